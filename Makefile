@@ -1,0 +1,156 @@
+# iotape - record, analyze and replay the I/O of deep-learning jobs.
+#
+#   make            build ./iotape (and the BPF objects and skeletons)
+#   make deps       install the Debian 12 packages we build and test with
+#   make check      deps + build + every test (SANITIZE=1: ASan + UBSan)
+#   make demo       record, analyze and replay a bundled workload
+#   make bench      benchmarks, printed as ratios against peer tools
+#   make man        check the man pages render
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make clean
+#
+# Quiet unless V=1.
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+CC       ?= cc
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+PREFIX   ?= /usr/local
+MANDIR   ?= $(PREFIX)/share/man
+BINDIR   ?= $(PREFIX)/bin
+VERSION  := 0.1.0
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+ifeq ($(SANITIZE),1)
+OUT      := .output-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else
+OUT      := .output
+SANFLAGS :=
+endif
+
+CFLAGS   ?= -O2 -g
+WARN     := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+ALL_CFLAGS := $(CFLAGS) $(WARN) $(SANFLAGS) -std=gnu11 -D_GNU_SOURCE \
+	-DIOTAPE_VERSION='"$(VERSION)"' -Iformat -I$(OUT) -Icli
+ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
+
+# Debian 12 packages: build, test, bench, demo.
+DEB_PKGS := build-essential pkg-config clang llvm libbpf-dev bpftool libelf-dev \
+	zlib1g-dev libzstd-dev liburing-dev libxxhash-dev libinih-dev \
+	libjansson-dev libcmocka-dev zstd fio strace man-db groff-base
+
+FORMAT_SRCS := $(wildcard format/*.c)
+FORMAT_OBJS := $(FORMAT_SRCS:%.c=$(OUT)/%.o)
+LIBTAPE     := $(OUT)/libtape.a
+
+CLI_SRCS  := $(wildcard cli/*.c) $(wildcard record/*.c) $(wildcard analyze/*.c) \
+	     $(wildcard replay/*.c)
+CLI_OBJS  := $(CLI_SRCS:%.c=$(OUT)/%.o)
+
+BPF_SRCS  := $(wildcard bpf/*.bpf.c)
+BPF_OBJS  := $(BPF_SRCS:bpf/%.bpf.c=$(OUT)/%.bpf.o)
+BPF_SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(OUT)/%.skel.h)
+VMLINUX   := $(OUT)/vmlinux.h
+ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+
+LIBS := $(LIBTAPE) $(shell pkg-config --libs libbpf liburing jansson 2>/dev/null || echo -lbpf -lelf -lz -luring -ljansson) \
+	-lzstd -lxxhash -lpthread -lm
+
+.PHONY: all deps check test demo bench man install clean FORCE
+all: iotape
+
+# ---------------------------------------------------------------- packages
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" != 0 ]; then echo "make deps: missing packages:$$missing (run as root)" >&2; exit 1; fi; \
+		echo "  DEPS    installing$$missing"; \
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
+	fi
+
+# ------------------------------------------------------------------- build
+$(OUT)/%.o: %.c $(OUT)/.flags | $(OUT)
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+# The recorder includes the generated skeletons.
+$(filter $(OUT)/record/%,$(CLI_OBJS)): $(BPF_SKELS)
+
+# Rebuild everything when the flags change.
+$(OUT)/.flags: FORCE | $(OUT)
+	@echo '$(ALL_CFLAGS) $(ALL_LDFLAGS)' | cmp -s - $@ || echo '$(ALL_CFLAGS) $(ALL_LDFLAGS)' > $@
+
+$(OUT):
+	$(Q)mkdir -p $@
+
+$(LIBTAPE): $(FORMAT_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(OUT)/iotape: $(CLI_OBJS) $(LIBTAPE)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(LIBS)
+
+iotape: $(OUT)/iotape FORCE
+	$(Q)cmp -s $< $@ || cp $< $@
+
+# BPF: vmlinux.h from the running kernel's BTF, %.bpf.c -> %.bpf.o -> %.skel.h
+$(VMLINUX): | $(OUT)
+	$(call msg,GEN,$@)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
+
+$(OUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(VMLINUX) | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Ibpf -c $< -o $@
+	$(Q)llvm-strip -g $@
+
+$(OUT)/%.skel.h: $(OUT)/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+-include $(shell find $(OUT) -name '*.d' 2>/dev/null)
+
+# ------------------------------------------------------------------- tests
+include tests/tests.mk
+include bench/bench.mk
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory all tests
+	$(Q)tests/run $(OUT)
+
+test: all tests
+	$(Q)tests/run $(OUT)
+
+# ---------------------------------------------------------------- the rest
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)sh tests/demo.sh
+
+MANPAGES := $(wildcard man/*.1 man/*.5)
+man:
+	$(Q)for m in $(MANPAGES); do \
+		LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l $$m 2>&1 >/dev/null | grep . && { echo "man: $$m has warnings" >&2; exit 1; }; \
+	done; echo "  MAN     $(words $(MANPAGES)) pages render cleanly"
+
+install: all
+	$(Q)install -D -m 755 iotape $(DESTDIR)$(BINDIR)/iotape
+	$(Q)for m in $(MANPAGES); do \
+		s=$${m##*.}; install -D -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/$$(basename $$m); \
+	done
+
+clean:
+	$(call msg,CLEAN,)
+	$(Q)rm -rf .output .output-san iotape

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.h - what the iotape front end shares with its subcommands.
+ *
+ * Every subcommand is one `int cmd_NAME(int argc, char **argv)` that gets
+ * its own argv (argv[0] is the command name), prints what it has to say and
+ * returns the process exit status: 0 ok, 1 runtime error, 2 usage error.
+ * Only cmd_* functions print to the user; helpers below write to the FILE *
+ * they are given and return 0 or -errno.
+ *
+ * Adding a command: declare it here and add one line to the table in
+ * iotape.c.
+ */
+#ifndef IOTAPE_CLI_H
+#define IOTAPE_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+
+#ifndef IOTAPE_VERSION
+#define IOTAPE_VERSION "0.0.0"
+#endif
+
+/* Exit statuses of every subcommand. */
+enum {
+	EXIT_OK = 0,
+	EXIT_FAIL = 1,	/* runtime error: bad file, write error, ... */
+	EXIT_USAGE = 2,	/* bad option or argument */
+};
+
+/* Subcommands (one file each). */
+int cmd_info(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+
+/* Command being run ("dump"), for error messages; set by main(). */
+extern const char *cli_cmd;
+
+/* Print "iotape CMD: <message>\n" on stderr (one line). */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Same, for a libtape error: "iotape CMD: <what>: <strerror>: <detail>",
+ * leaving out the parts the detail already holds. */
+void cli_tape_error(const char *what, int err);
+
+/* Human units: "1.5 MiB", "12.3us", "1.234 s".  buf gets at most len. */
+void cli_fmt_bytes(char *buf, size_t len, uint64_t bytes);
+void cli_fmt_ns(char *buf, size_t len, uint64_t ns);
+
+/*
+ * Escape a byte string for one-line human output: backslash and control
+ * bytes become \\, \n, \t, \xNN; the rest (UTF-8 included) stays.  With
+ * quote set, the result is wrapped in double quotes when it holds a space,
+ * a double quote or anything escaped (and inner quotes become \").
+ */
+int cli_put_escaped(FILE *f, const char *s, int quote);
+
+/* A JSON integer, or a decimal string when v > INT64_MAX (jansson's
+ * integers are signed); NULL on allocation failure. */
+json_t *cli_json_u64(uint64_t v);
+/* A JSON string of s; bytes that are not UTF-8 become U+FFFD. */
+json_t *cli_json_str(const char *s);
+
+#endif /* IOTAPE_CLI_H */

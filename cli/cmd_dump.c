@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_dump.c - `iotape dump`: every event of a trace, one per line.
+ *
+ * Generic over tables: the column descriptions from tape_table_columns()
+ * say what to print and how (tape_column_get() and the column's text
+ * kind), so a new column or table shows up here without code.  Only the
+ * human text format has a few per-column niceties.
+ *
+ * CSV is the exchange format that `iotape import` reads back: header row =
+ * column names in table order, numbers in decimal (signed where the column
+ * is), names for ops, RWBS letters, cache kinds and metrics (a number when
+ * the value has no name), 0x hex for flags, and strings as raw bytes,
+ * RFC 4180-quoted when needed.  dump | import | dump is byte-identical.
+ *
+ * Text and JSON lines without --table merge all tables by ts_ns (each
+ * table in file order); a damaged block stops the dump after the events
+ * before it, with one error line and exit 1.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "opt.h"
+#include "tape.h"
+
+enum dump_fmt { FMT_TEXT, FMT_CSV, FMT_JSONL };	/* order of the choices */
+
+static const struct opt dump_opts[] = {
+	{ 't', "table", "TABLE", "only this table", "syscall|block|cache|process|file|sample",
+	  "all; syscall for csv" },
+	{ 'F', "format", "FORMAT", "output format", "text|csv|jsonl", "text" },
+	{ 'o', "output", "FILE", "write to FILE instead of stdout" },
+	{ 0 }
+};
+
+static const struct opt_cmd dump_cmd = {
+	"dump", "TRACE", "Print the events of a trace, one per line.",
+	"Text and jsonl merge all tables in timestamp order unless --table is\n"
+	"given; csv prints one table (syscall by default) in the form that\n"
+	"'iotape import' reads back.",
+	dump_opts,
+};
+
+/* Block flags bits tape_blk_flags_format() can spell. */
+#define BLK_KNOWN_FLAGS 0xffull
+
+struct src {
+	int table;
+	tape_cursor *cur;
+	const void *ev;		/* current event, NULL when done */
+	const struct tape_column *cols;
+	size_t ncols;
+};
+
+struct dump {
+	FILE *f;
+	enum dump_fmt fmt;
+	uint64_t t0;		/* first timestamp of the trace (text) */
+};
+
+/* Sign-extended value of a signed column. */
+static int64_t col_signed(const struct tape_column *c, uint64_t v)
+{
+	return c->width == 4 ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v;
+}
+
+/* Name of an enumerated value, NULL when it has none. */
+static const char *col_name(const struct tape_column *c, uint64_t v)
+{
+	if (v > UINT32_MAX)
+		return NULL;
+	switch (c->text) {
+	case TAPE_TXT_OP:
+		return tape_op_name((unsigned)v);
+	case TAPE_TXT_CACHEKIND:
+		return tape_cache_kind_name((unsigned)v);
+	case TAPE_TXT_METRIC:
+		return tape_metric_name((unsigned)v);
+	default:
+		return NULL;
+	}
+}
+
+/* A non-string column as CSV text (what import parses back). */
+static const char *col_text(const struct tape_column *c, uint64_t v,
+			    char *buf, size_t len)
+{
+	const char *name;
+
+	switch (c->text) {
+	case TAPE_TXT_OP:
+	case TAPE_TXT_CACHEKIND:
+	case TAPE_TXT_METRIC:
+		name = col_name(c, v);
+		if (name)
+			return name;
+		break;
+	case TAPE_TXT_BLKFLAGS:
+		if (!(v & ~BLK_KNOWN_FLAGS)) {
+			tape_blk_flags_format(v, buf, len);
+			return buf;
+		}
+		snprintf(buf, len, "0x%" PRIx64, v);	/* bits without letters */
+		return buf;
+	case TAPE_TXT_HEX:
+		snprintf(buf, len, "0x%" PRIx64, v);
+		return buf;
+	}
+	if (c->type == TAPE_COL_I64)
+		snprintf(buf, len, "%" PRId64, col_signed(c, v));
+	else
+		snprintf(buf, len, "%" PRIu64, v);
+	return buf;
+}
+
+static const char *col_str(const struct tape_column *c, const void *ev)
+{
+	const char *s;
+
+	memcpy(&s, (const char *)ev + c->offset, sizeof(s));
+	return s ? s : "";
+}
+
+/* ------------------------------------------------------------------ csv */
+
+static void csv_put_str(FILE *f, const char *s)
+{
+	size_t n = strlen(s);
+	int quote = n && (s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' ||
+			  s[n - 1] == '\t');
+
+	if (!quote && !strpbrk(s, ",\"\r\n")) {
+		fwrite(s, 1, n, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void csv_header(struct dump *d, const struct src *s)
+{
+	for (size_t i = 0; i < s->ncols; i++)
+		fprintf(d->f, "%s%s", i ? "," : "", s->cols[i].name);
+	fputc('\n', d->f);
+}
+
+static void csv_event(struct dump *d, const struct src *s)
+{
+	char buf[32];
+
+	for (size_t i = 0; i < s->ncols; i++) {
+		const struct tape_column *c = &s->cols[i];
+
+		if (i)
+			fputc(',', d->f);
+		if (c->type == TAPE_COL_STR)
+			csv_put_str(d->f, col_str(c, s->ev));
+		else
+			fputs(col_text(c, tape_column_get(c, s->ev), buf,
+				       sizeof(buf)), d->f);
+	}
+	fputc('\n', d->f);
+}
+
+/* ---------------------------------------------------------------- jsonl */
+
+static json_t *json_col(const struct tape_column *c, const void *ev)
+{
+	uint64_t v;
+	const char *name;
+	char buf[32];
+
+	if (c->type == TAPE_COL_STR)
+		return cli_json_str(col_str(c, ev));
+	v = tape_column_get(c, ev);
+	name = col_name(c, v);
+	if (name)
+		return json_string(name);
+	if (c->text == TAPE_TXT_BLKFLAGS && !(v & ~BLK_KNOWN_FLAGS)) {
+		tape_blk_flags_format(v, buf, sizeof(buf));
+		return json_string(buf);
+	}
+	if (c->type == TAPE_COL_I64)
+		return json_integer(col_signed(c, v));
+	return cli_json_u64(v);
+}
+
+static int jsonl_event(struct dump *d, const struct src *s)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return -ENOMEM;
+	json_object_set_new(o, "table", json_string(tape_table_name(s->table)));
+	for (size_t i = 0; i < s->ncols; i++)
+		json_object_set_new(o, s->cols[i].name, json_col(&s->cols[i], s->ev));
+	/* a failed write shows in ferror(), checked at the end */
+	json_dumpf(o, d->f, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	fputc('\n', d->f);
+	json_decref(o);
+	return 0;
+}
+
+/* ----------------------------------------------------------------- text */
+
+static void text_errno(FILE *f, int64_t ret)
+{
+	const char *name = ret < 0 && ret > -4096 ? strerrorname_np((int)-ret) : NULL;
+
+	fprintf(f, " ret=%" PRId64, ret);
+	if (name)
+		fprintf(f, " (%s)", name);
+}
+
+/* "ts pid/tid what col=val ..." with the columns a human wants first. */
+static void text_event(struct dump *d, const struct src *s)
+{
+	const void *ev = s->ev;
+	const struct tape_column *pid = tape_column_find(s->table, "pid");
+	const struct tape_column *tid = tape_column_find(s->table, "tid");
+	const struct tape_column *op = tape_column_find(s->table, "op");
+	uint64_t ts = tape_column_get(&s->cols[0], ev);
+	int transfer = 0;
+	char buf[32];
+	FILE *f = d->f;
+
+	if (op) {
+		enum tape_op_class k = tape_op_class((unsigned)tape_column_get(op, ev));
+
+		transfer = k == TAPE_OPC_READ || k == TAPE_OPC_WRITE;
+	}
+
+	if (ts >= d->t0)
+		fprintf(f, "%6" PRIu64 ".%09" PRIu64, (ts - d->t0) / 1000000000,
+			(ts - d->t0) % 1000000000);
+	else
+		fprintf(f, "%5s-%" PRIu64 ".%09" PRIu64, "", (d->t0 - ts) / 1000000000,
+			(d->t0 - ts) % 1000000000);
+	if (pid && tid)
+		snprintf(buf, sizeof(buf), "%" PRIu64 "/%" PRIu64,
+			 tape_column_get(pid, ev), tape_column_get(tid, ev));
+	else
+		strcpy(buf, "-");
+	fprintf(f, " %15s ", buf);
+	if (op)
+		fputs(col_text(op, tape_column_get(op, ev), buf, sizeof(buf)), f);
+	else
+		fputs(tape_table_name(s->table), f);
+
+	for (size_t i = 1; i < s->ncols; i++) {
+		const struct tape_column *c = &s->cols[i];
+		uint64_t v;
+
+		if (c == pid || c == tid || c == op)
+			continue;
+		if (c->type == TAPE_COL_STR) {
+			const char *str = col_str(c, ev);
+
+			if (op && strcmp(c->name, "path") == 0) {
+				if (*str) {
+					fputc(' ', f);
+					cli_put_escaped(f, str, 1);
+				}
+			} else if (op && strcmp(c->name, "path2") == 0) {
+				if (*str) {
+					fputs(" -> ", f);
+					cli_put_escaped(f, str, 1);
+				}
+			} else {
+				fprintf(f, " %s=", c->name);
+				cli_put_escaped(f, str, 1);
+			}
+			continue;
+		}
+		v = tape_column_get(c, ev);
+		if (strcmp(c->name, "dur_ns") == 0) {
+			cli_fmt_ns(buf, sizeof(buf), v);
+			fprintf(f, " dur=%s", buf);
+		} else if (op && strcmp(c->name, "ret") == 0) {
+			text_errno(f, col_signed(c, v));
+		} else if (op && (strcmp(c->name, "file_id") == 0 ||
+				  strcmp(c->name, "flags") == 0) && !v) {
+			continue;	/* unknown file, no flags: noise */
+		} else if (op && strcmp(c->name, "fd") == 0 &&
+			   col_signed(c, v) == -1) {
+			continue;	/* no fd argument */
+		} else if (op && (strcmp(c->name, "offset") == 0 ||
+				  strcmp(c->name, "size") == 0) && !v &&
+			   !transfer) {
+			continue;	/* not a read or write */
+		} else if (op && strcmp(c->name, "offset") == 0) {
+			fprintf(f, " off=%" PRIu64, v);
+		} else if (strcmp(c->name, "dev") == 0) {
+			fprintf(f, " dev=%" PRIu64 ":%" PRIu64, v >> 20, v & 0xfffff);
+		} else {
+			fprintf(f, " %s=%s", c->name, col_text(c, v, buf, sizeof(buf)));
+		}
+	}
+	fputc('\n', f);
+}
+
+/* ---------------------------------------------------------------- merge */
+
+static int src_advance(struct src *s)
+{
+	int ret = tape_cursor_next(s->cur, &s->ev);
+
+	if (ret <= 0)
+		s->ev = NULL;
+	return ret < 0 ? ret : 0;
+}
+
+static int dump_event(struct dump *d, const struct src *s)
+{
+	switch (d->fmt) {
+	case FMT_CSV:
+		csv_event(d, s);
+		return 0;
+	case FMT_JSONL:
+		return jsonl_event(d, s);
+	default:
+		text_event(d, s);
+		return 0;
+	}
+}
+
+/* Print every source's events in ts_ns order; ties go to the lower table
+ * id.  Returns 0 or the first cursor error (with *bad set). */
+static int dump_merge(struct dump *d, struct src *srcs, int n, struct src **bad)
+{
+	int err;
+
+	for (int i = 0; i < n; i++) {
+		err = src_advance(&srcs[i]);
+		if (err) {
+			*bad = &srcs[i];
+			return err;
+		}
+	}
+	for (;;) {
+		struct src *min = NULL;
+		uint64_t mts = 0;
+
+		for (int i = 0; i < n; i++) {
+			uint64_t ts;
+
+			if (!srcs[i].ev)
+				continue;
+			ts = tape_column_get(&srcs[i].cols[0], srcs[i].ev);
+			if (!min || ts < mts) {
+				min = &srcs[i];
+				mts = ts;
+			}
+		}
+		if (!min)
+			return 0;
+		err = dump_event(d, min);
+		if (!err)
+			err = src_advance(min);
+		if (err) {
+			*bad = min;
+			return err;
+		}
+	}
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	struct opt_parser p;
+	struct dump d = { .f = stdout, .fmt = FMT_TEXT, .t0 = UINT64_MAX };
+	struct src srcs[TAPE_TABLE_MAX], *bad = NULL;
+	const char *table = NULL, *out = NULL, *path;
+	tape_reader *r = NULL;
+	int nsrc = 0, nargs, c, err, ret = EXIT_FAIL;
+	char **args;
+
+	opt_init(&p, &dump_cmd, argc, argv);
+	while ((c = opt_next(&p)) != OPT_END) {
+		switch (c) {
+		case OPT_HELP:
+			return EXIT_OK;
+		case OPT_ERR:
+			return EXIT_USAGE;
+		case 't':
+			table = p.arg;
+			break;
+		case 'F':
+			d.fmt = (enum dump_fmt)p.choice;
+			break;
+		case 'o':
+			out = p.arg;
+			break;
+		}
+	}
+	args = opt_args(&p, &nargs);
+	if (nargs != 1) {
+		if (nargs)
+			opt_error(&dump_cmd, "expected one TRACE, got %d arguments", nargs);
+		else
+			opt_error(&dump_cmd, "missing TRACE");
+		return EXIT_USAGE;
+	}
+	path = args[0];
+	if (table && tape_table_from_name(table) < 0) {
+		opt_error(&dump_cmd, "unknown table '%s'", table);
+		return EXIT_USAGE;
+	}
+	if (!table && d.fmt == FMT_CSV)
+		table = "syscall";
+
+	err = tape_reader_open(&r, path);
+	if (err < 0) {
+		cli_tape_error(path, err);
+		return EXIT_FAIL;
+	}
+	if (tape_reader_recovered(r))
+		cli_error("warning: %s: index rebuilt by scanning (%s), %" PRIu64
+			  " trailing bytes ignored", path, tape_reader_recovered(r),
+			  tape_reader_trailing_bytes(r));
+	for (int t = 1; t < TAPE_TABLE_MAX; t++) {
+		struct tape_table_stats st;
+		struct src *s;
+
+		if (tape_reader_table_stats(r, t, &st) == 0 && st.events &&
+		    st.t_min < d.t0)
+			d.t0 = st.t_min;
+		if (table && t != tape_table_from_name(table))
+			continue;
+		s = &srcs[nsrc];
+		memset(s, 0, sizeof(*s));
+		s->table = t;
+		s->cols = tape_table_columns(t, &s->ncols);
+		err = tape_cursor_open(r, t, 0, UINT64_MAX, &s->cur);
+		if (err < 0) {
+			cli_tape_error(path, err);
+			goto cleanup;
+		}
+		nsrc++;
+	}
+	if (d.t0 == UINT64_MAX)
+		d.t0 = 0;
+
+	if (out) {
+		d.f = fopen(out, "w");
+		if (!d.f) {
+			cli_error("%s: %s", out, strerror(errno));
+			d.f = stdout;
+			goto cleanup;
+		}
+	}
+	if (d.fmt == FMT_CSV)
+		csv_header(&d, &srcs[0]);
+	err = dump_merge(&d, srcs, nsrc, &bad);
+	if (err == -ENOMEM) {
+		cli_error("out of memory");
+	} else if (err) {
+		char what[4200];
+
+		fflush(d.f);
+		snprintf(what, sizeof(what), "%s: table %s", path,
+			 tape_table_name(bad->table));
+		cli_tape_error(what, err);
+	} else {
+		ret = EXIT_OK;
+	}
+	if (d.f != stdout) {
+		if (ferror(d.f) | fclose(d.f)) {
+			cli_error("%s: write error: %s", out, strerror(errno ? errno : EIO));
+			ret = EXIT_FAIL;
+		}
+	}
+cleanup:
+	for (int i = 0; i < nsrc; i++)
+		tape_cursor_free(srcs[i].cur);
+	tape_reader_free(r);
+	return ret;
+}

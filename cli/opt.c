@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * opt.c - parse options and print usage from one table per subcommand.
+ *
+ * getopt_long() does the parsing (GNU permutation, so options may follow
+ * the positional arguments); this file only builds its arrays from the
+ * table, turns its errors into one line on stderr, checks arguments that
+ * must be one of a set of words, and prints the help.
+ */
+#include <stdarg.h>
+#include <string.h>
+#include "opt.h"
+
+static const struct opt help_opt = {
+	'h', "help", NULL, "show this help and exit", NULL, NULL, 0
+};
+
+/* The i-th option of the table, -h/--help last; NULL past the end. */
+static const struct opt *opt_at(const struct opt_cmd *cmd, int i)
+{
+	int n = 0;
+
+	while (cmd->opts && cmd->opts[n].id)
+		n++;
+	if (i < n)
+		return &cmd->opts[i];
+	return i == n ? &help_opt : NULL;
+}
+
+void opt_init(struct opt_parser *p, const struct opt_cmd *cmd, int argc,
+	      char **argv)
+{
+	const struct opt *o;
+	size_t s = 0;
+	int i;
+
+	memset(p, 0, sizeof(*p));
+	p->cmd = cmd;
+	p->argc = argc;
+	p->argv = argv;
+	p->choice = -1;
+	/* ':' first: a missing argument returns ':' rather than '?' */
+	p->sopts[s++] = ':';
+	for (i = 0; i < OPT_MAX && (o = opt_at(cmd, i)); i++) {
+		p->lopts[i].name = o->name;
+		p->lopts[i].has_arg = o->arg ? required_argument : no_argument;
+		p->lopts[i].val = o->id;
+		if (o->id > 0 && o->id < 256) {
+			p->sopts[s++] = (char)o->id;
+			if (o->arg)
+				p->sopts[s++] = ':';
+		}
+	}
+	p->sopts[s] = '\0';
+	optind = 0;	/* glibc: re-initialise */
+	opterr = 0;
+}
+
+static const struct opt *opt_by_id(const struct opt_cmd *cmd, int id)
+{
+	const struct opt *o;
+
+	for (int i = 0; (o = opt_at(cmd, i)); i++)
+		if (o->id == id)
+			return o;
+	return NULL;
+}
+
+int opt_error(const struct opt_cmd *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "iotape %s: ", cmd->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see 'iotape %s -h')\n", cmd->name);
+	return OPT_ERR;
+}
+
+/* Index of word in "a|b|c", or -1. */
+static int choice_index(const char *choices, const char *word)
+{
+	size_t wl = strlen(word);
+	int i = 0;
+
+	for (const char *c = choices; *c; i++) {
+		size_t l = strcspn(c, "|");
+
+		if (l == wl && strncmp(c, word, l) == 0)
+			return i;
+		c += l;
+		if (*c == '|')
+			c++;
+	}
+	return -1;
+}
+
+static const char *opt_label(const struct opt *o, char *buf, size_t len)
+{
+	if (o->id > 0 && o->id < 256)
+		snprintf(buf, len, "-%c", o->id);
+	else
+		snprintf(buf, len, "--%s", o->name);
+	return buf;
+}
+
+int opt_next(struct opt_parser *p)
+{
+	const struct opt *o;
+	char lbl[64];
+	int c;
+
+	p->arg = NULL;
+	p->choice = -1;
+	c = getopt_long(p->argc, p->argv, p->sopts, p->lopts, NULL);
+	if (c == -1)
+		return OPT_END;
+	if (c == '?') {
+		const char *bad = p->argv[optind - 1];
+
+		if (optopt && optopt < 256 && (!bad || bad[1] != '-'))
+			return opt_error(p->cmd, "unknown option '-%c'", optopt);
+		return opt_error(p->cmd, "unknown option '%s'", bad ? bad : "?");
+	}
+	if (c == ':') {
+		o = opt_by_id(p->cmd, optopt);
+		return opt_error(p->cmd, "option '%s' needs an argument",
+				 o ? opt_label(o, lbl, sizeof(lbl)) :
+				     p->argv[optind - 1]);
+	}
+	if (c == 'h') {
+		opt_usage(p->cmd, stdout);
+		return OPT_HELP;
+	}
+	o = opt_by_id(p->cmd, c);
+	p->arg = optarg;
+	if (o && o->choices && optarg) {
+		p->choice = choice_index(o->choices, optarg);
+		if (p->choice < 0)
+			return opt_error(p->cmd, "%s: '%s' is not one of %s",
+					 opt_label(o, lbl, sizeof(lbl)), optarg,
+					 o->choices);
+	}
+	return c;
+}
+
+char **opt_args(struct opt_parser *p, int *n)
+{
+	*n = p->argc - optind;
+	return p->argv + optind;
+}
+
+void opt_synopsis(const struct opt_cmd *cmd, FILE *f)
+{
+	const struct opt *o;
+	char lbl[64];
+
+	fprintf(f, "iotape %s", cmd->name);
+	for (int i = 0; (o = opt_at(cmd, i)) && o != &help_opt; i++) {
+		int req = o->flags & OPT_REQUIRED;
+
+		fprintf(f, " %s%s", req ? "" : "[", opt_label(o, lbl, sizeof(lbl)));
+		if (o->arg)
+			fprintf(f, " %s", o->arg);
+		fputs(req ? "" : "]", f);
+	}
+	if (cmd->args && *cmd->args)
+		fprintf(f, " %s", cmd->args);
+}
+
+void opt_usage(const struct opt_cmd *cmd, FILE *f)
+{
+	const struct opt *o;
+
+	fputs("usage: ", f);
+	opt_synopsis(cmd, f);
+	fprintf(f, "\n\n%s\n", cmd->summary);
+	if (cmd->desc)
+		fprintf(f, "\n%s\n", cmd->desc);
+	fputs("\noptions:\n", f);
+	for (int i = 0; (o = opt_at(cmd, i)); i++) {
+		char left[80];
+		int n;
+
+		if (o->id > 0 && o->id < 256)
+			n = snprintf(left, sizeof(left), "-%c, --%s", o->id, o->name);
+		else
+			n = snprintf(left, sizeof(left), "    --%s", o->name);
+		if (o->arg && n > 0 && (size_t)n < sizeof(left))
+			snprintf(left + n, sizeof(left) - n, "=%s", o->arg);
+		fprintf(f, "  %-24s %s", left, o->help);
+		if (o->choices)
+			fprintf(f, " (%s)", o->choices);
+		if (o->def)
+			fprintf(f, " [default: %s]", o->def);
+		fputc('\n', f);
+	}
+}

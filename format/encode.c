@@ -1,0 +1,475 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * encode.c - integer column encodings (RAW, VARINT, ZVARINT, DELTA, BITPACK,
+ * DBITPACK, DICT), the growable buffer and the error detail.
+ *
+ * The encoder picks, per column and block, the smallest of BITPACK,
+ * DBITPACK and DICT (sizes are computed exactly in one pass, so the choice
+ * costs no trial encoding); the varint encodings are read everywhere and
+ * written when forced (tests) or when a future writer prefers them.
+ * Decoders trust nothing: every read is bounded, every count checked, and
+ * the data must be used exactly.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tape_internal.h"
+
+int tape__force_encoding;
+
+static __thread char err_detail[512];
+
+int tape__fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err_detail, sizeof(err_detail), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+const char *tape_error_detail(void)
+{
+	return err_detail;
+}
+
+const char *tape_strerror(int err)
+{
+	switch (-err) {
+	case EILSEQ: return "not an iotape trace";
+	case EBADMSG: return "damaged trace data";
+	case EPROTONOSUPPORT: return "unsupported trace format version";
+	case ENOTSUP: return "unsupported trace feature";
+	case E2BIG: return "value too large for the format";
+	default: return strerror(err < 0 ? -err : err);
+	}
+}
+
+int buf_reserve(struct buf *b, size_t extra)
+{
+	if (b->len + extra <= b->cap)
+		return 0;
+	size_t cap = b->cap ? b->cap : 4096;
+	while (cap < b->len + extra)
+		cap *= 2;
+	uint8_t *p = realloc(b->p, cap);
+	if (!p)
+		return -ENOMEM;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+void buf_release(struct buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+}
+
+int rd_varint(struct rd *r, uint64_t *v)
+{
+	uint64_t x = 0;
+	for (unsigned shift = 0; shift < 64; shift += 7) {
+		if (r->p >= r->end)
+			return -EBADMSG;
+		uint8_t c = *r->p++;
+		if (shift == 63 && c > 1)
+			return -EBADMSG; /* more than 64 bits */
+		x |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80)) {
+			*v = x;
+			return 0;
+		}
+	}
+	return -EBADMSG;
+}
+
+static inline unsigned bit_width(uint64_t x)
+{
+	return x ? 64 - (unsigned)__builtin_clzll(x) : 0;
+}
+
+static inline size_t packed_bytes(size_t n, unsigned w)
+{
+	return (n * w + 7) / 8;
+}
+
+/* Append n values, each < 2^w, LSB first. */
+static void pack(struct buf *b, const uint64_t *t, size_t n, unsigned w)
+{
+	uint8_t *p = b->p + b->len;
+	uint64_t acc = 0;
+	unsigned nb = 0;
+
+	if (w == 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t x = t[i];
+		acc |= x << nb;
+		if (nb + w >= 64) {
+			uint64_t le = htole64(acc);
+			memcpy(p, &le, 8);
+			p += 8;
+			acc = nb ? x >> (64 - nb) : 0;
+			nb = nb + w - 64;
+		} else {
+			nb += w;
+		}
+	}
+	for (unsigned i = 0; i < nb; i += 8)
+		*p++ = (uint8_t)(acc >> i);
+	b->len = (size_t)(p - b->p);
+}
+
+/* ------------------------------------------------------------ encoder */
+
+struct dict {
+	uint64_t keys[2 * TAPE_MAX_DICT];
+	int16_t slot[2 * TAPE_MAX_DICT];   /* -1 empty, else index into vals */
+	uint64_t vals[TAPE_MAX_DICT];
+	unsigned n;
+};
+
+static inline unsigned dict_hash(uint64_t v)
+{
+	return (unsigned)((v * 0x9E3779B97F4A7C15ull) >> 55); /* 9 bits */
+}
+
+/* Collect distinct values; 0 when more than TAPE_MAX_DICT. */
+static int dict_build(struct dict *d, const uint64_t *v, size_t n)
+{
+	memset(d->slot, 0xff, sizeof(d->slot));
+	d->n = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned h = dict_hash(v[i]);
+		while (d->slot[h] >= 0 && d->keys[h] != v[i])
+			h = (h + 1) & (2 * TAPE_MAX_DICT - 1);
+		if (d->slot[h] < 0) {
+			if (d->n == TAPE_MAX_DICT)
+				return 0;
+			d->keys[h] = v[i];
+			d->slot[h] = (int16_t)d->n;
+			d->vals[d->n++] = v[i];
+		}
+	}
+	return 1;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Sort the dictionary and rewrite slots to sorted positions. */
+static void dict_sort(struct dict *d)
+{
+	qsort(d->vals, d->n, sizeof(d->vals[0]), cmp_u64);
+	for (unsigned i = 0; i < d->n; i++) {
+		unsigned h = dict_hash(d->vals[i]);
+		while (d->keys[h] != d->vals[i] || d->slot[h] < 0)
+			h = (h + 1) & (2 * TAPE_MAX_DICT - 1);
+		d->slot[h] = (int16_t)i;
+	}
+}
+
+static inline unsigned dict_index(const struct dict *d, uint64_t v)
+{
+	unsigned h = dict_hash(v);
+	while (d->keys[h] != v || d->slot[h] < 0)
+		h = (h + 1) & (2 * TAPE_MAX_DICT - 1);
+	return (unsigned)d->slot[h];
+}
+
+static int encode_varints(struct buf *out, const uint64_t *v, size_t n, int mode)
+{
+	int err = buf_reserve(out, n * 10 + 10);
+	if (err)
+		return err;
+	uint64_t prev = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t x = v[i];
+		if (mode == ENC_ZVARINT)
+			x = zigzag(x);
+		else if (mode == ENC_DELTA) {
+			x = zigzag(v[i] - prev);
+			prev = v[i];
+		}
+		buf_put_varint(out, x);
+	}
+	return 0;
+}
+
+/* Scratch space for transformed values, grown on demand. */
+static __thread uint64_t *scratch;
+static __thread size_t scratch_cap;
+
+static uint64_t *scratch_get(size_t n)
+{
+	if (n > scratch_cap) {
+		uint64_t *p = realloc(scratch, (n ? n : 1) * sizeof(*p));
+		if (!p)
+			return NULL;
+		scratch = p;
+		scratch_cap = n;
+	}
+	return scratch;
+}
+
+int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
+		    uint8_t *enc, int force)
+{
+	uint64_t min = UINT64_MAX, max = 0, dmin = UINT64_MAX, dmax = 0, prev = 0;
+	int err;
+
+	if (n == 0) {
+		min = dmin = 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t x = v[i], d = zigzag(x - prev);
+		prev = x;
+		min = x < min ? x : min;
+		max = x > max ? x : max;
+		dmin = d < dmin ? d : dmin;
+		dmax = d > dmax ? d : dmax;
+	}
+	unsigned w = n ? bit_width(max - min) : 0;
+	unsigned dw = n ? bit_width(dmax - dmin) : 0;
+	size_t bp = varint_size(min) + 1 + packed_bytes(n, w);
+	size_t dbp = varint_size(dmin) + 1 + packed_bytes(n, dw);
+	int choice = bp <= dbp ? ENC_BITPACK : ENC_DBITPACK;
+	size_t best = bp <= dbp ? bp : dbp;
+
+	static __thread struct dict d;
+	int have_dict = 0;
+	if ((force == ENC_DICT) || (!force && (w < dw ? w : dw) > 8)) {
+		if (dict_build(&d, v, n)) {
+			size_t ds = varint_size(d.n) + 1 + packed_bytes(n, bit_width(d.n ? d.n - 1 : 0));
+			for (unsigned i = 0; i < d.n; i++)
+				ds += varint_size(d.vals[i]);
+			have_dict = 1;
+			if (ds < best) {
+				best = ds;
+				choice = ENC_DICT;
+			}
+		}
+	}
+	if (force) {
+		if (force == ENC_DICT && !have_dict)
+			force = ENC_BITPACK; /* too many distinct values */
+		choice = force;
+	}
+	*enc = (uint8_t)choice;
+
+	switch (choice) {
+	case ENC_RAW:
+		if ((err = buf_reserve(out, n * 8)))
+			return err;
+		for (size_t i = 0; i < n; i++) {
+			put_le64(out->p + out->len, v[i]);
+			out->len += 8;
+		}
+		return 0;
+	case ENC_VARINT:
+	case ENC_ZVARINT:
+	case ENC_DELTA:
+		return encode_varints(out, v, n, choice);
+	case ENC_BITPACK:
+	case ENC_DBITPACK: {
+		uint64_t *t = scratch_get(n);
+		uint64_t base = choice == ENC_BITPACK ? min : dmin;
+		unsigned width = choice == ENC_BITPACK ? w : dw;
+		if (!t)
+			return -ENOMEM;
+		if (choice == ENC_BITPACK) {
+			for (size_t i = 0; i < n; i++)
+				t[i] = v[i] - base;
+		} else {
+			prev = 0;
+			for (size_t i = 0; i < n; i++) {
+				t[i] = zigzag(v[i] - prev) - base;
+				prev = v[i];
+			}
+		}
+		if ((err = buf_reserve(out, 11 + packed_bytes(n, width) + 8)))
+			return err;
+		buf_put_varint(out, base);
+		buf_put_u8(out, (uint8_t)width);
+		pack(out, t, n, width);
+		return 0;
+	}
+	case ENC_DICT: {
+		uint64_t *t = scratch_get(n);
+		if (!t)
+			return -ENOMEM;
+		dict_sort(&d);
+		unsigned width = bit_width(d.n ? d.n - 1 : 0);
+		for (size_t i = 0; i < n; i++)
+			t[i] = dict_index(&d, v[i]);
+		if ((err = buf_reserve(out, 11 + 10 * d.n + 1 + packed_bytes(n, width) + 8)))
+			return err;
+		buf_put_varint(out, d.n);
+		for (unsigned i = 0; i < d.n; i++)
+			buf_put_varint(out, d.vals[i]);
+		buf_put_u8(out, (uint8_t)width);
+		pack(out, t, n, width);
+		return 0;
+	}
+	}
+	return -EINVAL;
+}
+
+/* ------------------------------------------------------------ decoder */
+
+static int bad(const char *what)
+{
+	return tape__fail(-EBADMSG, "%s", what);
+}
+
+int tape_coldec_init(struct coldec *d, uint8_t enc, const uint8_t *p,
+		     size_t len, size_t n)
+{
+	struct rd r = { p, p + len };
+
+	memset(d, 0, sizeof(*d));
+	d->enc = enc;
+	d->n = n;
+	d->end = p + len;
+	switch (enc) {
+	case ENC_RAW:
+		if (len != n * 8)
+			return bad("RAW column has the wrong size");
+		d->p = p;
+		return 0;
+	case ENC_VARINT:
+	case ENC_ZVARINT:
+	case ENC_DELTA:
+		d->p = p;
+		return 0;
+	case ENC_BITPACK:
+	case ENC_DBITPACK:
+		if (rd_varint(&r, &d->base) || r.p >= r.end)
+			return bad("bit-packed column header ends early");
+		d->width = *r.p++;
+		if (d->width > 64)
+			return bad("bit width above 64");
+		if ((size_t)(r.end - r.p) != packed_bytes(n, d->width))
+			return bad("bit-packed column has the wrong size");
+		d->p = r.p;
+		return 0;
+	case ENC_DICT:
+		if (rd_varint(&r, &d->nd) || d->nd > TAPE_MAX_DICT || (n && !d->nd))
+			return bad("bad dictionary size");
+		for (uint64_t i = 0; i < d->nd; i++)
+			if (rd_varint(&r, &d->dict[i]))
+				return bad("dictionary ends early");
+		if (r.p >= r.end)
+			return bad("dictionary ends early");
+		d->width = *r.p++;
+		if (d->width > 64)
+			return bad("bit width above 64");
+		if ((size_t)(r.end - r.p) != packed_bytes(n, d->width))
+			return bad("dictionary indices have the wrong size");
+		d->p = r.p;
+		return 0;
+	}
+	return tape__fail(-EBADMSG, "unknown integer encoding %u", enc);
+}
+
+int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
+{
+	uint64_t x, prev = d->prev;
+
+	if (k > d->n - d->done)
+		return bad("column read past its end");
+	switch (d->enc) {
+	case ENC_RAW:
+		for (size_t i = 0; i < k; i++)
+			out[i] = get_le64(d->p + 8 * (d->done + i));
+		break;
+	case ENC_VARINT:
+	case ENC_ZVARINT:
+	case ENC_DELTA: {
+		struct rd r = { d->p, d->end };
+		for (size_t i = 0; i < k; i++) {
+			if (rd_varint(&r, &x))
+				return bad("varint column ends early");
+			if (d->enc == ENC_ZVARINT)
+				x = unzigzag(x);
+			else if (d->enc == ENC_DELTA)
+				x = prev += unzigzag(x);
+			out[i] = x;
+		}
+		d->p = r.p;
+		break;
+	}
+	case ENC_BITPACK:
+	case ENC_DBITPACK:
+	case ENC_DICT: {
+		/* Unpack and transform in one pass; value i of the stream sits
+		 * at bit i*w.  The stream has PAD readable bytes after it. */
+		const unsigned w = d->width;
+		const uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1, base = d->base;
+		const uint8_t *p = d->p;
+		size_t bit = d->done * w;
+#define UNPACK_LOOP(STMT)                                                   \
+		if (w == 0) {                                               \
+			for (size_t i = 0; i < k; i++) {                    \
+				uint64_t u = 0;                             \
+				STMT;                                       \
+			}                                                   \
+		} else if (w <= 56) {                                       \
+			for (size_t i = 0; i < k; i++, bit += w) {          \
+				uint64_t u;                                 \
+				memcpy(&u, p + (bit >> 3), 8);              \
+				u = (le64toh(u) >> (bit & 7)) & mask;       \
+				STMT;                                       \
+			}                                                   \
+		} else {                                                    \
+			for (size_t i = 0; i < k; i++, bit += w) {          \
+				uint64_t u;                                 \
+				unsigned sh = bit & 7;                      \
+				memcpy(&u, p + (bit >> 3), 8);              \
+				u = le64toh(u) >> sh;                       \
+				if (sh + w > 64)                            \
+					u |= (uint64_t)p[(bit >> 3) + 8] << (64 - sh); \
+				u &= mask;                                  \
+				STMT;                                       \
+			}                                                   \
+		}
+		if (d->enc == ENC_BITPACK) {
+			UNPACK_LOOP(out[i] = u + base)
+		} else if (d->enc == ENC_DBITPACK) {
+			UNPACK_LOOP(out[i] = prev += unzigzag(u + base))
+		} else {
+			uint64_t bad_idx = 0;
+			const uint64_t nd = d->nd;
+			UNPACK_LOOP(bad_idx |= u >= nd; out[i] = d->dict[u < nd ? u : 0])
+			if (bad_idx)
+				return bad("dictionary index out of range");
+		}
+#undef UNPACK_LOOP
+		break;
+	}
+	}
+	d->prev = prev;
+	d->done += k;
+	if (d->done == d->n && (d->enc == ENC_VARINT || d->enc == ENC_ZVARINT ||
+				d->enc == ENC_DELTA) && d->p != d->end)
+		return bad("column has trailing bytes");
+	return 0;
+}
+
+int tape_int_decode(uint8_t enc, const uint8_t *p, size_t len, size_t n,
+		    uint64_t *out)
+{
+	struct coldec d;
+	int err = tape_coldec_init(&d, enc, p, len, n);
+	if (!err)
+		err = tape_coldec_next(&d, n, out);
+	return err;
+}

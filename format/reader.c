@@ -1,0 +1,832 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reader.c - trace reader and cursors.
+ *
+ * Traces come from other sites, so nothing in the file is trusted: every
+ * size is bounded before it is allocated, every offset is checked against
+ * the file size, every payload is checksummed before it is decoded, and the
+ * decoders check every count.  A damaged block stops a cursor with
+ * -EBADMSG after all earlier events were delivered; a missing or damaged
+ * footer is replaced by an index rebuilt from the chunk headers.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+#include <zstd.h>
+#include "tape_internal.h"
+
+#define PAD 16	/* readable bytes past decoded data (bit unpacking) */
+
+struct entry {
+	uint64_t off;
+	uint64_t end;	/* offset of the next chunk */
+	uint8_t type;
+	uint16_t table;
+	uint32_t count;
+	uint64_t tmin, tmax;
+};
+
+struct tape_reader {
+	int fd, own_fd;
+	uint64_t size;
+	unsigned major, minor;
+	uint32_t header_size;
+	struct entry *ents;
+	size_t nents;
+	char *recovered;
+	uint64_t trailing;
+	char **keys, **vals;
+	size_t nmeta;
+	struct tape_table_stats stats[TAPE_TABLE_MAX];
+	uint64_t unknown_blocks;
+};
+
+struct tape_cursor {
+	tape_reader *r;
+	const struct tape_table_def *def;
+	int colmap[64];		/* on-disk column id -> index in def, -1 */
+	uint64_t from, to;
+	size_t next;		/* next entry to look at */
+	ZSTD_DCtx *dctx;
+	struct buf stored, raw, strs;
+	uint8_t *evs;
+	size_t nevs, capevs, pos;
+	uint64_t *vals;		/* TILE values, then string offsets */
+	size_t capvals;
+	struct coldec *dec;	/* per known column */
+	unsigned strslot[TAPE_MAX_COLS_KNOWN]; /* string column -> slot */
+	int err;
+};
+
+static int read_at(const tape_reader *r, void *p, size_t len, uint64_t off)
+{
+	uint8_t *c = p;
+	while (len) {
+		ssize_t n = pread(r->fd, c, len, (off_t)off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return tape__fail(-errno, "read at offset %llu: %s",
+					  (unsigned long long)off, strerror(errno));
+		}
+		if (n == 0)
+			return tape__fail(-EBADMSG, "file ends at offset %llu (truncated?)",
+					  (unsigned long long)off);
+		c += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+struct chdr {
+	uint8_t type, codec;
+	uint16_t table;
+	uint32_t count, stored, raw;
+	uint64_t tmin, tmax, xxh;
+};
+
+/* Read and check a chunk header; 0, or -EBADMSG with a detail. */
+static int read_chunk_header(const tape_reader *r, uint64_t off, struct chdr *c)
+{
+	uint8_t h[TAPE_CHUNK_HDR];
+	int err;
+
+	if (off + TAPE_CHUNK_HDR > r->size)
+		return tape__fail(-EBADMSG, "chunk header at offset %llu runs past the end of the file",
+				  (unsigned long long)off);
+	if ((err = read_at(r, h, sizeof(h), off)))
+		return err;
+	if (memcmp(h, TAPE_CHUNK_MAGIC, 4))
+		return tape__fail(-EBADMSG, "no chunk at offset %llu (bad chunk magic)",
+				  (unsigned long long)off);
+	uint32_t check = get_le32(h + 20);
+	put_le32(h + 20, 0);
+	if (XXH32(h, sizeof(h), 0) != check)
+		return tape__fail(-EBADMSG, "chunk header at offset %llu is damaged (header check mismatch)",
+				  (unsigned long long)off);
+	c->type = h[4];
+	c->codec = h[5];
+	c->table = get_le16(h + 6);
+	c->count = get_le32(h + 8);
+	c->stored = get_le32(h + 12);
+	c->raw = get_le32(h + 16);
+	c->tmin = get_le64(h + 24);
+	c->tmax = get_le64(h + 32);
+	c->xxh = get_le64(h + 40);
+	if (off + TAPE_CHUNK_HDR + c->stored > r->size)
+		return tape__fail(-EBADMSG, "chunk at offset %llu runs past the end of the file",
+				  (unsigned long long)off);
+	return 0;
+}
+
+/* Read a chunk's payload, verify it and decompress it into out (+PAD). */
+static int load_payload(const tape_reader *r, uint64_t off, const struct chdr *c,
+			ZSTD_DCtx *dctx, struct buf *stored, struct buf *out)
+{
+	int err;
+	if (c->raw > TAPE_MAX_RAW || c->stored > TAPE_MAX_RAW + (TAPE_MAX_RAW >> 4))
+		return tape__fail(-EBADMSG, "chunk at offset %llu claims %u bytes, above the format's limit",
+				  (unsigned long long)off, c->raw);
+	stored->len = 0;
+	if ((err = buf_reserve(stored, (size_t)c->stored + PAD)))
+		return err;
+	if ((err = read_at(r, stored->p, c->stored, off + TAPE_CHUNK_HDR)))
+		return err;
+	if (XXH64(stored->p, c->stored, 0) != c->xxh)
+		return tape__fail(-EBADMSG, "chunk at offset %llu is damaged (checksum mismatch)",
+				  (unsigned long long)off);
+	out->len = 0;
+	if ((err = buf_reserve(out, (size_t)c->raw + PAD)))
+		return err;
+	if (c->codec == CODEC_STORED) {
+		if (c->stored != c->raw)
+			return tape__fail(-EBADMSG, "stored chunk at offset %llu has inconsistent sizes",
+					  (unsigned long long)off);
+		memcpy(out->p, stored->p, c->raw);
+	} else if (c->codec == CODEC_ZSTD) {
+		size_t n = ZSTD_decompressDCtx(dctx, out->p, c->raw, stored->p, c->stored);
+		if (ZSTD_isError(n) || n != c->raw)
+			return tape__fail(-EBADMSG, "chunk at offset %llu does not decompress: %s",
+					  (unsigned long long)off,
+					  ZSTD_isError(n) ? ZSTD_getErrorName(n) : "wrong size");
+	} else {
+		return tape__fail(-ENOTSUP, "chunk at offset %llu uses unknown codec %u",
+				  (unsigned long long)off, c->codec);
+	}
+	out->len = c->raw;
+	memset(out->p + out->len, 0, PAD);
+	return 0;
+}
+
+static int add_entry(tape_reader *r, size_t *cap, const struct entry *e)
+{
+	if (r->nents == *cap) {
+		size_t nc = *cap ? *cap * 2 : 64;
+		struct entry *p = realloc(r->ents, nc * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		r->ents = p;
+		*cap = nc;
+	}
+	r->ents[r->nents++] = *e;
+	return 0;
+}
+
+static int set_recovered(tape_reader *r, const char *fmt, const char *why)
+{
+	char msg[600];
+	snprintf(msg, sizeof(msg), fmt, why);
+	free(r->recovered);
+	r->recovered = strdup(msg);
+	return r->recovered ? 0 : -ENOMEM;
+}
+
+/* Try the footer; 0 when the index was loaded, 1 when it must be rebuilt. */
+static int load_footer(tape_reader *r, ZSTD_DCtx *dctx)
+{
+	uint8_t tr[TAPE_TRAILER_SIZE];
+	struct buf stored = { 0 }, raw = { 0 };
+	struct chdr c;
+	size_t cap = 0;
+	int err, rc = 1;
+
+	if (r->size < r->header_size + TAPE_CHUNK_HDR + TAPE_TRAILER_SIZE) {
+		set_recovered(r, "%s", "no footer index (the recording did not finish): index rebuilt by scanning");
+		return 1;
+	}
+	if ((err = read_at(r, tr, sizeof(tr), r->size - TAPE_TRAILER_SIZE)))
+		return err;
+	if (memcmp(tr + 16, TAPE_TRAILER_MAGIC, 8)) {
+		set_recovered(r, "%s", "no footer index (the recording did not finish): index rebuilt by scanning");
+		return 1;
+	}
+	uint64_t ioff = get_le64(tr);
+	uint64_t iend = r->size - TAPE_TRAILER_SIZE;
+	if (XXH32(tr, 8, 0) != get_le32(tr + 8) || ioff < r->header_size ||
+	    ioff > iend || iend - ioff < TAPE_CHUNK_HDR) {
+		tape__fail(-EBADMSG, "trailer is damaged");
+		goto damaged;
+	}
+	if (read_chunk_header(r, ioff, &c))
+		goto damaged;
+	if (c.type != CHUNK_INDEX || ioff + TAPE_CHUNK_HDR + c.stored != iend ||
+	    (uint64_t)c.count * TAPE_INDEX_ENTRY != c.raw) {
+		tape__fail(-EBADMSG, "index chunk does not match the trailer");
+		goto damaged;
+	}
+	if ((err = load_payload(r, ioff, &c, dctx, &stored, &raw))) {
+		if (err != -EBADMSG && err != -ENOTSUP) {
+			rc = err;
+			goto out;
+		}
+		goto damaged;
+	}
+	uint64_t prev_end = r->header_size;
+	for (uint32_t i = 0; i < c.count; i++) {
+		const uint8_t *p = raw.p + (size_t)i * TAPE_INDEX_ENTRY;
+		struct entry e = {
+			.off = get_le64(p), .type = p[8], .table = get_le16(p + 10),
+			.count = get_le32(p + 12), .tmin = get_le64(p + 16),
+			.tmax = get_le64(p + 24),
+		};
+		if ((i == 0 && e.off != r->header_size) || e.off < prev_end) {
+			tape__fail(-EBADMSG, "index entry %u has offset %llu", i,
+				   (unsigned long long)e.off);
+			goto damaged;
+		}
+		if (e.off + TAPE_CHUNK_HDR > ioff) {
+			tape__fail(-EBADMSG, "index entry %u points past the index", i);
+			goto damaged;
+		}
+		if (i && e.off <= r->ents[r->nents - 1].off) {
+			tape__fail(-EBADMSG, "index entries out of order");
+			goto damaged;
+		}
+		if (i)
+			r->ents[r->nents - 1].end = e.off;
+		if ((err = add_entry(r, &cap, &e))) {
+			rc = err;
+			goto out;
+		}
+		prev_end = e.off + TAPE_CHUNK_HDR;
+	}
+	if (r->nents)
+		r->ents[r->nents - 1].end = ioff;
+	rc = 0;
+	goto out;
+damaged:
+	r->nents = 0;
+	set_recovered(r, "footer index damaged (%s): index rebuilt by scanning", tape_error_detail());
+	rc = 1;
+out:
+	buf_release(&stored);
+	buf_release(&raw);
+	return rc;
+}
+
+static int scan_chunks(tape_reader *r)
+{
+	uint64_t off = r->header_size;
+	size_t cap = 0;
+	struct chdr c;
+	int err;
+
+	r->nents = 0;
+	while (off + TAPE_CHUNK_HDR <= r->size) {
+		err = read_chunk_header(r, off, &c);
+		if (err == -EBADMSG)
+			break;
+		if (err)
+			return err;
+		uint64_t end = off + TAPE_CHUNK_HDR + c.stored;
+		if (c.type == CHUNK_INDEX) {
+			off = end;
+			if (r->size - off == TAPE_TRAILER_SIZE)
+				off = r->size; /* the (damaged) trailer */
+			continue;
+		}
+		struct entry e = { off, end, c.type, c.table, c.count, c.tmin, c.tmax };
+		if ((err = add_entry(r, &cap, &e)))
+			return err;
+		off = end;
+	}
+	r->trailing = r->size - off;
+	return 0;
+}
+
+static int meta_set(tape_reader *r, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl)
+{
+	char *key = strndup((const char *)k, kl), *val = strndup((const char *)v, vl);
+	if (!key || !val) {
+		free(key);
+		free(val);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->nmeta; i++) {
+		if (strcmp(r->keys[i], key) == 0) {
+			free(key);
+			free(r->vals[i]);
+			r->vals[i] = val;
+			return 0;
+		}
+	}
+	char **nk = realloc(r->keys, (r->nmeta + 1) * sizeof(*nk));
+	if (nk)
+		r->keys = nk;
+	char **nv = realloc(r->vals, (r->nmeta + 1) * sizeof(*nv));
+	if (nv)
+		r->vals = nv;
+	if (!nk || !nv) {
+		free(key);
+		free(val);
+		return -ENOMEM;
+	}
+	r->keys[r->nmeta] = key;
+	r->vals[r->nmeta++] = val;
+	return 0;
+}
+
+static int load_meta(tape_reader *r, const struct entry *e, ZSTD_DCtx *dctx)
+{
+	struct buf stored = { 0 }, raw = { 0 };
+	struct chdr c;
+	int err = read_chunk_header(r, e->off, &c);
+
+	if (!err && (c.type != e->type || c.count != e->count))
+		err = tape__fail(-EBADMSG, "chunk at offset %llu does not match the index",
+				 (unsigned long long)e->off);
+	if (!err)
+		err = load_payload(r, e->off, &c, dctx, &stored, &raw);
+	if (!err) {
+		struct rd rd = { raw.p, raw.p + raw.len };
+		for (uint32_t i = 0; i < c.count && !err; i++) {
+			uint64_t kl, vl;
+			const uint8_t *k, *v;
+			if (rd_varint(&rd, &kl) || kl > (uint64_t)(rd.end - rd.p)) {
+				err = -EBADMSG;
+				break;
+			}
+			k = rd.p;
+			rd.p += kl;
+			if (rd_varint(&rd, &vl) || vl > (uint64_t)(rd.end - rd.p)) {
+				err = -EBADMSG;
+				break;
+			}
+			v = rd.p;
+			rd.p += vl;
+			if (!kl || memchr(k, 0, kl) || memchr(v, 0, vl)) {
+				err = -EBADMSG;
+				break;
+			}
+			err = meta_set(r, k, kl, v, vl);
+		}
+		if (!err && rd.p != rd.end)
+			err = -EBADMSG;
+		if (err == -EBADMSG)
+			tape__fail(err, "metadata chunk at offset %llu is malformed",
+				   (unsigned long long)e->off);
+	}
+	buf_release(&stored);
+	buf_release(&raw);
+	return err;
+}
+
+int tape_reader_open_fd(tape_reader **out, int fd)
+{
+	tape_reader *r;
+	uint8_t h[TAPE_HEADER_SIZE];
+	struct stat st;
+	ZSTD_DCtx *dctx = NULL;
+	int err;
+
+	*out = NULL;
+	if (fstat(fd, &st))
+		return tape__fail(-errno, "stat: %s", strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return tape__fail(-EINVAL, "not a regular file");
+	if (!(r = calloc(1, sizeof(*r))))
+		return -ENOMEM;
+	r->fd = fd;
+	r->size = (uint64_t)st.st_size;
+	for (int i = 0; i < TAPE_TABLE_MAX; i++)
+		r->stats[i].t_min = UINT64_MAX;
+
+	if (r->size < 8 || (err = read_at(r, h, 8, 0)) || memcmp(h, TAPE_MAGIC, 8)) {
+		err = tape__fail(-EILSEQ, "bad magic: not an iotape trace");
+		goto fail;
+	}
+	if (r->size < TAPE_HEADER_SIZE) {
+		err = tape__fail(-EBADMSG, "file ends inside the header (%llu bytes)",
+				 (unsigned long long)r->size);
+		goto fail;
+	}
+	if ((err = read_at(r, h, sizeof(h), 0)))
+		goto fail;
+	if (XXH32(h, 28, 0) != get_le32(h + 28)) {
+		err = tape__fail(-EBADMSG, "file header is damaged (header check mismatch)");
+		goto fail;
+	}
+	r->major = get_le16(h + 8);
+	r->minor = get_le16(h + 10);
+	r->header_size = get_le32(h + 12);
+	if (r->major != TAPE_FORMAT_MAJOR) {
+		err = tape__fail(-EPROTONOSUPPORT,
+				 "format version %u.%u is not supported (this iotape reads %u.x)",
+				 r->major, r->minor, TAPE_FORMAT_MAJOR);
+		goto fail;
+	}
+	uint64_t req = get_le64(h + 16);
+	if (req & ~TAPE_REQUIRED_KNOWN) {
+		err = tape__fail(-ENOTSUP, "trace requires features this iotape lacks (flags 0x%llx)",
+				 (unsigned long long)(req & ~TAPE_REQUIRED_KNOWN));
+		goto fail;
+	}
+	if (r->header_size < TAPE_HEADER_SIZE || r->header_size > 65536 ||
+	    r->header_size > r->size) {
+		err = tape__fail(-EBADMSG, "bad header size %u", r->header_size);
+		goto fail;
+	}
+	if (!(dctx = ZSTD_createDCtx())) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	err = load_footer(r, dctx);
+	if (err < 0)
+		goto fail;
+	if (err == 1 && (err = scan_chunks(r)))
+		goto fail;
+
+	for (size_t i = 0; i < r->nents; i++) {
+		struct entry *e = &r->ents[i];
+		if (e->type == CHUNK_META) {
+			if ((err = load_meta(r, e, dctx)))
+				goto fail;
+		} else if (e->type == CHUNK_BLOCK) {
+			if (e->table > 0 && e->table < TAPE_TABLE_MAX) {
+				struct tape_table_stats *s = &r->stats[e->table];
+				s->events += e->count;
+				s->blocks++;
+				s->bytes += e->end - e->off;
+				if (e->count && e->tmin < s->t_min)
+					s->t_min = e->tmin;
+				if (e->count && e->tmax > s->t_max)
+					s->t_max = e->tmax;
+			} else {
+				r->unknown_blocks++;
+			}
+		}
+	}
+	ZSTD_freeDCtx(dctx);
+	*out = r;
+	return 0;
+fail:
+	ZSTD_freeDCtx(dctx);
+	r->fd = -1;
+	tape_reader_free(r);
+	return err;
+}
+
+int tape_reader_open(tape_reader **out, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int err;
+	*out = NULL;
+	if (fd < 0)
+		return tape__fail(-errno, "cannot open '%s': %s", path, strerror(errno));
+	err = tape_reader_open_fd(out, fd);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	(*out)->own_fd = 1;
+	return 0;
+}
+
+void tape_reader_free(tape_reader *r)
+{
+	if (!r)
+		return;
+	if (r->own_fd && r->fd >= 0)
+		close(r->fd);
+	for (size_t i = 0; i < r->nmeta; i++) {
+		free(r->keys[i]);
+		free(r->vals[i]);
+	}
+	free(r->keys);
+	free(r->vals);
+	free(r->ents);
+	free(r->recovered);
+	free(r);
+}
+
+void tape_reader_version(const tape_reader *r, unsigned *major, unsigned *minor)
+{
+	if (major)
+		*major = r->major;
+	if (minor)
+		*minor = r->minor;
+}
+
+uint64_t tape_reader_file_size(const tape_reader *r) { return r->size; }
+const char *tape_reader_recovered(const tape_reader *r) { return r->recovered; }
+uint64_t tape_reader_trailing_bytes(const tape_reader *r) { return r->trailing; }
+size_t tape_reader_meta_count(const tape_reader *r) { return r->nmeta; }
+uint64_t tape_reader_unknown_blocks(const tape_reader *r) { return r->unknown_blocks; }
+
+int tape_reader_meta_at(const tape_reader *r, size_t i, const char **key, const char **value)
+{
+	if (i >= r->nmeta)
+		return -ERANGE;
+	*key = r->keys[i];
+	*value = r->vals[i];
+	return 0;
+}
+
+const char *tape_reader_meta(const tape_reader *r, const char *key)
+{
+	for (size_t i = 0; i < r->nmeta; i++)
+		if (strcmp(r->keys[i], key) == 0)
+			return r->vals[i];
+	return NULL;
+}
+
+int tape_reader_table_stats(const tape_reader *r, int table, struct tape_table_stats *st)
+{
+	if (!tape__table(table))
+		return -EINVAL;
+	*st = r->stats[table];
+	return 0;
+}
+
+/* ------------------------------------------------------------- cursor */
+
+int tape_cursor_open(tape_reader *r, int table, uint64_t from, uint64_t to,
+		     tape_cursor **out)
+{
+	const struct tape_table_def *def = tape__table(table);
+	tape_cursor *c;
+
+	*out = NULL;
+	if (!def)
+		return tape__fail(-EINVAL, "unknown table %d", table);
+	if (!(c = calloc(1, sizeof(*c))))
+		return -ENOMEM;
+	c->r = r;
+	c->def = def;
+	c->from = from;
+	c->to = to;
+	for (int i = 0; i < 64; i++)
+		c->colmap[i] = -1;
+	unsigned nstr = 0;
+	for (size_t i = 0; i < def->ncols; i++) {
+		c->colmap[def->cols[i].id] = (int)i;
+		if (def->cols[i].type == TAPE_COL_STR)
+			c->strslot[i] = nstr++;
+	}
+	c->dec = calloc(def->ncols, sizeof(*c->dec));
+	if (!c->dec || !(c->dctx = ZSTD_createDCtx())) {
+		free(c->dec);
+		free(c);
+		return -ENOMEM;
+	}
+	*out = c;
+	return 0;
+}
+
+void tape_cursor_free(tape_cursor *c)
+{
+	if (!c)
+		return;
+	ZSTD_freeDCtx(c->dctx);
+	buf_release(&c->stored);
+	buf_release(&c->raw);
+	buf_release(&c->strs);
+	free(c->evs);
+	free(c->vals);
+	free(c->dec);
+	free(c);
+}
+
+static const char empty[] = "";
+
+#define TILE 256	/* rows decoded at a time: keeps the work in cache */
+
+/* Parse a string column's dictionary into c->strs; offsets go to soff[]
+ * and the index decoder is set up in d. */
+static int string_dict(tape_cursor *c, const struct tape_column *col,
+		       const uint8_t *p, size_t len, size_t n, uint64_t off,
+		       uint64_t *soff, uint64_t *nd, struct coldec *d)
+{
+	struct rd rd = { p, p + len };
+	int err;
+
+	if (rd_varint(&rd, nd) || *nd > n || (n && !*nd))
+		return tape__fail(-EBADMSG, "block at offset %llu: column %s: bad dictionary size",
+				  (unsigned long long)off, col->name);
+	for (uint64_t i = 0; i < *nd; i++) {
+		uint64_t sl;
+		if (rd_varint(&rd, &sl) || sl > (uint64_t)(rd.end - rd.p) || sl > TAPE_MAX_STRING ||
+		    memchr(rd.p, 0, sl))
+			return tape__fail(-EBADMSG, "block at offset %llu: column %s: bad string",
+					  (unsigned long long)off, col->name);
+		if ((err = buf_reserve(&c->strs, sl + 1)))
+			return err;
+		memcpy(c->strs.p + c->strs.len, rd.p, sl);
+		c->strs.p[c->strs.len + sl] = 0;
+		soff[i] = c->strs.len;
+		c->strs.len += sl + 1;
+		rd.p += sl;
+	}
+	if (rd.p >= rd.end)
+		return tape__fail(-EBADMSG, "block at offset %llu: column %s: indices missing",
+				  (unsigned long long)off, col->name);
+	uint8_t enc = *rd.p++;
+	if ((err = tape_coldec_init(d, enc, rd.p, (size_t)(rd.end - rd.p), n)))
+		return tape__fail(err, "block at offset %llu: column %s: %s",
+				  (unsigned long long)off, col->name, tape_error_detail());
+	return 0;
+}
+
+/* Decode one block's raw payload into c->evs, TILE rows at a time. */
+static int decode_block(tape_cursor *c, const struct entry *e)
+{
+	const struct tape_table_def *def = c->def;
+	const uint8_t *p = c->raw.p, *end = c->raw.p + c->raw.len;
+	size_t n = e->count, sz = def->size, nstr = 0;
+	uint64_t off = e->off, seen = 0;
+	uint64_t nd[TAPE_MAX_STRCOLS];
+	int err;
+
+	if (c->raw.len < 4)
+		return tape__fail(-EBADMSG, "block at offset %llu: no column directory",
+				  (unsigned long long)off);
+	size_t ncols = get_le16(p);
+	if (ncols > TAPE_MAX_COLS || 4 + 8 * ncols > c->raw.len)
+		return tape__fail(-EBADMSG, "block at offset %llu: bad column directory",
+				  (unsigned long long)off);
+	if (n > c->capevs) {
+		uint8_t *ev = realloc(c->evs, n * sz);
+		if (!ev)
+			return -ENOMEM;
+		c->evs = ev;
+		c->capevs = n;
+	}
+	size_t need = TILE + n * TAPE_MAX_STRCOLS;
+	if (need > c->capvals) {
+		uint64_t *v = realloc(c->vals, need * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		c->vals = v;
+		c->capvals = need;
+	}
+	c->strs.len = 0;
+
+	const uint8_t *data = p + 4 + 8 * ncols;
+	for (size_t i = 0; i < ncols; i++) {
+		const uint8_t *d = p + 4 + 8 * i;
+		unsigned id = get_le16(d), type = d[2], enc = d[3];
+		uint32_t size = get_le32(d + 4);
+		if (size > (size_t)(end - data))
+			return tape__fail(-EBADMSG, "block at offset %llu: column %u runs past the block",
+					  (unsigned long long)off, id);
+		const uint8_t *cd = data;
+		data += size;
+		int ci = id < 64 ? c->colmap[id] : -1;
+		if (ci < 0)
+			continue; /* a column this reader does not know */
+		const struct tape_column *col = &def->cols[ci];
+		if (seen & (1ull << id))
+			return tape__fail(-EBADMSG, "block at offset %llu: column %s appears twice",
+					  (unsigned long long)off, col->name);
+		seen |= 1ull << id;
+		if (type != col->type)
+			return tape__fail(-EBADMSG, "block at offset %llu: column %s has type %u, expected %u",
+					  (unsigned long long)off, col->name, type, col->type);
+		if (col->type == TAPE_COL_STR) {
+			if (enc != ENC_SDICT)
+				return tape__fail(-EBADMSG, "block at offset %llu: column %s: unknown string encoding %u",
+						  (unsigned long long)off, col->name, enc);
+			unsigned k = c->strslot[ci];
+			if ((err = string_dict(c, col, cd, size, n, off, c->vals + TILE + k * n,
+					       &nd[k], &c->dec[ci])))
+				return err;
+			nstr++;
+			continue;
+		}
+		/* Decoders may read PAD bytes past a column; the block buffer
+		 * has PAD bytes after its end, so any column is safe. */
+		if ((err = tape_coldec_init(&c->dec[ci], (uint8_t)enc, cd, size, n)))
+			return tape__fail(err, "block at offset %llu: column %s: %s",
+					  (unsigned long long)off, col->name, tape_error_detail());
+	}
+	if (data != end)
+		return tape__fail(-EBADMSG, "block at offset %llu: column sizes do not add up",
+				  (unsigned long long)off);
+
+	for (size_t r0 = 0; r0 < n; r0 += TILE) {
+		size_t k = n - r0 < TILE ? n - r0 : TILE;
+		uint8_t *tile = c->evs + r0 * sz;
+		uint64_t *v = c->vals;
+		memset(tile, 0, k * sz);
+		for (size_t ci = 0; ci < def->ncols; ci++) {
+			const struct tape_column *col = &def->cols[ci];
+			uint8_t *f = tile + col->offset;
+			if (!((seen >> col->id) & 1)) {
+				if (col->type == TAPE_COL_STR)
+					for (size_t r = 0; r < k; r++, f += sz)
+						memcpy(f, &(const char *){ empty }, sizeof(char *));
+				continue;
+			}
+			if ((err = tape_coldec_next(&c->dec[ci], k, v)))
+				return tape__fail(err, "block at offset %llu: column %s: %s",
+						  (unsigned long long)off, col->name, tape_error_detail());
+			if (col->type == TAPE_COL_STR) {
+				unsigned s = c->strslot[ci];
+				const uint64_t *soff = c->vals + TILE + s * n;
+				for (size_t r = 0; r < k; r++, f += sz) {
+					if (v[r] >= nd[s])
+						return tape__fail(-EBADMSG, "block at offset %llu: column %s: string index out of range",
+								  (unsigned long long)off, col->name);
+					const char *str = (const char *)c->strs.p + soff[v[r]];
+					memcpy(f, &str, sizeof(str));
+				}
+			} else if (col->width == 8) {
+				for (size_t r = 0; r < k; r++, f += sz)
+					memcpy(f, &v[r], 8);
+			} else {
+				uint64_t any = 0;
+				for (size_t r = 0; r < k; r++, f += sz) {
+					uint32_t v32 = (uint32_t)v[r];
+					any |= v[r];
+					memcpy(f, &v32, 4);
+				}
+				if (any > UINT32_MAX)
+					return tape__fail(-EBADMSG, "block at offset %llu: column %s: value out of range",
+							  (unsigned long long)off, col->name);
+			}
+		}
+		/* The index's time range must match the data (it drives seeking). */
+		for (size_t r = 0; r < k; r++) {
+			uint64_t ts;
+			memcpy(&ts, tile + r * sz, 8);
+			if (ts < e->tmin || ts > e->tmax)
+				return tape__fail(-EBADMSG, "block at offset %llu: timestamps outside the block's range",
+						  (unsigned long long)off);
+		}
+	}
+	(void)nstr;
+	return 0;
+}
+
+int tape_cursor_next_block(tape_cursor *c, const void **evs, size_t *n)
+{
+	tape_reader *r = c->r;
+	int err;
+
+	if (c->err)
+		return c->err;
+	while (c->next < r->nents) {
+		const struct entry *e = &r->ents[c->next++];
+		struct chdr h;
+		if (e->type != CHUNK_BLOCK || e->table != c->def->id)
+			continue;
+		if (e->count == 0 || e->tmax < c->from || e->tmin > c->to)
+			continue;
+		err = read_chunk_header(r, e->off, &h);
+		if (!err && (h.type != e->type || h.table != e->table || h.count != e->count ||
+			     h.tmin != e->tmin || h.tmax != e->tmax))
+			err = tape__fail(-EBADMSG, "block at offset %llu does not match the index",
+					 (unsigned long long)e->off);
+		if (!err && (h.count > TAPE_MAX_ROWS || h.tmin > h.tmax))
+			err = tape__fail(-EBADMSG, "block at offset %llu has %u rows, above the limit",
+					 (unsigned long long)e->off, h.count);
+		if (!err)
+			err = load_payload(r, e->off, &h, c->dctx, &c->stored, &c->raw);
+		if (!err)
+			err = decode_block(c, e);
+		if (err)
+			return c->err = err;
+		size_t m = e->count, sz = c->def->size;
+		if (c->from > e->tmin || c->to < e->tmax) {
+			size_t k = 0;
+			for (size_t i = 0; i < m; i++) {
+				uint64_t ts;
+				memcpy(&ts, c->evs + i * sz, 8);
+				if (ts >= c->from && ts <= c->to) {
+					if (k != i)
+						memcpy(c->evs + k * sz, c->evs + i * sz, sz);
+					k++;
+				}
+			}
+			m = k;
+		}
+		if (!m)
+			continue;
+		c->nevs = m;
+		c->pos = m;
+		*evs = c->evs;
+		*n = m;
+		return 1;
+	}
+	return 0;
+}
+
+int tape_cursor_next(tape_cursor *c, const void **ev)
+{
+	if (c->pos >= c->nevs) {
+		const void *evs;
+		size_t n;
+		int rc = tape_cursor_next_block(c, &evs, &n);
+		if (rc <= 0)
+			return rc;
+		c->pos = 0;
+	}
+	*ev = c->evs + c->pos++ * c->def->size;
+	return 1;
+}

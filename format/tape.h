@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tape.h - public API of the iotape trace format library (libtape).
+ *
+ * A trace is a file of tables (syscall, block, cache, process, file,
+ * sample), each stored as a stream of compressed columnar blocks.  The byte
+ * layout is specified in iotape-format(5); this header is the only one that
+ * programs outside format/ include.  The library links libzstd and libxxhash
+ * and nothing else: no libbpf, no liburing.
+ *
+ * Conventions:
+ *  - every function that can fail returns 0 (or a count) on success and a
+ *    negative errno on failure; tape_strerror() turns it into text and
+ *    tape_error_detail() says where (file offset, block, column);
+ *  - handles are opaque; every *_free() accepts NULL;
+ *  - strings handed to the writer are copied; strings returned by the reader
+ *    point into the cursor and stay valid until the next call on it.
+ */
+#ifndef IOTAPE_TAPE_H
+#define IOTAPE_TAPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TAPE_FORMAT_MAJOR 1
+#define TAPE_FORMAT_MINOR 0
+
+/* Table ids are stored on disk: never renumber, only add. */
+enum tape_table {
+	TAPE_TABLE_SYSCALL = 1,
+	TAPE_TABLE_BLOCK = 2,
+	TAPE_TABLE_CACHE = 3,
+	TAPE_TABLE_PROCESS = 4,
+	TAPE_TABLE_FILE = 5,
+	TAPE_TABLE_SAMPLE = 6,
+	TAPE_TABLE_MAX /* one past the last table this library knows */
+};
+
+/* Syscall op codes, stored on disk: never renumber, only add. */
+enum tape_op {
+	TAPE_OP_UNKNOWN = 0,
+	TAPE_OP_OPEN = 1, TAPE_OP_OPENAT, TAPE_OP_OPENAT2, TAPE_OP_CREAT,
+	TAPE_OP_CLOSE = 5, TAPE_OP_CLOSE_RANGE, TAPE_OP_DUP, TAPE_OP_DUP2,
+	TAPE_OP_DUP3, TAPE_OP_FCNTL_DUPFD,
+	TAPE_OP_READ = 11, TAPE_OP_PREAD64, TAPE_OP_READV, TAPE_OP_PREADV,
+	TAPE_OP_PREADV2,
+	TAPE_OP_WRITE = 16, TAPE_OP_PWRITE64, TAPE_OP_WRITEV, TAPE_OP_PWRITEV,
+	TAPE_OP_PWRITEV2,
+	TAPE_OP_LSEEK = 21, TAPE_OP_FSYNC, TAPE_OP_FDATASYNC,
+	TAPE_OP_SYNC_FILE_RANGE, TAPE_OP_FADVISE64, TAPE_OP_READAHEAD,
+	TAPE_OP_MMAP = 27, TAPE_OP_MUNMAP, TAPE_OP_MSYNC, TAPE_OP_MADVISE,
+	TAPE_OP_FTRUNCATE = 31, TAPE_OP_FALLOCATE,
+	TAPE_OP_RENAME = 33, TAPE_OP_RENAMEAT, TAPE_OP_RENAMEAT2,
+	TAPE_OP_UNLINK = 36, TAPE_OP_UNLINKAT, TAPE_OP_MKDIR, TAPE_OP_MKDIRAT,
+	TAPE_OP_GETDENTS64 = 40,
+	TAPE_OP_STATX = 41, TAPE_OP_NEWFSTATAT, TAPE_OP_NEWSTAT,
+	TAPE_OP_NEWLSTAT, TAPE_OP_NEWFSTAT,
+	TAPE_OP_SENDFILE = 46, TAPE_OP_COPY_FILE_RANGE, TAPE_OP_SPLICE,
+	TAPE_OP_IO_URING_ENTER = 49,
+	/* operations submitted through an io_uring ring */
+	TAPE_OP_URING_READ = 50, TAPE_OP_URING_WRITE, TAPE_OP_URING_FSYNC,
+	TAPE_OP_URING_OPENAT, TAPE_OP_URING_CLOSE, TAPE_OP_URING_OTHER,
+	TAPE_OP_MAX /* one past the last op this library knows */
+};
+
+/* What an op does, for analysis and replay (not stored on disk). */
+enum tape_op_class {
+	TAPE_OPC_OTHER = 0,
+	TAPE_OPC_OPEN,	/* ret is the new fd, path is the file */
+	TAPE_OPC_CLOSE,
+	TAPE_OPC_DUP,	/* ret is the new fd, fd the old one */
+	TAPE_OPC_READ,	/* fd, offset, size; ret bytes read */
+	TAPE_OPC_WRITE,
+	TAPE_OPC_SYNC,
+	TAPE_OPC_MMAP,
+	TAPE_OPC_META,	/* stat, getdents, lseek, fadvise, ... */
+	TAPE_OPC_NAMESPACE, /* rename, unlink, mkdir: path (and path2) */
+};
+
+/* Block request flags (syscall.flags of block events), like blktrace RWBS. */
+enum tape_blk_flag {
+	TAPE_BLK_READ = 1u << 0,
+	TAPE_BLK_WRITE = 1u << 1,
+	TAPE_BLK_FLUSH = 1u << 2,
+	TAPE_BLK_SYNC = 1u << 3,
+	TAPE_BLK_META = 1u << 4,
+	TAPE_BLK_FUA = 1u << 5,
+	TAPE_BLK_DISCARD = 1u << 6,
+	TAPE_BLK_RAHEAD = 1u << 7,
+};
+
+/* Page-cache event kinds, stored on disk. */
+enum tape_cache_kind {
+	TAPE_CACHE_ACCESS = 1,	  /* buffered read touched pages index..+count */
+	TAPE_CACHE_INSERT = 2,	  /* pages added to the cache (a miss) */
+	TAPE_CACHE_EVICT = 3,	  /* pages deleted from the cache */
+	TAPE_CACHE_FAULT = 4,	  /* page fault on a file mapping */
+	TAPE_CACHE_MAP_PAGES = 5, /* fault-around mapped cached pages */
+	TAPE_CACHE_KIND_MAX
+};
+
+/* Sample metrics, stored on disk. */
+enum tape_metric {
+	TAPE_METRIC_CPU_USER_NS = 1, /* subject: pid */
+	TAPE_METRIC_CPU_SYS_NS = 2,  /* subject: pid */
+	TAPE_METRIC_RSS_BYTES = 3,   /* subject: pid */
+	TAPE_METRIC_PAGECACHE_BYTES = 4, /* subject: 0 (system) */
+	TAPE_METRIC_MEM_AVAILABLE_BYTES = 5,
+	TAPE_METRIC_DISK_READ_BYTES = 6,  /* subject: dev */
+	TAPE_METRIC_DISK_WRITE_BYTES = 7, /* subject: dev */
+	TAPE_METRIC_DISK_READ_IOS = 8,
+	TAPE_METRIC_DISK_WRITE_IOS = 9,
+	TAPE_METRIC_DISK_BUSY_MS = 10,
+	TAPE_METRIC_GPU_UTIL_PCT = 11,	  /* subject: GPU index */
+	TAPE_METRIC_GPU_MEM_BYTES = 12,
+	TAPE_METRIC_MAX
+};
+
+/*
+ * Event structs.  Field order and widths are an API, not the disk layout:
+ * the disk layout is per column (see tape_table_columns()).  Every table
+ * starts with ts_ns: nanoseconds on the clock named by the "clock" meta key
+ * (CLOCK_MONOTONIC for recordings).
+ */
+struct tape_syscall {
+	uint64_t ts_ns;	  /* syscall entry */
+	uint64_t dur_ns;  /* exit - entry */
+	uint32_t pid;	  /* thread group id */
+	uint32_t tid;
+	uint32_t op;	  /* enum tape_op */
+	uint32_t _pad;
+	int64_t fd;	  /* fd argument, -1 when none */
+	uint64_t file_id; /* key into the file table, 0 = unknown */
+	uint64_t offset;  /* file offset the op started at */
+	uint64_t size;	  /* bytes requested */
+	int64_t ret;	  /* return value (negative errno on failure) */
+	uint64_t flags;	  /* open flags, mmap prot|flags<<32, whence, ... */
+	const char *path; /* file the op hit ("" when unknown) */
+	const char *path2;/* second path (rename target), else "" */
+};
+
+struct tape_block {
+	uint64_t ts_ns;	 /* request issue */
+	uint64_t dur_ns; /* issue -> completion */
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t dev;	 /* kernel dev_t: major << 20 | minor */
+	uint64_t sector; /* 512-byte units */
+	uint64_t bytes;
+	uint64_t flags;	 /* enum tape_blk_flag bits */
+	uint64_t inode;	 /* 0 when the pages do not say */
+	int64_t error;	 /* completion status, negative errno */
+};
+
+struct tape_cache {
+	uint64_t ts_ns;
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t kind;	 /* enum tape_cache_kind */
+	uint32_t _pad;
+	uint64_t dev;
+	uint64_t inode;
+	uint64_t file_id;
+	uint64_t index;	 /* first page index */
+	uint64_t count;	 /* pages */
+};
+
+struct tape_process {
+	uint64_t ts_ns;	 /* start (fork/clone/exec) */
+	uint64_t end_ns; /* exit, 0 while running */
+	uint32_t pid;	 /* thread group id */
+	uint32_t tid;	 /* == pid for the main thread */
+	uint32_t ppid;
+	uint32_t _pad;
+	int64_t exit_code;
+	const char *comm;
+	const char *argv; /* arguments separated by single spaces */
+};
+
+struct tape_file {
+	uint64_t ts_ns;	  /* first open */
+	uint64_t file_id;
+	uint64_t dev;
+	uint64_t inode;
+	uint64_t size;	  /* size at open */
+	uint64_t mode;	  /* st_mode */
+	const char *path; /* absolute */
+};
+
+struct tape_sample {
+	uint64_t ts_ns;
+	uint32_t metric;  /* enum tape_metric */
+	uint32_t _pad;
+	uint64_t subject; /* pid, dev or GPU index, per metric */
+	uint64_t value;	  /* cumulative counters stay cumulative */
+};
+
+/*
+ * Column descriptions: one table per event struct, driving encoding, dump
+ * and import.  Column ids are stored on disk.
+ */
+enum tape_col_type {
+	TAPE_COL_U64 = 1, /* unsigned integer (4- or 8-byte field) */
+	TAPE_COL_I64 = 2, /* signed integer */
+	TAPE_COL_STR = 3, /* NUL-free byte string */
+};
+
+/* How a column is written as text (dump/import). */
+enum tape_col_text {
+	TAPE_TXT_NUM = 0,
+	TAPE_TXT_OP,	  /* op name */
+	TAPE_TXT_BLKFLAGS,/* RWBS letters */
+	TAPE_TXT_CACHEKIND,
+	TAPE_TXT_METRIC,
+	TAPE_TXT_HEX,
+};
+
+struct tape_column {
+	const char *name;
+	uint16_t id;	/* on-disk column id */
+	uint8_t type;	/* enum tape_col_type */
+	uint8_t width;	/* field size in the struct: 4 or 8 (strings: sizeof(char *)) */
+	uint8_t text;	/* enum tape_col_text */
+	uint16_t offset;/* offsetof the field in the event struct */
+};
+
+const char *tape_table_name(int table);		/* NULL when unknown */
+int tape_table_from_name(const char *name);	/* -EINVAL when unknown */
+size_t tape_table_event_size(int table);	/* 0 when unknown */
+/* Columns of a table; *n gets the count. NULL when the table is unknown. */
+const struct tape_column *tape_table_columns(int table, size_t *n);
+const struct tape_column *tape_column_find(int table, const char *name);
+uint64_t tape_column_get(const struct tape_column *c, const void *ev);
+void tape_column_set(const struct tape_column *c, void *ev, uint64_t v);
+
+const char *tape_op_name(unsigned op);		/* NULL when unknown */
+int tape_op_from_name(const char *name);	/* -EINVAL when unknown */
+enum tape_op_class tape_op_class(unsigned op);
+int tape_op_has_path(unsigned op);	/* op names a file by path */
+int tape_op_uses_fd(unsigned op);	/* op acts on an open fd */
+const char *tape_cache_kind_name(unsigned kind);
+int tape_cache_kind_from_name(const char *name);
+const char *tape_metric_name(unsigned metric);
+int tape_metric_from_name(const char *name);
+/* RWBS text ("R", "WS", "F", "RA", "D"...); buf >= 16 bytes. */
+void tape_blk_flags_format(uint64_t flags, char *buf, size_t len);
+int tape_blk_flags_parse(const char *s, uint64_t *flags);
+
+/* -errno -> text, including the library's own meanings (EBADMSG, ...). */
+const char *tape_strerror(int err);
+/* Detail of the last error in this thread ("block at offset 4096: ..."). */
+const char *tape_error_detail(void);
+
+/* ------------------------------------------------------------------ writer */
+
+typedef struct tape_writer tape_writer;
+
+#define TAPE_WRITE_FORCE   (1u << 0) /* truncate an existing file */
+#define TAPE_WRITE_FSYNC   (1u << 1) /* fdatasync after every flush */
+
+struct tape_writer_opts {
+	unsigned flags;		/* TAPE_WRITE_* */
+	unsigned block_rows;	/* rows per block, 0 = default (8192) */
+	int zstd_level;		/* 0 = default (3) */
+};
+
+/*
+ * Create a trace at path (O_EXCL unless TAPE_WRITE_FORCE); opts may be NULL.
+ * On error *out is NULL and no file is left behind.
+ */
+int tape_writer_open(tape_writer **out, const char *path,
+		     const struct tape_writer_opts *opts);
+/* Same, on an fd the caller opened for writing; the writer owns it. */
+int tape_writer_open_fd(tape_writer **out, int fd,
+			const struct tape_writer_opts *opts);
+/* Set a metadata key; written with the next flush (later values win). */
+int tape_writer_set_meta(tape_writer *w, const char *key, const char *value);
+/*
+ * Append one event of the given table (ev points to the table's struct).
+ * A full block is encoded and written before this returns.  Strings must
+ * not exceed TAPE_MAX_STRING bytes.
+ */
+#define TAPE_MAX_STRING (1u << 20)
+int tape_writer_append(tape_writer *w, int table, const void *ev);
+/* Write every partial block and pending metadata: all appended events are
+ * then in complete blocks on disk (readable after a crash). */
+int tape_writer_flush(tape_writer *w);
+/* Flush, write the index and trailer, close and free.  Returns the first
+ * error met during the writer's life; w is freed in every case. */
+int tape_writer_close(tape_writer *w);
+/* Free without finishing the file (what a crash leaves). Accepts NULL. */
+void tape_writer_free(tape_writer *w);
+/* Events appended so far / bytes written so far. */
+uint64_t tape_writer_events(const tape_writer *w);
+uint64_t tape_writer_bytes(const tape_writer *w);
+
+/* ------------------------------------------------------------------ reader */
+
+typedef struct tape_reader tape_reader;
+typedef struct tape_cursor tape_cursor;
+
+/*
+ * Open a trace.  Reads the header and the footer index; when the footer is
+ * missing or damaged the index is rebuilt by scanning chunk headers and
+ * tape_reader_recovered() says why.  On error *out is NULL.
+ */
+int tape_reader_open(tape_reader **out, const char *path);
+/* Same on an fd; the reader does not close it. */
+int tape_reader_open_fd(tape_reader **out, int fd);
+void tape_reader_free(tape_reader *r);
+
+void tape_reader_version(const tape_reader *r, unsigned *major, unsigned *minor);
+uint64_t tape_reader_file_size(const tape_reader *r);
+/* NULL when the index came from the footer, else the reason it was rebuilt. */
+const char *tape_reader_recovered(const tape_reader *r);
+/* Bytes at the end of the file that are not a complete chunk (after a crash). */
+uint64_t tape_reader_trailing_bytes(const tape_reader *r);
+
+size_t tape_reader_meta_count(const tape_reader *r);
+int tape_reader_meta_at(const tape_reader *r, size_t i, const char **key,
+			const char **value);
+const char *tape_reader_meta(const tape_reader *r, const char *key);
+
+struct tape_table_stats {
+	uint64_t events;
+	uint64_t blocks;
+	uint64_t bytes;	 /* stored bytes of its blocks, headers included */
+	uint64_t t_min;	 /* UINT64_MAX when no events */
+	uint64_t t_max;
+};
+/* Stats of a known table (zeros when absent); -EINVAL for unknown ids. */
+int tape_reader_table_stats(const tape_reader *r, int table,
+			    struct tape_table_stats *st);
+/* Blocks of tables this library does not know (skipped). */
+uint64_t tape_reader_unknown_blocks(const tape_reader *r);
+
+/*
+ * Iterate over one table, in file order, events with t_from <= ts_ns <= t_to
+ * (0, UINT64_MAX for all).  Each block's checksum is verified before use.
+ */
+int tape_cursor_open(tape_reader *r, int table, uint64_t t_from,
+		     uint64_t t_to, tape_cursor **out);
+/* 1 and *ev set, 0 at the end, -errno on a damaged block (the events before
+ * it were all correct). */
+int tape_cursor_next(tape_cursor *c, const void **ev);
+/* Same, a whole block at a time: *evs is an array of *n structs. */
+int tape_cursor_next_block(tape_cursor *c, const void **evs, size_t *n);
+void tape_cursor_free(tape_cursor *c);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IOTAPE_TAPE_H */

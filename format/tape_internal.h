@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tape_internal.h - on-disk layout and helpers private to libtape.
+ *
+ * The normative description is man/iotape-format.5; this file must agree
+ * with it.  Everything on disk is little-endian.
+ *
+ * File       = Header (32 bytes) , Chunk* , [ IndexChunk , Trailer (24) ]
+ *
+ * Header:  0  u8[8] magic  89 49 4F 54 0D 0A 1A 0A  ("\x89IOT\r\n\x1a\n")
+ *          8  u16 major (1)   10 u16 minor (0)
+ *         12  u32 header_size (32; first chunk starts here)
+ *         16  u64 required feature flags (none in 1.0: reader refuses any)
+ *         24  u32 optional feature flags (ignored when unknown)
+ *         28  u32 xxh32(bytes 0..27, seed 0)
+ *
+ * Chunk header (48 bytes), then stored_size payload bytes:
+ *          0  u8[4] magic "ITCK"
+ *          4  u8  type (1 META, 2 BLOCK, 3 INDEX; unknown types are skipped)
+ *          5  u8  codec (0 stored, 1 zstd frame)
+ *          6  u16 table id (BLOCK) else 0
+ *          8  u32 count (rows, meta entries, index entries)
+ *         12  u32 stored_size
+ *         16  u32 raw_size (after decompression)
+ *         20  u32 header check: xxh32 of the 48 bytes with this field 0
+ *         24  u64 t_min  32 u64 t_max (BLOCK: of column ts_ns; else 0)
+ *         40  u64 xxh64 of the stored payload (seed 0)
+ *
+ * META payload:  count x { varint klen, key, varint vlen, value }
+ * INDEX payload: count x 32 bytes { u64 offset, u8 type, u8 0, u16 table,
+ *                u32 count, u64 t_min, u64 t_max } (every chunk but itself)
+ * Trailer (last 24 bytes): u64 index offset, u32 xxh32(those 8 bytes),
+ *                u32 0, u8[8] "ITAPEEND"
+ *
+ * BLOCK payload (raw): u16 ncols, u16 0, ncols x { u16 col id, u8 type,
+ *                u8 encoding, u32 size }, then the column data in order.
+ * Integer encodings (count values):
+ *   1 RAW       count x u64
+ *   2 VARINT    count x LEB128(v)
+ *   3 ZVARINT   count x LEB128(zigzag(v as int64))
+ *   4 DELTA     count x LEB128(zigzag(v[i] - v[i-1])), v[-1] = 0
+ *   5 BITPACK   LEB128 base, u8 width (0..64), packed (v - base), LSB first
+ *   6 DBITPACK  as BITPACK over zigzag(v[i] - v[i-1]), v[-1] = 0
+ *   7 DICT      LEB128 n, n x LEB128 value, u8 width, packed indices
+ * String encodings:
+ *   16 SDICT    LEB128 n, n x { LEB128 len, bytes }, u8 int encoding,
+ *               the indices in that integer encoding
+ */
+#ifndef IOTAPE_TAPE_INTERNAL_H
+#define IOTAPE_TAPE_INTERNAL_H
+
+#include <stdint.h>
+#include <string.h>
+#include "tape.h"
+
+#define TAPE_MAGIC "\x89IOT\r\n\x1a\n"
+#define TAPE_HEADER_SIZE 32
+#define TAPE_CHUNK_MAGIC "ITCK"
+#define TAPE_CHUNK_HDR 48
+#define TAPE_TRAILER_MAGIC "ITAPEEND"
+#define TAPE_TRAILER_SIZE 24
+#define TAPE_INDEX_ENTRY 32
+
+#define TAPE_REQUIRED_KNOWN 0ull /* required flags this reader understands */
+
+enum { CHUNK_META = 1, CHUNK_BLOCK = 2, CHUNK_INDEX = 3 };
+enum { CODEC_STORED = 0, CODEC_ZSTD = 1 };
+enum {
+	ENC_RAW = 1, ENC_VARINT = 2, ENC_ZVARINT = 3, ENC_DELTA = 4,
+	ENC_BITPACK = 5, ENC_DBITPACK = 6, ENC_DICT = 7,
+	ENC_SDICT = 16,
+};
+
+/* Limits a reader enforces so a hostile file cannot exhaust memory. */
+#define TAPE_MAX_ROWS (1u << 20)	/* rows per block */
+#define TAPE_MAX_RAW (256u << 20)	/* raw payload bytes per chunk */
+#define TAPE_MAX_COLS 1024
+#define TAPE_MAX_DICT 256		/* integer dictionary entries */
+#define TAPE_DEFAULT_ROWS 8192
+
+struct tape_table_def {
+	int id;
+	const char *name;
+	size_t size;
+	const struct tape_column *cols;
+	size_t ncols;
+};
+
+const struct tape_table_def *tape__table(int id);
+
+#define TAPE_MAX_STRCOLS 8	/* string columns per known table */
+#define TAPE_MAX_COLS_KNOWN 64	/* columns per known table (ids < 64) */
+
+/* Integer field of an event struct, zero-extended (tape_column_get inline). */
+static inline uint64_t col_get(const struct tape_column *c, const void *ev)
+{
+	const char *p = (const char *)ev + c->offset;
+	if (c->width == 4) {
+		uint32_t v;
+		memcpy(&v, p, 4);
+		return v;
+	}
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline void put_le16(uint8_t *p, uint16_t v) { p[0] = v; p[1] = v >> 8; }
+static inline void put_le32(uint8_t *p, uint32_t v)
+{ for (int i = 0; i < 4; i++) p[i] = v >> (8 * i); }
+static inline void put_le64(uint8_t *p, uint64_t v)
+{ for (int i = 0; i < 8; i++) p[i] = v >> (8 * i); }
+static inline uint16_t get_le16(const uint8_t *p) { return p[0] | (uint16_t)p[1] << 8; }
+static inline uint32_t get_le32(const uint8_t *p)
+{ uint32_t v = 0; for (int i = 3; i >= 0; i--) v = v << 8 | p[i]; return v; }
+static inline uint64_t get_le64(const uint8_t *p)
+{ uint64_t v = 0; for (int i = 7; i >= 0; i--) v = v << 8 | p[i]; return v; }
+
+static inline uint64_t zigzag(uint64_t v) { return (v << 1) ^ (uint64_t)((int64_t)v >> 63); }
+static inline uint64_t unzigzag(uint64_t v) { return (v >> 1) ^ (0 - (v & 1)); }
+
+/* Growable byte buffer. */
+struct buf {
+	uint8_t *p;
+	size_t len, cap;
+};
+int buf_reserve(struct buf *b, size_t extra);
+void buf_release(struct buf *b);
+static inline void buf_put_u8(struct buf *b, uint8_t v) { b->p[b->len++] = v; }
+/* Caller reserved 10 bytes. */
+static inline void buf_put_varint(struct buf *b, uint64_t v)
+{
+	while (v >= 0x80) {
+		b->p[b->len++] = (uint8_t)v | 0x80;
+		v >>= 7;
+	}
+	b->p[b->len++] = (uint8_t)v;
+}
+static inline size_t varint_size(uint64_t v)
+{
+	size_t n = 1;
+	while (v >= 0x80) { v >>= 7; n++; }
+	return n;
+}
+
+/* Bounded reader over a byte range; every get checks the end. */
+struct rd {
+	const uint8_t *p, *end;
+};
+int rd_varint(struct rd *r, uint64_t *v);	/* 0 or -EBADMSG */
+
+/* Encode count integers (already as u64) in the best encoding, or in
+ * force_enc when non-zero.  Appends to out; *enc gets the encoding. */
+int tape_int_encode(const uint64_t *v, size_t count, struct buf *out,
+		    uint8_t *enc, int force_enc);
+/* Decode exactly count values from [p, p+len); the data must be fully used.
+ * The 8 bytes after p+len must be readable (the caller pads). */
+int tape_int_decode(uint8_t enc, const uint8_t *p, size_t len, size_t count,
+		    uint64_t *out);
+
+/* Streaming decoder of one integer column: init checks the header and the
+ * size, next() yields the following k values. */
+struct coldec {
+	uint8_t enc;
+	unsigned width;
+	size_t n, done;
+	const uint8_t *p, *end;
+	uint64_t base, prev, nd;
+	uint64_t dict[TAPE_MAX_DICT];
+};
+int tape_coldec_init(struct coldec *d, uint8_t enc, const uint8_t *p,
+		     size_t len, size_t n);
+int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out);
+
+/* Set an error detail (printf-style) and return err. */
+int tape__fail(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Test hooks: force every integer column to one encoding (0 = choose). */
+extern int tape__force_encoding;
+/* Test hook: write a raw chunk (for unknown tables/columns/types). */
+int tape_writer__raw_chunk(tape_writer *w, uint8_t type, uint16_t table,
+			   uint32_t count, uint64_t tmin, uint64_t tmax,
+			   const void *raw, size_t raw_len);
+/* Test hook: encode a block of the given table from event structs, with
+ * extra_cols additional (unknown) integer columns of ids 900+ appended. */
+int tape__encode_block(int table, const void *evs, size_t n, int extra_cols,
+		       struct buf *out);
+
+#endif

@@ -1,0 +1,636 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * writer.c - append-only trace writer.
+ *
+ * Events are buffered per table in column arrays; a full block is encoded
+ * column by column, compressed with zstd and appended as one chunk.  The
+ * file is only ever appended to, so whatever a crash leaves behind is a
+ * header followed by complete chunks (and perhaps one partial chunk that a
+ * reader ignores).  close() adds the index chunk and the trailer.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xxhash.h>
+#include <zstd.h>
+#include "tape_internal.h"
+
+/* Equality of short strings without a libc call (this is the hot path). */
+static inline int bytes_equal(const uint8_t *a, const char *b, size_t n)
+{
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, y;
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return 0;
+	}
+	for (; i < n; i++)
+		if (a[i] != (uint8_t)b[i])
+			return 0;
+	return 1;
+}
+
+/* Per-block string dictionary: open addressing over an arena of copies. */
+struct sdict {
+	uint32_t *slots;	/* 0 empty, else index + 1 */
+	uint32_t nslots;
+	uint32_t n;
+	uint32_t *off, *len;	/* per entry, into arena */
+	uint64_t *hash;
+	uint32_t cap;
+	uint32_t last;		/* index of the last string added or found */
+	struct buf arena;
+};
+
+struct tbuf {
+	const struct tape_table_def *def;
+	/* append plan: integer fields by width, then string fields */
+	unsigned n8, n4, ns;
+	uint16_t off8[TAPE_MAX_COLS_KNOWN], off4[TAPE_MAX_COLS_KNOWN], offs[TAPE_MAX_STRCOLS];
+	uint64_t *dst8[TAPE_MAX_COLS_KNOWN], *dst4[TAPE_MAX_COLS_KNOWN];
+	unsigned strcol[TAPE_MAX_STRCOLS];
+	size_t rows;
+	uint64_t **cols;	/* ncols arrays of block_rows values */
+	struct sdict *dicts;	/* ncols, used by string columns */
+	uint64_t tmin, tmax;
+};
+
+struct ientry {
+	uint64_t off;
+	uint8_t type;
+	uint16_t table;
+	uint32_t count;
+	uint64_t tmin, tmax;
+};
+
+struct tape_writer {
+	int fd;
+	unsigned flags;
+	unsigned block_rows;
+	int level;
+	int err;
+	uint64_t off;
+	uint64_t events;
+	ZSTD_CCtx *cctx;
+	struct tbuf tables[TAPE_TABLE_MAX];
+	struct buf raw, comp;
+	struct ientry *index;
+	size_t nindex, capindex;
+	struct buf meta;	/* pending META entries */
+	uint32_t nmeta;
+};
+
+static int write_all(tape_writer *w, const void *p, size_t len)
+{
+	const uint8_t *c = p;
+	while (len) {
+		ssize_t n = write(w->fd, c, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return tape__fail(-errno, "write: %s", strerror(errno));
+		}
+		c += n;
+		len -= (size_t)n;
+		w->off += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int set_err(tape_writer *w, int err)
+{
+	if (err && !w->err)
+		w->err = err;
+	return err;
+}
+
+/* Append one chunk; raw is compressed when that makes it smaller. */
+static int write_chunk(tape_writer *w, uint8_t type, uint16_t table,
+		       uint32_t count, uint64_t tmin, uint64_t tmax,
+		       const uint8_t *raw, size_t raw_len)
+{
+	uint8_t h[TAPE_CHUNK_HDR];
+	const uint8_t *payload = raw;
+	size_t stored = raw_len;
+	uint8_t codec = CODEC_STORED;
+	int err;
+
+	if (raw_len > TAPE_MAX_RAW)
+		return tape__fail(-E2BIG, "chunk of %zu bytes exceeds the format's limit", raw_len);
+	if (raw_len > 64) {
+		size_t bound = ZSTD_compressBound(raw_len);
+		w->comp.len = 0;
+		if ((err = buf_reserve(&w->comp, bound)))
+			return err;
+		size_t c = ZSTD_compressCCtx(w->cctx, w->comp.p, bound, raw, raw_len, w->level);
+		if (ZSTD_isError(c))
+			return tape__fail(-EIO, "zstd: %s", ZSTD_getErrorName(c));
+		if (c < raw_len) {
+			payload = w->comp.p;
+			stored = c;
+			codec = CODEC_ZSTD;
+		}
+	}
+	memcpy(h, TAPE_CHUNK_MAGIC, 4);
+	h[4] = type;
+	h[5] = codec;
+	put_le16(h + 6, table);
+	put_le32(h + 8, count);
+	put_le32(h + 12, (uint32_t)stored);
+	put_le32(h + 16, (uint32_t)raw_len);
+	put_le32(h + 20, 0);
+	put_le64(h + 24, tmin);
+	put_le64(h + 32, tmax);
+	put_le64(h + 40, XXH64(payload, stored, 0));
+	put_le32(h + 20, XXH32(h, sizeof(h), 0));
+
+	if (type != CHUNK_INDEX) {
+		if (w->nindex == w->capindex) {
+			size_t cap = w->capindex ? 2 * w->capindex : 64;
+			struct ientry *p = realloc(w->index, cap * sizeof(*p));
+			if (!p)
+				return -ENOMEM;
+			w->index = p;
+			w->capindex = cap;
+		}
+		w->index[w->nindex++] = (struct ientry){ w->off, type, table, count, tmin, tmax };
+	}
+	if ((err = write_all(w, h, sizeof(h))) || (err = write_all(w, payload, stored)))
+		return err;
+	return 0;
+}
+
+static int flush_meta(tape_writer *w)
+{
+	int err;
+	if (!w->nmeta)
+		return 0;
+	err = write_chunk(w, CHUNK_META, 0, w->nmeta, 0, 0, w->meta.p, w->meta.len);
+	w->meta.len = 0;
+	w->nmeta = 0;
+	return err;
+}
+
+/* ------------------------------------------------------ string columns */
+
+static uint32_t sdict_add(struct sdict *d, const char *s, size_t len, int *err)
+{
+	/* Consecutive events usually name the same file. */
+	if (d->n && d->last < d->n && d->len[d->last] == len &&
+	    bytes_equal(d->arena.p + d->off[d->last], s, len))
+		return d->last;
+	uint64_t h = XXH3_64bits(s, len);
+	if (d->n * 2 >= d->nslots) {
+		uint32_t ns = d->nslots ? d->nslots * 2 : 1024;
+		uint32_t *slots = calloc(ns, sizeof(*slots));
+		if (!slots) {
+			*err = -ENOMEM;
+			return 0;
+		}
+		for (uint32_t i = 0; i < d->n; i++) {
+			uint32_t k = (uint32_t)d->hash[i] & (ns - 1);
+			while (slots[k])
+				k = (k + 1) & (ns - 1);
+			slots[k] = i + 1;
+		}
+		free(d->slots);
+		d->slots = slots;
+		d->nslots = ns;
+	}
+	uint32_t k = (uint32_t)h & (d->nslots - 1);
+	while (d->slots[k]) {
+		uint32_t i = d->slots[k] - 1;
+		if (d->hash[i] == h && d->len[i] == len &&
+		    bytes_equal(d->arena.p + d->off[i], s, len))
+			return d->last = i;
+		k = (k + 1) & (d->nslots - 1);
+	}
+	if (d->n == d->cap) {
+		uint32_t cap = d->cap ? d->cap * 2 : 256;
+		uint32_t *off = realloc(d->off, cap * sizeof(*off));
+		if (off) d->off = off;
+		uint32_t *ln = realloc(d->len, cap * sizeof(*ln));
+		if (ln) d->len = ln;
+		uint64_t *hs = realloc(d->hash, cap * sizeof(*hs));
+		if (hs) d->hash = hs;
+		if (!off || !ln || !hs) {
+			*err = -ENOMEM;
+			return 0;
+		}
+		d->cap = cap;
+	}
+	if ((*err = buf_reserve(&d->arena, len)))
+		return 0;
+	memcpy(d->arena.p + d->arena.len, s, len);
+	d->off[d->n] = (uint32_t)d->arena.len;
+	d->len[d->n] = (uint32_t)len;
+	d->hash[d->n] = h;
+	d->arena.len += len;
+	d->slots[k] = d->n + 1;
+	d->last = d->n;
+	return d->n++;
+}
+
+static void sdict_reset(struct sdict *d)
+{
+	if (d->nslots)
+		memset(d->slots, 0, d->nslots * sizeof(*d->slots));
+	d->n = 0;
+	d->arena.len = 0;
+}
+
+static void sdict_release(struct sdict *d)
+{
+	free(d->slots);
+	free(d->off);
+	free(d->len);
+	free(d->hash);
+	buf_release(&d->arena);
+}
+
+/* --------------------------------------------------------- block encode */
+
+static int encode_columns(const struct tape_table_def *def, uint64_t **cols,
+			  struct sdict *dicts, size_t n, int extra_cols,
+			  struct buf *out)
+{
+	size_t ncols = def->ncols + (size_t)extra_cols;
+	size_t dir;
+	int err;
+
+	out->len = 0;
+	if ((err = buf_reserve(out, 4 + 8 * ncols)))
+		return err;
+	put_le16(out->p, (uint16_t)ncols);
+	put_le16(out->p + 2, 0);
+	dir = 4;
+	out->len = 4 + 8 * ncols;
+	for (size_t c = 0; c < ncols; c++) {
+		const struct tape_column *col = c < def->ncols ? &def->cols[c] : NULL;
+		size_t start = out->len;
+		uint8_t enc, type = col ? col->type : TAPE_COL_U64;
+
+		if (col && col->type == TAPE_COL_STR) {
+			struct sdict *d = &dicts[c];
+			if ((err = buf_reserve(out, 10 + d->arena.len + 10 * (size_t)d->n + 1)))
+				return err;
+			buf_put_varint(out, d->n);
+			for (uint32_t i = 0; i < d->n; i++) {
+				buf_put_varint(out, d->len[i]);
+				memcpy(out->p + out->len, d->arena.p + d->off[i], d->len[i]);
+				out->len += d->len[i];
+			}
+			size_t encpos = out->len;
+			buf_put_u8(out, 0);
+			int force = tape__force_encoding == ENC_DICT ? 0 : tape__force_encoding;
+			if ((err = tape_int_encode(cols[c], n, out, &enc, force)))
+				return err;
+			out->p[encpos] = enc;
+			enc = ENC_SDICT;
+		} else {
+			/* extra (test) columns reuse ts_ns values */
+			const uint64_t *v = col ? cols[c] : cols[0];
+			if ((err = tape_int_encode(v, n, out, &enc, tape__force_encoding)))
+				return err;
+		}
+		size_t sz = out->len - start;
+		if (sz > UINT32_MAX)
+			return -E2BIG;
+		uint8_t *e = out->p + dir + 8 * c;
+		put_le16(e, col ? col->id : (uint16_t)(900 + (c - def->ncols)));
+		e[2] = type;
+		e[3] = enc;
+		put_le32(e + 4, (uint32_t)sz);
+	}
+	return 0;
+}
+
+static int write_block(tape_writer *w, struct tbuf *t)
+{
+	int err;
+	if (!t->rows)
+		return 0;
+	if ((err = flush_meta(w)))
+		return err;
+	err = encode_columns(t->def, t->cols, t->dicts, t->rows, 0, &w->raw);
+	if (!err)
+		err = write_chunk(w, CHUNK_BLOCK, (uint16_t)t->def->id, (uint32_t)t->rows,
+				  t->tmin, t->tmax, w->raw.p, w->raw.len);
+	t->rows = 0;
+	for (size_t c = 0; c < t->def->ncols; c++)
+		if (t->def->cols[c].type == TAPE_COL_STR)
+			sdict_reset(&t->dicts[c]);
+	return err;
+}
+
+static int tbuf_init(struct tbuf *t, const struct tape_table_def *def, unsigned rows)
+{
+	t->def = def;
+	t->cols = calloc(def->ncols, sizeof(*t->cols));
+	t->dicts = calloc(def->ncols, sizeof(*t->dicts));
+	if (!t->cols || !t->dicts)
+		return -ENOMEM;
+	for (size_t c = 0; c < def->ncols; c++) {
+		const struct tape_column *col = &def->cols[c];
+		if (!(t->cols[c] = malloc(rows * sizeof(uint64_t))))
+			return -ENOMEM;
+		if (col->type == TAPE_COL_STR) {
+			t->offs[t->ns] = col->offset;
+			t->strcol[t->ns++] = (unsigned)c;
+		} else if (col->width == 8) {
+			t->off8[t->n8] = col->offset;
+			t->dst8[t->n8++] = t->cols[c];
+		} else {
+			t->off4[t->n4] = col->offset;
+			t->dst4[t->n4++] = t->cols[c];
+		}
+	}
+	return 0;
+}
+
+static void tbuf_release(struct tbuf *t)
+{
+	if (!t->def)
+		return;
+	for (size_t c = 0; c < t->def->ncols; c++) {
+		if (t->cols)
+			free(t->cols[c]);
+		if (t->dicts)
+			sdict_release(&t->dicts[c]);
+	}
+	free(t->cols);
+	free(t->dicts);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ------------------------------------------------------------- public */
+
+int tape_writer_open_fd(tape_writer **out, int fd, const struct tape_writer_opts *opts)
+{
+	tape_writer *w;
+	uint8_t h[TAPE_HEADER_SIZE];
+	int err;
+
+	*out = NULL;
+	if (!(w = calloc(1, sizeof(*w))))
+		return -ENOMEM;
+	w->fd = fd;
+	w->flags = opts ? opts->flags : 0;
+	w->block_rows = opts && opts->block_rows ? opts->block_rows : TAPE_DEFAULT_ROWS;
+	w->level = opts && opts->zstd_level ? opts->zstd_level : 3;
+	if (w->block_rows > TAPE_MAX_ROWS) {
+		free(w);
+		return tape__fail(-EINVAL, "block_rows above %u", TAPE_MAX_ROWS);
+	}
+	if (!(w->cctx = ZSTD_createCCtx())) {
+		free(w);
+		return -ENOMEM;
+	}
+	memcpy(h, TAPE_MAGIC, 8);
+	put_le16(h + 8, TAPE_FORMAT_MAJOR);
+	put_le16(h + 10, TAPE_FORMAT_MINOR);
+	put_le32(h + 12, TAPE_HEADER_SIZE);
+	put_le64(h + 16, 0);
+	put_le32(h + 24, 0);
+	put_le32(h + 28, XXH32(h, 28, 0));
+	if ((err = write_all(w, h, sizeof(h)))) {
+		w->fd = -1;
+		tape_writer_free(w);
+		return err;
+	}
+	*out = w;
+	return 0;
+}
+
+int tape_writer_open(tape_writer **out, const char *path, const struct tape_writer_opts *opts)
+{
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC;
+	int fd, err;
+
+	*out = NULL;
+	flags |= opts && (opts->flags & TAPE_WRITE_FORCE) ? O_TRUNC : O_EXCL;
+	fd = open(path, flags, 0644);
+	if (fd < 0) {
+		err = -errno;
+		if (err == -EEXIST)
+			return tape__fail(err, "'%s' exists (use --force to overwrite)", path);
+		return tape__fail(err, "cannot create '%s': %s", path, strerror(errno));
+	}
+	err = tape_writer_open_fd(out, fd, opts);
+	if (err) {
+		close(fd);
+		unlink(path);
+	}
+	return err;
+}
+
+int tape_writer_set_meta(tape_writer *w, const char *key, const char *value)
+{
+	size_t kl = strlen(key), vl = strlen(value ? value : "");
+	int err;
+	if (w->err)
+		return w->err;
+	if (!kl || kl > TAPE_MAX_STRING || vl > TAPE_MAX_STRING)
+		return tape__fail(-EINVAL, "bad metadata key or value length");
+	if ((err = buf_reserve(&w->meta, kl + vl + 20)))
+		return set_err(w, err);
+	buf_put_varint(&w->meta, kl);
+	memcpy(w->meta.p + w->meta.len, key, kl);
+	w->meta.len += kl;
+	buf_put_varint(&w->meta, vl);
+	memcpy(w->meta.p + w->meta.len, value ? value : "", vl);
+	w->meta.len += vl;
+	w->nmeta++;
+	return 0;
+}
+
+int tape_writer_append(tape_writer *w, int table, const void *ev)
+{
+	const struct tape_table_def *def = tape__table(table);
+	struct tbuf *t;
+	int err = 0;
+
+	if (w->err)
+		return w->err;
+	if (!def)
+		return tape__fail(-EINVAL, "unknown table %d", table);
+	t = &w->tables[table];
+	if (!t->def && (err = tbuf_init(t, def, w->block_rows))) {
+		tbuf_release(t);
+		return set_err(w, err);
+	}
+	/* Check every string first so a refused event changes nothing. */
+	const char *strs[TAPE_MAX_STRCOLS];
+	size_t lens[TAPE_MAX_STRCOLS];
+	const char *e = ev;
+	for (unsigned i = 0; i < t->ns; i++) {
+		const char *s;
+		memcpy(&s, e + t->offs[i], sizeof(s));
+		s = s ? s : "";
+		lens[i] = strlen(s);
+		if (lens[i] > TAPE_MAX_STRING)
+			return tape__fail(-E2BIG, "string of column %s longer than %u bytes",
+					  def->cols[t->strcol[i]].name, TAPE_MAX_STRING);
+		strs[i] = s;
+	}
+	size_t r = t->rows;
+	for (unsigned i = 0; i < t->n8; i++)
+		memcpy(&t->dst8[i][r], e + t->off8[i], 8);
+	for (unsigned i = 0; i < t->n4; i++) {
+		uint32_t v;
+		memcpy(&v, e + t->off4[i], 4);
+		t->dst4[i][r] = v;
+	}
+	for (unsigned i = 0; i < t->ns; i++) {
+		unsigned c = t->strcol[i];
+		t->cols[c][r] = sdict_add(&t->dicts[c], strs[i], lens[i], &err);
+		if (err)
+			return set_err(w, err);
+	}
+	uint64_t ts = t->cols[0][r];
+	if (r == 0 || ts < t->tmin)
+		t->tmin = ts;
+	if (r == 0 || ts > t->tmax)
+		t->tmax = ts;
+	t->rows++;
+	w->events++;
+	if (t->rows == w->block_rows)
+		return set_err(w, write_block(w, t));
+	return 0;
+}
+
+int tape_writer_flush(tape_writer *w)
+{
+	int err;
+	if (w->err)
+		return w->err;
+	for (int i = 1; i < TAPE_TABLE_MAX; i++)
+		if ((err = write_block(w, &w->tables[i])))
+			return set_err(w, err);
+	if ((err = flush_meta(w)))
+		return set_err(w, err);
+	if ((w->flags & TAPE_WRITE_FSYNC) && fdatasync(w->fd))
+		return set_err(w, tape__fail(-errno, "fdatasync: %s", strerror(errno)));
+	return 0;
+}
+
+static int write_index(tape_writer *w)
+{
+	size_t n = w->nindex;
+	uint64_t index_off;
+	uint8_t tr[TAPE_TRAILER_SIZE];
+	int err;
+
+	w->raw.len = 0;
+	if ((err = buf_reserve(&w->raw, n * TAPE_INDEX_ENTRY)))
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t *e = w->raw.p + i * TAPE_INDEX_ENTRY;
+		put_le64(e, w->index[i].off);
+		e[8] = w->index[i].type;
+		e[9] = 0;
+		put_le16(e + 10, w->index[i].table);
+		put_le32(e + 12, w->index[i].count);
+		put_le64(e + 16, w->index[i].tmin);
+		put_le64(e + 24, w->index[i].tmax);
+	}
+	w->raw.len = n * TAPE_INDEX_ENTRY;
+	index_off = w->off;
+	if ((err = write_chunk(w, CHUNK_INDEX, 0, (uint32_t)n, 0, 0, w->raw.p, w->raw.len)))
+		return err;
+	put_le64(tr, index_off);
+	put_le32(tr + 8, XXH32(tr, 8, 0));
+	put_le32(tr + 12, 0);
+	memcpy(tr + 16, TAPE_TRAILER_MAGIC, 8);
+	return write_all(w, tr, sizeof(tr));
+}
+
+int tape_writer_close(tape_writer *w)
+{
+	int err;
+	if (!w)
+		return 0;
+	err = tape_writer_flush(w);
+	if (!err)
+		err = set_err(w, write_index(w));
+	if (!err && (w->flags & TAPE_WRITE_FSYNC) && fdatasync(w->fd))
+		err = set_err(w, tape__fail(-errno, "fdatasync: %s", strerror(errno)));
+	if (w->fd >= 0 && close(w->fd) && !err)
+		err = tape__fail(-errno, "close: %s", strerror(errno));
+	w->fd = -1;
+	err = w->err ? w->err : err;
+	tape_writer_free(w);
+	return err;
+}
+
+void tape_writer_free(tape_writer *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	for (int i = 0; i < TAPE_TABLE_MAX; i++)
+		tbuf_release(&w->tables[i]);
+	ZSTD_freeCCtx(w->cctx);
+	buf_release(&w->raw);
+	buf_release(&w->comp);
+	buf_release(&w->meta);
+	free(w->index);
+	free(w);
+}
+
+uint64_t tape_writer_events(const tape_writer *w)
+{
+	return w->events;
+}
+
+uint64_t tape_writer_bytes(const tape_writer *w)
+{
+	return w->off;
+}
+
+/* ------------------------------------------------------------ test hooks */
+
+int tape_writer__raw_chunk(tape_writer *w, uint8_t type, uint16_t table,
+			   uint32_t count, uint64_t tmin, uint64_t tmax,
+			   const void *raw, size_t raw_len)
+{
+	return set_err(w, write_chunk(w, type, table, count, tmin, tmax, raw, raw_len));
+}
+
+int tape__encode_block(int table, const void *evs, size_t n, int extra_cols,
+		       struct buf *out)
+{
+	const struct tape_table_def *def = tape__table(table);
+	struct tbuf t = { 0 };
+	int err;
+
+	if (!def)
+		return -EINVAL;
+	if ((err = tbuf_init(&t, def, n ? (unsigned)n : 1)))
+		goto out;
+	for (size_t r = 0; r < n; r++) {
+		const char *ev = (const char *)evs + r * def->size;
+		for (size_t c = 0; c < def->ncols; c++) {
+			const struct tape_column *col = &def->cols[c];
+			if (col->type == TAPE_COL_STR) {
+				const char *s;
+				memcpy(&s, ev + col->offset, sizeof(s));
+				s = s ? s : "";
+				t.cols[c][r] = sdict_add(&t.dicts[c], s, strlen(s), &err);
+				if (err)
+					goto out;
+			} else {
+				t.cols[c][r] = col_get(col, ev);
+			}
+		}
+	}
+	err = encode_columns(def, t.cols, t.dicts, n, extra_cols, out);
+out:
+	tbuf_release(&t);
+	return err;
+}

@@ -1,0 +1,78 @@
+# tests/cli/lib.sh - helpers sourced by the CLI tests (POSIX sh).
+#
+# tests/run sets IOTAPE (the binary) and TOP (the repository root).  Each
+# test works in its own mktemp -d directory $T, removed on exit, and exits
+# 0 pass, 1 fail, 77 skip.
+
+: "${TOP:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${IOTAPE:=$TOP/iotape}"
+if [ ! -x "$IOTAPE" ]; then
+	echo "no iotape binary at $IOTAPE (run make)" >&2
+	exit 77
+fi
+T=$(mktemp -d "${TMPDIR:-/tmp}/iotape-cli.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+trap 'exit 1' INT TERM HUP
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+skip() {
+	echo "$*" >&2
+	exit 77
+}
+
+# run CMD ARGS...: output in $T/out and $T/err, status in $rc.
+run() {
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+}
+
+# ok CMD ARGS...: must exit 0 with nothing on stderr.
+ok() {
+	run "$@"
+	[ "$rc" -eq 0 ] || fail "'$*' exited $rc: $(cat "$T/err")"
+	[ -s "$T/err" ] && fail "'$*' wrote to stderr: $(cat "$T/err")"
+	return 0
+}
+
+# err_line RC PREFIX PATTERN CMD ARGS...: exit status RC and exactly one
+# line on stderr that starts with PREFIX and contains PATTERN (fixed string).
+err_line() {
+	want=$1 prefix=$2 pattern=$3
+	shift 3
+	run "$@"
+	[ "$rc" -eq "$want" ] || fail "'$*' exited $rc, want $want ($(cat "$T/err"))"
+	n=$(wc -l <"$T/err")
+	[ "$n" -eq 1 ] || fail "'$*' printed $n lines on stderr, want 1: $(cat "$T/err")"
+	case $(cat "$T/err") in
+	"$prefix"*) ;;
+	*) fail "'$*' stderr does not start with '$prefix': $(cat "$T/err")" ;;
+	esac
+	grep -qF -- "$pattern" "$T/err" || fail "'$*' stderr lacks '$pattern': $(cat "$T/err")"
+	return 0
+}
+
+# same EXPECTED ACTUAL: files byte-identical.
+same() {
+	cmp -s "$1" "$2" && return 0
+	diff "$1" "$2" | head -n 20 >&2
+	fail "$2 differs from $1"
+}
+
+# roundtrip CSV TABLE: import CSV, dump it again, compare byte for byte;
+# then import that dump and dump once more.
+roundtrip() {
+	csv=$1 table=$2 base=$T/rt.$2
+	rm -f "$base".tape "$base".2.tape
+	ok "$IOTAPE" import --table "$table" -o "$base.tape" "$csv"
+	ok "$IOTAPE" dump --format csv --table "$table" -o "$base.csv" "$base.tape"
+	same "$csv" "$base.csv"
+	"$IOTAPE" dump --format csv --table "$table" "$base.tape" |
+		"$IOTAPE" import --table "$table" -o "$base.2.tape" - ||
+		fail "dump | import failed for $table"
+	ok "$IOTAPE" dump --format csv --table "$table" -o "$base.2.csv" "$base.2.tape"
+	same "$csv" "$base.2.csv"
+}

@@ -1,0 +1,108 @@
+#!/bin/sh
+# dump --format csv | import | dump --format csv is byte-identical, for
+# every table: hand-written CSVs in dump's canonical form with awkward
+# strings (comma, quote, CR/LF, leading/trailing space, non-UTF-8 bytes, a
+# 4 KiB path), negative values, 2^64-1, and enumeration values without a
+# name.
+. "$(dirname "$0")/lib.sh"
+
+max=18446744073709551615
+long=/$(head -c 4095 /dev/zero | tr '\0' 'p')
+
+# syscall: ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns,file_id,flags,path2
+{
+	echo 'ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns,file_id,flags,path2'
+	echo '100,4242,4243,openat,/data/train/shard-00001.tar,-1,0,0,7,1500,1,0x80000,'
+	echo '200,4242,4243,pread64,/data/train/shard-00001.tar,7,4096,131072,131072,12345,1,0x0,'
+	echo '300,4242,4244,openat,"/data/a,b ""quoted""'
+	echo 'and a newline",-1,0,0,-2,800,0,0x0,'
+	echo '400,1,1,rename,/tmp/a,-1,0,0,0,1,2,0x0,/tmp/b c'
+	echo "500,4294967295,4294967295,unknown,,-9223372036854775808,$max,$max,9223372036854775807,$max,$max,0xffffffffffffffff,"
+	echo '600,7,7,200,"  leading space",3,0,0,-5,0,0,0x1," trailing "'
+	printf '700,7,7,read,"cr\rinside",3,0,1,1,0,0,0x0,\n'
+	printf '800,7,7,write,bytes \377\376 not utf-8,3,0,1,-28,0,0,0x0,\n'
+	echo "900,7,7,read,$long,4,8192,4096,0,3,9,0x0,"
+	echo '1000,7,7,close,,4,0,0,0,0,0,0x0,'
+	echo '1000,8,9,uring_read,"tab	",5,0,65536,65536,0,0,0x0,'
+} >"$T/syscall.csv"
+roundtrip "$T/syscall.csv" syscall
+# the 4 KiB path survives whole
+"$IOTAPE" dump -F csv "$T/rt.syscall.tape" | grep -qF ",$long," || fail "4 KiB path lost"
+
+# block: ts_ns,pid,tid,dev,rwbs,sector,bytes,dur_ns,inode,error
+cat >"$T/block.csv" <<EOT
+ts_ns,pid,tid,dev,rwbs,sector,bytes,dur_ns,inode,error
+1000,0,0,8388608,R,2048,131072,90000,1234,0
+1100,12,12,271581184,WS,$max,4096,1,0,-5
+1200,0,0,8388609,N,0,0,0,0,0
+1300,4294967295,1,1,FDWRASMU,1,1,1,$max,-9223372036854775808
+1400,1,1,2,RA,0,0,0,0,0
+1500,1,1,3,0x100,0,0,0,0,9223372036854775807
+1600,1,1,4,0xffffffffffffffff,0,0,0,0,0
+EOT
+roundtrip "$T/block.csv" block
+
+# cache: ts_ns,pid,tid,kind,dev,inode,file_id,index,count
+cat >"$T/cache.csv" <<EOT
+ts_ns,pid,tid,kind,dev,inode,file_id,index,count
+5,100,101,access,8388608,77,1,0,32
+6,100,101,insert,8388608,77,1,32,16
+7,0,0,evict,8388608,77,1,0,1
+8,100,102,fault,8388608,78,2,$max,1
+9,100,102,map_pages,8388608,78,2,10,16
+10,1,1,0,0,0,0,0,0
+11,1,1,99,$max,$max,$max,$max,$max
+EOT
+roundtrip "$T/cache.csv" cache
+
+# process: ts_ns,pid,tid,ppid,comm,end_ns,exit_code,argv
+{
+	echo 'ts_ns,pid,tid,ppid,comm,end_ns,exit_code,argv'
+	echo '1,4242,4242,1,python3,99999,0,python3 train.py --epochs 3'
+	echo '2,4243,4243,4242,"pt,worker",0,-9223372036854775808,"sh -c ""echo hi""'
+	echo 'second line"'
+	echo "3,4294967295,4294967295,4294967295,,$max,9223372036854775807,"
+	echo '4,5,6,5,"""",7,-1,"a,b,c"'
+} >"$T/process.csv"
+roundtrip "$T/process.csv" process
+
+# file: ts_ns,file_id,path,dev,inode,size,mode
+cat >"$T/file.csv" <<EOT
+ts_ns,file_id,path,dev,inode,size,mode
+10,1,/data/train/shard-00001.tar,8388608,131,1073741824,33188
+20,2,"/data/with,comma",8388608,132,0,16877
+30,$max,$long,$max,$max,$max,$max
+40,0,,0,0,0,0
+EOT
+roundtrip "$T/file.csv" file
+
+# sample: ts_ns,metric,subject,value (every metric, then no-name values)
+{
+	echo 'ts_ns,metric,subject,value'
+	i=1
+	for m in cpu_user_ns cpu_sys_ns rss_bytes pagecache_bytes \
+		mem_available_bytes disk_read_bytes disk_write_bytes \
+		disk_read_ios disk_write_ios disk_busy_ms gpu_util_pct gpu_mem_bytes; do
+		echo "$i,$m,$i,$((i * 1000))"
+		i=$((i + 1))
+	done
+	echo "100,0,0,0"
+	echo "101,4294967295,$max,$max"
+} >"$T/sample.csv"
+roundtrip "$T/sample.csv" sample
+
+# the other formats see the same events
+ok "$IOTAPE" dump -F jsonl "$T/rt.syscall.tape"
+[ "$(wc -l <"$T/out")" -eq 11 ] || fail "jsonl: $(wc -l <"$T/out") lines, want 11"
+grep -q '"table":"syscall","ts_ns":500,"pid":4294967295' "$T/out" || fail "jsonl: row 500"
+grep -q "\"offset\":\"$max\"" "$T/out" || fail "jsonl: 2^64-1 not a decimal string"
+grep -q '"path":"bytes \\ufffd\\ufffd not utf-8"\|"path":"bytes �� not utf-8"' "$T/out" ||
+	fail "jsonl: non-UTF-8 path"
+ok "$IOTAPE" dump "$T/rt.syscall.tape"
+[ "$(wc -l <"$T/out")" -eq 11 ] || fail "text: $(wc -l <"$T/out") lines, want 11"
+grep -q '^ *0\.000000100 .*4242/4243 pread64 /data/train/shard-00001.tar fd=7 off=4096 size=131072 ret=131072 dur=12.3us' "$T/out" ||
+	fail "text: pread64 line: $(sed -n 2p "$T/out")"
+grep -q 'ret=-2 (ENOENT)' "$T/out" || fail "text: errno name"
+ok "$IOTAPE" dump -F jsonl -t block "$T/rt.block.tape"
+grep -q '"rwbs":"WS"' "$T/out" || fail "jsonl: rwbs"
+exit 0

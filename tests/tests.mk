@@ -1,0 +1,38 @@
+# tests/tests.mk - test programs, included by the top Makefile.
+#
+# tests/unit/test_*.c   cmocka programs linked with libtape (exit 0/1/77)
+# tests/fuzz/fuzz_*.c   libFuzzer targets; tests/fuzz/replay.c gives each a
+#                       main() that replays tests/fuzz/corpus/<name>/
+# tests/cli/*.sh        shell tests of ./iotape (run by tests/run)
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/tests/%)
+TESTLIB_SRCS := $(wildcard tests/lib/*.c)
+TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(OUT)/%.o)
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(OUT)/tests/%)
+HELPER_SRCS := $(wildcard tests/helpers/*.c)
+HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(OUT)/tests/%)
+
+.PHONY: tests fuzz
+tests: $(UNIT_BINS) $(FUZZ_BINS) $(HELPER_BINS)
+
+$(OUT)/tests/test_%: $(OUT)/tests/unit/test_%.o $(TESTLIB_OBJS) $(LIBTAPE)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TESTLIB_OBJS) $(LIBTAPE) -lcmocka -lzstd -lxxhash -lpthread -lm
+
+# Plain build: the target plus a main() that replays the corpus.
+$(OUT)/tests/fuzz_%: $(OUT)/tests/fuzz/fuzz_%.o $(OUT)/tests/fuzz/replay.o $(LIBTAPE)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lzstd -lxxhash -lm
+
+$(OUT)/tests/%: $(OUT)/tests/helpers/%.o $(LIBTAPE)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lzstd -lxxhash -lpthread -lm
+
+# libFuzzer build for real fuzzing: make fuzz; then
+#   .output/fuzz/fuzz_reader tests/fuzz/corpus/reader
+fuzz: $(FUZZ_SRCS:tests/fuzz/%.c=$(OUT)/fuzz/%)
+$(OUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FORMAT_SRCS)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iformat -o $@ $^ -lzstd -lxxhash -lm
