@@ -225,7 +225,8 @@ static uint32_t sdict_add(struct sdict *d, const char *s, size_t len, int *err)
 	}
 	if ((*err = buf_reserve(&d->arena, len)))
 		return 0;
-	memcpy(d->arena.p + d->arena.len, s, len);
+	if (len)
+		memcpy(d->arena.p + d->arena.len, s, len);
 	d->off[d->n] = (uint32_t)d->arena.len;
 	d->len[d->n] = (uint32_t)len;
 	d->hash[d->n] = h;
@@ -281,7 +282,8 @@ static int encode_columns(const struct tape_table_def *def, uint64_t **cols,
 			buf_put_varint(out, d->n);
 			for (uint32_t i = 0; i < d->n; i++) {
 				buf_put_varint(out, d->len[i]);
-				memcpy(out->p + out->len, d->arena.p + d->off[i], d->len[i]);
+				if (d->len[i])
+					memcpy(out->p + out->len, d->arena.p + d->off[i], d->len[i]);
 				out->len += d->len[i];
 			}
 			size_t encpos = out->len;
