@@ -210,12 +210,13 @@ static __thread size_t scratch_cap;
 
 static uint64_t *scratch_get(size_t n)
 {
-	if (n > scratch_cap) {
-		uint64_t *p = realloc(scratch, (n ? n : 1) * sizeof(*p));
+	if (!scratch || n > scratch_cap) {
+		size_t cap = n > 1024 ? n : 1024;
+		uint64_t *p = realloc(scratch, cap * sizeof(*p));
 		if (!p)
 			return NULL;
 		scratch = p;
-		scratch_cap = n;
+		scratch_cap = cap;
 	}
 	return scratch;
 }

@@ -44,6 +44,8 @@ struct tape_reader {
 	size_t nmeta;
 	struct tape_table_stats stats[TAPE_TABLE_MAX];
 	uint64_t unknown_blocks;
+	uint64_t damaged;		/* META chunks that could not be read */
+	char damaged_detail[256];
 };
 
 struct tape_cursor {
@@ -343,7 +345,9 @@ static int load_meta(tape_reader *r, const struct entry *e, ZSTD_DCtx *dctx)
 				 (unsigned long long)e->off);
 	if (!err)
 		err = load_payload(r, e->off, &c, dctx, &stored, &raw);
-	if (!err) {
+	/* Two passes: check the whole chunk, then apply it, so a malformed
+	 * chunk changes nothing. */
+	for (int apply = 0; !err && apply < 2; apply++) {
 		struct rd rd = { raw.p, raw.p + raw.len };
 		for (uint32_t i = 0; i < c.count && !err; i++) {
 			uint64_t kl, vl;
@@ -360,18 +364,20 @@ static int load_meta(tape_reader *r, const struct entry *e, ZSTD_DCtx *dctx)
 			}
 			v = rd.p;
 			rd.p += vl;
-			if (!kl || memchr(k, 0, kl) || memchr(v, 0, vl)) {
+			if (!kl || kl > TAPE_MAX_STRING || vl > TAPE_MAX_STRING ||
+			    memchr(k, 0, kl) || memchr(v, 0, vl)) {
 				err = -EBADMSG;
 				break;
 			}
-			err = meta_set(r, k, kl, v, vl);
+			if (apply)
+				err = meta_set(r, k, kl, v, vl);
 		}
 		if (!err && rd.p != rd.end)
 			err = -EBADMSG;
-		if (err == -EBADMSG)
-			tape__fail(err, "metadata chunk at offset %llu is malformed",
-				   (unsigned long long)e->off);
 	}
+	if (err == -EBADMSG)
+		tape__fail(err, "metadata chunk at offset %llu is malformed",
+			   (unsigned long long)e->off);
 	buf_release(&stored);
 	buf_release(&raw);
 	return err;
@@ -445,7 +451,15 @@ int tape_reader_open_fd(tape_reader **out, int fd)
 	for (size_t i = 0; i < r->nents; i++) {
 		struct entry *e = &r->ents[i];
 		if (e->type == CHUNK_META) {
-			if ((err = load_meta(r, e, dctx)))
+			/* A damaged META chunk loses its keys, not the trace. */
+			err = load_meta(r, e, dctx);
+			if (err == -EBADMSG || err == -ENOTSUP) {
+				if (!r->damaged++)
+					snprintf(r->damaged_detail, sizeof(r->damaged_detail),
+						 "%s", tape_error_detail());
+				err = 0;
+			}
+			if (err)
 				goto fail;
 		} else if (e->type == CHUNK_BLOCK) {
 			if (e->table > 0 && e->table < TAPE_TABLE_MAX) {
@@ -518,6 +532,13 @@ const char *tape_reader_recovered(const tape_reader *r) { return r->recovered; }
 uint64_t tape_reader_trailing_bytes(const tape_reader *r) { return r->trailing; }
 size_t tape_reader_meta_count(const tape_reader *r) { return r->nmeta; }
 uint64_t tape_reader_unknown_blocks(const tape_reader *r) { return r->unknown_blocks; }
+
+uint64_t tape_reader_damaged_meta(const tape_reader *r, const char **detail)
+{
+	if (detail)
+		*detail = r->damaged ? r->damaged_detail : NULL;
+	return r->damaged;
+}
 
 int tape_reader_meta_at(const tape_reader *r, size_t i, const char **key, const char **value)
 {

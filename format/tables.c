@@ -316,7 +316,8 @@ int tape_metric_from_name(const char *name)
 	return name_lookup(metrics, TAPE_METRIC_MAX, name);
 }
 
-/* RWBS letters in blktrace order; "N" for no flags. */
+/* RWBS-like letters, one per flag in this fixed order (U = FUA, unlike
+ * blktrace's second F); "N" for no flags. */
 static const struct { char c; uint64_t bit; } rwbs[] = {
 	{ 'F', TAPE_BLK_FLUSH }, { 'D', TAPE_BLK_DISCARD }, { 'W', TAPE_BLK_WRITE },
 	{ 'R', TAPE_BLK_READ }, { 'A', TAPE_BLK_RAHEAD }, { 'S', TAPE_BLK_SYNC },

@@ -81,7 +81,7 @@ enum tape_op_class {
 	TAPE_OPC_NAMESPACE, /* rename, unlink, mkdir: path (and path2) */
 };
 
-/* Block request flags (syscall.flags of block events), like blktrace RWBS. */
+/* Block request flags (block.flags, column "rwbs"), printed as RWBS letters. */
 enum tape_blk_flag {
 	TAPE_BLK_READ = 1u << 0,
 	TAPE_BLK_WRITE = 1u << 1,
@@ -337,6 +337,9 @@ int tape_reader_table_stats(const tape_reader *r, int table,
 			    struct tape_table_stats *st);
 /* Blocks of tables this library does not know (skipped). */
 uint64_t tape_reader_unknown_blocks(const tape_reader *r);
+/* META chunks that were damaged (their keys are missing); *detail, when
+ * not NULL, gets what was wrong with the first one. */
+uint64_t tape_reader_damaged_meta(const tape_reader *r, const char **detail);
 
 /*
  * Iterate over one table, in file order, events with t_from <= ts_ns <= t_to
