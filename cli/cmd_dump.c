@@ -44,7 +44,7 @@ static const struct opt_cmd dump_cmd = {
 };
 
 /* Block flags bits tape_blk_flags_format() can spell. */
-#define BLK_KNOWN_FLAGS 0xffull
+#define BLK_KNOWN_FLAGS ((uint64_t)TAPE_BLK_KNOWN)
 
 struct src {
 	int table;
@@ -291,6 +291,9 @@ static void text_event(struct dump *d, const struct src *s)
 		} else if (op && strcmp(c->name, "fd") == 0 &&
 			   col_signed(c, v) == -1) {
 			continue;	/* no fd argument */
+		} else if (op && strcmp(c->name, "fd") == 0 &&
+			   col_signed(c, v) == -100) {
+			fputs(" fd=AT_FDCWD", f);
 		} else if (op && (strcmp(c->name, "offset") == 0 ||
 				  strcmp(c->name, "size") == 0) && !v &&
 			   !transfer) {

@@ -33,6 +33,7 @@ static const struct opt import_opts[] = {
 	{ 't', "table", "TABLE", "table the rows belong to",
 	  "syscall|block|cache|process|file|sample", "syscall" },
 	{ 'f', "force", NULL, "replace TRACE if it exists" },
+	{ 'm', "meta", "KEY=VALUE", "set a metadata key (repeatable; after the defaults)" },
 	{ 'o', "output", "TRACE", "trace to create", NULL, NULL, OPT_REQUIRED },
 	{ 0 }
 };
@@ -429,10 +430,13 @@ static int syscall_fill(struct sysstate *st, struct tape_syscall *ev,
 			uint64_t *fd = path >= 0 ?
 				kmap_get(&st->last_open, ev->pid, (uint64_t)path) : NULL;
 
+			if (path < 0) {
+				snprintf(err, errlen, "%s acts on an fd: add an fd column, or a path opened earlier",
+					 opname);
+				return -EINVAL;
+			}
 			if (!fd || !fd_find(st, ev->pid, (int64_t)*fd)) {
-				snprintf(err, errlen, path >= 0 ?
-					 "%s: no open file with this path in pid %u to take the fd from; add an fd column" :
-					 "%s acts on an fd: add an fd column or a path opened earlier",
+				snprintf(err, errlen, "%s: no open file with this path in pid %u to take the fd from; add an fd column",
 					 opname, ev->pid);
 				return -EINVAL;
 			}
@@ -606,8 +610,11 @@ static int import_header(struct import *im)
 		return -ENOMEM;
 	for (size_t i = 0; i < im->nmap; i++) {
 		const char *name = csv_field(&im->csv, i);
-		const struct tape_column *c = tape_column_find(im->table, name);
+		const struct tape_column *c;
 
+		if (i == 0 && strncmp(name, "\xef\xbb\xbf", 3) == 0)
+			name += 3;	/* UTF-8 byte order mark (spreadsheets) */
+		c = tape_column_find(im->table, name);
 		if (!c) {
 			snprintf(im->err, sizeof(im->err),
 				 "unknown column '%.60s' for table %s", name,
@@ -750,8 +757,8 @@ int cmd_import(int argc, char **argv)
 	const char *table = "syscall", *out = NULL, *in;
 	tape_writer *w = NULL;
 	char *tmp = NULL;
-	int force = 0, nargs, c, err, ret = EXIT_FAIL;
-	char **args;
+	int force = 0, nargs, c, err, ret = EXIT_FAIL, nmeta = 0;
+	char **args, **meta = NULL, **m;
 	struct stat sb;
 
 	opt_init(&p, &import_cmd, argc, argv);
@@ -772,6 +779,21 @@ int cmd_import(int argc, char **argv)
 		case 'f':
 			force = 1;
 			break;
+		case 'm':
+			if (!strchr(p.arg, '=') || p.arg[0] == '=') {
+				opt_error(&import_cmd, "--meta '%s': want KEY=VALUE", p.arg);
+				free(meta);
+				return EXIT_USAGE;
+			}
+			m = reallocarray(meta, nmeta + 1, sizeof(*meta));
+			if (!m) {
+				cli_error("out of memory");
+				free(meta);
+				return EXIT_FAIL;
+			}
+			meta = m;
+			meta[nmeta++] = (char *)p.arg;
+			break;
 		}
 	}
 	args = opt_args(&p, &nargs);
@@ -780,22 +802,20 @@ int cmd_import(int argc, char **argv)
 			opt_error(&import_cmd, "expected one FILE, got %d arguments", nargs);
 		else
 			opt_error(&import_cmd, "missing FILE");
+		free(meta);
 		return EXIT_USAGE;
 	}
 	if (!out) {
 		opt_error(&import_cmd, "missing -o TRACE");
+		free(meta);
 		return EXIT_USAGE;
 	}
 	im.table = tape_table_from_name(table);
-	if (im.table < 0) {
-		opt_error(&import_cmd, "unknown table '%s'", table);
-		return EXIT_USAGE;
-	}
 	im.cols = tape_table_columns(im.table, &im.ncols);
 	in = args[0];
 	if (!force && lstat(out, &sb) == 0) {
 		cli_error("%s: exists (use -f to replace it)", out);
-		return EXIT_FAIL;
+		goto cleanup;
 	}
 	if (strcmp(in, "-") == 0) {
 		im.csv.f = stdin;
@@ -805,7 +825,7 @@ int cmd_import(int argc, char **argv)
 		im.in_name = in;
 		if (!im.csv.f) {
 			cli_error("%s: %s", in, strerror(errno));
-			return EXIT_FAIL;
+			goto cleanup;
 		}
 	}
 	im.csv.line = 1;
@@ -823,6 +843,17 @@ int cmd_import(int argc, char **argv)
 	    tape_writer_set_meta(w, "clock", "unknown")) {
 		cli_error("out of memory");
 		goto fail;
+	}
+	for (int i = 0; i < nmeta; i++) {
+		char *eq = strchr(meta[i], '=');
+
+		*eq = '\0';
+		err = tape_writer_set_meta(w, meta[i], eq + 1);
+		*eq = '=';
+		if (err < 0) {
+			cli_tape_error(meta[i], err);
+			goto fail;
+		}
 	}
 	if (import_run(&im, w, out))
 		goto fail;
@@ -843,6 +874,7 @@ fail:
 	unlink(tmp ? tmp : out);
 cleanup:
 	free(tmp);
+	free(meta);
 	if (im.csv.f && im.csv.f != stdin)
 		fclose(im.csv.f);
 	free(im.csv.buf);

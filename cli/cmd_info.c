@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "cli.h"
 #include "opt.h"
 #include "tape.h"
@@ -37,8 +38,9 @@ struct info {
 	uint64_t t_min, t_max;	/* over all tables; t_min > t_max when empty */
 };
 
-/* Value of a lost.* key; 0 when it is not a decimal number. */
-static uint64_t lost_value(const char *v)
+/* Value of a decimal meta value (lost.*, start_wall_ns); 0 when it is not
+ * a decimal number. */
+static uint64_t meta_u64(const char *v)
 {
 	char *end;
 	unsigned long long n;
@@ -57,7 +59,7 @@ static uint64_t table_lost(const struct info *in, int t)
 
 	snprintf(key, sizeof(key), LOST_PREFIX "%s", tape_table_name(t));
 	v = tape_reader_meta(in->r, key);
-	return v ? lost_value(v) : 0;
+	return v ? meta_u64(v) : 0;
 }
 
 static void info_collect(struct info *in)
@@ -82,7 +84,7 @@ static void info_collect(struct info *in)
 
 		if (tape_reader_meta_at(in->r, i, &k, &v) == 0 &&
 		    strncmp(k, LOST_PREFIX, strlen(LOST_PREFIX)) == 0)
-			in->lost += lost_value(v);
+			in->lost += meta_u64(v);
 	}
 }
 
@@ -124,6 +126,9 @@ static int info_json(struct info *in, FILE *f)
 			    cli_json_u64(tape_reader_trailing_bytes(in->r)));
 	json_object_set_new(o, "unknown_blocks",
 			    cli_json_u64(tape_reader_unknown_blocks(in->r)));
+	const char *dmg;
+	uint64_t ndmg = tape_reader_damaged_meta(in->r, &dmg);
+	json_object_set_new(o, "damaged_meta_chunks", cli_json_u64(ndmg));
 	for (int t = 1; t < TAPE_TABLE_MAX; t++) {
 		const struct tape_table_stats *s = &in->st[t];
 		json_t *to = json_object();
@@ -147,7 +152,7 @@ static int info_json(struct info *in, FILE *f)
 		json_object_set_new(meta, k, cli_json_str(v));
 		if (strncmp(k, LOST_PREFIX, strlen(LOST_PREFIX)) == 0)
 			json_object_set_new(lost, k + strlen(LOST_PREFIX),
-					    cli_json_u64(lost_value(v)));
+					    cli_json_u64(meta_u64(v)));
 	}
 	json_object_set_new(o, "lost", lost);
 	json_object_set_new(o, "meta", meta);
@@ -155,6 +160,22 @@ static int info_json(struct info *in, FILE *f)
 	fputc('\n', f);
 	json_decref(o);
 	return ret ? -EIO : 0;
+}
+
+/* The recorder's start_wall_ns as a UTC date, when it is there. */
+static void info_started(struct info *in, FILE *f)
+{
+	const char *v = tape_reader_meta(in->r, "start_wall_ns");
+	uint64_t ns = v ? meta_u64(v) : 0;
+	time_t secs = (time_t)(ns / 1000000000);
+	struct tm tm;
+	char buf[64];
+
+	if (!ns || !gmtime_r(&secs, &tm) ||
+	    !strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm))
+		return;
+	fprintf(f, "%-16s %s.%03u UTC\n", "started", buf,
+		(unsigned)(ns % 1000000000 / 1000000));
 }
 
 static void info_text(struct info *in, FILE *f)
@@ -185,6 +206,7 @@ static void info_text(struct info *in, FILE *f)
 	} else {
 		fprintf(f, "%-16s -\n", "duration");
 	}
+	info_started(in, f);
 	if (rec)
 		fprintf(f, "%-16s rebuilt by scanning: %s\n", "index", rec);
 	else
@@ -195,6 +217,11 @@ static void info_text(struct info *in, FILE *f)
 	if (tape_reader_unknown_blocks(in->r))
 		fprintf(f, "%-16s %" PRIu64 " skipped (tables this version does not know)\n",
 			"unknown blocks", tape_reader_unknown_blocks(in->r));
+	const char *dmg;
+	uint64_t ndmg = tape_reader_damaged_meta(in->r, &dmg);
+	if (ndmg)
+		fprintf(f, "%-16s %" PRIu64 " damaged metadata chunk(s), keys missing: %s\n",
+			"metadata", ndmg, dmg);
 
 	fprintf(f, "\n%-10s %12s %8s %10s %10s %12s %10s\n", "table", "events",
 		"blocks", "bytes", "start", "duration", "lost");

@@ -61,7 +61,7 @@ static int cmd_help(int argc, char **argv)
 	char *hargv[] = { NULL, "-h", NULL };
 	int ret;
 
-	if (argc < 2) {
+	if (argc < 2 || strcmp(argv[1], "help") == 0) {
 		usage(stdout);
 		return EXIT_OK;
 	}

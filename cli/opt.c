@@ -118,8 +118,12 @@ int opt_next(struct opt_parser *p)
 		return OPT_END;
 	if (c == '?') {
 		const char *bad = p->argv[optind - 1];
+		int lng = bad && bad[0] == '-' && bad[1] == '-';
 
-		if (optopt && optopt < 256 && (!bad || bad[1] != '-'))
+		if (optopt && lng)	/* --flag=value */
+			return opt_error(p->cmd, "option '%.*s' takes no argument",
+					 (int)strcspn(bad, "="), bad);
+		if (optopt && optopt < 256)
 			return opt_error(p->cmd, "unknown option '-%c'", optopt);
 		return opt_error(p->cmd, "unknown option '%s'", bad ? bad : "?");
 	}

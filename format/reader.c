@@ -199,13 +199,13 @@ static int load_footer(tape_reader *r, ZSTD_DCtx *dctx)
 	int err, rc = 1;
 
 	if (r->size < r->header_size + TAPE_CHUNK_HDR + TAPE_TRAILER_SIZE) {
-		set_recovered(r, "%s", "no footer index (the recording did not finish): index rebuilt by scanning");
+		set_recovered(r, "%s", "no footer index (the recording did not finish)");
 		return 1;
 	}
 	if ((err = read_at(r, tr, sizeof(tr), r->size - TAPE_TRAILER_SIZE)))
 		return err;
 	if (memcmp(tr + 16, TAPE_TRAILER_MAGIC, 8)) {
-		set_recovered(r, "%s", "no footer index (the recording did not finish): index rebuilt by scanning");
+		set_recovered(r, "%s", "no footer index (the recording did not finish)");
 		return 1;
 	}
 	uint64_t ioff = get_le64(tr);
@@ -264,7 +264,7 @@ static int load_footer(tape_reader *r, ZSTD_DCtx *dctx)
 	goto out;
 damaged:
 	r->nents = 0;
-	set_recovered(r, "footer index damaged (%s): index rebuilt by scanning", tape_error_detail());
+	set_recovered(r, "footer index damaged (%s)", tape_error_detail());
 	rc = 1;
 out:
 	buf_release(&stored);

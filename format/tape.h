@@ -92,6 +92,7 @@ enum tape_blk_flag {
 	TAPE_BLK_DISCARD = 1u << 6,
 	TAPE_BLK_RAHEAD = 1u << 7,
 };
+#define TAPE_BLK_KNOWN 0xffu	/* the bits above; others print as hex */
 
 /* Page-cache event kinds, stored on disk. */
 enum tape_cache_kind {
@@ -252,7 +253,8 @@ int tape_blk_flags_parse(const char *s, uint64_t *flags);
 
 /* -errno -> text, including the library's own meanings (EBADMSG, ...). */
 const char *tape_strerror(int err);
-/* Detail of the last error in this thread ("block at offset 4096: ..."). */
+/* Detail of the last error in this thread ("block at offset 4096: ...").
+ * Only meaningful right after a call failed: success does not clear it. */
 const char *tape_error_detail(void);
 
 /* ------------------------------------------------------------------ writer */
@@ -274,7 +276,8 @@ struct tape_writer_opts {
  */
 int tape_writer_open(tape_writer **out, const char *path,
 		     const struct tape_writer_opts *opts);
-/* Same, on an fd the caller opened for writing; the writer owns it. */
+/* Same, on an fd the caller opened for writing; on success the writer owns
+ * it, on failure the caller still does (it is not closed). */
 int tape_writer_open_fd(tape_writer **out, int fd,
 			const struct tape_writer_opts *opts);
 /* Set a metadata key; written with the next flush (later values win). */
@@ -315,7 +318,8 @@ void tape_reader_free(tape_reader *r);
 
 void tape_reader_version(const tape_reader *r, unsigned *major, unsigned *minor);
 uint64_t tape_reader_file_size(const tape_reader *r);
-/* NULL when the index came from the footer, else the reason it was rebuilt. */
+/* NULL when the index came from the footer, else why it was rebuilt by
+ * scanning ("no footer index (the recording did not finish)", ...). */
 const char *tape_reader_recovered(const tape_reader *r);
 /* Bytes at the end of the file that are not a complete chunk (after a crash). */
 uint64_t tape_reader_trailing_bytes(const tape_reader *r);

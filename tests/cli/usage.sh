@@ -41,6 +41,9 @@ err_line 1 "iotape: " "'bar' is not an iotape command" "$IOTAPE" help bar
 
 err_line 2 "iotape dump: " "--bogus" "$IOTAPE" dump --bogus x.tape
 err_line 2 "iotape info: " "-z" "$IOTAPE" info -z x.tape
+err_line 2 "iotape info: " "'--json' takes no argument" "$IOTAPE" info --json=1 x.tape
+ok "$IOTAPE" help
+same "$T/help1" "$T/out"
 err_line 2 "iotape dump: " "xml" "$IOTAPE" dump --format xml x.tape
 err_line 2 "iotape dump: " "nosuch" "$IOTAPE" dump --table nosuch x.tape
 err_line 2 "iotape import: " "nosuch" "$IOTAPE" import --table nosuch -o x.tape x.csv

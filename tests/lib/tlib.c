@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 #include <xxhash.h>
+#include <zstd.h>
 #include "tape_internal.h"
 #include "tlib.h"
 
@@ -331,6 +332,29 @@ size_t t_chunks(const uint8_t *p, size_t len, struct t_chunk *out, size_t max)
 		off = end;
 	}
 	return n;
+}
+
+uint8_t *t_chunk_raw(const uint8_t *file, const struct t_chunk *c, size_t *len)
+{
+	const uint8_t *h = file + c->off;
+	uint32_t stored = get_le32(h + 12), raw = get_le32(h + 16);
+	uint8_t *p = malloc((size_t)raw + 1);
+	if (!p)
+		return NULL;
+	if (h[5] == CODEC_STORED && stored == raw) {
+		memcpy(p, h + TAPE_CHUNK_HDR, raw);
+	} else if (h[5] == CODEC_ZSTD) {
+		size_t n = ZSTD_decompress(p, raw, h + TAPE_CHUNK_HDR, stored);
+		if (ZSTD_isError(n) || n != raw) {
+			free(p);
+			return NULL;
+		}
+	} else {
+		free(p);
+		return NULL;
+	}
+	*len = raw;
+	return p;
 }
 
 void t_fix_chunk_header(uint8_t *h)

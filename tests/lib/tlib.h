@@ -87,6 +87,8 @@ struct t_chunk {
 };
 /* Fills up to max chunks (index chunk included); returns the count. */
 size_t t_chunks(const uint8_t *p, size_t len, struct t_chunk *out, size_t max);
+/* A chunk's payload, decompressed (malloc'd, *len bytes); NULL if bad. */
+uint8_t *t_chunk_raw(const uint8_t *file, const struct t_chunk *c, size_t *len);
 /* Recompute a chunk header's check after patching it (p: chunk header). */
 void t_fix_chunk_header(uint8_t *h);
 /* Recompute the file header check (bytes 28..31). */

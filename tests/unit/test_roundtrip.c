@@ -1,0 +1,905 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_roundtrip.c - what the writer writes, the reader reads back exactly.
+ *
+ * Randomized event streams of every table go through every integer
+ * encoding (tape__force_encoding = each of RAW..DICT, and 0 = automatic),
+ * with extreme values, awkward strings, all the block-size edge cases,
+ * metadata, time-range cursors and mid-stream flushes.  The integer codec
+ * is also tested directly over widths 0..64 and adversarial shapes.  The
+ * forced encodings are checked in the file itself (the test decompresses
+ * the blocks and reads their column directories), so a hook that silently
+ * stopped working would fail here.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <cmocka.h>
+#include "tape_internal.h"
+#include "../lib/tlib.h"
+
+#define SEED 0x10DA7Eull
+
+static const int encodings[] = { 0, ENC_RAW, ENC_VARINT, ENC_ZVARINT, ENC_DELTA,
+				 ENC_BITPACK, ENC_DBITPACK, ENC_DICT };
+#define NENC (sizeof(encodings) / sizeof(encodings[0]))
+
+/* ------------------------------------------------------- integer codec */
+
+static void codec_one(const uint64_t *v, size_t n, int force, const char *what)
+{
+	struct buf b = { 0 };
+	uint8_t enc = 0;
+	int err = tape_int_encode(v, n, &b, &enc, force);
+	if (err)
+		fail_msg("%s n=%zu force=%d: encode: %d", what, n, force, err);
+	if (force && force != ENC_DICT && enc != force)
+		fail_msg("%s n=%zu: forced %d, got %u", what, n, force, enc);
+	if (force == ENC_DICT && enc != ENC_DICT && enc != ENC_BITPACK)
+		fail_msg("%s n=%zu: forced DICT, got %u", what, n, enc);
+	if (!force && enc != ENC_BITPACK && enc != ENC_DBITPACK && enc != ENC_DICT)
+		fail_msg("%s n=%zu: automatic choice %u is not BITPACK/DBITPACK/DICT", what, n, enc);
+
+	/* Exactly 8 readable bytes past the data, as the decoder documents:
+	 * ASan catches a decoder reading further. */
+	uint8_t *p = malloc(b.len + 8 + 1);
+	uint64_t *out = malloc((n + 1) * sizeof(*out));
+	assert_non_null(p);
+	assert_non_null(out);
+	memcpy(p, b.p, b.len);
+	memset(p + b.len, 0xa5, 9);
+	err = tape_int_decode(enc, p, b.len, n, out);
+	if (err)
+		fail_msg("%s n=%zu enc=%u: decode: %d (%s)", what, n, enc, err, tape_error_detail());
+	for (size_t i = 0; i < n; i++)
+		if (out[i] != v[i])
+			fail_msg("%s n=%zu enc=%u: value %zu: %llu != %llu", what, n, enc, i,
+				 (unsigned long long)out[i], (unsigned long long)v[i]);
+	/* The data must be used exactly: one byte more or less is damage. */
+	if (b.len > 0 && tape_int_decode(enc, p, b.len - 1, n, out) != -EBADMSG)
+		fail_msg("%s n=%zu enc=%u: decoding one byte short did not fail", what, n, enc);
+	if (tape_int_decode(enc, p, b.len + 1, n, out) != -EBADMSG)
+		fail_msg("%s n=%zu enc=%u: a trailing byte was accepted", what, n, enc);
+	free(p);
+	free(out);
+
+	/* The automatic choice is never bigger than BITPACK or DBITPACK. */
+	if (!force) {
+		for (int f = ENC_BITPACK; f <= ENC_DBITPACK; f++) {
+			struct buf o = { 0 };
+			uint8_t e2;
+			assert_int_equal(tape_int_encode(v, n, &o, &e2, f), 0);
+			if (b.len > o.len)
+				fail_msg("%s n=%zu: automatic %zu bytes > forced %d %zu bytes",
+					 what, n, b.len, f, o.len);
+			buf_release(&o);
+		}
+	}
+	buf_release(&b);
+}
+
+static void codec_all(const uint64_t *v, size_t n, const char *what)
+{
+	for (size_t e = 0; e < NENC; e++)
+		codec_one(v, n, encodings[e], what);
+}
+
+static void test_int_codec(void **state)
+{
+	static const size_t sizes[] = { 0, 1, 2, 3, 7, 8, 9, 63, 64, 65, 255, 256, 257, 1000 };
+	struct t_rng r = { SEED };
+	uint64_t *v = malloc(2000 * sizeof(*v));
+	char what[64];
+	assert_non_null(v);
+
+	/* n = 0 on a fresh thread is test_int_encode_empty's business */
+	v[0] = 1;
+	codec_all(v, 1, "warm-up");
+
+	for (unsigned w = 0; w <= 64; w++) {
+		uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
+		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+			size_t n = sizes[k];
+			/* random values of exactly this width, with a random base */
+			uint64_t base = t_below(&r, 3) ? 0 : t_rand(&r);
+			for (size_t i = 0; i < n; i++)
+				v[i] = base + (t_rand(&r) & mask);
+			if (n)
+				v[t_below(&r, n)] = base + mask; /* the width is reached */
+			snprintf(what, sizeof(what), "random w=%u", w);
+			codec_all(v, n, what);
+			/* monotonic with steps of this width */
+			uint64_t x = t_rand(&r);
+			for (size_t i = 0; i < n; i++)
+				v[i] = x += t_rand(&r) & mask;
+			snprintf(what, sizeof(what), "monotonic w=%u", w);
+			codec_all(v, n, what);
+			/* decreasing */
+			for (size_t i = 0; i < n; i++)
+				v[i] = x -= t_rand(&r) & mask;
+			snprintf(what, sizeof(what), "decreasing w=%u", w);
+			codec_all(v, n, what);
+			/* few distinct values of this width (dictionary) */
+			uint64_t d[5];
+			for (int j = 0; j < 5; j++)
+				d[j] = t_rand(&r) & mask;
+			for (size_t i = 0; i < n; i++)
+				v[i] = d[t_below(&r, 5)];
+			snprintf(what, sizeof(what), "dict w=%u", w);
+			codec_all(v, n, what);
+		}
+	}
+	static const uint64_t special[] = { 0, 1, UINT64_MAX, UINT64_MAX - 1, 1ull << 63,
+					    (1ull << 63) - 1, UINT32_MAX, 1ull << 32 };
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		size_t n = sizes[k];
+		for (size_t s = 0; s < sizeof(special) / sizeof(special[0]); s++) {
+			for (size_t i = 0; i < n; i++)
+				v[i] = special[s];
+			snprintf(what, sizeof(what), "all equal %llu", (unsigned long long)special[s]);
+			codec_all(v, n, what);
+		}
+		for (size_t i = 0; i < n; i++)
+			v[i] = i & 1 ? UINT64_MAX : 0;
+		codec_all(v, n, "alternating 0/UINT64_MAX");
+		for (size_t i = 0; i < n; i++)
+			v[i] = i & 1 ? 1ull << 63 : (1ull << 63) - 1;
+		codec_all(v, n, "alternating INT64_MIN/INT64_MAX");
+		for (size_t i = 0; i < n; i++)
+			v[i] = special[t_below(&r, 8)];
+		codec_all(v, n, "random specials");
+		for (size_t i = 0; i < n; i++)
+			v[i] = i;
+		codec_all(v, n, "0,1,2,...");
+		for (size_t i = 0; i < n; i++)
+			v[i] = UINT64_MAX - i;
+		codec_all(v, n, "UINT64_MAX down");
+	}
+	/* more than TAPE_MAX_DICT distinct values: DICT cannot be used */
+	for (size_t i = 0; i < 300; i++)
+		v[i] = i * 1000003;
+	codec_all(v, 300, "300 distinct");
+	/* random widths per value */
+	for (int round = 0; round < 200; round++) {
+		size_t n = t_below(&r, 2000);
+		for (size_t i = 0; i < n; i++)
+			v[i] = t_rand(&r) >> t_below(&r, 64);
+		codec_all(v, n, "random widths");
+	}
+	free(v);
+}
+
+/* Encoding zero values works on a thread that never encoded before (the
+ * encoder's per-thread scratch space is not allocated yet). */
+static void *encode_empty(void *arg)
+{
+	int force = *(int *)arg;
+	struct buf b = { 0 };
+	uint8_t enc;
+	uint64_t v = 0;
+	long err = tape_int_encode(&v, 0, &b, &enc, force);
+	buf_release(&b);
+	return (void *)err;
+}
+
+static void test_int_encode_empty(void **state)
+{
+	for (size_t e = 0; e < NENC; e++) {
+		pthread_t th;
+		void *rc;
+		int force = encodings[e];
+		assert_int_equal(pthread_create(&th, NULL, encode_empty, &force), 0);
+		assert_int_equal(pthread_join(th, &rc), 0);
+		if ((long)rc != 0)
+			fail_msg("encoding 0 values (force %d) on a new thread: %ld", force, (long)rc);
+	}
+}
+
+/* Malformed input the decoder must refuse (not crash on). */
+static void test_int_decode_rejects(void **state)
+{
+	uint64_t out[8];
+	uint8_t p[64] = { 0 };
+
+	/* unknown encoding */
+	assert_int_equal(tape_int_decode(99, p, 8, 1, out), -EBADMSG);
+	assert_true(strlen(tape_error_detail()) > 0);
+	/* bit width above 64 */
+	p[0] = 0;
+	p[1] = 65;
+	assert_int_equal(tape_int_decode(ENC_BITPACK, p, 2 + 9, 1, out), -EBADMSG);
+	/* dictionary index out of range: 1 entry (5), width 1, index 1 */
+	p[0] = 1; p[1] = 5; p[2] = 1; p[3] = 1;
+	assert_int_equal(tape_int_decode(ENC_DICT, p, 4, 1, out), -EBADMSG);
+	p[3] = 0;
+	assert_int_equal(tape_int_decode(ENC_DICT, p, 4, 1, out), 0);
+	assert_int_equal(out[0], 5);
+	/* dictionary larger than the limit */
+	p[0] = 0x81; p[1] = 0x04; /* 513 */
+	assert_int_equal(tape_int_decode(ENC_DICT, p, 8, 1, out), -EBADMSG);
+	/* varint longer than 64 bits */
+	memset(p, 0xff, 10);
+	p[10] = 0x01;
+	assert_int_equal(tape_int_decode(ENC_VARINT, p, 11, 1, out), -EBADMSG);
+	memset(p, 0xff, 9);
+	p[9] = 0x01; /* exactly UINT64_MAX */
+	assert_int_equal(tape_int_decode(ENC_VARINT, p, 10, 1, out), 0);
+	assert_true(out[0] == UINT64_MAX);
+	p[9] = 0x02;
+	assert_int_equal(tape_int_decode(ENC_VARINT, p, 10, 1, out), -EBADMSG);
+}
+
+/* ------------------------------------------------------ trace round trip */
+
+/* Every integer column of every block uses enc (strings: their indices). */
+static void check_encodings(const uint8_t *file, size_t len, int enc)
+{
+	struct t_chunk ch[4096];
+	size_t n = t_chunks(file, len, ch, 4096), blocks = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (ch[i].type != CHUNK_BLOCK)
+			continue;
+		size_t rl;
+		uint8_t *raw = t_chunk_raw(file, &ch[i], &rl);
+		assert_non_null(raw);
+		unsigned ncols = get_le16(raw);
+		const uint8_t *data = raw + 4 + 8 * ncols;
+		for (unsigned c = 0; c < ncols; c++) {
+			const uint8_t *d = raw + 4 + 8 * c;
+			uint8_t type = d[2], e = d[3];
+			if (type == TAPE_COL_STR) {
+				assert_int_equal(e, ENC_SDICT);
+				/* skip the dictionary to the index encoding byte */
+				struct rd rd = { data, data + get_le32(d + 4) };
+				uint64_t nd, sl;
+				assert_int_equal(rd_varint(&rd, &nd), 0);
+				for (uint64_t k = 0; k < nd; k++) {
+					assert_int_equal(rd_varint(&rd, &sl), 0);
+					rd.p += sl;
+				}
+				e = *rd.p;
+			}
+			data += get_le32(d + 4);
+			if (type == TAPE_COL_STR && enc == ENC_DICT)
+				continue; /* indices: automatic choice */
+			if (enc == 0)
+				assert_true(e == ENC_BITPACK || e == ENC_DBITPACK || e == ENC_DICT);
+			else if (enc == ENC_DICT)
+				assert_true(e == ENC_DICT || e == ENC_BITPACK);
+			else if (e != enc)
+				fail_msg("block at %llu column %u: encoding %u, forced %d",
+					 (unsigned long long)ch[i].off, get_le16(d), e, enc);
+		}
+		assert_true(data == raw + rl);
+		free(raw);
+		blocks++;
+	}
+	assert_true(blocks > 0);
+}
+
+struct rt {
+	int table;
+	size_t n;
+	unsigned block_rows;
+	int extreme;
+	int monotonic;
+	unsigned flush_every;	/* 0 = never */
+};
+
+static void gen_events(struct t_rng *r, const struct rt *p, struct t_evs *exp)
+{
+	size_t size = tape_table_event_size(p->table);
+	uint8_t *ev = calloc(1, size);
+	uint64_t ts = t_rand(r) >> 8;
+	t_evs_init(exp, p->table);
+	for (size_t i = 0; i < p->n; i++) {
+		memset(ev, 0, size);
+		t_ev_random(r, p->table, ev, p->extreme, p->monotonic ? &ts : NULL);
+		assert_int_equal(t_evs_push_copy(exp, ev), 0);
+		t_ev_free_strings(p->table, ev);
+	}
+	free(ev);
+}
+
+/*
+ * Write exp (with flushes), read it back and compare everything: events,
+ * block sizes, stats.  Returns nothing; fails the test on a difference.
+ */
+static void roundtrip(const struct rt *p, const struct t_evs *exp, int enc)
+{
+	struct tape_writer_opts o = { .block_rows = p->block_rows };
+	tape_writer *w;
+	tape_reader *r;
+	int fd;
+	size_t bs[4096], nb = 0, rows = 0;
+	char why[600];
+
+	tape__force_encoding = enc;
+	assert_int_equal(t_writer_memfd(&w, &o, &fd), 0);
+	for (size_t i = 0; i < exp->n; i++) {
+		assert_int_equal(tape_writer_append(w, p->table, t_evs_at(exp, i)), 0);
+		if (++rows == p->block_rows) {
+			bs[nb++] = rows;
+			rows = 0;
+		}
+		if (p->flush_every && (i + 1) % p->flush_every == 0) {
+			assert_int_equal(tape_writer_flush(w), 0);
+			if (rows)
+				bs[nb++] = rows;
+			rows = 0;
+		}
+		assert_true(nb < 4000);
+	}
+	if (rows)
+		bs[nb++] = rows;
+	assert_int_equal(tape_writer_events(w), exp->n);
+	assert_int_equal(tape_writer_close(w), 0);
+	tape__force_encoding = 0;
+
+	uint8_t *file;
+	size_t len;
+	assert_int_equal(t_fd_contents(fd, &file, &len), 0);
+	if (exp->n)
+		check_encodings(file, len, enc);
+	free(file);
+
+	assert_int_equal(tape_reader_open_fd(&r, fd), 0);
+	assert_null(tape_reader_recovered(r));
+	assert_int_equal(tape_reader_trailing_bytes(r), 0);
+	assert_int_equal(tape_reader_unknown_blocks(r), 0);
+
+	struct tape_table_stats st;
+	uint64_t tmin = UINT64_MAX, tmax = 0;
+	for (size_t i = 0; i < exp->n; i++) {
+		uint64_t ts;
+		memcpy(&ts, t_evs_at(exp, i), 8);
+		tmin = ts < tmin ? ts : tmin;
+		tmax = ts > tmax ? ts : tmax;
+	}
+	for (int t = 1; t < TAPE_TABLE_MAX; t++) {
+		assert_int_equal(tape_reader_table_stats(r, t, &st), 0);
+		if (t != p->table) {
+			assert_int_equal(st.events, 0);
+			assert_int_equal(st.blocks, 0);
+			continue;
+		}
+		assert_int_equal(st.events, exp->n);
+		assert_int_equal(st.blocks, nb);
+		assert_true(st.t_min == tmin);
+		assert_true(st.t_max == tmax);
+		assert_true(st.bytes >= nb * TAPE_CHUNK_HDR);
+	}
+
+	/* Whole blocks: the sizes are the ones the writer was asked for. */
+	tape_cursor *c;
+	const void *evs;
+	size_t n, k = 0, done = 0;
+	assert_int_equal(tape_cursor_open(r, p->table, 0, UINT64_MAX, &c), 0);
+	while (tape_cursor_next_block(c, &evs, &n) == 1) {
+		assert_true(k < nb);
+		if (n != bs[k])
+			fail_msg("block %zu has %zu rows, expected %zu", k, n, bs[k]);
+		for (size_t i = 0; i < n; i++)
+			if (t_ev_cmp(p->table, (const uint8_t *)evs + i * exp->size,
+				     t_evs_at(exp, done + i), why, sizeof(why)))
+				fail_msg("enc %d block %zu row %zu: %s", enc, k, i, why);
+		done += n;
+		k++;
+	}
+	assert_int_equal(k, nb);
+	assert_int_equal(done, exp->n);
+	tape_cursor_free(c);
+
+	/* Event at a time. */
+	struct t_evs got;
+	assert_int_equal(t_read_table(r, p->table, 0, UINT64_MAX, &got), 0);
+	assert_int_equal(got.n, exp->n);
+	if (t_evs_cmp_prefix(&got, exp, exp->n, why, sizeof(why)))
+		fail_msg("enc %d table %s: %s", enc, tape_table_name(p->table), why);
+	t_evs_release(&got);
+	tape_reader_free(r);
+	close(fd);
+}
+
+/* Every table x every encoding, random extreme streams, random block sizes. */
+static void test_tables_encodings(void **state)
+{
+	static const unsigned brows[] = { 1, 3, 7, 16, 100, 0 };
+	struct t_rng r = { SEED + 1 };
+	for (int t = 1; t < TAPE_TABLE_MAX; t++) {
+		for (size_t e = 0; e < NENC; e++) {
+			for (int extreme = 0; extreme <= 1; extreme++) {
+				struct rt p = {
+					.table = t,
+					.n = 1 + t_below(&r, 300),
+					.block_rows = brows[t_below(&r, 6)],
+					.extreme = extreme,
+					.monotonic = !extreme || t_below(&r, 2),
+					.flush_every = t_below(&r, 3) ? 0 : 1 + (unsigned)t_below(&r, 50),
+				};
+				struct t_evs exp;
+				gen_events(&r, &p, &exp);
+				roundtrip(&p, &exp, encodings[e]);
+				t_evs_release(&exp);
+			}
+		}
+	}
+}
+
+/* Extreme values in every column, one event per shape. */
+static void test_extremes(void **state)
+{
+	for (int t = 1; t < TAPE_TABLE_MAX; t++) {
+		size_t ncols, size = tape_table_event_size(t);
+		const struct tape_column *cols = tape_table_columns(t, &ncols);
+		struct t_evs exp;
+		uint8_t *ev = calloc(1, size);
+		t_evs_init(&exp, t);
+		/* shape 0: all 0 / ""; 1: all max; 2: INT64_MIN-ish; 3: -1; 4: mix */
+		for (int shape = 0; shape < 5; shape++) {
+			memset(ev, 0, size);
+			for (size_t c = 0; c < ncols; c++) {
+				const struct tape_column *col = &cols[c];
+				uint64_t max = col->width == 4 ? UINT32_MAX : UINT64_MAX;
+				if (col->type == TAPE_COL_STR) {
+					static const char *s[] = { "", ",\"\n\xff", "a,b,\"c\"\r\n",
+								   "\x01", "/x y/z" };
+					t_ev_set_str(col, ev, s[shape]);
+					continue;
+				}
+				uint64_t v = shape == 0 ? 0 : shape == 1 ? max :
+					shape == 2 ? (col->width == 4 ? 0x80000000u : 1ull << 63) :
+					shape == 3 ? max : (c & 1 ? max : 0);
+				if (shape == 3 && col->type == TAPE_COL_I64)
+					v = (uint64_t)-4; /* -EINTR */
+				tape_column_set(col, ev, v);
+			}
+			assert_int_equal(t_evs_push_copy(&exp, ev), 0);
+		}
+		free(ev);
+		for (size_t e = 0; e < NENC; e++) {
+			struct rt p = { .table = t, .n = exp.n, .block_rows = 2 };
+			roundtrip(&p, &exp, encodings[e]);
+			p.block_rows = 0;
+			roundtrip(&p, &exp, encodings[e]);
+		}
+		t_evs_release(&exp);
+	}
+}
+
+/* 1, odd, exactly block_rows, block_rows + 1, 2 * block_rows + 3 events. */
+static void test_block_sizes(void **state)
+{
+	static const unsigned brows[] = { 1, 2, 8, 17 };
+	struct t_rng r = { SEED + 2 };
+	for (int t = 1; t < TAPE_TABLE_MAX; t++) {
+		for (size_t b = 0; b < 4; b++) {
+			unsigned B = brows[b];
+			size_t ns[] = { 0, 1, 5, B, B + 1, 2 * B + 3 };
+			for (size_t k = 0; k < 6; k++) {
+				struct rt p = { .table = t, .n = ns[k], .block_rows = B, .monotonic = 1 };
+				struct t_evs exp;
+				gen_events(&r, &p, &exp);
+				roundtrip(&p, &exp, 0);
+				t_evs_release(&exp);
+			}
+		}
+	}
+}
+
+/* A trace with no events (and then with metadata only). */
+static void test_empty_trace(void **state)
+{
+	for (int with_meta = 0; with_meta <= 1; with_meta++) {
+		tape_writer *w;
+		tape_reader *r;
+		int fd;
+		assert_int_equal(t_writer_memfd(&w, NULL, &fd), 0);
+		if (with_meta)
+			assert_int_equal(tape_writer_set_meta(w, "host", "h1"), 0);
+		assert_int_equal(tape_writer_close(w), 0);
+		assert_int_equal(tape_reader_open_fd(&r, fd), 0);
+		assert_null(tape_reader_recovered(r));
+		assert_int_equal(tape_reader_meta_count(r), with_meta);
+		if (with_meta)
+			assert_string_equal(tape_reader_meta(r, "host"), "h1");
+		else
+			assert_null(tape_reader_meta(r, "host"));
+		for (int t = 1; t < TAPE_TABLE_MAX; t++) {
+			struct tape_table_stats st;
+			tape_cursor *c;
+			const void *ev;
+			assert_int_equal(tape_reader_table_stats(r, t, &st), 0);
+			assert_int_equal(st.events, 0);
+			assert_int_equal(st.blocks, 0);
+			assert_true(st.t_min == UINT64_MAX);
+			assert_int_equal(tape_cursor_open(r, t, 0, UINT64_MAX, &c), 0);
+			assert_int_equal(tape_cursor_next(c, &ev), 0);
+			assert_int_equal(tape_cursor_next(c, &ev), 0);
+			tape_cursor_free(c);
+		}
+		tape_reader_free(r);
+
+		/* the same file without its footer (writer freed, not closed) */
+		close(fd);
+		assert_int_equal(t_writer_memfd(&w, NULL, &fd), 0);
+		if (with_meta)
+			assert_int_equal(tape_writer_set_meta(w, "host", "h1"), 0);
+		assert_int_equal(tape_writer_flush(w), 0);
+		tape_writer_free(w);
+		assert_int_equal(tape_reader_open_fd(&r, fd), 0);
+		assert_non_null(tape_reader_recovered(r));
+		assert_int_equal(tape_reader_trailing_bytes(r), 0);
+		assert_int_equal(tape_reader_meta_count(r), with_meta);
+		tape_reader_free(r);
+		close(fd);
+	}
+}
+
+/* Later values win, across flushes and within one; odd bytes survive. */
+static void test_metadata(void **state)
+{
+	tape_writer *w;
+	tape_reader *r;
+	int fd;
+	struct tape_writer_opts o = { .block_rows = 4 };
+	struct tape_sample s = { .ts_ns = 1, .metric = 1, .value = 2 };
+	char *big = malloc(TAPE_MAX_STRING + 2);
+	memset(big, 'v', TAPE_MAX_STRING + 1);
+	big[TAPE_MAX_STRING] = 0;
+
+	assert_int_equal(t_writer_memfd(&w, &o, &fd), 0);
+	assert_int_equal(tape_writer_set_meta(w, "a", "1"), 0);
+	assert_int_equal(tape_writer_set_meta(w, "b", "first"), 0);
+	assert_int_equal(tape_writer_set_meta(w, "b", "second"), 0); /* same flush */
+	for (int i = 0; i < 10; i++) {
+		s.ts_ns = (uint64_t)i;
+		assert_int_equal(tape_writer_append(w, TAPE_TABLE_SAMPLE, &s), 0);
+	}
+	assert_int_equal(tape_writer_flush(w), 0);
+	assert_int_equal(tape_writer_set_meta(w, "a", "2"), 0);
+	assert_int_equal(tape_writer_set_meta(w, "empty", ""), 0);
+	assert_int_equal(tape_writer_set_meta(w, "odd", "x,y\n\"z\"\xff"), 0);
+	assert_int_equal(tape_writer_set_meta(w, "big", big), 0);
+	assert_int_equal(tape_writer_flush(w), 0);
+	assert_int_equal(tape_writer_set_meta(w, "a", "3"), 0);
+	assert_int_equal(tape_writer_set_meta(w, "nullval", NULL), 0);
+	/* refused: empty key, value too long; nothing is changed */
+	assert_true(tape_writer_set_meta(w, "", "x") < 0);
+	big[TAPE_MAX_STRING] = 'v';
+	big[TAPE_MAX_STRING + 1] = 0;
+	assert_true(tape_writer_set_meta(w, "toolong", big) < 0);
+	big[TAPE_MAX_STRING] = 0;
+	for (int i = 10; i < 13; i++) {
+		s.ts_ns = (uint64_t)i;
+		assert_int_equal(tape_writer_append(w, TAPE_TABLE_SAMPLE, &s), 0);
+	}
+	assert_int_equal(tape_writer_close(w), 0);
+
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1) {
+			/* without the footer: the scan sees the same META chunks */
+			uint8_t *f;
+			size_t len;
+			assert_int_equal(t_fd_contents(fd, &f, &len), 0);
+			close(fd);
+			fd = t_memfd(f, len - TAPE_TRAILER_SIZE);
+			free(f);
+		}
+		assert_int_equal(tape_reader_open_fd(&r, fd), 0);
+		assert_true(pass == 0 ? tape_reader_recovered(r) == NULL
+				      : tape_reader_recovered(r) != NULL);
+		assert_int_equal(tape_reader_meta_count(r), 6);
+		assert_string_equal(tape_reader_meta(r, "a"), "3");
+		assert_string_equal(tape_reader_meta(r, "b"), "second");
+		assert_string_equal(tape_reader_meta(r, "empty"), "");
+		assert_string_equal(tape_reader_meta(r, "nullval"), "");
+		assert_string_equal(tape_reader_meta(r, "odd"), "x,y\n\"z\"\xff");
+		assert_string_equal(tape_reader_meta(r, "big"), big);
+		assert_null(tape_reader_meta(r, "toolong"));
+		assert_null(tape_reader_meta(r, ""));
+		/* meta_at enumerates the same keys, each once */
+		size_t seen = 0;
+		for (size_t i = 0; i < tape_reader_meta_count(r); i++) {
+			const char *k, *v;
+			assert_int_equal(tape_reader_meta_at(r, i, &k, &v), 0);
+			assert_string_equal(tape_reader_meta(r, k), v);
+			seen++;
+		}
+		assert_int_equal(seen, 6);
+		const char *k, *v;
+		assert_int_equal(tape_reader_meta_at(r, 6, &k, &v), -ERANGE);
+		struct tape_table_stats st;
+		assert_int_equal(tape_reader_table_stats(r, TAPE_TABLE_SAMPLE, &st), 0);
+		assert_int_equal(st.events, 13);
+		assert_int_equal(st.blocks, 4); /* 4 4 | 2 flushed | 3 at close */
+		tape_reader_free(r);
+	}
+	close(fd);
+	free(big);
+}
+
+/* Cursors with t_from/t_to return exactly the events in range, in order. */
+static void test_time_range(void **state)
+{
+	struct t_rng r = { SEED + 3 };
+	for (int t = 1; t < TAPE_TABLE_MAX; t++) {
+		for (int shape = 0; shape < 2; shape++) {
+			struct rt p = { .table = t, .n = 200 + t_below(&r, 200),
+					.block_rows = 1 + (unsigned)t_below(&r, 40),
+					.monotonic = shape == 0, .extreme = shape == 1 };
+			struct t_evs exp, got;
+			tape_writer *w;
+			tape_reader *rd;
+			int fd;
+			char why[600];
+			struct tape_writer_opts o = { .block_rows = p.block_rows };
+
+			gen_events(&r, &p, &exp);
+			if (shape == 1) { /* unsorted, with 0 and UINT64_MAX */
+				const struct tape_column *c0 = tape_table_columns(t, NULL);
+				for (size_t i = 0; i < exp.n; i++) {
+					uint64_t v = t_below(&r, 10) == 0 ? 0 :
+						     t_below(&r, 10) == 0 ? UINT64_MAX : t_below(&r, 1000);
+					tape_column_set(c0, t_evs_at(&exp, i), v);
+				}
+			}
+			assert_int_equal(t_writer_memfd(&w, &o, &fd), 0);
+			for (size_t i = 0; i < exp.n; i++)
+				assert_int_equal(tape_writer_append(w, t, t_evs_at(&exp, i)), 0);
+			assert_int_equal(tape_writer_close(w), 0);
+			assert_int_equal(tape_reader_open_fd(&rd, fd), 0);
+
+			for (int q = 0; q < 60; q++) {
+				uint64_t a, b;
+				uint64_t ta, tb;
+				memcpy(&ta, t_evs_at(&exp, t_below(&r, exp.n)), 8);
+				memcpy(&tb, t_evs_at(&exp, t_below(&r, exp.n)), 8);
+				switch (q % 6) {
+				case 0: a = ta; b = ta; break;		/* one timestamp */
+				case 1: a = ta < tb ? ta : tb; b = ta < tb ? tb : ta; break;
+				case 2: a = ta + 1; b = ta; break;	/* empty (from > to) */
+				case 3: a = 0; b = ta; break;
+				case 4: a = ta; b = UINT64_MAX; break;
+				default: a = ta + 1; b = tb - 1; break;
+				}
+				if (q == 0) { a = 0; b = 0; }
+				if (q == 1) { a = UINT64_MAX; b = UINT64_MAX; }
+				if (q == 2) { a = 0; b = UINT64_MAX; }
+				struct t_evs want;
+				t_evs_init(&want, t);
+				for (size_t i = 0; i < exp.n; i++) {
+					uint64_t ts;
+					memcpy(&ts, t_evs_at(&exp, i), 8);
+					if (ts >= a && ts <= b)
+						assert_int_equal(t_evs_push_copy(&want, t_evs_at(&exp, i)), 0);
+				}
+				assert_int_equal(t_read_table(rd, t, a, b, &got), 0);
+				if (got.n != want.n)
+					fail_msg("%s [%llu, %llu]: %zu events, expected %zu",
+						 tape_table_name(t), (unsigned long long)a,
+						 (unsigned long long)b, got.n, want.n);
+				if (t_evs_cmp_prefix(&got, &want, want.n, why, sizeof(why)))
+					fail_msg("%s [%llu, %llu]: %s", tape_table_name(t),
+						 (unsigned long long)a, (unsigned long long)b, why);
+				t_evs_release(&got);
+				t_evs_release(&want);
+			}
+			tape_reader_free(rd);
+			close(fd);
+			t_evs_release(&exp);
+		}
+	}
+}
+
+/* All tables interleaved, flushed at random points; meta between. */
+static void test_flush_interleaved(void **state)
+{
+	struct t_rng r = { SEED + 4 };
+	struct t_evs exp[TAPE_TABLE_MAX];
+	size_t rows[TAPE_TABLE_MAX] = { 0 }, blocks[TAPE_TABLE_MAX] = { 0 };
+	struct tape_writer_opts o = { .block_rows = 13 };
+	tape_writer *w;
+	tape_reader *rd;
+	int fd;
+	char why[600];
+	uint8_t ev[256];
+
+	assert_int_equal(t_writer_memfd(&w, &o, &fd), 0);
+	for (int t = 1; t < TAPE_TABLE_MAX; t++)
+		t_evs_init(&exp[t], t);
+	for (int i = 0; i < 2000; i++) {
+		int t = 1 + (int)t_below(&r, TAPE_TABLE_MAX - 1);
+		memset(ev, 0, sizeof(ev));
+		t_ev_random(&r, t, ev, (int)t_below(&r, 2), NULL);
+		assert_int_equal(tape_writer_append(w, t, ev), 0);
+		assert_int_equal(t_evs_push_copy(&exp[t], ev), 0);
+		t_ev_free_strings(t, ev);
+		if (++rows[t] == o.block_rows) {
+			blocks[t]++;
+			rows[t] = 0;
+		}
+		if (t_below(&r, 100) == 0) {
+			char v[32];
+			snprintf(v, sizeof(v), "%d", i);
+			assert_int_equal(tape_writer_set_meta(w, "last_flush", v), 0);
+			assert_int_equal(tape_writer_flush(w), 0);
+			for (int k = 1; k < TAPE_TABLE_MAX; k++) {
+				blocks[k] += rows[k] != 0;
+				rows[k] = 0;
+			}
+			/* a second flush with nothing pending writes nothing */
+			uint64_t bytes = tape_writer_bytes(w);
+			assert_int_equal(tape_writer_flush(w), 0);
+			assert_int_equal(tape_writer_bytes(w), bytes);
+		}
+	}
+	assert_int_equal(tape_writer_events(w), 2000);
+	for (int k = 1; k < TAPE_TABLE_MAX; k++)
+		blocks[k] += rows[k] != 0;
+	/* keep a copy without the footer too */
+	assert_int_equal(tape_writer_flush(w), 0);
+	uint8_t *nofooter;
+	size_t nflen;
+	assert_int_equal(t_fd_contents(fd, &nofooter, &nflen), 0);
+	assert_int_equal(tape_writer_close(w), 0);
+
+	for (int pass = 0; pass < 2; pass++) {
+		int rfd = pass == 0 ? fd : t_memfd(nofooter, nflen);
+		assert_int_equal(tape_reader_open_fd(&rd, rfd), 0);
+		assert_true(pass == 0 ? !tape_reader_recovered(rd) : !!tape_reader_recovered(rd));
+		assert_non_null(tape_reader_meta(rd, "last_flush"));
+		for (int t = 1; t < TAPE_TABLE_MAX; t++) {
+			struct tape_table_stats st;
+			struct t_evs got;
+			assert_int_equal(tape_reader_table_stats(rd, t, &st), 0);
+			assert_int_equal(st.events, exp[t].n);
+			assert_int_equal(st.blocks, blocks[t]);
+			assert_int_equal(t_read_table(rd, t, 0, UINT64_MAX, &got), 0);
+			assert_int_equal(got.n, exp[t].n);
+			if (t_evs_cmp_prefix(&got, &exp[t], exp[t].n, why, sizeof(why)))
+				fail_msg("pass %d: %s", pass, why);
+			t_evs_release(&got);
+		}
+		tape_reader_free(rd);
+		close(rfd);
+	}
+	free(nofooter);
+	for (int t = 1; t < TAPE_TABLE_MAX; t++)
+		t_evs_release(&exp[t]);
+}
+
+/* TAPE_MAX_STRING bytes is the longest string; one more is -E2BIG and the
+ * event is not appended (and the writer keeps working). */
+static void test_long_strings(void **state)
+{
+	char *max = malloc(TAPE_MAX_STRING + 2), *path4k = malloc(4097);
+	assert_non_null(max);
+	assert_non_null(path4k);
+	for (size_t i = 0; i < TAPE_MAX_STRING + 1; i++)
+		max[i] = (char)(i % 16 == 0 ? '/' : 'a' + i % 23);
+	max[TAPE_MAX_STRING] = 0;
+	for (size_t i = 0; i < 4096; i++)
+		path4k[i] = (char)(i % 8 == 0 ? '/' : 'A' + i % 19);
+	path4k[4096] = 0;
+
+	for (int t = 1; t < TAPE_TABLE_MAX; t++) {
+		size_t ncols, size = tape_table_event_size(t);
+		const struct tape_column *cols = tape_table_columns(t, &ncols);
+		int nstr = 0;
+		for (size_t c = 0; c < ncols; c++)
+			nstr += cols[c].type == TAPE_COL_STR;
+		if (!nstr)
+			continue;
+		struct t_evs exp;
+		struct tape_writer_opts o = { .block_rows = 3 };
+		tape_writer *w;
+		tape_reader *rd;
+		int fd;
+		uint8_t *ev = calloc(1, size);
+		char why[600];
+		t_evs_init(&exp, t);
+		assert_int_equal(t_writer_memfd(&w, &o, &fd), 0);
+		for (size_t sc = 0; sc < ncols; sc++) {
+			if (cols[sc].type != TAPE_COL_STR)
+				continue;
+			/* too long in this column: refused, nothing appended */
+			memset(ev, 0, size);
+			tape_column_set(&cols[0], ev, 5);
+			max[TAPE_MAX_STRING] = 'z';
+			max[TAPE_MAX_STRING + 1] = 0;
+			t_ev_set_str(&cols[sc], ev, max);
+			uint64_t before = tape_writer_events(w);
+			t_clear_detail();
+			assert_int_equal(tape_writer_append(w, t, ev), -E2BIG);
+			assert_true(strlen(tape_error_detail()) > 0);
+			assert_int_equal(tape_writer_events(w), before);
+			max[TAPE_MAX_STRING] = 0;
+			/* exactly the limit, then a 4 KiB path, then "" */
+			const char *vals[] = { max, path4k, "", max };
+			for (int k = 0; k < 4; k++) {
+				memset(ev, 0, size);
+				tape_column_set(&cols[0], ev, exp.n);
+				for (size_t c = 0; c < ncols; c++)
+					if (cols[c].type == TAPE_COL_STR)
+						t_ev_set_str(&cols[c], ev, c == sc ? vals[k] : "x");
+				assert_int_equal(tape_writer_append(w, t, ev), 0);
+				assert_int_equal(t_evs_push_copy(&exp, ev), 0);
+			}
+		}
+		assert_int_equal(tape_writer_events(w), exp.n);
+		assert_int_equal(tape_writer_close(w), 0);
+		free(ev);
+		assert_int_equal(tape_reader_open_fd(&rd, fd), 0);
+		struct t_evs got;
+		assert_int_equal(t_read_table(rd, t, 0, UINT64_MAX, &got), 0);
+		assert_int_equal(got.n, exp.n);
+		if (t_evs_cmp_prefix(&got, &exp, exp.n, why, sizeof(why)))
+			fail_msg("%s", why);
+		t_evs_release(&got);
+		tape_reader_free(rd);
+		close(fd);
+		t_evs_release(&exp);
+	}
+	free(max);
+	free(path4k);
+}
+
+/* Arguments the API refuses. */
+static void test_api_errors(void **state)
+{
+	tape_writer *w;
+	tape_reader *r;
+	tape_cursor *c;
+	int fd;
+	struct tape_sample s = { 0 };
+	struct tape_table_stats st;
+
+	assert_int_equal(t_writer_memfd(&w, NULL, &fd), 0);
+	assert_int_equal(tape_writer_append(w, 0, &s), -EINVAL);
+	assert_int_equal(tape_writer_append(w, TAPE_TABLE_MAX, &s), -EINVAL);
+	assert_int_equal(tape_writer_append(w, TAPE_TABLE_SAMPLE, &s), 0);
+	assert_int_equal(tape_writer_close(w), 0);
+	assert_int_equal(tape_reader_open_fd(&r, fd), 0);
+	assert_int_equal(tape_reader_table_stats(r, 0, &st), -EINVAL);
+	assert_int_equal(tape_reader_table_stats(r, TAPE_TABLE_MAX, &st), -EINVAL);
+	assert_int_equal(tape_cursor_open(r, 77, 0, UINT64_MAX, &c), -EINVAL);
+	assert_null(c);
+	tape_reader_free(r);
+	close(fd);
+
+	struct tape_writer_opts o = { .block_rows = TAPE_MAX_ROWS + 1 };
+	fd = memfd_create("x", 0);
+	assert_int_equal(tape_writer_open_fd(&w, fd, &o), -EINVAL);
+	assert_null(w);
+	close(fd);
+	tape_writer_free(NULL);
+	tape_reader_free(NULL);
+	tape_cursor_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_int_codec),
+		cmocka_unit_test(test_int_encode_empty),
+		cmocka_unit_test(test_int_decode_rejects),
+		cmocka_unit_test(test_tables_encodings),
+		cmocka_unit_test(test_extremes),
+		cmocka_unit_test(test_block_sizes),
+		cmocka_unit_test(test_empty_trace),
+		cmocka_unit_test(test_metadata),
+		cmocka_unit_test(test_time_range),
+		cmocka_unit_test(test_flush_interleaved),
+		cmocka_unit_test(test_long_strings),
+		cmocka_unit_test(test_api_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL) ? 1 : 0;
+}
