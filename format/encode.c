@@ -24,10 +24,12 @@ static __thread char err_detail[512];
 
 int tape__fail(int err, const char *fmt, ...)
 {
+	char msg[sizeof(err_detail)];	/* fmt's arguments may be err_detail */
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(err_detail, sizeof(err_detail), fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	memcpy(err_detail, msg, sizeof(msg));
 	return err;
 }
 
