@@ -19,6 +19,7 @@
 #include "tape_internal.h"
 
 int tape__force_encoding;
+int tape__no_predict;
 
 static __thread char err_detail[512];
 
@@ -206,46 +207,118 @@ static int encode_varints(struct buf *out, const uint64_t *v, size_t n, int mode
 	return 0;
 }
 
-/* Scratch space for transformed values, grown on demand. */
-static __thread uint64_t *scratch;
-static __thread size_t scratch_cap;
-
-static uint64_t *scratch_get(size_t n)
+/* Pick the width for a patched bit-packing of n values whose bit lengths
+ * are counted in h[0..maxw]; returns the estimated bytes past the base. */
+static size_t pfor_plan(const uint32_t *h, size_t n, unsigned maxw, unsigned *wout)
 {
-	if (!scratch || n > scratch_cap) {
-		size_t cap = n > 1024 ? n : 1024;
-		uint64_t *p = realloc(scratch, cap * sizeof(*p));
-		if (!p)
-			return NULL;
-		scratch = p;
-		scratch_cap = cap;
+	size_t best = SIZE_MAX;
+	for (unsigned x = 0; x <= maxw; x++) {
+		size_t nexc = 0, exc = 0;
+		for (unsigned b = x + 1; b <= maxw; b++) {
+			nexc += h[b];
+			exc += (size_t)h[b] * (1 + (b - x + 6) / 7);
+		}
+		if (nexc * 8 > n)	/* more than 1 in 8: not exceptions */
+			continue;
+		size_t sz = 1 + varint_size(nexc) + packed_bytes(n, x) + exc + (nexc ? nexc / 4 : 0);
+		if (sz < best) {
+			best = sz;
+			*wout = x;
+		}
 	}
-	return scratch;
+	return best;
+}
+
+/* Patched bit-packing of t[0..n) (values minus base): the packed low
+ * width bits, then the exceptions as (index gap, value >> width). */
+static int put_patched(struct buf *out, uint64_t *t, size_t n, unsigned width)
+{
+	struct buf exc = { 0 };
+	size_t nexc = 0, last = 0;
+	int err;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t hi = width == 64 ? 0 : t[i] >> width;
+		if (!hi)
+			continue;
+		if ((err = buf_reserve(&exc, 20)))
+			goto out;
+		buf_put_varint(&exc, nexc ? i - last : i);
+		buf_put_varint(&exc, hi);
+		t[i] &= (1ull << width) - 1;
+		last = i;
+		nexc++;
+	}
+	if ((err = buf_reserve(out, 11 + packed_bytes(n, width) + exc.len + 8)))
+		goto out;
+	buf_put_u8(out, (uint8_t)width);
+	buf_put_varint(out, nexc);
+	pack(out, t, n, width);
+	if (exc.len)
+		memcpy(out->p + out->len, exc.p, exc.len);
+	out->len += exc.len;
+out:
+	buf_release(&exc);
+	return err;
 }
 
 int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 		    uint8_t *enc, int force)
 {
-	uint64_t min = UINT64_MAX, max = 0, dmin = UINT64_MAX, dmax = 0, prev = 0;
+	uint64_t min = 0, max = 0, dmin = 0, dmax = 0;
 	int err;
 
-	if (n == 0) {
-		min = dmin = 0;
+	/* Statistics in separate simple loops: the compiler vectorizes them. */
+	if (n) {
+		min = max = v[0];
+		for (size_t i = 1; i < n; i++) {
+			min = v[i] < min ? v[i] : min;
+			max = v[i] > max ? v[i] : max;
+		}
 	}
-	for (size_t i = 0; i < n; i++) {
-		uint64_t x = v[i], d = zigzag(x - prev);
-		prev = x;
-		min = x < min ? x : min;
-		max = x > max ? x : max;
-		dmin = d < dmin ? d : dmin;
-		dmax = d > dmax ? d : dmax;
+	if (n > 1) {
+		dmin = dmax = zigzag(v[1] - v[0]);
+		for (size_t i = 2; i < n; i++) {
+			uint64_t d = zigzag(v[i] - v[i - 1]);
+			dmin = d < dmin ? d : dmin;
+			dmax = d > dmax ? d : dmax;
+		}
 	}
-	unsigned w = n ? bit_width(max - min) : 0;
-	unsigned dw = n ? bit_width(dmax - dmin) : 0;
+	unsigned w = bit_width(max - min);
+	unsigned dw = bit_width(dmax - dmin);
+	size_t dn = n ? n - 1 : 0;
 	size_t bp = varint_size(min) + 1 + packed_bytes(n, w);
-	size_t dbp = varint_size(dmin) + 1 + packed_bytes(n, dw);
+	size_t dbp = varint_size(n ? v[0] : 0) + varint_size(dmin) + 1 + packed_bytes(dn, dw);
 	int choice = bp <= dbp ? ENC_BITPACK : ENC_DBITPACK;
 	size_t best = bp <= dbp ? bp : dbp;
+
+	/* Frame of reference with exceptions: a narrower width for most
+	 * values, the few wide ones patched (residual columns are mostly 0). */
+	unsigned pw = w, dpw = dw;
+	if ((w >= 6 || dw >= 6) && (force == 0 || force == ENC_PBITPACK || force == ENC_DPBITPACK)) {
+		uint32_t h1[65] = { 0 }, h2[65] = { 0 };
+		size_t pb = SIZE_MAX, dpb = SIZE_MAX;
+		/* only the variant that can win: the plain widths bound them */
+		if (w >= 6 && packed_bytes(n, w) / 2 < best) {
+			for (size_t i = 0; i < n; i++)
+				h1[bit_width(v[i] - min)]++;
+			pb = pfor_plan(h1, n, w, &pw) + varint_size(min) + 1;
+		}
+		if (dw >= 6 && packed_bytes(dn, dw) / 2 < best) {
+			for (size_t i = 1; i < n; i++)
+				h2[bit_width(zigzag(v[i] - v[i - 1]) - dmin)]++;
+			dpb = pfor_plan(h2, dn, dw, &dpw) + varint_size(n ? v[0] : 0) +
+			      varint_size(dmin) + 1;
+		}
+		if (pw < w && pb < best) {
+			best = pb;
+			choice = ENC_PBITPACK;
+		}
+		if (dpw < dw && dpb < best) {
+			best = dpb;
+			choice = ENC_DPBITPACK;
+		}
+	}
 
 	static __thread struct dict d;
 	int have_dict = 0;
@@ -266,64 +339,91 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 			force = ENC_BITPACK; /* too many distinct values */
 		choice = force;
 	}
+	/* patched widths stop at 63: the exceptions carry the top bits */
+	pw = pw > 63 ? 63 : pw;
+	dpw = dpw > 63 ? 63 : dpw;
 	*enc = (uint8_t)choice;
 
+	/* transformed values; freed on every path below */
+	uint64_t *t = NULL;
+	if (choice >= ENC_BITPACK && !(t = malloc((n ? n : 1) * sizeof(*t))))
+		return -ENOMEM;
+	err = -EINVAL;
 	switch (choice) {
 	case ENC_RAW:
 		if ((err = buf_reserve(out, n * 8)))
-			return err;
+			break;
 		for (size_t i = 0; i < n; i++) {
 			put_le64(out->p + out->len, v[i]);
 			out->len += 8;
 		}
-		return 0;
+		err = 0;
+		break;
 	case ENC_VARINT:
 	case ENC_ZVARINT:
 	case ENC_DELTA:
-		return encode_varints(out, v, n, choice);
-	case ENC_BITPACK:
+		err = encode_varints(out, v, n, choice);
+		break;
+	case ENC_BITPACK: {
+		for (size_t i = 0; i < n; i++)
+			t[i] = v[i] - min;
+		if ((err = buf_reserve(out, 11 + packed_bytes(n, w) + 8)))
+			break;
+		buf_put_varint(out, min);
+		buf_put_u8(out, (uint8_t)w);
+		pack(out, t, n, w);
+		err = 0;
+		break;
+	}
 	case ENC_DBITPACK: {
-		uint64_t *t = scratch_get(n);
-		uint64_t base = choice == ENC_BITPACK ? min : dmin;
-		unsigned width = choice == ENC_BITPACK ? w : dw;
-		if (!t)
-			return -ENOMEM;
-		if (choice == ENC_BITPACK) {
-			for (size_t i = 0; i < n; i++)
-				t[i] = v[i] - base;
-		} else {
-			prev = 0;
-			for (size_t i = 0; i < n; i++) {
-				t[i] = zigzag(v[i] - prev) - base;
-				prev = v[i];
-			}
-		}
-		if ((err = buf_reserve(out, 11 + packed_bytes(n, width) + 8)))
-			return err;
-		buf_put_varint(out, base);
-		buf_put_u8(out, (uint8_t)width);
-		pack(out, t, n, width);
-		return 0;
+		for (size_t i = 1; i < n; i++)
+			t[i - 1] = zigzag(v[i] - v[i - 1]) - dmin;
+		if ((err = buf_reserve(out, 21 + packed_bytes(dn, dw) + 8)))
+			break;
+		buf_put_varint(out, n ? v[0] : 0);
+		buf_put_varint(out, dmin);
+		buf_put_u8(out, (uint8_t)dw);
+		pack(out, t, dn, dw);
+		err = 0;
+		break;
+	}
+	case ENC_PBITPACK: {
+		for (size_t i = 0; i < n; i++)
+			t[i] = v[i] - min;
+		if ((err = buf_reserve(out, 10)))
+			break;
+		buf_put_varint(out, min);
+		err = put_patched(out, t, n, pw);
+		break;
+	}
+	case ENC_DPBITPACK: {
+		for (size_t i = 1; i < n; i++)
+			t[i - 1] = zigzag(v[i] - v[i - 1]) - dmin;
+		if ((err = buf_reserve(out, 20)))
+			break;
+		buf_put_varint(out, n ? v[0] : 0);
+		buf_put_varint(out, dmin);
+		err = put_patched(out, t, dn, dpw);
+		break;
 	}
 	case ENC_DICT: {
-		uint64_t *t = scratch_get(n);
-		if (!t)
-			return -ENOMEM;
 		dict_sort(&d);
 		unsigned width = bit_width(d.n ? d.n - 1 : 0);
 		for (size_t i = 0; i < n; i++)
 			t[i] = dict_index(&d, v[i]);
 		if ((err = buf_reserve(out, 11 + 10 * d.n + 1 + packed_bytes(n, width) + 8)))
-			return err;
+			break;
 		buf_put_varint(out, d.n);
 		for (unsigned i = 0; i < d.n; i++)
 			buf_put_varint(out, d.vals[i]);
 		buf_put_u8(out, (uint8_t)width);
 		pack(out, t, n, width);
-		return 0;
+		err = 0;
+		break;
 	}
 	}
-	return -EINVAL;
+	free(t);
+	return err;
 }
 
 /* ------------------------------------------------------------ decoder */
@@ -331,6 +431,29 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 static int bad(const char *what)
 {
 	return tape__fail(-EBADMSG, "%s", what);
+}
+
+/* Read the next exception of a patched column into d->excidx/exchi; with
+ * none left, check the column ends exactly there. */
+static int next_exception(struct coldec *d, int first)
+{
+	struct rd r = { d->exc, d->end };
+	uint64_t gap;
+	size_t m = d->enc == ENC_DPBITPACK && d->n ? d->n - 1 : d->n;
+	if (!d->nexc) {
+		if (r.p != r.end)
+			return bad("patched column has trailing bytes");
+		d->excidx = SIZE_MAX;
+		return 0;
+	}
+	if (rd_varint(&r, &gap) || rd_varint(&r, &d->exchi))
+		return bad("patched column exception ends early");
+	if ((!first && gap == 0) || gap >= m || d->excidx + gap >= m)
+		return bad("patched column exception out of order");
+	d->excidx = first ? gap : d->excidx + gap;
+	d->nexc--;
+	d->exc = r.p;
+	return 0;
 }
 
 int tape_coldec_init(struct coldec *d, uint8_t enc, const uint8_t *p,
@@ -355,15 +478,35 @@ int tape_coldec_init(struct coldec *d, uint8_t enc, const uint8_t *p,
 		return 0;
 	case ENC_BITPACK:
 	case ENC_DBITPACK:
+		if (enc == ENC_DBITPACK && rd_varint(&r, &d->first))
+			return bad("delta column header ends early");
 		if (rd_varint(&r, &d->base) || r.p >= r.end)
 			return bad("bit-packed column header ends early");
 		d->width = *r.p++;
 		if (d->width > 64)
 			return bad("bit width above 64");
-		if ((size_t)(r.end - r.p) != packed_bytes(n, d->width))
+		if ((size_t)(r.end - r.p) !=
+		    packed_bytes(enc == ENC_DBITPACK && n ? n - 1 : n, d->width))
 			return bad("bit-packed column has the wrong size");
 		d->p = r.p;
 		return 0;
+	case ENC_PBITPACK:
+	case ENC_DPBITPACK: {
+		size_t m = enc == ENC_DPBITPACK && n ? n - 1 : n;
+		if (enc == ENC_DPBITPACK && rd_varint(&r, &d->first))
+			return bad("delta column header ends early");
+		if (rd_varint(&r, &d->base) || r.p >= r.end)
+			return bad("patched column header ends early");
+		d->width = *r.p++;
+		if (d->width > 63 || rd_varint(&r, &d->nexc) || d->nexc > m)
+			return bad("bad patched column header");
+		if ((size_t)(r.end - r.p) < packed_bytes(m, d->width))
+			return bad("patched column ends early");
+		d->p = r.p;
+		d->exc = r.p + packed_bytes(m, d->width);
+		d->excidx = 0;
+		return next_exception(d, 1);
+	}
 	case ENC_DICT:
 		if (rd_varint(&r, &d->nd) || d->nd > TAPE_MAX_DICT || (n && !d->nd))
 			return bad("bad dictionary size");
@@ -410,6 +553,49 @@ int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 		d->p = r.p;
 		break;
 	}
+	case ENC_PBITPACK:
+	case ENC_DPBITPACK: {
+		const unsigned w = d->width;
+		const uint64_t mask = (1ull << w) - 1, base = d->base;
+		size_t i0 = 0, pidx = d->done;	/* packed index of out[i0] */
+		if (d->enc == ENC_DPBITPACK) {
+			if (d->done == 0 && k) {
+				out[0] = prev = d->first;
+				i0 = 1;
+				pidx = 0;
+			} else {
+				pidx = d->done - 1;
+			}
+		}
+		size_t bit = pidx * w;
+		if (w == 0) {
+			memset(out + i0, 0, (k - i0) * sizeof(*out));
+		} else {
+			for (size_t i = i0; i < k; i++, bit += w) {
+				uint64_t u;
+				memcpy(&u, d->p + (bit >> 3), 8);
+				u = le64toh(u) >> (bit & 7);
+				if ((bit & 7) + w > 64)
+					u |= (uint64_t)d->p[(bit >> 3) + 8] << (64 - (bit & 7));
+				out[i] = u & mask;
+			}
+		}
+		size_t pend = pidx + (k - i0);
+		while (d->excidx < pend) {
+			out[i0 + d->excidx - pidx] |= d->exchi << w;
+			int err = next_exception(d, 0);
+			if (err)
+				return err;
+		}
+		if (d->enc == ENC_PBITPACK) {
+			for (size_t i = i0; i < k; i++)
+				out[i] += base;
+		} else {
+			for (size_t i = i0; i < k; i++)
+				out[i] = prev += unzigzag(out[i] + base);
+		}
+		break;
+	}
 	case ENC_BITPACK:
 	case ENC_DBITPACK:
 	case ENC_DICT: {
@@ -418,22 +604,31 @@ int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 		const unsigned w = d->width;
 		const uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1, base = d->base;
 		const uint8_t *p = d->p;
-		size_t bit = d->done * w;
+		size_t i0 = 0, bit = d->done * w;
+		if (d->enc == ENC_DBITPACK) {
+			/* value 0 is stored whole; packed value j is delta j+1 */
+			if (d->done == 0 && k) {
+				out[0] = prev = d->first;
+				i0 = 1;
+			} else {
+				bit -= w;
+			}
+		}
 #define UNPACK_LOOP(STMT)                                                   \
 		if (w == 0) {                                               \
-			for (size_t i = 0; i < k; i++) {                    \
+			for (size_t i = i0; i < k; i++) {                   \
 				uint64_t u = 0;                             \
 				STMT;                                       \
 			}                                                   \
 		} else if (w <= 56) {                                       \
-			for (size_t i = 0; i < k; i++, bit += w) {          \
+			for (size_t i = i0; i < k; i++, bit += w) {         \
 				uint64_t u;                                 \
 				memcpy(&u, p + (bit >> 3), 8);              \
 				u = (le64toh(u) >> (bit & 7)) & mask;       \
 				STMT;                                       \
 			}                                                   \
 		} else {                                                    \
-			for (size_t i = 0; i < k; i++, bit += w) {          \
+			for (size_t i = i0; i < k; i++, bit += w) {         \
 				uint64_t u;                                 \
 				unsigned sh = bit & 7;                      \
 				memcpy(&u, p + (bit >> 3), 8);              \

@@ -21,6 +21,7 @@
 #include "tape_internal.h"
 
 #define PAD 16	/* readable bytes past decoded data (bit unpacking) */
+#define TILE 256	/* rows decoded at a time: keeps the work in cache */
 
 struct entry {
 	uint64_t off;
@@ -61,6 +62,12 @@ struct tape_cursor {
 	uint64_t *vals;		/* TILE values, then string offsets */
 	size_t capvals;
 	struct coldec *dec;	/* per known column */
+	struct buf *colz;	/* per known column: decompressed bytes */
+	uint64_t *tile;		/* ncols x TILE decoded values */
+	struct pred pred;
+	int idxpred;		/* last string column's indices were predicted */
+	struct { uint16_t off, len; } gap[16]; /* struct bytes no column covers */
+	size_t ngaps;
 	unsigned strslot[TAPE_MAX_COLS_KNOWN]; /* string column -> slot */
 	int err;
 };
@@ -152,6 +159,9 @@ static int load_payload(const tape_reader *r, uint64_t off, const struct chdr *c
 					  (unsigned long long)off);
 		memcpy(out->p, stored->p, c->raw);
 	} else if (c->codec == CODEC_ZSTD) {
+		if (ZSTD_findFrameCompressedSize(stored->p, c->stored) != c->stored)
+			return tape__fail(-EBADMSG, "chunk at offset %llu is not one zstd frame",
+					  (unsigned long long)off);
 		size_t n = ZSTD_decompressDCtx(dctx, out->p, c->raw, stored->p, c->stored);
 		if (ZSTD_isError(n) || n != c->raw)
 			return tape__fail(-EBADMSG, "chunk at offset %llu does not decompress: %s",
@@ -590,9 +600,27 @@ int tape_cursor_open(tape_reader *r, int table, uint64_t from, uint64_t to,
 		if (def->cols[i].type == TAPE_COL_STR)
 			c->strslot[i] = nstr++;
 	}
+	/* Padding inside the struct: bytes no column writes. */
+	uint8_t covered[256] = { 0 };
+	for (size_t i = 0; i < def->ncols; i++)
+		memset(covered + def->cols[i].offset, 1, def->cols[i].width);
+	for (size_t b = 0; b < def->size && c->ngaps < 16; b++) {
+		if (covered[b])
+			continue;
+		size_t e = b;
+		while (e < def->size && !covered[e])
+			e++;
+		c->gap[c->ngaps].off = (uint16_t)b;
+		c->gap[c->ngaps++].len = (uint16_t)(e - b);
+		b = e;
+	}
 	c->dec = calloc(def->ncols, sizeof(*c->dec));
-	if (!c->dec || !(c->dctx = ZSTD_createDCtx())) {
+	c->colz = calloc(def->ncols, sizeof(*c->colz));
+	c->tile = malloc(def->ncols * TILE * sizeof(*c->tile));
+	if (!c->dec || !c->colz || !c->tile || !(c->dctx = ZSTD_createDCtx())) {
 		free(c->dec);
+		free(c->colz);
+		free(c->tile);
 		free(c);
 		return -ENOMEM;
 	}
@@ -611,12 +639,16 @@ void tape_cursor_free(tape_cursor *c)
 	free(c->evs);
 	free(c->vals);
 	free(c->dec);
+	for (size_t i = 0; c->colz && i < c->def->ncols; i++)
+		buf_release(&c->colz[i]);
+	free(c->colz);
+	free(c->tile);
+	pred_release(&c->pred);
 	free(c);
 }
 
 static const char empty[] = "";
 
-#define TILE 256	/* rows decoded at a time: keeps the work in cache */
 
 /* Parse a string column's dictionary into c->strs; offsets go to soff[]
  * and the index decoder is set up in d. */
@@ -648,20 +680,53 @@ static int string_dict(tape_cursor *c, const struct tape_column *col,
 		return tape__fail(-EBADMSG, "block at offset %llu: column %s: indices missing",
 				  (unsigned long long)off, col->name);
 	uint8_t enc = *rd.p++;
-	if ((err = tape_coldec_init(d, enc, rd.p, (size_t)(rd.end - rd.p), n)))
+	c->idxpred = (enc & ENC_PRED) != 0;
+	if (enc & ENC_ZSTD)
+		return tape__fail(-EBADMSG, "block at offset %llu: column %s: bad index encoding",
+				  (unsigned long long)off, col->name);
+	if ((err = tape_coldec_init(d, ENC_ID(enc), rd.p, (size_t)(rd.end - rd.p), n)))
 		return tape__fail(err, "block at offset %llu: column %s: %s",
 				  (unsigned long long)off, col->name, tape_error_detail());
 	return 0;
 }
 
-/* Decode one block's raw payload into c->evs, TILE rows at a time. */
+/* A column's bytes, decompressed into c->colz[ci] when flagged ZSTD. */
+static int column_bytes(tape_cursor *c, size_t ci, const struct tape_column *col,
+			uint8_t enc, const uint8_t **p, size_t *len, uint64_t off)
+{
+	if (!(enc & ENC_ZSTD))
+		return 0;
+	unsigned long long sz = ZSTD_getFrameContentSize(*p, *len);
+	if (sz == ZSTD_CONTENTSIZE_UNKNOWN || sz == ZSTD_CONTENTSIZE_ERROR || sz > TAPE_MAX_RAW ||
+	    ZSTD_findFrameCompressedSize(*p, *len) != *len)
+		return tape__fail(-EBADMSG, "block at offset %llu: column %s: bad zstd frame",
+				  (unsigned long long)off, col->name);
+	struct buf *b = &c->colz[ci];
+	int err;
+	b->len = 0;
+	if ((err = buf_reserve(b, (size_t)sz + PAD)))
+		return err;
+	size_t n = ZSTD_decompressDCtx(c->dctx, b->p, (size_t)sz, *p, *len);
+	if (ZSTD_isError(n) || n != sz)
+		return tape__fail(-EBADMSG, "block at offset %llu: column %s does not decompress",
+				  (unsigned long long)off, col->name);
+	memset(b->p + n, 0, PAD);
+	*p = b->p;
+	*len = n;
+	return 0;
+}
+
+/* Decode one block's raw payload into c->evs, TILE rows at a time: each
+ * tile is decoded column by column into c->tile, the syscall prediction is
+ * undone row by row, then the rows are written as structs. */
 static int decode_block(tape_cursor *c, const struct entry *e)
 {
 	const struct tape_table_def *def = c->def;
 	const uint8_t *p = c->raw.p, *end = c->raw.p + c->raw.len;
-	size_t n = e->count, sz = def->size, nstr = 0;
+	size_t n = e->count, sz = def->size;
 	uint64_t off = e->off, seen = 0;
 	uint64_t nd[TAPE_MAX_STRCOLS];
+	unsigned predmask = 0;
 	int err;
 
 	if (c->raw.len < 4)
@@ -678,7 +743,7 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 		c->evs = ev;
 		c->capevs = n;
 	}
-	size_t need = TILE + n * TAPE_MAX_STRCOLS;
+	size_t need = n * TAPE_MAX_STRCOLS;
 	if (need > c->capvals) {
 		uint64_t *v = realloc(c->vals, need * sizeof(*v));
 		if (!v)
@@ -697,6 +762,7 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 			return tape__fail(-EBADMSG, "block at offset %llu: column %u runs past the block",
 					  (unsigned long long)off, id);
 		const uint8_t *cd = data;
+		size_t clen = size;
 		data += size;
 		int ci = id < 64 ? c->colmap[id] : -1;
 		if (ci < 0)
@@ -709,47 +775,92 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 		if (type != col->type)
 			return tape__fail(-EBADMSG, "block at offset %llu: column %s has type %u, expected %u",
 					  (unsigned long long)off, col->name, type, col->type);
+		if ((err = column_bytes(c, (size_t)ci, col, (uint8_t)enc, &cd, &clen, off)))
+			return err;
+		unsigned pred_ok = def->id == TAPE_TABLE_SYSCALL && ((SC_PREDICTED >> id) & 1);
 		if (col->type == TAPE_COL_STR) {
-			if (enc != ENC_SDICT)
+			if (ENC_ID(enc) != ENC_SDICT || (enc & ENC_PRED))
 				return tape__fail(-EBADMSG, "block at offset %llu: column %s: unknown string encoding %u",
 						  (unsigned long long)off, col->name, enc);
 			unsigned k = c->strslot[ci];
-			if ((err = string_dict(c, col, cd, size, n, off, c->vals + TILE + k * n,
+			if ((err = string_dict(c, col, cd, clen, n, off, c->vals + k * n,
 					       &nd[k], &c->dec[ci])))
 				return err;
-			nstr++;
-			continue;
-		}
-		/* Decoders may read PAD bytes past a column; the block buffer
-		 * has PAD bytes after its end, so any column is safe. */
-		if ((err = tape_coldec_init(&c->dec[ci], (uint8_t)enc, cd, size, n)))
+			enc = c->dec[ci].enc | (c->idxpred ? ENC_PRED : 0);
+		} else if (ENC_ID(enc) < ENC_RAW || ENC_ID(enc) > ENC_DPBITPACK) {
+			return tape__fail(-EBADMSG, "block at offset %llu: column %s: unknown integer encoding %u",
+					  (unsigned long long)off, col->name, enc);
+		} else if ((err = tape_coldec_init(&c->dec[ci], (uint8_t)ENC_ID(enc), cd, clen, n))) {
 			return tape__fail(err, "block at offset %llu: column %s: %s",
 					  (unsigned long long)off, col->name, tape_error_detail());
+		}
+		if (enc & ENC_PRED) {
+			if (!pred_ok)
+				return tape__fail(-EBADMSG, "block at offset %llu: column %s cannot be predicted",
+						  (unsigned long long)off, col->name);
+			predmask |= 1u << id;
+		}
 	}
 	if (data != end)
 		return tape__fail(-EBADMSG, "block at offset %llu: column sizes do not add up",
 				  (unsigned long long)off);
+	if (predmask) {
+		/* The prediction reads these columns: a block without them
+		 * cannot be decoded to the values that were written. */
+		const uint64_t inputs = (1ull << SC_TID) | (1ull << SC_OP) | (1ull << SC_SIZE) |
+					(1ull << SC_RET) | (1ull << SC_OFFSET);
+		if ((seen & inputs) != inputs)
+			return tape__fail(-EBADMSG, "block at offset %llu: predicted columns without "
+					  "the tid, op, size, ret and offset columns they depend on",
+					  (unsigned long long)off);
+		pred_reset(&c->pred);
+	}
 
 	for (size_t r0 = 0; r0 < n; r0 += TILE) {
 		size_t k = n - r0 < TILE ? n - r0 : TILE;
 		uint8_t *tile = c->evs + r0 * sz;
-		uint64_t *v = c->vals;
-		memset(tile, 0, k * sz);
+
 		for (size_t ci = 0; ci < def->ncols; ci++) {
 			const struct tape_column *col = &def->cols[ci];
-			uint8_t *f = tile + col->offset;
+			uint64_t *v = c->tile + ci * TILE;
 			if (!((seen >> col->id) & 1)) {
-				if (col->type == TAPE_COL_STR)
-					for (size_t r = 0; r < k; r++, f += sz)
-						memcpy(f, &(const char *){ empty }, sizeof(char *));
+				memset(v, 0, k * sizeof(*v));
 				continue;
 			}
 			if ((err = tape_coldec_next(&c->dec[ci], k, v)))
 				return tape__fail(err, "block at offset %llu: column %s: %s",
 						  (unsigned long long)off, col->name, tape_error_detail());
+		}
+		if (predmask) {
+			uint64_t *col[SC_NCOLS];
+			for (int i = 0; i < SC_NCOLS; i++)
+				col[i] = c->tile + c->colmap[i] * TILE;
+			if ((err = pred_decode_syscall(&c->pred, col, predmask, k)))
+				return err;
+		}
+		for (size_t g = 0; g < c->ngaps; g++) {
+			uint8_t *q = tile + c->gap[g].off;
+			size_t gl = c->gap[g].len;
+			if (gl == 4) {
+				for (size_t r = 0; r < k; r++, q += sz)
+					memcpy(q, &(uint32_t){ 0 }, 4);
+			} else {
+				for (size_t r = 0; r < k; r++, q += sz)
+					memset(q, 0, gl);
+			}
+		}
+		for (size_t ci = 0; ci < def->ncols; ci++) {
+			const struct tape_column *col = &def->cols[ci];
+			const uint64_t *v = c->tile + ci * TILE;
+			uint8_t *f = tile + col->offset;
 			if (col->type == TAPE_COL_STR) {
+				if (!((seen >> col->id) & 1)) {
+					for (size_t r = 0; r < k; r++, f += sz)
+						memcpy(f, &(const char *){ empty }, sizeof(char *));
+					continue;
+				}
 				unsigned s = c->strslot[ci];
-				const uint64_t *soff = c->vals + TILE + s * n;
+				const uint64_t *soff = c->vals + s * n;
 				for (size_t r = 0; r < k; r++, f += sz) {
 					if (v[r] >= nd[s])
 						return tape__fail(-EBADMSG, "block at offset %llu: column %s: string index out of range",
@@ -773,15 +884,14 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 			}
 		}
 		/* The index's time range must match the data (it drives seeking). */
-		for (size_t r = 0; r < k; r++) {
-			uint64_t ts;
-			memcpy(&ts, tile + r * sz, 8);
-			if (ts < e->tmin || ts > e->tmax)
-				return tape__fail(-EBADMSG, "block at offset %llu: timestamps outside the block's range",
-						  (unsigned long long)off);
-		}
+		const uint64_t *ts = c->tile; /* ts_ns is column 0 of every table */
+		uint64_t bad = 0;
+		for (size_t r = 0; r < k; r++)
+			bad |= (ts[r] < e->tmin) | (ts[r] > e->tmax);
+		if (bad)
+			return tape__fail(-EBADMSG, "block at offset %llu: timestamps outside the block's range",
+					  (unsigned long long)off);
 	}
-	(void)nstr;
 	return 0;
 }
 

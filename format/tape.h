@@ -267,7 +267,7 @@ typedef struct tape_writer tape_writer;
 struct tape_writer_opts {
 	unsigned flags;		/* TAPE_WRITE_* */
 	unsigned block_rows;	/* rows per block, 0 = default (8192) */
-	int zstd_level;		/* 0 = default (3) */
+	int zstd_level;		/* 0 = default (1) */
 };
 
 /*

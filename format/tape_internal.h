@@ -34,14 +34,23 @@
  *
  * BLOCK payload (raw): u16 ncols, u16 0, ncols x { u16 col id, u8 type,
  *                u8 encoding, u32 size }, then the column data in order.
+ * Encoding byte: bits 0-5 the encoding id below; 0x40 PRED (values are
+ *                residuals of the syscall prediction, predict.c); 0x80 ZSTD
+ *                (the column's bytes are exactly one zstd frame holding
+ *                the encoded column).  Writers store BLOCK chunks with
+ *                codec 0 and compress columns one by one.
  * Integer encodings (count values):
  *   1 RAW       count x u64
  *   2 VARINT    count x LEB128(v)
  *   3 ZVARINT   count x LEB128(zigzag(v as int64))
  *   4 DELTA     count x LEB128(zigzag(v[i] - v[i-1])), v[-1] = 0
  *   5 BITPACK   LEB128 base, u8 width (0..64), packed (v - base), LSB first
- *   6 DBITPACK  as BITPACK over zigzag(v[i] - v[i-1]), v[-1] = 0
+ *   6 DBITPACK  LEB128 v[0], then as BITPACK over the count-1 values
+ *               zigzag(v[i] - v[i-1]), i >= 1
  *   7 DICT      LEB128 n, n x LEB128 value, u8 width, packed indices
+ *   8 PBITPACK  LEB128 base, u8 width, LEB128 nexc, packed low bits of
+ *               (v - base), nexc x { LEB128 index gap, LEB128 (v-base) >> w }
+ *   9 DPBITPACK LEB128 v[0], then as PBITPACK over the count-1 deltas
  * String encodings:
  *   16 SDICT    LEB128 n, n x { LEB128 len, bytes }, u8 int encoding,
  *               the indices in that integer encoding
@@ -68,6 +77,7 @@ enum { CODEC_STORED = 0, CODEC_ZSTD = 1 };
 enum {
 	ENC_RAW = 1, ENC_VARINT = 2, ENC_ZVARINT = 3, ENC_DELTA = 4,
 	ENC_BITPACK = 5, ENC_DBITPACK = 6, ENC_DICT = 7,
+	ENC_PBITPACK = 8, ENC_DPBITPACK = 9,
 	ENC_SDICT = 16,
 };
 
@@ -165,12 +175,52 @@ struct coldec {
 	unsigned width;
 	size_t n, done;
 	const uint8_t *p, *end;
-	uint64_t base, prev, nd;
+	uint64_t base, prev, nd, first;
+	/* patched variants: the next exception (index in the packed stream) */
+	size_t nexc, excidx;
+	uint64_t exchi;
+	const uint8_t *exc;
 	uint64_t dict[TAPE_MAX_DICT];
 };
 int tape_coldec_init(struct coldec *d, uint8_t enc, const uint8_t *p,
 		     size_t len, size_t n);
 int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out);
+
+/* Encoding byte flags (directory entries and SDICT index encodings). */
+#define ENC_ID(e)	((e) & 0x3f)
+#define ENC_PRED	0x40	/* values are residuals of the table's prediction */
+#define ENC_ZSTD	0x80	/* column bytes are one zstd frame */
+
+/* Syscall columns by on-disk id (the prediction works on ids). */
+enum {
+	SC_TS = 0, SC_DUR = 1, SC_PID = 2, SC_TID = 3, SC_OP = 4, SC_FD = 5,
+	SC_FILE_ID = 6, SC_OFFSET = 7, SC_SIZE = 8, SC_RET = 9, SC_FLAGS = 10,
+	SC_PATH = 11, SC_PATH2 = 12, SC_NCOLS = 13,
+};
+#define SC_PREDICTED ((1u << SC_FD) | (1u << SC_SIZE) | (1u << SC_FLAGS) | \
+		      (1u << SC_FILE_ID) | (1u << SC_PATH) | (1u << SC_RET) | \
+		      (1u << SC_OFFSET))
+
+struct pstate {
+	uint32_t tid;
+	uint64_t offset, ret, file_id, path;
+	uint64_t fd[64], size[64], flags[64];
+};
+struct pred {
+	struct pstate *s;
+	uint32_t *slot;
+	uint32_t nslots, n;
+	uint32_t last;	/* index of the state found last (rows come in runs) */
+};
+void pred_reset(struct pred *p);
+void pred_release(struct pred *p);
+struct pstate *pred_state(struct pred *p, uint32_t tid);
+/* col/res indexed by syscall column id; rows 0..n-1 of one block. */
+int pred_encode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
+			uint64_t *const res[SC_NCOLS], size_t n);
+/* In place, k rows continuing the block; predmask: columns that are residuals. */
+int pred_decode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
+			unsigned predmask, size_t k);
 
 /* Set an error detail (printf-style) and return err. */
 int tape__fail(int err, const char *fmt, ...)
@@ -178,6 +228,8 @@ int tape__fail(int err, const char *fmt, ...)
 
 /* Test hooks: force every integer column to one encoding (0 = choose). */
 extern int tape__force_encoding;
+/* Test hook: write syscall blocks without the prediction. */
+extern int tape__no_predict;
 /* Test hook: write a raw chunk (for unknown tables/columns/types). */
 int tape_writer__raw_chunk(tape_writer *w, uint8_t type, uint16_t table,
 			   uint32_t count, uint64_t tmin, uint64_t tmax,

@@ -3,10 +3,12 @@
  * writer.c - append-only trace writer.
  *
  * Events are buffered per table in column arrays; a full block is encoded
- * column by column, compressed with zstd and appended as one chunk.  The
- * file is only ever appended to, so whatever a crash leaves behind is a
- * header followed by complete chunks (and perhaps one partial chunk that a
- * reader ignores).  close() adds the index chunk and the trailer.
+ * column by column (the syscall table first through the per-thread
+ * prediction of predict.c), each column compressed with zstd only when that
+ * pays, and the block appended as one chunk.  The file is only ever
+ * appended to, so whatever a crash leaves behind is a header followed by
+ * complete chunks (and perhaps one partial chunk that a reader ignores).
+ * close() adds the index chunk and the trailer.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -67,6 +69,19 @@ struct ientry {
 	uint64_t tmin, tmax;
 };
 
+/* What block encoding needs besides the rows: reused between blocks. */
+struct enc_ctx {
+	ZSTD_CCtx *cctx;	/* NULL: no column compression */
+	int level;
+	struct buf col;		/* one encoded column */
+	struct pred pred;
+	uint64_t *res[SC_NCOLS];/* prediction residuals */
+	size_t rescap;
+	/* Blocks to wait before trying zstd again on a column where it did
+	 * not pay (high-entropy columns like durations): per table, column. */
+	uint8_t zskip[TAPE_TABLE_MAX][TAPE_MAX_COLS_KNOWN];
+};
+
 struct tape_writer {
 	int fd;
 	unsigned flags;
@@ -76,6 +91,7 @@ struct tape_writer {
 	uint64_t off;
 	uint64_t events;
 	ZSTD_CCtx *cctx;
+	struct enc_ctx enc;
 	struct tbuf tables[TAPE_TABLE_MAX];
 	struct buf raw, comp;
 	struct ientry *index;
@@ -111,7 +127,7 @@ static int set_err(tape_writer *w, int err)
 /* Append one chunk; raw is compressed when that makes it smaller. */
 static int write_chunk(tape_writer *w, uint8_t type, uint16_t table,
 		       uint32_t count, uint64_t tmin, uint64_t tmax,
-		       const uint8_t *raw, size_t raw_len)
+		       const uint8_t *raw, size_t raw_len, int compress)
 {
 	uint8_t h[TAPE_CHUNK_HDR];
 	const uint8_t *payload = raw;
@@ -121,7 +137,7 @@ static int write_chunk(tape_writer *w, uint8_t type, uint16_t table,
 
 	if (raw_len > TAPE_MAX_RAW)
 		return tape__fail(-E2BIG, "chunk of %zu bytes exceeds the format's limit", raw_len);
-	if (raw_len > 64) {
+	if (compress && raw_len > 64) {
 		size_t bound = ZSTD_compressBound(raw_len);
 		w->comp.len = 0;
 		if ((err = buf_reserve(&w->comp, bound)))
@@ -169,7 +185,7 @@ static int flush_meta(tape_writer *w)
 	int err;
 	if (!w->nmeta)
 		return 0;
-	err = write_chunk(w, CHUNK_META, 0, w->nmeta, 0, 0, w->meta.p, w->meta.len);
+	err = write_chunk(w, CHUNK_META, 0, w->nmeta, 0, 0, w->meta.p, w->meta.len, 1);
 	w->meta.len = 0;
 	w->nmeta = 0;
 	return err;
@@ -255,14 +271,85 @@ static void sdict_release(struct sdict *d)
 
 /* --------------------------------------------------------- block encode */
 
-static int encode_columns(const struct tape_table_def *def, uint64_t **cols,
-			  struct sdict *dicts, size_t n, int extra_cols,
-			  struct buf *out)
+static void enc_ctx_release(struct enc_ctx *x)
+{
+	ZSTD_freeCCtx(x->cctx);
+	buf_release(&x->col);
+	pred_release(&x->pred);
+	for (int i = 0; i < SC_NCOLS; i++)
+		free(x->res[i]);
+	memset(x, 0, sizeof(*x));
+}
+
+/* Residuals of the syscall prediction, by column id; 0 or -errno. */
+static int predict(struct enc_ctx *x, const struct tape_table_def *def,
+		   uint64_t **cols, size_t n)
+{
+	uint64_t *col[SC_NCOLS] = { 0 };
+	if (n > x->rescap) {
+		for (int i = 0; i < SC_NCOLS; i++) {
+			free(x->res[i]);
+			if (!(x->res[i] = malloc(n * sizeof(uint64_t)))) {
+				x->rescap = 0;
+				return -ENOMEM;
+			}
+		}
+		x->rescap = n;
+	}
+	for (size_t c = 0; c < def->ncols; c++)
+		if (def->cols[c].id < SC_NCOLS)
+			col[def->cols[c].id] = cols[c];
+	for (int i = 0; i < SC_NCOLS; i++)
+		if (!col[i])
+			return -EINVAL;
+	return pred_encode_syscall(&x->pred, col, x->res, n);
+}
+
+/* Append x->col to out, as one zstd frame when that saves enough. */
+static int put_column(struct enc_ctx *x, struct buf *out, uint8_t *enc, uint8_t *skip)
+{
+	size_t len = x->col.len;
+	int err;
+	if (skip && *skip) {
+		(*skip)--;
+	} else if (x->cctx && len >= 64) {
+		size_t bound = ZSTD_compressBound(len);
+		if ((err = buf_reserve(out, bound)))
+			return err;
+		size_t c = ZSTD_compressCCtx(x->cctx, out->p + out->len, bound,
+					     x->col.p, len, x->level);
+		if (ZSTD_isError(c))
+			return tape__fail(-EIO, "zstd: %s", ZSTD_getErrorName(c));
+		if (c < len - len / 16) {
+			out->len += c;
+			*enc |= ENC_ZSTD;
+			return 0;
+		}
+		if (skip)
+			*skip = 7;
+	}
+	if ((err = buf_reserve(out, len)))
+		return err;
+	if (len)
+		memcpy(out->p + out->len, x->col.p, len);
+	out->len += len;
+	return 0;
+}
+
+static int encode_columns(struct enc_ctx *x, const struct tape_table_def *def,
+			  uint64_t **cols, struct sdict *dicts, size_t n,
+			  int extra_cols, struct buf *out)
 {
 	size_t ncols = def->ncols + (size_t)extra_cols;
+	unsigned predmask = 0;
 	size_t dir;
 	int err;
 
+	if (def->id == TAPE_TABLE_SYSCALL && n && !tape__no_predict) {
+		if ((err = predict(x, def, cols, n)))
+			return err;
+		predmask = SC_PREDICTED;
+	}
 	out->len = 0;
 	if ((err = buf_reserve(out, 4 + 8 * ncols)))
 		return err;
@@ -274,31 +361,38 @@ static int encode_columns(const struct tape_table_def *def, uint64_t **cols,
 		const struct tape_column *col = c < def->ncols ? &def->cols[c] : NULL;
 		size_t start = out->len;
 		uint8_t enc, type = col ? col->type : TAPE_COL_U64;
+		int pred = col && col->id < 32 && ((predmask >> col->id) & 1);
+		/* extra (test) columns reuse ts_ns values */
+		const uint64_t *v = !col ? cols[0] : pred ? x->res[col->id] : cols[c];
 
+		x->col.len = 0;
 		if (col && col->type == TAPE_COL_STR) {
 			struct sdict *d = &dicts[c];
-			if ((err = buf_reserve(out, 10 + d->arena.len + 10 * (size_t)d->n + 1)))
+			if ((err = buf_reserve(&x->col, 10 + d->arena.len + 10 * (size_t)d->n + 1)))
 				return err;
-			buf_put_varint(out, d->n);
+			buf_put_varint(&x->col, d->n);
 			for (uint32_t i = 0; i < d->n; i++) {
-				buf_put_varint(out, d->len[i]);
+				buf_put_varint(&x->col, d->len[i]);
 				if (d->len[i])
-					memcpy(out->p + out->len, d->arena.p + d->off[i], d->len[i]);
-				out->len += d->len[i];
+					memcpy(x->col.p + x->col.len, d->arena.p + d->off[i], d->len[i]);
+				x->col.len += d->len[i];
 			}
-			size_t encpos = out->len;
-			buf_put_u8(out, 0);
+			size_t encpos = x->col.len;
+			buf_put_u8(&x->col, 0);
 			int force = tape__force_encoding == ENC_DICT ? 0 : tape__force_encoding;
-			if ((err = tape_int_encode(cols[c], n, out, &enc, force)))
+			if ((err = tape_int_encode(v, n, &x->col, &enc, force)))
 				return err;
-			out->p[encpos] = enc;
+			x->col.p[encpos] = enc | (pred ? ENC_PRED : 0);
 			enc = ENC_SDICT;
 		} else {
-			/* extra (test) columns reuse ts_ns values */
-			const uint64_t *v = col ? cols[c] : cols[0];
-			if ((err = tape_int_encode(v, n, out, &enc, tape__force_encoding)))
+			if ((err = tape_int_encode(v, n, &x->col, &enc, tape__force_encoding)))
 				return err;
+			enc |= pred ? ENC_PRED : 0;
 		}
+		uint8_t *skip = c < TAPE_MAX_COLS_KNOWN && def->id < TAPE_TABLE_MAX ?
+				&x->zskip[def->id][c] : NULL;
+		if ((err = put_column(x, out, &enc, skip)))
+			return err;
 		size_t sz = out->len - start;
 		if (sz > UINT32_MAX)
 			return -E2BIG;
@@ -318,10 +412,10 @@ static int write_block(tape_writer *w, struct tbuf *t)
 		return 0;
 	if ((err = flush_meta(w)))
 		return err;
-	err = encode_columns(t->def, t->cols, t->dicts, t->rows, 0, &w->raw);
+	err = encode_columns(&w->enc, t->def, t->cols, t->dicts, t->rows, 0, &w->raw);
 	if (!err)
 		err = write_chunk(w, CHUNK_BLOCK, (uint16_t)t->def->id, (uint32_t)t->rows,
-				  t->tmin, t->tmax, w->raw.p, w->raw.len);
+				  t->tmin, t->tmax, w->raw.p, w->raw.len, 0);
 	t->rows = 0;
 	for (size_t c = 0; c < t->def->ncols; c++)
 		if (t->def->cols[c].type == TAPE_COL_STR)
@@ -383,15 +477,17 @@ int tape_writer_open_fd(tape_writer **out, int fd, const struct tape_writer_opts
 	w->fd = fd;
 	w->flags = opts ? opts->flags : 0;
 	w->block_rows = opts && opts->block_rows ? opts->block_rows : TAPE_DEFAULT_ROWS;
-	w->level = opts && opts->zstd_level ? opts->zstd_level : 3;
+	w->level = opts && opts->zstd_level ? opts->zstd_level : 1;
 	if (w->block_rows > TAPE_MAX_ROWS) {
 		free(w);
 		return tape__fail(-EINVAL, "block_rows above %u", TAPE_MAX_ROWS);
 	}
-	if (!(w->cctx = ZSTD_createCCtx())) {
+	if (!(w->cctx = ZSTD_createCCtx()) || !(w->enc.cctx = ZSTD_createCCtx())) {
+		ZSTD_freeCCtx(w->cctx);
 		free(w);
 		return -ENOMEM;
 	}
+	w->enc.level = w->level;
 	memcpy(h, TAPE_MAGIC, 8);
 	put_le16(h + 8, TAPE_FORMAT_MAJOR);
 	put_le16(h + 10, TAPE_FORMAT_MINOR);
@@ -500,7 +596,13 @@ int tape_writer_append(tape_writer *w, int table, const void *ev)
 		t->tmax = ts;
 	t->rows++;
 	w->events++;
-	if (t->rows == w->block_rows)
+	/* Cut the block early when its strings grow large, so no block's raw
+	 * size can reach TAPE_MAX_RAW (each event adds at most
+	 * TAPE_MAX_STRCOLS * TAPE_MAX_STRING bytes of text). */
+	size_t text = 0;
+	for (unsigned i = 0; i < t->ns; i++)
+		text += t->dicts[t->strcol[i]].arena.len;
+	if (t->rows == w->block_rows || text >= TAPE_MAX_RAW / 4)
 		return set_err(w, write_block(w, t));
 	return 0;
 }
@@ -542,7 +644,7 @@ static int write_index(tape_writer *w)
 	}
 	w->raw.len = n * TAPE_INDEX_ENTRY;
 	index_off = w->off;
-	if ((err = write_chunk(w, CHUNK_INDEX, 0, (uint32_t)n, 0, 0, w->raw.p, w->raw.len)))
+	if ((err = write_chunk(w, CHUNK_INDEX, 0, (uint32_t)n, 0, 0, w->raw.p, w->raw.len, 1)))
 		return err;
 	put_le64(tr, index_off);
 	put_le32(tr + 8, XXH32(tr, 8, 0));
@@ -578,6 +680,7 @@ void tape_writer_free(tape_writer *w)
 	for (int i = 0; i < TAPE_TABLE_MAX; i++)
 		tbuf_release(&w->tables[i]);
 	ZSTD_freeCCtx(w->cctx);
+	enc_ctx_release(&w->enc);
 	buf_release(&w->raw);
 	buf_release(&w->comp);
 	buf_release(&w->meta);
@@ -601,7 +704,7 @@ int tape_writer__raw_chunk(tape_writer *w, uint8_t type, uint16_t table,
 			   uint32_t count, uint64_t tmin, uint64_t tmax,
 			   const void *raw, size_t raw_len)
 {
-	return set_err(w, write_chunk(w, type, table, count, tmin, tmax, raw, raw_len));
+	return set_err(w, write_chunk(w, type, table, count, tmin, tmax, raw, raw_len, 1));
 }
 
 int tape__encode_block(int table, const void *evs, size_t n, int extra_cols,
@@ -631,7 +734,9 @@ int tape__encode_block(int table, const void *evs, size_t n, int extra_cols,
 			}
 		}
 	}
-	err = encode_columns(def, t.cols, t.dicts, n, extra_cols, out);
+	struct enc_ctx x = { .cctx = ZSTD_createCCtx(), .level = 1 };
+	err = x.cctx ? encode_columns(&x, def, t.cols, t.dicts, n, extra_cols, out) : -ENOMEM;
+	enc_ctx_release(&x);
 out:
 	tbuf_release(&t);
 	return err;

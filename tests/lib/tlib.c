@@ -357,6 +357,73 @@ uint8_t *t_chunk_raw(const uint8_t *file, const struct t_chunk *c, size_t *len)
 	return p;
 }
 
+int t_restore_stored(const uint8_t *in, size_t len, int footer, uint8_t **out,
+		     size_t *outlen)
+{
+	struct t_chunk ch[4096];
+	size_t n = t_chunks(in, len, ch, 4096);
+	size_t hs = get_le32(in + 12), cap = hs, nent = 0;
+	uint8_t *p, *idx;
+
+	for (size_t i = 0; i < n; i++)
+		cap += TAPE_CHUNK_HDR + get_le32(in + ch[i].off + 16);
+	cap += TAPE_CHUNK_HDR + 32 * n + TAPE_TRAILER_SIZE;
+	if (!(p = malloc(cap)) || !(idx = malloc(32 * n + 1))) {
+		free(p);
+		return -ENOMEM;
+	}
+	memcpy(p, in, hs);
+	size_t off = hs;
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *h = in + ch[i].off;
+		size_t rl;
+		if (ch[i].type == CHUNK_INDEX)
+			continue;
+		uint8_t *raw = t_chunk_raw(in, &ch[i], &rl);
+		if (!raw)
+			break;
+		uint8_t *o = p + off;
+		memcpy(o, h, TAPE_CHUNK_HDR);
+		o[5] = CODEC_STORED;
+		put_le32(o + 12, (uint32_t)rl);
+		put_le64(o + 40, XXH64(raw, rl, 0));
+		t_fix_chunk_header(o);
+		memcpy(o + TAPE_CHUNK_HDR, raw, rl);
+		free(raw);
+		uint8_t *e = idx + 32 * nent++;
+		put_le64(e, off);
+		e[8] = h[4];
+		e[9] = 0;
+		memcpy(e + 10, h + 6, 2);	/* table */
+		memcpy(e + 12, h + 8, 4);	/* count */
+		memcpy(e + 16, h + 24, 16);	/* t_min, t_max */
+		off += TAPE_CHUNK_HDR + rl;
+	}
+	if (footer) {
+		uint8_t *o = p + off;
+		size_t il = 32 * nent;
+		memset(o, 0, TAPE_CHUNK_HDR);
+		memcpy(o, TAPE_CHUNK_MAGIC, 4);
+		o[4] = CHUNK_INDEX;
+		put_le32(o + 8, (uint32_t)nent);
+		put_le32(o + 12, (uint32_t)il);
+		put_le32(o + 16, (uint32_t)il);
+		put_le64(o + 40, XXH64(idx, il, 0));
+		t_fix_chunk_header(o);
+		memcpy(o + TAPE_CHUNK_HDR, idx, il);
+		uint8_t *t = o + TAPE_CHUNK_HDR + il;
+		put_le64(t, off);
+		put_le32(t + 8, XXH32(t, 8, 0));
+		put_le32(t + 12, 0);
+		memcpy(t + 16, TAPE_TRAILER_MAGIC, 8);
+		off += TAPE_CHUNK_HDR + il + TAPE_TRAILER_SIZE;
+	}
+	free(idx);
+	*out = p;
+	*outlen = off;
+	return 0;
+}
+
 void t_fix_chunk_header(uint8_t *h)
 {
 	put_le32(h + 20, 0);

@@ -89,6 +89,14 @@ struct t_chunk {
 size_t t_chunks(const uint8_t *p, size_t len, struct t_chunk *out, size_t max);
 /* A chunk's payload, decompressed (malloc'd, *len bytes); NULL if bad. */
 uint8_t *t_chunk_raw(const uint8_t *file, const struct t_chunk *c, size_t *len);
+/*
+ * Re-encode a trace with every chunk stored (codec 0, payload
+ * decompressed), checks recomputed, and a new index + trailer when footer:
+ * a second, independent writer of the v1 layout.  Chunks after a damaged
+ * one are dropped.  *out is malloc'd.
+ */
+int t_restore_stored(const uint8_t *in, size_t len, int footer, uint8_t **out,
+		     size_t *outlen);
 /* Recompute a chunk header's check after patching it (p: chunk header). */
 void t_fix_chunk_header(uint8_t *h);
 /* Recompute the file header check (bytes 28..31). */

@@ -22,13 +22,22 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <cmocka.h>
+#include <zstd.h>
 #include "tape_internal.h"
 #include "../lib/tlib.h"
 
 #define SEED 0x10DA7Eull
 
 static const int encodings[] = { 0, ENC_RAW, ENC_VARINT, ENC_ZVARINT, ENC_DELTA,
-				 ENC_BITPACK, ENC_DBITPACK, ENC_DICT };
+				 ENC_BITPACK, ENC_DBITPACK, ENC_DICT, ENC_PBITPACK,
+				 ENC_DPBITPACK };
+
+/* What the encoder may choose on its own: the bit-packed family. */
+static int automatic(unsigned e)
+{
+	return e == ENC_BITPACK || e == ENC_DBITPACK || e == ENC_DICT ||
+	       e == ENC_PBITPACK || e == ENC_DPBITPACK;
+}
 #define NENC (sizeof(encodings) / sizeof(encodings[0]))
 
 /* ------------------------------------------------------- integer codec */
@@ -44,17 +53,22 @@ static void codec_one(const uint64_t *v, size_t n, int force, const char *what)
 		fail_msg("%s n=%zu: forced %d, got %u", what, n, force, enc);
 	if (force == ENC_DICT && enc != ENC_DICT && enc != ENC_BITPACK)
 		fail_msg("%s n=%zu: forced DICT, got %u", what, n, enc);
-	if (!force && enc != ENC_BITPACK && enc != ENC_DBITPACK && enc != ENC_DICT)
-		fail_msg("%s n=%zu: automatic choice %u is not BITPACK/DBITPACK/DICT", what, n, enc);
+	if (!force && !automatic(enc))
+		fail_msg("%s n=%zu: automatic choice %u is not a bit-packed encoding", what, n, enc);
 
 	/* Exactly 8 readable bytes past the data, as the decoder documents:
 	 * ASan catches a decoder reading further. */
-	uint8_t *p = malloc(b.len + 8 + 1);
+	uint8_t *p = malloc(b.len + 8), *q = malloc(b.len + 1 + 8);
 	uint64_t *out = malloc((n + 1) * sizeof(*out));
 	assert_non_null(p);
+	assert_non_null(q);
 	assert_non_null(out);
-	memcpy(p, b.p, b.len);
-	memset(p + b.len, 0xa5, 9);
+	if (b.len) {
+		memcpy(p, b.p, b.len);
+		memcpy(q, b.p, b.len);
+	}
+	memset(p + b.len, 0xa5, 8);
+	memset(q + b.len, 0x00, 9);
 	err = tape_int_decode(enc, p, b.len, n, out);
 	if (err)
 		fail_msg("%s n=%zu enc=%u: decode: %d (%s)", what, n, enc, err, tape_error_detail());
@@ -65,8 +79,9 @@ static void codec_one(const uint64_t *v, size_t n, int force, const char *what)
 	/* The data must be used exactly: one byte more or less is damage. */
 	if (b.len > 0 && tape_int_decode(enc, p, b.len - 1, n, out) != -EBADMSG)
 		fail_msg("%s n=%zu enc=%u: decoding one byte short did not fail", what, n, enc);
-	if (tape_int_decode(enc, p, b.len + 1, n, out) != -EBADMSG)
+	if (tape_int_decode(enc, q, b.len + 1, n, out) != -EBADMSG)
 		fail_msg("%s n=%zu enc=%u: a trailing byte was accepted", what, n, enc);
+	free(q);
 	free(p);
 	free(out);
 
@@ -238,7 +253,33 @@ static void test_int_decode_rejects(void **state)
 
 /* ------------------------------------------------------ trace round trip */
 
-/* Every integer column of every block uses enc (strings: their indices). */
+/* A column's bytes, zstd-decompressed when its encoding byte says so. */
+static uint8_t *column_bytes(const uint8_t *p, size_t len, uint8_t e, size_t *out)
+{
+	uint8_t *c;
+	if (!(e & ENC_ZSTD)) {
+		c = malloc(len + 1);
+		assert_non_null(c);
+		if (len)
+			memcpy(c, p, len);
+		*out = len;
+		return c;
+	}
+	unsigned long long n = ZSTD_getFrameContentSize(p, len);
+	assert_true(n != ZSTD_CONTENTSIZE_ERROR && n != ZSTD_CONTENTSIZE_UNKNOWN);
+	c = malloc(n + 1);
+	assert_non_null(c);
+	size_t got = ZSTD_decompress(c, n, p, len);
+	assert_false(ZSTD_isError(got));
+	assert_int_equal(got, n);
+	*out = n;
+	return c;
+}
+
+/*
+ * Every integer column of every block uses enc (strings: their indices),
+ * read from the file itself; PRED only where the format allows it.
+ */
 static void check_encodings(const uint8_t *file, size_t len, int enc)
 {
 	struct t_chunk ch[4096];
@@ -254,28 +295,40 @@ static void check_encodings(const uint8_t *file, size_t len, int enc)
 		for (unsigned c = 0; c < ncols; c++) {
 			const uint8_t *d = raw + 4 + 8 * c;
 			uint8_t type = d[2], e = d[3];
+			size_t cl;
+			uint8_t *col = column_bytes(data, get_le32(d + 4), e, &cl);
+			data += get_le32(d + 4);
 			if (type == TAPE_COL_STR) {
-				assert_int_equal(e, ENC_SDICT);
+				assert_int_equal(ENC_ID(e), ENC_SDICT);
+				assert_false(e & ENC_PRED); /* the directory byte never has PRED */
 				/* skip the dictionary to the index encoding byte */
-				struct rd rd = { data, data + get_le32(d + 4) };
+				struct rd rd = { col, col + cl };
 				uint64_t nd, sl;
 				assert_int_equal(rd_varint(&rd, &nd), 0);
 				for (uint64_t k = 0; k < nd; k++) {
 					assert_int_equal(rd_varint(&rd, &sl), 0);
 					rd.p += sl;
 				}
+				assert_true(rd.p < rd.end);
 				e = *rd.p;
+				assert_false(e & ENC_ZSTD);
 			}
-			data += get_le32(d + 4);
+			if ((e & ENC_PRED) && ch[i].table != TAPE_TABLE_SYSCALL)
+				fail_msg("PRED on a column of table %u", ch[i].table);
+			free(col);
+			e = ENC_ID(e);
 			if (type == TAPE_COL_STR && enc == ENC_DICT)
 				continue; /* indices: automatic choice */
-			if (enc == 0)
-				assert_true(e == ENC_BITPACK || e == ENC_DBITPACK || e == ENC_DICT);
-			else if (enc == ENC_DICT)
+			if (enc == 0) {
+				if (!automatic(e))
+					fail_msg("block at %llu column %u: automatic encoding %u",
+						 (unsigned long long)ch[i].off, get_le16(d), e);
+			} else if (enc == ENC_DICT) {
 				assert_true(e == ENC_DICT || e == ENC_BITPACK);
-			else if (e != enc)
+			} else if (e != enc) {
 				fail_msg("block at %llu column %u: encoding %u, forced %d",
 					 (unsigned long long)ch[i].off, get_le16(d), e, enc);
+			}
 		}
 		assert_true(data == raw + rl);
 		free(raw);
@@ -427,6 +480,11 @@ static void test_tables_encodings(void **state)
 				struct t_evs exp;
 				gen_events(&r, &p, &exp);
 				roundtrip(&p, &exp, encodings[e]);
+				if (t == TAPE_TABLE_SYSCALL) { /* and without the prediction */
+					tape__no_predict = 1;
+					roundtrip(&p, &exp, encodings[e]);
+					tape__no_predict = 0;
+				}
 				t_evs_release(&exp);
 			}
 		}
@@ -852,6 +910,61 @@ static void test_long_strings(void **state)
 	free(path4k);
 }
 
+/*
+ * Every string within TAPE_MAX_STRING, yet together more than a block may
+ * hold (TAPE_MAX_RAW): the writer must cut the block early, not refuse it.
+ * 257 distinct 1 MiB argv strings in one table with the default
+ * block_rows make a 257 MiB block payload.
+ */
+static void big_argv(char *s, size_t i)
+{
+	snprintf(s, 32, "python3 run.py --id=%08zu ", i);
+	s[strlen(s)] = 'x';
+}
+
+static void test_block_byte_limit(void **state)
+{
+	const size_t n = TAPE_MAX_RAW / TAPE_MAX_STRING + 1;
+	char *s = malloc(TAPE_MAX_STRING + 1);
+	tape_writer *w;
+	tape_reader *r;
+	int fd, err;
+	assert_non_null(s);
+	memset(s, 'x', TAPE_MAX_STRING);
+	s[TAPE_MAX_STRING] = 0;
+
+	assert_int_equal(t_writer_memfd(&w, NULL, &fd), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct tape_process p = { .ts_ns = i, .pid = (uint32_t)i, .comm = "python3", .argv = s };
+		big_argv(s, i);
+		if ((err = tape_writer_append(w, TAPE_TABLE_PROCESS, &p)))
+			fail_msg("append %zu of %zu: %d (%s)", i, n, err, tape_error_detail());
+	}
+	err = tape_writer_close(w);
+	if (err)
+		fail_msg("close: %d (%s): %zu valid events of %u bytes each cannot be written",
+			 err, tape_error_detail(), n, TAPE_MAX_STRING);
+	assert_int_equal(tape_reader_open_fd(&r, fd), 0);
+	tape_cursor *c;
+	const void *ev;
+	size_t k = 0;
+	assert_int_equal(tape_cursor_open(r, TAPE_TABLE_PROCESS, 0, UINT64_MAX, &c), 0);
+	while ((err = tape_cursor_next(c, &ev)) == 1) {
+		const struct tape_process *p = ev;
+		big_argv(s, k);
+		assert_int_equal(p->ts_ns, k);
+		assert_int_equal(strlen(p->argv), TAPE_MAX_STRING);
+		assert_true(strcmp(p->argv, s) == 0);
+		k++;
+	}
+	assert_int_equal(err, 0);
+	assert_int_equal(k, n);
+	tape_cursor_free(c);
+	tape_reader_free(r);
+	close(fd);
+	free(s);
+}
+
 /* Arguments the API refuses. */
 static void test_api_errors(void **state)
 {
@@ -899,6 +1012,7 @@ int main(void)
 		cmocka_unit_test(test_time_range),
 		cmocka_unit_test(test_flush_interleaved),
 		cmocka_unit_test(test_long_strings),
+		cmocka_unit_test(test_block_byte_limit),
 		cmocka_unit_test(test_api_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL) ? 1 : 0;

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * predict.c - per-thread prediction of syscall columns (encoding flag PRED).
+ *
+ * Rows of different threads interleave in a block, which hides from a
+ * column encoder that each thread reads its file sequentially with the same
+ * request size.  With PRED a column stores, instead of its value, the
+ * zigzag'ed difference from what the same thread's earlier rows predict:
+ *
+ *   fd, size, flags  the value of the thread's last row with the same op
+ *                    (op mod 64)
+ *   file_id, path    the value of the thread's last row (path: its
+ *                    dictionary index)
+ *   ret              this row's size
+ *   offset           the thread's last offset + its last ret when > 0
+ *
+ * State starts at zero in every block and is updated with the actual values
+ * of every row, predicted column or not; so encoder and decoder walk the
+ * rows in order and agree.  iotape-format(5) is the normative text.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tape_internal.h"
+
+void pred_reset(struct pred *p)
+{
+	if (p->nslots)
+		memset(p->slot, 0, p->nslots * sizeof(*p->slot));
+	p->n = 0;
+}
+
+void pred_release(struct pred *p)
+{
+	free(p->s);
+	free(p->slot);
+	memset(p, 0, sizeof(*p));
+}
+
+static int pred_grow(struct pred *p)
+{
+	uint32_t ns = p->nslots ? p->nslots * 2 : 64;
+	uint32_t *slot = calloc(ns, sizeof(*slot));
+	struct pstate *s = realloc(p->s, ns / 2 * sizeof(*s));
+	if (!slot || !s) {
+		free(slot);
+		if (s)
+			p->s = s;
+		return -ENOMEM;
+	}
+	p->s = s;
+	for (uint32_t i = 0; i < p->n; i++) {
+		uint32_t k = (p->s[i].tid * 0x9E3779B1u) & (ns - 1);
+		while (slot[k])
+			k = (k + 1) & (ns - 1);
+		slot[k] = i + 1;
+	}
+	free(p->slot);
+	p->slot = slot;
+	p->nslots = ns;
+	return 0;
+}
+
+struct pstate *pred_state(struct pred *p, uint32_t tid)
+{
+	if (p->n && p->s[p->last].tid == tid)
+		return &p->s[p->last];
+	if (p->n * 2 >= p->nslots && pred_grow(p))
+		return NULL;
+	uint32_t k = (tid * 0x9E3779B1u) & (p->nslots - 1);
+	while (p->slot[k]) {
+		struct pstate *s = &p->s[p->slot[k] - 1];
+		if (s->tid == tid) {
+			p->last = p->slot[k] - 1;
+			return s;
+		}
+		k = (k + 1) & (p->nslots - 1);
+	}
+	struct pstate *s = &p->s[p->n];
+	memset(s, 0, sizeof(*s));
+	s->tid = tid;
+	p->last = p->n;
+	p->slot[k] = ++p->n;
+	return s;
+}
+
+int pred_encode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
+			uint64_t *const res[SC_NCOLS], size_t n)
+{
+	pred_reset(p);
+	for (size_t r = 0; r < n; r++) {
+		struct pstate *s = pred_state(p, (uint32_t)col[SC_TID][r]);
+		unsigned op = col[SC_OP][r] & 63;
+		uint64_t v;
+		if (!s)
+			return -ENOMEM;
+		v = col[SC_FD][r];
+		res[SC_FD][r] = zigzag(v - s->fd[op]);
+		s->fd[op] = v;
+		v = col[SC_SIZE][r];
+		res[SC_SIZE][r] = zigzag(v - s->size[op]);
+		s->size[op] = v;
+		v = col[SC_FLAGS][r];
+		res[SC_FLAGS][r] = zigzag(v - s->flags[op]);
+		s->flags[op] = v;
+		v = col[SC_FILE_ID][r];
+		res[SC_FILE_ID][r] = zigzag(v - s->file_id);
+		s->file_id = v;
+		v = col[SC_PATH][r];
+		res[SC_PATH][r] = zigzag(v - s->path);
+		s->path = v;
+		res[SC_RET][r] = zigzag(col[SC_RET][r] - col[SC_SIZE][r]);
+		uint64_t guess = s->offset + ((int64_t)s->ret > 0 ? s->ret : 0);
+		res[SC_OFFSET][r] = zigzag(col[SC_OFFSET][r] - guess);
+		s->offset = col[SC_OFFSET][r];
+		s->ret = col[SC_RET][r];
+	}
+	return 0;
+}
+
+int pred_decode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
+			unsigned predmask, size_t k)
+{
+	if (predmask == SC_PREDICTED) {
+		/* What every writer of ours produces: no per-column tests. */
+		uint64_t *fd = col[SC_FD], *size = col[SC_SIZE], *flags = col[SC_FLAGS];
+		uint64_t *fid = col[SC_FILE_ID], *path = col[SC_PATH], *ret = col[SC_RET];
+		uint64_t *off = col[SC_OFFSET];
+		const uint64_t *tid = col[SC_TID], *opc = col[SC_OP];
+		for (size_t r = 0; r < k; r++) {
+			struct pstate *s = pred_state(p, (uint32_t)tid[r]);
+			unsigned op = opc[r] & 63;
+			if (!s)
+				return -ENOMEM;
+			s->fd[op] = fd[r] = s->fd[op] + unzigzag(fd[r]);
+			s->size[op] = size[r] = s->size[op] + unzigzag(size[r]);
+			s->flags[op] = flags[r] = s->flags[op] + unzigzag(flags[r]);
+			s->file_id = fid[r] = s->file_id + unzigzag(fid[r]);
+			s->path = path[r] = s->path + unzigzag(path[r]);
+			ret[r] = size[r] + unzigzag(ret[r]);
+			off[r] = s->offset + ((int64_t)s->ret > 0 ? s->ret : 0) + unzigzag(off[r]);
+			s->offset = off[r];
+			s->ret = ret[r];
+		}
+		return 0;
+	}
+	for (size_t r = 0; r < k; r++) {
+		struct pstate *s = pred_state(p, (uint32_t)col[SC_TID][r]);
+		unsigned op = col[SC_OP][r] & 63;
+		if (!s)
+			return -ENOMEM;
+#define UNPRED(C, slot) do {						\
+		if (predmask & (1u << (C)))				\
+			col[C][r] = (slot) + unzigzag(col[C][r]);	\
+		(slot) = col[C][r];					\
+	} while (0)
+		UNPRED(SC_FD, s->fd[op]);
+		UNPRED(SC_SIZE, s->size[op]);
+		UNPRED(SC_FLAGS, s->flags[op]);
+		UNPRED(SC_FILE_ID, s->file_id);
+		UNPRED(SC_PATH, s->path);
+#undef UNPRED
+		if (predmask & (1u << SC_RET))
+			col[SC_RET][r] = col[SC_SIZE][r] + unzigzag(col[SC_RET][r]);
+		if (predmask & (1u << SC_OFFSET))
+			col[SC_OFFSET][r] = s->offset + ((int64_t)s->ret > 0 ? s->ret : 0) +
+					    unzigzag(col[SC_OFFSET][r]);
+		s->offset = col[SC_OFFSET][r];
+		s->ret = col[SC_RET][r];
+	}
+	return 0;
+}

@@ -1,0 +1,146 @@
+/*
+ * workload.c - a process whose file I/O is known exactly, for the recorder
+ * tests (tests/test_workload.sh checks every event listed here).
+ *
+ * usage: workload DIR    (DIR exists and is empty; exits 3 on success so the
+ * test also checks that the recorder passes the exit status on)
+ *
+ *  1 chdir DIR; mkdir sub; openat "data.bin" O_CREAT|O_RDWR|O_TRUNC
+ *  2 write x16 of 4096 B            -> offsets 0, 4096, ..., 61440
+ *  3 fsync
+ *  4 lseek 8192; read 4096 x2       -> offsets 8192, 12288
+ *  5 pread 4096 @ 32768; preadv 2x2048 @ 40960
+ *  6 dup; read 4096 on the dup      -> offset 16384 (shared position)
+ *  7 log.txt O_APPEND: write 100; lseek 0; write 100 -> offsets 0, 100
+ *  8 thread: pread 4096 @ 4096 of data.bin (own tid)
+ *  9 fork: child opens child.bin (8192 B, made by the parent) and reads
+ *    4096 twice (offsets 0, 4096), exits 0
+ * 10 mmap data.bin 64 KiB, touch every page, munmap
+ * 11 O_DIRECT pread 4096 @ 0 of data.bin
+ * 12 chdir sub; open "../data.bin" -> DIR/data.bin; chdir ..
+ * 13 openat(dirfd of DIR, "child.bin")
+ * 14 rename log.txt log2.txt; unlink log2.txt; stat data.bin
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+
+#define CHECK(x) do { if ((x) < 0) { perror(#x); exit(1); } } while (0)
+
+static int data_fd;
+
+static void *thread_main(void *arg)
+{
+	char buf[4096];
+
+	(void)arg;
+	if (pread(data_fd, buf, sizeof(buf), 4096) != 4096)
+		exit(1);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	static char buf[4096], a[2048], b[2048];
+	struct iovec iov[2] = { { a, sizeof(a) }, { b, sizeof(b) } };
+	int fd, fd2, lg, cf, dfd, dirfd;
+	pthread_t th;
+	pid_t child;
+	struct stat sb;
+	void *dbuf;
+	volatile char sum = 0;
+	char *m;
+
+	if (argc < 2)
+		return 2;
+	CHECK(chdir(argv[1]));
+	CHECK(mkdir("sub", 0755));
+	/* child.bin is written before anything that the test counts */
+	CHECK(cf = open("child.bin", O_CREAT | O_WRONLY | O_TRUNC, 0644));
+	memset(buf, 'c', sizeof(buf));
+	CHECK(write(cf, buf, 4096));
+	CHECK(write(cf, buf, 4096));
+	CHECK(close(cf));
+
+	CHECK(fd = openat(AT_FDCWD, "data.bin", O_CREAT | O_RDWR | O_TRUNC, 0644));
+	for (int i = 0; i < 16; i++) {
+		memset(buf, 'a' + i, sizeof(buf));
+		if (write(fd, buf, 4096) != 4096)
+			return 1;
+	}
+	CHECK(fsync(fd));
+	CHECK(lseek(fd, 8192, SEEK_SET));
+	CHECK(read(fd, buf, 4096));
+	CHECK(read(fd, buf, 4096));
+	CHECK(pread(fd, buf, 4096, 32768));
+	CHECK(preadv(fd, iov, 2, 40960));
+	CHECK(fd2 = dup(fd));
+	CHECK(read(fd2, buf, 4096));
+	CHECK(close(fd2));
+
+	CHECK(lg = open("log.txt", O_CREAT | O_WRONLY | O_APPEND, 0644));
+	memset(buf, 'l', 100);
+	CHECK(write(lg, buf, 100));
+	CHECK(lseek(lg, 0, SEEK_SET));
+	CHECK(write(lg, buf, 100));
+	CHECK(close(lg));
+
+	data_fd = fd;
+	if (pthread_create(&th, NULL, thread_main, NULL))
+		return 1;
+	pthread_join(th, NULL);
+
+	child = fork();
+	CHECK(child);
+	if (child == 0) {
+		CHECK(cf = open("child.bin", O_RDONLY));
+		CHECK(read(cf, buf, 4096));
+		CHECK(read(cf, buf, 4096));
+		CHECK(close(cf));
+		_exit(0);
+	}
+	{
+		int st;
+		waitpid(child, &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			return 1;
+	}
+
+	m = mmap(NULL, 65536, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return 1;
+	for (int i = 0; i < 16; i++)
+		sum += m[i * 4096];
+	CHECK(munmap(m, 65536));
+	CHECK(close(fd));
+
+	if (posix_memalign(&dbuf, 4096, 4096))
+		return 1;
+	CHECK(dfd = open("data.bin", O_RDONLY | O_DIRECT));
+	CHECK(pread(dfd, dbuf, 4096, 0));
+	CHECK(close(dfd));
+	free(dbuf);
+
+	CHECK(chdir("sub"));
+	CHECK(fd = open("../data.bin", O_RDONLY));
+	CHECK(close(fd));
+	CHECK(chdir(".."));
+
+	CHECK(dirfd = open(".", O_RDONLY | O_DIRECTORY));
+	CHECK(fd = openat(dirfd, "child.bin", O_RDONLY));
+	CHECK(close(fd));
+	CHECK(close(dirfd));
+
+	CHECK(rename("log.txt", "log2.txt"));
+	CHECK(unlink("log2.txt"));
+	CHECK(stat("data.bin", &sb));
+	(void)sum;
+	return 3;
+}

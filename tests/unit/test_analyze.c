@@ -1,0 +1,625 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_analyze.c - ground truth for `iotape analyze`: each test writes a
+ * small trace with the format library's writer, runs the analysis and
+ * asserts the numbers (cmocka; exit 0 pass, 1 fail).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "../../analyze/analyze.h"
+
+static char dir[64];
+static int seq_no;
+
+struct tw {
+	tape_writer *w;
+	char path[128];
+};
+
+static void tw_open(struct tw *t)
+{
+	snprintf(t->path, sizeof(t->path), "%s/t%d.tape", dir, seq_no++);
+	struct tape_writer_opts o = { .flags = TAPE_WRITE_FORCE };
+	assert_int_equal(tape_writer_open(&t->w, t->path, &o), 0);
+}
+
+static void tw_close(struct tw *t)
+{
+	assert_int_equal(tape_writer_close(t->w), 0);
+}
+
+#define T0 1000000000000ull	/* 1000 s: a monotonic clock never starts at 0 */
+#define MS 1000000ull
+
+static void sc(struct tw *t, uint64_t ts, uint64_t dur, uint32_t pid, uint32_t tid,
+	       unsigned op, int64_t fd, uint64_t file_id, uint64_t off, uint64_t size,
+	       int64_t ret, const char *path)
+{
+	struct tape_syscall e = { .ts_ns = T0 + ts, .dur_ns = dur, .pid = pid, .tid = tid,
+				  .op = op, .fd = fd, .file_id = file_id, .offset = off,
+				  .size = size, .ret = ret, .path = path ? path : "", .path2 = "" };
+	assert_int_equal(tape_writer_append(t->w, TAPE_TABLE_SYSCALL, &e), 0);
+}
+
+static void file_row(struct tw *t, uint64_t id, const char *path, uint64_t dev, uint64_t ino,
+		     uint64_t size)
+{
+	struct tape_file f = { .ts_ns = T0, .file_id = id, .dev = dev, .inode = ino,
+			       .size = size, .mode = 0100644, .path = path };
+	assert_int_equal(tape_writer_append(t->w, TAPE_TABLE_FILE, &f), 0);
+}
+
+static void proc_row(struct tw *t, uint32_t pid, uint32_t ppid, const char *comm)
+{
+	struct tape_process p = { .ts_ns = T0, .pid = pid, .tid = pid, .ppid = ppid,
+				  .comm = comm, .argv = comm };
+	assert_int_equal(tape_writer_append(t->w, TAPE_TABLE_PROCESS, &p), 0);
+}
+
+static void cache_ev(struct tw *t, uint64_t ts, uint32_t tid, unsigned kind, uint64_t ino,
+		     uint64_t index, uint64_t count)
+{
+	struct tape_cache c = { .ts_ns = T0 + ts, .pid = tid, .tid = tid, .kind = kind,
+				.dev = (8u << 20) | 1, .inode = ino, .index = index, .count = count };
+	assert_int_equal(tape_writer_append(t->w, TAPE_TABLE_CACHE, &c), 0);
+}
+
+static void blk_ev(struct tw *t, uint64_t ts, uint64_t dur, uint64_t sector, uint64_t bytes,
+		   uint64_t flags)
+{
+	struct tape_block b = { .ts_ns = T0 + ts, .dur_ns = dur, .dev = (8u << 20), .sector = sector,
+				.bytes = bytes, .flags = flags };
+	assert_int_equal(tape_writer_append(t->w, TAPE_TABLE_BLOCK, &b), 0);
+}
+
+static void run(struct ana *a, struct tw *t, const struct ana_opts *o)
+{
+	struct ana_opts def = { .top = -1, .to_ns = UINT64_MAX, .threads = 1 };
+	assert_int_equal(ana_run(a, t->path, o ? o : &def), 0);
+}
+
+static json_t *run_json(struct tw *t)
+{
+	struct ana a;
+	run(&a, t, NULL);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(ana_report_json(&a, f), 0);
+	fclose(f);
+	json_error_t err;
+	json_t *j = json_loads(buf, 0, &err);
+	if (!j)
+		fail_msg("bad JSON at line %d: %s\n%s", err.line, err.text, buf);
+	free(buf);
+	/* the text report must not crash either */
+	f = fopen("/dev/null", "w");
+	ana_report_text(&a, f);
+	fclose(f);
+	ana_release(&a);
+	return j;
+}
+
+/* xorshift: the same "random" trace on every machine */
+static uint64_t rng = 88172645463325252ull;
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void shuffle(uint32_t *v, size_t n)
+{
+	for (size_t i = n - 1; i > 0; i--) {
+		size_t j = rnd() % (i + 1);
+		uint32_t x = v[i];
+		v[i] = v[j];
+		v[j] = x;
+	}
+}
+
+/* ------------------------------------------------------------------ tests */
+
+static void test_sequential_1mib(void **state)
+{
+	struct tw t;
+	tw_open(&t);
+	file_row(&t, 1, "/data/train.bin", 8u << 20, 11, 64u << 20);
+	sc(&t, 0, 1000, 100, 100, TAPE_OP_OPENAT, -100, 1, 0, 0, 3, "/data/train.bin");
+	for (int i = 0; i < 64; i++)
+		sc(&t, (i + 1) * MS, 500000, 100, 100, TAPE_OP_READ, 3, 1, (uint64_t)i << 20, 1 << 20,
+		   1 << 20, "");
+	sc(&t, 70 * MS, 0, 100, 100, TAPE_OP_READ, 3, 1, 64u << 20, 1 << 20, 0, ""); /* EOF */
+	sc(&t, 71 * MS, 1000, 100, 100, TAPE_OP_CLOSE, 3, 1, 0, 0, 0, "");
+	tw_close(&t);
+
+	struct ana a;
+	run(&a, &t, NULL);
+	assert_true(ana_read_randomness(&a) == 0.0);
+	assert_true(ana_seq_read_fraction(&a) == 1.0);
+	assert_int_equal(a.sys.read_ops, 65);
+	assert_int_equal(a.sys.read_bytes, 64u << 20);
+	assert_int_equal(a.sys.st_count, 1);
+	assert_int_equal(a.sys.st_consec, 63);
+	assert_int_equal(a.sys.st_cls[1], 1);	/* sequential */
+	assert_int_equal(a.sys.rd_hist[21], 64);	/* [1 MiB, 2 MiB) */
+	assert_int_equal(ana_epoch_count(&a), 1);
+	ana_release(&a);
+}
+
+static void test_random_4k(void **state)
+{
+	struct tw t;
+	tw_open(&t);
+	uint64_t size = 4ull << 30;
+	file_row(&t, 1, "/data/big.bin", 8u << 20, 12, size);
+	sc(&t, 0, 1000, 100, 100, TAPE_OP_OPENAT, -100, 1, 0, 0, 3, "/data/big.bin");
+	for (int i = 0; i < 20000; i++) {
+		uint64_t off = (rnd() % (size / 4096)) * 4096;
+		sc(&t, MS + i * 1000ull, 800, 100, 100, TAPE_OP_PREAD64, 3, 1, off, 4096, 4096, "");
+	}
+	tw_close(&t);
+	struct ana a;
+	run(&a, &t, NULL);
+	double r = ana_read_randomness(&a);
+	assert_true(r >= 0.99);
+	assert_int_equal(a.sys.st_cls[3], 1);	/* random */
+	assert_int_equal(a.sys.rd_hist[13], 20000);	/* [4 KiB, 8 KiB) */
+	ana_release(&a);
+}
+
+static void test_strided(void **state)
+{
+	struct tw t;
+	tw_open(&t);
+	sc(&t, 0, 1000, 100, 100, TAPE_OP_OPENAT, -100, 1, 0, 0, 3, "/data/s.bin");
+	for (int i = 0; i < 100; i++)	/* 4 KiB every 64 KiB */
+		sc(&t, MS + i * 1000ull, 800, 100, 100, TAPE_OP_PREAD64, 3, 0,
+		   (uint64_t)i * 65536, 4096, 4096, "");
+	tw_close(&t);
+	struct ana a;
+	run(&a, &t, NULL);
+	assert_true(ana_read_randomness(&a) == 1.0);	/* no read continues the previous */
+	assert_true(ana_seq_read_fraction(&a) == 1.0);	/* all move forward (Darshan SEQ) */
+	assert_int_equal(a.sys.st_cls[2], 1);	/* strided */
+	ana_release(&a);
+}
+
+static void write_order_trace(struct tw *t, const uint32_t *order, size_t n)
+{
+	char path[64];
+	tw_open(t);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/data/img_%zu.jpg", i);	/* natural order matters */
+		file_row(t, i + 1, path, 8u << 20, 100 + i, 4096);
+	}
+	for (size_t k = 0; k < n; k++) {
+		uint32_t i = order[k];
+		uint64_t ts = k * 10 * 1000ull;
+		snprintf(path, sizeof(path), "/data/img_%u.jpg", i);
+		sc(t, ts, 1000, 100, 100, TAPE_OP_OPENAT, -100, i + 1, 0, 0, 5, path);
+		sc(t, ts + 2000, 1000, 100, 100, TAPE_OP_READ, 5, i + 1, 0, 4096, 4096, "");
+		sc(t, ts + 4000, 1000, 100, 100, TAPE_OP_CLOSE, 5, i + 1, 0, 0, 0, "");
+	}
+	tw_close(t);
+}
+
+static void test_file_order(void **state)
+{
+	enum { N = 1000 };
+	uint32_t order[N];
+	for (uint32_t i = 0; i < N; i++)
+		order[i] = i;
+	struct tw t;
+	struct ana a;
+	double tau;
+
+	write_order_trace(&t, order, N);
+	run(&a, &t, NULL);
+	assert_true(ana_file_order_randomness(&a, &tau) == 0.0);
+	assert_true(tau == 1.0);
+	ana_release(&a);
+
+	shuffle(order, N);
+	write_order_trace(&t, order, N);
+	run(&a, &t, NULL);
+	double r = ana_file_order_randomness(&a, &tau);
+	assert_true(r >= 0.9);
+	ana_release(&a);
+
+	for (uint32_t i = 0; i < N; i++)
+		order[i] = N - 1 - i;
+	write_order_trace(&t, order, N);
+	run(&a, &t, NULL);
+	assert_true(ana_file_order_randomness(&a, &tau) == 0.0);	/* reverse is not a shuffle */
+	assert_true(tau == -1.0);
+	ana_release(&a);
+}
+
+static void test_cache_exact(void **state)
+{
+	struct tw t;
+	tw_open(&t);
+	file_row(&t, 1, "/data/a", (8u << 20) | 1, 42, 1 << 20);
+	/* file a: 25 of 100 pages inserted by the read itself, then readahead
+	 * of 100 pages never used and evicted */
+	cache_ev(&t, 1 * MS, 7, TAPE_CACHE_INSERT, 42, 0, 25);
+	cache_ev(&t, 1 * MS + 10, 7, TAPE_CACHE_ACCESS, 42, 0, 100);
+	cache_ev(&t, 1 * MS + 20, 7, TAPE_CACHE_INSERT, 42, 100, 100);
+	cache_ev(&t, 5 * MS, 9, TAPE_CACHE_EVICT, 42, 100, 100);
+	/* file b: one read of 64 pages reported twice by the kernel's read
+	 * loop, readahead inserting in between: 32 missed of 64 */
+	cache_ev(&t, 2 * MS, 7, TAPE_CACHE_INSERT, 43, 0, 16);
+	cache_ev(&t, 2 * MS + 10, 7, TAPE_CACHE_ACCESS, 43, 0, 64);
+	cache_ev(&t, 2 * MS + 20, 7, TAPE_CACHE_INSERT, 43, 16, 16);
+	cache_ev(&t, 2 * MS + 30, 7, TAPE_CACHE_ACCESS, 43, 16, 48);
+	/* file c: a fault whose page comes in after it, then fault-around */
+	cache_ev(&t, 1100 * MS, 7, TAPE_CACHE_FAULT, 44, 10, 1);
+	cache_ev(&t, 1100 * MS + 10, 7, TAPE_CACHE_INSERT, 44, 8, 8);
+	cache_ev(&t, 1100 * MS + 20, 7, TAPE_CACHE_MAP_PAGES, 44, 11, 5);
+	/* file a again, all cached now */
+	cache_ev(&t, 1200 * MS, 7, TAPE_CACHE_ACCESS, 42, 0, 100);
+	tw_close(&t);
+
+	struct ana a;
+	run(&a, &t, NULL);
+	assert_int_equal(a.cache.accessed, 100 + 64 + 1 + 5 + 100);
+	assert_int_equal(a.cache.missed, 25 + 32 + 1 + 5);
+	assert_int_equal(a.cache.ra_unused, 100 + 2);	/* evicted + [8,10) never used */
+	double h = ana_hit_ratio(a.cache.accessed, a.cache.missed);
+	assert_true(h == 1.0 - 63.0 / 270.0);
+	uint32_t fa = ana_file_by_devino(&a, (8u << 20) | 1, 42);
+	assert_int_not_equal(fa, ANA_NONE);
+	assert_int_equal(a.files[fa].pages_accessed, 200);
+	assert_int_equal(a.files[fa].pages_missed, 25);
+	assert_int_equal(a.ntl, 2);	/* two 1 s buckets */
+	assert_int_equal(a.tl[1].pages_accessed, 106);
+	assert_int_equal(a.tl[1].pages_missed, 6);
+	ana_release(&a);
+}
+
+static void test_three_epochs(void **state)
+{
+	enum { N = 50 };
+	char path[64];
+	uint32_t order[N];
+	struct tw t;
+	tw_open(&t);
+	for (uint32_t i = 0; i < N; i++) {
+		snprintf(path, sizeof(path), "/data/s%03u.npz", i);
+		file_row(&t, i + 1, path, 8u << 20, 200 + i, 131072);
+		order[i] = i;
+	}
+	file_row(&t, 999, "/etc/config.yaml", 8u << 20, 999, 100);
+	uint64_t ts = 0;
+	sc(&t, ts, 1000, 100, 100, TAPE_OP_OPENAT, -100, 999, 0, 0, 4, "/etc/config.yaml");
+	sc(&t, ts += 1000, 1000, 100, 100, TAPE_OP_READ, 4, 999, 0, 4096, 100, "");
+	for (int ep = 0; ep < 3; ep++) {
+		shuffle(order, N);
+		for (int k = 0; k < N; k++) {
+			uint32_t i = order[k];
+			uint32_t tid = 101 + k % 4;	/* four loader workers */
+			sc(&t, ts += 10000, 1000, 100 + k % 4, tid, TAPE_OP_OPENAT, -100, i + 1, 0, 0, 7, "");
+			sc(&t, ts += 10000, 5000, 100 + k % 4, tid, TAPE_OP_READ, 7, i + 1, 0, 65536, 65536, "");
+			sc(&t, ts += 10000, 5000, 100 + k % 4, tid, TAPE_OP_READ, 7, i + 1, 65536, 65536, 65536, "");
+			sc(&t, ts += 10000, 1000, 100 + k % 4, tid, TAPE_OP_CLOSE, 7, i + 1, 0, 0, 0, "");
+		}
+		ts += 100 * MS;
+	}
+	/* the config file read again once: not an epoch */
+	sc(&t, ts += 1000, 1000, 100, 100, TAPE_OP_OPENAT, -100, 999, 0, 0, 4, "/etc/config.yaml");
+	sc(&t, ts += 1000, 1000, 100, 100, TAPE_OP_READ, 4, 999, 0, 4096, 100, "");
+	tw_close(&t);
+
+	struct ana a;
+	run(&a, &t, NULL);
+	assert_int_equal(ana_epoch_count(&a), 3);
+	assert_int_equal(a.sys.epochs[0].files, N + 1);
+	assert_int_equal(a.sys.epochs[1].files, N);
+	assert_int_equal(a.sys.epochs[2].files, N + 1);	/* + the late config re-read */
+	assert_int_equal(a.sys.epochs[1].bytes, N * 131072ull);
+	assert_int_equal(a.sys.nepochs, 3);
+	for (int e = 0; e < 3; e++)
+		assert_true(ana_order_randomness(a.sys.epochs[e].order, a.sys.epochs[e].norder, NULL) > 0.6);
+	assert_true(ana_read_randomness(&a) == 0.0);
+	ana_release(&a);
+}
+
+static void test_latency_exact(void **state)
+{
+	struct tw t;
+	tw_open(&t);
+	sc(&t, 0, 1000, 100, 100, TAPE_OP_OPENAT, -100, 1, 0, 0, 3, "/data/l");
+	uint32_t v[100];
+	for (uint32_t i = 0; i < 100; i++)
+		v[i] = i + 1;
+	shuffle(v, 100);
+	for (int i = 0; i < 100; i++)
+		sc(&t, MS + i * 200000ull, v[i] * 1000ull, 100, 100, TAPE_OP_READ, 3, 1,
+		   (uint64_t)i * 4096, 4096, 4096, "");
+	tw_close(&t);
+	struct ana a;
+	run(&a, &t, NULL);
+	const struct ana_lat *l = &a.sys.lat[TAPE_OP_READ];
+	assert_int_equal(l->count, 100);
+	assert_int_equal(ana_lat_pct(l, 50), 50000);
+	assert_int_equal(ana_lat_pct(l, 90), 90000);
+	assert_int_equal(ana_lat_pct(l, 99), 99000);
+	assert_int_equal(ana_lat_pct(l, 99.9), 100000);
+	assert_int_equal(l->max, 100000);
+	assert_int_equal(l->min, 1000);
+	assert_false(l->inexact);
+	ana_release(&a);
+}
+
+static void test_latency_histogram(void **state)
+{
+	struct ana_lat l = { 0 };
+	size_t budget = SIZE_MAX;
+	for (uint64_t i = 1; i <= 3000000; i++)
+		ana_lat_add(&l, i * 37, &budget);
+	ana_lat_finish(&l);
+	assert_true(l.inexact);
+	const double p[] = { 50, 90, 99, 99.9 };
+	for (int k = 0; k < 4; k++) {
+		double want = ceil(p[k] / 100 * 3000000) * 37;
+		double got = (double)ana_lat_pct(&l, p[k]);
+		assert_true(fabs(got - want) / want < 0.01);
+	}
+	assert_int_equal(ana_lat_pct(&l, 100), 3000000ull * 37);
+	ana_lat_release(&l);
+}
+
+static void test_missing_layer_null(void **state)
+{
+	struct tw t;
+	tw_open(&t);
+	sc(&t, 0, 1000, 100, 100, TAPE_OP_OPENAT, -100, 1, 0, 0, 3, "/data/x");
+	sc(&t, 1000, 1000, 100, 100, TAPE_OP_READ, 3, 1, 0, 4096, 4096, "");
+	tw_close(&t);
+	json_t *j = run_json(&t);
+	assert_string_equal(json_string_value(json_object_get(j, "schema")), "iotape-analyze/1");
+	const char *keys[] = { "summary", "pattern", "cache", "block", "latency", "timeline",
+			       "epochs", "checkpoints", "compute", "files", "processes" };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++)
+		assert_non_null(json_object_get(j, keys[i]));
+	assert_true(json_is_null(json_object_get(j, "cache")));
+	assert_true(json_is_null(json_object_get(j, "block")));
+	/* one read per stream: randomness is unknown, not 0 */
+	assert_true(json_is_null(json_object_get(json_object_get(j, "pattern"), "read_randomness")));
+	json_t *f0 = json_array_get(json_object_get(j, "files"), 0);
+	assert_true(json_is_null(json_object_get(f0, "hit_ratio")));
+	assert_string_equal(json_string_value(json_object_get(f0, "path")), "/data/x");
+	json_t *un = json_object_get(j, "unavailable");
+	int saw_cache = 0;
+	for (size_t i = 0; i < json_array_size(un); i++)
+		saw_cache |= strcmp(json_string_value(json_object_get(json_array_get(un, i), "metric")), "cache") == 0;
+	assert_true(saw_cache);
+	json_decref(j);
+
+	/* and the other way round: only cache events */
+	tw_open(&t);
+	cache_ev(&t, 0, 7, TAPE_CACHE_ACCESS, 42, 0, 10);
+	tw_close(&t);
+	j = run_json(&t);
+	assert_true(json_is_null(json_object_get(j, "pattern")));
+	assert_true(json_is_null(json_object_get(j, "latency")));
+	assert_true(json_is_null(json_object_get(json_object_get(j, "summary"), "read_bytes")));
+	assert_true(json_real_value(json_object_get(json_object_get(j, "cache"), "hit_ratio")) == 1.0);
+	json_decref(j);
+
+	/* an empty trace: every section null, nothing crashes */
+	tw_open(&t);
+	tw_close(&t);
+	j = run_json(&t);
+	const char *nulls[] = { "pattern", "cache", "block", "latency", "timeline", "epochs",
+				"checkpoints", "compute" };
+	for (size_t i = 0; i < sizeof(nulls) / sizeof(*nulls); i++)
+		assert_true(json_is_null(json_object_get(j, nulls[i])));
+	assert_int_equal(json_array_size(json_object_get(j, "files")), 0);
+	json_decref(j);
+}
+
+static void test_checkpoints(void **state)
+{
+	struct tw t;
+	tw_open(&t);
+	uint64_t ts = 0;
+	for (int c = 0; c < 3; c++) {
+		ts = (uint64_t)(c + 1) * 10000 * MS;
+		sc(&t, ts, 1000, 100, 100, TAPE_OP_OPENAT, -100, 10 + c, 0, 0, 9, "/ckpt/model.pt");
+		for (int i = 0; i < 64; i++)
+			sc(&t, ts += MS, 900000, 100, 100, TAPE_OP_WRITE, 9, 10 + c, (uint64_t)i << 20,
+			   1 << 20, 1 << 20, "");
+		sc(&t, ts += MS, 50 * MS, 100, 100, TAPE_OP_FSYNC, 9, 10 + c, 0, 0, 0, "");
+		sc(&t, ts += 51 * MS, 1000, 100, 100, TAPE_OP_CLOSE, 9, 10 + c, 0, 0, 0, "");
+	}
+	/* a log written every 100 ms: small writes, never a checkpoint */
+	sc(&t, 0, 1000, 100, 101, TAPE_OP_OPENAT, -100, 50, 0, 0, 5, "/log.txt");
+	for (int i = 0; i < 400; i++)
+		sc(&t, 1000 + i * 100 * MS, 1000, 100, 101, TAPE_OP_WRITE, 5, 50, 0, 100, 100, "");
+	tw_close(&t);
+	struct ana a;
+	run(&a, &t, NULL);
+	assert_int_equal(a.nckpts, 3);
+	for (int c = 0; c < 3; c++) {
+		assert_int_equal(a.ckpts[c].bytes, 64u << 20);
+		assert_int_equal(a.ckpts[c].syncs, 1);
+		assert_int_equal(a.ckpts[c].end_ns - a.ckpts[c].start_ns, 114 * MS);
+	}
+	ana_release(&a);
+}
+
+static void test_compute(void **state)
+{
+	struct tw t;
+	tw_open(&t);
+	sc(&t, 0, 1 * MS, 100, 100, TAPE_OP_READ, 3, 1, 0, 4096, 4096, "/d");
+	sc(&t, 10 * MS, 1 * MS, 100, 100, TAPE_OP_READ, 3, 1, 4096, 4096, 4096, "/d");
+	sc(&t, 20 * MS, 2 * MS, 100, 100, TAPE_OP_READ, 3, 1, 8192, 4096, 4096, "/d");
+	tw_close(&t);
+	struct ana a;
+	run(&a, &t, NULL);
+	assert_int_equal(a.sys.nthreads, 1);
+	assert_int_equal(a.sys.threads[0].io_ns, 4 * MS);
+	assert_int_equal(a.sys.threads[0].gap_ns, 18 * MS);
+	assert_int_equal(a.sys.busy_ns, 4 * MS);
+	ana_release(&a);
+}
+
+static void test_block(void **state)
+{
+	struct tw t;
+	tw_open(&t);
+	/* 10 sequential 128 KiB reads, then 10 at scattered sectors */
+	for (int i = 0; i < 10; i++)
+		blk_ev(&t, i * MS, (i + 1) * 100000ull, 2048 + i * 256ull, 131072, TAPE_BLK_READ);
+	for (int i = 0; i < 10; i++)
+		blk_ev(&t, (10 + i) * MS, (i + 11) * 100000ull, 1000000 + i * 7919ull, 4096,
+		       TAPE_BLK_WRITE | TAPE_BLK_SYNC);
+	blk_ev(&t, 30 * MS, 100000, 0, 0, TAPE_BLK_FLUSH);
+	tw_close(&t);
+	struct ana a;
+	run(&a, &t, NULL);
+	assert_int_equal(a.blk.nd, 1);
+	assert_int_equal(a.blk.d[0].pairs, 19);
+	assert_int_equal(a.blk.d[0].nonconsec, 10);	/* first write + 9 scattered */
+	assert_int_equal(a.blk.d[0].read_bytes, 10 * 131072);
+	assert_int_equal(a.blk.d[0].flushes, 1);
+	assert_int_equal(ana_lat_pct(&a.blk.rlat, 50), 500000);
+	assert_int_equal(ana_lat_pct(&a.blk.wlat, 90), 1900000);
+	assert_int_equal(a.blk.lat.count, 21);
+	ana_release(&a);
+}
+
+static void test_pid_filter(void **state)
+{
+	struct tw t;
+	tw_open(&t);
+	proc_row(&t, 100, 1, "python");
+	proc_row(&t, 200, 100, "pt_worker");
+	proc_row(&t, 300, 1, "other");
+	sc(&t, 0, 1000, 100, 100, TAPE_OP_READ, 3, 1, 0, 4096, 4096, "/a");
+	sc(&t, 1000, 1000, 200, 200, TAPE_OP_READ, 3, 2, 0, 8192, 8192, "/b");
+	sc(&t, 2000, 1000, 300, 300, TAPE_OP_READ, 3, 3, 0, 16384, 16384, "/c");
+	tw_close(&t);
+	struct ana a;
+	struct ana_opts o = { .top = -1, .to_ns = UINT64_MAX, .threads = 2, .has_pid = 1, .pid = 100 };
+	run(&a, &t, &o);
+	assert_int_equal(a.sys.read_bytes, 4096 + 8192);
+	assert_int_equal(a.sys.nthreads, 2);
+	ana_release(&a);
+	/* a time window */
+	o = (struct ana_opts){ .top = -1, .from_ns = 500, .to_ns = 1500, .threads = 1 };
+	run(&a, &t, &o);
+	assert_int_equal(a.sys.read_bytes, 8192);
+	ana_release(&a);
+}
+
+static void test_damaged_block(void **state)
+{
+	struct tw t;
+	snprintf(t.path, sizeof(t.path), "%s/t%d.tape", dir, seq_no++);
+	struct tape_writer_opts o = { .flags = TAPE_WRITE_FORCE, .block_rows = 100 };
+	assert_int_equal(tape_writer_open(&t.w, t.path, &o), 0);
+	for (int i = 0; i < 1000; i++)
+		sc(&t, i * 1000ull, 500, 100, 100, TAPE_OP_READ, 3, 1, (uint64_t)i * 4096, 4096,
+		   4096, "/d");
+	tw_close(&t);
+	/* flip a byte in the middle: inside some block's payload */
+	FILE *f = fopen(t.path, "r+b");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	long len = ftell(f);
+	fseek(f, len / 2, SEEK_SET);
+	int ch = fgetc(f);
+	fseek(f, len / 2, SEEK_SET);
+	fputc(ch ^ 0x5a, f);
+	fclose(f);
+
+	struct ana a;
+	run(&a, &t, NULL);
+	assert_int_equal(a.damage[TAPE_TABLE_SYSCALL], -EBADMSG);
+	assert_non_null(a.damage_detail[TAPE_TABLE_SYSCALL]);
+	assert_true(a.sys.read_ops > 0 && a.sys.read_ops < 1000);
+	assert_true(a.sys.read_ops % 100 == 0);	/* whole blocks before the damage */
+	assert_true(ana_read_randomness(&a) == 0.0);
+	ana_release(&a);
+	json_t *j = run_json(&t);
+	assert_int_equal(json_array_size(json_object_get(j, "warnings")), 1);
+	json_decref(j);
+}
+
+static void test_ivset(void **state)
+{
+	struct ana_ivset s = { 0 };
+	int64_t dn;
+	assert_int_equal(ana_ivset_add(&s, 10, 20, 100, &dn), 0);
+	assert_int_equal(dn, 1);
+	ana_ivset_add(&s, 30, 40, 100, &dn);
+	ana_ivset_add(&s, 20, 30, 100, &dn);	/* bridges both */
+	assert_int_equal(s.n, 1);
+	assert_int_equal(dn, -1);
+	assert_int_equal(ana_ivset_take(&s, 15, 35, &dn), 20);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(dn, 1);
+	assert_int_equal(ana_ivset_pages(&s), 10);
+	assert_int_equal(ana_ivset_take(&s, 0, 100, &dn), 10);
+	assert_int_equal(s.n, 0);
+	assert_int_equal(ana_ivset_add(&s, 1, 2, 0, &dn), -1);	/* full */
+	ana_ivset_release(&s);
+
+	/* one interval lives inline; splitting it moves the set to the heap */
+	ana_ivset_add(&s, 0, 32, 100, &dn);
+	assert_int_equal(s.cap, 0);
+	assert_int_equal(ana_ivset_take(&s, 10, 11, &dn), 1);
+	assert_int_equal(dn, 1);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(ana_ivset_pages(&s), 31);
+	assert_int_equal(ana_ivset_take(&s, 0, 32, &dn), 31);
+	assert_int_equal(s.n, 0);
+	ana_ivset_release(&s);
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/iotape-ana-XXXXXX");
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sequential_1mib),
+		cmocka_unit_test(test_random_4k),
+		cmocka_unit_test(test_strided),
+		cmocka_unit_test(test_file_order),
+		cmocka_unit_test(test_cache_exact),
+		cmocka_unit_test(test_three_epochs),
+		cmocka_unit_test(test_latency_exact),
+		cmocka_unit_test(test_latency_histogram),
+		cmocka_unit_test(test_missing_layer_null),
+		cmocka_unit_test(test_checkpoints),
+		cmocka_unit_test(test_compute),
+		cmocka_unit_test(test_block),
+		cmocka_unit_test(test_pid_filter),
+		cmocka_unit_test(test_damaged_block),
+		cmocka_unit_test(test_ivset),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		rc = rc ? rc : 1;
+	return rc ? 1 : 0;
+}
