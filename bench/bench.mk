@@ -6,6 +6,11 @@ $(OUT)/bench/%: $(OUT)/bench/%.o $(LIBTAPE)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lzstd -lxxhash -lpthread -lm
 
+# The analyze engines (ANALYZE_OBJS, tests/tests.mk) and jansson too.
+$(OUT)/bench/analyze_bench: $(OUT)/bench/analyze_bench.o $(ANALYZE_OBJS) $(LIBTAPE)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -ljansson -lzstd -lxxhash -lpthread -lm
+
 bench: deps
-	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS)
+	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS) $(OUT)/tests/preadbench
 	$(Q)sh bench/run.sh $(OUT)

@@ -10,9 +10,12 @@
 #
 # Environment:
 #   FORMAT_EVENTS  syscall events for the format bench (default 10000000)
+#   ANALYZE_EVENTS events of the analyze bench's trace (default 100000000)
 #   BENCH_RUNS     runs per measurement, best kept (default 3)
 #   BENCH_KEEP=1   keep the trace and CSV files under OUT/bench/work
-#   BENCH_ONLY     run only this section (format, ...)
+#   BENCH_ONLY     run only this section (format, analyze, record)
+#   RECORD_OPS     preads of the record bench (default 1000000)
+#   RECORD_FILES   files of its PyTorch job (default 2000)
 set -u
 
 OUT=${1:-.output}
@@ -144,6 +147,161 @@ format_section() {
 	fi
 }
 want format && format_section
+
+# ----------------------------------------------------------------- analyze
+# Speed and peak RSS of `iotape analyze` on a synthetic training trace
+# (bench/analyze_bench.c).
+analyze_section() {
+	section analyze "iotape analyze on a synthetic training trace (bench/analyze_bench.c)"
+	bin=$OUT/bench/analyze_bench
+	trace=$WORK/analyze.tape
+	if [ ! -x "$bin" ]; then
+		echo "  $bin is not built (make bench builds it)"
+		FAILED=1
+		return
+	fi
+	n=${ANALYZE_EVENTS:-100000000}
+	if ! "$bin" gen "$trace" "$n" > "$WORK/analyze.gen.kv"; then
+		echo "  analyze_bench gen failed"
+		FAILED=1
+		return
+	fi
+	"$bin" decode "$trace" > "$WORK/analyze.dec.kv" || { FAILED=1; return; }
+	best1= best2= rss1=
+	r=0
+	while [ $r -lt "${BENCH_RUNS:-3}" ]; do
+		"$bin" run "$trace" 1 > "$WORK/analyze.1.kv" || { FAILED=1; return; }
+		"$bin" run "$trace" 2 > "$WORK/analyze.2.kv" || { FAILED=1; return; }
+		v1=$(kv "$WORK/analyze.1.kv" mev_per_cpu_s) v2=$(kv "$WORK/analyze.2.kv" mev_s)
+		rss=$(kv "$WORK/analyze.1.kv" peak_rss_kib)
+		best1=$(awk -v a="${best1:-0}" -v b="$v1" 'BEGIN { print (b > a) ? b : a }')
+		best2=$(awk -v a="${best2:-0}" -v b="$v2" 'BEGIN { print (b > a) ? b : a }')
+		rss1=$(awk -v a="${rss1:-0}" -v b="$rss" 'BEGIN { print (b > a) ? b : a }')
+		r=$((r + 1))
+	done
+	echo "  $(count "$(kv "$WORK/analyze.gen.kv" events)") events (syscall, cache, block, file, process)"
+	fig "analyze Mev/s (1 core)" "$best1" ge 20 "events / CPU seconds, --threads 1, JSON report included"
+	fig "analyze Mev/s (2 threads)" "$best2" - "" "events / wall seconds, --threads 2"
+	fig "analyze peak RSS MiB" "$(calc "$rss1 / 1024" 0)" le 200 "--threads 1"
+	fig "decode only Mev/s" "$(kv "$WORK/analyze.dec.kv" decode_mev_s)" - "" "the format library's share"
+	[ "${BENCH_KEEP:-0}" = 1 ] || rm -f "$trace"
+}
+want analyze && analyze_section
+
+# ------------------------------------------------------------------ record
+# Overhead of `iotape record` on the traced program, against strace and
+# bpftrace tracing the same calls, as ratios to the untraced run:
+#  (a) a loop of 4 KiB preads hitting the page cache (ns/op measured inside
+#      it: the worst case, a syscall that costs almost nothing itself);
+#  (b) the PyTorch DataLoader job of tests/torch_job.py (wall time of the
+#      whole command, recorder start and stop included; and the epoch time
+#      the job measures itself), when python3-torch is installed.
+# Needs root (BPF); runs are interleaved, the best of BENCH_RUNS kept.
+record_section() {
+	section record "iotape record overhead vs strace and bpftrace (tests/helpers/preadbench.c, tests/torch_job.py)"
+	pb=$OUT/tests/preadbench
+	if [ "$(id -u)" != 0 ]; then
+		echo "  needs root (BPF): skipped"
+		return
+	fi
+	if [ ! -x "$pb" ] || [ ! -x ./iotape ]; then
+		echo "  $pb or ./iotape is not built (make bench builds them)"
+		FAILED=1
+		return
+	fi
+	n=${RECORD_OPS:-1000000}
+	ns=$((n / 10))	# strace: 10x fewer calls, same ns/op
+	runs=${BENCH_RUNS:-3}
+	w=$WORK/record
+	rm -rf "$w" && mkdir -p "$w" || { FAILED=1; return; }
+	head -c 1048576 /dev/urandom >"$w/f.dat" && cat "$w/f.dat" >/dev/null
+	st="strace -f -qq -o /dev/null -e trace=%file,read,write,pread64"
+	have_st=0 have_bt=0
+	command -v strace >/dev/null 2>&1 && have_st=1
+	command -v bpftrace >/dev/null 2>&1 && have_bt=1
+	# bpftrace: the same calls, one printf per call (to /dev/null)
+	bt='tracepoint:syscalls:sys_enter_pread64,tracepoint:syscalls:sys_enter_read,tracepoint:syscalls:sys_enter_write,tracepoint:syscalls:sys_enter_openat /comm == "preadbench" || comm == "python3" || comm == "pt_main_thread"/ { @s[tid] = nsecs; } tracepoint:syscalls:sys_exit_pread64,tracepoint:syscalls:sys_exit_read,tracepoint:syscalls:sys_exit_write,tracepoint:syscalls:sys_exit_openat /@s[tid]/ { printf("%d %d %d %d\n", pid, tid, args->ret, nsecs - @s[tid]); delete(@s[tid]); }'
+	nsop() { sed -n 's/.* ops, \([0-9.]*\) ns\/op.*/\1/p'; }
+	best() { sort -n "$1" | head -n 1; }
+	: >"$w/a.base"; : >"$w/a.rec"; : >"$w/a.recs"; : >"$w/a.st"; : >"$w/a.bt"
+	r=0
+	while [ $r -lt "$runs" ]; do
+		"$pb" "$w/f.dat" "$n" 4096 2>&1 | nsop >>"$w/a.base"
+		./iotape record -q -f -o "$w/t.iotape" -- "$pb" "$w/f.dat" "$n" 4096 2>&1 | nsop >>"$w/a.rec"
+		./iotape record -q -f -e syscall -o "$w/s.iotape" -- "$pb" "$w/f.dat" "$n" 4096 2>&1 | nsop >>"$w/a.recs"
+		[ $have_st = 1 ] && $st "$pb" "$w/f.dat" "$ns" 4096 2>&1 | nsop >>"$w/a.st"
+		[ $have_bt = 1 ] && bpftrace -e "$bt" -c "$pb $w/f.dat $n 4096" 2>&1 >/dev/null | nsop >>"$w/a.bt"
+		r=$((r + 1))
+	done
+	base=$(best "$w/a.base")
+	[ -n "$base" ] || { echo "  preadbench produced no figure"; FAILED=1; return; }
+	echo "  (a) $(count "$n") preads of 4 KiB, page cache hits (strace: $(count "$ns"));"
+	echo "      record: all layers; rec -e syscall: the syscall layer only"
+	fig "pread untraced ns/op" "$base" - "" "1.00x"
+	for k in rec recs st bt; do
+		v=$(best "$w/a.$k")
+		case $k in
+		rec) d="record" ;;
+		recs) d="rec -e syscall" ;;
+		st) d="strace -f" ;;
+		bt) d="bpftrace" ;;
+		esac
+		if [ -z "$v" ]; then
+			echo "  $d: not run (not installed or failed)"
+			continue
+		fi
+		fig "pread $d ns/op" "$v" - "" "$(calc "$v / $base" 2)x"
+		fig "pread $d ratio" "$(calc "$v / $base" 2)" = "" "traced / untraced"
+	done
+	./iotape record -f -o "$w/t.iotape" -- "$pb" "$w/f.dat" "$n" 4096 2>"$w/sum" >/dev/null
+	fig "trace bytes/event" "$(sed -n 's/.*, \([0-9.]*\) bytes\/event.*/\1/p' "$w/sum")" - "" "all layers, pread loop"
+	./iotape record -f -e syscall -o "$w/c.iotape" -- "$pb" "$w/f.dat" 500000 4096 100000 2>"$w/sum" >/dev/null
+	fig "recorder CPU % at 100k ev/s" "$(sed -n 's/.*(\([0-9.]*\)% of a core).*/\1/p' "$w/sum")" = "" "-e syscall, paced preads"
+
+	# python3-torch is a Debian package: /usr/bin/python3, not a pyenv or venv one
+	py=${PY:-/usr/bin/python3}
+	if ! "$py" -c 'import torch' 2>/dev/null; then
+		echo "  (b) python3-torch not installed: no DataLoader figures"
+	else
+		nf=${RECORD_FILES:-2000}
+		mkdir -p "$w/data"
+		i=0
+		while [ $i -lt "$nf" ]; do
+			head -c 16384 /dev/urandom >"$w/data/$(printf 'sample_%04d.bin' $i)"
+			i=$((i + 1))
+		done
+		job="$py tests/torch_job.py $w/data $nf"
+		wall() { t0=$(now); "$@" >/dev/null 2>"$w/err"; echo "$(calc "$(now) - $t0" 3)"; }
+		epoch() { sed -n 's/^epoch \([0-9.]*\) s$/\1/p' "$w/err"; }
+		: >"$w/b.base"; : >"$w/b.rec"; : >"$w/b.st"; : >"$w/b.bt"
+		: >"$w/e.base"; : >"$w/e.rec"; : >"$w/e.st"; : >"$w/e.bt"
+		r=0
+		while [ $r -lt "$runs" ]; do
+			wall $job >>"$w/b.base"; epoch >>"$w/e.base"
+			wall ./iotape record -q -f -o "$w/p.iotape" -- $job >>"$w/b.rec"; epoch >>"$w/e.rec"
+			if [ $have_st = 1 ]; then wall $st $job >>"$w/b.st"; epoch >>"$w/e.st"; fi
+			if [ $have_bt = 1 ]; then wall bpftrace -e "$bt" -c "$job" >>"$w/b.bt"; epoch >>"$w/e.bt"; fi
+			r=$((r + 1))
+		done
+		base=$(best "$w/b.base") ebase=$(best "$w/e.base")
+		echo "  (b) PyTorch DataLoader, $nf files x 16 KiB, num_workers=2"
+		fig "torch untraced wall s" "$base" - "" "epoch $ebase s"
+		for k in rec st bt; do
+			v=$(best "$w/b.$k") ev=$(best "$w/e.$k")
+			case $k in
+			rec) d="record" ;;
+			st) d="strace -f" ;;
+			bt) d="bpftrace" ;;
+			esac
+			[ -n "$v" ] && [ -n "$ev" ] || { echo "  $d: not run"; continue; }
+			fig "torch $d wall ratio" "$(calc "$v / $base" 2)" = "" "$v s; epoch $ev s, $(calc "$ev / $ebase" 2)x"
+		done
+		./iotape record -f -o "$w/p.iotape" -- $job 2>"$w/sum" >/dev/null
+		sed -n 's/^iotape record: \([0-9]* events, .*\)/  record: \1/p; s/^iotape record: \(recorder CPU .*\)/  record: \1/p' "$w/sum"
+	fi
+	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
+}
+want record && record_section
 
 # ----------------------------------------------------------------- summary
 echo

@@ -1,9 +1,12 @@
 # tests/tests.mk - test programs, included by the top Makefile.
 #
-# tests/unit/test_*.c   cmocka programs linked with libtape (exit 0/1/77)
+# tests/unit/test_*.c   cmocka programs linked with libtape (exit 0/1/77);
+#                       test_analyze also with the analyze engines
 # tests/fuzz/fuzz_*.c   libFuzzer targets; tests/fuzz/replay.c gives each a
 #                       main() that replays tests/fuzz/corpus/<name>/
-# tests/cli/*.sh        shell tests of ./iotape (run by tests/run)
+# tests/cli/*.sh        shell tests of ./iotape (run by tests/run; lib.sh and
+#                       *_lib.sh are sourced helpers)
+# tests/helpers/*.c     programs the tests run (.output/tests/NAME)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/tests/%)
 TESTLIB_SRCS := $(wildcard tests/lib/*.c)
@@ -20,6 +23,16 @@ $(OUT)/tests/test_%: $(OUT)/tests/unit/test_%.o $(TESTLIB_OBJS) $(LIBTAPE)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TESTLIB_OBJS) $(LIBTAPE) -lcmocka -lzstd -lxxhash -lpthread -lm
 
+# The analyze engines without cmd_analyze.o (the CLI's), plus cli/util.o for
+# the report's JSON, escaping and unit helpers: what test_analyze and
+# bench/analyze_bench link (test_analyze needs no tests/lib).  The explicit
+# rule overrides the test_% pattern.
+ANALYZE_OBJS := $(filter-out %/cmd_analyze.o,$(filter $(OUT)/analyze/%,$(CLI_OBJS))) \
+	$(OUT)/cli/util.o
+$(OUT)/tests/test_analyze: $(OUT)/tests/unit/test_analyze.o $(ANALYZE_OBJS) $(LIBTAPE)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka -ljansson -lzstd -lxxhash -lpthread -lm
+
 # Plain build: the target plus a main() that replays the corpus.
 $(OUT)/tests/fuzz_%: $(OUT)/tests/fuzz/fuzz_%.o $(OUT)/tests/fuzz/replay.o $(LIBTAPE)
 	$(call msg,LINK,$@)
@@ -28,6 +41,12 @@ $(OUT)/tests/fuzz_%: $(OUT)/tests/fuzz/fuzz_%.o $(OUT)/tests/fuzz/replay.o $(LIB
 $(OUT)/tests/%: $(OUT)/tests/helpers/%.o $(LIBTAPE)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lzstd -lxxhash -lpthread -lm
+
+# The io_uring helper (tests/cli/record_uring.sh) is the one that needs
+# liburing; the explicit rule overrides the pattern above.
+$(OUT)/tests/uring: $(OUT)/tests/helpers/uring.o $(LIBTAPE)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -luring -lzstd -lxxhash -lpthread -lm
 
 # libFuzzer build for real fuzzing: make fuzz; then
 #   .output/fuzz/fuzz_reader tests/fuzz/corpus/reader

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ana_cache.c - the cache pass: page-cache hit ratio from the filemap
+ * tracepoints (access, insert, fault, map_pages, evict), per file and per
+ * timeline bucket.
+ *
+ * Model (iotape-analyze(1), CACHE): pages accessed = pages of access,
+ * fault and map_pages events; a page is missed when the access finds it in
+ * the "inserted, not yet accessed" set of its file, which holds the pages
+ * insert events brought in.  So a readahead page counts as a miss only when
+ * it is later used; one never used is "readahead_unused" when evicted or
+ * still pending at the end.  Per file the pending pages are an interval set
+ * (sequential readahead collapses into few intervals); beyond
+ * ANA_CACHE_MAX_IVALS per file or ANA_CACHE_MAX_IVALS_ALL overall, further
+ * inserts are not tracked (counted in untracked_pages, and hit_ratio is
+ * marked approximate: it can only be too high).
+ */
+#include <errno.h>
+#include <string.h>
+#include "analyze.h"
+
+#define ANA_CACHE_MAX_IVALS (1u << 16)
+#define ANA_CACHE_MAX_IVALS_ALL (2u << 20)
+
+static struct ana_cfile *cfile_get(struct ana_cache *c, const struct tape_cache *e)
+{
+	uint64_t ka = e->dev, kb = e->inode;
+	if (!e->inode) {	/* no inode: fall back on the file id */
+		ka = (1ull << 63) | e->file_id;
+		kb = 0;
+	}
+	if (c->last != ANA_NONE && c->last_a == ka && c->last_b == kb)
+		return &c->f[c->last];
+	uint32_t *v = ana_map_put(&c->map, ka, kb);
+	c->last_a = ka;
+	c->last_b = kb;
+	c->last = *v == ANA_NONE ? (uint32_t)c->nf : *v;
+	if (*v == ANA_NONE) {
+		ANA_VEC_GROW(c->f, c->capf, c->nf);
+		ANA_VEC_CLEAR(c->f, c->nf, c->nf);
+		*v = (uint32_t)c->nf++;
+		struct ana_cfile *f = &c->f[*v];
+		f->dev = e->dev;
+		f->inode = e->inode;
+		f->file_id = e->file_id;
+	} else if (!c->f[*v].file_id && e->file_id) {
+		c->f[*v].file_id = e->file_id;
+	}
+	return &c->f[*v];
+}
+
+static struct ana_bucket *bucket(struct ana *a, uint64_t ts)
+{
+	size_t b = ana_bucket_index(a, &a->cache.bkc, ts);
+	if (b >= a->ntl_cache) {
+		ANA_VEC_GROW(a->tl_cache, a->captl_cache, b);
+		ANA_VEC_CLEAR(a->tl_cache, a->ntl_cache, b);
+		a->ntl_cache = b + 1;
+	}
+	return &a->tl_cache[b];
+}
+
+static uint64_t take(struct ana_cache *c, struct ana_cfile *f, uint64_t s, uint64_t e)
+{
+	int64_t dn;
+	uint64_t got = ana_ivset_take(&f->pending, s, e, &dn);
+	c->ivals += dn;
+	return got;
+}
+
+static void pend(struct ana_cache *c, struct ana_cfile *f, uint64_t s, uint64_t e)
+{
+	uint32_t max = c->ivals >= ANA_CACHE_MAX_IVALS_ALL ? 0 : ANA_CACHE_MAX_IVALS;
+	int64_t dn;
+	if (ana_ivset_add(&f->pending, s, e, max, &dn) < 0)
+		c->untracked += e - s;
+	c->ivals += dn;
+}
+
+int ana_pass_cache(struct ana *a, tape_reader *r)
+{
+	struct ana_cache *c = &a->cache;
+	c->last = ANA_NONE;
+	tape_cursor *cur;
+	int err = tape_cursor_open(r, TAPE_TABLE_CACHE, a->t0, a->t1, &cur);
+	if (err)
+		return err;
+	const void *evs;
+	size_t n;
+	uint32_t ring[8];
+	while ((err = tape_cursor_next_block(cur, &evs, &n)) > 0) {
+		for (int k = 0; k < 8; k++)
+			ring[k] = ANA_NONE;
+		const struct tape_cache *e0 = evs, *e = e0;
+		for (size_t i = 0; i < n; i++, e++) {
+			/* hide the per-file cache misses: map slot 16 events
+			 * ahead, the file 8 ahead, its pending set 4 ahead */
+			if (i + 16 < n && e0[i + 16].inode)
+				ana_map_prefetch(&c->map, e0[i + 16].dev, e0[i + 16].inode);
+			ring[(i + 8) & 7] = ANA_NONE;
+			if (i + 8 < n && e0[i + 8].inode) {
+				uint32_t *v = ana_map_get(&c->map, e0[i + 8].dev, e0[i + 8].inode);
+				if (v) {
+					__builtin_prefetch(&c->f[*v], 1);
+					ring[(i + 8) & 7] = *v;
+				}
+			}
+			uint32_t pv = ring[(i + 4) & 7];
+			if (pv != ANA_NONE && pv < c->nf && c->f[pv].pending.cap)
+				__builtin_prefetch(c->f[pv].pending.iv, 1);
+			/* evictions are done by whoever reclaims: never filtered */
+			if (a->o.has_pid && e->kind != TAPE_CACHE_EVICT &&
+			    !ana_pid_included(a, e->pid))
+				continue;
+			c->n_events++;
+			struct ana_cfile *f = cfile_get(c, e);
+			uint64_t s = e->index, end = e->index + e->count, miss;
+			switch (e->kind) {
+			case TAPE_CACHE_ACCESS:
+				if (e->tid == f->last_tid && s > f->last_s && end == f->last_e) {
+					/* the kernel's read loop re-reports the rest of
+					 * the same read: count new misses only */
+					miss = take(c, f, s, end);
+				} else {
+					f->accessed += e->count;
+					c->accessed += e->count;
+					bucket(a, e->ts_ns)->pages_accessed += e->count;
+					miss = take(c, f, s, end);
+				}
+				f->last_tid = e->tid;
+				f->last_s = s;
+				f->last_e = end;
+				f->missed += miss;
+				c->missed += miss;
+				bucket(a, e->ts_ns)->pages_missed += miss;
+				f->fault_tid = 0;
+				break;
+			case TAPE_CACHE_FAULT:
+			case TAPE_CACHE_MAP_PAGES:
+				f->accessed += e->count;
+				c->accessed += e->count;
+				miss = take(c, f, s, end);
+				f->missed += miss;
+				c->missed += miss;
+				{
+					struct ana_bucket *b = bucket(a, e->ts_ns);
+					b->pages_accessed += e->count;
+					b->pages_missed += miss;
+				}
+				if (e->kind == TAPE_CACHE_FAULT && !miss) {
+					/* the fault's own page is inserted after the
+					 * fault event: remember it */
+					f->fault_tid = e->tid;
+					f->fault_idx = e->index;
+				}
+				break;
+			case TAPE_CACHE_INSERT:
+				c->inserted += e->count;
+				if (f->fault_tid && f->fault_tid == e->tid &&
+				    f->fault_idx >= s && f->fault_idx < end) {
+					f->missed++;
+					c->missed++;
+					bucket(a, e->ts_ns)->pages_missed++;
+					f->fault_tid = 0;
+					pend(c, f, s, f->fault_idx);
+					pend(c, f, f->fault_idx + 1, end);
+				} else {
+					pend(c, f, s, end);
+				}
+				break;
+			case TAPE_CACHE_EVICT: {
+				c->evicted += e->count;
+				uint64_t unused = take(c, f, s, end);
+				c->ra_unused += unused;
+				break;
+			}
+			default:
+				break;
+			}
+		}
+	}
+	if (err < 0)
+		ana_note_damage(a, TAPE_TABLE_CACHE, err);
+	tape_cursor_free(cur);
+	for (size_t i = 0; i < c->nf; i++)
+		c->ra_unused += ana_ivset_pages(&c->f[i].pending);
+	return 0;
+}

@@ -1,0 +1,494 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ana_core.c - the analysis driver: opens the trace, fixes the time window,
+ * runs the process and file passes (the lookup tables every other pass
+ * reads), then the three event passes (cache and block on a second thread
+ * when asked), then joins their results.
+ *
+ * Invariant: after ana_pass_file returns and until ana_join, only the
+ * syscall pass changes files[]/procs[] (it adds files the file table did
+ * not list); the cache and block passes never touch them.
+ */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze.h"
+
+/* ------------------------------------------------------------ processes */
+
+struct ana_proc *ana_proc_get(struct ana *a, uint32_t pid)
+{
+	uint32_t *v = ana_map_put(&a->procmap, pid, 0);
+	if (*v == ANA_NONE) {
+		*v = (uint32_t)a->nprocs;
+		ANA_VEC_GROW(a->procs, a->capprocs, a->nprocs);
+		ANA_VEC_CLEAR(a->procs, a->nprocs, a->nprocs);
+		a->procs[a->nprocs].pid = pid;
+		a->procs[a->nprocs].start_ns = UINT64_MAX;
+		a->nprocs++;
+	}
+	return &a->procs[*v];
+}
+
+static struct ana_proc *proc_find(const struct ana *a, uint32_t pid)
+{
+	uint32_t *v = ana_map_get(&a->procmap, pid, 0);
+	return v ? &a->procs[*v] : NULL;
+}
+
+int ana_pid_included(struct ana *a, uint32_t pid)
+{
+	if (!a->o.has_pid || pid == a->o.pid)
+		return 1;
+	struct ana_proc *p = proc_find(a, pid);
+	if (!p)
+		return 0;
+	if (p->filter)
+		return p->filter == 1;
+	/* walk up the parents (bounded: the table may hold a cycle) */
+	uint32_t cur = p->ppid;
+	int in = 0;
+	for (int depth = 0; depth < 256 && cur; depth++) {
+		if (cur == a->o.pid) {
+			in = 1;
+			break;
+		}
+		struct ana_proc *q = proc_find(a, cur);
+		if (!q || q->ppid == cur)
+			break;
+		if (q->filter) {
+			in = q->filter == 1;
+			break;
+		}
+		cur = q->ppid;
+	}
+	p->filter = in ? 1 : 2;
+	return in;
+}
+
+int ana_pass_process(struct ana *a)
+{
+	tape_cursor *c;
+	int err = tape_cursor_open(a->r, TAPE_TABLE_PROCESS, 0, UINT64_MAX, &c);
+	if (err)
+		return err;
+	const void *evs;
+	size_t n;
+	while ((err = tape_cursor_next_block(c, &evs, &n)) > 0) {
+		const struct tape_process *e = evs;
+		for (size_t i = 0; i < n; i++, e++) {
+			struct ana_proc *p = ana_proc_get(a, e->pid);
+			int main_thread = e->tid == e->pid || e->tid == 0;
+			if (main_thread || !p->ppid)
+				p->ppid = e->ppid;
+			if (e->comm && *e->comm && (main_thread || !p->comm)) {
+				free(p->comm);
+				p->comm = ana_xstrdup(e->comm);
+			}
+			if (e->argv && *e->argv && (main_thread || !p->argv)) {
+				free(p->argv);
+				p->argv = ana_xstrdup(e->argv);
+			}
+			if (e->ts_ns < p->start_ns)
+				p->start_ns = e->ts_ns;
+			if (main_thread && e->end_ns)
+				p->end_ns = e->end_ns;
+		}
+	}
+	if (err < 0)
+		ana_note_damage(a, TAPE_TABLE_PROCESS, err);
+	tape_cursor_free(c);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- files */
+
+uint32_t ana_file_by_devino(const struct ana *a, uint64_t dev, uint64_t ino)
+{
+	uint32_t *v = ino ? ana_map_get(&a->devino_map, dev, ino) : NULL;
+	return v ? *v : ANA_NONE;
+}
+
+uint32_t ana_file_by_id(const struct ana *a, uint64_t file_id)
+{
+	uint32_t *v = file_id ? ana_map_get(&a->fileid_map, file_id, 0) : NULL;
+	return v ? *v : ANA_NONE;
+}
+
+const char *ana_file_label(const struct ana_file *f, char *buf, size_t len)
+{
+	if (f->path)
+		return f->path;
+	if (f->inode)
+		snprintf(buf, len, "[dev %llu:%llu inode %llu]",
+			 (unsigned long long)(f->dev >> 20),
+			 (unsigned long long)(f->dev & 0xfffff),
+			 (unsigned long long)f->inode);
+	else if (f->file_id)
+		snprintf(buf, len, "[file id %llu]", (unsigned long long)f->file_id);
+	else
+		snprintf(buf, len, "[unknown]");
+	return buf;
+}
+
+int ana_pass_file(struct ana *a)
+{
+	tape_cursor *c;
+	int err = tape_cursor_open(a->r, TAPE_TABLE_FILE, 0, UINT64_MAX, &c);
+	if (err)
+		return err;
+	const void *evs;
+	size_t n;
+	while ((err = tape_cursor_next_block(c, &evs, &n)) > 0) {
+		const struct tape_file *e = evs;
+		for (size_t i = 0; i < n; i++, e++) {
+			uint32_t *v = ana_map_put(&a->fileid_map, e->file_id, 0);
+			if (*v == ANA_NONE) {
+				*v = (uint32_t)a->nfiles;
+				ANA_VEC_GROW(a->files, a->capfiles, a->nfiles);
+				ANA_VEC_CLEAR(a->files, a->nfiles, a->nfiles);
+				a->nfiles++;
+			}
+			struct ana_file *f = &a->files[*v];
+			f->file_id = e->file_id;
+			f->dev = e->dev;
+			f->inode = e->inode;
+			f->size = e->size;
+			f->from_table = 1;
+			if (e->path && *e->path) {
+				free(f->path);
+				f->path = ana_xstrdup(e->path);
+			}
+			if (e->inode)
+				*ana_map_put(&a->devino_map, e->dev, e->inode) = *v;
+		}
+	}
+	if (err < 0)
+		ana_note_damage(a, TAPE_TABLE_FILE, err);
+	tape_cursor_free(c);
+	a->nfiles_table = a->nfiles;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ run */
+
+struct side_job {
+	struct ana *a;
+	int err;
+};
+
+static void *side_main(void *arg)
+{
+	struct side_job *j = arg;
+	tape_reader *r;
+	j->err = tape_reader_open(&r, j->a->path);
+	if (j->err)
+		return NULL;
+	j->err = ana_pass_cache(j->a, r);
+	if (!j->err)
+		j->err = ana_pass_block(j->a, r);
+	tape_reader_free(r);
+	return NULL;
+}
+
+static const int event_tables[] = { TAPE_TABLE_SYSCALL, TAPE_TABLE_BLOCK,
+				    TAPE_TABLE_CACHE, TAPE_TABLE_SAMPLE };
+
+int ana_run(struct ana *a, const char *path, const struct ana_opts *o)
+{
+	memset(a, 0, sizeof(*a));
+	a->o = *o;
+	a->path = path;
+	int err = tape_reader_open(&a->r, path);
+	if (err)
+		return err;
+	for (int t = 1; t < TAPE_TABLE_MAX; t++)
+		tape_reader_table_stats(a->r, t, &a->st[t]);
+
+	/* Trace start: the first event of an event table (process and file
+	 * rows carry start times that can predate the recording). */
+	uint64_t start = UINT64_MAX, end = 0;
+	for (size_t i = 0; i < sizeof(event_tables) / sizeof(*event_tables); i++) {
+		const struct tape_table_stats *s = &a->st[event_tables[i]];
+		if (!s->events)
+			continue;
+		if (s->t_min < start)
+			start = s->t_min;
+		if (s->t_max > end)
+			end = s->t_max;
+	}
+	if (start == UINT64_MAX)
+		start = end = 0;
+	a->t0 = start + o->from_ns;
+	a->t1 = o->to_ns == UINT64_MAX || start + o->to_ns < start ? UINT64_MAX
+								  : start + o->to_ns;
+	uint64_t span = (a->t1 < end ? a->t1 : end) - (a->t0 < end ? a->t0 : end);
+	a->bucket_ns = 1000000000ull;
+	while (span / a->bucket_ns > 100000)	/* keep the timeline <= 100k rows */
+		a->bucket_ns *= 2;
+	for (int t = 1; t < TAPE_TABLE_MAX; t++)
+		a->have[t] = a->st[t].events > 0;
+
+	if ((err = ana_pass_process(a)) || (err = ana_pass_file(a)))
+		return err;
+	/* Decide --pid for every known process now: the passes only read. */
+	for (size_t i = 0; i < a->nprocs; i++)
+		ana_pid_included(a, a->procs[i].pid);
+
+	if (a->o.threads > 1) {
+		pthread_t th;
+		struct side_job j = { .a = a };
+		if (pthread_create(&th, NULL, side_main, &j) == 0) {
+			err = ana_pass_syscall(a, a->r);
+			pthread_join(th, NULL);
+			if (!err)
+				err = j.err;
+			if (err)
+				return err;
+			ana_join(a);
+			return 0;
+		}
+	}
+	if ((err = ana_pass_syscall(a, a->r)) || (err = ana_pass_cache(a, a->r)) ||
+	    (err = ana_pass_block(a, a->r)))
+		return err;
+	ana_join(a);
+	return 0;
+}
+
+void ana_note_damage(struct ana *a, int table, int err)
+{
+	const char *d = tape_error_detail();
+	a->damage[table] = err;
+	free(a->damage_detail[table]);
+	a->damage_detail[table] = ana_xstrdup(d && *d ? d : tape_strerror(err));
+}
+
+/* ----------------------------------------------------------------- join */
+
+static const struct ana *sort_ctx;
+
+static int cmp_name(const void *x, const void *y)
+{
+	const struct ana_file *f = &sort_ctx->files[*(const uint32_t *)x];
+	const struct ana_file *g = &sort_ctx->files[*(const uint32_t *)y];
+	if (!f->path || !g->path)
+		return !f->path - !g->path;
+	return strverscmp(f->path, g->path);
+}
+
+static int cmp_ckpt(const void *x, const void *y)
+{
+	const struct ana_ckpt *p = x, *q = y;
+	return p->start_ns < q->start_ns ? -1 : p->start_ns > q->start_ns;
+}
+
+#define CKPT_GAP_NS 1000000000ull
+
+void ana_join(struct ana *a)
+{
+	/* timeline */
+	size_t n = a->ntl_sys;
+	if (a->ntl_cache > n) n = a->ntl_cache;
+	if (a->ntl_blk > n) n = a->ntl_blk;
+	a->tl = ana_xcalloc(n, sizeof(*a->tl));
+	a->ntl = n;
+	for (size_t i = 0; i < n; i++) {
+		struct ana_bucket *b = &a->tl[i];
+		if (i < a->ntl_sys) {
+			*b = a->tl_sys[i];
+		}
+		if (i < a->ntl_cache) {
+			b->pages_accessed = a->tl_cache[i].pages_accessed;
+			b->pages_missed = a->tl_cache[i].pages_missed;
+		}
+		if (i < a->ntl_blk) {
+			b->blk_read_bytes = a->tl_blk[i].blk_read_bytes;
+			b->blk_write_bytes = a->tl_blk[i].blk_write_bytes;
+			b->blk_busy_ns = a->tl_blk[i].blk_busy_ns;
+			b->blk_reqs = a->tl_blk[i].blk_reqs;
+		}
+	}
+
+	/* cache results onto files */
+	for (size_t i = 0; i < a->cache.nf; i++) {
+		struct ana_cfile *cf = &a->cache.f[i];
+		uint32_t fi = ana_file_by_devino(a, cf->dev, cf->inode);
+		if (fi == ANA_NONE)
+			fi = ana_file_by_id(a, cf->file_id);
+		if (fi == ANA_NONE) {
+			fi = (uint32_t)a->nfiles;
+			ANA_VEC_GROW(a->files, a->capfiles, a->nfiles);
+			ANA_VEC_CLEAR(a->files, a->nfiles, a->nfiles);
+			a->nfiles++;
+			a->files[fi].dev = cf->dev;
+			a->files[fi].inode = cf->inode;
+			a->files[fi].file_id = cf->file_id;
+		}
+		struct ana_file *f = &a->files[fi];
+		f->has_cache = 1;
+		f->pages_accessed += cf->accessed;
+		f->pages_missed += cf->missed;
+	}
+
+	/* threads onto processes */
+	for (size_t i = 0; i < a->sys.nthreads; i++) {
+		struct ana_thread *t = &a->sys.threads[i];
+		struct ana_proc *p = ana_proc_get(a, t->pid);
+		p->threads++;
+		p->seen = 1;
+		p->io_ns += t->io_ns;
+		p->read_ops += t->read_ops;
+		p->read_bytes += t->read_bytes;
+		p->write_ops += t->write_ops;
+		p->write_bytes += t->write_bytes;
+	}
+
+	/* name ranks (natural order), then epochs' visit orders as ranks */
+	uint32_t *idx = ana_xrealloc(NULL, (a->nfiles + 1) * sizeof(*idx));
+	for (size_t i = 0; i < a->nfiles; i++)
+		idx[i] = (uint32_t)i;
+	sort_ctx = a;
+	qsort(idx, a->nfiles, sizeof(*idx), cmp_name);
+	for (size_t i = 0; i < a->nfiles; i++)
+		a->files[idx[i]].name_rank = (uint32_t)i;
+	free(idx);
+	for (size_t e = 0; e < a->sys.nepochs; e++) {
+		struct ana_epoch *ep = &a->sys.epochs[e];
+		for (size_t i = 0; i < ep->norder; i++)
+			ep->order[i] = a->files[ep->order[i]].name_rank;
+		ep->order_rand = ana_order_randomness(ep->order, ep->norder, &ep->order_tau);
+	}
+
+	/* checkpoints: per-file write bursts merged when they overlap in time */
+	if (a->sys.nbursts)
+		qsort(a->sys.bursts, a->sys.nbursts, sizeof(*a->sys.bursts), cmp_ckpt);
+	a->ckpts = ana_xcalloc(a->sys.nbursts, sizeof(*a->ckpts));
+	for (size_t i = 0; i < a->sys.nbursts; i++) {
+		struct ana_ckpt *b = &a->sys.bursts[i];
+		struct ana_ckpt *c = a->nckpts ? &a->ckpts[a->nckpts - 1] : NULL;
+		if (c && b->start_ns <= c->end_ns + CKPT_GAP_NS) {
+			if (b->end_ns > c->end_ns)
+				c->end_ns = b->end_ns;
+			c->bytes += b->bytes;
+			c->ops += b->ops;
+			c->syncs += b->syncs;
+			c->files += b->files;
+		} else {
+			a->ckpts[a->nckpts++] = *b;
+		}
+	}
+
+	for (int op = 0; op < TAPE_OP_MAX; op++)
+		ana_lat_finish(&a->sys.lat[op]);
+	ana_lat_finish(&a->blk.lat);
+	ana_lat_finish(&a->blk.rlat);
+	ana_lat_finish(&a->blk.wlat);
+}
+
+/* -------------------------------------------------------------- metrics */
+
+double ana_read_randomness(const struct ana *a)
+{
+	uint64_t pairs = a->sys.st_pairs;
+	return pairs ? (double)a->sys.st_nonconsec / (double)pairs : NAN;
+}
+
+double ana_seq_read_fraction(const struct ana *a)
+{
+	uint64_t pairs = a->sys.st_pairs;
+	return pairs ? (double)a->sys.st_seq / (double)pairs : NAN;
+}
+
+double ana_file_order_randomness(const struct ana *a, double *tau)
+{
+	if (!a->sys.nepochs) {
+		if (tau)
+			*tau = NAN;
+		return NAN;
+	}
+	if (tau)
+		*tau = a->sys.epochs[0].order_tau;
+	return a->sys.epochs[0].order_rand;
+}
+
+double ana_hit_ratio(uint64_t accessed, uint64_t missed)
+{
+	if (!accessed)
+		return NAN;
+	double h = 1.0 - (double)missed / (double)accessed;
+	return h < 0 ? 0 : h > 1 ? 1 : h;
+}
+
+size_t ana_epoch_count(const struct ana *a)
+{
+	if (!a->sys.nepochs)
+		return 0;
+	uint64_t base = a->sys.epochs[0].files;
+	size_t k = 1;
+	while (k < a->sys.nepochs && 2 * a->sys.epochs[k].files >= base)
+		k++;
+	return k;
+}
+
+int ana_stream_class(const struct ana_stream *s)
+{
+	if (!s->pairs)
+		return 0;
+	uint64_t pairs = s->pairs;
+	if (s->nonconsec * 10 <= pairs)
+		return 1;	/* >= 90 % consecutive */
+	if (pairs >= 2 && s->same_stride * 10 >= (pairs - 1) * 9)
+		return 2;	/* >= 90 % repeat the previous stride */
+	return 3;
+}
+
+/* -------------------------------------------------------------- release */
+
+void ana_release(struct ana *a)
+{
+	for (size_t i = 0; i < a->nprocs; i++) {
+		free(a->procs[i].comm);
+		free(a->procs[i].argv);
+	}
+	free(a->procs);
+	for (size_t i = 0; i < a->nfiles; i++)
+		free(a->files[i].path);
+	free(a->files);
+	ana_map_release(&a->procmap);
+	ana_map_release(&a->fileid_map);
+	ana_map_release(&a->devino_map);
+	ana_map_release(&a->path_map);
+	ana_map_release(&a->sys.fdmap);
+	ana_map_release(&a->sys.streammap);
+	ana_map_release(&a->sys.threadmap);
+	free(a->sys.fds);
+	free(a->sys.streams);
+	free(a->sys.threads);
+	for (int op = 0; op < TAPE_OP_MAX; op++)
+		ana_lat_release(&a->sys.lat[op]);
+	for (size_t e = 0; e < a->sys.nepochs; e++)
+		free(a->sys.epochs[e].order);
+	free(a->sys.epochs);
+	free(a->sys.bursts);
+	free(a->sys.wbs);
+	ana_map_release(&a->cache.map);
+	for (size_t i = 0; i < a->cache.nf; i++)
+		ana_ivset_release(&a->cache.f[i].pending);
+	free(a->cache.f);
+	free(a->blk.d);
+	ana_lat_release(&a->blk.lat);
+	ana_lat_release(&a->blk.rlat);
+	ana_lat_release(&a->blk.wlat);
+	free(a->tl_sys);
+	free(a->tl_cache);
+	free(a->tl_blk);
+	free(a->tl);
+	free(a->ckpts);
+	for (int t = 0; t < TAPE_TABLE_MAX; t++)
+		free(a->damage_detail[t]);
+	tape_reader_free(a->r);
+	memset(a, 0, sizeof(*a));
+}

@@ -1,0 +1,1039 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ana_report.c - print an analysis: JSON (schema "iotape-analyze/1", see
+ * iotape-analyze(1)) or text for people.
+ *
+ * JSON is written one top-level key at a time, and the files, processes
+ * and threads arrays one element at a time, so a trace with a million files
+ * does not build a million-node tree.  A metric that cannot be computed is
+ * null, never 0, and "unavailable" lists it with the reason.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze.h"
+#include "cli.h"
+
+#define JFLAGS (JSON_COMPACT | JSON_REAL_PRECISION(10))
+
+static const double pcts[] = { 50, 90, 99, 99.9 };
+static const char *const pct_keys[] = { "p50", "p90", "p99", "p99.9" };
+
+/* ------------------------------------------------------------- helpers */
+
+static json_t *jreal(double v)
+{
+	return isnan(v) || isinf(v) ? json_null() : json_real(v);
+}
+
+/* A JSON string (bytes that are not UTF-8 become U+FFFD), null for NULL. */
+static json_t *jstr(const char *s)
+{
+	return s ? cli_json_str(s) : json_null();
+}
+
+static json_t *jlat(const struct ana_lat *l)
+{
+	if (!l->count)
+		return json_null();
+	json_t *o = json_object();
+	json_object_set_new(o, "count", cli_json_u64(l->count));
+	json_object_set_new(o, "min", cli_json_u64(l->min));
+	json_object_set_new(o, "mean", json_real((double)l->sum / (double)l->count));
+	for (size_t i = 0; i < sizeof(pcts) / sizeof(*pcts); i++)
+		json_object_set_new(o, pct_keys[i], cli_json_u64(ana_lat_pct(l, pcts[i])));
+	json_object_set_new(o, "max", cli_json_u64(l->max));
+	json_object_set_new(o, "exact", json_boolean(!l->inexact));
+	return o;
+}
+
+static json_t *jhist(const uint64_t *rd, const uint64_t *wr)
+{
+	json_t *arr = json_array();
+	for (unsigned b = 0; b < ANA_SZ_BUCKETS; b++) {
+		if (!rd[b] && !wr[b])
+			continue;
+		json_t *o = json_object();
+		uint64_t lo = b ? 1ull << (b - 1) : 0;
+		uint64_t hi = b == 0 ? 0 : b == 64 ? UINT64_MAX : (1ull << b) - 1;
+		json_object_set_new(o, "min", cli_json_u64(lo));
+		json_object_set_new(o, "max", b == 64 ? json_real((double)hi) : cli_json_u64(hi));
+		json_object_set_new(o, "reads", cli_json_u64(rd[b]));
+		json_object_set_new(o, "writes", cli_json_u64(wr[b]));
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static double rel_s(const struct ana *a, uint64_t ts)
+{
+	return ts >= a->t0 ? (double)(ts - a->t0) / 1e9 : -(double)(a->t0 - ts) / 1e9;
+}
+
+/* ns from the window start (events are in the window: never before it). */
+static uint64_t rel_ns(const struct ana *a, uint64_t ts)
+{
+	return ts >= a->t0 ? ts - a->t0 : 0;
+}
+
+static uint64_t trace_end(const struct ana *a)
+{
+	uint64_t end = a->sys.last_ns;
+	const int t[] = { TAPE_TABLE_SYSCALL, TAPE_TABLE_BLOCK, TAPE_TABLE_CACHE, TAPE_TABLE_SAMPLE };
+	for (size_t i = 0; i < 4; i++)
+		if (a->st[t[i]].events && a->st[t[i]].t_max > end)
+			end = a->st[t[i]].t_max;
+	if (end > a->t1)
+		end = a->t1;
+	return end > a->t0 ? end : a->t0;
+}
+
+static uint64_t tot_bytes(const struct ana_file *f)
+{
+	return f->read_bytes + f->write_bytes;
+}
+
+static const struct ana *sort_a;
+
+static int cmp_file_bytes(const void *x, const void *y)
+{
+	const struct ana_file *f = &sort_a->files[*(const uint32_t *)x];
+	const struct ana_file *g = &sort_a->files[*(const uint32_t *)y];
+	uint64_t p = tot_bytes(f), q = tot_bytes(g);
+	if (p != q)
+		return p > q ? -1 : 1;
+	if (f->pages_accessed != g->pages_accessed)
+		return f->pages_accessed > g->pages_accessed ? -1 : 1;
+	return f->name_rank < g->name_rank ? -1 : f->name_rank > g->name_rank;
+}
+
+static int cmp_proc_bytes(const void *x, const void *y)
+{
+	const struct ana_proc *p = &sort_a->procs[*(const uint32_t *)x];
+	const struct ana_proc *q = &sort_a->procs[*(const uint32_t *)y];
+	uint64_t u = p->read_bytes + p->write_bytes, v = q->read_bytes + q->write_bytes;
+	if (u != v)
+		return u > v ? -1 : 1;
+	return p->pid < q->pid ? -1 : p->pid > q->pid;
+}
+
+static int cmp_thread_io(const void *x, const void *y)
+{
+	const struct ana_thread *p = &sort_a->sys.threads[*(const uint32_t *)x];
+	const struct ana_thread *q = &sort_a->sys.threads[*(const uint32_t *)y];
+	if (p->io_ns != q->io_ns)
+		return p->io_ns > q->io_ns ? -1 : 1;
+	return p->tid < q->tid ? -1 : p->tid > q->tid;
+}
+
+/* Indexes of the files worth listing (any I/O), sorted by bytes. */
+static uint32_t *files_sorted(const struct ana *a, size_t *n)
+{
+	uint32_t *idx = ana_xrealloc(NULL, (a->nfiles + 1) * sizeof(*idx));
+	size_t k = 0;
+	for (size_t i = 0; i < a->nfiles; i++) {
+		const struct ana_file *f = &a->files[i];
+		if (f->read_ops || f->write_ops || f->pages_accessed || f->opens)
+			idx[k++] = (uint32_t)i;
+	}
+	sort_a = a;
+	qsort(idx, k, sizeof(*idx), cmp_file_bytes);
+	*n = k;
+	return idx;
+}
+
+static uint32_t *procs_sorted(const struct ana *a, size_t *n)
+{
+	uint32_t *idx = ana_xrealloc(NULL, (a->nprocs + 1) * sizeof(*idx));
+	size_t k = 0;
+	for (size_t i = 0; i < a->nprocs; i++)
+		if (a->procs[i].seen && (!a->o.has_pid || a->procs[i].filter != 2))
+			idx[k++] = (uint32_t)i;
+	sort_a = a;
+	qsort(idx, k, sizeof(*idx), cmp_proc_bytes);
+	*n = k;
+	return idx;
+}
+
+static uint32_t *threads_sorted(const struct ana *a, size_t *n)
+{
+	uint32_t *idx = ana_xrealloc(NULL, (a->sys.nthreads + 1) * sizeof(*idx));
+	for (size_t i = 0; i < a->sys.nthreads; i++)
+		idx[i] = (uint32_t)i;
+	sort_a = a;
+	qsort(idx, a->sys.nthreads, sizeof(*idx), cmp_thread_io);
+	*n = a->sys.nthreads;
+	return idx;
+}
+
+static const char *proc_comm(const struct ana *a, uint32_t pid)
+{
+	uint32_t *v = ana_map_get(&a->procmap, pid, 0);
+	return v ? a->procs[*v].comm : NULL;
+}
+
+static void stream_classes(const struct ana *a, uint64_t cls[4])
+{
+	memcpy(cls, a->sys.st_cls, 4 * sizeof(*cls));
+}
+
+static double file_randomness(const struct ana_file *f)
+{
+	return f->rd_pairs ? (double)f->rd_nonconsec / (double)f->rd_pairs : NAN;
+}
+
+static double file_hit(const struct ana *a, const struct ana_file *f)
+{
+	if (!a->have[TAPE_TABLE_CACHE])
+		return NAN;
+	return ana_hit_ratio(f->pages_accessed, f->pages_missed);
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+static void unavail(json_t *arr, const char *metric, const char *why)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "metric", json_string(metric));
+	json_object_set_new(o, "reason", json_string(why));
+	json_array_append_new(arr, o);
+}
+
+static const char *const NO_SYS = "the trace has no syscall events";
+static const char *const NO_CACHE =
+	"the trace has no page-cache events (recorded without the cache layer)";
+static const char *const NO_BLK =
+	"the trace has no block events (recorded without the block layer)";
+
+struct jw {
+	FILE *out;
+	int n;
+};
+
+static void jw_key(struct jw *w, const char *key, json_t *v)
+{
+	fprintf(w->out, "%s\n  \"%s\": ", w->n++ ? "," : "", key);
+	json_dumpf(v, w->out, JFLAGS | JSON_ENCODE_ANY);
+	json_decref(v);
+}
+
+static json_t *j_summary(struct ana *a)
+{
+	int sys = a->have[TAPE_TABLE_SYSCALL];
+	json_t *o = json_object();
+	uint64_t files_r = 0, files_w = 0, procs = 0;
+	for (size_t i = 0; i < a->nfiles; i++) {
+		files_r += a->files[i].read_ops > 0;
+		files_w += a->files[i].write_ops > 0;
+	}
+	for (size_t i = 0; i < a->nprocs; i++)
+		procs += a->procs[i].seen;
+	json_object_set_new(o, "duration_s", json_real(rel_s(a, trace_end(a))));
+	json_object_set_new(o, "read_ops", sys ? cli_json_u64(a->sys.read_ops) : json_null());
+	json_object_set_new(o, "read_bytes", sys ? cli_json_u64(a->sys.read_bytes) : json_null());
+	json_object_set_new(o, "write_ops", sys ? cli_json_u64(a->sys.write_ops) : json_null());
+	json_object_set_new(o, "write_bytes", sys ? cli_json_u64(a->sys.write_bytes) : json_null());
+	json_object_set_new(o, "files_read", sys ? cli_json_u64(files_r) : json_null());
+	json_object_set_new(o, "files_written", sys ? cli_json_u64(files_w) : json_null());
+	json_object_set_new(o, "processes", sys ? cli_json_u64(procs) : json_null());
+	json_object_set_new(o, "threads", sys ? cli_json_u64(a->sys.nthreads) : json_null());
+	json_object_set_new(o, "syscalls", sys ? cli_json_u64(a->sys.ops) : json_null());
+	json_object_set_new(o, "failed_syscalls", sys ? cli_json_u64(a->sys.errors) : json_null());
+	json_t *ev = json_object();
+	for (int t = 1; t < TAPE_TABLE_MAX; t++)
+		json_object_set_new(ev, tape_table_name(t), cli_json_u64(a->st[t].events));
+	json_object_set_new(o, "trace_events", ev);
+	return o;
+}
+
+static json_t *j_pattern(struct ana *a, json_t *un)
+{
+	if (!a->have[TAPE_TABLE_SYSCALL])
+		return json_null();
+	json_t *o = json_object();
+	double rr = ana_read_randomness(a), tau;
+	double fo = ana_file_order_randomness(a, &tau);
+	if (isnan(rr)) {
+		unavail(un, "pattern.read_randomness", "no stream read a file twice");
+		unavail(un, "pattern.sequential_read_fraction", "no stream read a file twice");
+	}
+	if (isnan(fo))
+		unavail(un, "pattern.file_order_randomness", "fewer than two files were read");
+	uint64_t pairs = a->sys.st_pairs, consec = a->sys.st_consec, seq = a->sys.st_seq, cls[4];
+	stream_classes(a, cls);
+	json_object_set_new(o, "read_randomness", jreal(rr));
+	json_object_set_new(o, "sequential_read_fraction", jreal(ana_seq_read_fraction(a)));
+	json_object_set_new(o, "file_order_randomness", jreal(fo));
+	json_object_set_new(o, "file_order_tau", jreal(tau));
+	json_object_set_new(o, "read_pairs", cli_json_u64(pairs));
+	json_object_set_new(o, "consecutive_reads", cli_json_u64(consec));
+	json_object_set_new(o, "sequential_reads", cli_json_u64(seq));
+	json_t *st = json_object();
+	json_object_set_new(st, "total", cli_json_u64(a->sys.st_count));
+	json_object_set_new(st, "single", cli_json_u64(cls[0]));
+	json_object_set_new(st, "sequential", cli_json_u64(cls[1]));
+	json_object_set_new(st, "strided", cli_json_u64(cls[2]));
+	json_object_set_new(st, "random", cli_json_u64(cls[3]));
+	json_object_set_new(o, "streams", st);
+	json_object_set_new(o, "request_size_histogram", jhist(a->sys.rd_hist, a->sys.wr_hist));
+	return o;
+}
+
+static json_t *j_cache(struct ana *a, json_t *un)
+{
+	if (!a->have[TAPE_TABLE_CACHE]) {
+		unavail(un, "cache", NO_CACHE);
+		unavail(un, "files[].hit_ratio", NO_CACHE);
+		return json_null();
+	}
+	const struct ana_cache *c = &a->cache;
+	double h = ana_hit_ratio(c->accessed, c->missed);
+	if (isnan(h))
+		unavail(un, "cache.hit_ratio", "no page was accessed in the window");
+	json_t *o = json_object();
+	json_object_set_new(o, "hit_ratio", jreal(h));
+	json_object_set_new(o, "pages_accessed", cli_json_u64(c->accessed));
+	json_object_set_new(o, "pages_missed", cli_json_u64(c->missed));
+	json_object_set_new(o, "pages_inserted", cli_json_u64(c->inserted));
+	json_object_set_new(o, "pages_evicted", cli_json_u64(c->evicted));
+	json_object_set_new(o, "readahead_unused_pages", cli_json_u64(c->ra_unused));
+	json_object_set_new(o, "untracked_pages", cli_json_u64(c->untracked));
+	json_object_set_new(o, "approximate", json_boolean(c->untracked > 0));
+	json_t *tl = json_object(), *acc = json_array(), *mis = json_array(), *hr = json_array();
+	for (size_t i = 0; i < a->ntl; i++) {
+		json_array_append_new(acc, cli_json_u64(a->tl[i].pages_accessed));
+		json_array_append_new(mis, cli_json_u64(a->tl[i].pages_missed));
+		json_array_append_new(hr, jreal(ana_hit_ratio(a->tl[i].pages_accessed,
+							      a->tl[i].pages_missed)));
+	}
+	json_object_set_new(tl, "bucket_s", json_real((double)a->bucket_ns / 1e9));
+	json_object_set_new(tl, "pages_accessed", acc);
+	json_object_set_new(tl, "pages_missed", mis);
+	json_object_set_new(tl, "hit_ratio", hr);
+	json_object_set_new(o, "timeline", tl);
+	return o;
+}
+
+static void blk_totals(const struct ana *a, uint64_t *ro, uint64_t *rb, uint64_t *wo,
+		       uint64_t *wb, uint64_t *pairs, uint64_t *nc, uint64_t *fl)
+{
+	*ro = *rb = *wo = *wb = *pairs = *nc = *fl = 0;
+	for (size_t i = 0; i < a->blk.nd; i++) {
+		const struct ana_dev *d = &a->blk.d[i];
+		*ro += d->read_ops; *rb += d->read_bytes;
+		*wo += d->write_ops; *wb += d->write_bytes;
+		*pairs += d->pairs; *nc += d->nonconsec; *fl += d->flushes;
+	}
+}
+
+static double window_ns(const struct ana *a)
+{
+	return (double)(trace_end(a) - a->t0);
+}
+
+static json_t *j_block(struct ana *a, json_t *un)
+{
+	if (!a->have[TAPE_TABLE_BLOCK]) {
+		unavail(un, "block", NO_BLK);
+		return json_null();
+	}
+	uint64_t ro, rb, wo, wb, pairs, nc, fl;
+	blk_totals(a, &ro, &rb, &wo, &wb, &pairs, &nc, &fl);
+	if (!pairs)
+		unavail(un, "block.randomness", "fewer than two data requests on every device");
+	json_t *o = json_object();
+	json_object_set_new(o, "requests", cli_json_u64(a->blk.n_events));
+	json_object_set_new(o, "read_ops", cli_json_u64(ro));
+	json_object_set_new(o, "read_bytes", cli_json_u64(rb));
+	json_object_set_new(o, "write_ops", cli_json_u64(wo));
+	json_object_set_new(o, "write_bytes", cli_json_u64(wb));
+	json_object_set_new(o, "flushes", cli_json_u64(fl));
+	json_object_set_new(o, "errors", cli_json_u64(a->blk.errors));
+	json_object_set_new(o, "randomness", pairs ? json_real((double)nc / pairs) : json_null());
+	json_object_set_new(o, "latency_ns", jlat(&a->blk.lat));
+	json_object_set_new(o, "read_latency_ns", jlat(&a->blk.rlat));
+	json_object_set_new(o, "write_latency_ns", jlat(&a->blk.wlat));
+	json_object_set_new(o, "request_size_histogram", jhist(a->blk.rd_hist, a->blk.wr_hist));
+	double w = window_ns(a);
+	json_object_set_new(o, "mean_queue_depth", w > 0 ? json_real(a->blk.busy_ns / w) : json_null());
+	json_t *devs = json_array();
+	for (size_t i = 0; i < a->blk.nd; i++) {
+		const struct ana_dev *d = &a->blk.d[i];
+		json_t *x = json_object();
+		char nm[48];
+		snprintf(nm, sizeof(nm), "%llu:%llu", (unsigned long long)(d->dev >> 20),
+			 (unsigned long long)(d->dev & 0xfffff));
+		json_object_set_new(x, "dev", json_string(nm));
+		json_object_set_new(x, "requests", cli_json_u64(d->reqs));
+		json_object_set_new(x, "read_bytes", cli_json_u64(d->read_bytes));
+		json_object_set_new(x, "write_bytes", cli_json_u64(d->write_bytes));
+		json_object_set_new(x, "randomness",
+				    d->pairs ? json_real((double)d->nonconsec / d->pairs) : json_null());
+		json_array_append_new(devs, x);
+	}
+	json_object_set_new(o, "devices", devs);
+	json_t *qd = json_object(), *m = json_array(), *rbs = json_array(), *wbs = json_array();
+	for (size_t i = 0; i < a->ntl; i++) {
+		json_array_append_new(m, json_real((double)a->tl[i].blk_busy_ns / a->bucket_ns));
+		json_array_append_new(rbs, cli_json_u64(a->tl[i].blk_read_bytes));
+		json_array_append_new(wbs, cli_json_u64(a->tl[i].blk_write_bytes));
+	}
+	json_object_set_new(qd, "bucket_s", json_real((double)a->bucket_ns / 1e9));
+	json_object_set_new(qd, "queue_depth", m);
+	json_object_set_new(qd, "read_bytes", rbs);
+	json_object_set_new(qd, "write_bytes", wbs);
+	json_object_set_new(o, "timeline", qd);
+	return o;
+}
+
+static json_t *j_latency(struct ana *a)
+{
+	if (!a->have[TAPE_TABLE_SYSCALL])
+		return json_null();
+	json_t *o = json_object();
+	for (unsigned op = 0; op < TAPE_OP_MAX; op++)
+		if (a->sys.lat[op].count)
+			json_object_set_new(o, tape_op_name(op), jlat(&a->sys.lat[op]));
+	return o;
+}
+
+static json_t *j_timeline(struct ana *a)
+{
+	if (!a->have[TAPE_TABLE_SYSCALL])
+		return json_null();
+	json_t *o = json_object();
+	json_t *ro = json_array(), *rb = json_array(), *wo = json_array(), *wb = json_array();
+	for (size_t i = 0; i < a->ntl; i++) {
+		json_array_append_new(ro, cli_json_u64(a->tl[i].read_ops));
+		json_array_append_new(rb, cli_json_u64(a->tl[i].read_bytes));
+		json_array_append_new(wo, cli_json_u64(a->tl[i].write_ops));
+		json_array_append_new(wb, cli_json_u64(a->tl[i].write_bytes));
+	}
+	json_object_set_new(o, "bucket_s", json_real((double)a->bucket_ns / 1e9));
+	json_object_set_new(o, "t0_ns", cli_json_u64(a->t0));
+	json_object_set_new(o, "read_ops", ro);
+	json_object_set_new(o, "read_bytes", rb);
+	json_object_set_new(o, "write_ops", wo);
+	json_object_set_new(o, "write_bytes", wb);
+	return o;
+}
+
+static json_t *j_epochs(struct ana *a, json_t *un)
+{
+	if (!a->have[TAPE_TABLE_SYSCALL])
+		return json_null();
+	size_t k = ana_epoch_count(a);
+	json_t *o = json_object(), *arr = json_array();
+	uint64_t once = 0, again = 0;
+	for (size_t i = 0; i < a->sys.nepochs; i++)
+		*(i ? &again : &once) += a->sys.epochs[i].bytes;
+	for (size_t i = 0; i < k; i++) {
+		const struct ana_epoch *ep = &a->sys.epochs[i];
+		json_t *x = json_object();
+		json_object_set_new(x, "index", cli_json_u64(i));
+		json_object_set_new(x, "start_s", json_real(rel_s(a, ep->start_ns)));
+		json_object_set_new(x, "duration_s", json_real((double)(ep->end_ns - ep->start_ns) / 1e9));
+		json_object_set_new(x, "bytes", cli_json_u64(ep->bytes));
+		json_object_set_new(x, "reads", cli_json_u64(ep->reads));
+		json_object_set_new(x, "files", cli_json_u64(ep->files));
+		json_object_set_new(x, "file_order_randomness",
+				    jreal(ep->order_rand));
+		json_array_append_new(arr, x);
+	}
+	if (!k)
+		unavail(un, "epochs", "no file was read");
+	json_object_set_new(o, "count", cli_json_u64(k));
+	json_object_set_new(o, "partial_passes", cli_json_u64(a->sys.nepochs - k));
+	json_object_set_new(o, "read_once_bytes", cli_json_u64(once));
+	json_object_set_new(o, "reread_bytes", cli_json_u64(again));
+	json_object_set_new(o, "epochs", arr);
+	return o;
+}
+
+static json_t *j_ckpts(struct ana *a)
+{
+	if (!a->have[TAPE_TABLE_SYSCALL])
+		return json_null();
+	json_t *o = json_object(), *arr = json_array();
+	uint64_t bytes = 0;
+	for (size_t i = 0; i < a->nckpts; i++) {
+		const struct ana_ckpt *c = &a->ckpts[i];
+		double d = (double)(c->end_ns - c->start_ns) / 1e9;
+		bytes += c->bytes;
+		json_t *x = json_object();
+		json_object_set_new(x, "start_s", json_real(rel_s(a, c->start_ns)));
+		json_object_set_new(x, "duration_s", json_real(d));
+		json_object_set_new(x, "bytes", cli_json_u64(c->bytes));
+		json_object_set_new(x, "files", cli_json_u64(c->files));
+		json_object_set_new(x, "write_ops", cli_json_u64(c->ops));
+		json_object_set_new(x, "fsyncs", cli_json_u64(c->syncs));
+		json_object_set_new(x, "bandwidth_Bps", d > 0 ? json_real(c->bytes / d) : json_null());
+		json_array_append_new(arr, x);
+	}
+	json_object_set_new(o, "count", cli_json_u64(a->nckpts));
+	json_object_set_new(o, "bytes", cli_json_u64(bytes));
+	json_object_set_new(o, "checkpoints", arr);
+	return o;
+}
+
+static void compute_totals(const struct ana *a, uint64_t *io, uint64_t *gap)
+{
+	*io = *gap = 0;
+	for (size_t i = 0; i < a->sys.nthreads; i++) {
+		*io += a->sys.threads[i].io_ns;
+		*gap += a->sys.threads[i].gap_ns;
+	}
+}
+
+static long list_limit(const struct ana *a, int json)
+{
+	if (a->o.top >= 0)
+		return a->o.top ? a->o.top : -1;
+	return json ? -1 : 20;
+}
+
+static void jw_compute(struct jw *w, struct ana *a)
+{
+	if (!a->have[TAPE_TABLE_SYSCALL]) {
+		jw_key(w, "compute", json_null());
+		return;
+	}
+	uint64_t io, gap;
+	compute_totals(a, &io, &gap);
+	double span = (double)(a->sys.last_ns > a->sys.first_ns ? a->sys.last_ns - a->sys.first_ns : 0);
+	json_t *o = json_object();
+	json_object_set_new(o, "io_s", json_real(io / 1e9));
+	json_object_set_new(o, "gap_s", json_real(gap / 1e9));
+	json_object_set_new(o, "blocked_fraction", io + gap ? json_real((double)io / (io + gap)) : json_null());
+	json_object_set_new(o, "compute_fraction", io + gap ? json_real((double)gap / (io + gap)) : json_null());
+	json_object_set_new(o, "io_busy_fraction", span > 0 ? json_real(a->sys.busy_ns / span) : json_null());
+	char *head = json_dumps(o, JFLAGS);
+	json_decref(o);
+	head[strlen(head) - 1] = '\0';	/* drop '}' and append the threads array */
+	fprintf(w->out, "%s\n  \"compute\": %s,\"threads\":[", w->n++ ? "," : "", head);
+	free(head);
+	size_t n;
+	uint32_t *idx = threads_sorted(a, &n);
+	long lim = list_limit(a, 1);
+	for (size_t i = 0; i < n && (lim < 0 || (long)i < lim); i++) {
+		const struct ana_thread *t = &a->sys.threads[idx[i]];
+		json_t *x = json_object();
+		double sp = (double)(t->last_end - t->first_ns);
+		json_object_set_new(x, "pid", cli_json_u64(t->pid));
+		json_object_set_new(x, "tid", cli_json_u64(t->tid));
+		json_object_set_new(x, "comm", jstr(proc_comm(a, t->pid)));
+		json_object_set_new(x, "ops", cli_json_u64(t->ops));
+		json_object_set_new(x, "io_s", json_real(t->io_ns / 1e9));
+		json_object_set_new(x, "gap_s", json_real(t->gap_ns / 1e9));
+		json_object_set_new(x, "span_s", json_real(sp / 1e9));
+		json_object_set_new(x, "io_fraction", sp > 0 ? json_real(t->io_ns / sp) : json_null());
+		fputs(i ? ",\n    " : "\n    ", w->out);
+		json_dumpf(x, w->out, JFLAGS);
+		json_decref(x);
+	}
+	free(idx);
+	fputs("]}", w->out);
+}
+
+/* The files array can hold a million entries: each row is formatted into a
+ * buffer by hand (no jansson tree, no printf per field), in the same format
+ * jansson prints. */
+struct rowbuf {
+	char b[8192];
+	size_t n;
+};
+
+static void rb_s(struct rowbuf *r, const char *s)
+{
+	size_t l = strlen(s);
+	if (l > sizeof(r->b) - r->n - 1)
+		l = sizeof(r->b) - r->n - 1;
+	memcpy(r->b + r->n, s, l);
+	r->n += l;
+}
+
+/* As cli_json_u64 prints it: a decimal string above INT64_MAX. */
+static void rb_u64(struct rowbuf *r, uint64_t v)
+{
+	char t[24];
+	int k = 0, str = v > INT64_MAX;
+
+	if (str)
+		t[k++] = '"';	/* the closing quote: t is emitted backwards */
+	do {
+		t[k++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (str)
+		t[k++] = '"';
+	while (k && r->n < sizeof(r->b) - 1)
+		r->b[r->n++] = t[--k];
+}
+
+static void rb_real(struct rowbuf *r, double v)
+{
+	char t[40];
+	if (isnan(v) || isinf(v)) {
+		rb_s(r, "null");
+		return;
+	}
+	if (v == 0.0 || v == 1.0) {
+		rb_s(r, v == 0.0 ? "0.0" : "1.0");
+		return;
+	}
+	snprintf(t, sizeof(t), "%.10g", v);
+	rb_s(r, t);
+	if (!strpbrk(t, ".eE"))
+		rb_s(r, ".0");
+}
+
+static void rb_u64_or_null(struct rowbuf *r, int ok, uint64_t v)
+{
+	if (ok)
+		rb_u64(r, v);
+	else
+		rb_s(r, "null");
+}
+
+/* A JSON string: plain ASCII copied, anything else escaped by jansson. */
+static void rb_str(struct rowbuf *r, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p >= 0x80 || *p < 0x20 || *p == '"' || *p == '\\') {
+			json_t *j = jstr(s);
+			char *d = json_dumps(j, JFLAGS | JSON_ENCODE_ANY);
+			json_decref(j);
+			rb_s(r, d ? d : "null");
+			free(d);
+			return;
+		}
+	}
+	rb_s(r, "\"");
+	rb_s(r, s);
+	rb_s(r, "\"");
+}
+
+static void jw_files(struct jw *w, struct ana *a)
+{
+	FILE *o = w->out;
+	fprintf(o, "%s\n  \"files\": [", w->n++ ? "," : "");
+	size_t n;
+	uint32_t *idx = files_sorted(a, &n);
+	long lim = list_limit(a, 1);
+	char buf[128];
+	int cache = a->have[TAPE_TABLE_CACHE];
+	struct rowbuf r;
+	for (size_t i = 0; i < n && (lim < 0 || (long)i < lim); i++) {
+		const struct ana_file *f = &a->files[idx[i]];
+		r.n = 0;
+		rb_s(&r, i ? ",\n    {\"path\":" : "\n    {\"path\":");
+		rb_str(&r, f->path ? f->path : ana_file_label(f, buf, sizeof(buf)));
+		rb_s(&r, f->path && f->path[0] != '[' ? ",\"path_known\":true,\"file_id\":"
+						       : ",\"path_known\":false,\"file_id\":");
+		rb_u64(&r, f->file_id);
+		rb_s(&r, ",\"size\":");
+		rb_u64_or_null(&r, f->from_table, f->size);
+		rb_s(&r, ",\"opens\":");
+		rb_u64(&r, f->opens);
+		rb_s(&r, ",\"read_ops\":");
+		rb_u64(&r, f->read_ops);
+		rb_s(&r, ",\"read_bytes\":");
+		rb_u64(&r, f->read_bytes);
+		rb_s(&r, ",\"write_ops\":");
+		rb_u64(&r, f->write_ops);
+		rb_s(&r, ",\"write_bytes\":");
+		rb_u64(&r, f->write_bytes);
+		rb_s(&r, ",\"read_randomness\":");
+		rb_real(&r, file_randomness(f));
+		rb_s(&r, ",\"visits\":");
+		rb_u64(&r, f->visits);
+		rb_s(&r, ",\"hit_ratio\":");
+		rb_real(&r, file_hit(a, f));
+		rb_s(&r, ",\"pages_accessed\":");
+		rb_u64_or_null(&r, cache, f->pages_accessed);
+		rb_s(&r, ",\"pages_missed\":");
+		rb_u64_or_null(&r, cache, f->pages_missed);
+		rb_s(&r, "}");
+		fwrite(r.b, 1, r.n, o);
+	}
+	free(idx);
+	fputs("]", o);
+}
+
+static void jw_procs(struct jw *w, struct ana *a)
+{
+	fprintf(w->out, "%s\n  \"processes\": [", w->n++ ? "," : "");
+	size_t n;
+	uint32_t *idx = procs_sorted(a, &n);
+	long lim = list_limit(a, 1);
+	for (size_t i = 0; i < n && (lim < 0 || (long)i < lim); i++) {
+		const struct ana_proc *p = &a->procs[idx[i]];
+		json_t *x = json_object();
+		json_object_set_new(x, "pid", cli_json_u64(p->pid));
+		json_object_set_new(x, "ppid", a->have[TAPE_TABLE_PROCESS] ? cli_json_u64(p->ppid) : json_null());
+		json_object_set_new(x, "comm", jstr(p->comm));
+		json_object_set_new(x, "threads", cli_json_u64(p->threads));
+		json_object_set_new(x, "read_ops", cli_json_u64(p->read_ops));
+		json_object_set_new(x, "read_bytes", cli_json_u64(p->read_bytes));
+		json_object_set_new(x, "write_ops", cli_json_u64(p->write_ops));
+		json_object_set_new(x, "write_bytes", cli_json_u64(p->write_bytes));
+		json_object_set_new(x, "io_s", json_real(p->io_ns / 1e9));
+		fputs(i ? ",\n    " : "\n    ", w->out);
+		json_dumpf(x, w->out, JFLAGS);
+		json_decref(x);
+	}
+	free(idx);
+	fputs("]", w->out);
+}
+
+int ana_report_json(struct ana *a, FILE *out)
+{
+	struct jw w = { .out = out };
+	json_t *un = json_array();
+	if (!a->have[TAPE_TABLE_SYSCALL]) {
+		const char *m[] = { "summary.read_ops", "summary.read_bytes", "summary.write_ops",
+				    "summary.write_bytes", "summary.files_read", "summary.files_written",
+				    "summary.processes", "summary.threads", "pattern", "latency",
+				    "timeline", "epochs", "checkpoints", "compute",
+				    "files[].read_randomness", "processes" };
+		for (size_t i = 0; i < sizeof(m) / sizeof(*m); i++)
+			unavail(un, m[i], NO_SYS);
+	}
+	if (!a->have[TAPE_TABLE_PROCESS])
+		unavail(un, "processes[].comm", "the trace has no process table");
+
+	fputs("{", out);
+	jw_key(&w, "schema", json_string("iotape-analyze/1"));
+	json_t *win = json_object();
+	json_object_set_new(win, "trace", jstr(a->path));
+	json_object_set_new(win, "t0_ns", cli_json_u64(a->t0));
+	json_object_set_new(win, "from_s", json_real(a->o.from_ns / 1e9));
+	json_object_set_new(win, "to_s", a->o.to_ns == UINT64_MAX ? json_null() : json_real(a->o.to_ns / 1e9));
+	json_object_set_new(win, "pid", a->o.has_pid ? cli_json_u64(a->o.pid) : json_null());
+	jw_key(&w, "window", win);
+	jw_key(&w, "summary", j_summary(a));
+	jw_key(&w, "pattern", j_pattern(a, un));
+	jw_key(&w, "cache", j_cache(a, un));
+	jw_key(&w, "block", j_block(a, un));
+	jw_key(&w, "latency", j_latency(a));
+	jw_key(&w, "timeline", j_timeline(a));
+	jw_key(&w, "epochs", j_epochs(a, un));
+	jw_key(&w, "checkpoints", j_ckpts(a));
+	jw_compute(&w, a);
+	jw_files(&w, a);
+	jw_procs(&w, a);
+	json_t *warn = json_array();
+	for (int t = 1; t < TAPE_TABLE_MAX; t++) {
+		if (!a->damage[t])
+			continue;
+		char *msg;
+		if (asprintf(&msg, "%s table damaged (%s): its metrics cover only the events before the damage",
+			     tape_table_name(t), a->damage_detail[t]) >= 0) {
+			json_array_append_new(warn, jstr(msg));
+			free(msg);
+		}
+	}
+	if (tape_reader_recovered(a->r))
+		json_array_append_new(warn, jstr("index rebuilt by scanning (the recording did not finish)"));
+	jw_key(&w, "warnings", warn);
+	jw_key(&w, "unavailable", un);
+	fputs("\n}\n", out);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- text */
+
+/* Human units as in the other subcommands (cli_fmt_*), returning buf so
+ * they fit in a printf argument list.  buf >= 32 bytes. */
+static const char *t_bytes(char *buf, uint64_t v)
+{
+	cli_fmt_bytes(buf, 32, v);
+	return buf;
+}
+
+static const char *t_ns(char *buf, uint64_t ns)
+{
+	cli_fmt_ns(buf, 32, ns);
+	return buf;
+}
+
+static void t_section(FILE *o, const char *name)
+{
+	fprintf(o, "\n%s\n", name);
+}
+
+static void t_hist(FILE *o, const uint64_t *rd, const uint64_t *wr)
+{
+	char lo[32], hi[32];
+	fprintf(o, "  %-22s %12s %12s\n", "request size", "reads", "writes");
+	for (unsigned b = 0; b < ANA_SZ_BUCKETS; b++) {
+		if (!rd[b] && !wr[b])
+			continue;
+		char range[80];
+		if (b == 0)
+			snprintf(range, sizeof(range), "0 B");
+		else if (b == 1)
+			snprintf(range, sizeof(range), "1 B");
+		else
+			snprintf(range, sizeof(range), "%s - <%s", t_bytes(lo, 1ull << (b - 1)),
+				 b == 64 ? "16.0 EiB" : t_bytes(hi, 1ull << b));
+		fprintf(o, "  %-22s %12" PRIu64 " %12" PRIu64 "\n", range, rd[b], wr[b]);
+	}
+}
+
+static void t_lat_row(FILE *o, const char *name, const struct ana_lat *l)
+{
+	char b[6][32], c[32];
+	fprintf(o, "  %-16s %10s %10s %10s %10s %10s %10s%s\n", name, ana_fmt_count(c, l->count),
+		t_ns(b[0], ana_lat_pct(l, 50)), t_ns(b[1], ana_lat_pct(l, 90)),
+		t_ns(b[2], ana_lat_pct(l, 99)), t_ns(b[3], ana_lat_pct(l, 99.9)),
+		t_ns(b[4], l->max), l->inexact ? "  ~" : "");
+}
+
+static void t_lat_head(FILE *o, const char *what)
+{
+	fprintf(o, "  %-16s %10s %10s %10s %10s %10s %10s\n", what, "count", "p50", "p90",
+		"p99", "p99.9", "max");
+}
+
+int ana_report_text(struct ana *a, FILE *o)
+{
+	char b1[32], b2[32], b3[32], b4[32];
+	int sys = a->have[TAPE_TABLE_SYSCALL];
+	fputs("iotape analyze: ", o);
+	cli_put_escaped(o, a->path, 0);
+	fputc('\n', o);
+	fprintf(o, "  window %.3f s .. %.3f s", a->o.from_ns / 1e9, rel_s(a, trace_end(a)) + a->o.from_ns / 1e9);
+	if (a->o.has_pid)
+		fprintf(o, ", pid %u and its descendants", a->o.pid);
+	fputc('\n', o);
+	for (int t = 1; t < TAPE_TABLE_MAX; t++)
+		if (a->damage[t])
+			fprintf(o, "  WARNING: %s table damaged (%s): its metrics cover only the events before it\n",
+				tape_table_name(t), a->damage_detail[t]);
+
+	t_section(o, "SUMMARY");
+	fprintf(o, "  %-20s %s\n", "duration", t_ns(b1, trace_end(a) - a->t0));
+	if (sys) {
+		uint64_t fr = 0, fw = 0, np = 0;
+		for (size_t i = 0; i < a->nfiles; i++) {
+			fr += a->files[i].read_ops > 0;
+			fw += a->files[i].write_ops > 0;
+		}
+		for (size_t i = 0; i < a->nprocs; i++)
+			np += a->procs[i].seen;
+		double d = window_ns(a) / 1e9;
+		fprintf(o, "  %-20s %10s ops %12s  %s/s  from %" PRIu64 " files\n", "reads",
+			ana_fmt_count(b1, a->sys.read_ops), t_bytes(b2, a->sys.read_bytes),
+			t_bytes(b3, d > 0 ? (uint64_t)(a->sys.read_bytes / d) : 0), fr);
+		fprintf(o, "  %-20s %10s ops %12s  %s/s  to %" PRIu64 " files\n", "writes",
+			ana_fmt_count(b1, a->sys.write_ops), t_bytes(b2, a->sys.write_bytes),
+			t_bytes(b3, d > 0 ? (uint64_t)(a->sys.write_bytes / d) : 0), fw);
+		fprintf(o, "  %-20s %" PRIu64 " processes, %zu threads, %s syscalls (%s failed)\n",
+			"job", np, a->sys.nthreads, ana_fmt_count(b1, a->sys.ops),
+			ana_fmt_count(b2, a->sys.errors));
+	} else {
+		fprintf(o, "  reads, writes, files, processes: not available (%s)\n", NO_SYS);
+	}
+	fprintf(o, "  %-20s syscall %s, block %s, cache %s\n", "events",
+		ana_fmt_count(b1, a->st[TAPE_TABLE_SYSCALL].events),
+		ana_fmt_count(b2, a->st[TAPE_TABLE_BLOCK].events),
+		ana_fmt_count(b3, a->st[TAPE_TABLE_CACHE].events));
+
+	t_section(o, "ACCESS PATTERN");
+	if (sys) {
+		double tau, fo = ana_file_order_randomness(a, &tau);
+		uint64_t cls[4], pairs = a->sys.st_pairs, consec = a->sys.st_consec,
+			 seq = a->sys.st_seq;
+		stream_classes(a, cls);
+		fprintf(o, "  %-26s %s   (0: each read continues the stream's previous read, 1: none does)\n",
+			"read randomness", ana_fmt_ratio(b1, ana_read_randomness(a)));
+		fprintf(o, "  %-26s %s   (reads at or after the previous end)\n",
+			"sequential read fraction", ana_fmt_ratio(b1, ana_seq_read_fraction(a)));
+		fprintf(o, "  %-26s %s   (0: name order, 1: shuffled; tau %s)\n",
+			"file order randomness", ana_fmt_ratio(b1, fo),
+			isnan(tau) ? "n/a" : (snprintf(b2, sizeof(b2), "%+.3f", tau), b2));
+		fprintf(o, "  %-26s %" PRIu64 " consecutive, %" PRIu64 " sequential of %" PRIu64 " read pairs\n",
+			"darshan-style counts", consec, seq, pairs);
+		fprintf(o, "  %-26s %" PRIu64 " sequential, %" PRIu64 " strided, %" PRIu64
+			" random, %" PRIu64 " single-read\n", "streams", cls[1], cls[2], cls[3], cls[0]);
+		t_hist(o, a->sys.rd_hist, a->sys.wr_hist);
+	} else {
+		fprintf(o, "  not available: %s\n", NO_SYS);
+	}
+
+	t_section(o, "PAGE CACHE");
+	if (a->have[TAPE_TABLE_CACHE]) {
+		const struct ana_cache *c = &a->cache;
+		fprintf(o, "  %-26s %s%s\n", "hit ratio", ana_fmt_ratio(b1, ana_hit_ratio(c->accessed, c->missed)),
+			c->untracked ? "   (approximate: interval limit reached, may be high)" : "");
+		fprintf(o, "  %-26s %s accessed, %s missed, %s inserted, %s evicted\n", "pages",
+			ana_fmt_count(b1, c->accessed), ana_fmt_count(b2, c->missed),
+			ana_fmt_count(b3, c->inserted), ana_fmt_count(b4, c->evicted));
+		fprintf(o, "  %-26s %s pages (inserted, never accessed)\n", "readahead unused",
+			ana_fmt_count(b1, c->ra_unused));
+	} else {
+		fprintf(o, "  hit ratio: not available: %s\n", NO_CACHE);
+	}
+
+	t_section(o, "BLOCK");
+	if (a->have[TAPE_TABLE_BLOCK]) {
+		uint64_t ro, rb, wo, wb, pairs, nc, fl;
+		blk_totals(a, &ro, &rb, &wo, &wb, &pairs, &nc, &fl);
+		double w = window_ns(a);
+		fprintf(o, "  %-26s %s requests, %s read, %s written, %" PRIu64 " flushes\n", "requests",
+			ana_fmt_count(b1, a->blk.n_events), t_bytes(b2, rb), t_bytes(b3, wb), fl);
+		fprintf(o, "  %-26s %s   (requests not starting where the previous one on the device ended)\n",
+			"randomness", ana_fmt_ratio(b1, pairs ? (double)nc / pairs : NAN));
+		fprintf(o, "  %-26s %.2f\n", "mean queue depth", w > 0 ? a->blk.busy_ns / w : 0.0);
+		t_lat_head(o, "latency");
+		if (a->blk.lat.inexact)
+			fprintf(o, "  (~: above %u samples, percentiles from a histogram, error < 0.4 %%)\n",
+				ANA_LAT_EXACT);
+		if (a->blk.lat.count)
+			t_lat_row(o, "all", &a->blk.lat);
+		if (a->blk.rlat.count)
+			t_lat_row(o, "read", &a->blk.rlat);
+		if (a->blk.wlat.count)
+			t_lat_row(o, "write", &a->blk.wlat);
+		t_hist(o, a->blk.rd_hist, a->blk.wr_hist);
+	} else {
+		fprintf(o, "  not available: %s\n", NO_BLK);
+	}
+
+	t_section(o, "SYSCALL LATENCY");
+	if (sys) {
+		t_lat_head(o, "op");
+		for (unsigned op = 0; op < TAPE_OP_MAX; op++)
+			if (a->sys.lat[op].inexact) {
+				fprintf(o, "  (~: percentiles from a histogram, error < 0.4 %%)\n");
+				break;
+			}
+		for (unsigned op = 0; op < TAPE_OP_MAX; op++)
+			if (a->sys.lat[op].count)
+				t_lat_row(o, tape_op_name(op), &a->sys.lat[op]);
+	} else {
+		fprintf(o, "  not available: %s\n", NO_SYS);
+	}
+
+	t_section(o, "EPOCHS");
+	if (sys) {
+		size_t k = ana_epoch_count(a);
+		uint64_t once = 0, again = 0;
+		for (size_t i = 0; i < a->sys.nepochs; i++)
+			*(i ? &again : &once) += a->sys.epochs[i].bytes;
+		fprintf(o, "  %zu epoch%s; read once %s, re-read %s", k, k == 1 ? "" : "s",
+			t_bytes(b1, once), t_bytes(b2, again));
+		if (a->sys.nepochs > k)
+			fprintf(o, " (%zu partial pass%s over < 1/2 of the files not counted)",
+				a->sys.nepochs - k, a->sys.nepochs - k == 1 ? "" : "es");
+		fputc('\n', o);
+		if (k)
+			fprintf(o, "  %5s %10s %10s %12s %10s %8s\n", "epoch", "start", "duration",
+				"bytes", "files", "order");
+		long lim = list_limit(a, 0);
+		for (size_t i = 0; i < k && (lim < 0 || (long)i < lim); i++) {
+			const struct ana_epoch *ep = &a->sys.epochs[i];
+			fprintf(o, "  %5zu %10s %10s %12s %10" PRIu64 " %8s\n", i,
+				t_ns(b1, rel_ns(a, ep->start_ns)),
+				t_ns(b2, ep->end_ns - ep->start_ns),
+				t_bytes(b3, ep->bytes), ep->files,
+				ana_fmt_ratio(b4, ep->order_rand));
+		}
+		if (lim >= 0 && k > (size_t)lim)
+			fprintf(o, "  (%zu more epochs: --top 0 lists all)\n", k - lim);
+	} else {
+		fprintf(o, "  not available: %s\n", NO_SYS);
+	}
+
+	t_section(o, "CHECKPOINTS");
+	if (sys) {
+		fprintf(o, "  %zu write bursts of >= 1 MiB\n", a->nckpts);
+		if (a->nckpts)
+			fprintf(o, "  %10s %10s %12s %6s %7s %12s\n", "start", "duration", "bytes",
+				"files", "fsyncs", "bandwidth");
+		for (size_t i = 0; i < a->nckpts; i++) {
+			const struct ana_ckpt *c = &a->ckpts[i];
+			double d = (double)(c->end_ns - c->start_ns);
+			char bw[40];
+			snprintf(bw, sizeof(bw), "%s/s", t_bytes(b4, d > 0 ? (uint64_t)(c->bytes / (d / 1e9)) : 0));
+			fprintf(o, "  %10s %10s %12s %6" PRIu64 " %7" PRIu64 " %12s\n",
+				t_ns(b1, rel_ns(a, c->start_ns)), t_ns(b2, c->end_ns - c->start_ns),
+				t_bytes(b3, c->bytes), c->files, c->syncs, d > 0 ? bw : "n/a");
+		}
+	} else {
+		fprintf(o, "  not available: %s\n", NO_SYS);
+	}
+
+	t_section(o, "COMPUTE");
+	if (sys) {
+		uint64_t io, gap;
+		compute_totals(a, &io, &gap);
+		double span = (double)(a->sys.last_ns > a->sys.first_ns ? a->sys.last_ns - a->sys.first_ns : 0);
+		fprintf(o, "  %-26s %s in I/O syscalls, %s between them (all threads)\n", "thread time",
+			t_ns(b1, io), t_ns(b2, gap));
+		fprintf(o, "  %-26s %s   (I/O time / thread time)\n", "blocked fraction",
+			ana_fmt_ratio(b1, io + gap ? (double)io / (io + gap) : NAN));
+		fprintf(o, "  %-26s %s   (wall time with any thread in I/O)\n", "I/O busy fraction",
+			ana_fmt_ratio(b1, span > 0 ? a->sys.busy_ns / span : NAN));
+		size_t n;
+		uint32_t *idx = threads_sorted(a, &n);
+		long lim = a->o.per_process ? list_limit(a, 0) : 5;
+		fprintf(o, "  %8s %8s %-16s %10s %10s %8s\n", "pid", "tid", "comm", "io", "gap", "io frac");
+		for (size_t i = 0; i < n && (lim < 0 || (long)i < lim); i++) {
+			const struct ana_thread *t = &a->sys.threads[idx[i]];
+			const char *comm = proc_comm(a, t->pid);
+			double sp = (double)(t->last_end - t->first_ns);
+			fprintf(o, "  %8u %8u %-16.16s %10s %10s %8s\n", t->pid, t->tid, comm ? comm : "?",
+				t_ns(b1, t->io_ns), t_ns(b2, t->gap_ns),
+				ana_fmt_ratio(b3, sp > 0 ? t->io_ns / sp : NAN));
+		}
+		if (n > 5 && !a->o.per_process)
+			fprintf(o, "  (%zu more threads: --per-process)\n", n - 5);
+		free(idx);
+	} else {
+		fprintf(o, "  not available: %s\n", NO_SYS);
+	}
+
+	if (a->o.per_file) {
+		size_t n;
+		uint32_t *idx = files_sorted(a, &n);
+		long lim = list_limit(a, 0);
+		t_section(o, "FILES");
+		fprintf(o, "  %10s %10s %10s %10s %8s %8s  %s\n", "reads", "read", "writes", "written",
+			"random", "hit", "path");
+		char lb[128];
+		for (size_t i = 0; i < n && (lim < 0 || (long)i < lim); i++) {
+			const struct ana_file *f = &a->files[idx[i]];
+			char b5[32], b6[32];
+			fprintf(o, "  %10s %10s %10s %10s %8s %8s  ", ana_fmt_count(b1, f->read_ops),
+				t_bytes(b2, f->read_bytes), ana_fmt_count(b3, f->write_ops),
+				t_bytes(b4, f->write_bytes), ana_fmt_ratio(b5, file_randomness(f)),
+				ana_fmt_ratio(b6, file_hit(a, f)));
+			cli_put_escaped(o, ana_file_label(f, lb, sizeof(lb)), 0);
+			fputc('\n', o);
+		}
+		if (lim >= 0 && n > (size_t)lim)
+			fprintf(o, "  (%zu more files: --top 0 lists all)\n", n - lim);
+		free(idx);
+	}
+	if (a->o.per_process) {
+		size_t n;
+		uint32_t *idx = procs_sorted(a, &n);
+		long lim = list_limit(a, 0);
+		t_section(o, "PROCESSES");
+		fprintf(o, "  %8s %8s %-16s %8s %12s %12s %10s\n", "pid", "ppid", "comm", "threads",
+			"read", "written", "io");
+		for (size_t i = 0; i < n && (lim < 0 || (long)i < lim); i++) {
+			const struct ana_proc *p = &a->procs[idx[i]];
+			fprintf(o, "  %8u %8u %-16.16s %8" PRIu64 " %12s %12s %10s\n", p->pid, p->ppid,
+				p->comm ? p->comm : "?", p->threads, t_bytes(b1, p->read_bytes),
+				t_bytes(b2, p->write_bytes), t_ns(b3, p->io_ns));
+		}
+		free(idx);
+	}
+	return 0;
+}

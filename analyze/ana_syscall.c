@@ -1,0 +1,519 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ana_syscall.c - the syscall pass: access pattern per stream, request
+ * sizes, latency per op, the I/O timeline, epochs, checkpoint bursts and
+ * per-thread I/O vs compute time, in one pass over the syscall table.
+ *
+ * State is keyed so it grows with the job's shape, not its length:
+ *   (pid, fd)   -> the file an fd refers to, which visit it is (epochs)
+ *   (tid, fd)   -> a stream: where its last read ended, stride, counters;
+ *                  restarted (and folded into its file) at each open
+ *   tid         -> a thread: last syscall end, I/O and gap time
+ *   file        -> counters, the current write burst (checkpoints)
+ * A "stream" is (pid, tid, file) between two opens; tids are unique
+ * system-wide.  Definitions of every metric: iotape-analyze(1).
+ */
+#include <errno.h>
+#include <string.h>
+#include "analyze.h"
+
+#define CKPT_GAP_NS 1000000000ull	/* burst ends after 1 s without writes */
+#define CKPT_MIN_BYTES (1ull << 20)	/* a checkpoint writes >= 1 MiB ... */
+#define CKPT_MIN_MEAN (16ull << 10)	/* ... in writes of >= 16 KiB on average */
+
+static uint32_t file_new(struct ana *a)
+{
+	ANA_VEC_GROW(a->files, a->capfiles, a->nfiles);
+	ANA_VEC_CLEAR(a->files, a->nfiles, a->nfiles);
+	return (uint32_t)a->nfiles++;
+}
+
+static uint32_t file_for_path(struct ana *a, const char *path)
+{
+	if (!a->path_map_built) {	/* most recordings never need it */
+		for (size_t i = 0; i < a->nfiles; i++)
+			if (a->files[i].path)
+				*ana_map_put(&a->path_map, ana_hash_str(a->files[i].path), 0) = (uint32_t)i;
+		a->path_map_built = 1;
+	}
+	uint32_t *v = ana_map_put(&a->path_map, ana_hash_str(path), 0);
+	if (*v != ANA_NONE && a->files[*v].path && strcmp(a->files[*v].path, path) == 0)
+		return *v;
+	uint32_t f = file_new(a);
+	a->files[f].path = ana_xstrdup(path);
+	*v = f;		/* (a 64-bit hash collision re-points the entry) */
+	return f;
+}
+
+static uint32_t file_for_id(struct ana *a, uint64_t file_id, const char *path)
+{
+	uint32_t *v = ana_map_put(&a->fileid_map, file_id, 0);
+	if (*v != ANA_NONE)
+		return *v;
+	uint32_t f;
+	if (path && *path) {
+		f = file_for_path(a, path);
+		if (a->files[f].file_id && a->files[f].file_id != file_id) {
+			/* same path, another file (replaced): a new entry */
+			f = file_new(a);
+			a->files[f].path = ana_xstrdup(path);
+		}
+	} else {
+		f = file_new(a);
+	}
+	a->files[f].file_id = file_id;
+	v = ana_map_put(&a->fileid_map, file_id, 0);	/* file_for_path may not grow it, but be safe */
+	*v = f;
+	return f;
+}
+
+/* An fd we never saw opened and that names no file: one entry per (pid, fd). */
+static uint32_t file_for_unknown_fd(struct ana *a, uint32_t pid, int64_t fd)
+{
+	uint32_t *v = ana_map_put(&a->fileid_map, (1ull << 63) | pid, (uint64_t)fd + 1);
+	if (*v == ANA_NONE) {
+		uint32_t f = file_new(a);
+		char buf[64];
+		snprintf(buf, sizeof(buf), "[pid %u fd %lld]", pid, (long long)fd);
+		a->files[f].path = ana_xstrdup(buf);
+		v = ana_map_put(&a->fileid_map, (1ull << 63) | pid, (uint64_t)fd + 1);
+		*v = f;
+	}
+	return *v;
+}
+
+static uint32_t file_of_event(struct ana *a, const struct tape_syscall *e)
+{
+	if (e->file_id)
+		return file_for_id(a, e->file_id, e->path);
+	if (e->path && *e->path)
+		return file_for_path(a, e->path);
+	return ANA_NONE;
+}
+
+static struct ana_fd *fd_get(struct ana_sys *s, uint32_t pid, int64_t fd)
+{
+	uint32_t *v = ana_map_get(&s->fdmap, pid, (uint64_t)fd);
+	return v ? &s->fds[*v] : NULL;
+}
+
+static struct ana_fd *fd_put(struct ana_sys *s, uint32_t pid, int64_t fd, uint32_t file)
+{
+	uint32_t *v = ana_map_put(&s->fdmap, pid, (uint64_t)fd);
+	if (*v == ANA_NONE) {
+		ANA_VEC_GROW(s->fds, s->capfds, s->nfds);
+		ANA_VEC_CLEAR(s->fds, s->nfds, s->nfds);
+		*v = (uint32_t)s->nfds++;
+	}
+	struct ana_fd *fe = &s->fds[*v];
+	fe->file = file;
+	fe->epoch = ANA_NONE;
+	fe->gen = ++s->fd_gen;
+	return fe;
+}
+
+/* The file a read/write/sync acts on, and its fd entry (created if new). */
+static uint32_t file_of_io(struct ana *a, const struct tape_syscall *e, struct ana_thread *t,
+			   struct ana_fd **fep)
+{
+	struct ana_sys *s = &a->sys;
+	struct ana_fd *fe;
+	if (t->last_fdi != ANA_NONE && t->last_fd == e->fd) {
+		fe = &s->fds[t->last_fdi];	/* same thread => same pid */
+	} else {
+		uint32_t *v = ana_map_get(&s->fdmap, e->pid, (uint64_t)e->fd);
+		fe = v ? &s->fds[*v] : NULL;
+		if (v) {
+			t->last_fd = e->fd;
+			t->last_fdi = *v;
+		}
+	}
+	uint32_t f;
+	if (e->file_id) {
+		if (fe && fe->file != ANA_NONE && a->files[fe->file].file_id == e->file_id)
+			f = fe->file;
+		else
+			f = file_for_id(a, e->file_id, e->path);
+	} else if (fe && fe->file != ANA_NONE) {
+		f = fe->file;
+	} else if (e->path && *e->path) {
+		f = file_for_path(a, e->path);
+	} else {
+		f = file_for_unknown_fd(a, e->pid, e->fd);
+	}
+	if (!fe || fe->file != f) {
+		fe = fd_put(s, e->pid, e->fd, f);
+		t->last_fd = e->fd;
+		t->last_fdi = (uint32_t)(fe - s->fds);
+	}
+	*fep = fe;
+	return f;
+}
+
+static struct ana_thread *thread_get(struct ana_sys *s, uint32_t tid, uint32_t pid)
+{
+	uint32_t *v = ana_map_put(&s->threadmap, tid, 0);
+	if (*v == ANA_NONE) {
+		ANA_VEC_GROW(s->threads, s->capthreads, s->nthreads);
+		ANA_VEC_CLEAR(s->threads, s->nthreads, s->nthreads);
+		*v = (uint32_t)s->nthreads++;
+		struct ana_thread *t = &s->threads[*v];
+		t->tid = tid;
+		t->pid = pid;
+		t->last_stream = ANA_NONE;
+		t->last_fdi = ANA_NONE;
+	}
+	return &s->threads[*v];
+}
+
+static struct ana_stream *stream_get(struct ana *a, struct ana_thread *t, int64_t fd,
+				     const struct ana_fd *fe, uint32_t file)
+{
+	struct ana_sys *s = &a->sys;
+	struct ana_stream *st;
+	if (t->last_stream != ANA_NONE && s->streams[t->last_stream].fd == fd) {
+		st = &s->streams[t->last_stream];
+	} else {
+		uint32_t *v = ana_map_put(&s->streammap, t->tid, (uint64_t)fd);
+		if (*v == ANA_NONE) {
+			ANA_VEC_GROW(s->streams, s->capstreams, s->nstreams);
+			ANA_VEC_CLEAR(s->streams, s->nstreams, s->nstreams);
+			*v = (uint32_t)s->nstreams++;
+			s->streams[*v].tid = t->tid;
+			s->streams[*v].fd = fd;
+			s->streams[*v].file = ANA_NONE;
+		}
+		t->last_stream = *v;
+		st = &s->streams[*v];
+	}
+	if (st->gen != fe->gen || st->file != file) {
+		ana_stream_fold(a, st);
+		st->gen = fe->gen;
+		st->file = file;
+	}
+	return st;
+}
+
+void ana_stream_fold(struct ana *a, struct ana_stream *st)
+{
+	struct ana_sys *s = &a->sys;
+	if (st->reads && st->file != ANA_NONE) {
+		struct ana_file *f = &a->files[st->file];
+		f->rd_pairs += st->pairs;
+		f->rd_nonconsec += st->nonconsec;
+		s->st_count++;
+		s->st_pairs += st->pairs;
+		s->st_nonconsec += st->nonconsec;
+		s->st_consec += st->consec;
+		s->st_seq += st->seq;
+		s->st_cls[ana_stream_class(st)]++;
+	}
+	st->reads = st->pairs = st->nonconsec = st->consec = st->seq = st->same_stride = 0;
+	st->has_stride = 0;
+}
+
+static struct ana_bucket *bucket(struct ana *a, uint64_t ts)
+{
+	struct ana_sys *s = &a->sys;
+	if (ts >= s->bk_lo && ts < s->bk_hi)
+		return &a->tl_sys[s->bk_i];
+	size_t b = ts > a->t0 ? (ts - a->t0) / a->bucket_ns : 0;
+	if (b >= a->ntl_sys) {
+		ANA_VEC_GROW(a->tl_sys, a->captl_sys, b);
+		ANA_VEC_CLEAR(a->tl_sys, a->ntl_sys, b);
+		a->ntl_sys = b + 1;
+	}
+	s->bk_lo = a->t0 + b * a->bucket_ns;
+	s->bk_hi = s->bk_lo + a->bucket_ns;
+	s->bk_i = b;
+	return &a->tl_sys[b];
+}
+
+static void burst_close(struct ana_sys *s, struct ana_wburst *w)
+{
+	if (w->bytes >= CKPT_MIN_BYTES && w->bytes >= CKPT_MIN_MEAN * w->ops) {
+		ANA_VEC_GROW(s->bursts, s->capbursts, s->nbursts);
+		s->bursts[s->nbursts++] = (struct ana_ckpt){
+			.start_ns = w->start, .end_ns = w->end, .bytes = w->bytes,
+			.ops = w->ops, .syncs = w->syncs, .files = 1 };
+	}
+	memset(w, 0, sizeof(*w));
+}
+
+static struct ana_wburst *wburst_of(struct ana_sys *s, struct ana_file *f)
+{
+	if (!f->wb) {
+		ANA_VEC_GROW(s->wbs, s->capwbs, s->nwbs);
+		ANA_VEC_CLEAR(s->wbs, s->nwbs, s->nwbs);
+		f->wb = (uint32_t)++s->nwbs;
+	}
+	return &s->wbs[f->wb - 1];
+}
+
+static void epoch_visit(struct ana_sys *s, uint32_t k, uint32_t file, uint64_t ts)
+{
+	ANA_VEC_GROW(s->epochs, s->capepochs, k);
+	if (k >= s->nepochs) {
+		ANA_VEC_CLEAR(s->epochs, s->nepochs, k);
+		for (size_t i = s->nepochs; i <= k; i++)
+			s->epochs[i].start_ns = UINT64_MAX;
+		s->nepochs = k + 1;
+	}
+	struct ana_epoch *ep = &s->epochs[k];
+	ep->files++;
+	if (ts < ep->start_ns)
+		ep->start_ns = ts;
+	if (ep->norder == ep->cap) {
+		ep->cap = ep->cap ? ep->cap * 2 : 64;
+		ep->order = ana_xrealloc(ep->order, ep->cap * sizeof(*ep->order));
+	}
+	ep->order[ep->norder++] = file;
+}
+
+static void on_read(struct ana *a, const struct tape_syscall *e, struct ana_thread *t)
+{
+	struct ana_sys *s = &a->sys;
+	struct ana_fd *fe;
+	uint32_t fi = file_of_io(a, e, t, &fe);
+	struct ana_file *f = &a->files[fi];
+	uint64_t n = (uint64_t)e->ret, end = e->ts_ns + e->dur_ns;
+
+	s->read_ops++;
+	s->read_bytes += n;
+	f->read_ops++;
+	f->read_bytes += n;
+	t->read_ops++;
+	t->read_bytes += n;
+	s->rd_hist[ana_sz_bucket(n)]++;
+	struct ana_bucket *b = bucket(a, e->ts_ns);
+	b->read_ops++;
+	b->read_bytes += n;
+	if (!n)
+		return;	/* EOF probes move nothing: no pattern, no visit */
+
+	/* epochs: the first read through an open file is a visit; a file's
+	 * k-th visit belongs to pass k, unless pass k is already over (pass
+	 * k+1 covers half the dataset): then it joins the newest pass */
+	if (fe->epoch == ANA_NONE) {
+		uint32_t k = f->visits;
+		if (k < s->epoch_front)
+			k = s->epoch_front;
+		f->visits = k + 1;
+		fe->epoch = k;
+		epoch_visit(s, k, fi, e->ts_ns);
+		if (k > s->epoch_front && 2 * s->epochs[k].files >= s->epochs[0].files)
+			s->epoch_front = k;
+	}
+	struct ana_epoch *ep = &s->epochs[fe->epoch];
+	ep->bytes += n;
+	ep->reads++;
+	if (end > ep->end_ns)
+		ep->end_ns = end;
+
+	/* pattern of the stream (tid, fd); it restarts at each open */
+	struct ana_stream *st = stream_get(a, t, e->fd, fe, fi);
+	if (st->reads) {
+		uint64_t stride = e->offset - st->last_start;
+		st->pairs++;
+		if (e->offset == st->last_end) {
+			st->consec++;
+			st->seq++;
+		} else {
+			st->nonconsec++;
+			if (e->offset > st->last_end)
+				st->seq++;
+			if (st->has_stride && stride == st->last_stride)
+				st->same_stride++;
+		}
+		st->last_stride = stride;
+		st->has_stride = 1;
+	}
+	st->reads++;
+	st->last_start = e->offset;
+	st->last_end = e->offset + n;
+}
+
+static void on_write(struct ana *a, const struct tape_syscall *e, struct ana_thread *t)
+{
+	struct ana_sys *s = &a->sys;
+	struct ana_fd *fe;
+	uint32_t fi = file_of_io(a, e, t, &fe);
+	struct ana_file *f = &a->files[fi];
+	uint64_t n = (uint64_t)e->ret, end = e->ts_ns + e->dur_ns;
+
+	s->write_ops++;
+	s->write_bytes += n;
+	f->write_ops++;
+	f->write_bytes += n;
+	t->write_ops++;
+	t->write_bytes += n;
+	s->wr_hist[ana_sz_bucket(n)]++;
+	struct ana_bucket *b = bucket(a, e->ts_ns);
+	b->write_ops++;
+	b->write_bytes += n;
+
+	struct ana_wburst *w = wburst_of(s, f);
+	if (w->ops && e->ts_ns > w->end + CKPT_GAP_NS)
+		burst_close(s, w);
+	if (!w->ops)
+		w->start = e->ts_ns;
+	if (end > w->end)
+		w->end = end;
+	w->bytes += n;
+	w->ops++;
+}
+
+static void on_sync(struct ana *a, const struct tape_syscall *e)
+{
+	struct ana_fd *fe = fd_get(&a->sys, e->pid, e->fd);
+	uint32_t fi = fe ? fe->file : ANA_NONE;
+	if (fi == ANA_NONE && e->file_id)
+		fi = ana_file_by_id(a, e->file_id);
+	if (fi == ANA_NONE)
+		return;
+	struct ana_file *f = &a->files[fi];
+	uint64_t end = e->ts_ns + e->dur_ns;
+	struct ana_wburst *w = f->wb ? &a->sys.wbs[f->wb - 1] : NULL;
+	if (w && w->ops && e->ts_ns <= w->end + CKPT_GAP_NS) {
+		w->syncs++;
+		if (end > w->end)
+			w->end = end;
+	}
+}
+
+static inline int opens_known_file(const unsigned char *cls, const struct tape_syscall *e)
+{
+	return e->file_id && cls[e->op < TAPE_OP_MAX ? e->op : 0] == TAPE_OPC_OPEN;
+}
+
+int ana_pass_syscall(struct ana *a, tape_reader *r)
+{
+	struct ana_sys *s = &a->sys;
+	unsigned char cls[TAPE_OP_MAX + 1];
+	for (unsigned op = 0; op <= TAPE_OP_MAX; op++)
+		cls[op] = op < TAPE_OP_MAX ? (unsigned char)tape_op_class(op) : TAPE_OPC_OTHER;
+	cls[TAPE_OP_FTRUNCATE] = cls[TAPE_OP_FALLOCATE] = TAPE_OPC_META; /* no bytes */
+
+	s->lat_budget = 4u << 20;	/* exact latency samples, all ops (32 MiB) */
+	s->first_ns = UINT64_MAX;
+	tape_cursor *c;
+	int err = tape_cursor_open(r, TAPE_TABLE_SYSCALL, a->t0, a->t1, &c);
+	if (err)
+		return err;
+	const void *evs;
+	size_t n;
+	uint32_t last_tid = 0;
+	struct ana_thread *t = NULL;
+	uint32_t last_pid = 0;
+	int last_in = 1, have_pid = 0;
+	while ((err = tape_cursor_next_block(c, &evs, &n)) > 0) {
+		const struct tape_syscall *e0 = evs, *e = e0;
+		for (size_t i = 0; i < n; i++, e++) {
+			/* Per-file state is the cache miss of this loop: fetch
+			 * the map slot 16 events ahead, the file 8 ahead. */
+			if (i + 16 < n && opens_known_file(cls, &e0[i + 16]))
+				ana_map_prefetch(&a->fileid_map, e0[i + 16].file_id, 0);
+			if (i + 8 < n && opens_known_file(cls, &e0[i + 8])) {
+				uint32_t *v = ana_map_get(&a->fileid_map, e0[i + 8].file_id, 0);
+				if (v)
+					__builtin_prefetch(&a->files[*v].opens, 1);
+			}
+			if (a->o.has_pid) {
+				if (!have_pid || e->pid != last_pid) {
+					last_pid = e->pid;
+					have_pid = 1;
+					last_in = ana_pid_included(a, e->pid);
+				}
+				if (!last_in)
+					continue;
+			}
+			s->n_events++;
+			if (!t || e->tid != last_tid) {
+				t = thread_get(s, e->tid, e->pid);
+				last_tid = e->tid;
+			}
+			unsigned op = e->op < TAPE_OP_MAX ? e->op : TAPE_OP_UNKNOWN;
+			uint64_t end = e->ts_ns + e->dur_ns;
+			if (e->ts_ns < s->first_ns)
+				s->first_ns = e->ts_ns;
+			if (end > s->last_ns)
+				s->last_ns = end;
+			ana_lat_add(&s->lat[op], e->dur_ns, &s->lat_budget);
+			s->ops++;
+
+			/* compute vs I/O: io_uring completions do not block */
+			if (op < TAPE_OP_URING_READ) {
+				if (!t->ops) {
+					t->first_ns = e->ts_ns;
+					t->last_end = e->ts_ns;
+				}
+				if (e->ts_ns >= t->last_end) {
+					t->gap_ns += e->ts_ns - t->last_end;
+					t->io_ns += e->dur_ns;
+					t->last_end = end;
+				} else if (end > t->last_end) {	/* overlap: count once */
+					t->io_ns += end - t->last_end;
+					t->last_end = end;
+				}
+				t->ops++;
+				if (e->ts_ns > s->busy_e) {
+					s->busy_ns += s->busy_e - s->busy_s;
+					s->busy_s = e->ts_ns;
+					s->busy_e = end;
+				} else if (end > s->busy_e) {
+					s->busy_e = end;
+				}
+			}
+			if (e->ret < 0) {
+				s->errors++;
+				continue;
+			}
+			switch (cls[op]) {
+			case TAPE_OPC_READ:
+				on_read(a, e, t);
+				break;
+			case TAPE_OPC_WRITE:
+				on_write(a, e, t);
+				break;
+			case TAPE_OPC_SYNC:
+				s->sync_ops++;
+				on_sync(a, e);
+				break;
+			case TAPE_OPC_OPEN: {
+				uint32_t fi = file_of_event(a, e);
+				if (fi == ANA_NONE)
+					fi = file_for_unknown_fd(a, e->pid, e->ret);
+				a->files[fi].opens++;
+				fd_put(s, e->pid, e->ret, fi);
+				break;
+			}
+			case TAPE_OPC_DUP: {
+				struct ana_fd *old = fd_get(s, e->pid, e->fd);
+				if (old && old->file != ANA_NONE) {
+					uint32_t fi = old->file, ep = old->epoch;
+					fd_put(s, e->pid, e->ret, fi)->epoch = ep;
+				}
+				break;
+			}
+			case TAPE_OPC_CLOSE: {
+				struct ana_fd *fe = fd_get(s, e->pid, e->fd);
+				if (fe)
+					fe->file = ANA_NONE;
+				break;
+			}
+			default:
+				break;
+			}
+		}
+	}
+	if (err < 0)
+		ana_note_damage(a, TAPE_TABLE_SYSCALL, err);
+	tape_cursor_free(c);
+	s->busy_ns += s->busy_e - s->busy_s;
+	for (size_t i = 0; i < s->nstreams; i++)
+		ana_stream_fold(a, &s->streams[i]);
+	for (size_t i = 0; i < s->nwbs; i++)
+		if (s->wbs[i].ops)
+			burst_close(s, &s->wbs[i]);
+	return 0;
+}

@@ -1,0 +1,473 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ana_util.c - containers and numbers for the analyzer: a 128-bit-key hash
+ * map, latency samples (exact, then a log-linear histogram), an interval
+ * set of page ranges, Kendall-tau order randomness, and the humanized
+ * counts and ratios the text report needs beyond cli_fmt_bytes/cli_fmt_ns.
+ *
+ * None of these prints; allocation failure dies (ana_xrealloc), as the
+ * analyzer cannot produce a partial result worth keeping.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze.h"
+
+void *ana_xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q) {
+		fprintf(stderr, "iotape analyze: out of memory (%zu bytes)\n", n);
+		exit(1);
+	}
+	return q;
+}
+
+void *ana_xcalloc(size_t n, size_t sz)
+{
+	void *q = calloc(n ? n : 1, sz ? sz : 1);
+	if (!q) {
+		fprintf(stderr, "iotape analyze: out of memory\n");
+		exit(1);
+	}
+	return q;
+}
+
+char *ana_xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	return memcpy(ana_xrealloc(NULL, n), s, n);
+}
+
+/* ------------------------------------------------------------ hash map */
+
+static inline uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27; x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+uint64_t ana_hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;	/* FNV-1a, then mixed */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return mix64(h);
+}
+
+static inline size_t slot_of(uint64_t a, uint64_t b, size_t mask)
+{
+	uint64_t x = (a ^ (b * 0xc2b2ae3d27d4eb4full)) * 0x9e3779b97f4a7c15ull;
+	return (x ^ (x >> 29) ^ (x >> 47)) & mask;
+}
+
+uint32_t *ana_map_get(const struct ana_map *m, uint64_t a, uint64_t b)
+{
+	if (!m->cap)
+		return NULL;
+	size_t mask = m->cap - 1;
+	for (size_t i = slot_of(a, b, mask);; i = (i + 1) & mask) {
+		struct ana_map_ent *e = &m->e[i];
+		if (!e->used)
+			return NULL;
+		if (e->a == a && e->b == b)
+			return &e->v;
+	}
+}
+
+void ana_map_prefetch(const struct ana_map *m, uint64_t a, uint64_t b)
+{
+	if (m->cap)
+		__builtin_prefetch(&m->e[slot_of(a, b, m->cap - 1)]);
+}
+
+static void map_grow(struct ana_map *m)
+{
+	size_t ncap = m->cap ? m->cap * 2 : 64, mask = ncap - 1;
+	struct ana_map_ent *ne = ana_xcalloc(ncap, sizeof(*ne));
+	for (size_t j = 0; j < m->cap; j++) {
+		struct ana_map_ent *e = &m->e[j];
+		if (!e->used)
+			continue;
+		size_t i = slot_of(e->a, e->b, mask);
+		while (ne[i].used)
+			i = (i + 1) & mask;
+		ne[i] = *e;
+	}
+	free(m->e);
+	m->e = ne;
+	m->cap = ncap;
+}
+
+uint32_t *ana_map_put(struct ana_map *m, uint64_t a, uint64_t b)
+{
+	if ((m->n + 1) * 4 > m->cap * 3)	/* load <= 3/4 */
+		map_grow(m);
+	size_t mask = m->cap - 1;
+	for (size_t i = slot_of(a, b, mask);; i = (i + 1) & mask) {
+		struct ana_map_ent *e = &m->e[i];
+		if (!e->used) {
+			e->used = 1;
+			e->a = a;
+			e->b = b;
+			e->v = ANA_NONE;
+			m->n++;
+			return &e->v;
+		}
+		if (e->a == a && e->b == b)
+			return &e->v;
+	}
+}
+
+void ana_map_release(struct ana_map *m)
+{
+	free(m->e);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ------------------------------------------------------------- latency */
+
+static unsigned lat_bucket(uint64_t v)
+{
+	if (v < 256)
+		return (unsigned)v;
+	unsigned e = 63 - (unsigned)__builtin_clzll(v);	/* >= 8 */
+	unsigned sub = (unsigned)(v >> (e - 7)) - ANA_LAT_SUB;	/* 0..127 */
+	return 256 + (e - 8) * ANA_LAT_SUB + sub;
+}
+
+/* Midpoint of a bucket (its only value below 256). */
+static uint64_t lat_bucket_mid(unsigned b)
+{
+	if (b < 256)
+		return b;
+	unsigned e = (b - 256) / ANA_LAT_SUB + 8, sub = (b - 256) % ANA_LAT_SUB;
+	uint64_t lo = (uint64_t)(ANA_LAT_SUB + sub) << (e - 7);
+	uint64_t width = 1ull << (e - 7);
+	return lo + width / 2;
+}
+
+static void lat_to_hist(struct ana_lat *l, size_t *budget)
+{
+	l->hist = ana_xcalloc(ANA_LAT_BUCKETS, sizeof(*l->hist));
+	for (size_t i = 0; i < l->n; i++)
+		l->hist[lat_bucket(l->v[i])]++;
+	if (budget)
+		*budget += l->n;
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+	l->inexact = 1;
+}
+
+void ana_lat_add_slow(struct ana_lat *l, uint64_t v, size_t *budget)
+{
+	if (l->count == 0 || v < l->min)
+		l->min = v;
+	if (v > l->max)
+		l->max = v;
+	l->count++;
+	l->sum += v;
+	if (l->hist) {
+		l->hist[lat_bucket(v)]++;
+		return;
+	}
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 256;
+		if (nc > ANA_LAT_EXACT)
+			nc = ANA_LAT_EXACT;
+		if (l->n >= ANA_LAT_EXACT || (budget && *budget < nc - l->cap)) {
+			lat_to_hist(l, budget);
+			l->hist[lat_bucket(v)]++;
+			return;
+		}
+		if (budget)
+			*budget -= nc - l->cap;
+		l->v = ana_xrealloc(l->v, nc * sizeof(*l->v));
+		l->cap = nc;
+	}
+	l->v[l->n++] = v;
+}
+
+/* LSD radix sort, 16-bit digits, skipping digits all values share. */
+static void radix_u64(uint64_t *v, size_t n)
+{
+	if (n < 2)
+		return;
+	uint64_t *tmp = ana_xrealloc(NULL, n * sizeof(*tmp)), *src = v, *dst = tmp;
+	size_t *cnt = ana_xrealloc(NULL, 65536 * sizeof(*cnt));
+	uint64_t all_or = 0, all_and = ~0ull;
+	for (size_t i = 0; i < n; i++) {
+		all_or |= v[i];
+		all_and &= v[i];
+	}
+	for (unsigned sh = 0; sh < 64; sh += 16) {
+		if ((((all_or ^ all_and) >> sh) & 0xffff) == 0)
+			continue;	/* every value has the same digit here */
+		memset(cnt, 0, 65536 * sizeof(*cnt));
+		for (size_t i = 0; i < n; i++)
+			cnt[(src[i] >> sh) & 0xffff]++;
+		size_t sum = 0;
+		for (size_t d = 0; d < 65536; d++) {
+			size_t c = cnt[d];
+			cnt[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[cnt[(src[i] >> sh) & 0xffff]++] = src[i];
+		uint64_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+	free(cnt);
+}
+
+void ana_lat_finish(struct ana_lat *l)
+{
+	if (l->v)
+		radix_u64(l->v, l->n);
+}
+
+uint64_t ana_lat_pct(const struct ana_lat *l, double p)
+{
+	if (!l->count)
+		return 0;
+	uint64_t rank = (uint64_t)ceil(p / 100.0 * (double)l->count - 1e-9);
+	if (rank < 1)
+		rank = 1;
+	if (rank > l->count)
+		rank = l->count;
+	if (!l->hist)
+		return l->v[rank - 1];
+	if (rank == l->count)
+		return l->max;
+	if (rank == 1)
+		return l->min;
+	uint64_t seen = 0;
+	for (unsigned b = 0; b < ANA_LAT_BUCKETS; b++) {
+		seen += l->hist[b];
+		if (seen >= rank) {
+			uint64_t m = lat_bucket_mid(b);
+			return m < l->min ? l->min : m > l->max ? l->max : m;
+		}
+	}
+	return l->max;
+}
+
+void ana_lat_release(struct ana_lat *l)
+{
+	free(l->v);
+	free(l->hist);
+	memset(l, 0, sizeof(*l));
+}
+
+/* -------------------------------------------------------- interval set */
+
+/* The intervals: inline while there is at most one (most files read
+ * sequentially never hold more), on the heap beyond. */
+static inline struct ana_ival *ivs(struct ana_ivset *set)
+{
+	return set->cap ? set->iv : &set->one;
+}
+
+/* Room for one more interval. */
+static void iv_reserve(struct ana_ivset *set)
+{
+	if (!set->cap) {
+		if (set->n < 1)
+			return;
+		struct ana_ival one = set->one;
+		set->iv = ana_xrealloc(NULL, 4 * sizeof(*set->iv));
+		set->iv[0] = one;
+		set->cap = 4;
+	} else if (set->n == set->cap) {
+		set->cap *= 2;
+		set->iv = ana_xrealloc(set->iv, set->cap * sizeof(*set->iv));
+	}
+}
+
+/* First interval with e >= s (adjacent counts as touching). */
+static uint32_t iv_lower(const struct ana_ival *iv, uint32_t n, uint64_t s)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		if (iv[mid].e < s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int ana_ivset_add(struct ana_ivset *set, uint64_t s, uint64_t e, uint32_t max,
+		  int64_t *dn)
+{
+	*dn = 0;
+	if (s >= e)
+		return 0;
+	struct ana_ival *iv = ivs(set);
+	uint32_t i = iv_lower(iv, set->n, s), j = i;
+	while (j < set->n && iv[j].s <= e)
+		j++;
+	if (i == j) {	/* no overlap: insert at i */
+		if (set->n >= max)
+			return -1;
+		iv_reserve(set);
+		iv = ivs(set);
+		memmove(&iv[i + 1], &iv[i], (set->n - i) * sizeof(*iv));
+		iv[i] = (struct ana_ival){ s, e };
+		set->n++;
+		*dn = 1;
+		return 0;
+	}
+	/* merge [i, j) with [s, e) into slot i */
+	uint64_t ns = iv[i].s < s ? iv[i].s : s;
+	uint64_t ne = iv[j - 1].e > e ? iv[j - 1].e : e;
+	iv[i] = (struct ana_ival){ ns, ne };
+	memmove(&iv[i + 1], &iv[j], (set->n - j) * sizeof(*iv));
+	set->n -= j - i - 1;
+	*dn = -(int64_t)(j - i - 1);
+	return 0;
+}
+
+uint64_t ana_ivset_take(struct ana_ivset *set, uint64_t s, uint64_t e, int64_t *dn)
+{
+	*dn = 0;
+	if (s >= e || !set->n)
+		return 0;
+	struct ana_ival *iv = ivs(set);
+	uint32_t i = iv_lower(iv, set->n, s + 1);	/* first with iv.e > s */
+	uint32_t j = i;
+	uint64_t taken = 0;
+	while (j < set->n && iv[j].s < e) {
+		uint64_t a = iv[j].s > s ? iv[j].s : s;
+		uint64_t b = iv[j].e < e ? iv[j].e : e;
+		taken += b - a;
+		j++;
+	}
+	if (i == j)
+		return 0;
+	struct ana_ival keep[2];
+	int nk = 0;
+	if (iv[i].s < s)
+		keep[nk++] = (struct ana_ival){ iv[i].s, s };
+	if (iv[j - 1].e > e)
+		keep[nk++] = (struct ana_ival){ e, iv[j - 1].e };
+	int64_t delta = nk - (int64_t)(j - i);
+	if (delta > 0) {	/* one interval split in two */
+		iv_reserve(set);
+		iv = ivs(set);
+	}
+	memmove(&iv[i + nk], &iv[j], (set->n - j) * sizeof(*iv));
+	memcpy(&iv[i], keep, nk * sizeof(*keep));
+	set->n = (uint32_t)((int64_t)set->n + delta);
+	*dn = delta;
+	return taken;
+}
+
+uint64_t ana_ivset_pages(const struct ana_ivset *set)
+{
+	const struct ana_ival *iv = set->cap ? set->iv : &set->one;
+	uint64_t p = 0;
+	for (uint32_t i = 0; i < set->n; i++)
+		p += iv[i].e - iv[i].s;
+	return p;
+}
+
+void ana_ivset_release(struct ana_ivset *set)
+{
+	if (set->cap)
+		free(set->iv);
+	memset(set, 0, sizeof(*set));
+}
+
+/* ------------------------------------------------------ order randomness */
+
+double ana_order_randomness(const uint32_t *seq, size_t n, double *tau)
+{
+	if (tau)
+		*tau = NAN;
+	if (n < 2)
+		return NAN;
+	uint32_t max = 0;
+	for (size_t i = 0; i < n; i++)
+		if (seq[i] > max)
+			max = seq[i];
+	size_t m = (size_t)max + 1;
+	uint32_t *bit = ana_xcalloc(m + 1, sizeof(*bit));
+	uint64_t inv = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t r = (size_t)seq[i] + 1, le = 0;
+		for (size_t k = r; k; k -= k & -k)	/* earlier ranks <= this one */
+			le += bit[k];
+		inv += i - le;
+		for (size_t k = r; k <= m; k += k & -k)
+			bit[k]++;
+	}
+	free(bit);
+	double pairs = (double)n * (double)(n - 1) / 2.0;
+	double t = 1.0 - 2.0 * (double)inv / pairs;
+	if (tau)
+		*tau = t;
+	return 1.0 - fabs(t);
+}
+
+/* ----------------------------------------------------------- humanized */
+
+const char *ana_fmt_count(char *buf, uint64_t v)
+{
+	if (v < 10000)
+		snprintf(buf, 32, "%llu", (unsigned long long)v);
+	else if (v < 999500)
+		snprintf(buf, 32, "%.1f k", v / 1e3);
+	else if (v < 999500000)
+		snprintf(buf, 32, "%.*f M", v < 9995000 ? 2 : v < 99950000 ? 1 : 0, v / 1e6);
+	else
+		snprintf(buf, 32, "%.*f G", v < 9995000000ull ? 2 : 1, v / 1e9);
+	return buf;
+}
+
+const char *ana_fmt_ratio(char *buf, double v)
+{
+	if (isnan(v))
+		snprintf(buf, 32, "n/a");
+	else
+		snprintf(buf, 32, "%.3f", v);
+	return buf;
+}
+
+int ana_parse_time(const char *s, uint64_t *ns)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || v < 0 || isnan(v))
+		return -EINVAL;
+	double mul = 1e9;
+	if (*end == '\0' || strcmp(end, "s") == 0)
+		mul = 1e9;
+	else if (strcmp(end, "ms") == 0)
+		mul = 1e6;
+	else if (strcmp(end, "us") == 0)
+		mul = 1e3;
+	else if (strcmp(end, "ns") == 0)
+		mul = 1;
+	else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
+		mul = 60e9;
+	else if (strcmp(end, "h") == 0)
+		mul = 3600e9;
+	else
+		return -EINVAL;
+	double r = v * mul;
+	if (r >= 1.8e19)
+		return -ERANGE;
+	*ns = (uint64_t)(r + 0.5);
+	return 0;
+}

@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analyze.h - state shared by the engines of `iotape analyze`.
+ *
+ * The analysis streams over each table once, block by block
+ * (tape_cursor_next_block), in this order: process, file, then syscall,
+ * cache and block.  The three event passes are independent: each owns its
+ * state (struct ana_sys, ana_cache, ana_blk) and reads only what the
+ * process and file passes built (frozen before they start), so cache and
+ * block can run on a second thread while syscall runs on the first.  The
+ * results are joined afterwards (ana_join) and printed (ana_report_*).
+ *
+ * Memory invariant: state grows with files, processes, threads, (pid, fd)
+ * pairs, (thread, fd) streams, devices, file visits (4 bytes each, for the
+ * epochs' orders), checkpoints and seconds of trace time, never with
+ * events; the one exception, exact latency samples, is capped (see struct
+ * ana_lat).
+ *
+ * Every definition of a metric lives in man/iotape-analyze.1; the code
+ * comments point there rather than repeating it.
+ */
+#ifndef IOTAPE_ANALYZE_H
+#define IOTAPE_ANALYZE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stddef.h>
+#include "tape.h"
+
+#define ANA_NONE UINT32_MAX
+
+/* ------------------------------------------------------------ utilities */
+
+void *ana_xrealloc(void *p, size_t n);	/* dies on out-of-memory, like git's */
+void *ana_xcalloc(size_t n, size_t sz);
+char *ana_xstrdup(const char *s);
+
+/*
+ * Grow a vector so index i is valid.  New elements are NOT zeroed: the
+ * caller clears each element when it starts using it (ANA_VEC_CLEAR), so
+ * capacity never touched is never resident (a million-file dataset must
+ * not pay for the doubling slack).
+ */
+#define ANA_VEC_GROW(ptr, cap, i) do {					\
+	if ((size_t)(i) >= (cap)) {					\
+		size_t nc_ = (cap) ? (cap) : 16;			\
+		while (nc_ <= (size_t)(i)) nc_ *= 2;			\
+		(ptr) = ana_xrealloc((ptr), nc_ * sizeof(*(ptr)));	\
+		(cap) = nc_;						\
+	}								\
+} while (0)
+/* Zero elements [from, to] (inclusive) of a vector. */
+#define ANA_VEC_CLEAR(ptr, from, to) \
+	memset((ptr) + (from), 0, ((size_t)(to) - (size_t)(from) + 1) * sizeof(*(ptr)))
+
+/*
+ * Open-addressing hash map from a 128-bit key (a, b) to a u32 value (an
+ * index into the caller's dense array).  Linear probing, load <= 3/4, no
+ * deletion (callers overwrite values instead).
+ */
+struct ana_map_ent { uint64_t a, b; uint32_t v, used; };
+struct ana_map {
+	struct ana_map_ent *e;
+	size_t cap, n;	/* cap is a power of two or 0 */
+};
+/* Pointer to the value of (a, b), or NULL. */
+uint32_t *ana_map_get(const struct ana_map *m, uint64_t a, uint64_t b);
+/* Pointer to the value of (a, b); a new entry gets ANA_NONE. */
+uint32_t *ana_map_put(struct ana_map *m, uint64_t a, uint64_t b);
+void ana_map_release(struct ana_map *m);
+/* Hint that (a, b) will be looked up soon (hides a cache miss). */
+void ana_map_prefetch(const struct ana_map *m, uint64_t a, uint64_t b);
+uint64_t ana_hash_str(const char *s);
+
+/*
+ * Latency samples of one kind: exact values while there are at most
+ * ANA_LAT_EXACT of them and the owner's budget allows, then a log-linear
+ * histogram (values below 256 exact, above 128 sub-buckets per power of
+ * two: relative error < 0.4 % with the bucket midpoint).
+ */
+#define ANA_LAT_EXACT (1u << 20)
+#define ANA_LAT_SUB 128
+#define ANA_LAT_BUCKETS (256 + 56 * ANA_LAT_SUB)
+struct ana_lat {
+	uint64_t *v;	  /* exact values (NULL once switched to histogram) */
+	size_t n, cap;
+	uint32_t *hist;	  /* ANA_LAT_BUCKETS counters once switched */
+	uint64_t count, min, max;
+	uint64_t sum;	  /* ns: overflows after 584 years of latency */
+	int inexact;
+};
+/* budget: shared count of exact values the owner may still store. */
+void ana_lat_add_slow(struct ana_lat *l, uint64_t v, size_t *budget);
+static inline void ana_lat_add(struct ana_lat *l, uint64_t v, size_t *budget)
+{
+	if (l->n < l->cap) {	/* the common case: room for an exact value */
+		if (v < l->min)
+			l->min = v;
+		if (v > l->max)
+			l->max = v;
+		l->count++;
+		l->sum += v;
+		l->v[l->n++] = v;
+		return;
+	}
+	ana_lat_add_slow(l, v, budget);
+}
+/* Prepare for ana_lat_pct (sorts the exact values). */
+void ana_lat_finish(struct ana_lat *l);
+/* Nearest-rank percentile p in (0, 100]: smallest x with >= p% of values <= x. */
+uint64_t ana_lat_pct(const struct ana_lat *l, double p);
+void ana_lat_release(struct ana_lat *l);
+
+/* Power-of-two size histogram: bucket 0 holds 0, bucket k>=1 [2^(k-1), 2^k). */
+#define ANA_SZ_BUCKETS 65
+static inline unsigned ana_sz_bucket(uint64_t v)
+{
+	return v ? 64 - (unsigned)__builtin_clzll(v) : 0;
+}
+
+/*
+ * Set of disjoint half-open intervals [s, e) of page indexes, sorted, with
+ * adjacent intervals merged.  Used for "inserted, not yet accessed" pages.
+ */
+struct ana_ival { uint64_t s, e; };
+struct ana_ivset {
+	union {
+		struct ana_ival *iv;	/* cap > 0: n intervals on the heap */
+		struct ana_ival one;	/* cap == 0: at most one, inline */
+	};
+	uint32_t n, cap;
+};
+/* Add [s, e); *dn gets the change in interval count.  Returns -1 (set
+ * unchanged) when it would need a new interval beyond max, else 0. */
+int ana_ivset_add(struct ana_ivset *set, uint64_t s, uint64_t e, uint32_t max,
+		  int64_t *dn);
+/* Remove [s, e); returns the number of pages that were in the set; *dn as above. */
+uint64_t ana_ivset_take(struct ana_ivset *set, uint64_t s, uint64_t e, int64_t *dn);
+uint64_t ana_ivset_pages(const struct ana_ivset *set);
+void ana_ivset_release(struct ana_ivset *set);
+
+/*
+ * Order randomness of a visit sequence: seq holds name ranks (distinct).
+ * Returns 1 - |Kendall tau| between visit order and rank order, and the
+ * signed tau in *tau; NaN when n < 2.
+ */
+double ana_order_randomness(const uint32_t *seq, size_t n, double *tau);
+
+/* Humanized text: "4.2 M", "0.973".  buf >= 32 bytes.  Bytes and times
+ * use the CLI's cli_fmt_bytes / cli_fmt_ns (ana_report.c). */
+const char *ana_fmt_count(char *buf, uint64_t v);
+const char *ana_fmt_ratio(char *buf, double v);	/* "0.973" or "n/a" */
+
+/* Parse "12", "1.5s", "250ms", "3m" as nanoseconds; -EINVAL when bad. */
+int ana_parse_time(const char *s, uint64_t *ns);
+
+/* ------------------------------------------------------------- options */
+
+struct ana_opts {
+	int json, per_file, per_process;
+	long top;		/* -1 = default */
+	uint64_t from_ns, to_ns; /* relative to trace start; to = UINT64_MAX */
+	int has_pid;
+	uint32_t pid;
+	int threads;		/* 1 = single core, 2 = cache+block on a 2nd thread */
+};
+
+/* The last timeline bucket looked up (see ana_bucket_index). */
+struct ana_bkc {
+	uint64_t lo, hi;
+	size_t i;
+};
+
+/* ------------------------------------------------ processes and files */
+
+struct ana_proc {
+	uint32_t pid, ppid;
+	char *comm;	  /* NULL when the process table does not say */
+	char *argv;
+	uint64_t start_ns, end_ns;
+	int filter;	  /* --pid: 0 unknown, 1 in, 2 out */
+	/* from the syscall pass */
+	uint64_t read_ops, read_bytes, write_ops, write_bytes;
+	uint64_t io_ns, threads;
+	int seen;	  /* has syscall events */
+};
+
+/* One per file: 128 bytes, the analyzer's biggest per-file cost. */
+struct ana_file {
+	char *path;	  /* NULL = unknown (see ana_file_label) */
+	uint64_t file_id, dev, inode, size;
+	/* syscall pass */
+	uint64_t opens, read_ops, read_bytes, write_ops, write_bytes;
+	uint64_t rd_pairs, rd_nonconsec;	/* folded streams */
+	/* cache pass (joined) */
+	uint64_t pages_accessed, pages_missed;
+	uint32_t name_rank;
+	uint32_t visits;
+	uint32_t wb;	  /* 1 + index of its write burst in sys.wbs, 0 = none */
+	uint8_t from_table;	/* listed in the file table */
+	uint8_t has_cache;
+};
+
+/* The current write burst of a file (checkpoint detection). */
+struct ana_wburst {
+	uint64_t start, end, bytes, ops, syncs;
+};
+
+/* ------------------------------------------------------- syscall pass */
+
+/*
+ * A stream is what one thread reads through one open of a file: keyed by
+ * (tid, fd), it restarts when the fd is opened again (gen changes).  When it
+ * restarts, and at the end, its counters are folded into its file and the
+ * totals (ana_stream_fold), so streams are bounded by threads x open fds.
+ */
+struct ana_stream {
+	uint32_t tid, gen, file;
+	int has_stride;
+	int64_t fd;
+	uint64_t last_start, last_end, last_stride;
+	uint64_t reads, pairs, nonconsec, consec, seq, same_stride;
+};
+
+struct ana_fd {		  /* (pid, fd) -> open file description */
+	uint32_t file;
+	uint32_t epoch;	  /* visit index of this open; ANA_NONE = not read yet */
+	uint32_t gen;	  /* changes at every open: streams restart */
+};
+
+struct ana_thread {
+	uint32_t tid, pid;
+	uint64_t first_ns, last_end, io_ns, gap_ns, ops;
+	uint64_t read_ops, read_bytes, write_ops, write_bytes;
+	uint32_t last_stream;	/* cache of the last stream used */
+	int64_t last_fd;	/* cache of the last fd looked up ... */
+	uint32_t last_fdi;	/* ... its index in fds[] (stable per key) */
+};
+
+struct ana_epoch {
+	uint64_t start_ns, end_ns, bytes, files, reads;
+	uint32_t *order;	/* name ranks in first-visit order */
+	size_t norder, cap;
+	double order_rand, order_tau;	/* of order, set by ana_join */
+};
+
+struct ana_ckpt {
+	uint64_t start_ns, end_ns, bytes, ops, syncs, files;
+};
+
+struct ana_bucket {	/* one timeline bucket */
+	uint64_t read_ops, read_bytes, write_ops, write_bytes;
+	uint64_t pages_accessed, pages_missed;	  /* cache pass */
+	uint64_t blk_read_bytes, blk_write_bytes; /* block pass */
+	uint64_t blk_busy_ns;	/* sum of in-flight time: mean QD = / bucket */
+	uint64_t blk_reqs;
+};
+
+struct ana_sys {
+	struct ana_map fdmap, streammap, threadmap;
+	struct ana_fd *fds; size_t nfds, capfds;
+	struct ana_stream *streams; size_t nstreams, capstreams;
+	uint32_t fd_gen;
+	/* folded streams (see struct ana_stream) */
+	uint64_t st_count, st_pairs, st_nonconsec, st_consec, st_seq, st_cls[4];
+	struct ana_thread *threads; size_t nthreads, capthreads;
+	struct ana_lat lat[TAPE_OP_MAX];
+	size_t lat_budget;
+	uint64_t rd_hist[ANA_SZ_BUCKETS], wr_hist[ANA_SZ_BUCKETS];
+	uint64_t read_ops, read_bytes, write_ops, write_bytes, errors, ops;
+	uint64_t sync_ops;
+	struct ana_epoch *epochs; size_t nepochs, capepochs;
+	uint32_t epoch_front;	/* newest pass covering half of pass 0's files */
+	struct ana_ckpt *bursts; size_t nbursts, capbursts;	/* per-file */
+	struct ana_wburst *wbs; size_t nwbs, capwbs;	/* files written */
+	uint64_t first_ns, last_ns;
+	uint64_t busy_ns, busy_s, busy_e;	/* union of I/O intervals */
+	uint64_t bk_lo, bk_hi; size_t bk_i;	/* the last timeline bucket */
+	uint64_t n_events;
+};
+
+/* --------------------------------------------------------- cache pass */
+
+struct ana_cfile {	/* per (dev, inode) or file_id: 96 bytes */
+	uint64_t dev, inode, file_id;
+	uint64_t accessed, missed;
+	struct ana_ivset pending;	/* inserted, not yet accessed */
+	uint64_t last_s, last_e;	/* last access of last_tid (dedupe) */
+	uint64_t fault_idx;
+	uint32_t last_tid;
+	uint32_t fault_tid;	/* fault_idx pending for this tid; 0 = none */
+};
+
+struct ana_cache {
+	struct ana_map map;
+	struct ana_cfile *f; size_t nf, capf;
+	uint64_t accessed, missed, inserted, evicted, ra_unused, untracked;
+	uint64_t ivals;		/* intervals held, all files */
+	uint64_t last_a, last_b; /* cache of the last key looked up */
+	uint32_t last;
+	struct ana_bkc bkc;
+	uint64_t n_events;
+};
+
+/* --------------------------------------------------------- block pass */
+
+struct ana_dev {
+	uint64_t dev, last_end;
+	int has_last;
+	uint64_t reqs, pairs, nonconsec;
+	uint64_t read_ops, read_bytes, write_ops, write_bytes, flushes;
+};
+
+struct ana_blk {
+	struct ana_dev *d; size_t nd, capd;
+	struct ana_lat lat, rlat, wlat;
+	size_t lat_budget;
+	uint64_t rd_hist[ANA_SZ_BUCKETS], wr_hist[ANA_SZ_BUCKETS];
+	uint64_t busy_ns, errors;
+	uint64_t n_events;
+	struct ana_bkc bkc, bkc_busy;
+};
+
+/* ---------------------------------------------------------- the whole */
+
+struct ana {
+	struct ana_opts o;
+	const char *path;
+	tape_reader *r;
+	struct tape_table_stats st[TAPE_TABLE_MAX];
+	uint64_t t0, t1;	/* analysed window, absolute ns, inclusive */
+	uint64_t bucket_ns;
+	/* timeline: separate arrays per pass, summed in ana_join */
+	struct ana_bucket *tl_sys, *tl_cache, *tl_blk;
+	size_t ntl_sys, ntl_cache, ntl_blk, captl_sys, captl_cache, captl_blk;
+
+	struct ana_proc *procs; size_t nprocs, capprocs;
+	struct ana_map procmap;		/* pid -> procs[] */
+	struct ana_file *files; size_t nfiles, capfiles;
+	size_t nfiles_table;		/* files[0..n) come from the file table */
+	struct ana_map fileid_map, devino_map;
+	struct ana_map path_map;	/* built on first use (events with a path only) */
+	int path_map_built;
+
+	struct ana_sys sys;
+	struct ana_cache cache;
+	struct ana_blk blk;
+	/* after ana_join */
+	struct ana_bucket *tl; size_t ntl;
+	struct ana_ckpt *ckpts; size_t nckpts;
+	int have[TAPE_TABLE_MAX];	/* table has events in the window */
+	/* a damaged block ended the table's pass early: -errno and where */
+	int damage[TAPE_TABLE_MAX];
+	char *damage_detail[TAPE_TABLE_MAX];
+};
+
+/* Timeline bucket of ts, remembering the last bucket's bounds in c so the
+ * common case (same second as the previous event) needs no division. */
+static inline size_t ana_bucket_index(const struct ana *a, struct ana_bkc *c, uint64_t ts)
+{
+	if (ts >= c->lo && ts < c->hi)
+		return c->i;
+	size_t b = ts > a->t0 ? (ts - a->t0) / a->bucket_ns : 0;
+	c->lo = a->t0 + b * a->bucket_ns;
+	c->hi = c->lo + a->bucket_ns;
+	c->i = b;
+	return b;
+}
+
+/* Engines.  Each pass returns 0 or -errno (tape_* errors pass through). */
+int ana_pass_process(struct ana *a);
+int ana_pass_file(struct ana *a);
+int ana_pass_syscall(struct ana *a, tape_reader *r);
+int ana_pass_cache(struct ana *a, tape_reader *r);
+int ana_pass_block(struct ana *a, tape_reader *r);
+void ana_join(struct ana *a);
+/* Record that table's cursor failed with err after the events it gave:
+ * the pass keeps what it read (called from the pass's own thread). */
+void ana_note_damage(struct ana *a, int table, int err);
+void ana_release(struct ana *a);
+
+/* Whole analysis of a trace (what cmd_analyze runs, and what tests call). */
+int ana_run(struct ana *a, const char *path, const struct ana_opts *o);
+
+/* pid passes --pid (pid itself or a descendant). */
+int ana_pid_included(struct ana *a, uint32_t pid);
+struct ana_proc *ana_proc_get(struct ana *a, uint32_t pid);
+uint32_t ana_file_by_devino(const struct ana *a, uint64_t dev, uint64_t ino);
+uint32_t ana_file_by_id(const struct ana *a, uint64_t file_id);
+/* Text label of a file: its path or "[dev 8:1 inode 42]". buf >= 96. */
+const char *ana_file_label(const struct ana_file *f, char *buf, size_t len);
+
+/* Derived metrics (NaN = not computable). */
+double ana_read_randomness(const struct ana *a);
+double ana_seq_read_fraction(const struct ana *a);
+double ana_file_order_randomness(const struct ana *a, double *tau);
+double ana_hit_ratio(uint64_t accessed, uint64_t missed);
+size_t ana_epoch_count(const struct ana *a);
+/* stream classes: 0 single, 1 sequential, 2 strided, 3 random */
+int ana_stream_class(const struct ana_stream *s);
+/* Add a stream's counters to its file and the totals, and zero them. */
+void ana_stream_fold(struct ana *a, struct ana_stream *s);
+
+/* Output, 0 or -errno.  ana_report.c uses cli/util.c's JSON, escaping and
+ * unit helpers: what links the engines links cli/util.o too. */
+int ana_report_json(struct ana *a, FILE *out);
+int ana_report_text(struct ana *a, FILE *out);
+
+#endif

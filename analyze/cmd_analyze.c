@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_analyze.c - `iotape analyze`: parse options, run the analysis
+ * (ana_run), print text or JSON.  The only file of analyze/ that prints
+ * messages to the user or picks an exit status: 0 done (a damaged block
+ * included: a warning, and the events before it), 1 the trace could not be
+ * read or the output could not be written (main() checks stdout), 2 bad
+ * usage.  The engines (ana_*.c) link without this file.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze.h"
+#include "cli.h"
+#include "opt.h"
+
+enum {
+	O_JSON = OPT_LONG(0),
+	O_PER_FILE = OPT_LONG(1),
+	O_PER_PROCESS = OPT_LONG(2),
+	O_TOP = OPT_LONG(3),
+	O_FROM = OPT_LONG(4),
+	O_TO = OPT_LONG(5),
+	O_PID = OPT_LONG(6),
+	O_THREADS = OPT_LONG(7),
+};
+
+static const struct opt analyze_opts[] = {
+	{ O_JSON, "json", NULL, "print JSON (schema iotape-analyze/1) instead of text" },
+	{ O_PER_FILE, "per-file", NULL, "list files (text; JSON always has them)" },
+	{ O_PER_PROCESS, "per-process", NULL, "list processes and every thread (text)" },
+	{ O_TOP, "top", "N", "list at most N files, processes, threads (0: all)", NULL,
+	  "20; all in JSON" },
+	{ O_FROM, "from", "T", "start T after the trace start (12, 1.5s, 250ms, 2m)" },
+	{ O_TO, "to", "T", "stop T after the trace start" },
+	{ O_PID, "pid", "P", "only process P and its descendants" },
+	{ O_THREADS, "threads", "N", "2: cache and block passes on a second thread", "1|2",
+	  "2" },
+	{ 0 }
+};
+
+static const struct opt_cmd analyze_cmd = {
+	"analyze", "TRACE", "Characterize the I/O of a recorded training job.",
+	"Access pattern, page cache, block layer, syscall latency, epochs,\n"
+	"checkpoints and compute/I/O overlap, as text or one JSON object.\n"
+	"Every metric is defined in iotape-analyze(1).",
+	analyze_opts,
+};
+
+/* A decimal count with nothing after it; -1 when it is not one. */
+static long parse_count(const char *s, unsigned long max)
+{
+	unsigned long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > max)
+		return -1;
+	return (long)v;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+	struct opt_parser p;
+	struct ana_opts o = { .top = -1, .to_ns = UINT64_MAX, .threads = 2 };
+	struct ana a;
+	const char *path, *why;
+	int nargs, c, err;
+	char **args;
+	long v;
+
+	opt_init(&p, &analyze_cmd, argc, argv);
+	while ((c = opt_next(&p)) != OPT_END) {
+		switch (c) {
+		case OPT_HELP:
+			return EXIT_OK;
+		case OPT_ERR:
+			return EXIT_USAGE;
+		case O_JSON:
+			o.json = 1;
+			break;
+		case O_PER_FILE:
+			o.per_file = 1;
+			break;
+		case O_PER_PROCESS:
+			o.per_process = 1;
+			break;
+		case O_TOP:
+			o.top = parse_count(p.arg, LONG_MAX);
+			if (o.top < 0) {
+				opt_error(&analyze_cmd, "--top: not a count: '%s'", p.arg);
+				return EXIT_USAGE;
+			}
+			break;
+		case O_FROM:
+		case O_TO:
+			if (ana_parse_time(p.arg, c == O_FROM ? &o.from_ns : &o.to_ns)) {
+				opt_error(&analyze_cmd, "--%s: not a time: '%s' (e.g. 12, 1.5s, 250ms)",
+					  c == O_FROM ? "from" : "to", p.arg);
+				return EXIT_USAGE;
+			}
+			break;
+		case O_PID:
+			v = parse_count(p.arg, UINT32_MAX);
+			if (v < 0) {
+				opt_error(&analyze_cmd, "--pid: not a pid: '%s'", p.arg);
+				return EXIT_USAGE;
+			}
+			o.pid = (uint32_t)v;
+			o.has_pid = 1;
+			break;
+		case O_THREADS:
+			o.threads = p.choice + 1;	/* "1|2" */
+			break;
+		}
+	}
+	args = opt_args(&p, &nargs);
+	if (nargs != 1) {
+		if (nargs)
+			opt_error(&analyze_cmd, "expected one TRACE, got %d arguments", nargs);
+		else
+			opt_error(&analyze_cmd, "missing TRACE");
+		return EXIT_USAGE;
+	}
+	if (o.to_ns != UINT64_MAX && o.to_ns <= o.from_ns) {
+		opt_error(&analyze_cmd, "--to must be after --from");
+		return EXIT_USAGE;
+	}
+	path = args[0];
+
+	err = ana_run(&a, path, &o);
+	if (err) {
+		cli_tape_error(path, err);
+		ana_release(&a);
+		return EXIT_FAIL;
+	}
+	why = tape_reader_recovered(a.r);
+	if (why)
+		cli_error("warning: %s: index rebuilt by scanning (%s); analysing what was recovered",
+			  path, why);
+	for (int t = 1; t < TAPE_TABLE_MAX; t++)
+		if (a.damage[t])
+			cli_error("warning: %s: %s table: %s; analysing the events before it",
+				  path, tape_table_name(t), a.damage_detail[t]);
+	/* a failed write shows in ferror(stdout), checked by main() */
+	if (o.json)
+		err = ana_report_json(&a, stdout);
+	else
+		err = ana_report_text(&a, stdout);
+	ana_release(&a);
+	if (err == -ENOMEM) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
