@@ -70,8 +70,7 @@ int cmd_analyze(int argc, char **argv)
 	struct ana_opts o = { .top = -1, .to_ns = UINT64_MAX, .threads = 2 };
 	struct ana a;
 	const char *path, *why;
-	int nargs, c, err;
-	char **args;
+	int c, err;
 	long v;
 
 	opt_init(&p, &analyze_cmd, argc, argv);
@@ -119,19 +118,13 @@ int cmd_analyze(int argc, char **argv)
 			break;
 		}
 	}
-	args = opt_args(&p, &nargs);
-	if (nargs != 1) {
-		if (nargs)
-			opt_error(&analyze_cmd, "expected one TRACE, got %d arguments", nargs);
-		else
-			opt_error(&analyze_cmd, "missing TRACE");
+	if (!(path = opt_one_arg(&p, "TRACE"))) {
 		return EXIT_USAGE;
 	}
 	if (o.to_ns != UINT64_MAX && o.to_ns <= o.from_ns) {
 		opt_error(&analyze_cmd, "--to must be after --from");
 		return EXIT_USAGE;
 	}
-	path = args[0];
 
 	err = ana_run(&a, path, &o);
 	if (err) {

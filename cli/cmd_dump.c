@@ -381,8 +381,7 @@ int cmd_dump(int argc, char **argv)
 	struct src srcs[TAPE_TABLE_MAX], *bad = NULL;
 	const char *table = NULL, *out = NULL, *path;
 	tape_reader *r = NULL;
-	int nsrc = 0, nargs, c, err, ret = EXIT_FAIL;
-	char **args;
+	int nsrc = 0, c, err, ret = EXIT_FAIL;
 
 	opt_init(&p, &dump_cmd, argc, argv);
 	while ((c = opt_next(&p)) != OPT_END) {
@@ -402,15 +401,9 @@ int cmd_dump(int argc, char **argv)
 			break;
 		}
 	}
-	args = opt_args(&p, &nargs);
-	if (nargs != 1) {
-		if (nargs)
-			opt_error(&dump_cmd, "expected one TRACE, got %d arguments", nargs);
-		else
-			opt_error(&dump_cmd, "missing TRACE");
+	if (!(path = opt_one_arg(&p, "TRACE"))) {
 		return EXIT_USAGE;
 	}
-	path = args[0];
 	if (table && tape_table_from_name(table) < 0) {
 		opt_error(&dump_cmd, "unknown table '%s'", table);
 		return EXIT_USAGE;

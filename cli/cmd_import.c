@@ -757,8 +757,8 @@ int cmd_import(int argc, char **argv)
 	const char *table = "syscall", *out = NULL, *in;
 	tape_writer *w = NULL;
 	char *tmp = NULL;
-	int force = 0, nargs, c, err, ret = EXIT_FAIL, nmeta = 0;
-	char **args, **meta = NULL, **m;
+	int force = 0, c, err, ret = EXIT_FAIL, nmeta = 0;
+	char **meta = NULL, **m;
 	struct stat sb;
 
 	opt_init(&p, &import_cmd, argc, argv);
@@ -796,12 +796,7 @@ int cmd_import(int argc, char **argv)
 			break;
 		}
 	}
-	args = opt_args(&p, &nargs);
-	if (nargs != 1) {
-		if (nargs)
-			opt_error(&import_cmd, "expected one FILE, got %d arguments", nargs);
-		else
-			opt_error(&import_cmd, "missing FILE");
+	if (!(in = opt_one_arg(&p, "FILE"))) {
 		free(meta);
 		return EXIT_USAGE;
 	}
@@ -812,7 +807,6 @@ int cmd_import(int argc, char **argv)
 	}
 	im.table = tape_table_from_name(table);
 	im.cols = tape_table_columns(im.table, &im.ncols);
-	in = args[0];
 	if (!force && lstat(out, &sb) == 0) {
 		cli_error("%s: exists (use -f to replace it)", out);
 		goto cleanup;

@@ -261,8 +261,7 @@ int cmd_info(int argc, char **argv)
 {
 	struct opt_parser p;
 	struct info in = { 0 };
-	int json = 0, nargs, c, err;
-	char **args;
+	int json = 0, c, err;
 
 	opt_init(&p, &info_cmd, argc, argv);
 	while ((c = opt_next(&p)) != OPT_END) {
@@ -276,15 +275,9 @@ int cmd_info(int argc, char **argv)
 			break;
 		}
 	}
-	args = opt_args(&p, &nargs);
-	if (nargs != 1) {
-		if (nargs)
-			opt_error(&info_cmd, "expected one TRACE, got %d arguments", nargs);
-		else
-			opt_error(&info_cmd, "missing TRACE");
+	if (!(in.path = opt_one_arg(&p, "TRACE"))) {
 		return EXIT_USAGE;
 	}
-	in.path = args[0];
 	err = tape_reader_open(&in.r, in.path);
 	if (err < 0) {
 		cli_tape_error(in.path, err);

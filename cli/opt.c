@@ -39,7 +39,11 @@ void opt_init(struct opt_parser *p, const struct opt_cmd *cmd, int argc,
 	p->argc = argc;
 	p->argv = argv;
 	p->choice = -1;
-	/* ':' first: a missing argument returns ':' rather than '?' */
+	/* '+': stop at the first argument (POSIX), for commands that run a
+	 * command line; ':' first: a missing argument returns ':' rather
+	 * than '?' */
+	if (cmd->flags & OPT_CMD_STOP)
+		p->sopts[s++] = '+';
 	p->sopts[s++] = ':';
 	for (i = 0; i < OPT_MAX && (o = opt_at(cmd, i)); i++) {
 		p->lopts[i].name = o->name;
@@ -155,6 +159,19 @@ char **opt_args(struct opt_parser *p, int *n)
 	return p->argv + optind;
 }
 
+const char *opt_one_arg(struct opt_parser *p, const char *what)
+{
+	int n;
+	char **args = opt_args(p, &n);
+	if (n == 1)
+		return args[0];
+	if (n)
+		opt_error(p->cmd, "expected one %s, got %d arguments", what, n);
+	else
+		opt_error(p->cmd, "missing %s", what);
+	return NULL;
+}
+
 void opt_synopsis(const struct opt_cmd *cmd, FILE *f)
 {
 	const struct opt *o;
@@ -168,6 +185,8 @@ void opt_synopsis(const struct opt_cmd *cmd, FILE *f)
 		if (o->arg)
 			fprintf(f, " %s", o->arg);
 		fputs(req ? "" : "]", f);
+		if (o->flags & OPT_MULTI)
+			fputs("...", f);
 	}
 	if (cmd->args && *cmd->args)
 		fprintf(f, " %s", cmd->args);

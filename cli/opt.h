@@ -37,6 +37,12 @@
 
 /* opt.flags */
 #define OPT_REQUIRED (1u << 0)	/* shown without [] in the synopsis */
+#define OPT_MULTI (1u << 1)	/* may be repeated: "[-p PID]..." */
+
+/* opt_cmd.flags */
+#define OPT_CMD_STOP (1u << 0)	/* options end at the first argument (a
+				 * command line to run: its own options are
+				 * not ours) */
 
 struct opt {
 	int id;			/* short option letter or OPT_LONG(n); 0 ends */
@@ -54,6 +60,7 @@ struct opt_cmd {
 	const char *summary;	/* one line, also in `iotape -h` */
 	const char *desc;	/* optional paragraph printed after the synopsis */
 	const struct opt *opts;
+	unsigned flags;		/* OPT_CMD_* */
 };
 
 enum {
@@ -79,6 +86,9 @@ void opt_init(struct opt_parser *p, const struct opt_cmd *cmd, int argc,
 int opt_next(struct opt_parser *p);
 /* After OPT_END: the positional arguments and their count. */
 char **opt_args(struct opt_parser *p, int *n);
+/* After OPT_END: the one positional argument (named what in the error),
+ * or NULL after printing "missing WHAT" / "expected one WHAT" (exit 2). */
+const char *opt_one_arg(struct opt_parser *p, const char *what);
 /* Print the usage text to f. */
 void opt_usage(const struct opt_cmd *cmd, FILE *f);
 /* The synopsis line without "usage: " ("iotape dump [-o FILE] TRACE"). */
