@@ -40,13 +40,14 @@ endif
 CFLAGS   ?= -O2 -g
 WARN     := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 ALL_CFLAGS := $(CFLAGS) $(WARN) $(SANFLAGS) -std=gnu11 -D_GNU_SOURCE \
-	-DIOTAPE_VERSION='"$(VERSION)"' -Iformat -I$(OUT) -Icli
+	-DIOTAPE_VERSION='"$(VERSION)"' -Iformat -I$(OUT) -Icli -Ibpf
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
 # Debian 12 packages: build, test, bench, demo.
 DEB_PKGS := build-essential pkg-config clang llvm libbpf-dev bpftool libelf-dev \
 	zlib1g-dev libzstd-dev liburing-dev libxxhash-dev libinih-dev \
-	libjansson-dev libcmocka-dev zstd fio strace man-db groff-base
+	libjansson-dev libcmocka-dev zstd fio strace man-db groff-base \
+	python3-torch python3-torchvision python3-numpy bpftrace
 
 FORMAT_SRCS := $(wildcard format/*.c)
 FORMAT_OBJS := $(FORMAT_SRCS:%.c=$(OUT)/%.o)
@@ -63,7 +64,7 @@ VMLINUX   := $(OUT)/vmlinux.h
 ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 LIBS := $(LIBTAPE) $(shell pkg-config --libs libbpf liburing jansson 2>/dev/null || echo -lbpf -lelf -lz -luring -ljansson) \
-	-lzstd -lxxhash -lpthread -lm
+	-lzstd -lxxhash -ldl -lpthread -lm
 
 .PHONY: all deps check test demo bench man install clean FORCE
 all: iotape

@@ -21,6 +21,7 @@ struct cmd_struct {
 
 /* Add new subcommands here (and declare them in cli.h). */
 static const struct cmd_struct commands[] = {
+	{ "record", cmd_record, "record the I/O of a command and its children with eBPF" },
 	{ "info", cmd_info, "show the metadata, tables and health of a trace" },
 	{ "dump", cmd_dump, "print the events of a trace as text, CSV or JSON lines" },
 	{ "import", cmd_import, "build a trace from a CSV file" },

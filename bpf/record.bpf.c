@@ -1,0 +1,903 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * record.bpf.c - kernel side of `iotape record`.
+ *
+ * Invariants:
+ *  - Only tasks whose tgid is in `traced` produce syscall, mmap and
+ *    per-task page-cache events.  The set is seeded by user space (the
+ *    command's pid, or -p pids) and grows at sched_process_fork, shrinks at
+ *    sched_process_exit when the thread group dies.
+ *  - Tracepoints only (no kprobes, no fentry on our kernels).  Syscalls use
+ *    ONE enter and ONE exit program on the raw sys_enter/sys_exit
+ *    tracepoints (tp_btf); the syscalls it records and how to read their
+ *    arguments come from the `specs` array, indexed by syscall number.
+ *    Not the ~100 syscalls/sys_{enter,exit}_X events: on kernels with
+ *    faultable syscall tracepoints (6.13+) every detach waits for an RCU
+ *    tasks-trace grace period, 60-90 ms each, 8 s at exit for our list.
+ *  - An event that cannot be delivered (ring buffer full, in-flight map
+ *    full) is counted in lost[layer]: never silent.
+ *  - Kernel layouts come from BTF (vmlinux.h + CO-RE), never offsets.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "record.h"
+#include "record.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by user space between open and load. */
+const volatile __u64 wakeup_events = 0;	/* wake the reader every N records */
+const volatile __u32 layers = ~0u;	/* REC_LAYER_BIT(enum rec_layer) */
+const volatile __u64 cgroup_id = 0;	/* --cgroup: v2 cgroup id, 0 = none */
+
+/* Events we could not deliver, per enum rec_layer. */
+__u64 lost[REC_L_MAX] = {};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20); /* resized by user space (--buffer) */
+} rb SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);	/* tgid */
+	__type(value, __u32);	/* unused */
+} traced SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, REC_MAX_SYSCALL);
+	__type(key, __u32);
+	__type(value, struct rec_spec);
+} specs SEC(".maps");
+
+/* What sys_enter saw, for sys_exit of the same thread. */
+struct inflight {
+	__u64 ts;
+	__u64 args[8];		/* 6 used; 8 so a masked index stays inside */
+	__u64 file;		/* struct file * of fd_arg at entry */
+	__u64 pos;		/* f_pos at entry, or *off_arg for REC_OFF_PTR */
+	__u64 dev;
+	__u64 ino;
+	__u32 nr;
+	__u32 ptr_ok;		/* REC_OFF_PTR: pos holds *off_arg */
+	__u32 active;		/* set by sys_enter, cleared by sys_exit */
+	__u32 _pad;
+};
+
+/* Per-thread storage: no allocation or hashing per syscall, freed with the
+ * task (a hash keyed by tid cost ~150 ns per syscall here). */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct inflight);
+} inflight SEC(".maps");
+
+/* Files traced processes opened or read: eviction and async insert run in
+ * other tasks' context, so those events are filtered on the inode. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct rec_inode_key);
+	__type(value, __u8);
+} files SEC(".maps");
+
+struct scratch {
+	struct rec_syscall ev;
+	char paths[2 * REC_PATH_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+/* Block requests in flight, keyed by struct request *. */
+struct blk_start {
+	__u64 ts;
+	__u32 pid;
+	__u32 tid;
+	__u64 ino;
+	__u64 dev;
+	__u64 sector;
+	__u64 bytes;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct blk_start);
+} blkreq SEC(".maps");
+
+/* Bios submitted by traced tasks, for requests issued from other contexts
+ * (plug flush by kblockd, scheduler dispatch). */
+struct bio_owner {
+	__u64 pid_tgid;
+	__u64 sector;	/* bio start: a freed and reused bio will differ */
+	__u64 ts;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);	/* struct bio * */
+	__type(value, struct bio_owner);
+} bioowner SEC(".maps");
+
+static __always_inline void count_lost(__u32 layer)
+{
+	if (layer < REC_L_MAX)
+		__sync_fetch_and_add(&lost[layer], 1);
+}
+
+/* Wake the reader once per wakeup_events records per CPU (a per-CPU array
+ * lookup is inlined: no helper call, unlike bpf_ringbuf_query); user space
+ * also polls every 100 ms, so a quiet ring is drained anyway. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} wake_count SEC(".maps");
+
+static __always_inline __u64 rb_flags(void)
+{
+	__u32 zero = 0;
+	__u64 *n;
+
+	if (!wakeup_events)
+		return 0;
+	n = bpf_map_lookup_elem(&wake_count, &zero);
+	if (!n)
+		return 0;
+	return ++*n % wakeup_events ? BPF_RB_NO_WAKEUP : BPF_RB_FORCE_WAKEUP;
+}
+
+/* In the traced set.  With --cgroup a task of that cgroup joins the set
+ * the first time it is seen here (its children then follow by fork). */
+static __always_inline int is_traced(__u32 tgid)
+{
+	__u32 one = 1;
+
+	if (bpf_map_lookup_elem(&traced, &tgid))
+		return 1;
+	if (cgroup_id && bpf_get_current_cgroup_id() == cgroup_id &&
+	    (bpf_get_current_pid_tgid() >> 32) == tgid) {
+		bpf_map_update_elem(&traced, &tgid, &one, BPF_NOEXIST);
+		return 1;
+	}
+	return 0;
+}
+
+static __always_inline int tracked_file(__u64 dev, __u64 ino)
+{
+	struct rec_inode_key k = { .dev = dev, .ino = ino };
+
+	return bpf_map_lookup_elem(&files, &k) != NULL;
+}
+
+static __always_inline void track_file(__u64 dev, __u64 ino)
+{
+	struct rec_inode_key k = { .dev = dev, .ino = ino };
+	__u8 one = 1;
+
+	if (!bpf_map_lookup_elem(&files, &k))
+		bpf_map_update_elem(&files, &k, &one, BPF_ANY);
+}
+
+/* The struct file behind fd in the current task, 0 when none. */
+static __always_inline __u64 fd_file(long fd)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct fdtable *fdt = t->files->fdt;
+	__u64 f = 0;
+
+	if (fd < 0 || (unsigned long)fd >= fdt->max_fds)
+		return 0;
+	bpf_probe_read_kernel(&f, sizeof(f), &fdt->fd[fd]);
+	return f;
+}
+
+static __always_inline void file_id(__u64 fp, __u64 *dev, __u64 *ino)
+{
+	struct inode *i = as_file(fp)->f_inode;
+
+	*ino = i->i_ino;
+	*dev = i->i_sb->s_dev;
+}
+
+static __always_inline __u64 arg(const struct inflight *e, __s8 i)
+{
+	return e->args[i & 7];
+}
+
+/* ------------------------------------------------------------ syscalls */
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
+{
+	__u32 nr = id;
+	struct rec_spec *sp;
+	struct inflight *e;
+	struct task_struct *task;
+	__u64 f;
+
+	/* cheapest test first: most syscalls have no spec */
+	sp = bpf_map_lookup_elem(&specs, &nr);
+	if (!sp || !sp->op)
+		return 0;
+	if ((sp->sflags & REC_SF_DUPFD_ONLY) &&
+	    SC_ARG1(regs) != 0 /* F_DUPFD */ && SC_ARG1(regs) != 1030 /* F_DUPFD_CLOEXEC */)
+		return 0;
+	if ((sp->sflags & REC_SF_FILE_ONLY) && (SC_ARG3(regs) & 0x20 /* MAP_ANONYMOUS */))
+		return 0;
+	/* Only traced tasks get storage, so having it means traced (a task's
+	 * tgid leaves the set only when the whole group is dead). */
+	task = bpf_get_current_task_btf();
+	e = bpf_task_storage_get(&inflight, task, 0, 0);
+	if (!e) {
+		if (!is_traced(bpf_get_current_pid_tgid() >> 32))
+			return 0;
+		e = bpf_task_storage_get(&inflight, task, 0,
+					 BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!e) {
+			count_lost(sp->layer);
+			return 0;
+		}
+	}
+	e->ts = bpf_ktime_get_ns();
+	e->nr = nr;
+	e->args[0] = SC_ARG0(regs);
+	e->args[1] = SC_ARG1(regs);
+	e->args[2] = SC_ARG2(regs);
+	e->args[3] = SC_ARG3(regs);
+	e->args[4] = SC_ARG4(regs);
+	e->args[5] = SC_ARG5(regs);
+	e->file = e->pos = e->dev = e->ino = 0;
+	e->ptr_ok = 0;
+	if (sp->fd_arg >= 0) {
+		f = fd_file((int)arg(e, sp->fd_arg));
+		if (f) {
+			e->file = f;
+			file_id(f, &e->dev, &e->ino);
+			if (sp->off_kind != REC_OFF_ARG)
+				e->pos = as_file(f)->f_pos;
+		}
+	}
+	if (sp->off_kind == REC_OFF_PTR && sp->off_arg >= 0) {
+		void *p = (void *)arg(e, sp->off_arg);
+		if (p && bpf_probe_read_user(&e->pos, sizeof(e->pos), p) == 0)
+			e->ptr_ok = 1;
+	}
+	e->active = 1;
+	return 0;
+}
+
+/* Position a read/write without explicit offset started at.  For regular
+ * files f_pos after the call minus bytes done is exact even with O_APPEND
+ * (writes land at i_size) and with fds shared by dup/fork; f_pos at entry
+ * is the fallback for failures and for streams. */
+static __always_inline __u64 pos_start(const struct inflight *e, long ret)
+{
+	__u64 now;
+
+	if (ret > 0 && e->file) {
+		now = as_file(e->file)->f_pos;
+		if (now >= (__u64)ret)
+			return now - ret;
+	}
+	return e->pos;
+}
+
+static __always_inline __u64 iov_total(const struct inflight *e, __s8 vec_arg,
+				       __u64 cnt)
+{
+	struct iovec *iov = (struct iovec *)arg(e, vec_arg);
+	__u64 sum = 0, len;
+
+	for (int i = 0; i < REC_MAX_IOV; i++) {
+		if (i >= cnt)
+			break;
+		len = 0;
+		bpf_probe_read_user(&len, sizeof(len), &iov[i].iov_len);
+		sum += len;
+	}
+	return sum;
+}
+
+static __always_inline void fill_syscall(struct rec_syscall *ev,
+					 struct inflight *e,
+					 const struct rec_spec *sp, __u64 id,
+					 long ret)
+{
+	__u64 f;
+
+	ev->h.type = REC_EV_SYSCALL;
+	ev->h.len = sizeof(*ev);
+	ev->h.ts = e->ts;
+	ev->h.pid = id >> 32;
+	ev->h.tid = (__u32)id;
+	ev->dur = bpf_ktime_get_ns() - e->ts;
+	ev->op = sp->op;
+	ev->fd = sp->fd_arg >= 0 ? (__s32)arg(e, sp->fd_arg) : -1;
+	ev->fd2 = sp->fd2_arg >= 0 ? (__s32)arg(e, sp->fd2_arg) : -1;
+	ev->path_len = ev->path2_len = 0;
+	ev->ret = ret;
+	ev->dev = e->dev;
+	ev->ino = e->ino;
+	ev->ndev = ev->nino = ev->nsize = 0;
+	ev->nmode = 0;
+	ev->_pad = 0;
+
+	ev->size = 0;
+	if (sp->size_arg >= 0) {
+		ev->size = arg(e, sp->size_arg);
+		if (sp->sflags & REC_SF_VEC)
+			ev->size = iov_total(e, 1, ev->size);
+	}
+
+	ev->flags = sp->flags_const;
+	if (sp->flags_arg >= 0)
+		ev->flags |= arg(e, sp->flags_arg);
+	if (sp->sflags & REC_SF_MMAP_FLAGS)
+		ev->flags = (e->args[2] & 0xffffffff) | (e->args[3] << 32);
+	if (sp->sflags & REC_SF_OPENAT2) {
+		__u64 fl = 0;
+		bpf_probe_read_user(&fl, sizeof(fl), (void *)e->args[2]);
+		ev->flags = fl;
+	}
+
+	switch (sp->off_kind) {
+	case REC_OFF_POS:
+		ev->offset = pos_start(e, ret);
+		break;
+	case REC_OFF_ARG:
+	case REC_OFF_ADDR:
+		ev->offset = arg(e, sp->off_arg);
+		break;
+	case REC_OFF_ARG_OR_POS:
+		ev->offset = arg(e, sp->off_arg);
+		if ((__s64)ev->offset == -1)
+			ev->offset = pos_start(e, ret);
+		break;
+	case REC_OFF_PTR:
+		ev->offset = e->ptr_ok ? e->pos : pos_start(e, ret);
+		break;
+	default:
+		ev->offset = 0;
+	}
+
+	if ((sp->sflags & REC_SF_NEWFD) && ret >= 0) {
+		f = fd_file(ret);
+		if (f) {
+			struct inode *in = as_file(f)->f_inode;
+
+			file_id(f, &ev->ndev, &ev->nino);
+			ev->nsize = in->i_size;
+			ev->nmode = in->i_mode;
+			track_file(ev->ndev, ev->nino);
+		}
+	}
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
+{
+	__u64 id;
+	__u32 zero = 0, nr, len1 = 0, len2 = 0, size;
+	struct inflight *e;
+	struct rec_spec *sp;
+	struct scratch *s;
+	struct rec_syscall *ev;
+	long n;
+
+	e = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
+	if (!e || !e->active)
+		return 0;
+	e->active = 0;
+	nr = e->nr;
+	sp = bpf_map_lookup_elem(&specs, &nr);
+	if (!sp)
+		return 0;
+	{
+		struct task_struct *t = bpf_get_current_task_btf();
+		id = (__u64)t->tgid << 32 | (__u32)t->pid;
+	}
+
+	if (sp->path_arg < 0) {
+		/* common case: fixed size, built in place in the ring */
+		ev = bpf_ringbuf_reserve(&rb, sizeof(*ev), 0);
+		if (!ev) {
+			count_lost(sp->layer);
+			return 0;
+		}
+		fill_syscall(ev, e, sp, id, ret);
+		bpf_ringbuf_submit(ev, rb_flags());
+		return 0;
+	}
+
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!s)
+		return 0;
+	ev = &s->ev;
+	fill_syscall(ev, e, sp, id, ret);
+	/* Paths are read at exit: the kernel has just copied them, so the
+	 * pages are resident and bpf_probe_read_user_str cannot miss them. */
+	n = bpf_probe_read_user_str(s->paths, REC_PATH_MAX,
+				    (void *)arg(e, sp->path_arg));
+	len1 = n > 0 ? n : 0;
+	if (sp->path2_arg >= 0) {
+		__u32 off = len1;
+
+		if (off > REC_PATH_MAX)
+			off = REC_PATH_MAX;
+		n = bpf_probe_read_user_str(s->paths + off, REC_PATH_MAX,
+					    (void *)arg(e, sp->path2_arg));
+		len2 = n > 0 ? n : 0;
+	}
+	ev->path_len = len1;
+	ev->path2_len = len2;
+	size = sizeof(*ev) + len1 + len2;
+	if (size > sizeof(*s))
+		size = sizeof(*s);
+	ev->h.len = size;
+	if (bpf_ringbuf_output(&rb, ev, size, rb_flags()))
+		count_lost(sp->layer);
+	return 0;
+}
+
+/* ------------------------------------------------------------ processes */
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(proc_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid, one = 1;
+	struct rec_fork *ev;
+
+	if (!is_traced(ptgid))
+		return 0;
+	if (ctgid != ptgid)
+		bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY);
+	ev = bpf_ringbuf_reserve(&rb, sizeof(*ev), 0);
+	if (!ev) {
+		count_lost(REC_L_PROC);
+		return 0;
+	}
+	ev->h.type = REC_EV_FORK;
+	ev->h.len = sizeof(*ev);
+	ev->h.ts = bpf_ktime_get_ns();
+	ev->h.pid = ptgid;
+	ev->h.tid = parent->pid;
+	ev->child_pid = ctgid;
+	ev->child_tid = child->pid;
+	ev->flags = ctgid == ptgid ? REC_FORK_THREAD : 0;
+	ev->_pad = 0;
+	bpf_probe_read_kernel_str(ev->comm, sizeof(ev->comm), child->comm);
+	bpf_ringbuf_submit(ev, 0);
+	return 0;
+}
+
+struct exec_scratch {
+	struct rec_exec ev;
+	char argv[2 * REC_ARGV_MAX];	/* 2x: room for the masked size below */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct exec_scratch);
+} exec_scratch SEC(".maps");
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(proc_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 zero = 0, len, size;
+	struct exec_scratch *s;
+	unsigned long start, end;
+
+	if (!is_traced(p->tgid))
+		return 0;
+	s = bpf_map_lookup_elem(&exec_scratch, &zero);
+	if (!s)
+		return 0;
+	s->ev.h.type = REC_EV_EXEC;
+	s->ev.h.ts = bpf_ktime_get_ns();
+	s->ev.h.pid = p->tgid;
+	s->ev.h.tid = p->pid;
+	s->ev.old_tid = old_pid;
+	bpf_get_current_comm(s->ev.comm, sizeof(s->ev.comm));
+	/* The new image's argv is on the new stack, current->mm is the new mm. */
+	start = BPF_CORE_READ(p, mm, arg_start);
+	end = BPF_CORE_READ(p, mm, arg_end);
+	len = end > start ? end - start : 0;
+	if (len > REC_ARGV_MAX - 1)
+		len = REC_ARGV_MAX - 1;
+	/* keep clang from folding the mask the verifier needs to see */
+	asm volatile("" : "+r"(len));
+	len &= REC_ARGV_MAX - 1;
+	if (len > 0 && bpf_probe_read_user(s->argv, len, (void *)start))
+		len = 0;
+	s->ev.argv_len = len;
+	size = sizeof(s->ev) + len;
+	if (size > sizeof(*s))
+		size = sizeof(*s);
+	s->ev.h.len = size;
+	if (bpf_ringbuf_output(&rb, s, size & (2 * REC_ARGV_MAX - 1), 0))
+		count_lost(REC_L_PROC);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(proc_exit, struct task_struct *p, bool group_dead)
+{
+	__u32 tgid = p->tgid, tid = p->pid;
+	struct rec_exit *ev;
+
+	if (!is_traced(tgid))
+		return 0;
+	ev = bpf_ringbuf_reserve(&rb, sizeof(*ev), 0);
+	if (ev) {
+		ev->h.type = REC_EV_EXIT;
+		ev->h.len = sizeof(*ev);
+		ev->h.ts = bpf_ktime_get_ns();
+		ev->h.pid = tgid;
+		ev->h.tid = tid;
+		ev->exit_code = p->exit_code;
+		ev->group_dead = group_dead;
+		bpf_probe_read_kernel_str(ev->comm, sizeof(ev->comm), p->comm);
+		bpf_ringbuf_submit(ev, 0);
+	} else {
+		count_lost(REC_L_PROC);
+	}
+	if (group_dead)
+		bpf_map_delete_elem(&traced, &tgid);
+	return 0;
+}
+
+/* ----------------------------------------------------------- page cache */
+
+/* Traced?  A task with syscall storage is (see sys_enter); others ask the
+ * traced set. */
+static __always_inline int traced_now(void)
+{
+	if (bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0))
+		return 1;
+	return is_traced(bpf_get_current_pid_tgid() >> 32);
+}
+
+static __always_inline void cache_event(__u32 layer, __u32 kind, __u64 dev,
+					__u64 ino, __u64 index, __u64 count,
+					__u64 id)
+{
+	struct rec_cache *ev = bpf_ringbuf_reserve(&rb, sizeof(*ev), 0);
+
+	if (!ev) {
+		count_lost(layer);
+		return;
+	}
+	ev->h.type = REC_EV_CACHE;
+	ev->h.len = sizeof(*ev);
+	ev->h.ts = bpf_ktime_get_ns();
+	ev->h.pid = id >> 32;
+	ev->h.tid = (__u32)id;
+	ev->kind = kind;
+	ev->_pad = 0;
+	ev->dev = dev;
+	ev->ino = ino;
+	ev->index = index;
+	ev->count = count;
+	bpf_ringbuf_submit(ev, rb_flags());
+}
+
+/* Buffered read touched index..last_index (1 = TAPE_CACHE_ACCESS). */
+SEC("tracepoint/filemap/mm_filemap_get_pages")
+int cache_get_pages(struct trace_event_raw_mm_filemap_op_page_cache_range *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	/* no track_file here: files are tracked when opened, and this runs
+	 * for every buffered read */
+	if (!traced_now())
+		return 0;
+	cache_event(REC_L_CACHE, 1, ctx->s_dev, ctx->i_ino, ctx->index,
+		    ctx->last_index - ctx->index + 1, id);
+	return 0;
+}
+
+/* A folio inserted: a miss, 1 << order pages (2 = TAPE_CACHE_INSERT). */
+SEC("tracepoint/filemap/mm_filemap_add_to_page_cache")
+int cache_add(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	if (!traced_now() && !tracked_file(ctx->s_dev, ctx->i_ino))
+		return 0;
+	cache_event(REC_L_CACHE, 2, ctx->s_dev, ctx->i_ino, ctx->index,
+		    1ull << (ctx->order & 63), id);
+	return 0;
+}
+
+/* Eviction runs in reclaim/truncate context: filter on the file only. */
+SEC("tracepoint/filemap/mm_filemap_delete_from_page_cache")
+int cache_delete(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
+{
+	if (!tracked_file(ctx->s_dev, ctx->i_ino))
+		return 0;
+	cache_event(REC_L_CACHE, 3, ctx->s_dev, ctx->i_ino, ctx->index,
+		    1ull << (ctx->order & 63), bpf_get_current_pid_tgid());
+	return 0;
+}
+
+SEC("tracepoint/filemap/mm_filemap_fault")
+int cache_fault(struct trace_event_raw_mm_filemap_fault *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	if (!traced_now())
+		return 0;
+	track_file(ctx->s_dev, ctx->i_ino);
+	cache_event(REC_L_MMAP, 4, ctx->s_dev, ctx->i_ino, ctx->index, 1, id);
+	return 0;
+}
+
+SEC("tracepoint/filemap/mm_filemap_map_pages")
+int cache_map_pages(struct trace_event_raw_mm_filemap_op_page_cache_range *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	if (!traced_now())
+		return 0;
+	track_file(ctx->s_dev, ctx->i_ino);
+	cache_event(REC_L_MMAP, 5, ctx->s_dev, ctx->i_ino, ctx->index,
+		    ctx->last_index - ctx->index + 1, id);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- block */
+
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(blk_bio_queue, struct bio *bio)
+{
+	__u64 id = bpf_get_current_pid_tgid(), key = (__u64)bio;
+	struct bio_owner o;
+
+	if (!is_traced(id >> 32))
+		return 0;
+	o.pid_tgid = id;
+	o.sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
+	o.ts = bpf_ktime_get_ns();
+	bpf_map_update_elem(&bioowner, &key, &o, BPF_ANY);
+	return 0;
+}
+
+/* Inode of the request's first page, 0 for anonymous/user pages (O_DIRECT)
+ * and for requests without data. */
+static __always_inline __u64 rq_inode(struct request *rq)
+{
+	struct bio *bio = BPF_CORE_READ(rq, bio);
+	struct page *pg;
+	struct address_space *m;
+
+	if (!bio)
+		return 0;
+	pg = BPF_CORE_READ(bio, bi_io_vec, bv_page);
+	if (!pg)
+		return 0;
+	m = BPF_CORE_READ(pg, mapping);
+	if (!m || ((unsigned long)m & 3)) /* PAGE_MAPPING_ANON / MOVABLE */
+		return 0;
+	/* metadata read through the block device's own page cache */
+	if ((BPF_CORE_READ(m, host, i_mode) & 0170000) == 0060000) /* S_ISBLK */
+		return 0;
+	return BPF_CORE_READ(m, host, i_ino);
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(blk_issue, struct request *rq)
+{
+	__u64 id = bpf_get_current_pid_tgid(), key = (__u64)rq, bkey;
+	struct blk_start st = {};
+	struct bio_owner *owner = NULL;
+	struct bio *bio;
+
+	if (!is_traced(id >> 32)) {
+		bio = BPF_CORE_READ(rq, bio);
+		bkey = (__u64)bio;
+		if (bio)
+			owner = bpf_map_lookup_elem(&bioowner, &bkey);
+		if (owner && (owner->sector != BPF_CORE_READ(rq, __sector) ||
+			      bpf_ktime_get_ns() - owner->ts > 10000000000ull))
+			owner = NULL;	/* a reused struct bio */
+		if (owner) {
+			id = owner->pid_tgid;
+			bpf_map_delete_elem(&bioowner, &bkey);
+		} else {
+			__u64 ino = rq_inode(rq);
+			__u64 dev = BPF_CORE_READ(rq, bio, bi_bdev, bd_dev);
+			/* writeback and other contexts: a tracked file's
+			 * pages.  The bio's bdev is the partition, whose dev
+			 * is the filesystem's s_dev (the event's dev below is
+			 * the whole disk, as in block:block_rq_issue). */
+			if (!ino || !tracked_file(dev, ino))
+				return 0;
+			id = 0;
+		}
+	}
+	st.ts = bpf_ktime_get_ns();
+	st.pid = id >> 32;
+	st.tid = (__u32)id;
+	st.ino = rq_inode(rq);
+	st.dev = BPF_CORE_READ(rq, q, disk, part0, bd_dev);
+	st.sector = BPF_CORE_READ(rq, __sector);
+	st.bytes = BPF_CORE_READ(rq, __data_len);
+	bpf_map_update_elem(&blkreq, &key, &st, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(blk_complete, struct request *rq, blk_status_t error,
+	     unsigned int nr_bytes)
+{
+	__u64 key = (__u64)rq;
+	struct blk_start *st = bpf_map_lookup_elem(&blkreq, &key);
+	struct rec_block *ev;
+	__u32 opf, op, fl = 0;
+
+	if (!st)
+		return 0;
+	ev = bpf_ringbuf_reserve(&rb, sizeof(*ev), 0);
+	if (!ev) {
+		count_lost(REC_L_BLOCK);
+		goto out;
+	}
+	opf = BPF_CORE_READ(rq, cmd_flags);
+	op = opf & 0xff; /* REQ_OP_MASK: REQ_OP_BITS = 8 */
+	if (op == bpf_core_enum_value(enum req_op, REQ_OP_READ))
+		fl |= REC_BLK_READ;
+	else if (op == bpf_core_enum_value(enum req_op, REQ_OP_WRITE))
+		fl |= REC_BLK_WRITE;
+	else if (op == bpf_core_enum_value(enum req_op, REQ_OP_FLUSH))
+		fl |= REC_BLK_FLUSH;
+	else if (op == bpf_core_enum_value(enum req_op, REQ_OP_DISCARD))
+		fl |= REC_BLK_DISCARD;
+	if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_SYNC)))
+		fl |= REC_BLK_SYNC;
+	if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_META)))
+		fl |= REC_BLK_META;
+	if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_FUA)))
+		fl |= REC_BLK_FUA;
+	if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH)))
+		fl |= REC_BLK_FLUSH;
+	if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_RAHEAD)))
+		fl |= REC_BLK_RAHEAD;
+
+	ev->h.type = REC_EV_BLOCK;
+	ev->h.len = sizeof(*ev);
+	ev->h.ts = st->ts;
+	ev->h.pid = st->pid;
+	ev->h.tid = st->tid;
+	ev->dur = bpf_ktime_get_ns() - st->ts;
+	ev->dev = st->dev;
+	ev->sector = st->sector;
+	ev->bytes = st->bytes;	/* as issued; nr_bytes may be partial */
+	ev->flags = fl;
+	ev->cmd_flags = opf;
+	ev->ino = st->ino;
+	ev->error = error;
+	ev->_pad = 0;
+	bpf_ringbuf_submit(ev, rb_flags());
+out:
+	bpf_map_delete_elem(&blkreq, &key);
+	return 0;
+}
+
+/* ------------------------------------------------------------- io_uring */
+
+/* An operation submitted through a ring, from submit to completion.  The
+ * opcodes are io_uring UAPI (stable); op codes are enum tape_op. */
+struct uring_start {
+	__u64 ts;
+	__u64 pid_tgid;
+	__u64 off;
+	__u64 len;
+	__u64 dev;
+	__u64 ino;
+	__s32 fd;
+	__u32 op;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);	/* struct io_kiocb * */
+	__type(value, struct uring_start);
+} uring_req SEC(".maps");
+
+SEC("tp_btf/io_uring_submit_req")
+int BPF_PROG(uring_submit, struct io_kiocb *req)
+{
+	struct uring_start st = {};
+	__u64 key = (__u64)req, f;
+	__u8 opc = req->opcode;
+	int rw = 0;
+
+	if (!traced_now())
+		return 0;
+	switch (opc) {
+	case 1: case 4: case 22:	/* READV, READ_FIXED, READ */
+		st.op = 50; rw = 1; break;	/* TAPE_OP_URING_READ */
+	case 2: case 5: case 23:	/* WRITEV, WRITE_FIXED, WRITE */
+		st.op = 51; rw = 1; break;	/* TAPE_OP_URING_WRITE */
+	case 3:				/* FSYNC */
+		st.op = 52; break;
+	case 18: case 28:		/* OPENAT, OPENAT2 */
+		st.op = 53; break;
+	case 19:			/* CLOSE */
+		st.op = 54; break;
+	case 0:				/* NOP */
+		return 0;
+	default:
+		st.op = 55;		/* TAPE_OP_URING_OTHER */
+	}
+	st.ts = bpf_ktime_get_ns();
+	st.pid_tgid = bpf_get_current_pid_tgid();
+	st.fd = req->cqe.fd;
+	if (rw) {
+		/* prep (io_prep_rw) ran before this tracepoint */
+		struct io_rw *r = bpf_rdonly_cast(&req->cmd, bpf_core_type_id_kernel(struct io_rw));
+
+		st.off = r->kiocb.ki_pos;
+		st.len = r->len;
+	}
+	if (!(req->flags & 1 /* REQ_F_FIXED_FILE */) && st.fd >= 0) {
+		f = fd_file(st.fd);
+		if (f)
+			file_id(f, &st.dev, &st.ino);
+	}
+	bpf_map_update_elem(&uring_req, &key, &st, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/io_uring_complete")
+int BPF_PROG(uring_complete, struct io_ring_ctx *rctx, void *req,
+	     struct io_uring_cqe *cqe)
+{
+	__u64 key = (__u64)req;
+	struct uring_start *st = bpf_map_lookup_elem(&uring_req, &key);
+	struct rec_syscall *ev;
+
+	if (!st)
+		return 0;
+	ev = bpf_ringbuf_reserve(&rb, sizeof(*ev), 0);
+	if (!ev) {
+		count_lost(REC_L_SYSCALL);
+		goto out;
+	}
+	__builtin_memset(ev, 0, sizeof(*ev));
+	ev->h.type = REC_EV_SYSCALL;
+	ev->h.len = sizeof(*ev);
+	ev->h.ts = st->ts;
+	ev->h.pid = st->pid_tgid >> 32;
+	ev->h.tid = (__u32)st->pid_tgid;
+	ev->dur = bpf_ktime_get_ns() - st->ts;
+	ev->op = st->op;
+	ev->fd = st->fd;
+	ev->fd2 = -1;
+	ev->offset = st->off;
+	ev->size = st->len;
+	ev->ret = cqe->res;
+	ev->dev = st->dev;
+	ev->ino = st->ino;
+	bpf_ringbuf_submit(ev, rb_flags());
+out:
+	bpf_map_delete_elem(&uring_req, &key);
+	return 0;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * record.bpf.h - architecture and kernel-version helpers for record.bpf.c.
+ *
+ * Syscall arguments from the raw sys_enter tracepoint's pt_regs (the user
+ * registers of the syscall).  libbpf 1.1 (Debian 12) has no
+ * PT_REGS_PARM6_SYSCALL, so the x86-64 and arm64 registers are named here.
+ */
+#ifndef IOTAPE_RECORD_BPF_H
+#define IOTAPE_RECORD_BPF_H
+
+#if defined(__TARGET_ARCH_x86)
+#define SC_ARG0(r) ((r)->di)
+#define SC_ARG1(r) ((r)->si)
+#define SC_ARG2(r) ((r)->dx)
+#define SC_ARG3(r) ((r)->r10)
+#define SC_ARG4(r) ((r)->r8)
+#define SC_ARG5(r) ((r)->r9)
+#elif defined(__TARGET_ARCH_arm64)
+#define SC_ARG0(r) ((r)->orig_x0)
+#define SC_ARG1(r) ((r)->regs[1])
+#define SC_ARG2(r) ((r)->regs[2])
+#define SC_ARG3(r) ((r)->regs[3])
+#define SC_ARG4(r) ((r)->regs[4])
+#define SC_ARG5(r) ((r)->regs[5])
+#else
+#error "record.bpf.h: add this architecture's syscall argument registers"
+#endif
+
+/*
+ * Direct (BTF) loads instead of bpf_probe_read_kernel: a helper call costs
+ * 30-50 ns, a BTF load a few.  Pointers that come out of plain memory (the
+ * fd array, our maps) are turned back into BTF pointers with the
+ * bpf_rdonly_cast kfunc (kernel 6.2+); loads through them are fault-safe.
+ */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+#define as_file(p) ((struct file *)bpf_rdonly_cast((void *)(p), \
+					bpf_core_type_id_kernel(struct file)))
+
+#endif

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record.h - events the recorder's BPF side sends to user space, and the
+ * per-syscall specs user space gives the BPF side.
+ *
+ * This is a kernel<->user ABI private to one build of iotape, NOT the file
+ * format: record/convert.c turns these into struct tape_* rows.  Every
+ * struct is fixed-width with explicit padding and a _Static_assert on its
+ * size so clang -target bpf and the host compiler agree byte for byte.
+ * Variable-length data (paths, argv) follows the fixed part; hdr.len is the
+ * total size of the event.
+ */
+#ifndef IOTAPE_RECORD_H
+#define IOTAPE_RECORD_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define REC_PATH_MAX 4096	/* one path, NUL included (PATH_MAX) */
+#define REC_ARGV_MAX 4096	/* argv bytes captured at exec */
+#define REC_COMM_LEN 16
+#define REC_MAX_SYSCALL 512	/* size of the syscall-spec array */
+#define REC_MAX_IOV 8		/* iovecs summed for readv/writev sizes */
+
+enum rec_ev_type {
+	REC_EV_SYSCALL = 1,
+	REC_EV_FORK = 2,
+	REC_EV_EXEC = 3,
+	REC_EV_EXIT = 4,
+	REC_EV_CACHE = 5,
+	REC_EV_BLOCK = 6,
+};
+
+/* Layers, for -e and for the lost-event counters. */
+enum rec_layer {
+	REC_L_SYSCALL = 0,
+	REC_L_MMAP = 1,
+	REC_L_CACHE = 2,
+	REC_L_BLOCK = 3,
+	REC_L_PROC = 4,
+	REC_L_MAX = 5,
+};
+#define REC_LAYER_BIT(l) (1u << (l))
+
+/* Ops the recorder uses internally and never writes to the trace. */
+enum rec_internal_op {
+	REC_OP_CHDIR = 200,
+	REC_OP_FCHDIR = 201,
+};
+
+/*
+ * How a syscall's arguments are read.  One spec per syscall number, set by
+ * user space (record/syscalls.c) in the `specs` array map before attach.
+ * Argument indexes are 0..5; -1 means "none".
+ */
+enum rec_off_kind {
+	REC_OFF_NONE = 0,
+	REC_OFF_POS = 1,	/* file position: f_pos (see record.bpf.c) */
+	REC_OFF_ARG = 2,	/* explicit offset argument off_arg */
+	REC_OFF_ARG_OR_POS = 3,	/* preadv2/pwritev2: -1 means current pos */
+	REC_OFF_PTR = 4,	/* loff_t *off_arg, NULL means current pos */
+	REC_OFF_ADDR = 5,	/* munmap/msync/madvise: address in offset */
+};
+
+enum rec_spec_flag {
+	REC_SF_VEC = 1u << 0,	  /* size = sum of iov_len (size_arg = iovcnt) */
+	REC_SF_DUPFD_ONLY = 1u << 1, /* fcntl: only F_DUPFD/F_DUPFD_CLOEXEC */
+	REC_SF_NEWFD = 1u << 2,	  /* ret is a new fd: look up its file */
+	REC_SF_FILE_ONLY = 1u << 3, /* mmap: skip MAP_ANONYMOUS */
+	REC_SF_OPENAT2 = 1u << 4, /* flags = how->flags (user memory) */
+	REC_SF_MMAP_FLAGS = 1u << 5, /* flags = prot | flags << 32 */
+};
+
+struct rec_spec {
+	__u16 op;	/* enum tape_op, or enum rec_internal_op */
+	__u8 layer;	/* enum rec_layer */
+	__u8 off_kind;	/* enum rec_off_kind */
+	__s8 fd_arg;	/* fd the op acts on (or dirfd of path_arg) */
+	__s8 path_arg;	/* const char __user * */
+	__s8 fd2_arg;	/* second fd (sendfile out, rename newdirfd) */
+	__s8 path2_arg;
+	__s8 off_arg;
+	__s8 size_arg;
+	__s8 flags_arg;
+	__u8 _pad;
+	__u32 sflags;	/* enum rec_spec_flag */
+	__u32 flags_const; /* ORed into flags (creat: O_CREAT|O_WRONLY|O_TRUNC) */
+};
+_Static_assert(sizeof(struct rec_spec) == 20, "rec_spec size");
+
+struct rec_hdr {
+	__u32 type;	/* enum rec_ev_type */
+	__u32 len;	/* whole event in bytes, trailing data included */
+	__u64 ts;	/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	__u32 pid;	/* tgid */
+	__u32 tid;
+};
+_Static_assert(sizeof(struct rec_hdr) == 24, "rec_hdr size");
+
+/* One syscall, emitted at sys_exit.  path (path_len bytes incl. NUL) then
+ * path2 (path2_len bytes) follow when the op names files. */
+struct rec_syscall {
+	struct rec_hdr h;	/* ts = syscall entry */
+	__u64 dur;
+	__u32 op;
+	__s32 fd;	/* fd argument (or dirfd for *at), -1 none */
+	__s32 fd2;	/* second fd / second dirfd, -1 none */
+	__u16 path_len;
+	__u16 path2_len;
+	__u64 offset;
+	__u64 size;
+	__s64 ret;
+	__u64 flags;
+	__u64 dev;	/* file of fd (or of dirfd), 0 unknown */
+	__u64 ino;
+	__u64 ndev;	/* the file a successful open/dup returned */
+	__u64 nino;
+	__u64 nsize;	/* its i_size */
+	__u32 nmode;	/* its i_mode */
+	__u32 _pad;
+	/* char paths[] follow */
+};
+_Static_assert(sizeof(struct rec_syscall) == 128, "rec_syscall size");
+
+#define REC_FORK_THREAD 1u
+
+struct rec_fork {
+	struct rec_hdr h;	/* pid/tid = parent */
+	__u32 child_pid;	/* tgid of the child */
+	__u32 child_tid;
+	__u32 flags;		/* REC_FORK_THREAD */
+	__u32 _pad;
+	char comm[REC_COMM_LEN];
+};
+_Static_assert(sizeof(struct rec_fork) == 56, "rec_fork size");
+
+struct rec_exec {
+	struct rec_hdr h;	/* pid/tid after exec */
+	__u32 old_tid;
+	__u32 argv_len;		/* bytes of NUL-separated argv that follow */
+	char comm[REC_COMM_LEN];
+	/* char argv[] follows */
+};
+_Static_assert(sizeof(struct rec_exec) == 48, "rec_exec size");
+
+struct rec_exit {
+	struct rec_hdr h;
+	__s32 exit_code;	/* task->exit_code (wait status form) */
+	__u32 group_dead;	/* last thread of the process */
+	char comm[REC_COMM_LEN];
+};
+_Static_assert(sizeof(struct rec_exit) == 48, "rec_exit size");
+
+struct rec_cache {
+	struct rec_hdr h;
+	__u32 kind;		/* enum tape_cache_kind */
+	__u32 _pad;
+	__u64 dev;
+	__u64 ino;
+	__u64 index;
+	__u64 count;
+};
+_Static_assert(sizeof(struct rec_cache) == 64, "rec_cache size");
+
+struct rec_block {
+	struct rec_hdr h;	/* ts = issue; pid/tid of the issuer (0 unknown) */
+	__u64 dur;
+	__u64 dev;
+	__u64 sector;
+	__u64 bytes;
+	__u32 flags;		/* REC_BLK_* (== enum tape_blk_flag) */
+	__u32 cmd_flags;	/* raw blk_opf_t, for debugging */
+	__u64 ino;		/* from the first page's mapping, 0 unknown */
+	__s32 error;
+	__u32 _pad;
+};
+_Static_assert(sizeof(struct rec_block) == 80, "rec_block size");
+
+/* Block flags are computed in BPF (CO-RE enum values) into these bits,
+ * equal to enum tape_blk_flag. */
+#define REC_BLK_READ (1u << 0)
+#define REC_BLK_WRITE (1u << 1)
+#define REC_BLK_FLUSH (1u << 2)
+#define REC_BLK_SYNC (1u << 3)
+#define REC_BLK_META (1u << 4)
+#define REC_BLK_FUA (1u << 5)
+#define REC_BLK_DISCARD (1u << 6)
+#define REC_BLK_RAHEAD (1u << 7)
+
+struct rec_inode_key {
+	__u64 dev;
+	__u64 ino;
+};
+
+#endif /* IOTAPE_RECORD_H */

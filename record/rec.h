@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rec.h - internals of `iotape record` shared by the files in record/.
+ *
+ * Threading: everything here runs on the recorder's one thread (the
+ * consumer); nothing is locked.  The tape_writer is only touched there.
+ */
+#ifndef IOTAPE_REC_H
+#define IOTAPE_REC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/types.h>
+#include "record.h"
+#include "tape.h"
+
+struct rec_syscall_def {
+	int nr;
+	const char *tp;		/* syscalls/sys_enter_<tp> */
+	struct rec_spec spec;
+};
+extern const struct rec_syscall_def rec_syscalls[];
+extern const size_t rec_nsyscalls;
+
+/* ------------------------------------------------------------ hash map */
+/* Open addressing, 128-bit keys, values are pointers owned by the caller. */
+struct rec_map {
+	struct rec_map_slot {
+		uint64_t k1, k2;
+		void *v;	/* NULL = empty or deleted */
+		int dead;	/* deleted (tombstone) */
+	} *slots;
+	size_t cap, n, used;	/* used counts tombstones too */
+};
+void *rec_map_get(const struct rec_map *m, uint64_t k1, uint64_t k2);
+int rec_map_put(struct rec_map *m, uint64_t k1, uint64_t k2, void *v);
+void *rec_map_del(struct rec_map *m, uint64_t k1, uint64_t k2);
+void rec_map_release(struct rec_map *m);
+#define rec_map_for_each(m, s) \
+	for (struct rec_map_slot *s = (m)->slots; s && s < (m)->slots + (m)->cap; s++) \
+		if (s->v)
+
+/* ------------------------------------------------------------ state */
+struct rec_mapping {		/* a file mapping, for munmap/madvise/msync */
+	uint64_t start, end, file_id;
+};
+
+struct rec_group {		/* a process (thread group) */
+	uint32_t pid, ppid;
+	char *argv;		/* space separated */
+	char *cwd;		/* NULL until first needed */
+	int live_threads;
+	int exited;
+	struct rec_mapping *maps;
+	size_t nmaps, capmaps;
+};
+
+struct rec_thread {
+	uint32_t pid, tid;
+	uint64_t start_ns;
+	char comm[REC_COMM_LEN];
+};
+
+struct rec_file {
+	uint64_t file_id, dev, ino;
+	char *path;
+};
+
+struct rec_state {
+	tape_writer *w;
+	struct rec_map groups;	/* tgid -> rec_group */
+	struct rec_map threads;	/* tid -> rec_thread */
+	struct rec_map files;	/* dev, ino -> rec_file */
+	uint64_t next_file_id;
+	uint64_t events[TAPE_TABLE_MAX];	/* appended per table */
+	uint64_t bpf_events;	/* ring buffer records consumed */
+	uint64_t bad_events;	/* malformed records (counted, skipped) */
+	int write_err;		/* first tape_writer error */
+	int live_groups;
+	uint32_t layers;	/* REC_LAYER_BIT()s, plus REC_LAYER_SAMPLE */
+	struct rec_gpu *gpu;	/* NULL: no GPU samples */
+};
+#define REC_LAYER_SAMPLE (1u << 31)
+
+int rec_state_init(struct rec_state *st, tape_writer *w);
+void rec_state_release(struct rec_state *st);
+/* Ring buffer callback: one BPF event -> zero or more tape rows. */
+int rec_handle_event(void *ctx, void *data, size_t len);
+/* A process traced from outside the event stream (the command, -p PIDs). */
+void rec_add_process(struct rec_state *st, uint32_t pid, uint32_t ppid,
+		     uint64_t ts, int with_threads);
+/* Rows for threads still running at the end. */
+void rec_finish_processes(struct rec_state *st);
+int rec_append(struct rec_state *st, int table, const void *ev);
+
+/* sampler.c */
+void rec_sample(struct rec_state *st, uint64_t now_ns);
+
+/* gpu.c: NULL when NVML or GPUs are absent (not an error) */
+struct rec_gpu;
+struct rec_gpu *rec_gpu_open(void);
+void rec_gpu_sample(struct rec_gpu *g, struct rec_state *st, uint64_t ts);
+void rec_gpu_free(struct rec_gpu *g);
+
+uint64_t rec_now_ns(void);	/* CLOCK_MONOTONIC, like bpf_ktime_get_ns */
+
+#endif
