@@ -621,6 +621,7 @@ int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 				STMT;                                       \
 			}                                                   \
 		} else if (w <= 56) {                                       \
+			_Pragma("GCC unroll 4")                             \
 			for (size_t i = i0; i < k; i++, bit += w) {         \
 				uint64_t u;                                 \
 				memcpy(&u, p + (bit >> 3), 8);              \
