@@ -355,10 +355,17 @@ void ana_join(struct ana *a)
 	for (size_t i = 0; i < a->nfiles; i++)
 		a->files[idx[i]].name_rank = (uint32_t)i;
 	free(idx);
+	/* orders keep only the data set: the files with as many visits as
+	 * there are epochs (start-up files, read once, and files re-read by
+	 * every worker, read more often, drop out once there are 2 epochs) */
+	size_t nep = ana_epoch_count(a);
 	for (size_t e = 0; e < a->sys.nepochs; e++) {
 		struct ana_epoch *ep = &a->sys.epochs[e];
+		size_t n = 0;
 		for (size_t i = 0; i < ep->norder; i++)
-			ep->order[i] = a->files[ep->order[i]].name_rank;
+			if (a->files[ep->order[i]].visits == nep)
+				ep->order[n++] = a->files[ep->order[i]].name_rank;
+		ep->norder = n;
 		ep->order_rand = ana_order_randomness(ep->order, ep->norder, &ep->order_tau);
 	}
 
@@ -422,13 +429,23 @@ double ana_hit_ratio(uint64_t accessed, uint64_t missed)
 	return h < 0 ? 0 : h > 1 ? 1 : h;
 }
 
+/* Pass 1 holds a re-read data set even though it is under half of pass 0:
+ * at least ANA_DATASET_MIN files and 1/ANA_DATASET_DIV of pass 0 (pass 0
+ * also holds the start-up files, read once: a Python job imports 1,500). */
+#define ANA_DATASET_MIN 32
+#define ANA_DATASET_DIV 32
+
 size_t ana_epoch_count(const struct ana *a)
 {
 	if (!a->sys.nepochs)
 		return 0;
-	uint64_t base = a->sys.epochs[0].files;
+	const struct ana_epoch *ep = a->sys.epochs;
+	uint64_t base = ep[0].files;
+	if (a->sys.nepochs > 1 && ep[1].files >= ANA_DATASET_MIN &&
+	    ANA_DATASET_DIV * ep[1].files >= base && ep[1].files < base)
+		base = ep[1].files;
 	size_t k = 1;
-	while (k < a->sys.nepochs && 2 * a->sys.epochs[k].files >= base)
+	while (k < a->sys.nepochs && 2 * ep[k].files >= base)
 		k++;
 	return k;
 }

@@ -58,32 +58,6 @@ uint64_t ana_hash_str(const char *s)
 	return mix64(h);
 }
 
-static inline size_t slot_of(uint64_t a, uint64_t b, size_t mask)
-{
-	uint64_t x = (a ^ (b * 0xc2b2ae3d27d4eb4full)) * 0x9e3779b97f4a7c15ull;
-	return (x ^ (x >> 29) ^ (x >> 47)) & mask;
-}
-
-uint32_t *ana_map_get(const struct ana_map *m, uint64_t a, uint64_t b)
-{
-	if (!m->cap)
-		return NULL;
-	size_t mask = m->cap - 1;
-	for (size_t i = slot_of(a, b, mask);; i = (i + 1) & mask) {
-		struct ana_map_ent *e = &m->e[i];
-		if (!e->used)
-			return NULL;
-		if (e->a == a && e->b == b)
-			return &e->v;
-	}
-}
-
-void ana_map_prefetch(const struct ana_map *m, uint64_t a, uint64_t b)
-{
-	if (m->cap)
-		__builtin_prefetch(&m->e[slot_of(a, b, m->cap - 1)]);
-}
-
 static void map_grow(struct ana_map *m)
 {
 	size_t ncap = m->cap ? m->cap * 2 : 64, mask = ncap - 1;
@@ -92,7 +66,7 @@ static void map_grow(struct ana_map *m)
 		struct ana_map_ent *e = &m->e[j];
 		if (!e->used)
 			continue;
-		size_t i = slot_of(e->a, e->b, mask);
+		size_t i = ana_map_slot(e->a, e->b, mask);
 		while (ne[i].used)
 			i = (i + 1) & mask;
 		ne[i] = *e;
@@ -107,7 +81,7 @@ uint32_t *ana_map_put(struct ana_map *m, uint64_t a, uint64_t b)
 	if ((m->n + 1) * 4 > m->cap * 3)	/* load <= 3/4 */
 		map_grow(m);
 	size_t mask = m->cap - 1;
-	for (size_t i = slot_of(a, b, mask);; i = (i + 1) & mask) {
+	for (size_t i = ana_map_slot(a, b, mask);; i = (i + 1) & mask) {
 		struct ana_map_ent *e = &m->e[i];
 		if (!e->used) {
 			e->used = 1;
@@ -130,15 +104,6 @@ void ana_map_release(struct ana_map *m)
 
 /* ------------------------------------------------------------- latency */
 
-static unsigned lat_bucket(uint64_t v)
-{
-	if (v < 256)
-		return (unsigned)v;
-	unsigned e = 63 - (unsigned)__builtin_clzll(v);	/* >= 8 */
-	unsigned sub = (unsigned)(v >> (e - 7)) - ANA_LAT_SUB;	/* 0..127 */
-	return 256 + (e - 8) * ANA_LAT_SUB + sub;
-}
-
 /* Midpoint of a bucket (its only value below 256). */
 static uint64_t lat_bucket_mid(unsigned b)
 {
@@ -154,7 +119,7 @@ static void lat_to_hist(struct ana_lat *l, size_t *budget)
 {
 	l->hist = ana_xcalloc(ANA_LAT_BUCKETS, sizeof(*l->hist));
 	for (size_t i = 0; i < l->n; i++)
-		l->hist[lat_bucket(l->v[i])]++;
+		l->hist[ana_lat_bucket(l->v[i])]++;
 	if (budget)
 		*budget += l->n;
 	free(l->v);
@@ -172,7 +137,7 @@ void ana_lat_add_slow(struct ana_lat *l, uint64_t v, size_t *budget)
 	l->count++;
 	l->sum += v;
 	if (l->hist) {
-		l->hist[lat_bucket(v)]++;
+		l->hist[ana_lat_bucket(v)]++;
 		return;
 	}
 	if (l->n == l->cap) {
@@ -181,7 +146,7 @@ void ana_lat_add_slow(struct ana_lat *l, uint64_t v, size_t *budget)
 			nc = ANA_LAT_EXACT;
 		if (l->n >= ANA_LAT_EXACT || (budget && *budget < nc - l->cap)) {
 			lat_to_hist(l, budget);
-			l->hist[lat_bucket(v)]++;
+			l->hist[ana_lat_bucket(v)]++;
 			return;
 		}
 		if (budget)

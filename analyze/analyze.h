@@ -63,13 +63,35 @@ struct ana_map {
 	struct ana_map_ent *e;
 	size_t cap, n;	/* cap is a power of two or 0 */
 };
-/* Pointer to the value of (a, b), or NULL. */
-uint32_t *ana_map_get(const struct ana_map *m, uint64_t a, uint64_t b);
+static inline size_t ana_map_slot(uint64_t a, uint64_t b, size_t mask)
+{
+	uint64_t x = (a ^ (b * 0xc2b2ae3d27d4eb4full)) * 0x9e3779b97f4a7c15ull;
+	return (x ^ (x >> 29) ^ (x >> 47)) & mask;
+}
+/* Pointer to the value of (a, b), or NULL.  Inline: the passes look up a
+ * map for almost every event. */
+static inline uint32_t *ana_map_get(const struct ana_map *m, uint64_t a, uint64_t b)
+{
+	if (!m->cap)
+		return NULL;
+	size_t mask = m->cap - 1;
+	for (size_t i = ana_map_slot(a, b, mask);; i = (i + 1) & mask) {
+		struct ana_map_ent *e = &m->e[i];
+		if (!e->used)
+			return NULL;
+		if (e->a == a && e->b == b)
+			return &e->v;
+	}
+}
 /* Pointer to the value of (a, b); a new entry gets ANA_NONE. */
 uint32_t *ana_map_put(struct ana_map *m, uint64_t a, uint64_t b);
 void ana_map_release(struct ana_map *m);
 /* Hint that (a, b) will be looked up soon (hides a cache miss). */
-void ana_map_prefetch(const struct ana_map *m, uint64_t a, uint64_t b);
+static inline void ana_map_prefetch(const struct ana_map *m, uint64_t a, uint64_t b)
+{
+	if (m->cap)
+		__builtin_prefetch(&m->e[ana_map_slot(a, b, m->cap - 1)]);
+}
 uint64_t ana_hash_str(const char *s);
 
 /*
@@ -91,16 +113,30 @@ struct ana_lat {
 };
 /* budget: shared count of exact values the owner may still store. */
 void ana_lat_add_slow(struct ana_lat *l, uint64_t v, size_t *budget);
+/* Histogram bucket of v (see ANA_LAT_SUB). */
+static inline unsigned ana_lat_bucket(uint64_t v)
+{
+	if (v < 256)
+		return (unsigned)v;
+	unsigned e = 63 - (unsigned)__builtin_clzll(v);	/* >= 8 */
+	unsigned sub = (unsigned)(v >> (e - 7)) - ANA_LAT_SUB;	/* 0..127 */
+	return 256 + (e - 8) * ANA_LAT_SUB + sub;
+}
 static inline void ana_lat_add(struct ana_lat *l, uint64_t v, size_t *budget)
 {
-	if (l->n < l->cap) {	/* the common case: room for an exact value */
+	/* the common cases: room for an exact value, or a histogram already
+	 * (count > 0 there, so min is set) */
+	if (l->n < l->cap || l->hist) {
 		if (v < l->min)
 			l->min = v;
 		if (v > l->max)
 			l->max = v;
 		l->count++;
 		l->sum += v;
-		l->v[l->n++] = v;
+		if (l->hist)
+			l->hist[ana_lat_bucket(v)]++;
+		else
+			l->v[l->n++] = v;
 		return;
 	}
 	ana_lat_add_slow(l, v, budget);

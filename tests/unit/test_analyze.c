@@ -336,6 +336,65 @@ static void test_three_epochs(void **state)
 	ana_release(&a);
 }
 
+/* A Python job: 1,500 modules imported (read once, in no name order), then
+ * 100 samples read in name order in 3 passes by workers that each read the
+ * same 5 modules again: 3 epochs although pass 1 is under half of pass 0,
+ * and the file order is that of the samples alone (0), not of the imports. */
+static void test_epochs_after_imports(void **state)
+{
+	enum { NIMP = 1500, N = 100, NMOD = 5 };
+	char path[64];
+	uint32_t order[NIMP];
+	struct tw t;
+	tw_open(&t);
+	for (uint32_t i = 0; i < NIMP; i++) {
+		snprintf(path, sizeof(path), "/usr/lib/python3/m%04u.py", i);
+		file_row(&t, 10000 + i, path, 8u << 20, 10000 + i, 4096);
+		order[i] = i;
+	}
+	for (uint32_t i = 0; i < N; i++) {
+		snprintf(path, sizeof(path), "/data/s%03u.bin", i);
+		file_row(&t, i + 1, path, 8u << 20, 200 + i, 4096);
+	}
+	shuffle(order, NIMP);
+	uint64_t ts = 0;
+	for (uint32_t k = 0; k < NIMP; k++) {
+		sc(&t, ts += 1000, 1000, 100, 100, TAPE_OP_OPENAT, -100, 10000 + order[k], 0, 0, 3, "");
+		sc(&t, ts += 1000, 1000, 100, 100, TAPE_OP_READ, 3, 10000 + order[k], 0, 4096, 4096, "");
+		sc(&t, ts += 1000, 1000, 100, 100, TAPE_OP_CLOSE, 3, 10000 + order[k], 0, 0, 0, "");
+	}
+	for (uint32_t ep = 0; ep < 3; ep++) {
+		for (uint32_t w = 0; w < 2; w++) {	/* each new worker re-reads 5 modules */
+			uint32_t pid = 200 + 2 * ep + w;
+			for (uint32_t m = 0; m < NMOD; m++) {
+				sc(&t, ts += 1000, 1000, pid, pid, TAPE_OP_OPENAT, -100, 10000 + m, 0, 0, 5, "");
+				sc(&t, ts += 1000, 1000, pid, pid, TAPE_OP_READ, 5, 10000 + m, 0, 4096, 4096, "");
+				sc(&t, ts += 1000, 1000, pid, pid, TAPE_OP_CLOSE, 5, 10000 + m, 0, 0, 0, "");
+			}
+		}
+		for (uint32_t i = 0; i < N; i++) {
+			uint32_t pid = 200 + 2 * ep + i % 2;
+			sc(&t, ts += 1000, 1000, pid, pid, TAPE_OP_OPENAT, -100, i + 1, 0, 0, 7, "");
+			sc(&t, ts += 1000, 1000, pid, pid, TAPE_OP_READ, 7, i + 1, 0, 4096, 4096, "");
+			sc(&t, ts += 1000, 1000, pid, pid, TAPE_OP_CLOSE, 7, i + 1, 0, 0, 0, "");
+		}
+	}
+	tw_close(&t);
+
+	struct ana a;
+	run(&a, &t, NULL);
+	assert_int_equal(ana_epoch_count(&a), 3);
+	assert_int_equal(a.sys.epochs[0].files, NIMP + N);
+	assert_int_equal(a.sys.epochs[1].files, N + NMOD);
+	assert_int_equal(a.sys.epochs[2].files, N + NMOD);
+	double tau;
+	assert_true(ana_file_order_randomness(&a, &tau) == 0.0);
+	assert_true(tau == 1.0);
+	for (int e = 0; e < 3; e++)
+		assert_true(a.sys.epochs[e].order_rand == 0.0);
+	ana_release(&a);
+}
+
 static void test_latency_exact(void **state)
 {
 	struct tw t;
@@ -606,6 +665,7 @@ int main(void)
 		cmocka_unit_test(test_file_order),
 		cmocka_unit_test(test_cache_exact),
 		cmocka_unit_test(test_three_epochs),
+		cmocka_unit_test(test_epochs_after_imports),
 		cmocka_unit_test(test_latency_exact),
 		cmocka_unit_test(test_latency_histogram),
 		cmocka_unit_test(test_missing_layer_null),
