@@ -73,7 +73,7 @@ void buf_release(struct buf *b)
 	b->len = b->cap = 0;
 }
 
-int rd_varint(struct rd *r, uint64_t *v)
+int rd_varint_slow(struct rd *r, uint64_t *v)
 {
 	uint64_t x = 0;
 	for (unsigned shift = 0; shift < 64; shift += 7) {

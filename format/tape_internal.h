@@ -157,7 +157,16 @@ static inline size_t varint_size(uint64_t v)
 struct rd {
 	const uint8_t *p, *end;
 };
-int rd_varint(struct rd *r, uint64_t *v);	/* 0 or -EBADMSG */
+int rd_varint_slow(struct rd *r, uint64_t *v);
+/* 0 or -EBADMSG; one-byte values (most of them) without a call. */
+static inline int rd_varint(struct rd *r, uint64_t *v)
+{
+	if (r->p < r->end && *r->p < 0x80) {
+		*v = *r->p++;
+		return 0;
+	}
+	return rd_varint_slow(r, v);
+}
 
 /* Encode count integers (already as u64) in the best encoding, or in
  * force_enc when non-zero.  Appends to out; *enc gets the encoding. */
