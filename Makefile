@@ -44,7 +44,7 @@ ALL_CFLAGS := $(CFLAGS) $(WARN) $(SANFLAGS) -std=gnu11 -D_GNU_SOURCE \
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
 # Debian 12 packages: build, test, bench, demo.
-DEB_PKGS := build-essential pkg-config clang llvm libbpf-dev bpftool libelf-dev \
+DEB_PKGS := build-essential pkg-config clang llvm libbpf-dev bpftool libelf-dev python3-pil \
 	zlib1g-dev libzstd-dev liburing-dev libxxhash-dev libinih-dev \
 	libjansson-dev libcmocka-dev zstd fio strace man-db groff-base \
 	python3-torch python3-torchvision python3-numpy bpftrace

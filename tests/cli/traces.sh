@@ -1,0 +1,125 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# traces.sh - the committed traces (traces/*.iotape) still read, are whole,
+# lost nothing, and still say what their job did.
+#
+# Every trace: `iotape info --json` works, lost_events is 0, nothing was
+# recovered or damaged; `iotape analyze --json` works with no warnings.
+# Then, per workload of traces/workloads/ (see traces/README.md), the
+# high-level facts of the job as the analysis must show them:
+#   image_folder  2 epochs; the 800 JPEGs each visited twice, shuffled;
+#                 2 checkpoints of >= 8 MiB; 4 DataLoader workers read
+#   memmap        features.npy: all 16,385 pages missed once and reached
+#                 through the mapping (fault and map_pages events), almost
+#                 nothing of it by read()
+#   shards        2 epochs; each of the 128 tar shards read whole, twice,
+#                 front to back (read_randomness 0) in 1 MiB reads
+#   checkpoint    6 checkpoints of >= 80 MiB, each with its fsync, and the
+#                 bytes reached the disk
+# Reads committed files only: no root, no BPF, a few seconds.
+. "$(dirname "$0")/lib.sh"
+PY=${PY:-/usr/bin/python3}
+[ -x "$PY" ] || skip "no $PY"
+n=0 nbad=0
+for tr in "$TOP"/traces/*.iotape; do
+	[ -f "$tr" ] || continue
+	n=$((n + 1))
+	name=$(basename "$tr" .iotape)
+	ok "$IOTAPE" info --json "$tr"
+	cp "$T/out" "$T/$name.info.json"
+	ok "$IOTAPE" analyze --json "$tr"
+	cp "$T/out" "$T/$name.json"
+	if [ "$name" = memmap ]; then
+		# cache events on features.npy by kind (the analysis counts pages, not faults)
+		"$IOTAPE" dump -t cache "$tr" >"$T/cache.txt" || fail "$name: dump -t cache failed"
+		fid=$("$PY" -c 'import json, sys
+print(next((f["file_id"] for f in json.load(open(sys.argv[1]))["files"]
+            if f["path"].endswith("/features.npy")), "none"))' "$T/$name.json")
+		grep " file_id=$fid " "$T/cache.txt" | sed -n 's/.* kind=\([a-z_]*\) .*/\1/p' |
+			sort | uniq -c >"$T/$name.kinds"
+	fi
+	"$PY" - "$name" "$T/$name.info.json" "$T/$name.json" "$T/$name.kinds" <<'EOF' || { nbad=$((nbad + 1)); continue; }
+import json, os, sys
+name, info, ana, kinds = sys.argv[1:5]
+i = json.load(open(info))
+j = json.load(open(ana))
+bad = []
+
+def check(what, cond):
+    if not cond:
+        bad.append(what)
+
+MiB = 1 << 20
+check("lost_events 0 (got %s)" % i["lost_events"], i["lost_events"] == 0)
+check("events > 0", i["events"] > 0)
+check("not recovered (%s)" % i["recovered"], i["recovered"] is None)
+check("no damaged metadata", i["damaged_meta_chunks"] == 0 and i["unknown_blocks"] == 0)
+check("analyze warnings %s" % j["warnings"], j["warnings"] == [])
+for t in ("syscall", "cache", "block", "process", "file", "sample"):
+    check("table %s recorded" % t, i["tables"].get(t, {}).get("events", 0) > 0)
+files = j["files"]
+ep, ck = j["epochs"], j["checkpoints"]
+
+if name == "image_folder":
+    jpg = [f for f in files if "/images/class_" in f["path"] and f["path"].endswith(".jpg")]
+    check("800 JPEGs in files[] (got %d)" % len(jpg), len(jpg) == 800)
+    check("every JPEG visited twice", all(f["visits"] == 2 for f in jpg))
+    check("epochs.count 2 (got %s)" % ep["count"], ep["count"] == 2)
+    check("epoch 1 shuffled (file_order_randomness %s)" % ep["epochs"][-1]["file_order_randomness"],
+          (ep["epochs"][-1]["file_order_randomness"] or 0) > 0.5)
+    check("2 checkpoints (got %s)" % ck["count"], ck["count"] == 2)
+    check("checkpoints of >= 8 MiB", all(c["bytes"] >= 8 * MiB for c in ck["checkpoints"]))
+    readers = [p for p in j["processes"] if p["read_bytes"] > 0]
+    check(">= 5 processes read (main + 2 workers x 2 epochs; got %d)" % len(readers),
+          len(readers) >= 5)
+    check("page cache missed (caches were dropped)", (j["cache"]["pages_missed"] or 0) > 0)
+elif name == "memmap":
+    f = next((f for f in files if f["path"].endswith("/features.npy")), None)
+    if f is None:
+        print("FAIL: %s: no features.npy in files[]" % name)
+        sys.exit(1)
+    pages = (f["size"] + 4095) // 4096
+    check("features.npy: every page missed once (%s of %d)" % (f["pages_missed"], pages),
+          f["pages_missed"] == pages)
+    check("features.npy: pages reached at least twice (2 epochs; %s)" % f["pages_accessed"],
+          f["pages_accessed"] >= 2 * pages)
+    check("features.npy: hit ratio between 0.5 and 1 (%s)" % f["hit_ratio"],
+          f["hit_ratio"] is not None and 0.5 <= f["hit_ratio"] < 1)
+    check("features.npy: < 1 MiB of it by read() (%d)" % f["read_bytes"], f["read_bytes"] < MiB)
+    k = {}
+    for line in open(kinds):
+        c, kind = line.split()
+        k[kind] = int(c)
+    check("features.npy: fault events (%s)" % k, k.get("fault", 0) > 0)
+    check("features.npy: map_pages events (%s)" % k, k.get("map_pages", 0) > 0)
+    check("features.npy: insert events (%s)" % k, k.get("insert", 0) > 0)
+elif name == "shards":
+    sh = [f for f in files if "/shard_" in f["path"] and f["path"].endswith(".tar")]
+    check("128 shards in files[] (got %d)" % len(sh), len(sh) == 128)
+    check("every shard visited twice", all(f["visits"] == 2 for f in sh))
+    check("every shard read whole twice", all(f["read_bytes"] == 2 * f["size"] for f in sh))
+    check("every shard read front to back (read_randomness 0)",
+          all(f["read_randomness"] == 0 for f in sh))
+    check("epochs.count 2 (got %s)" % ep["count"], ep["count"] == 2)
+    mib = [b for b in j["pattern"]["request_size_histogram"] if b["min"] == MiB]
+    check(">= 512 reads of 1 MiB (2 per shard and epoch)", mib and mib[0]["reads"] >= 512)
+    readers = [p for p in j["processes"] if p["read_bytes"] >= 32 * MiB]
+    check("8 workers (4 per epoch) read >= 32 MiB each (got %d)" % len(readers), len(readers) == 8)
+elif name == "checkpoint":
+    check("6 checkpoints (got %s)" % ck["count"], ck["count"] == 6)
+    check("checkpoints of >= 80 MiB, one file, fsynced",
+          all(c["bytes"] >= 80 * MiB and c["files"] == 1 and c["fsyncs"] >= 1
+              for c in ck["checkpoints"]))
+    check("6 x >= 80 MiB written", j["summary"]["write_bytes"] >= 6 * 80 * MiB)
+    check("the disk saw the writes (block write_bytes %s)" % j["block"]["write_bytes"],
+          (j["block"]["write_bytes"] or 0) >= 6 * 80 * MiB)
+else:
+    print("%s: no workload-specific checks (add them to tests/cli/traces.sh)" % name)
+for b in bad:
+    print("FAIL: %s: %s" % (name, b))
+sys.exit(1 if bad else 0)
+EOF
+	echo "ok: $name ($(wc -c <"$tr") bytes)"
+done
+[ "$n" -ge 4 ] || fail "only $n traces in $TOP/traces"
+[ "$nbad" -eq 0 ] || fail "$nbad of $n traces do not show what their job did"
