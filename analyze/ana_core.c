@@ -13,6 +13,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include "analyze.h"
 
@@ -157,6 +158,8 @@ int ana_pass_file(struct ana *a)
 			f->inode = e->inode;
 			f->size = e->size;
 			f->from_table = 1;
+			/* sockets come without a mode and without a path */
+			f->not_regular = e->mode ? !S_ISREG(e->mode) : !e->path || !*e->path;
 			if (e->path && *e->path) {
 				free(f->path);
 				f->path = ana_xstrdup(e->path);

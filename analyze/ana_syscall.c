@@ -290,6 +290,9 @@ static void on_read(struct ana *a, const struct tape_syscall *e, struct ana_thre
 	b->read_bytes += n;
 	if (!n)
 		return;	/* EOF probes move nothing: no pattern, no visit */
+	if (f->not_regular)
+		return;	/* pipes and sockets (DataLoader queues) have no offsets
+			 * and are no dataset: counted, but no pattern, no visit */
 
 	/* epochs: the first read through an open file is a visit; a file's
 	 * k-th visit belongs to pass k, unless pass k is already over (pass

@@ -234,6 +234,7 @@ struct ana_file {
 	uint32_t visits;
 	uint32_t wb;	  /* 1 + index of its write burst in sys.wbs, 0 = none */
 	uint8_t from_table;	/* listed in the file table */
+	uint8_t not_regular;	/* its mode says pipe, socket, device, ... */
 	uint8_t has_cache;
 };
 

@@ -526,11 +526,17 @@ static struct rec_file *file_see(struct rec_state *st, uint64_t ts, uint64_t dev
 		char pp[64];
 		struct stat sb;
 
-		p = read_link("/proc/%u/fd/%ld", pid, fd);
+		/* The event is old by now: the fd may have been closed and
+		 * reused for another file.  Keep what /proc says only when it
+		 * is still the same (dev, inode). */
 		snprintf(pp, sizeof(pp), "/proc/%u/fd/%ld", pid, fd);
-		if (!mode && stat(pp, &sb) == 0) {
-			mode = sb.st_mode;
-			size = sb.st_size;
+		if (stat(pp, &sb) == 0 && sb.st_ino == ino &&
+		    (((uint64_t)major(sb.st_dev) << 20) | minor(sb.st_dev)) == dev) {
+			p = read_link("/proc/%u/fd/%ld", pid, fd);
+			if (!mode) {
+				mode = sb.st_mode;
+				size = sb.st_size;
+			}
 		}
 	}
 	f = calloc(1, sizeof(*f));
