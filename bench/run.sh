@@ -13,7 +13,9 @@
 #   ANALYZE_EVENTS events of the analyze bench's trace (default 100000000)
 #   BENCH_RUNS     runs per measurement, best kept (default 3)
 #   BENCH_KEEP=1   keep the trace and CSV files under OUT/bench/work
-#   BENCH_ONLY     run only this section (format, analyze, record)
+#   BENCH_ONLY     run only this section (format, analyze, record, replay)
+#   REPLAY_MB      size of the replay bench's file in MiB (default 1024)
+#   REPLAY_OPS     random reads of the replay bench (default 200000)
 #   RECORD_OPS     preads of the record bench (default 1000000)
 #   RECORD_FILES   files of its PyTorch job (default 2000)
 set -u
@@ -302,6 +304,104 @@ record_section() {
 	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
 }
 want record && record_section
+
+# ------------------------------------------------------------------ replay
+# iotape replay against fio's io_uring engine, same file, same pattern:
+# (a) 4 KiB random reads, O_DIRECT, iodepth 32 (a trace of uring_read ops
+#     with 32 in flight); (b) 1 MiB sequential reads, O_DIRECT, one at a
+#     time (a trace of read(2) calls).  Replays run --timing afap; the
+#     figures are medians of BENCH_RUNS runs, the order alternating (a
+#     virtual disk's host cache favours the second reader).  REPLAY_MB sizes the file
+#     (default 1024), REPLAY_OPS the random reads (default 200000).
+replay_section() {
+	section replay "iotape replay vs fio --ioengine=io_uring (same file and pattern)"
+	if [ ! -x ./iotape ] || ! command -v fio >/dev/null 2>&1; then
+		echo "  ./iotape or fio missing: skipped"
+		FAILED=1
+		return
+	fi
+	w=$WORK/replay
+	mb=${REPLAY_MB:-1024}
+	n=${REPLAY_OPS:-200000}
+	runs=${BENCH_RUNS:-3}
+	rm -rf "$w" && mkdir -p "$w" || { FAILED=1; return; }
+	hdr='ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns'
+	# (a) uring_read at 1 us intervals, each 32 us long: 32 in flight
+	awk -v hdr="$hdr" -v n="$n" -v blocks=$((mb * 256)) 'BEGIN { print hdr; srand(7)
+		print "0,1,1,openat,/bench/data.bin,-1,0,0,3,100"
+		printf "1000,1,1,uring_read,/bench/data.bin,3,%d,4096,4096,32000\n", (blocks - 1) * 4096
+		for (i = 1; i < n; i++)
+			printf "%d,1,1,uring_read,/bench/data.bin,3,%d,4096,4096,32000\n", 1000 + i * 1000, int(rand() * blocks) * 4096 }' >"$w/rand.csv"
+	# (b) read(2) of 1 MiB, one after the other
+	awk -v hdr="$hdr" -v n="$mb" 'BEGIN { print hdr
+		print "0,1,1,openat,/bench/data.bin,-1,0,0,3,100"
+		for (i = 0; i < n; i++)
+			printf "%d,1,1,read,/bench/data.bin,3,%d,1048576,1048576,1000\n", 1000 + i * 2000, i * 1048576 }' >"$w/seq.csv"
+	if ! ./iotape import -o "$w/rand.tape" "$w/rand.csv" ||
+	   ! ./iotape import -o "$w/seq.tape" "$w/seq.csv" ||
+	   ! ./iotape replay --prepare-only -d "$w/dir" "$w/seq.tape"; then
+		echo "  import or prepare failed"
+		FAILED=1
+		return
+	fi
+	f=$w/dir/bench/data.bin
+	jnum() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+	# median: on a shared or virtual disk single runs swing both ways
+	median() { sort -g "$1" | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+	: >"$w/rr.iotape"; : >"$w/rr.fio"; : >"$w/sq.iotape"; : >"$w/sq.fio"
+	# the order alternates: a virtual disk's host cache favours whichever
+	# reads the file second
+	rr_iotape() {
+		./iotape replay --timing afap --direct --iodepth 32 --output-format json \
+			-o "$w/r.json" -d "$w/dir" "$w/rand.tape" &&
+			jnum "$w/r.json" "d['jobs'][0]['read']['iops']" >>"$w/rr.iotape"
+	}
+	rr_fio() {
+		fio --name=rr --filename="$f" --ioengine=io_uring --direct=1 --rw=randread \
+			--bs=4k --iodepth=32 --size="${mb}M" --io_size=$((n * 4))k --norandommap \
+			--randrepeat=0 --output-format=json --output="$w/f.json" >/dev/null 2>&1 &&
+			jnum "$w/f.json" "d['jobs'][0]['read']['iops']" >>"$w/rr.fio"
+	}
+	sq_iotape() {
+		./iotape replay --timing afap --direct --output-format json \
+			-o "$w/s.json" -d "$w/dir" "$w/seq.tape" &&
+			jnum "$w/s.json" "d['jobs'][0]['read']['bw_bytes']" >>"$w/sq.iotape"
+	}
+	sq_fio() {
+		fio --name=sq --filename="$f" --ioengine=io_uring --direct=1 --rw=read \
+			--bs=1m --iodepth=1 --size="${mb}M" --output-format=json \
+			--output="$w/g.json" >/dev/null 2>&1 &&
+			jnum "$w/g.json" "d['jobs'][0]['read']['bw_bytes']" >>"$w/sq.fio"
+	}
+	r=0
+	while [ $r -lt "$runs" ]; do
+		if [ $((r % 2)) = 0 ]; then
+			rr_iotape; rr_fio; sq_iotape; sq_fio
+		else
+			rr_fio; rr_iotape; sq_fio; sq_iotape
+		fi
+		r=$((r + 1))
+	done
+	ri=$(median "$w/rr.iotape") rf=$(median "$w/rr.fio")
+	si=$(median "$w/sq.iotape") sf=$(median "$w/sq.fio")
+	if [ -z "$ri" ] || [ -z "$rf" ] || [ -z "$si" ] || [ -z "$sf" ]; then
+		echo "  a replay or fio run failed (O_DIRECT on $(df -T "$w" | awk 'NR == 2 { print $2 }')?)"
+		FAILED=1
+		return
+	fi
+	echo "  $(count "$n") random 4 KiB reads of a $mb MiB file, O_DIRECT, iodepth 32;"
+	echo "  $mb sequential 1 MiB reads, O_DIRECT, iodepth 1; median of $runs runs, order alternating"
+	echo "  replay/fio per run: randread $(paste -d' ' "$w/rr.iotape" "$w/rr.fio" | awk '{ printf "%.2f ", $1 / $2 }')"
+	echo "                      seqread  $(paste -d' ' "$w/sq.iotape" "$w/sq.fio" | awk '{ printf "%.2f ", $1 / $2 }')"
+	fig "randread replay IOPS" "$(calc "$ri" 0)" - "" "iotape replay --timing afap --direct"
+	fig "randread fio IOPS" "$(calc "$rf" 0)" - "" "fio --ioengine=io_uring"
+	fig "randread replay/fio" "$(calc "$ri / $rf" 3)" ge 0.95 "IOPS ratio"
+	fig "seqread replay MiB/s" "$(calc "$si / 1048576" 1)" - "" ""
+	fig "seqread fio MiB/s" "$(calc "$sf / 1048576" 1)" - "" ""
+	fig "seqread replay/fio" "$(calc "$si / $sf" 3)" ge 0.95 "bandwidth ratio"
+	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
+}
+want replay && replay_section
 
 # ----------------------------------------------------------------- summary
 echo

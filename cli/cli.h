@@ -36,6 +36,7 @@ int cmd_dump(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 
 /* Command being run ("dump"), for error messages; set by main(). */
 extern const char *cli_cmd;

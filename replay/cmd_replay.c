@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_replay.c - `iotape replay`: run a recorded job's I/O against DIR.
+ *
+ * Steps: parse options, load the plan (rp_trace.c: paths confined,
+ * "..": refused), open DIR (rp_prep.c: empty or marked unless --force),
+ * prepare the dataset, optionally drop caches, replay (rp_run.c), report
+ * (rp_report.c).  Only this file prints; errors are one line, exit 1
+ * (runtime) or 2 (usage).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+#include "opt.h"
+#include "replay.h"
+
+enum {
+	O_PREP_ONLY = OPT_LONG(1), O_NO_PREP, O_SPARSE, O_TIMING, O_SPEED,
+	O_SCALE, O_IODEPTH, O_DIRECT_OPT, O_DROP, O_LOOPS, O_FMT,
+};
+
+static const struct opt replay_opts[] = {
+	{ 'd', "dir", "DIR", "replay under DIR (every trace path is mapped into it)",
+	  NULL, NULL, OPT_REQUIRED },
+	{ O_PREP_ONLY, "prepare-only", NULL, "create the dataset and stop" },
+	{ O_NO_PREP, "no-prepare", NULL, "do not create the dataset (it must be there)" },
+	{ O_SPARSE, "sparse", NULL, "prepare files as holes instead of random data" },
+	{ O_TIMING, "timing", "MODE", "when ops are issued", "original|think|afap", "think" },
+	{ O_SPEED, "speed", "X", "run X times faster (all recorded times / X)", NULL, "1" },
+	{ O_SCALE, "compute-scale", "X", "scale think-time compute delays by X", NULL, "1" },
+	{ O_IODEPTH, "iodepth", "N", "at most N ops in flight per thread where the recording overlapped them", NULL, "32" },
+	{ O_DIRECT_OPT, "direct", NULL, "open files O_DIRECT (ops aligned to 4 KiB)" },
+	{ O_DROP, "drop-caches", NULL, "drop the page cache before replaying (root)" },
+	{ O_LOOPS, "loops", "N", "replay N times", NULL, "1" },
+	{ O_FMT, "output-format", "FORMAT", "report format", "normal|json", "normal" },
+	{ 'o', "output", "FILE", "write the report to FILE instead of stdout" },
+	{ 'f', "force", NULL, "use a DIR that is neither empty nor prepared by iotape" },
+	{ 0 }
+};
+
+static const struct opt_cmd replay_cmd = {
+	"replay", "TRACE", "Replay the I/O of a trace under a directory.",
+	"Creates the files the trace reads under DIR, then issues the recorded\n"
+	"ops with io_uring, one thread per recorded thread, and reports like fio.",
+	replay_opts,
+};
+
+static int parse_double(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	*out = strtod(s, &end);
+	return !*s || *end || errno || *out < 0 ? -EINVAL : 0;
+}
+
+static int parse_uint(const char *s, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (!*s || *end || errno || v == 0 || v > 65536 || *s == '-')
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int drop_caches(void)
+{
+	int fd;
+
+	sync();
+	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, "3\n", 2) != 2) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	return close(fd) ? -errno : 0;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	struct rp_opts o = { .timing = RP_TIME_THINK, .speed = 1, .compute_scale = 1,
+			     .iodepth = 32, .loops = 1 };
+	const char *dir = NULL, *trace, *output = NULL;
+	int prep_only = 0, no_prep = 0, sparse = 0, drop = 0, force = 0, json = 0;
+	struct rp_plan plan;
+	struct rp_result res = { 0 };
+	struct rp_prep_stats ps;
+	struct opt_parser p;
+	char err[512];
+	int c, dirfd = -1, ret = EXIT_FAIL, rc;
+	FILE *out = stdout;
+
+	opt_init(&p, &replay_cmd, argc, argv);
+	while ((c = opt_next(&p)) != OPT_END) {
+		switch (c) {
+		case OPT_HELP: return EXIT_OK;
+		case OPT_ERR: return EXIT_USAGE;
+		case 'd': dir = p.arg; break;
+		case O_PREP_ONLY: prep_only = 1; break;
+		case O_NO_PREP: no_prep = 1; break;
+		case O_SPARSE: sparse = 1; break;
+		case O_TIMING: o.timing = p.choice; break;
+		case O_SPEED:
+			if (parse_double(p.arg, &o.speed) || o.speed == 0) {
+				opt_error(&replay_cmd, "--speed: '%s' is not a positive number", p.arg);
+				return EXIT_USAGE;
+			}
+			break;
+		case O_SCALE:
+			if (parse_double(p.arg, &o.compute_scale)) {
+				opt_error(&replay_cmd, "--compute-scale: '%s' is not a number >= 0", p.arg);
+				return EXIT_USAGE;
+			}
+			break;
+		case O_IODEPTH:
+			if (parse_uint(p.arg, &o.iodepth)) {
+				opt_error(&replay_cmd, "--iodepth: '%s' is not a number from 1 to 65536", p.arg);
+				return EXIT_USAGE;
+			}
+			break;
+		case O_DIRECT_OPT: o.direct = 1; break;
+		case O_DROP: drop = 1; break;
+		case O_LOOPS:
+			if (parse_uint(p.arg, &o.loops)) {
+				opt_error(&replay_cmd, "--loops: '%s' is not a number from 1 to 65536", p.arg);
+				return EXIT_USAGE;
+			}
+			break;
+		case O_FMT: json = p.choice == 1; break;
+		case 'o': output = p.arg; break;
+		case 'f': force = 1; break;
+		}
+	}
+	trace = opt_one_arg(&p, "TRACE");
+	if (!trace)
+		return EXIT_USAGE;
+	if (!dir) {
+		opt_error(&replay_cmd, "--dir is required");
+		return EXIT_USAGE;
+	}
+	if (prep_only && no_prep) {
+		opt_error(&replay_cmd, "--prepare-only and --no-prepare exclude each other");
+		return EXIT_USAGE;
+	}
+	o.progress = isatty(STDERR_FILENO);
+
+	rc = rp_plan_load(&plan, trace, o.direct, err, sizeof(err));
+	if (rc) {
+		cli_error("%s", err);
+		return EXIT_FAIL;
+	}
+	if (!plan.nops) {
+		cli_error("%s: no file operations to replay (%" PRIu64 " skipped, %" PRIu64
+			  " failed, %" PRIu64 " unmatched in the recording)", trace,
+			  plan.skipped, plan.failed, plan.unmatched);
+		goto out;
+	}
+	dirfd = rp_dir_open(dir, force, err, sizeof(err));
+	if (dirfd < 0) {
+		cli_error("%s", err);
+		goto out;
+	}
+	if (!no_prep) {
+		rc = rp_prepare(dirfd, &plan, sparse, o.direct, o.progress, &ps, err, sizeof(err));
+		if (rc) {
+			cli_error("%s", err);
+			goto out;
+		}
+	}
+	if (prep_only) {
+		ret = EXIT_OK;
+		goto out;
+	}
+	if (drop && (rc = drop_caches())) {
+		cli_error("--drop-caches: /proc/sys/vm/drop_caches: %s%s", strerror(-rc),
+			  rc == -EACCES || rc == -EPERM ? " (needs root)" : "");
+		goto out;
+	}
+	if (output) {
+		out = fopen(output, "w");
+		if (!out) {
+			cli_error("%s: %s", output, strerror(errno));
+			out = stdout;
+			goto out;
+		}
+	}
+	rc = rp_run(dirfd, &plan, &o, &res, err, sizeof(err));
+	if (rc) {
+		cli_error("%s", err);
+		goto out;
+	}
+	if (json)
+		rc = rp_report_json(out, &plan, &o, &res);
+	else
+		rc = rp_report_text(out, &plan, &o, &res);
+	/* stdout is checked by main(); a report file here */
+	if (rc || (out != stdout && (fflush(out) || ferror(out)))) {
+		cli_error("%s: write error: %s", output ? output : "stdout",
+			  strerror(errno ? errno : EIO));
+		goto out;
+	}
+	ret = EXIT_OK;
+out:
+	if (out != stdout && fclose(out) && ret == EXIT_OK) {
+		cli_error("%s: %s", output, strerror(errno));
+		ret = EXIT_FAIL;
+	}
+	if (dirfd >= 0)
+		close(dirfd);
+	rp_result_release(&res, plan.nfiles);
+	rp_plan_release(&plan);
+	return ret;
+}

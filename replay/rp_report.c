@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rp_report.c - the replay's results, shaped like fio's.
+ *
+ * JSON uses fio's key names ("fio version", "timestamp", "jobs", and per
+ * job read/write/trim/sync with io_bytes, bw_bytes, iops, runtime,
+ * clat_ns/lat_ns {min, max, mean, stddev, N, percentile}) so tools that
+ * read fio output read ours; what fio has no word for is in "replay".
+ * Latency arrays are sorted in place here.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cli.h"
+#include "replay.h"
+
+static const double pcts[] = { 1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95,
+			       99, 99.5, 99.9, 99.95, 99.99 };
+#define NPCT (sizeof(pcts) / sizeof(pcts[0]))
+static const char *const dir_names[3] = { "read", "write", "sync" };
+static const char *const timing_names[] = { "original", "think", "afap" };
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t pct_of(const struct rp_lat *l, double p)
+{
+	size_t i;
+
+	if (!l->n)
+		return 0;
+	i = (size_t)ceil(p / 100.0 * (double)l->n);
+	return l->v[i ? i - 1 : 0];
+}
+
+static void lat_sort(struct rp_lat *l)
+{
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof(*l->v), cmp_u64);
+}
+
+/* Merge b into a (for the total). */
+static void lat_merge(struct rp_lat *a, const struct rp_lat *b)
+{
+	if (!b->n)
+		return;
+	uint64_t *v = realloc(a->v, (a->n + b->n) * sizeof(*v));
+	if (!v)
+		return;
+	memcpy(v + a->n, b->v, b->n * sizeof(*v));
+	a->v = v;
+	a->n += b->n;
+	a->cap = a->n;
+}
+
+static json_t *lat_json(struct rp_lat *l)
+{
+	json_t *o = json_object(), *pc = json_object();
+	double mean = 0, sd = 0;
+	char key[32];
+
+	lat_sort(l);
+	for (size_t i = 0; i < l->n; i++)
+		mean += (double)l->v[i];
+	if (l->n)
+		mean /= (double)l->n;
+	for (size_t i = 0; i < l->n; i++)
+		sd += ((double)l->v[i] - mean) * ((double)l->v[i] - mean);
+	sd = l->n > 1 ? sqrt(sd / (double)(l->n - 1)) : 0;
+	json_object_set_new(o, "min", cli_json_u64(l->n ? l->v[0] : 0));
+	json_object_set_new(o, "max", cli_json_u64(l->n ? l->v[l->n - 1] : 0));
+	json_object_set_new(o, "mean", json_real(mean));
+	json_object_set_new(o, "stddev", json_real(sd));
+	json_object_set_new(o, "N", cli_json_u64(l->n));
+	for (size_t i = 0; i < NPCT && l->n; i++) {
+		snprintf(key, sizeof(key), "%f", pcts[i]);
+		json_object_set_new(pc, key, cli_json_u64(pct_of(l, pcts[i])));
+	}
+	json_object_set_new(o, "percentile", pc);
+	return o;
+}
+
+static json_t *dir_json(struct rp_dir_stats *d, uint64_t runtime_ns)
+{
+	json_t *o = json_object();
+	double secs = runtime_ns / 1e9;
+	double bw = secs > 0 ? (double)d->bytes / secs : 0;
+	struct rp_lat none = { 0 };
+
+	json_object_set_new(o, "io_bytes", cli_json_u64(d->bytes));
+	json_object_set_new(o, "io_kbytes", cli_json_u64(d->bytes >> 10));
+	json_object_set_new(o, "bw_bytes", cli_json_u64((uint64_t)bw));
+	json_object_set_new(o, "bw", cli_json_u64((uint64_t)(bw / 1024)));
+	json_object_set_new(o, "iops", json_real(secs > 0 ? (double)d->ios / secs : 0));
+	json_object_set_new(o, "runtime", cli_json_u64(runtime_ns / 1000000));
+	json_object_set_new(o, "total_ios", cli_json_u64(d->ios));
+	json_object_set_new(o, "short_ios", cli_json_u64(d->short_ios));
+	json_object_set_new(o, "drop_ios", cli_json_u64(d->drop_ios));
+	json_object_set_new(o, "slat_ns", lat_json(&none));
+	json_object_set_new(o, "clat_ns", lat_json(&d->clat));
+	json_object_set_new(o, "lat_ns", lat_json(&d->lat));
+	return o;
+}
+
+/* Sum of the jobs (latencies merged). */
+static void total_job(const struct rp_result *res, struct rp_job *t, size_t nfiles)
+{
+	memset(t, 0, sizeof(*t));
+	t->file_bytes = calloc(nfiles ? nfiles : 1, 8);
+	for (size_t i = 0; i < res->njobs; i++) {
+		const struct rp_job *j = &res->jobs[i];
+		for (int d = 0; d < 3; d++) {
+			t->d[d].ios += j->d[d].ios;
+			t->d[d].bytes += j->d[d].bytes;
+			t->d[d].short_ios += j->d[d].short_ios;
+			t->d[d].drop_ios += j->d[d].drop_ios;
+			lat_merge(&t->d[d].clat, &j->d[d].clat);
+			lat_merge(&t->d[d].lat, &j->d[d].lat);
+		}
+		for (unsigned k = 0; k < RP_KIND_MAX; k++)
+			t->done[k] += j->done[k];
+		t->errors += j->errors;
+		if (!t->first_error)
+			t->first_error = j->first_error;
+		t->compute_ns += j->compute_ns;
+		t->adjusted += j->adjusted;
+		lat_merge(&t->terr, &j->terr);
+		for (size_t f = 0; t->file_bytes && f < nfiles; f++)
+			t->file_bytes[f] += j->file_bytes[f];
+	}
+	t->wall_ns = res->wall_ns;
+}
+
+static void total_release(struct rp_job *t)
+{
+	for (int d = 0; d < 3; d++) {
+		free(t->d[d].clat.v);
+		free(t->d[d].lat.v);
+	}
+	free(t->terr.v);
+	free(t->file_bytes);
+}
+
+/* AU as DLIO: compute time / wall time, over all simulated accelerators. */
+static double au_of(const struct rp_result *res)
+{
+	double c = 0, w = 0;
+	for (size_t i = 0; i < res->njobs; i++) {
+		c += (double)res->jobs[i].compute_ns;
+		w += (double)res->jobs[i].wall_ns;
+	}
+	return w > 0 ? c / w : 0;
+}
+
+int rp_report_json(FILE *f, const struct rp_plan *plan, const struct rp_opts *o,
+		   const struct rp_result *res)
+{
+	json_t *root = json_object(), *jobs = json_array(), *rp = json_object();
+	json_t *exp = json_object(), *done = json_object(), *files = json_array();
+	struct rp_job t;
+	char buf[64];
+	time_t now = time(NULL);
+	int rc;
+
+	total_job(res, &t, plan->nfiles);
+	json_object_set_new(root, "fio version", json_string("iotape-" IOTAPE_VERSION));
+	json_object_set_new(root, "timestamp", json_integer((json_int_t)now));
+	json_object_set_new(root, "timestamp_ms", json_integer((json_int_t)now * 1000));
+	strftime(buf, sizeof(buf), "%a %b %e %H:%M:%S %Y", localtime(&now));
+	json_object_set_new(root, "time", json_string(buf));
+	for (size_t i = 0; i < res->njobs; i++) {
+		struct rp_job *j = &res->jobs[i];
+		json_t *jo = json_object();
+		struct rp_dir_stats trim = { 0 };
+
+		snprintf(buf, sizeof(buf), "tid-%u", j->tid);
+		json_object_set_new(jo, "jobname", json_string(buf));
+		json_object_set_new(jo, "groupid", json_integer(0));
+		json_object_set_new(jo, "pid", cli_json_u64(j->pid));
+		json_object_set_new(jo, "tid", cli_json_u64(j->tid));
+		json_object_set_new(jo, "error", json_integer(-j->first_error));
+		json_object_set_new(jo, "read", dir_json(&j->d[0], j->wall_ns));
+		json_object_set_new(jo, "write", dir_json(&j->d[1], j->wall_ns));
+		json_object_set_new(jo, "trim", dir_json(&trim, j->wall_ns));
+		json_object_set_new(jo, "sync", dir_json(&j->d[2], j->wall_ns));
+		json_object_set_new(jo, "job_runtime", cli_json_u64(j->wall_ns / 1000000));
+		json_object_set_new(jo, "compute_ns", cli_json_u64(j->compute_ns));
+		json_object_set_new(jo, "accelerator_utilization",
+				    json_real(j->wall_ns ? (double)j->compute_ns / (double)j->wall_ns : 0));
+		json_object_set_new(jo, "errors", cli_json_u64(j->errors));
+		json_array_append_new(jobs, jo);
+	}
+	json_object_set_new(root, "jobs", jobs);
+
+	json_object_set_new(rp, "timing", json_string(timing_names[o->timing]));
+	json_object_set_new(rp, "speed", json_real(o->speed));
+	json_object_set_new(rp, "compute_scale", json_real(o->compute_scale));
+	json_object_set_new(rp, "iodepth", json_integer(o->iodepth));
+	json_object_set_new(rp, "loops", json_integer(o->loops));
+	json_object_set_new(rp, "threads", cli_json_u64(res->njobs));
+	json_object_set_new(rp, "recorded_duration_ns", cli_json_u64(plan->span));
+	json_object_set_new(rp, "replayed_duration_ns", cli_json_u64(res->wall_ns));
+	for (unsigned k = 1; k < RP_KIND_MAX; k++) {
+		json_object_set_new(exp, rp_kind_name(k), cli_json_u64(plan->expected[k] * o->loops));
+		json_object_set_new(done, rp_kind_name(k), cli_json_u64(t.done[k]));
+	}
+	json_object_set_new(rp, "ops_expected", exp);
+	json_object_set_new(rp, "ops_done", done);
+	json_object_set_new(rp, "ops_failed", cli_json_u64(t.errors));
+	json_object_set_new(rp, "recorded_skipped", cli_json_u64(plan->skipped));
+	json_object_set_new(rp, "recorded_failed", cli_json_u64(plan->failed));
+	json_object_set_new(rp, "recorded_unmatched", cli_json_u64(plan->unmatched));
+	json_object_set_new(rp, "implicit_opens", cli_json_u64(res->implicit_opens));
+	json_object_set_new(rp, "direct_adjusted", cli_json_u64(t.adjusted));
+	json_object_set_new(rp, "compute_ns", cli_json_u64(t.compute_ns));
+	json_object_set_new(rp, "accelerator_utilization", json_real(au_of(res)));
+	if (o->timing == RP_TIME_ORIGINAL) {
+		json_object_set_new(rp, "timing_error_ns", lat_json(&t.terr));
+		json_object_set_new(rp, "realtime", json_boolean(res->njobs && res->jobs[0].realtime));
+	}
+	for (size_t i = 0; i < plan->nfiles; i++) {
+		json_t *fo = json_object();
+		json_object_set_new(fo, "path", cli_json_str(plan->files[i].rel));
+		json_object_set_new(fo, "recorded_bytes",
+				    cli_json_u64((plan->files[i].rbytes + plan->files[i].wbytes) * o->loops));
+		json_object_set_new(fo, "replayed_bytes", cli_json_u64(t.file_bytes ? t.file_bytes[i] : 0));
+		json_array_append_new(files, fo);
+	}
+	json_object_set_new(rp, "files", files);
+	{
+		struct rp_job tt = t;	/* total in fio's shape */
+		json_t *to = json_object();
+		json_object_set_new(to, "read", dir_json(&tt.d[0], res->wall_ns));
+		json_object_set_new(to, "write", dir_json(&tt.d[1], res->wall_ns));
+		json_object_set_new(to, "sync", dir_json(&tt.d[2], res->wall_ns));
+		json_object_set_new(rp, "total", to);
+	}
+	json_object_set_new(root, "replay", rp);
+	rc = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', f);
+	json_decref(root);
+	total_release(&t);
+	return rc ? -EIO : 0;
+}
+
+static void dir_text(FILE *f, const char *name, struct rp_dir_stats *d, uint64_t ns)
+{
+	char b1[32], b2[32], b3[32], b4[32];
+	double secs = ns / 1e9;
+
+	if (!d->ios && !d->drop_ios)
+		return;
+	lat_sort(&d->clat);
+	cli_fmt_bytes(b1, sizeof(b1), secs > 0 ? (uint64_t)(d->bytes / secs) : 0);
+	cli_fmt_bytes(b2, sizeof(b2), d->bytes);
+	fprintf(f, "  %5s: IOPS=%.0f, BW=%s/s (%s/%" PRIu64 "msec)\n", name,
+		secs > 0 ? d->ios / secs : 0, b1, b2, ns / 1000000);
+	cli_fmt_ns(b1, sizeof(b1), d->clat.n ? d->clat.v[0] : 0);
+	cli_fmt_ns(b2, sizeof(b2), pct_of(&d->clat, 50));
+	cli_fmt_ns(b3, sizeof(b3), pct_of(&d->clat, 99));
+	cli_fmt_ns(b4, sizeof(b4), d->clat.n ? d->clat.v[d->clat.n - 1] : 0);
+	fprintf(f, "    clat: min=%s, p50=%s, p99=%s, max=%s\n", b1, b2, b3, b4);
+	fprintf(f, "    issued: total=%" PRIu64 ", short=%" PRIu64 ", dropped=%" PRIu64 "\n",
+		d->ios, d->short_ios, d->drop_ios);
+}
+
+int rp_report_text(FILE *f, const struct rp_plan *plan, const struct rp_opts *o,
+		   const struct rp_result *res)
+{
+	struct rp_job t;
+	char b1[32], b2[32];
+
+	total_job(res, &t, plan->nfiles);
+	for (size_t i = 0; i < res->njobs; i++) {
+		struct rp_job *j = &res->jobs[i];
+		fprintf(f, "tid-%u: (groupid=0): err=%3d, ops failed=%" PRIu64 "\n",
+			j->tid, -j->first_error, j->errors);
+		for (int d = 0; d < 3; d++)
+			dir_text(f, dir_names[d], &j->d[d], j->wall_ns);
+	}
+	fprintf(f, "\nAll jobs:\n");
+	for (int d = 0; d < 3; d++)
+		dir_text(f, dir_names[d], &t.d[d], res->wall_ns);
+	cli_fmt_ns(b1, sizeof(b1), plan->span);
+	cli_fmt_ns(b2, sizeof(b2), res->wall_ns);
+	fprintf(f, "\nReplay (%s timing): recorded %s, replayed %s, %zu threads\n",
+		timing_names[o->timing], b1, b2, res->njobs);
+	fprintf(f, "  ops:");
+	for (unsigned k = 1; k < RP_KIND_MAX; k++)
+		if (plan->expected[k])
+			fprintf(f, " %s %" PRIu64 "/%" PRIu64, rp_kind_name(k), t.done[k],
+				plan->expected[k] * o->loops);
+	fprintf(f, "\n  not replayed from the recording: %" PRIu64 " skipped, %" PRIu64
+		" failed, %" PRIu64 " unmatched\n", plan->skipped, plan->failed, plan->unmatched);
+	if (t.adjusted)
+		fprintf(f, "  aligned for O_DIRECT: %" PRIu64 " ops\n", t.adjusted);
+	if (o->timing == RP_TIME_ORIGINAL) {
+		lat_sort(&t.terr);
+		cli_fmt_ns(b1, sizeof(b1), pct_of(&t.terr, 50));
+		cli_fmt_ns(b2, sizeof(b2), pct_of(&t.terr, 99));
+		fprintf(f, "  timing error: p50=%s, p99=%s\n", b1, b2);
+	}
+	fprintf(f, "  accelerator utilization: %.1f%%\n", 100.0 * au_of(res));
+	total_release(&t);
+	return 0;
+}
