@@ -657,6 +657,33 @@ static int read_file_table(struct loader *L, tape_reader *r)
 	return rc < 0 ? rc : 0;
 }
 
+/* A path that is the parent of another traced path is a directory, even
+ * when nothing in the trace opened it O_DIRECTORY (a directory opened by
+ * os.open, a mkdir'ed socket directory missing from the file table): it
+ * must not be prepared as a regular file. */
+static void mark_parent_dirs(struct loader *L)
+{
+	struct rp_plan *p = L->p;
+	for (size_t i = 0; i < p->nfiles; i++) {
+		const char *rel = p->files[i].rel;
+		for (const char *q = strchr(rel, '/'); q; q = strchr(q + 1, '/')) {
+			char *pre = strndup(rel, (size_t)(q - rel));
+			if (!pre)
+				return;
+			for (uint64_t h = hash_str(pre);; h++) {
+				uint64_t *s = umap_slot(&L->paths, h);
+				if (!s || !*s)
+					break;
+				if (strcmp(p->files[*s - 1].rel, pre) == 0) {
+					p->files[*s - 1].isdir = 1;
+					break;
+				}
+			}
+			free(pre);
+		}
+	}
+}
+
 int rp_plan_load(struct rp_plan *p, const char *trace, int direct,
 		 char *err, size_t errlen)
 {
@@ -716,6 +743,7 @@ int rp_plan_load(struct rp_plan *p, const char *trace, int direct,
 		snprintf(err, errlen, "%s: file table: %s", trace, tape_strerror(rc));
 		goto out;
 	}
+	mark_parent_dirs(&L);
 	for (size_t i = 0; i < p->nfiles; i++)
 		if (!p->files[i].isdir && direct && p->files[i].size % RP_ALIGN)
 			p->files[i].size += RP_ALIGN - p->files[i].size % RP_ALIGN;
