@@ -1,56 +1,49 @@
 #!/bin/sh
-# tests/demo.sh - what `make demo` runs: the trace format end to end.
+# tests/demo.sh - what `make demo` runs: the whole loop on a real job.
 #
-# Until the recorder lands (record/analyze/replay are later issues) the demo
-# builds a small ML-like trace with `iotape import` — two DataLoader workers
-# reading shuffled image files, then a checkpoint written and fsync'ed — and
-# shows it with `iotape info` and `iotape dump`.  Everything happens in a
-# temporary directory that is removed at the end.
+#   1. record a small PyTorch training job (traces/workloads/image_folder.py:
+#      an ImageFolder of JPEGs, shuffled, 2 DataLoader workers, 2 epochs,
+#      a checkpoint per epoch) with `iotape record`, caches dropped first;
+#   2. `iotape info` and `iotape analyze` of the recording;
+#   3. `iotape replay` of it into a temporary directory, caches dropped,
+#      the recorded compute kept as delays (think timing): no GPU, no torch.
+#
+# Without root (recording needs CAP_BPF) or without PyTorch, the demo falls
+# back to a bundled recording (traces/image_folder.iotape) for steps 2-3,
+# and says so.  Everything happens in a temporary directory, removed at the
+# end.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 iotape="$top/iotape"
+py=/usr/bin/python3
 tmp=$(mktemp -d /tmp/iotape-demo.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
+trace="$tmp/job.iotape"
 
-echo "== 1. an ML-like I/O trace as CSV (2 workers, 16 shuffled images, 1 checkpoint)"
-awk 'BEGIN {
-	srand(42); print "ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns";
-	n = 16; for (i = 0; i < n; i++) p[i] = i;
-	for (i = n - 1; i > 0; i--) { j = int(rand() * (i + 1)); t = p[i]; p[i] = p[j]; p[j] = t }
-	ts = 1000000000;
-	for (k = 0; k < n; k++) {
-		pid = 101 + k % 2; f = sprintf("/data/train/img%03d.jpg", p[k]);
-		sz = 60000 + int(rand() * 40000);
-		printf "%d,%d,%d,openat,%s,-100,0,0,3,%d\n", ts, pid, pid, f, 9000; ts += 12000;
-		printf "%d,%d,%d,read,%s,3,0,%d,%d,%d\n", ts, pid, pid, f, sz, sz, 40000 + int(rand() * 30000); ts += 90000;
-		printf "%d,%d,%d,close,%s,3,0,0,0,2000\n", ts, pid, pid, f; ts += 800000;
-	}
-	for (c = 0; c < 4; c++) {
-		printf "%d,100,100,pwrite64,/ckpt/model.pt,5,%d,4194304,4194304,2100000\n", ts, c * 4194304; ts += 2200000;
-	}
-	printf "%d,100,100,fsync,/ckpt/model.pt,5,0,0,0,31000000\n", ts;
-}' > "$tmp/demo.csv"
-head -n 4 "$tmp/demo.csv"
-echo "   ... $(($(wc -l < "$tmp/demo.csv") - 1)) events"
+step() { printf '\n== %s\n' "$*"; }
 
-echo
-echo "== 2. iotape import --format csv demo.csv -o demo.iotape"
-"$iotape" import --format csv "$tmp/demo.csv" -o "$tmp/demo.iotape"
+if [ "$(id -u)" = 0 ] && [ -r /sys/kernel/btf/vmlinux ] &&
+   $py -c 'import torch, torchvision' 2>/dev/null; then
+	step "1. a real training job: ImageFolder JPEGs, 2 DataLoader workers, 2 epochs"
+	$py "$top/traces/workloads/image_folder.py" "$tmp/data" --epochs 0 >/dev/null
+	echo "   dataset: $(find "$tmp/data" -type f | wc -l) files in $tmp/data"
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	echo "   iotape record -o job.iotape -- python3 image_folder.py DATA"
+	"$iotape" record -o "$trace" -- $py "$top/traces/workloads/image_folder.py" "$tmp/data"
+else
+	step "1. recording needs root, BTF and PyTorch: using the bundled traces/image_folder.iotape"
+	cp "$top/traces/image_folder.iotape" "$trace"
+fi
 
-echo
-echo "== 3. iotape info demo.iotape"
-"$iotape" info "$tmp/demo.iotape"
+step "2. iotape info job.iotape"
+"$iotape" info "$trace"
 
-echo
-echo "== 4. iotape dump demo.iotape (first 8 events)"
-"$iotape" dump "$tmp/demo.iotape" | head -n 8
+step "3. iotape analyze job.iotape"
+"$iotape" analyze "$trace"
 
-echo
-echo "== 5. dump | import | dump is byte-identical"
-"$iotape" dump --format csv "$tmp/demo.iotape" > "$tmp/a.csv"
-"$iotape" import --format csv "$tmp/a.csv" -o "$tmp/b.iotape"
-"$iotape" dump --format csv "$tmp/b.iotape" > "$tmp/b.csv"
-cmp "$tmp/a.csv" "$tmp/b.csv" && echo "   identical ($(wc -c < "$tmp/a.csv") bytes of CSV, $(wc -c < "$tmp/demo.iotape") bytes of trace)"
+step "4. iotape replay job.iotape --dir REPLAY --drop-caches (think timing: recorded compute as delays)"
+if [ "$(id -u)" = 0 ]; then drop=--drop-caches; else drop=; fi
+"$iotape" replay "$trace" --dir "$tmp/replay" $drop 2>&1 | sed -n '/^All jobs:/,$p'
 
-echo
-echo "record, analyze and replay arrive with the next issues (see README)."
+step "done: record -> analyze -> replay (compare arrives with the next issue; see README)"
