@@ -659,8 +659,8 @@ static int read_file_table(struct loader *L, tape_reader *r)
 
 /* A path that is the parent of another traced path is a directory, even
  * when nothing in the trace opened it O_DIRECTORY (a directory opened by
- * os.open, a mkdir'ed socket directory missing from the file table): it
- * must not be prepared as a regular file. */
+ * os.open, a mkdir'ed socket directory missing from the file table): if
+ * prepare is to create it, it creates a directory, not a regular file. */
 static void mark_parent_dirs(struct loader *L)
 {
 	struct rp_plan *p = L->p;
@@ -675,7 +675,11 @@ static void mark_parent_dirs(struct loader *L)
 				if (!s || !*s)
 					break;
 				if (strcmp(p->files[*s - 1].rel, pre) == 0) {
-					p->files[*s - 1].isdir = 1;
+					/* only what prepare would otherwise make a
+					 * regular file: a directory the trace
+					 * creates itself stays the trace's */
+					if (p->files[*s - 1].prepare)
+						p->files[*s - 1].isdir = 1;
 					break;
 				}
 			}
