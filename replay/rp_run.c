@@ -15,9 +15,11 @@
  * Timing (enum rp_timing):
  *   original  op i is issued at T0 + ts_i / speed (absolute, like
  *             btreplay: errors do not accumulate); the issue error is kept;
- *   think     before op i the thread sleeps (ts_i - recorded end of its
- *             previous ops) * compute_scale / speed: the accelerator's
- *             compute, while I/O takes what the storage takes;
+ *   think     op i is issued (ts_i - recorded end of the thread's previous
+ *             ops) * compute_scale / speed after the thread's previous I/O
+ *             completed: the accelerator's compute, while I/O takes what
+ *             the storage takes; waiting for another thread's op (the
+ *             recorded order) overlaps that compute instead of adding to it;
  *   afap      no delays.
  * Opens go through IORING_OP_OPENAT2 with RESOLVE_BENEATH on DIR's fd;
  * unlink, rename and mkdir through the parent fd (rp_parent_beneath).
@@ -446,9 +448,12 @@ static void *thread_main(void *arg)
 			int overlap = data && (op->flags & RP_F_OVERLAP) && c->depth > 1;
 			uint64_t target = 0;
 
-			wait_dep(c, op);
 			if (!overlap)
 				drain(c);
+			/* the thread's previous I/O is over: its compute starts
+			 * now, and a wait for another thread overlaps it */
+			uint64_t io_done = now_ns();
+			wait_dep(c, op);
 			if (o->timing == RP_TIME_ORIGINAL) {
 				target = sh->t0 + (uint64_t)((double)op->ts / speed);
 				if (op->ts > prev_end)
@@ -458,7 +463,8 @@ static void *thread_main(void *arg)
 			} else if (o->timing == RP_TIME_THINK && !overlap && op->ts > prev_end) {
 				uint64_t delay = (uint64_t)((double)(op->ts - prev_end) * think);
 				if (delay) {
-					sleep_until(now_ns() + delay);
+					if (now_ns() < io_done + delay)
+						sleep_until(io_done + delay);
 					c->job->compute_ns += delay;
 				}
 			}
