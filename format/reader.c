@@ -100,6 +100,19 @@ struct chdr {
 	uint64_t tmin, tmax, xxh;
 };
 
+/* Decompress exactly one zstd frame of len bytes into size bytes at dst;
+ * NULL, or what was wrong. */
+static const char *unzstd(ZSTD_DCtx *d, uint8_t *dst, size_t size,
+			  const uint8_t *src, size_t len)
+{
+	if (ZSTD_findFrameCompressedSize(src, len) != len)
+		return "not one zstd frame";
+	size_t n = ZSTD_decompressDCtx(d, dst, size, src, len);
+	if (ZSTD_isError(n))
+		return ZSTD_getErrorName(n);
+	return n == size ? NULL : "wrong size";
+}
+
 /* Read and check a chunk header; 0, or -EBADMSG with a detail. */
 static int read_chunk_header(const tape_reader *r, uint64_t off, struct chdr *c)
 {
@@ -159,14 +172,10 @@ static int load_payload(const tape_reader *r, uint64_t off, const struct chdr *c
 					  (unsigned long long)off);
 		memcpy(out->p, stored->p, c->raw);
 	} else if (c->codec == CODEC_ZSTD) {
-		if (ZSTD_findFrameCompressedSize(stored->p, c->stored) != c->stored)
-			return tape__fail(-EBADMSG, "chunk at offset %llu is not one zstd frame",
-					  (unsigned long long)off);
-		size_t n = ZSTD_decompressDCtx(dctx, out->p, c->raw, stored->p, c->stored);
-		if (ZSTD_isError(n) || n != c->raw)
+		const char *why = unzstd(dctx, out->p, c->raw, stored->p, c->stored);
+		if (why)
 			return tape__fail(-EBADMSG, "chunk at offset %llu does not decompress: %s",
-					  (unsigned long long)off,
-					  ZSTD_isError(n) ? ZSTD_getErrorName(n) : "wrong size");
+					  (unsigned long long)off, why);
 	} else {
 		return tape__fail(-ENOTSUP, "chunk at offset %llu uses unknown codec %u",
 				  (unsigned long long)off, c->codec);
@@ -697,22 +706,21 @@ static int column_bytes(tape_cursor *c, size_t ci, const struct tape_column *col
 	if (!(enc & ENC_ZSTD))
 		return 0;
 	unsigned long long sz = ZSTD_getFrameContentSize(*p, *len);
-	if (sz == ZSTD_CONTENTSIZE_UNKNOWN || sz == ZSTD_CONTENTSIZE_ERROR || sz > TAPE_MAX_RAW ||
-	    ZSTD_findFrameCompressedSize(*p, *len) != *len)
+	if (sz == ZSTD_CONTENTSIZE_UNKNOWN || sz == ZSTD_CONTENTSIZE_ERROR || sz > TAPE_MAX_RAW)
 		return tape__fail(-EBADMSG, "block at offset %llu: column %s: bad zstd frame",
 				  (unsigned long long)off, col->name);
 	struct buf *b = &c->colz[ci];
+	const char *why;
 	int err;
 	b->len = 0;
 	if ((err = buf_reserve(b, (size_t)sz + PAD)))
 		return err;
-	size_t n = ZSTD_decompressDCtx(c->dctx, b->p, (size_t)sz, *p, *len);
-	if (ZSTD_isError(n) || n != sz)
-		return tape__fail(-EBADMSG, "block at offset %llu: column %s does not decompress",
-				  (unsigned long long)off, col->name);
-	memset(b->p + n, 0, PAD);
+	if ((why = unzstd(c->dctx, b->p, (size_t)sz, *p, *len)))
+		return tape__fail(-EBADMSG, "block at offset %llu: column %s does not decompress: %s",
+				  (unsigned long long)off, col->name, why);
+	memset(b->p + sz, 0, PAD);
 	*p = b->p;
-	*len = n;
+	*len = (size_t)sz;
 	return 0;
 }
 

@@ -101,20 +101,6 @@ const struct tape_table_def *tape__table(int id);
 #define TAPE_MAX_STRCOLS 8	/* string columns per known table */
 #define TAPE_MAX_COLS_KNOWN 64	/* columns per known table (ids < 64) */
 
-/* Integer field of an event struct, zero-extended (tape_column_get inline). */
-static inline uint64_t col_get(const struct tape_column *c, const void *ev)
-{
-	const char *p = (const char *)ev + c->offset;
-	if (c->width == 4) {
-		uint32_t v;
-		memcpy(&v, p, 4);
-		return v;
-	}
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
 static inline void put_le16(uint8_t *p, uint16_t v) { p[0] = v; p[1] = v >> 8; }
 static inline void put_le32(uint8_t *p, uint32_t v)
 { for (int i = 0; i < 4; i++) p[i] = v >> (8 * i); }

@@ -546,25 +546,18 @@ int tape_writer_set_meta(tape_writer *w, const char *key, const char *value)
 	return 0;
 }
 
-int tape_writer_append(tape_writer *w, int table, const void *ev)
+/* Store event ev as row t->rows (not counted yet: the caller does
+ * t->rows++).  -E2BIG for an over-long string changes nothing; -ENOMEM may
+ * leave the row half written, unused. */
+static int tbuf_put(struct tbuf *t, const void *ev)
 {
-	const struct tape_table_def *def = tape__table(table);
-	struct tbuf *t;
-	int err = 0;
-
-	if (w->err)
-		return w->err;
-	if (!def)
-		return tape__fail(-EINVAL, "unknown table %d", table);
-	t = &w->tables[table];
-	if (!t->def && (err = tbuf_init(t, def, w->block_rows))) {
-		tbuf_release(t);
-		return set_err(w, err);
-	}
-	/* Check every string first so a refused event changes nothing. */
+	const struct tape_table_def *def = t->def;
 	const char *strs[TAPE_MAX_STRCOLS];
 	size_t lens[TAPE_MAX_STRCOLS];
 	const char *e = ev;
+	int err = 0;
+
+	/* Check every string first so a refused event changes nothing. */
 	for (unsigned i = 0; i < t->ns; i++) {
 		const char *s;
 		memcpy(&s, e + t->offs[i], sizeof(s));
@@ -587,13 +580,33 @@ int tape_writer_append(tape_writer *w, int table, const void *ev)
 		unsigned c = t->strcol[i];
 		t->cols[c][r] = sdict_add(&t->dicts[c], strs[i], lens[i], &err);
 		if (err)
-			return set_err(w, err);
+			return err;
 	}
 	uint64_t ts = t->cols[0][r];
 	if (r == 0 || ts < t->tmin)
 		t->tmin = ts;
 	if (r == 0 || ts > t->tmax)
 		t->tmax = ts;
+	return 0;
+}
+
+int tape_writer_append(tape_writer *w, int table, const void *ev)
+{
+	const struct tape_table_def *def = tape__table(table);
+	struct tbuf *t;
+	int err = 0;
+
+	if (w->err)
+		return w->err;
+	if (!def)
+		return tape__fail(-EINVAL, "unknown table %d", table);
+	t = &w->tables[table];
+	if (!t->def && (err = tbuf_init(t, def, w->block_rows))) {
+		tbuf_release(t);
+		return set_err(w, err);
+	}
+	if ((err = tbuf_put(t, ev)))
+		return err == -E2BIG ? err : set_err(w, err);
 	t->rows++;
 	w->events++;
 	/* Cut the block early when its strings grow large, so no block's raw
@@ -718,22 +731,9 @@ int tape__encode_block(int table, const void *evs, size_t n, int extra_cols,
 		return -EINVAL;
 	if ((err = tbuf_init(&t, def, n ? (unsigned)n : 1)))
 		goto out;
-	for (size_t r = 0; r < n; r++) {
-		const char *ev = (const char *)evs + r * def->size;
-		for (size_t c = 0; c < def->ncols; c++) {
-			const struct tape_column *col = &def->cols[c];
-			if (col->type == TAPE_COL_STR) {
-				const char *s;
-				memcpy(&s, ev + col->offset, sizeof(s));
-				s = s ? s : "";
-				t.cols[c][r] = sdict_add(&t.dicts[c], s, strlen(s), &err);
-				if (err)
-					goto out;
-			} else {
-				t.cols[c][r] = col_get(col, ev);
-			}
-		}
-	}
+	for (size_t r = 0; r < n; r++, t.rows++)
+		if ((err = tbuf_put(&t, (const char *)evs + r * def->size)))
+			goto out;
 	struct enc_ctx x = { .cctx = ZSTD_createCCtx(), .level = 1 };
 	err = x.cctx ? encode_columns(&x, def, t.cols, t.dicts, n, extra_cols, out) : -ENOMEM;
 	enc_ctx_release(&x);
