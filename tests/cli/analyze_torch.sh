@@ -12,12 +12,7 @@ rec_need_bpf
 PY=${PY:-/usr/bin/python3}
 "$PY" -c "import torch" 2>/dev/null || skip "python3-torch not installed"
 N=200
-mkdir "$T/data"
-i=0
-while [ $i -lt $N ]; do
-	head -c 4096 /dev/urandom >"$T/data/$(printf 'sample_%04d.bin' $i)"
-	i=$((i + 1))
-done
+t_samples "$T/data" $N
 
 # jget JSON EXPR: a value of the analysis (EXPR in Python over j)
 jget() {

@@ -20,6 +20,16 @@ rec_need_bpf() {
 }
 
 # t_dump TRACE [table] -> $T/dump
+# t_samples DIR N: the data set of tests/torch_job.py, N random 4 KiB files
+t_samples() {
+	mkdir "$1" || exit 1
+	_i=0
+	while [ $_i -lt "$2" ]; do
+		head -c 4096 /dev/urandom >"$1/$(printf 'sample_%04d.bin' $_i)"
+		_i=$((_i + 1))
+	done
+}
+
 t_dump() {
 	"$TB/tdump" "$@" | sed 's/$/ /' >"$T/dump" || fail "cannot read $1"
 }

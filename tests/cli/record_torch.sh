@@ -7,12 +7,7 @@ rec_need_bpf
 PY=${PY:-/usr/bin/python3}
 "$PY" -c "import torch" 2>/dev/null || skip "python3-torch not installed"
 N=200
-mkdir "$T/data"
-i=0
-while [ $i -lt $N ]; do
-	head -c 4096 /dev/urandom > "$T/data/$(printf 'sample_%04d.bin' $i)"
-	i=$((i + 1))
-done
+t_samples "$T/data" $N
 "$IOTAPE" record -q -o "$T/t.iotape" -- "$PY" "$TOP/tests/torch_job.py" "$T/data" $N > "$T/out" || { echo "FAIL: job failed"; exit 1; }
 main=$(cut -d' ' -f1 "$T/out")
 t_eq "job saw every sample" $N "$(cut -d' ' -f2 "$T/out")"
