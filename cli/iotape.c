@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "cli.h"
 #include "tape.h"
 
@@ -46,7 +48,7 @@ static void usage(FILE *f)
 	      "commands:\n", f);
 	for (size_t i = 0; i < NCMDS; i++)
 		fprintf(f, "   %-10s %s\n", commands[i].name, commands[i].summary);
-	fputs("   help       show the usage of a command\n\n"
+	fputs("   help       show the manual page of a command (-u: its options)\n\n"
 	      "See 'iotape help COMMAND' or 'iotape COMMAND -h' for the options "
 	      "of a command.\n", f);
 }
@@ -57,30 +59,115 @@ static void unknown(const char *name)
 		name);
 }
 
-/* iotape help [CMD]: the command's -h text, and where the manual is. */
+/*
+ * The manual page of a topic (a command, "format" or "iotape"): the copy
+ * beside the binary when it runs from the source tree (./iotape and
+ * man/), the installed copy under PREFIX when it runs from PREFIX/bin,
+ * else whatever man(1) finds.  Like `git help`, man prints it (through
+ * $MANPAGER when stdout is a terminal).  Returns man's exit status, or -1
+ * when man could not be run.
+ */
+static int show_man(const char *page, int section)
+{
+	char exe[4096], path[4200], name[16];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *file = NULL;
+	int status;
+	pid_t pid;
+
+	if (n > 0) {
+		char *slash;
+		exe[n] = 0;
+		if ((slash = strrchr(exe, '/')))
+			*slash = 0;
+		snprintf(path, sizeof(path), "%s/man/%s.%d", exe, page, section);
+		if (access(path, R_OK) != 0)
+			snprintf(path, sizeof(path), "%s/../share/man/man%d/%s.%d",
+				 exe, section, page, section);
+		if (access(path, R_OK) == 0)
+			file = path;
+	}
+	snprintf(name, sizeof(name), "%d", section);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (file)
+			execlp("man", "man", "-l", file, (char *)NULL);
+		else
+			execlp("man", "man", name, page, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) == 127)
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * iotape help [-u] [TOPIC]: the manual page of a command (or of "format",
+ * the trace file format); with -u, or when man is missing, the command's
+ * -h text and where the manual is.
+ */
 static int cmd_help(int argc, char **argv)
 {
-	const struct cmd_struct *c;
+	const struct cmd_struct *c = NULL;
 	char *hargv[] = { NULL, "-h", NULL };
-	int ret;
+	char page[64];
+	int usage_only = 0, section = 1, ret;
 
+	if (argc > 1 && (strcmp(argv[1], "-u") == 0 || strcmp(argv[1], "--usage") == 0)) {
+		usage_only = 1;
+		argc--, argv++;
+	}
+	if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+		puts("usage: iotape help [-u | --usage] [COMMAND | format]\n\n"
+		     "Shows the manual page of COMMAND (or iotape-format(5)); -u prints\n"
+		     "the command's options instead.");
+		return EXIT_OK;
+	}
+	if (argc > 1 && argv[1][0] == '-') {
+		cli_error("unknown option '%s' (see 'iotape help -h')", argv[1]);
+		return EXIT_USAGE;
+	}
 	if (argc < 2 || strcmp(argv[1], "help") == 0) {
 		usage(stdout);
 		return EXIT_OK;
 	}
 	if (argc > 2) {
-		cli_error("too many arguments (see 'iotape help')");
+		cli_error("too many arguments (see 'iotape help -h')");
 		return EXIT_USAGE;
 	}
-	c = cmd_find(argv[1]);
-	if (!c) {
+	if (strcmp(argv[1], "format") == 0) {
+		section = 5;
+	} else if (!(c = cmd_find(argv[1]))) {
 		unknown(argv[1]);
 		return EXIT_FAIL;
+	}
+	snprintf(page, sizeof(page), "iotape-%s", argv[1]);
+	if (!usage_only) {
+		ret = show_man(page, section);
+		if (ret == 0)
+			return EXIT_OK;
+		if (ret > 0) {	/* man said why on stderr */
+			if (!c)
+				return EXIT_FAIL;
+			cli_error("no manual page %s(%d); the options follow", page, section);
+		} else {
+			cli_error("man(1) is not installed; the options follow");
+		}
+	}
+	if (!c) {
+		printf("See %s(%d).\n", page, section);
+		return EXIT_OK;
 	}
 	hargv[0] = (char *)c->name;
 	cli_cmd = c->name;
 	ret = c->fn(2, hargv);
-	printf("\nSee iotape-%s(1).\n", c->name);
+	printf("\nSee %s(%d).\n", page, section);
 	return ret;
 }
 

@@ -19,10 +19,15 @@ grep -q '^iotape version [0-9]' "$T/out" || fail "--version: $(cat "$T/out")"
 for c in record info dump import analyze replay; do
 	ok "$IOTAPE" "$c" -h
 	cp "$T/out" "$T/h.$c"
-	ok "$IOTAPE" help "$c"
+	ok "$IOTAPE" help -u "$c"
 	head -n "$(wc -l <"$T/h.$c")" "$T/out" >"$T/hh.$c"
 	same "$T/h.$c" "$T/hh.$c"
-	tail -n 1 "$T/out" | grep -qx "See iotape-$c(1)." || fail "help $c: no man page pointer"
+	tail -n 1 "$T/out" | grep -qx "See iotape-$c(1)." || fail "help -u $c: no man page pointer"
+	# without -u: the manual page itself (rendered by man, no pager off a tty)
+	C=$(echo "$c" | tr a-z A-Z)
+	ok "$IOTAPE" help "$c"
+	head -n 1 "$T/out" | grep -q "^IOTAPE-$C(1) " || fail "help $c: not the man page: $(head -n 1 "$T/out")"
+	grep -q "^SYNOPSIS" "$T/out" || fail "help $c: no SYNOPSIS"
 
 	# SYNOPSIS of the man page = the usage line
 	man=$TOP/man/iotape-$c.1
@@ -44,6 +49,9 @@ err_line 2 "iotape info: " "-z" "$IOTAPE" info -z x.tape
 err_line 2 "iotape info: " "'--json' takes no argument" "$IOTAPE" info --json=1 x.tape
 ok "$IOTAPE" help
 same "$T/help1" "$T/out"
+ok "$IOTAPE" help format
+head -n 1 "$T/out" | grep -q "^IOTAPE-FORMAT(5) " || fail "help format: $(head -n 1 "$T/out")"
+err_line 2 "iotape help: " "'-x'" "$IOTAPE" help -x replay
 err_line 2 "iotape dump: " "xml" "$IOTAPE" dump --format xml x.tape
 err_line 2 "iotape dump: " "nosuch" "$IOTAPE" dump --table nosuch x.tape
 err_line 2 "iotape import: " "nosuch" "$IOTAPE" import --table nosuch -o x.tape x.csv
