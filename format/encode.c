@@ -526,6 +526,75 @@ int tape_coldec_init(struct coldec *d, uint8_t enc, const uint8_t *p,
 	return tape__fail(-EBADMSG, "unknown integer encoding %u", enc);
 }
 
+/*
+ * Unpacking: value j of a packed stream of width w sits at bit j*w, so a
+ * group of 8 values starting at a multiple of 8 starts on a byte boundary
+ * (byte (j/8)*w).  unpack_groups() has one copy per width, where every
+ * shift and offset of the 8 values is a constant; the values around the
+ * groups go through the generic loop.  Every read is 8 bytes at the byte
+ * holding the value's first bit, which the stream's padding (PAD bytes in
+ * reader.c) keeps in bounds.
+ */
+static inline __attribute__((always_inline)) void
+unpack_groups_w(const uint8_t *p, size_t groups, uint64_t *out, const unsigned w)
+{
+	const uint64_t mask = (1ull << w) - 1;
+	for (size_t g = 0; g < groups; g++, p += w, out += 8) {
+		_Pragma("GCC unroll 8")
+		for (unsigned j = 0; j < 8; j++) {
+			uint64_t u;
+			memcpy(&u, p + (j * w) / 8, 8);
+			out[j] = (le64toh(u) >> ((j * w) & 7)) & mask;
+		}
+	}
+}
+
+static void unpack_groups(const uint8_t *p, size_t groups, uint64_t *out, unsigned w)
+{
+	switch (w) {
+#define W(n) case n: unpack_groups_w(p, groups, out, n); break;
+	W(1) W(2) W(3) W(4) W(5) W(6) W(7) W(8) W(9) W(10) W(11) W(12) W(13)
+	W(14) W(15) W(16) W(17) W(18) W(19) W(20) W(21) W(22) W(23) W(24)
+	W(25) W(26) W(27) W(28) W(29) W(30) W(31) W(32) W(33) W(34) W(35)
+	W(36) W(37) W(38) W(39) W(40) W(41) W(42) W(43) W(44) W(45) W(46)
+	W(47) W(48) W(49) W(50) W(51) W(52) W(53) W(54) W(55) W(56)
+#undef W
+	}
+}
+
+/* Values [idx, idx+m) of a stream of width w (<= 64) into out. */
+static void unpack(const uint8_t *p, unsigned w, size_t idx, size_t m, uint64_t *out)
+{
+	const uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
+	size_t i = 0, bit = idx * w;
+
+	if (w == 0) {
+		memset(out, 0, m * sizeof(*out));
+		return;
+	}
+	if (w <= 56) {
+		/* up to the first group boundary, then whole groups */
+		for (; i < m && (idx + i) % 8; i++, bit += w) {
+			uint64_t u;
+			memcpy(&u, p + (bit >> 3), 8);
+			out[i] = (le64toh(u) >> (bit & 7)) & mask;
+		}
+		size_t groups = (m - i) / 8;
+		unpack_groups(p + (bit >> 3), groups, out + i, w);
+		i += 8 * groups;
+		bit += 8 * groups * w;
+	}
+	for (; i < m; i++, bit += w) {
+		uint64_t u;
+		unsigned sh = bit & 7;
+		memcpy(&u, p + (bit >> 3), 8);
+		u = le64toh(u) >> sh;
+		if (sh + w > 64)
+			u |= (uint64_t)p[(bit >> 3) + 8] << (64 - sh);
+		out[i] = u & mask;
+	}
+}
+
 int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 {
 	uint64_t x, prev = d->prev;
@@ -553,12 +622,17 @@ int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 		d->p = r.p;
 		break;
 	}
+	case ENC_BITPACK:
+	case ENC_DBITPACK:
 	case ENC_PBITPACK:
-	case ENC_DPBITPACK: {
-		const unsigned w = d->width;
-		const uint64_t mask = (1ull << w) - 1, base = d->base;
+	case ENC_DPBITPACK:
+	case ENC_DICT: {
+		const int delta = d->enc == ENC_DBITPACK || d->enc == ENC_DPBITPACK;
+		const int patched = d->enc == ENC_PBITPACK || d->enc == ENC_DPBITPACK;
+		const uint64_t base = d->base;
 		size_t i0 = 0, pidx = d->done;	/* packed index of out[i0] */
-		if (d->enc == ENC_DPBITPACK) {
+		if (delta) {
+			/* value 0 is stored whole; packed value j is delta j+1 */
 			if (d->done == 0 && k) {
 				out[0] = prev = d->first;
 				i0 = 1;
@@ -567,91 +641,33 @@ int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 				pidx = d->done - 1;
 			}
 		}
-		size_t bit = pidx * w;
-		if (w == 0) {
-			memset(out + i0, 0, (k - i0) * sizeof(*out));
-		} else {
-			for (size_t i = i0; i < k; i++, bit += w) {
-				uint64_t u;
-				memcpy(&u, d->p + (bit >> 3), 8);
-				u = le64toh(u) >> (bit & 7);
-				if ((bit & 7) + w > 64)
-					u |= (uint64_t)d->p[(bit >> 3) + 8] << (64 - (bit & 7));
-				out[i] = u & mask;
+		unpack(d->p, d->width, pidx, k - i0, out + i0);
+		if (patched) {
+			size_t pend = pidx + (k - i0);
+			while (d->excidx < pend) {
+				out[i0 + d->excidx - pidx] |= d->exchi << d->width;
+				int err = next_exception(d, 0);
+				if (err)
+					return err;
 			}
 		}
-		size_t pend = pidx + (k - i0);
-		while (d->excidx < pend) {
-			out[i0 + d->excidx - pidx] |= d->exchi << w;
-			int err = next_exception(d, 0);
-			if (err)
-				return err;
-		}
-		if (d->enc == ENC_PBITPACK) {
-			for (size_t i = i0; i < k; i++)
-				out[i] += base;
-		} else {
-			for (size_t i = i0; i < k; i++)
-				out[i] = prev += unzigzag(out[i] + base);
-		}
-		break;
-	}
-	case ENC_BITPACK:
-	case ENC_DBITPACK:
-	case ENC_DICT: {
-		/* Unpack and transform in one pass; value i of the stream sits
-		 * at bit i*w.  The stream has PAD readable bytes after it. */
-		const unsigned w = d->width;
-		const uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1, base = d->base;
-		const uint8_t *p = d->p;
-		size_t i0 = 0, bit = d->done * w;
-		if (d->enc == ENC_DBITPACK) {
-			/* value 0 is stored whole; packed value j is delta j+1 */
-			if (d->done == 0 && k) {
-				out[0] = prev = d->first;
-				i0 = 1;
-			} else {
-				bit -= w;
-			}
-		}
-#define UNPACK_LOOP(STMT)                                                   \
-		if (w == 0) {                                               \
-			for (size_t i = i0; i < k; i++) {                   \
-				uint64_t u = 0;                             \
-				STMT;                                       \
-			}                                                   \
-		} else if (w <= 56) {                                       \
-			_Pragma("GCC unroll 4")                             \
-			for (size_t i = i0; i < k; i++, bit += w) {         \
-				uint64_t u;                                 \
-				memcpy(&u, p + (bit >> 3), 8);              \
-				u = (le64toh(u) >> (bit & 7)) & mask;       \
-				STMT;                                       \
-			}                                                   \
-		} else {                                                    \
-			for (size_t i = i0; i < k; i++, bit += w) {         \
-				uint64_t u;                                 \
-				unsigned sh = bit & 7;                      \
-				memcpy(&u, p + (bit >> 3), 8);              \
-				u = le64toh(u) >> sh;                       \
-				if (sh + w > 64)                            \
-					u |= (uint64_t)p[(bit >> 3) + 8] << (64 - sh); \
-				u &= mask;                                  \
-				STMT;                                       \
-			}                                                   \
-		}
-		if (d->enc == ENC_BITPACK) {
-			UNPACK_LOOP(out[i] = u + base)
-		} else if (d->enc == ENC_DBITPACK) {
-			UNPACK_LOOP(out[i] = prev += unzigzag(u + base))
-		} else {
+		if (d->enc == ENC_DICT) {
 			uint64_t bad_idx = 0;
 			const uint64_t nd = d->nd;
-			UNPACK_LOOP(bad_idx |= u >= nd; out[i] = d->dict[u < nd ? u : 0])
+			for (size_t i = 0; i < k; i++) {
+				uint64_t u = out[i];
+				bad_idx |= u >= nd;
+				out[i] = d->dict[u < nd ? u : 0];
+			}
 			if (bad_idx)
 				return bad("dictionary index out of range");
+		} else if (delta) {
+			for (size_t i = i0; i < k; i++)
+				out[i] = prev += unzigzag(out[i] + base);
+		} else {
+			for (size_t i = 0; i < k; i++)
+				out[i] += base;
 		}
-#undef UNPACK_LOOP
 		break;
 	}
 	}
