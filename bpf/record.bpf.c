@@ -31,6 +31,7 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u64 wakeup_events = 0;	/* wake the reader every N records */
 const volatile __u32 layers = ~0u;	/* REC_LAYER_BIT(enum rec_layer) */
 const volatile __u64 cgroup_id = 0;	/* --cgroup: v2 cgroup id, 0 = none */
+const volatile __u32 cgroup_level = 0;	/* its depth below the root (root: 0) */
 
 /* Events we could not deliver, per enum rec_layer. */
 __u64 lost[REC_L_MAX] = {};
@@ -160,15 +161,16 @@ static __always_inline __u64 rb_flags(void)
 	return ++*n % wakeup_events ? BPF_RB_NO_WAKEUP : BPF_RB_FORCE_WAKEUP;
 }
 
-/* In the traced set.  With --cgroup a task of that cgroup joins the set
- * the first time it is seen here (its children then follow by fork). */
+/* In the traced set.  With --cgroup a task of that cgroup or of any cgroup
+ * below it joins the set the first time it is seen here (its children
+ * then follow by fork, wherever they are moved). */
 static __always_inline int is_traced(__u32 tgid)
 {
 	__u32 one = 1;
 
 	if (bpf_map_lookup_elem(&traced, &tgid))
 		return 1;
-	if (cgroup_id && bpf_get_current_cgroup_id() == cgroup_id &&
+	if (cgroup_id && bpf_get_current_ancestor_cgroup_id(cgroup_level) == cgroup_id &&
 	    (bpf_get_current_pid_tgid() >> 32) == tgid) {
 		bpf_map_update_elem(&traced, &tgid, &one, BPF_NOEXIST);
 		return 1;

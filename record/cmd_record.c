@@ -56,7 +56,7 @@ static const struct opt record_opts[] = {
 	  NULL, "all" },
 	{ 'p', "pid", "PID", "attach to a running process and the processes it starts",
 	  NULL, NULL, OPT_MULTI },
-	{ OPT_CGROUP, "cgroup", "PATH", "trace the processes of a cgroup v2 and their children" },
+	{ OPT_CGROUP, "cgroup", "PATH", "trace the processes of a cgroup v2 (and of the cgroups below it)" },
 	{ OPT_DURATION, "duration", "SEC", "stop after SEC seconds" },
 	{ OPT_BUFFER, "buffer", "MB", "BPF ring buffer size in MiB", NULL, "64" },
 	{ 'q', "quiet", NULL, "no status line and no summary" },
@@ -162,8 +162,9 @@ static int parse_num(const char *s, double lo, double hi, double *out)
 	return 0;
 }
 
-/* cgroup v2: the id BPF sees is the directory's inode number. */
-static int parse_cgroup(const char *arg, uint64_t *id)
+/* cgroup v2: the id BPF sees is the directory's inode number; the level
+ * (root 0) is how many directories above it are still cgroup2. */
+static int parse_cgroup(const char *arg, uint64_t *id, unsigned *level)
 {
 	static const char *roots[] = { "", "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
 	struct statfs sfs;
@@ -179,7 +180,17 @@ static int parse_cgroup(const char *arg, uint64_t *id)
 			 roots[i][0] ? "/" : "", arg);
 		if (stat(p, &cg) == 0 && S_ISDIR(cg.st_mode) &&
 		    statfs(p, &sfs) == 0 && sfs.f_type == CGROUP2_SUPER_MAGIC) {
+			char real[4096], *slash;
 			*id = cg.st_ino;
+			*level = 0;
+			if (!realpath(p, real))
+				return -errno;
+			while ((slash = strrchr(real, '/')) && slash != real) {
+				*slash = 0;
+				if (statfs(real, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC)
+					break;
+				(*level)++;
+			}
 			return 0;
 		}
 	}
@@ -347,6 +358,7 @@ int cmd_record(int argc, char **argv)
 	const char *output = DEFAULT_OUTPUT, *cgroup_path = NULL;
 	uint32_t layers = ~0u, *pids = NULL;
 	uint64_t cgroup_id = 0, lost_last[NLOST] = { 0 };
+	unsigned cgroup_level = 0;
 	size_t npids = 0;
 	double duration = 0, buffer_mb = DEFAULT_BUFFER_MB;
 	int force = 0, quiet = 0, c, err, rc = EXIT_FAIL, status = 0, child_done = 0;
@@ -404,7 +416,7 @@ int cmd_record(int argc, char **argv)
 			break;
 		}
 		case OPT_CGROUP:
-			if (parse_cgroup(p.arg, &cgroup_id)) {
+			if (parse_cgroup(p.arg, &cgroup_id, &cgroup_level)) {
 				opt_error(&record_cmd, "--cgroup %s: not a cgroup v2 directory",
 					  p.arg);
 				rc = EXIT_USAGE;
@@ -485,7 +497,7 @@ int cmd_record(int argc, char **argv)
 	if (layers & REC_LAYER_SAMPLE)
 		st.gpu = rec_gpu_open();
 
-	err = rec_bpf_open(&bpf, layers, (size_t)(buffer_mb * 1048576), cgroup_id, stderr);
+	err = rec_bpf_open(&bpf, layers, (size_t)(buffer_mb * 1048576), cgroup_id, cgroup_level, stderr);
 	if (err) {
 		const char *what = bpf.what[0] ? bpf.what : "setting up BPF";
 

@@ -171,7 +171,7 @@ static int silent_print(enum libbpf_print_level lvl, const char *fmt, va_list ap
 }
 
 int rec_bpf_open(struct rec_bpf *b, uint32_t layers, size_t ring_bytes,
-		 uint64_t cgroup_id, FILE *log)
+		 uint64_t cgroup_id, unsigned cgroup_level, FILE *log)
 {
 	struct btf *vmlinux;
 	int err;
@@ -189,6 +189,7 @@ int rec_bpf_open(struct rec_bpf *b, uint32_t layers, size_t ring_bytes,
 	/* ~1/16 of the ring between wakeups (records are ~128 bytes) */
 	b->skel->rodata->wakeup_events = b->ring_bytes / 16 / 128 ?: 1;
 	b->skel->rodata->cgroup_id = cgroup_id;
+	b->skel->rodata->cgroup_level = cgroup_level;
 
 	vmlinux = btf__load_vmlinux_btf();
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {

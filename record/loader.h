@@ -21,7 +21,7 @@ struct rec_bpf {
  * missing tracepoints go to log (one line each).  Returns 0 or -errno, with
  * b->what saying which step failed; call rec_bpf_free() in every case. */
 int rec_bpf_open(struct rec_bpf *b, uint32_t layers, size_t ring_bytes,
-		 uint64_t cgroup_id, FILE *log);
+		 uint64_t cgroup_id, unsigned cgroup_level, FILE *log);
 void rec_bpf_free(struct rec_bpf *b);
 /* Detach every program (in parallel: each detach waits for a grace period). */
 void rec_bpf_detach(struct rec_bpf *b);
