@@ -298,20 +298,30 @@ static __always_inline __u64 pos_start(const struct inflight *e, long ret)
 	return e->pos;
 }
 
+struct iov_sum {
+	const struct iovec *iov;
+	__u64 sum;
+};
+
+static long iov_add(__u64 i, void *ctx)
+{
+	struct iov_sum *s = ctx;
+	__u64 len = 0;
+
+	bpf_probe_read_user(&len, sizeof(len), &s->iov[i].iov_len);
+	s->sum += len;
+	return 0;
+}
+
+/* Bytes asked by a vectored call: the sum of its iovecs' lengths (as many
+ * as the kernel accepts, UIO_MAXIOV). */
 static __always_inline __u64 iov_total(const struct inflight *e, __s8 vec_arg,
 				       __u64 cnt)
 {
-	struct iovec *iov = (struct iovec *)arg(e, vec_arg);
-	__u64 sum = 0, len;
+	struct iov_sum s = { (const struct iovec *)arg(e, vec_arg), 0 };
 
-	for (int i = 0; i < REC_MAX_IOV; i++) {
-		if (i >= cnt)
-			break;
-		len = 0;
-		bpf_probe_read_user(&len, sizeof(len), &iov[i].iov_len);
-		sum += len;
-	}
-	return sum;
+	bpf_loop(cnt < REC_MAX_IOV ? cnt : REC_MAX_IOV, iov_add, &s, 0);
+	return s.sum;
 }
 
 static __always_inline void fill_syscall(struct rec_syscall *ev,

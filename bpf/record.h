@@ -21,7 +21,7 @@
 #define REC_ARGV_MAX 4096	/* argv bytes captured at exec */
 #define REC_COMM_LEN 16
 #define REC_MAX_SYSCALL 512	/* size of the syscall-spec array */
-#define REC_MAX_IOV 8		/* iovecs summed for readv/writev sizes */
+#define REC_MAX_IOV 1024	/* iovecs summed for readv/writev sizes (UIO_MAXIOV) */
 
 enum rec_ev_type {
 	REC_EV_SYSCALL = 1,

@@ -9,7 +9,7 @@
  *  2 write x16 of 4096 B            -> offsets 0, 4096, ..., 61440
  *  3 fsync
  *  4 lseek 8192; read 4096 x2       -> offsets 8192, 12288
- *  5 pread 4096 @ 32768; preadv 2x2048 @ 40960
+ *  5 pread 4096 @ 32768; preadv 16x256 @ 40960 (more iovecs than 8)
  *  6 dup; read 4096 on the dup      -> offset 16384 (shared position)
  *  7 log.txt O_APPEND: write 100; lseek 0; write 100 -> offsets 0, 100
  *  8 thread: pread 4096 @ 4096 of data.bin (own tid)
@@ -48,8 +48,8 @@ static void *thread_main(void *arg)
 
 int main(int argc, char **argv)
 {
-	static char buf[4096], a[2048], b[2048];
-	struct iovec iov[2] = { { a, sizeof(a) }, { b, sizeof(b) } };
+	static char buf[4096], vbuf[16][256];
+	struct iovec iov[16];
 	int fd, fd2, lg, cf, dfd, dirfd;
 	pthread_t th;
 	pid_t child;
@@ -80,7 +80,9 @@ int main(int argc, char **argv)
 	CHECK(read(fd, buf, 4096));
 	CHECK(read(fd, buf, 4096));
 	CHECK(pread(fd, buf, 4096, 32768));
-	CHECK(preadv(fd, iov, 2, 40960));
+	for (int i = 0; i < 16; i++)
+		iov[i] = (struct iovec){ vbuf[i], sizeof(vbuf[i]) };
+	CHECK(preadv(fd, iov, 16, 40960));
 	CHECK(fd2 = dup(fd));
 	CHECK(read(fd2, buf, 4096));
 	CHECK(close(fd2));
