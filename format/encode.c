@@ -664,7 +664,7 @@ int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 		} else if (delta) {
 			for (size_t i = i0; i < k; i++)
 				out[i] = prev += unzigzag(out[i] + base);
-		} else {
+		} else if (base) {
 			for (size_t i = 0; i < k; i++)
 				out[i] += base;
 		}
