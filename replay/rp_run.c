@@ -21,6 +21,9 @@
  *             the storage takes; waiting for another thread's op (the
  *             recorded order) overlaps that compute instead of adding to it;
  *   afap      no delays.
+ * --scale-dataset K: loop l opens copy l % K of every dataset file
+ * (rp_copy_path), so K loops read K distinct copies, as K epochs over a
+ * dataset K times the recorded one do.
  * Opens go through IORING_OP_OPENAT2 with RESOLVE_BENEATH on DIR's fd;
  * unlink, rename and mkdir through the parent fd (rp_parent_beneath).
  */
@@ -56,6 +59,7 @@ struct shared {
 	_Atomic int finished;
 	uint64_t implicit_opens;
 	int setup_err;
+	unsigned copy;			/* dataset copy of the current loop */
 };
 
 struct inflight {
@@ -161,6 +165,10 @@ static void complete(struct tctx *c, struct inflight *e, int res, uint64_t t)
 		lat_push(&d->clat, t - e->t_sub);
 		lat_push(&d->lat, t - e->t_prep);
 		c->job->file_bytes[op->file] += (uint64_t)res;
+		if (op->kind == RP_READ && c->sh->plan->files[op->file].dataset)
+			c->job->copy_bytes[c->sh->copy] += (uint64_t)res;
+		if (op->flags & RP_F_FAULT)
+			c->job->fault_reads++;
 		c->job->done[op->kind]++;
 	}
 	publish(c, e->op);
@@ -302,6 +310,7 @@ static void do_other(struct tctx *c, uint32_t idx, uint64_t t_prep)
 	uint64_t t_sub = t_prep, t_done;
 	int rc = 0, fd, pfd, pfd2;
 	const char *base, *base2;
+	char cpath[4096 + 32];
 
 	switch (op->kind) {
 	case RP_OPEN: {
@@ -316,7 +325,8 @@ static void do_other(struct tctx *c, uint32_t idx, uint64_t t_prep)
 				close(pfd);
 		}
 		sqe = get_sqe(c);
-		io_uring_prep_openat2(sqe, sh->dirfd, f->rel, &how);
+		io_uring_prep_openat2(sqe, sh->dirfd,
+				      rp_copy_path(f, sh->copy, cpath, sizeof(cpath)), &how);
 		rc = submit_wait(c, sqe, idx, &t_sub, &t_done);
 		if (rc >= 0) {
 			fd = atomic_exchange(&sh->slot_fd[op->slot], rc);
@@ -389,17 +399,22 @@ static void do_other(struct tctx *c, uint32_t idx, uint64_t t_prep)
 
 /* Open the slots used without a recorded open, before the clock starts;
  * close what the previous loop left open.  Serial thread only. */
-static void loop_setup(struct shared *sh, int first)
+static void loop_setup(struct shared *sh, unsigned loop)
 {
 	const struct rp_plan *p = sh->plan;
+	int first = loop == 0;
+	char cpath[4096 + 32];
 
+	sh->copy = loop % (sh->o->scale ? sh->o->scale : 1);
 	for (size_t s = 0; s < p->nslots; s++) {
 		int fd = atomic_exchange(&sh->slot_fd[s], -1);
 		if (fd >= 0)
 			close(fd);
 		if (!p->slots[s].implicit)
 			continue;
-		fd = rp_open_beneath(sh->dirfd, p->files[p->slots[s].file].rel,
+		fd = rp_open_beneath(sh->dirfd,
+				     rp_copy_path(&p->files[p->slots[s].file], sh->copy,
+						  cpath, sizeof(cpath)),
 				     (int)p->slots[s].oflags, 0644);
 		if (fd >= 0) {
 			atomic_store(&sh->slot_fd[s], fd);
@@ -432,7 +447,7 @@ static void *thread_main(void *arg)
 
 	for (unsigned loop = 0; loop < o->loops; loop++) {
 		if (pthread_barrier_wait(&sh->bar) == PTHREAD_BARRIER_SERIAL_THREAD) {
-			loop_setup(sh, loop == 0);
+			loop_setup(sh, loop);
 			sh->t0 = now_ns();
 			if (!loop)
 				sh->start = sh->t0;
@@ -501,7 +516,9 @@ static int tctx_init(struct tctx *c, const struct rp_opts *o, size_t nfiles)
 	c->freebufs = calloc(depth, sizeof(*c->freebufs));
 	c->bufs = calloc(depth, sizeof(*c->bufs));
 	c->job->file_bytes = calloc(nfiles ? nfiles : 1, 8);
-	if (!c->ifl || !c->freebufs || !c->bufs || !c->job->file_bytes)
+	c->job->copy_bytes = calloc(o->scale ? o->scale : 1, 8);
+	if (!c->ifl || !c->freebufs || !c->bufs || !c->job->file_bytes ||
+	    !c->job->copy_bytes)
 		return -ENOMEM;
 	uint64_t x = 0x243f6a8885a308d3ull ^ c->tp->tid;
 	for (unsigned i = 0; i < depth; i++) {
@@ -631,6 +648,7 @@ void rp_result_release(struct rp_result *res, size_t nfiles)
 		}
 		free(j->terr.v);
 		free(j->file_bytes);
+		free(j->copy_bytes);
 	}
 	free(res->jobs);
 	memset(res, 0, sizeof(*res));
