@@ -377,18 +377,31 @@ static void do_other(struct tctx *c, uint32_t idx, uint64_t t_prep)
 			rc = mkdirat(pfd, base, 0755) && errno != EEXIST ? -errno : 0;
 		close(pfd);
 		break;
-	case RP_RENAME:
+	case RP_RENAME: {
+		const char *rel2 = sh->plan->files[op->file2].rel;
+		const char *s1 = strrchr(f->rel, '/'), *s2 = strrchr(rel2, '/');
+		size_t l1 = s1 ? (size_t)(s1 - f->rel) : 0, l2 = s2 ? (size_t)(s2 - rel2) : 0;
+
 		pfd = rp_parent_beneath(sh->dirfd, f->rel, 0, &base);
-		pfd2 = rp_parent_beneath(sh->dirfd, sh->plan->files[op->file2].rel, 1, &base2);
+		/* one parent fd when both are in the same directory (the
+		 * usual tmp -> final): one open less, and a recording of the
+		 * replay can name the target through that fd */
+		if (l1 == l2 && memcmp(f->rel, rel2, l1) == 0 && pfd >= 0) {
+			pfd2 = pfd;
+			base2 = s2 ? s2 + 1 : rel2;
+		} else {
+			pfd2 = rp_parent_beneath(sh->dirfd, rel2, 1, &base2);
+		}
 		if (pfd < 0 || pfd2 < 0)
 			rc = pfd < 0 ? pfd : pfd2;
 		else
 			rc = renameat(pfd, base, pfd2, base2) ? -errno : 0;
+		if (pfd2 >= 0 && pfd2 != pfd)
+			close(pfd2);
 		if (pfd >= 0)
 			close(pfd);
-		if (pfd2 >= 0)
-			close(pfd2);
 		break;
+	}
 	}
 	if (rc < 0)
 		op_error(c, rc);
