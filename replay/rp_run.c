@@ -522,7 +522,13 @@ static int tctx_init(struct tctx *c, const struct rp_opts *o, size_t nfiles)
 		depth = 1;
 	c->depth = depth;
 	c->buflen = (c->tp->maxlen + 2 * RP_ALIGN + RP_ALIGN - 1) & ~(uint64_t)(RP_ALIGN - 1);
-	rc = io_uring_queue_init(depth < 8 ? 8 : depth * 2, &c->ring, 0);
+	/* COOP_TASKRUN (5.19+): completions are not pushed to the thread
+	 * with an IPI while it runs; it picks them up when it enters the
+	 * kernel to submit or wait, which it does for every op anyway */
+	struct io_uring_params prm = { .flags = IORING_SETUP_COOP_TASKRUN };
+	rc = io_uring_queue_init_params(depth < 8 ? 8 : depth * 2, &c->ring, &prm);
+	if (rc == -EINVAL)
+		rc = io_uring_queue_init(depth < 8 ? 8 : depth * 2, &c->ring, 0);
 	if (rc < 0)
 		return rc;
 	c->ifl = calloc(depth, sizeof(*c->ifl));
