@@ -8,7 +8,8 @@
 # thread's sequence of (kind, file, offset, size) - opens, reads, writes,
 # syncs and closes through io_uring, unlink and rename by syscall - must be
 # one recorded thread's sequence exactly, and every recorded thread must
-# have its replay thread.
+# have its replay thread.  Then the same for a trace with page faults:
+# their reads come in the faulting thread, between its syscalls.
 . "$(dirname "$0")/record_lib.sh"
 . "$(dirname "$0")/replay_lib.sh"
 rec_need_bpf
@@ -52,7 +53,7 @@ mkdir -p "$T/d/ck"
 ok "$IOTAPE" dump -t syscall -F csv -o "$T/rec.csv" "$T/rec.tape"
 
 # per thread: "kind path offset size" lines in time order, threads sorted
-python3 - "$T/j.csv" "$T/rec.csv" "$T/d/" >"$T/cmp" <<'PY' || fail "comparison script failed"
+cat >"$T/cmp.py" <<'PY'
 import csv, sys
 KIND = {'openat': 'open', 'uring_openat': 'open', 'pread64': 'read', 'read': 'read',
         'uring_read': 'read', 'write': 'write', 'pwrite64': 'write', 'uring_write': 'write',
@@ -77,8 +78,11 @@ def threads(path, prefix, uring):
             line += ' ' + r['path2'][len(prefix):]
         th.setdefault(r['tid'], []).append((int(r['ts_ns']), line))
     return sorted('\n'.join(l for _, l in sorted(v)) for v in th.values())
-want = threads(sys.argv[1], '/', False)
 got = threads(sys.argv[2], sys.argv[3], True)
+if sys.argv[1] == '-':	# print the replay's threads, longest first
+    print('\n=====\n'.join(sorted(got, key=len, reverse=True)))
+    sys.exit(0)
+want = threads(sys.argv[1], '/', False)
 print('threads %d %d' % (len(want), len(got)))
 for i, w in enumerate(want):
     print('recorded thread %d: %d ops, %s' % (i, w.count('\n') + 1,
@@ -86,8 +90,31 @@ for i, w in enumerate(want):
     if w not in got:
         print('WANT\n' + w + '\nGOT\n' + '\n=====\n'.join(got))
 PY
+python3 "$T/cmp.py" "$T/j.csv" "$T/rec.csv" "$T/d/" >"$T/cmp" || fail "comparison script failed"
 grep -q '^threads 3 3$' "$T/cmp" || fail "$(head -1 "$T/cmp"): want 3 recorded and 3 replay threads"
 [ "$(grep -c 'replayed exactly$' "$T/cmp")" = 3 ] || fail "$(cat "$T/cmp")"
 grep -q 'recorded thread .: 44 ops' "$T/cmp" && grep -q 'recorded thread .: 22 ops' "$T/cmp" &&
 	grep -q 'recorded thread .: 15 ops' "$T/cmp" || fail "op counts: $(cat "$T/cmp")"
+# page faults (a trace with a cache table, tests/helpers/mktape): each is
+# a read in the faulting thread, between that thread's syscalls
+[ -x "$TESTBIN/mktape" ] || fail "no $TESTBIN/mktape (run make tests)"
+printf 'ts_ns,file_id,path,dev,inode,size,mode\n1,1,/m.bin,1,11,1048576,33188\n1,2,/n.bin,1,12,262144,33188\n' >"$T/f.csv"
+printf '%s\n' ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns,flags \
+	1000,10,10,openat,/m.bin,-1,0,0,3,10,0 1200,10,10,close,/m.bin,3,0,0,0,10,0 \
+	5000,10,10,openat,/n.bin,-1,0,0,4,10,0 6000,10,10,pread64,/n.bin,4,0,4096,4096,10,0 \
+	9000,10,10,close,/n.bin,4,0,0,0,10,0 >"$T/s.csv"
+printf '%s\n' ts_ns,pid,tid,kind,dev,inode,file_id,index,count \
+	2000,10,10,fault,1,11,1,5,1 2500,10,11,fault,1,11,1,0,1 2700,10,11,fault,1,12,2,10,1 \
+	3000,10,10,map_pages,1,11,1,16,16 4000,10,10,map_pages,1,11,1,32,16 \
+	4001,10,10,fault,1,11,1,40,1 7000,10,10,fault,1,11,1,100,1 >"$T/c.csv"
+"$TESTBIN/mktape" "$T/m.tape" file="$T/f.csv" syscall="$T/s.csv" cache="$T/c.csv" || fail "mktape failed"
+ok "$IOTAPE" replay --prepare-only -d "$T/md" "$T/m.tape"
+"$IOTAPE" record -q -o "$T/mrec.tape" -- "$IOTAPE" replay --no-prepare --timing afap -d "$T/md" "$T/m.tape" \
+	>"$T/out" 2>"$T/rec.err" || fail "record of the fault replay failed: $(cat "$T/rec.err")"
+ok "$IOTAPE" dump -t syscall -F csv -o "$T/mrec.csv" "$T/mrec.tape"
+printf '%s\n' "open m.bin - -" "close m.bin - -" "read m.bin 20480 4096" "read m.bin 65536 65536" \
+	"read m.bin 163840 4096" "open n.bin - -" "read n.bin 0 4096" "read m.bin 409600 4096" \
+	"close n.bin - -" "=====" "read m.bin 0 4096" "read n.bin 40960 4096" >"$T/mwant"
+python3 "$T/cmp.py" - "$T/mrec.csv" "$T/md/" >"$T/mgot" || fail "fault comparison failed"
+same "$T/mwant" "$T/mgot"
 exit 0
