@@ -171,6 +171,8 @@ struct rp_job {
 	uint64_t *file_bytes;	/* per file index: bytes read + written */
 	uint64_t *copy_bytes;	/* per dataset copy: bytes read */
 	uint64_t fault_reads;	/* RP_F_FAULT reads done */
+	uint64_t usr_ns, sys_ns;/* the thread's CPU time (getrusage) */
+	uint64_t ctx, majf, minf;/* its context switches and page faults */
 };
 
 struct rp_result {

@@ -108,6 +108,51 @@ static json_t *dir_json(struct rp_dir_stats *d, uint64_t runtime_ns)
 	return o;
 }
 
+/* fio's latency_ns / latency_us / latency_ms: percent of the job's ops
+ * (read, write, sync) whose total latency falls in each bucket, a bucket
+ * holding latencies above the previous key up to its own. */
+static void lat_bins(json_t *jo, const struct rp_job *j)
+{
+	static const unsigned keys[] = { 2, 4, 10, 20, 50, 100, 250, 500, 750, 1000 };
+	static const char *const names[] = { "latency_ns", "latency_us", "latency_ms" };
+	uint64_t cnt[3][11] = { { 0 } }, over = 0, n = 0;
+	char key[16];
+
+	for (int d = 0; d < 3; d++)
+		for (size_t i = 0; i < j->d[d].lat.n; i++) {
+			uint64_t v = j->d[d].lat.v[i], unit = 1;
+			int u, k;
+
+			n++;
+			for (u = 0; u < 3; u++, unit *= 1000)
+				if (v <= 1000 * unit)
+					break;
+			if (u == 3) {
+				/* fio's last ms buckets: 2000 and >=2000 */
+				if (v <= 2000000000ull)
+					cnt[2][10]++;
+				else
+					over++;
+				continue;
+			}
+			for (k = 0; k < 10 && v > keys[k] * unit; k++)
+				;
+			cnt[u][k]++;
+		}
+	for (int u = 0; u < 3; u++) {
+		json_t *o = json_object();
+		for (int k = 0; k < 10; k++) {
+			snprintf(key, sizeof(key), "%u", keys[k]);
+			json_object_set_new(o, key, json_real(n ? 100.0 * (double)cnt[u][k] / (double)n : 0));
+		}
+		if (u == 2) {
+			json_object_set_new(o, "2000", json_real(n ? 100.0 * (double)cnt[2][10] / (double)n : 0));
+			json_object_set_new(o, ">=2000", json_real(n ? 100.0 * (double)over / (double)n : 0));
+		}
+		json_object_set_new(jo, names[u], o);
+	}
+}
+
 /* Sum of the jobs (latencies merged). */
 static void total_job(const struct rp_result *res, struct rp_job *t, size_t nfiles)
 {
@@ -207,6 +252,12 @@ int rp_report_json(FILE *f, const struct rp_plan *plan, const struct rp_opts *o,
 		json_object_set_new(jo, "trim", dir_json(&trim, j->wall_ns));
 		json_object_set_new(jo, "sync", dir_json(&j->d[2], j->wall_ns));
 		json_object_set_new(jo, "job_runtime", cli_json_u64(j->wall_ns / 1000000));
+		json_object_set_new(jo, "usr_cpu", json_real(j->wall_ns ? 100.0 * (double)j->usr_ns / (double)j->wall_ns : 0));
+		json_object_set_new(jo, "sys_cpu", json_real(j->wall_ns ? 100.0 * (double)j->sys_ns / (double)j->wall_ns : 0));
+		json_object_set_new(jo, "ctx", cli_json_u64(j->ctx));
+		json_object_set_new(jo, "majf", cli_json_u64(j->majf));
+		json_object_set_new(jo, "minf", cli_json_u64(j->minf));
+		lat_bins(jo, j);
 		json_object_set_new(jo, "compute_ns", cli_json_u64(j->compute_ns));
 		json_object_set_new(jo, "accelerator_utilization",
 				    json_real(j->wall_ns ? (double)j->compute_ns / (double)j->wall_ns : 0));

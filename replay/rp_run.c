@@ -39,6 +39,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -508,6 +509,16 @@ static void *thread_main(void *arg)
 		}
 		drain(c);
 		c->job->wall_ns = now_ns() - sh->start;
+	}
+	struct rusage ru;
+	if (getrusage(RUSAGE_THREAD, &ru) == 0) {	/* fio's usr_cpu, sys_cpu, ctx, ... */
+		c->job->usr_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
+				 (uint64_t)ru.ru_utime.tv_usec * 1000;
+		c->job->sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
+				 (uint64_t)ru.ru_stime.tv_usec * 1000;
+		c->job->ctx = (uint64_t)(ru.ru_nvcsw + ru.ru_nivcsw);
+		c->job->majf = (uint64_t)ru.ru_majflt;
+		c->job->minf = (uint64_t)ru.ru_minflt;
 	}
 	atomic_fetch_add(&sh->finished, 1);
 	return NULL;
