@@ -6,8 +6,8 @@
  * "..": refused), open DIR (rp_prep.c: empty or marked unless --force),
  * enter the --mem-limit cgroup (rp_cgroup.c: before prepare, so the page
  * cache the prepared data fills is charged to it), prepare the dataset,
- * optionally drop caches, replay (rp_run.c), report (rp_report.c).  Only this file prints; errors are one line, exit 1
- * (runtime) or 2 (usage).
+ * optionally drop caches, replay (rp_run.c), report (rp_report.c).  Only
+ * this file prints; errors are one line, exit 1 (runtime) or 2 (usage).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -244,7 +244,6 @@ int cmd_replay(int argc, char **argv)
 			cli_error("%s", err);
 			goto out;
 		}
-		res.cgroup = cg.v2 ? 2 : 1;
 	}
 	if (!no_prep) {
 		rc = rp_prepare(dirfd, &plan, sparse, o.direct, o.scale, o.progress, &ps,
