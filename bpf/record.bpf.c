@@ -833,11 +833,21 @@ struct {
 	__type(value, struct uring_start);
 } uring_req SEC(".maps");
 
+/* Path of an open in flight (read at submit: the kernel frees its copy
+ * before the completion). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u64);	/* struct io_kiocb * */
+	__type(value, char[REC_PATH_MAX]);
+} uring_path SEC(".maps");
+
 SEC("tp_btf/io_uring_submit_req")
 int BPF_PROG(uring_submit, struct io_kiocb *req)
 {
 	struct uring_start st = {};
 	__u64 key = (__u64)req, f;
+	__u32 zero = 0;
 	__u8 opc = req->opcode;
 	int rw = 0;
 
@@ -862,6 +872,24 @@ int BPF_PROG(uring_submit, struct io_kiocb *req)
 	st.ts = bpf_ktime_get_ns();
 	st.pid_tgid = bpf_get_current_pid_tgid();
 	st.fd = req->cqe.fd;
+	if (opc == 19) {
+		/* a close takes its fd from the sqe into struct io_close,
+		 * not into req->cqe.fd (which reads 0: stdin) */
+		struct io_close *cl = bpf_rdonly_cast(&req->cmd,
+						      bpf_core_type_id_kernel(struct io_close));
+
+		st.fd = cl->fd;
+	} else if (st.op == 53) {
+		/* openat/openat2: the dirfd and the path (getname()'d by prep) */
+		struct io_open *op = bpf_rdonly_cast(&req->cmd,
+						     bpf_core_type_id_kernel(struct io_open));
+		struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+		struct filename *fn = op->filename;
+
+		st.fd = op->dfd;
+		if (s && fn && bpf_probe_read_kernel_str(s->paths, REC_PATH_MAX, fn->name) > 0)
+			bpf_map_update_elem(&uring_path, &key, s->paths, BPF_ANY);
+	}
 	if (rw) {
 		/* prep (io_prep_rw) ran before this tracepoint */
 		struct io_rw *r = bpf_rdonly_cast(&req->cmd, bpf_core_type_id_kernel(struct io_rw));
@@ -884,11 +912,16 @@ int BPF_PROG(uring_complete, struct io_ring_ctx *rctx, void *req,
 {
 	__u64 key = (__u64)req;
 	struct uring_start *st = bpf_map_lookup_elem(&uring_req, &key);
+	struct scratch *s = NULL;
 	struct rec_syscall *ev;
+	char *pv = NULL;
+	__u32 zero = 0;
 
 	if (!st)
 		return 0;
-	ev = bpf_ringbuf_reserve(&rb, sizeof(*ev), 0);
+	if (st->op == 53 && (pv = bpf_map_lookup_elem(&uring_path, &key)))
+		s = bpf_map_lookup_elem(&scratch, &zero);
+	ev = s ? &s->ev : bpf_ringbuf_reserve(&rb, sizeof(*ev), 0);
 	if (!ev) {
 		count_lost(REC_L_SYSCALL);
 		goto out;
@@ -908,7 +941,36 @@ int BPF_PROG(uring_complete, struct io_ring_ctx *rctx, void *req,
 	ev->ret = cqe->res;
 	ev->dev = st->dev;
 	ev->ino = st->ino;
-	bpf_ringbuf_submit(ev, rb_flags());
+	if (st->op == 53 && cqe->res >= 0) {
+		/* the file an open returned, as sys_exit does for open(2):
+		 * the fd is installed before the completion, and the ring's
+		 * workers share the submitter's fd table */
+		__u64 f = fd_file(cqe->res);
+
+		if (f) {
+			struct inode *in = as_file(f)->f_inode;
+
+			file_id(f, &ev->ndev, &ev->nino);
+			ev->nsize = in->i_size;
+			ev->nmode = in->i_mode;
+			track_file(ev->ndev, ev->nino);
+		}
+	}
+	if (s) {
+		long n = bpf_probe_read_kernel_str(s->paths, REC_PATH_MAX, pv);
+		__u32 size;
+
+		ev->path_len = n > 0 ? n : 0;
+		size = sizeof(*ev) + ev->path_len;
+		if (size > sizeof(*s))
+			size = sizeof(*s);
+		ev->h.len = size;
+		if (bpf_ringbuf_output(&rb, ev, size, rb_flags()))
+			count_lost(REC_L_SYSCALL);
+		bpf_map_delete_elem(&uring_path, &key);
+	} else {
+		bpf_ringbuf_submit(ev, rb_flags());
+	}
 out:
 	bpf_map_delete_elem(&uring_req, &key);
 	return 0;

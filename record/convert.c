@@ -676,7 +676,8 @@ static void on_syscall(struct rec_state *st, const struct rec_syscall *e, size_t
 		r.path = r1;
 		if (e->path2_len) {
 			int d2 = e->fd2 == -1 ? AT_FDCWD : e->fd2;
-			r2 = resolve(st, e->h.pid, d2, 0, 0, p2);
+			int same = e->fd2 == e->fd;	/* renameat(d, a, d, b) */
+			r2 = resolve(st, e->h.pid, d2, same ? e->dev : 0, same ? e->ino : 0, p2);
 			r.path2 = r2;
 		}
 		/* the dirfd is not an I/O target; an empty path means the op

@@ -4,9 +4,10 @@
  *
  * Steps: parse options, load the plan (rp_trace.c: paths confined,
  * "..": refused), open DIR (rp_prep.c: empty or marked unless --force),
- * prepare the dataset, optionally drop caches, replay (rp_run.c), report
- * (rp_report.c).  Only this file prints; errors are one line, exit 1
- * (runtime) or 2 (usage).
+ * enter the --mem-limit cgroup (rp_cgroup.c: before prepare, so the page
+ * cache the prepared data fills is charged to it), prepare the dataset,
+ * optionally drop caches, replay (rp_run.c), report (rp_report.c).  Only
+ * this file prints; errors are one line, exit 1 (runtime) or 2 (usage).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +21,8 @@
 
 enum {
 	O_PREP_ONLY = OPT_LONG(1), O_NO_PREP, O_SPARSE, O_TIMING, O_SPEED,
-	O_SCALE, O_IODEPTH, O_DIRECT_OPT, O_DROP, O_LOOPS, O_FMT,
+	O_SCALE, O_IODEPTH, O_DIRECT_OPT, O_DROP, O_LOOPS, O_FMT, O_MEMLIMIT,
+	O_SCALE_DS,
 };
 
 static const struct opt replay_opts[] = {
@@ -35,7 +37,9 @@ static const struct opt replay_opts[] = {
 	{ O_IODEPTH, "iodepth", "N", "at most N ops in flight per thread where the recording overlapped them", NULL, "32" },
 	{ O_DIRECT_OPT, "direct", NULL, "open files O_DIRECT (ops aligned to 4 KiB)" },
 	{ O_DROP, "drop-caches", NULL, "drop the page cache before replaying (root)" },
-	{ O_LOOPS, "loops", "N", "replay N times", NULL, "1" },
+	{ O_LOOPS, "loops", "N", "replay N times", NULL, "1; K with --scale-dataset" },
+	{ O_MEMLIMIT, "mem-limit", "SIZE", "run in a cgroup limited to SIZE bytes of memory, k/m/g suffixes (root)" },
+	{ O_SCALE_DS, "scale-dataset", "K", "prepare K copies of the read-only files; loop L reads copy L % K", NULL, "1" },
 	{ O_FMT, "output-format", "FORMAT", "report format", "normal|json", "normal" },
 	{ 'o', "output", "FILE", "write the report to FILE instead of stdout" },
 	{ 'f', "force", NULL, "use a DIR that is neither empty nor prepared by iotape" },
@@ -69,6 +73,52 @@ static int parse_uint(const char *s, unsigned *out)
 	return 0;
 }
 
+/* SIZE with an optional k/m/g/t suffix (powers of 1024). */
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	int sh = 0;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (end == s || errno || *s == '-')
+		return -EINVAL;
+	switch (*end) {
+	case 0: break;
+	case 'k': case 'K': sh = 10; break;
+	case 'm': case 'M': sh = 20; break;
+	case 'g': case 'G': sh = 30; break;
+	case 't': case 'T': sh = 40; break;
+	default: return -EINVAL;
+	}
+	if (*end && end[1] && !((end[1] == 'b' || end[1] == 'B') && !end[2]) &&
+	    !((end[1] == 'i') && (end[2] == 'b' || end[2] == 'B') && !end[3]))
+		return -EINVAL;
+	if (!v || (sh && v > (UINT64_MAX >> sh)))
+		return -EINVAL;
+	*out = (uint64_t)v << sh;
+	return 0;
+}
+
+/* read_bytes of /proc/self/io: what the storage delivered to us. */
+static uint64_t io_read_bytes(void)
+{
+	char buf[512], *p;
+	int fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strstr(buf, "\nread_bytes: ");
+	return p ? strtoull(p + 13, NULL, 10) : 0;
+}
+
 static int drop_caches(void)
 {
 	int fd;
@@ -88,7 +138,8 @@ static int drop_caches(void)
 int cmd_replay(int argc, char **argv)
 {
 	struct rp_opts o = { .timing = RP_TIME_THINK, .speed = 1, .compute_scale = 1,
-			     .iodepth = 32, .loops = 1 };
+			     .iodepth = 32, .loops = 0, .scale = 1 };
+	struct rp_cgroup cg = { 0 };
 	const char *dir = NULL, *trace, *output = NULL;
 	int prep_only = 0, no_prep = 0, sparse = 0, drop = 0, force = 0, json = 0;
 	struct rp_plan plan;
@@ -135,6 +186,18 @@ int cmd_replay(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
+		case O_MEMLIMIT:
+			if (parse_size(p.arg, &o.mem_limit)) {
+				opt_error(&replay_cmd, "--mem-limit: '%s' is not a size (a number with k, m or g)", p.arg);
+				return EXIT_USAGE;
+			}
+			break;
+		case O_SCALE_DS:
+			if (parse_uint(p.arg, &o.scale) || o.scale > 1024) {
+				opt_error(&replay_cmd, "--scale-dataset: '%s' is not a number from 1 to 1024", p.arg);
+				return EXIT_USAGE;
+			}
+			break;
 		case O_FMT: json = p.choice == 1; break;
 		case 'o': output = p.arg; break;
 		case 'f': force = 1; break;
@@ -151,6 +214,12 @@ int cmd_replay(int argc, char **argv)
 		opt_error(&replay_cmd, "--prepare-only and --no-prepare exclude each other");
 		return EXIT_USAGE;
 	}
+	if (o.mem_limit && geteuid() != 0) {
+		cli_error("--mem-limit needs root (it creates a cgroup)");
+		return EXIT_FAIL;
+	}
+	if (!o.loops)
+		o.loops = o.scale;	/* each copy read once */
 	o.progress = isatty(STDERR_FILENO);
 
 	rc = rp_plan_load(&plan, trace, o.direct, err, sizeof(err));
@@ -169,8 +238,16 @@ int cmd_replay(int argc, char **argv)
 		cli_error("%s", err);
 		goto out;
 	}
+	if (o.mem_limit && !prep_only) {
+		rc = rp_cgroup_enter(&cg, o.mem_limit, err, sizeof(err));
+		if (rc) {
+			cli_error("%s", err);
+			goto out;
+		}
+	}
 	if (!no_prep) {
-		rc = rp_prepare(dirfd, &plan, sparse, o.direct, o.progress, &ps, err, sizeof(err));
+		rc = rp_prepare(dirfd, &plan, sparse, o.direct, o.scale, o.progress, &ps,
+				err, sizeof(err));
 		if (rc) {
 			cli_error("%s", err);
 			goto out;
@@ -193,10 +270,18 @@ int cmd_replay(int argc, char **argv)
 			goto out;
 		}
 	}
+	uint64_t rb0 = io_read_bytes();
 	rc = rp_run(dirfd, &plan, &o, &res, err, sizeof(err));
 	if (rc) {
 		cli_error("%s", err);
 		goto out;
+	}
+	res.dev_read_bytes = io_read_bytes() - rb0;
+	if (cg.entered) {
+		rp_cgroup_stats(&cg);
+		res.cgroup = cg.v2 ? 2 : 1;
+		res.mem_peak = cg.peak;
+		res.mem_limit_hits = cg.limit_hits;
 	}
 	if (json)
 		rc = rp_report_json(out, &plan, &o, &res);
@@ -210,6 +295,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	ret = EXIT_OK;
 out:
+	rp_cgroup_leave(&cg);
 	if (out != stdout && fclose(out) && ret == EXIT_OK) {
 		cli_error("%s: %s", output, strerror(errno));
 		ret = EXIT_FAIL;

@@ -10,6 +10,7 @@
  *                reads; every path goes through rp_path_*() (openat2
  *                RESOLVE_BENEATH on a dirfd of DIR);
  *   rp_run.c     one thread per recorded thread, io_uring, timing;
+ *   rp_cgroup.c  --mem-limit: the process in a memory-limited cgroup;
  *   rp_report.c  fio-shaped text and JSON.
  * Library-style functions return 0 or -errno and fill an error buffer;
  * only cmd_replay.c prints.
@@ -23,6 +24,7 @@
 
 #define RP_MARKER ".iotape-replay"	/* marker file in a prepared DIR */
 #define RP_ALIGN 4096u			/* O_DIRECT alignment */
+#define RP_COPY_DIR ".iotape-copy-"	/* --scale-dataset: DIR/.iotape-copy-K/ */
 
 enum rp_kind {
 	RP_OPEN = 1, RP_CLOSE, RP_READ, RP_WRITE, RP_FSYNC, RP_FDATASYNC,
@@ -38,6 +40,8 @@ enum rp_timing { RP_TIME_ORIGINAL, RP_TIME_THINK, RP_TIME_AFAP };	/* choice orde
 				 * without waiting for them */
 #define RP_F_NEEDED  (1u << 1)	/* another thread waits for this op */
 #define RP_F_REALCLOSE (1u << 2) /* last alias of the slot: close the fd */
+#define RP_F_FAULT   (1u << 3)	/* a read replaying page faults on a file
+				 * mapping (cache table), not a syscall */
 
 struct rp_op {
 	uint64_t ts;		/* ns since the first op of the trace */
@@ -62,6 +66,10 @@ struct rp_file {
 	int from_table;		/* size came from the file table */
 	int isdir;		/* opened O_DIRECTORY or a directory in the
 				 * file table: prepared with mkdir */
+	int modified;		/* opened for writing, written, created,
+				 * unlinked or renamed by the trace */
+	int dataset;		/* prepared, only read (no write, create,
+				 * unlink or rename): --scale-dataset copies it */
 };
 
 struct rp_slot {
@@ -93,6 +101,10 @@ struct rp_plan {
 	uint64_t skipped;	/* recorded ops not replayed (stat, mmap, ...) */
 	uint64_t failed;	/* recorded ops that failed (not replayed) */
 	uint64_t unmatched;	/* fd ops with no open and no path */
+	uint64_t fault_reads;	/* reads made from page-fault events */
+	uint64_t fault_pages;	/* pages those reads cover */
+	uint64_t faults_unmatched; /* fault events on a file with no path */
+	uint64_t dataset_bytes;	/* recorded reads of dataset files */
 };
 
 /* rp_trace.c */
@@ -102,8 +114,8 @@ int rp_plan_load(struct rp_plan *plan, const char *trace, int direct,
 		 char *err, size_t errlen);
 void rp_plan_release(struct rp_plan *plan);
 /* Map a recorded path to one relative to DIR: leading '/' stripped,
- * "." and empty components dropped; -EPERM on "..", -EINVAL when empty
- * or naming the marker.  out gets a malloc'd string. */
+ * "." and empty components dropped; -EPERM on "..", -EINVAL when empty,
+ * naming the marker or under a dataset copy (RP_COPY_DIR*).  out gets a malloc'd string. */
 int rp_path_map(const char *path, char **out);
 const char *rp_kind_name(unsigned kind);
 
@@ -117,8 +129,10 @@ int rp_open_beneath(int dirfd, const char *rel, int flags, unsigned mode);
  * directories when mkdirs); *base points into rel at the last component. */
 int rp_parent_beneath(int dirfd, const char *rel, int mkdirs, const char **base);
 struct rp_prep_stats { uint64_t files, created, skipped, bytes; };
+/* Creates the files to prepare, and scale - 1 more copies of the dataset
+ * files under RP_COPY_DIR"K"/. */
 int rp_prepare(int dirfd, struct rp_plan *plan, int sparse, int direct,
-	       int progress, struct rp_prep_stats *st, char *err, size_t errlen);
+	       unsigned scale, int progress, struct rp_prep_stats *st, char *err, size_t errlen);
 
 /* rp_run.c */
 struct rp_opts {
@@ -127,6 +141,9 @@ struct rp_opts {
 	unsigned iodepth;
 	int direct;
 	unsigned loops;
+	unsigned scale;		/* --scale-dataset K (1: no copies): loop l
+				 * reads copy l % K of the dataset files */
+	uint64_t mem_limit;	/* --mem-limit bytes, 0 none */
 	int progress;
 };
 
@@ -152,6 +169,10 @@ struct rp_job {
 	int realtime;		/* ran SCHED_FIFO (original timing, root) */
 	struct rp_lat terr;	/* original timing: issue - target (ns) */
 	uint64_t *file_bytes;	/* per file index: bytes read + written */
+	uint64_t *copy_bytes;	/* per dataset copy: bytes read */
+	uint64_t fault_reads;	/* RP_F_FAULT reads done */
+	uint64_t usr_ns, sys_ns;/* the thread's CPU time (getrusage) */
+	uint64_t ctx, majf, minf;/* its context switches and page faults */
 };
 
 struct rp_result {
@@ -160,11 +181,38 @@ struct rp_result {
 	uint64_t wall_ns;
 	uint64_t implicit_opens;
 	int64_t start_unix;
+	uint64_t dev_read_bytes;/* /proc/self/io read_bytes during the run:
+				 * what the storage delivered, page cache
+				 * misses included */
+	int cgroup;		/* --mem-limit: cgroup version 1 or 2 */
+	uint64_t mem_peak;	/* its peak usage (v2 memory.peak, v1
+				 * memory.max_usage_in_bytes) */
+	uint64_t mem_limit_hits;/* v2 memory.events "max", v1 memory.failcnt */
 };
+
+/* Path of dataset copy k of file f (k 0: f->rel) in buf. */
+const char *rp_copy_path(const struct rp_file *f, unsigned k, char *buf, size_t len);
 
 int rp_run(int dirfd, const struct rp_plan *plan, const struct rp_opts *o,
 	   struct rp_result *res, char *err, size_t errlen);
 void rp_result_release(struct rp_result *res, size_t nfiles);
+
+/* rp_cgroup.c */
+struct rp_cgroup {
+	int v2;			/* 1 cgroup v2, 0 v1 */
+	int entered;
+	uint64_t limit, peak, limit_hits;
+	char dir[4096];		/* the cgroup made, "" once removed */
+	char orig_procs[4096];	/* cgroup.procs of the one we came from */
+};
+/* Make a cgroup limited to limit bytes (no swap) and move this process
+ * into it; SIGINT/SIGTERM/SIGHUP leave it before dying.  On error (not
+ * root, no memory cgroup) err says why and nothing is left behind. */
+int rp_cgroup_enter(struct rp_cgroup *cg, uint64_t limit, char *err, size_t errlen);
+/* Fill peak and limit_hits (before rp_cgroup_leave). */
+void rp_cgroup_stats(struct rp_cgroup *cg);
+/* Back to the original cgroup, remove ours; NULL or left: nothing. */
+void rp_cgroup_leave(struct rp_cgroup *cg);
 
 /* rp_report.c */
 int rp_report_text(FILE *f, const struct rp_plan *plan, const struct rp_opts *o,

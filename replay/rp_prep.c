@@ -237,37 +237,53 @@ out:
 	return rc;
 }
 
+const char *rp_copy_path(const struct rp_file *f, unsigned k, char *buf, size_t len)
+{
+	if (!k || !f->dataset)
+		return f->rel;
+	snprintf(buf, len, RP_COPY_DIR "%u/%s", k, f->rel);
+	return buf;
+}
+
 int rp_prepare(int dirfd, struct rp_plan *plan, int sparse, int direct,
-	       int progress, struct rp_prep_stats *st, char *err, size_t errlen)
+	       unsigned scale, int progress, struct rp_prep_stats *st, char *err,
+	       size_t errlen)
 {
 	uint64_t *buf = malloc(PREP_CHUNK + 8), rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)now_ns();
 	uint64_t total = 0, nfiles = 0, done = 0, last = 0;
+	char cpath[4096 + 32];
 	int rc = 0;
 
 	(void)direct;
 	memset(st, 0, sizeof(*st));
 	if (!buf)
 		return -ENOMEM;
+	if (!scale)
+		scale = 1;
 	for (size_t i = 0; i < plan->nfiles; i++)
 		if (plan->files[i].prepare || plan->files[i].isdir) {
-			nfiles++;
-			total += plan->files[i].size;
+			unsigned k = plan->files[i].dataset ? scale : 1;
+			nfiles += k;
+			total += plan->files[i].size * k;
 		}
-	for (size_t i = 0; i < plan->nfiles; i++) {
-		const struct rp_file *f = &plan->files[i];
+	/* copy by copy: copy 0 is the trace's own layout */
+	for (size_t n = 0; n < plan->nfiles * scale; n++) {
+		unsigned k = (unsigned)(n / plan->nfiles);
+		struct rp_file f = plan->files[n % plan->nfiles];
 
-		if (!f->prepare && !f->isdir)
+		if ((!f.prepare && !f.isdir) || (k && !f.dataset))
 			continue;
-		rc = prep_one(dirfd, f, sparse, buf, &rng, st);
+		f.rel = (char *)rp_copy_path(&f, k, cpath, sizeof(cpath));
+		rc = prep_one(dirfd, &f, sparse, buf, &rng, st);
 		if (rc) {
-			snprintf(err, errlen, "preparing '%s': %s%s", f->rel,
+			snprintf(err, errlen, "preparing '%s': %s%s", f.rel,
 				 rc == -EXDEV || rc == -ELOOP ?
 				 "a symlink leads out of DIR, refused" : strerror(-rc),
 				 rc == -EINVAL ? " (not a regular file)" : "");
 			break;
 		}
 		st->files++;
-		done += f->size;
+		done += f.size;
 		if (progress && now_ns() - last > 200000000ull) {
 			last = now_ns();
 			fprintf(stderr, "\riotape replay: preparing %" PRIu64 "/%" PRIu64

@@ -108,6 +108,51 @@ static json_t *dir_json(struct rp_dir_stats *d, uint64_t runtime_ns)
 	return o;
 }
 
+/* fio's latency_ns / latency_us / latency_ms: percent of the job's ops
+ * (read, write, sync) whose total latency falls in each bucket, a bucket
+ * holding latencies above the previous key up to its own. */
+static void lat_bins(json_t *jo, const struct rp_job *j)
+{
+	static const unsigned keys[] = { 2, 4, 10, 20, 50, 100, 250, 500, 750, 1000 };
+	static const char *const names[] = { "latency_ns", "latency_us", "latency_ms" };
+	uint64_t cnt[3][11] = { { 0 } }, over = 0, n = 0;
+	char key[16];
+
+	for (int d = 0; d < 3; d++)
+		for (size_t i = 0; i < j->d[d].lat.n; i++) {
+			uint64_t v = j->d[d].lat.v[i], unit = 1;
+			int u, k;
+
+			n++;
+			for (u = 0; u < 3; u++, unit *= 1000)
+				if (v <= 1000 * unit)
+					break;
+			if (u == 3) {
+				/* fio's last ms buckets: 2000 and >=2000 */
+				if (v <= 2000000000ull)
+					cnt[2][10]++;
+				else
+					over++;
+				continue;
+			}
+			for (k = 0; k < 10 && v > keys[k] * unit; k++)
+				;
+			cnt[u][k]++;
+		}
+	for (int u = 0; u < 3; u++) {
+		json_t *o = json_object();
+		for (int k = 0; k < 10; k++) {
+			snprintf(key, sizeof(key), "%u", keys[k]);
+			json_object_set_new(o, key, json_real(n ? 100.0 * (double)cnt[u][k] / (double)n : 0));
+		}
+		if (u == 2) {
+			json_object_set_new(o, "2000", json_real(n ? 100.0 * (double)cnt[2][10] / (double)n : 0));
+			json_object_set_new(o, ">=2000", json_real(n ? 100.0 * (double)over / (double)n : 0));
+		}
+		json_object_set_new(jo, names[u], o);
+	}
+}
+
 /* Sum of the jobs (latencies merged). */
 static void total_job(const struct rp_result *res, struct rp_job *t, size_t nfiles)
 {
@@ -145,6 +190,23 @@ static void total_release(struct rp_job *t)
 	}
 	free(t->terr.v);
 	free(t->file_bytes);
+}
+
+/* Bytes read from dataset copy k, all jobs. */
+static uint64_t copy_bytes(const struct rp_result *res, unsigned k)
+{
+	uint64_t b = 0;
+	for (size_t i = 0; i < res->njobs; i++)
+		b += res->jobs[i].copy_bytes ? res->jobs[i].copy_bytes[k] : 0;
+	return b;
+}
+
+static uint64_t fault_reads(const struct rp_result *res)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < res->njobs; i++)
+		n += res->jobs[i].fault_reads;
+	return n;
 }
 
 /* AU as DLIO: compute time / wall time, over all simulated accelerators. */
@@ -190,6 +252,12 @@ int rp_report_json(FILE *f, const struct rp_plan *plan, const struct rp_opts *o,
 		json_object_set_new(jo, "trim", dir_json(&trim, j->wall_ns));
 		json_object_set_new(jo, "sync", dir_json(&j->d[2], j->wall_ns));
 		json_object_set_new(jo, "job_runtime", cli_json_u64(j->wall_ns / 1000000));
+		json_object_set_new(jo, "usr_cpu", json_real(j->wall_ns ? 100.0 * (double)j->usr_ns / (double)j->wall_ns : 0));
+		json_object_set_new(jo, "sys_cpu", json_real(j->wall_ns ? 100.0 * (double)j->sys_ns / (double)j->wall_ns : 0));
+		json_object_set_new(jo, "ctx", cli_json_u64(j->ctx));
+		json_object_set_new(jo, "majf", cli_json_u64(j->majf));
+		json_object_set_new(jo, "minf", cli_json_u64(j->minf));
+		lat_bins(jo, j);
 		json_object_set_new(jo, "compute_ns", cli_json_u64(j->compute_ns));
 		json_object_set_new(jo, "accelerator_utilization",
 				    json_real(j->wall_ns ? (double)j->compute_ns / (double)j->wall_ns : 0));
@@ -218,6 +286,27 @@ int rp_report_json(FILE *f, const struct rp_plan *plan, const struct rp_opts *o,
 	json_object_set_new(rp, "recorded_unmatched", cli_json_u64(plan->unmatched));
 	json_object_set_new(rp, "implicit_opens", cli_json_u64(res->implicit_opens));
 	json_object_set_new(rp, "direct_adjusted", cli_json_u64(t.adjusted));
+	json_object_set_new(rp, "fault_reads_expected", cli_json_u64(plan->fault_reads * o->loops));
+	json_object_set_new(rp, "fault_reads", cli_json_u64(fault_reads(res)));
+	json_object_set_new(rp, "fault_pages", cli_json_u64(plan->fault_pages));
+	json_object_set_new(rp, "faults_unmatched", cli_json_u64(plan->faults_unmatched));
+	json_object_set_new(rp, "storage_read_bytes", cli_json_u64(res->dev_read_bytes));
+	json_object_set_new(rp, "scale_dataset", json_integer(o->scale ? o->scale : 1));
+	json_object_set_new(rp, "dataset_bytes", cli_json_u64(plan->dataset_bytes));
+	{
+		json_t *cb = json_array();
+		for (unsigned k = 0; k < (o->scale ? o->scale : 1); k++)
+			json_array_append_new(cb, cli_json_u64(copy_bytes(res, k)));
+		json_object_set_new(rp, "copy_read_bytes", cb);
+	}
+	if (o->mem_limit) {
+		json_t *m = json_object();
+		json_object_set_new(m, "limit", cli_json_u64(o->mem_limit));
+		json_object_set_new(m, "cgroup_version", json_integer(res->cgroup));
+		json_object_set_new(m, "peak", cli_json_u64(res->mem_peak));
+		json_object_set_new(m, "limit_hits", cli_json_u64(res->mem_limit_hits));
+		json_object_set_new(rp, "mem_limit", m);
+	}
 	json_object_set_new(rp, "compute_ns", cli_json_u64(t.compute_ns));
 	json_object_set_new(rp, "accelerator_utilization", json_real(au_of(res)));
 	if (o->timing == RP_TIME_ORIGINAL) {
@@ -298,8 +387,29 @@ int rp_report_text(FILE *f, const struct rp_plan *plan, const struct rp_opts *o,
 				plan->expected[k] * o->loops);
 	fprintf(f, "\n  not replayed from the recording: %" PRIu64 " skipped, %" PRIu64
 		" failed, %" PRIu64 " unmatched\n", plan->skipped, plan->failed, plan->unmatched);
-	if (t.adjusted)
+	if (plan->fault_reads || plan->faults_unmatched)
+		fprintf(f, "  page faults: %" PRIu64 "/%" PRIu64 " reads (%" PRIu64
+			" pages), %" PRIu64 " on unknown files\n", fault_reads(res),
+			plan->fault_reads * o->loops, plan->fault_pages, plan->faults_unmatched);
+	if (o->direct)
 		fprintf(f, "  aligned for O_DIRECT: %" PRIu64 " ops\n", t.adjusted);
+	cli_fmt_bytes(b1, sizeof(b1), res->dev_read_bytes);
+	fprintf(f, "  read from storage: %s\n", b1);
+	if (o->scale > 1) {
+		cli_fmt_bytes(b1, sizeof(b1), plan->dataset_bytes);
+		fprintf(f, "  dataset x%u (%s read per copy per loop), read per copy:", o->scale, b1);
+		for (unsigned k = 0; k < o->scale; k++) {
+			cli_fmt_bytes(b1, sizeof(b1), copy_bytes(res, k));
+			fprintf(f, " %s", b1);
+		}
+		fputc('\n', f);
+	}
+	if (o->mem_limit) {
+		cli_fmt_bytes(b1, sizeof(b1), o->mem_limit);
+		cli_fmt_bytes(b2, sizeof(b2), res->mem_peak);
+		fprintf(f, "  memory limit: %s (cgroup v%d), peak %s, limit hit %" PRIu64 " times\n",
+			b1, res->cgroup, b2, res->mem_limit_hits);
+	}
 	if (o->timing == RP_TIME_ORIGINAL) {
 		lat_sort(&t.terr);
 		cli_fmt_ns(b1, sizeof(b1), pct_of(&t.terr, 50));

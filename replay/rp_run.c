@@ -21,6 +21,9 @@
  *             the storage takes; waiting for another thread's op (the
  *             recorded order) overlaps that compute instead of adding to it;
  *   afap      no delays.
+ * --scale-dataset K: loop l opens copy l % K of every dataset file
+ * (rp_copy_path), so K loops read K distinct copies, as K epochs over a
+ * dataset K times the recorded one do.
  * Opens go through IORING_OP_OPENAT2 with RESOLVE_BENEATH on DIR's fd;
  * unlink, rename and mkdir through the parent fd (rp_parent_beneath).
  */
@@ -36,6 +39,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,6 +60,7 @@ struct shared {
 	_Atomic int finished;
 	uint64_t implicit_opens;
 	int setup_err;
+	unsigned copy;			/* dataset copy of the current loop */
 };
 
 struct inflight {
@@ -161,6 +166,10 @@ static void complete(struct tctx *c, struct inflight *e, int res, uint64_t t)
 		lat_push(&d->clat, t - e->t_sub);
 		lat_push(&d->lat, t - e->t_prep);
 		c->job->file_bytes[op->file] += (uint64_t)res;
+		if (op->kind == RP_READ && c->sh->plan->files[op->file].dataset)
+			c->job->copy_bytes[c->sh->copy] += (uint64_t)res;
+		if (op->flags & RP_F_FAULT)
+			c->job->fault_reads++;
 		c->job->done[op->kind]++;
 	}
 	publish(c, e->op);
@@ -302,6 +311,7 @@ static void do_other(struct tctx *c, uint32_t idx, uint64_t t_prep)
 	uint64_t t_sub = t_prep, t_done;
 	int rc = 0, fd, pfd, pfd2;
 	const char *base, *base2;
+	char cpath[4096 + 32];
 
 	switch (op->kind) {
 	case RP_OPEN: {
@@ -316,7 +326,8 @@ static void do_other(struct tctx *c, uint32_t idx, uint64_t t_prep)
 				close(pfd);
 		}
 		sqe = get_sqe(c);
-		io_uring_prep_openat2(sqe, sh->dirfd, f->rel, &how);
+		io_uring_prep_openat2(sqe, sh->dirfd,
+				      rp_copy_path(f, sh->copy, cpath, sizeof(cpath)), &how);
 		rc = submit_wait(c, sqe, idx, &t_sub, &t_done);
 		if (rc >= 0) {
 			fd = atomic_exchange(&sh->slot_fd[op->slot], rc);
@@ -367,18 +378,31 @@ static void do_other(struct tctx *c, uint32_t idx, uint64_t t_prep)
 			rc = mkdirat(pfd, base, 0755) && errno != EEXIST ? -errno : 0;
 		close(pfd);
 		break;
-	case RP_RENAME:
+	case RP_RENAME: {
+		const char *rel2 = sh->plan->files[op->file2].rel;
+		const char *s1 = strrchr(f->rel, '/'), *s2 = strrchr(rel2, '/');
+		size_t l1 = s1 ? (size_t)(s1 - f->rel) : 0, l2 = s2 ? (size_t)(s2 - rel2) : 0;
+
 		pfd = rp_parent_beneath(sh->dirfd, f->rel, 0, &base);
-		pfd2 = rp_parent_beneath(sh->dirfd, sh->plan->files[op->file2].rel, 1, &base2);
+		/* one parent fd when both are in the same directory (the
+		 * usual tmp -> final): one open less, and a recording of the
+		 * replay can name the target through that fd */
+		if (l1 == l2 && memcmp(f->rel, rel2, l1) == 0 && pfd >= 0) {
+			pfd2 = pfd;
+			base2 = s2 ? s2 + 1 : rel2;
+		} else {
+			pfd2 = rp_parent_beneath(sh->dirfd, rel2, 1, &base2);
+		}
 		if (pfd < 0 || pfd2 < 0)
 			rc = pfd < 0 ? pfd : pfd2;
 		else
 			rc = renameat(pfd, base, pfd2, base2) ? -errno : 0;
+		if (pfd2 >= 0 && pfd2 != pfd)
+			close(pfd2);
 		if (pfd >= 0)
 			close(pfd);
-		if (pfd2 >= 0)
-			close(pfd2);
 		break;
+	}
 	}
 	if (rc < 0)
 		op_error(c, rc);
@@ -389,17 +413,22 @@ static void do_other(struct tctx *c, uint32_t idx, uint64_t t_prep)
 
 /* Open the slots used without a recorded open, before the clock starts;
  * close what the previous loop left open.  Serial thread only. */
-static void loop_setup(struct shared *sh, int first)
+static void loop_setup(struct shared *sh, unsigned loop)
 {
 	const struct rp_plan *p = sh->plan;
+	int first = loop == 0;
+	char cpath[4096 + 32];
 
+	sh->copy = loop % (sh->o->scale ? sh->o->scale : 1);
 	for (size_t s = 0; s < p->nslots; s++) {
 		int fd = atomic_exchange(&sh->slot_fd[s], -1);
 		if (fd >= 0)
 			close(fd);
 		if (!p->slots[s].implicit)
 			continue;
-		fd = rp_open_beneath(sh->dirfd, p->files[p->slots[s].file].rel,
+		fd = rp_open_beneath(sh->dirfd,
+				     rp_copy_path(&p->files[p->slots[s].file], sh->copy,
+						  cpath, sizeof(cpath)),
 				     (int)p->slots[s].oflags, 0644);
 		if (fd >= 0) {
 			atomic_store(&sh->slot_fd[s], fd);
@@ -432,7 +461,7 @@ static void *thread_main(void *arg)
 
 	for (unsigned loop = 0; loop < o->loops; loop++) {
 		if (pthread_barrier_wait(&sh->bar) == PTHREAD_BARRIER_SERIAL_THREAD) {
-			loop_setup(sh, loop == 0);
+			loop_setup(sh, loop);
 			sh->t0 = now_ns();
 			if (!loop)
 				sh->start = sh->t0;
@@ -481,6 +510,16 @@ static void *thread_main(void *arg)
 		drain(c);
 		c->job->wall_ns = now_ns() - sh->start;
 	}
+	struct rusage ru;
+	if (getrusage(RUSAGE_THREAD, &ru) == 0) {	/* fio's usr_cpu, sys_cpu, ctx, ... */
+		c->job->usr_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
+				 (uint64_t)ru.ru_utime.tv_usec * 1000;
+		c->job->sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
+				 (uint64_t)ru.ru_stime.tv_usec * 1000;
+		c->job->ctx = (uint64_t)(ru.ru_nvcsw + ru.ru_nivcsw);
+		c->job->majf = (uint64_t)ru.ru_majflt;
+		c->job->minf = (uint64_t)ru.ru_minflt;
+	}
 	atomic_fetch_add(&sh->finished, 1);
 	return NULL;
 }
@@ -494,14 +533,22 @@ static int tctx_init(struct tctx *c, const struct rp_opts *o, size_t nfiles)
 		depth = 1;
 	c->depth = depth;
 	c->buflen = (c->tp->maxlen + 2 * RP_ALIGN + RP_ALIGN - 1) & ~(uint64_t)(RP_ALIGN - 1);
-	rc = io_uring_queue_init(depth < 8 ? 8 : depth * 2, &c->ring, 0);
+	/* COOP_TASKRUN (5.19+): completions are not pushed to the thread
+	 * with an IPI while it runs; it picks them up when it enters the
+	 * kernel to submit or wait, which it does for every op anyway */
+	struct io_uring_params prm = { .flags = IORING_SETUP_COOP_TASKRUN };
+	rc = io_uring_queue_init_params(depth < 8 ? 8 : depth * 2, &c->ring, &prm);
+	if (rc == -EINVAL)
+		rc = io_uring_queue_init(depth < 8 ? 8 : depth * 2, &c->ring, 0);
 	if (rc < 0)
 		return rc;
 	c->ifl = calloc(depth, sizeof(*c->ifl));
 	c->freebufs = calloc(depth, sizeof(*c->freebufs));
 	c->bufs = calloc(depth, sizeof(*c->bufs));
 	c->job->file_bytes = calloc(nfiles ? nfiles : 1, 8);
-	if (!c->ifl || !c->freebufs || !c->bufs || !c->job->file_bytes)
+	c->job->copy_bytes = calloc(o->scale ? o->scale : 1, 8);
+	if (!c->ifl || !c->freebufs || !c->bufs || !c->job->file_bytes ||
+	    !c->job->copy_bytes)
 		return -ENOMEM;
 	uint64_t x = 0x243f6a8885a308d3ull ^ c->tp->tid;
 	for (unsigned i = 0; i < depth; i++) {
@@ -631,6 +678,7 @@ void rp_result_release(struct rp_result *res, size_t nfiles)
 		}
 		free(j->terr.v);
 		free(j->file_bytes);
+		free(j->copy_bytes);
 	}
 	free(res->jobs);
 	memset(res, 0, sizeof(*res));

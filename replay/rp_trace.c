@@ -11,6 +11,20 @@
  *    earlier op: waiting on it cannot deadlock;
  *  - fds are resolved here to slots (one per recorded open, shared by its
  *    dups), so the runner needs no fd table.
+ *
+ * Page faults on file mappings (cache table, recorded with the mmap
+ * layer) become reads, in the faulting thread's order among its
+ * syscalls, through an implicit read-only slot per (process, file): the
+ * mapping's fd is often closed by then.
+ *   fault      (mm_filemap_fault: the page was not mapped from the cache
+ *              by fault-around) -> a read of that page;
+ *   map_pages  (fault-around: one fault mapped the cached pages of a
+ *              window) -> one read of the window, unless the same
+ *              thread's next cache event is a fault inside that window
+ *              on the same file: then it was the first half of that
+ *              fault (the kernel tries fault-around first), and the
+ *              fault's page read stands for both.
+ * Pages are the recording's page_size (meta, default 4096).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -58,7 +72,8 @@ int rp_path_map(const char *path, char **out)
 			p++;
 	}
 	*w = 0;
-	if (!*r || strcmp(r, RP_MARKER) == 0) {
+	if (!*r || strcmp(r, RP_MARKER) == 0 ||
+	    strncmp(r, RP_COPY_DIR, sizeof(RP_COPY_DIR) - 1) == 0) {
 		free(r);
 		return -EINVAL;
 	}
@@ -166,6 +181,7 @@ struct loader {
 	struct umap paths;	/* hash(rel) -> file index + 1 (chained by probing on rel) */
 	struct umap fds;	/* pid << 32 | fd -> slot + 1 */
 	struct umap tids;	/* tid -> thread + 1 */
+	struct umap fslots;	/* pid << 32 | file -> fault slot + 1 */
 	uint32_t *slot_refs;
 	int64_t *slot_last;	/* last op (global index) on the slot, -1 */
 	int64_t *file_last;	/* last open/namespace op on the path */
@@ -180,6 +196,9 @@ struct rec {
 	struct tape_syscall s;
 	uint64_t seq;
 };
+
+/* tape_syscall.op of a page-fault read made from the cache table */
+#define REC_OP_FAULT 0x7fff0001u
 
 static int file_index(struct loader *L, const char *path, uint32_t *out)
 {
@@ -365,6 +384,47 @@ static int fd_slot(struct loader *L, const struct tape_syscall *s, int direct,
 	return rc ? rc : sl;
 }
 
+/* A page-fault read: the (process, file) fault slot, opened implicitly. */
+static int fault_read(struct loader *L, const struct tape_syscall *s, uint64_t t0,
+		      int direct)
+{
+	struct rp_plan *p = L->p;
+	uint32_t file;
+	uint64_t v;
+	struct rp_op *op;
+	int rc, sl;
+
+	if ((rc = file_index(L, s->path, &file)))
+		return rc;
+	v = umap_get(&L->fslots, (uint64_t)s->pid << 32 | file);
+	if (v) {
+		sl = (int)(v - 1);
+	} else {
+		sl = new_slot(L, file, open_flags(O_RDONLY, 0, direct), 1);
+		if (sl < 0)
+			return sl;
+		if ((rc = umap_put(&L->fslots, (uint64_t)s->pid << 32 | file, (uint64_t)sl + 1)))
+			return rc;
+	}
+	if (!(op = new_op(L, s, t0, RP_READ)))
+		return -ENOMEM;
+	op->flags |= RP_F_FAULT;
+	op->slot = (uint32_t)sl;
+	op->file = file;
+	op->off = s->offset;
+	op->len = s->size;
+	struct rp_file *f = &p->files[file];
+	f->prepare = 1;
+	if (!f->from_table && op->off + op->len > f->size)
+		f->size = op->off + op->len;
+	f->rbytes += op->len;
+	p->fault_reads++;
+	p->fault_pages += s->flags;
+	add_dep(L, op, L->file_lastw[file]);
+	L->slot_last[sl] = (int64_t)(op - p->ops);
+	return 0;
+}
+
 static int plan_build(struct loader *L, struct rec *recs, size_t n, int direct)
 {
 	struct rp_plan *p = L->p;
@@ -379,6 +439,14 @@ static int plan_build(struct loader *L, struct rec *recs, size_t n, int direct)
 		uint64_t key = (uint64_t)s->pid << 32 | (uint32_t)s->fd;
 		int sl;
 
+		if (s->op == REC_OP_FAULT) {
+			if ((rc = fault_read(L, s, t0, direct)))
+				return rc;
+			op = &p->ops[p->nops - 1];
+			if (op->end > last)
+				last = op->end;
+			continue;
+		}
 		if (s->ret < 0 && cls != TAPE_OPC_OTHER && cls != TAPE_OPC_META &&
 		    cls != TAPE_OPC_MMAP) {
 			p->failed++;
@@ -392,6 +460,9 @@ static int plan_build(struct loader *L, struct rec *recs, size_t n, int direct)
 				return -ENOMEM;
 			op->file = file;
 			op->oflags = open_flags(s->flags, s->op, direct);
+			if ((op->oflags & O_ACCMODE) != O_RDONLY ||
+			    (op->oflags & (O_CREAT | O_TRUNC)))
+				p->files[file].modified = 1;
 			if (op->oflags & O_DIRECTORY)
 				p->files[file].isdir = 1;	/* opendir() */
 			else if (!(op->oflags & O_CREAT))
@@ -479,6 +550,7 @@ static int plan_build(struct loader *L, struct rec *recs, size_t n, int direct)
 					f->rbytes += op->len;
 				} else {
 					p->files[file].wbytes += op->len;
+					p->files[file].modified = 1;
 				}
 			}
 			add_dep(L, op, L->slot_last[sl]);
@@ -503,6 +575,7 @@ static int plan_build(struct loader *L, struct rec *recs, size_t n, int direct)
 				return -ENOMEM;
 			op->file = file;
 			op->file2 = file2;
+			p->files[file].modified = p->files[file2].modified = 1;
 			if (kind != RP_MKDIR && L->file_last[file] < 0)
 				p->files[file].prepare = 1;	/* exists before the trace */
 			add_dep(L, op, L->file_last[file]);
@@ -617,6 +690,155 @@ static int plan_threads(struct loader *L)
 	}
 	free(heap);
 	return 0;
+}
+
+struct fev {
+	struct tape_cache c;
+	const char *path;	/* points into the path table */
+	uint64_t seq;
+};
+
+static int cmp_fev(const void *a, const void *b)
+{
+	const struct fev *x = a, *y = b;
+	if (x->c.tid != y->c.tid)
+		return x->c.tid < y->c.tid ? -1 : 1;
+	if (x->c.ts_ns != y->c.ts_ns)
+		return x->c.ts_ns < y->c.ts_ns ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int add_rec(struct rec **recs, size_t *n, size_t *cap)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 4096;
+		void *a = realloc(*recs, nc * sizeof(**recs));
+		if (!a)
+			return -ENOMEM;
+		*recs = a;
+		*cap = nc;
+	}
+	return 0;
+}
+
+/* Page faults on file mappings -> REC_OP_FAULT records (see the top). */
+static int load_faults(struct loader *L, tape_reader *r, struct rec **recs,
+		       size_t *n, size_t *cap)
+{
+	const char *ps = tape_reader_meta(r, "page_size");
+	uint64_t page = ps ? strtoull(ps, NULL, 10) : 0;
+	struct umap ids = { 0 };	/* file_id -> path index + 1 */
+	char **paths = NULL;
+	size_t npaths = 0, nf = 0, capf = 0;
+	struct fev *fe = NULL;
+	tape_cursor *c = NULL;
+	const void *ev;
+	int rc;
+
+	if (!page || (page & (page - 1)) || page > (1u << 24))
+		page = 4096;
+	rc = tape_cursor_open(r, TAPE_TABLE_FILE, 0, UINT64_MAX, &c);
+	while (!rc && (rc = tape_cursor_next(c, &ev)) == 1) {
+		const struct tape_file *f = ev;
+		rc = 0;
+		if (!f->file_id || !f->path || !f->path[0] ||
+		    (f->mode && (f->mode & 0170000) != 0100000))
+			continue;	/* faults are on regular files */
+		if ((npaths & (npaths + 1)) == 0 || !npaths) {
+			void *a = realloc(paths, (npaths + 1) * 2 * sizeof(*paths));
+			if (!a) {
+				rc = -ENOMEM;
+				break;
+			}
+			paths = a;
+		}
+		if (!(paths[npaths] = strdup(f->path)) ||
+		    umap_put(&ids, f->file_id, npaths + 1)) {
+			free(paths[npaths]);
+			rc = -ENOMEM;
+			break;
+		}
+		npaths++;
+	}
+	tape_cursor_free(c);
+	c = NULL;
+	if (rc < 0)
+		goto out;
+	rc = tape_cursor_open(r, TAPE_TABLE_CACHE, 0, UINT64_MAX, &c);
+	while (!rc && (rc = tape_cursor_next(c, &ev)) == 1) {
+		const struct tape_cache *e = ev;
+		uint64_t v;
+
+		rc = 0;
+		if (e->kind != TAPE_CACHE_FAULT && e->kind != TAPE_CACHE_MAP_PAGES)
+			continue;
+		if (!e->count)
+			continue;
+		v = umap_get(&ids, e->file_id);
+		if (!v) {
+			L->p->faults_unmatched++;
+			continue;
+		}
+		if (nf == capf) {
+			capf = capf ? capf * 2 : 1024;
+			void *a = realloc(fe, capf * sizeof(*fe));
+			if (!a) {
+				rc = -ENOMEM;
+				break;
+			}
+			fe = a;
+		}
+		fe[nf].c = *e;
+		fe[nf].path = paths[v - 1];
+		fe[nf].seq = nf;
+		nf++;
+	}
+	if (rc < 0)
+		goto out;
+	rc = 0;
+	if (nf > 1)
+		qsort(fe, nf, sizeof(*fe), cmp_fev);
+	for (size_t i = 0; i < nf; i++) {
+		const struct tape_cache *e = &fe[i].c;
+		struct rec *x;
+
+		if (e->kind == TAPE_CACHE_MAP_PAGES && i + 1 < nf &&
+		    fe[i + 1].c.tid == e->tid && fe[i + 1].c.kind == TAPE_CACHE_FAULT &&
+		    fe[i + 1].c.file_id == e->file_id && fe[i + 1].c.index >= e->index &&
+		    fe[i + 1].c.index < e->index + e->count)
+			continue;	/* fault-around that did not map the page */
+		if ((rc = add_rec(recs, n, cap)))
+			goto out;
+		x = &(*recs)[*n];
+		memset(x, 0, sizeof(*x));
+		x->s.ts_ns = e->ts_ns;
+		x->s.pid = e->pid;
+		x->s.tid = e->tid;
+		x->s.op = REC_OP_FAULT;
+		x->s.fd = -1;
+		x->s.offset = e->index * page;
+		x->s.size = e->count * page;
+		x->s.ret = (int64_t)x->s.size;
+		x->s.flags = e->count;
+		x->s.path = strdup(fe[i].path);
+		x->s.path2 = strdup("");
+		x->seq = *n;
+		if (!x->s.path || !x->s.path2) {
+			free((char *)x->s.path);
+			free((char *)x->s.path2);
+			rc = -ENOMEM;
+			goto out;
+		}
+		(*n)++;
+	}
+out:
+	tape_cursor_free(c);
+	for (size_t i = 0; i < npaths; i++)
+		free(paths[i]);
+	free(paths);
+	free(fe);
+	umap_free(&ids);
+	return rc;
 }
 
 static int read_file_table(struct loader *L, tape_reader *r)
@@ -739,6 +961,12 @@ int rp_plan_load(struct rp_plan *p, const char *trace, int direct,
 		goto out;
 	}
 	rc = 0;
+	if ((rc = load_faults(&L, r, &recs, &n, &cap))) {
+		const char *d = tape_error_detail();
+		snprintf(err, errlen, "%s: page faults: %s%s%s", trace, tape_strerror(rc),
+			 d && *d ? ": " : "", d && *d ? d : "");
+		goto out;
+	}
 	if (n > 1)
 		qsort(recs, n, sizeof(*recs), cmp_rec);
 	if ((rc = plan_build(&L, recs, n, direct)))
@@ -748,9 +976,14 @@ int rp_plan_load(struct rp_plan *p, const char *trace, int direct,
 		goto out;
 	}
 	mark_parent_dirs(&L);
-	for (size_t i = 0; i < p->nfiles; i++)
-		if (!p->files[i].isdir && direct && p->files[i].size % RP_ALIGN)
-			p->files[i].size += RP_ALIGN - p->files[i].size % RP_ALIGN;
+	for (size_t i = 0; i < p->nfiles; i++) {
+		struct rp_file *f = &p->files[i];
+		if (!f->isdir && direct && f->size % RP_ALIGN)
+			f->size += RP_ALIGN - f->size % RP_ALIGN;
+		f->dataset = f->prepare && !f->isdir && !f->modified;
+		if (f->dataset)
+			p->dataset_bytes += f->rbytes;
+	}
 	rc = plan_threads(&L);
 out:
 	if (rc && !err[0])
@@ -765,6 +998,7 @@ out:
 	umap_free(&L.paths);
 	umap_free(&L.fds);
 	umap_free(&L.tids);
+	umap_free(&L.fslots);
 	free(L.slot_refs);
 	free(L.slot_last);
 	free(L.file_last);

@@ -59,6 +59,11 @@ same "$T/want.bytes" "$T/rec.bytes"
 [ "$(jq_py "$T/r.json" "sum(j['sync']['total_ios'] for j in d['jobs'])")" = 2 ] || fail "sync total_ios"
 [ "$(jq_py "$T/r.json" "d['jobs'][0]['read']['clat_ns']['percentile']['99.000000'] > 0")" = True ] ||
 	fail "no clat percentiles"
+# fio's CPU and latency-bin keys: the bins of each job add up to 100%
+[ "$(jq_py "$T/r.json" "all(abs(sum(sum(j[k].values()) for k in ('latency_ns', 'latency_us', 'latency_ms')) - 100) < 1e-6 for j in d['jobs'])")" = True ] ||
+	fail "latency bins do not add up to 100%"
+[ "$(jq_py "$T/r.json" "all(j['ctx'] >= 0 and j['usr_cpu'] + j['sys_cpu'] > 0 and 'majf' in j and 'minf' in j for j in d['jobs'])")" = True ] ||
+	fail "usr_cpu/sys_cpu/ctx/majf/minf missing or zero"
 
 # the dataset: sizes are the read extents, data does not compress
 [ "$(stat -c %s "$T/d/data/train/s0.bin")" = $((200 * 8192 + 1000)) ] || fail "s0.bin size"
