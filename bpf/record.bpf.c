@@ -810,7 +810,7 @@ struct uring_start {
 	__u64 len;
 	__u64 dev;
 	__u64 ino;
-	__s32 fd;
+	__s32 fd;	/* the fd, or the dirfd of an open */
 	__u32 op;
 };
 
@@ -820,6 +820,20 @@ struct {
 	__type(key, __u64);	/* struct io_kiocb * */
 	__type(value, struct uring_start);
 } uring_req SEC(".maps");
+
+/* The path of an OPENAT in flight.  The kernel frees its copy of the name
+ * (struct io_open.filename) before the completion, so it is read at
+ * submission; opens in flight are few (an LRU of 256 paths, 1 MiB). */
+struct uring_path {
+	char p[REC_PATH_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u64);	/* struct io_kiocb * */
+	__type(value, struct uring_path);
+} uring_paths SEC(".maps");
 
 SEC("tp_btf/io_uring_submit_req")
 int BPF_PROG(uring_submit, struct io_kiocb *req)
@@ -850,6 +864,23 @@ int BPF_PROG(uring_submit, struct io_kiocb *req)
 	st.ts = bpf_ktime_get_ns();
 	st.pid_tgid = bpf_get_current_pid_tgid();
 	st.fd = req->cqe.fd;
+	if (st.op == 53) {
+		/* prep (io_openat_prep) ran: dirfd and the kernel's copy of
+		 * the name are in struct io_open */
+		struct io_open *o = bpf_rdonly_cast(&req->cmd, bpf_core_type_id_kernel(struct io_open));
+		struct filename *fn = o->filename;
+		struct scratch *s;
+		__u32 zero = 0;
+
+		st.fd = o->dfd;
+		s = bpf_map_lookup_elem(&scratch, &zero);
+		if (s && fn) {
+			const char *name = BPF_CORE_READ(fn, name);
+
+			if (bpf_probe_read_kernel_str(s->paths, REC_PATH_MAX, name) > 0)
+				bpf_map_update_elem(&uring_paths, &key, s->paths, BPF_ANY);
+		}
+	}
 	if (rw) {
 		/* prep (io_prep_rw) ran before this tracepoint */
 		struct io_rw *r = bpf_rdonly_cast(&req->cmd, bpf_core_type_id_kernel(struct io_rw));
@@ -857,6 +888,13 @@ int BPF_PROG(uring_submit, struct io_kiocb *req)
 		st.off = r->kiocb.ki_pos;
 		st.len = r->len;
 	}
+	if (st.op == 54) {
+		/* CLOSE needs no file: cqe.fd is not set, io_close has it */
+		struct io_close *cl = bpf_rdonly_cast(&req->cmd, bpf_core_type_id_kernel(struct io_close));
+
+		st.fd = cl->fd;
+	}
+	/* the file, or for an open the directory its path is relative to */
 	if (!(req->flags & 1 /* REQ_F_FIXED_FILE */) && st.fd >= 0) {
 		f = fd_file(st.fd);
 		if (f)
@@ -872,14 +910,32 @@ int BPF_PROG(uring_complete, struct io_ring_ctx *rctx, void *req,
 {
 	__u64 key = (__u64)req;
 	struct uring_start *st = bpf_map_lookup_elem(&uring_req, &key);
+	struct uring_path *up = NULL;
 	struct rec_syscall *ev;
+	struct scratch *s = NULL;
+	__u32 zero = 0, len = 0;
+	int with_path = 0;
 
 	if (!st)
 		return 0;
-	ev = bpf_ringbuf_reserve(&rb, sizeof(*ev), 0);
-	if (!ev) {
-		count_lost(REC_L_SYSCALL);
-		goto out;
+	if (st->op == 53) {
+		up = bpf_map_lookup_elem(&uring_paths, &key);
+		s = bpf_map_lookup_elem(&scratch, &zero);
+	}
+	if (up && s) {
+		/* an open with its path: built in the scratch buffer, like
+		 * sys_exit's events with paths */
+		long n = bpf_probe_read_kernel_str(s->paths, REC_PATH_MAX, up->p);
+
+		ev = &s->ev;
+		len = n > 0 ? n : 0;
+		with_path = 1;
+	} else {
+		ev = bpf_ringbuf_reserve(&rb, sizeof(*ev), 0);
+		if (!ev) {
+			count_lost(REC_L_SYSCALL);
+			goto out;
+		}
 	}
 	__builtin_memset(ev, 0, sizeof(*ev));
 	ev->h.type = REC_EV_SYSCALL;
@@ -896,8 +952,35 @@ int BPF_PROG(uring_complete, struct io_ring_ctx *rctx, void *req,
 	ev->ret = cqe->res;
 	ev->dev = st->dev;
 	ev->ino = st->ino;
-	bpf_ringbuf_submit(ev, rb_flags());
+	if (st->op == 53 && cqe->res >= 0) {
+		/* the new fd is in the submitter's table (io-wq workers
+		 * share it) */
+		__u64 f = fd_file(cqe->res);
+
+		if (f) {
+			struct inode *in = as_file(f)->f_inode;
+
+			file_id(f, &ev->ndev, &ev->nino);
+			ev->nsize = in->i_size;
+			ev->nmode = in->i_mode;
+			track_file(ev->ndev, ev->nino);
+		}
+	}
+	if (with_path) {
+		__u32 size = sizeof(*ev) + len;
+
+		ev->path_len = len;
+		if (size > sizeof(*s))
+			size = sizeof(*s);
+		ev->h.len = size;
+		if (bpf_ringbuf_output(&rb, ev, size, rb_flags()))
+			count_lost(REC_L_SYSCALL);
+	} else {
+		bpf_ringbuf_submit(ev, rb_flags());
+	}
 out:
 	bpf_map_delete_elem(&uring_req, &key);
+	if (up)
+		bpf_map_delete_elem(&uring_paths, &key);
 	return 0;
 }
