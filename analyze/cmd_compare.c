@@ -155,6 +155,15 @@ static int is_under(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && path[n] == '/';
 }
 
+static int is_marker(const char *rel)
+{
+	char *key = ana_xstrdup(rel);
+	norm_path(key);
+	int m = strcmp(key, CMP_MARKER) == 0;
+	free(key);
+	return m;
+}
+
 /* ana_opts.skip of B: the file (named without DIR) is one A left out. */
 static int skip_b(const char *path, void *arg)
 {
@@ -169,6 +178,11 @@ static int skip_b(const char *path, void *arg)
 	else
 		strcpy(buf, path + ul);
 	norm_path(key);
+	if (c->under && strcmp(key, CMP_MARKER) == 0) {
+		if (key != buf)
+			free(key);
+		return 1;
+	}
 	uint64_t h = ana_hash_str(key), l = strlen(key);
 	int skip = 0;
 	for (;; l += 1ull << 32) {
@@ -198,8 +212,10 @@ static void cmp_collect(struct cmp *c, int k)
 			continue;
 		int under = k == 1 && c->under;
 		if (ana_file_excluded(a, f)) {
-			/* B's files outside DIR are the replayer's own */
-			if (under && (!f->path || !is_under(f->path, c->under)))
+			/* B's files outside DIR, and its marker, are the
+			 * replayer's own */
+			if (under && (!f->path || !is_under(f->path, c->under) ||
+				      is_marker(f->path + ul)))
 				continue;
 			if (f->read_ops + f->write_ops)
 				c->excluded[k]++;
@@ -213,10 +229,6 @@ static void cmp_collect(struct cmp *c, int k)
 		}
 		char *key = ana_xstrdup(f->path + (under ? ul : 0));
 		norm_path(key);
-		if (under && strcmp(key, CMP_MARKER) == 0) {
-			free(key);
-			continue;
-		}
 		struct cmp_file *e = cmp_file_get(c, key);
 		free(key);
 		if (e->excluded)
@@ -333,12 +345,17 @@ static void cmp_checks(struct cmp *c, struct checks *k)
 	else
 		check_add(k, "request_sizes", 1, "identical");
 
+	char x[32], y[32];
 	double g = rel_diff((double)c->gap[0], (double)c->gap[1]);
-	check_add(k, "compute_gap", fabs(g) <= CHK_GAP, "A %.3f s, B %.3f s, %+.1f%% (within %.0f%%)",
-		  c->gap[0] / 1e9, c->gap[1] / 1e9, 100 * g, 100 * CHK_GAP);
+	cli_fmt_ns(x, sizeof(x), c->gap[0]);
+	cli_fmt_ns(y, sizeof(y), c->gap[1]);
+	check_add(k, "compute_gap", fabs(g) <= CHK_GAP, "A %s, B %s, %+.1f%% (within %.0f%%)",
+		  x, y, 100 * g, 100 * CHK_GAP);
 	double d = rel_diff((double)duration_ns(a), (double)duration_ns(b));
-	check_add(k, "duration", fabs(d) <= CHK_DURATION, "A %.3f s, B %.3f s, %+.1f%% (within %.0f%%)",
-		  duration_ns(a) / 1e9, duration_ns(b) / 1e9, 100 * d, 100 * CHK_DURATION);
+	cli_fmt_ns(x, sizeof(x), duration_ns(a));
+	cli_fmt_ns(y, sizeof(y), duration_ns(b));
+	check_add(k, "duration", fabs(d) <= CHK_DURATION, "A %s, B %s, %+.1f%% (within %.0f%%)",
+		  x, y, 100 * d, 100 * CHK_DURATION);
 }
 
 /* ---------------------------------------------------------------- text */
@@ -509,16 +526,14 @@ static void cmp_text(struct cmp *c, const struct checks *k, long top, FILE *o)
 		    f->wops[0] == f->wops[1] && f->wbytes[0] == f->wbytes[1])
 			continue;
 		if (!nd++)
-			fprintf(o, "\nFILES THAT DIFFER (ops A/B, bytes A/B)\n");
+			fprintf(o, "\nFILES THAT DIFFER (A/B)\n");
 		if (top >= 0 && (long)nd > top)
 			continue;
-		char x[32], y[32], z[32], w[32];
-		cli_fmt_bytes(x, sizeof(x), f->rbytes[0]);
-		cli_fmt_bytes(y, sizeof(y), f->rbytes[1]);
-		cli_fmt_bytes(z, sizeof(z), f->wbytes[0]);
-		cli_fmt_bytes(w, sizeof(w), f->wbytes[1]);
-		fprintf(o, "  read %" PRIu64 "/%" PRIu64 " %s/%s  write %" PRIu64 "/%" PRIu64
-			" %s/%s%s  ", f->rops[0], f->rops[1], x, y, f->wops[0], f->wops[1], z, w,
+		/* exact bytes: a humanized size hides a short read */
+		fprintf(o, "  read %" PRIu64 "/%" PRIu64 " ops %" PRIu64 "/%" PRIu64 " B  write %"
+			PRIu64 "/%" PRIu64 " ops %" PRIu64 "/%" PRIu64 " B%s  ", f->rops[0],
+			f->rops[1], f->rbytes[0], f->rbytes[1], f->wops[0], f->wops[1],
+			f->wbytes[0], f->wbytes[1],
 			!f->seen[1] ? "  [not in B]" : !f->seen[0] ? "  [not in A]" : "");
 		cli_put_escaped(o, f->key, 0);
 		fputc('\n', o);
@@ -815,10 +830,16 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	ret = check && k.failed ? EXIT_FAIL : EXIT_OK;
-	if (check && k.failed)
+	if (check && k.failed) {
+		char names[256];
+		size_t n = 0;
+		names[0] = 0;
 		for (size_t i = 0; i < k.n; i++)
-			if (!k.v[i].ok)
-				cli_error("check failed: %s: %s", k.v[i].name, k.v[i].detail);
+			if (!k.v[i].ok && n < sizeof(names))
+				n += snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "",
+					      k.v[i].name);
+		cli_error("fidelity check failed: %s", names);
+	}
 out:
 	free(k.v);
 	cmp_release(&c);
