@@ -476,7 +476,7 @@ static void cmp_text(struct cmp *c, const struct checks *k, long top, FILE *o)
 		if (!a->sys.rd_hist[i] && !b->sys.rd_hist[i] && !a->sys.wr_hist[i] &&
 		    !b->sys.wr_hist[i])
 			continue;
-		char r[64];
+		char r[80];
 		if (i <= 1)
 			snprintf(r, sizeof(r), "%u B", i);
 		else {
@@ -487,7 +487,7 @@ static void cmp_text(struct cmp *c, const struct checks *k, long top, FILE *o)
 				cli_fmt_bytes(b2, sizeof(b2), 1ull << i);
 			snprintf(r, sizeof(r), "%s - <%s", b1, b2);
 		}
-		char n[80];
+		char n[96];
 		if (a->sys.rd_hist[i] || b->sys.rd_hist[i]) {
 			snprintf(n, sizeof(n), "read  %s", r);
 			t_count(o, n, a->sys.rd_hist[i], b->sys.rd_hist[i]);
@@ -783,8 +783,7 @@ int cmd_compare(int argc, char **argv)
 				c.under[--n] = 0;
 		}
 		if (c.under[0] != '/' || !c.under[1]) {
-			opt_error(&compare_cmd, "--map: '%s': not an absolute directory other than /"
-				  " (it no longer exists?)", c.map);
+			opt_error(&compare_cmd, "--map: '%s' is '/', or relative and not there", c.map);
 			free(c.under);
 			return EXIT_USAGE;
 		}
