@@ -91,6 +91,11 @@ static uint64_t trace_end(const struct ana *a)
 	return end > a->t0 ? end : a->t0;
 }
 
+uint64_t ana_trace_end(const struct ana *a)
+{
+	return trace_end(a);
+}
+
 static uint64_t tot_bytes(const struct ana_file *f)
 {
 	return f->read_bytes + f->write_bytes;

@@ -76,6 +76,7 @@ static uint32_t file_for_unknown_fd(struct ana *a, uint32_t pid, int64_t fd)
 		char buf[64];
 		snprintf(buf, sizeof(buf), "[pid %u fd %lld]", pid, (long long)fd);
 		a->files[f].path = ana_xstrdup(buf);
+		a->files[f].anon = 1;
 		v = ana_map_put(&a->fileid_map, (1ull << 63) | pid, (uint64_t)fd + 1);
 		*v = f;
 	}
@@ -278,6 +279,13 @@ static void on_read(struct ana *a, const struct tape_syscall *e, struct ana_thre
 	struct ana_file *f = &a->files[fi];
 	uint64_t n = (uint64_t)e->ret, end = e->ts_ns + e->dur_ns;
 
+	if (a->o.files_only && ana_file_excluded(a, f)) {
+		f->read_ops++;
+		f->read_bytes += n;
+		return;
+	}
+	s->op_ops[e->op]++;
+	s->op_bytes[e->op] += n;
 	s->read_ops++;
 	s->read_bytes += n;
 	f->read_ops++;
@@ -336,6 +344,20 @@ static void on_read(struct ana *a, const struct tape_syscall *e, struct ana_thre
 	st->last_end = e->offset + n;
 }
 
+int ana_file_excluded(const struct ana *a, const struct ana_file *f)
+{
+	if (!a->o.files_only)
+		return 0;
+	if (f->anon || f->not_regular || !f->path)
+		return 1;
+	if (a->o.under) {
+		size_t n = strlen(a->o.under);
+		if (strncmp(f->path, a->o.under, n) != 0 || f->path[n] != '/')
+			return 1;
+	}
+	return a->o.skip && a->o.skip(f->path, a->o.skip_arg);
+}
+
 static void on_write(struct ana *a, const struct tape_syscall *e, struct ana_thread *t)
 {
 	struct ana_sys *s = &a->sys;
@@ -344,6 +366,13 @@ static void on_write(struct ana *a, const struct tape_syscall *e, struct ana_thr
 	struct ana_file *f = &a->files[fi];
 	uint64_t n = (uint64_t)e->ret, end = e->ts_ns + e->dur_ns;
 
+	if (a->o.files_only && ana_file_excluded(a, f)) {
+		f->write_ops++;
+		f->write_bytes += n;
+		return;
+	}
+	s->op_ops[e->op]++;
+	s->op_bytes[e->op] += n;
 	s->write_ops++;
 	s->write_bytes += n;
 	f->write_ops++;

@@ -199,6 +199,14 @@ struct ana_opts {
 	int has_pid;
 	uint32_t pid;
 	int threads;		/* 1 = single core, 2 = cache+block on a 2nd thread */
+	/* `iotape compare`: count reads and writes (totals, sizes, pattern,
+	 * threads, per kind) only on regular files with a path, and with
+	 * under set only on those whose path starts with under + '/' */
+	int files_only;
+	const char *under;	/* no trailing '/'; NULL = anywhere */
+	/* and not on files for which skip(path, skip_arg) is true */
+	int (*skip)(const char *path, void *skip_arg);
+	void *skip_arg;
 };
 
 /* The last timeline bucket looked up (see ana_bucket_index). */
@@ -236,6 +244,7 @@ struct ana_file {
 	uint8_t from_table;	/* listed in the file table */
 	uint8_t not_regular;	/* its mode says pipe, socket, device, ... */
 	uint8_t has_cache;
+	uint8_t anon;	  /* "[pid P fd N]": an fd of unknown origin */
 };
 
 /* The current write burst of a file (checkpoint detection). */
@@ -306,6 +315,7 @@ struct ana_sys {
 	uint64_t rd_hist[ANA_SZ_BUCKETS], wr_hist[ANA_SZ_BUCKETS];
 	uint64_t read_ops, read_bytes, write_ops, write_bytes, errors, ops;
 	uint64_t sync_ops;
+	uint64_t op_ops[TAPE_OP_MAX], op_bytes[TAPE_OP_MAX];	/* reads, writes */
 	struct ana_epoch *epochs; size_t nepochs, capepochs;
 	uint32_t epoch_front;	/* newest pass covering half of pass 0's files */
 	struct ana_ckpt *bursts; size_t nbursts, capbursts;	/* per-file */
@@ -437,6 +447,13 @@ size_t ana_epoch_count(const struct ana *a);
 int ana_stream_class(const struct ana_stream *s);
 /* Add a stream's counters to its file and the totals, and zero them. */
 void ana_stream_fold(struct ana *a, struct ana_stream *s);
+
+/* End of the analysed window (last event, absolute ns): the duration is
+ * ana_trace_end(a) - a->t0. */
+uint64_t ana_trace_end(const struct ana *a);
+/* Whether files_only, under and skip (struct ana_opts) leave f out.  Such
+ * a file keeps its own read/write counters, and nothing else counts it. */
+int ana_file_excluded(const struct ana *a, const struct ana_file *f);
 
 /* Output, 0 or -errno.  ana_report.c uses cli/util.c's JSON, escaping and
  * unit helpers: what links the engines links cli/util.o too. */

@@ -13,7 +13,8 @@
 #   ANALYZE_EVENTS events of the analyze bench's trace (default 100000000)
 #   BENCH_RUNS     runs per measurement, best kept (default 3)
 #   BENCH_KEEP=1   keep the trace and CSV files under OUT/bench/work
-#   BENCH_ONLY     run only this section (format, analyze, record, replay)
+#   BENCH_ONLY     run only this section (format, analyze, record, replay,
+#                  fidelity)
 #   REPLAY_MB      size of the replay bench's file in MiB (default 1024)
 #   REPLAY_OPS     random reads of the replay bench (default 200000)
 #   RECORD_OPS     preads of the record bench (default 1000000)
@@ -439,6 +440,57 @@ replay_section() {
 	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
 }
 want replay && replay_section
+
+# --------------------------------------------------------------- fidelity
+# record -> replay -> record, for every bundled workload
+# (traces/workloads/*.py): the job is recorded with the page cache dropped,
+# replayed under a fresh directory with think timing and the cache dropped
+# again, while the replay is recorded; `iotape compare --map DIR --check`
+# prints the comparison and its checks (iotape-compare(1), CHECKS).
+# Needs root (BPF, drop_caches) and /usr/bin/python3 with torch.
+fidelity_section() {
+	section fidelity "record -> replay (think, caches dropped) -> record -> iotape compare --check"
+	py=/usr/bin/python3
+	if [ "$(id -u)" != 0 ]; then
+		echo "  needs root (BPF, drop_caches): skipped"
+		return
+	fi
+	if ! "$py" -c 'import torch, torchvision' 2>/dev/null; then
+		echo "  needs $py with torch and torchvision: skipped"
+		return
+	fi
+	[ -x ./iotape ] || { echo "  ./iotape is not built"; FAILED=1; return; }
+	w=$WORK/fidelity
+	for wl in traces/workloads/*.py; do
+		name=$(basename "$wl" .py)
+		rm -rf "$w" && mkdir -p "$w" || { FAILED=1; return; }
+		echo
+		echo "  -- $name"
+		if [ "$name" = checkpoint ]; then mk=--steps; else mk=--epochs; fi
+		"$py" "$wl" "$w/data" $mk 0 >/dev/null 2>&1 || { echo "  $name: data set failed"; FAILED=1; continue; }
+		sync; echo 3 >/proc/sys/vm/drop_caches
+		./iotape record -q -o "$w/a.iotape" -- "$py" "$wl" "$w/data" >"$w/job.out" 2>&1 ||
+			{ echo "  $name: recording the job failed"; tail -n 3 "$w/job.out"; FAILED=1; continue; }
+		./iotape replay --prepare-only -d "$w/r" "$w/a.iotape" >/dev/null ||
+			{ echo "  $name: prepare failed"; FAILED=1; continue; }
+		sync; echo 3 >/proc/sys/vm/drop_caches
+		./iotape record -q -o "$w/b.iotape" -- ./iotape replay --no-prepare --timing think \
+			-d "$w/r" "$w/a.iotape" >"$w/replay.out" 2>&1 ||
+			{ echo "  $name: recording the replay failed"; tail -n 3 "$w/replay.out"; FAILED=1; continue; }
+		./iotape compare --map "$w/r" --check "$w/a.iotape" "$w/b.iotape" 2>&1 | sed 's/^/  /'
+		./iotape compare --json --map "$w/r" "$w/a.iotape" "$w/b.iotape" >"$w/c.json" ||
+			{ FAILED=1; continue; }
+		j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($1)" "$w/c.json"; }
+		fig "$name checks failed" "$(j "sum(not c['ok'] for c in d['fidelity']['checks'])")" le 0 \
+			"$(j "', '.join(c['name'] for c in d['fidelity']['checks'] if not c['ok']) or 'all 9 pass'")"
+		fig "$name files differing" "$(j "sum(f['read_bytes']['a'] != f['read_bytes']['b'] or f['write_bytes']['a'] != f['write_bytes']['b'] or f['read_ops']['a'] != f['read_ops']['b'] or f['write_ops']['a'] != f['write_ops']['b'] for f in d['files'])")" = "" \
+			"of $(j "len(d['files'])")"
+		fig "$name gap diff %" "$(j "'%+.1f' % (100 * d['compute']['gap_s']['rel'])")" = "" "within 5 %"
+		fig "$name duration diff %" "$(j "'%+.1f' % (100 * d['summary']['duration_s']['rel'])")" = "" "within 10 %"
+	done
+	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
+}
+want fidelity && fidelity_section
 
 # ----------------------------------------------------------------- summary
 echo

@@ -822,7 +822,7 @@ struct uring_start {
 	__u64 len;
 	__u64 dev;
 	__u64 ino;
-	__s32 fd;
+	__s32 fd;	/* the fd, or the dirfd of an open */
 	__u32 op;
 };
 
@@ -897,6 +897,7 @@ int BPF_PROG(uring_submit, struct io_kiocb *req)
 		st.off = r->kiocb.ki_pos;
 		st.len = r->len;
 	}
+	/* the file, or for an open the directory its path is relative to */
 	if (!(req->flags & 1 /* REQ_F_FIXED_FILE */) && st.fd >= 0) {
 		f = fd_file(st.fd);
 		if (f)

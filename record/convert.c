@@ -502,6 +502,15 @@ static struct rec_file *file_get(struct rec_state *st, uint64_t dev, uint64_t in
 	return rec_map_get(&st->files, dev, ino);
 }
 
+/* Whether path names the file (dev, ino) now. */
+static int same_inode(const char *path, uint64_t dev, uint64_t ino)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && sb.st_ino == ino &&
+	       (((uint64_t)major(sb.st_dev) << 20) | minor(sb.st_dev)) == dev;
+}
+
 /* The file (dev, ino), created with a file row on first sight.  path and
  * the stat fields are used only then; path may be NULL (then readlink of
  * /proc/pid/fd/fd, when fd >= 0). */
@@ -515,6 +524,17 @@ static struct rec_file *file_see(struct rec_state *st, uint64_t ts, uint64_t dev
 	if (!dev && !ino)
 		return NULL;
 	f = file_get(st, dev, ino);
+	if (f && path && path[0] && f->path[0] && strcmp(f->path, path) != 0 &&
+	    !same_inode(f->path, dev, ino)) {
+		/* opened under another name, and the name we knew no longer
+		 * leads to it: the inode was freed and reused (ext4 reuses
+		 * them at once; a replay creating and unlinking files hits
+		 * this), or renamed.  A new file, named as it is opened. */
+		rec_map_del(&st->files, dev, ino);
+		free(f->path);
+		free(f);
+		f = NULL;
+	}
 	if (f) {
 		if (!f->path[0] && path && path[0]) {
 			free(f->path);

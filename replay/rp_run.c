@@ -412,7 +412,8 @@ static void do_other(struct tctx *c, uint32_t idx, uint64_t t_prep)
 }
 
 /* Open the slots used without a recorded open, before the clock starts;
- * close what the previous loop left open.  Serial thread only. */
+ * close what the previous loop left open.  rp_run before the threads start
+ * (the first loop), then the serial thread only. */
 static void loop_setup(struct shared *sh, unsigned loop)
 {
 	const struct rp_plan *p = sh->plan;
@@ -461,7 +462,8 @@ static void *thread_main(void *arg)
 
 	for (unsigned loop = 0; loop < o->loops; loop++) {
 		if (pthread_barrier_wait(&sh->bar) == PTHREAD_BARRIER_SERIAL_THREAD) {
-			loop_setup(sh, loop);
+			if (loop)	/* the first: rp_run, before the threads */
+				loop_setup(sh, loop);
 			sh->t0 = now_ns();
 			if (!loop)
 				sh->start = sh->t0;
@@ -623,6 +625,10 @@ int rp_run(int dirfd, const struct rp_plan *plan, const struct rp_opts *o,
 			goto out;
 		}
 	}
+	/* implicit opens of the first loop on this thread: a replay thread's
+	 * first system call is then its first op, as the recorded thread's
+	 * (a recording of the replay sees it start there, not at t0) */
+	loop_setup(&sh, 0);
 	clock_gettime(CLOCK_REALTIME, &rt);
 	res->start_unix = rt.tv_sec;
 	for (; started < n; started++) {

@@ -6,12 +6,15 @@
 #      a checkpoint per epoch) with `iotape record`, caches dropped first;
 #   2. `iotape info` and `iotape analyze` of the recording;
 #   3. `iotape replay` of it into a temporary directory, caches dropped,
-#      the recorded compute kept as delays (think timing): no GPU, no torch.
+#      the recorded compute kept as delays (think timing): no GPU, no torch;
+#      as root, the replay is itself recorded with `iotape record`;
+#   4. `iotape compare --map REPLAY --check` of the job and the recorded
+#      replay: does the replay do the job's I/O (iotape-compare(1))?
 #
 # Without root (recording needs CAP_BPF) or without PyTorch, the demo falls
 # back to a bundled recording (traces/image_folder.iotape) for steps 2-3,
-# and says so.  Everything happens in a temporary directory, removed at the
-# end.
+# and says so; without root, step 4 is left out.  Everything happens in a
+# temporary directory, removed at the end.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 iotape="$top/iotape"
@@ -42,8 +45,25 @@ step "2. iotape info job.iotape"
 step "3. iotape analyze job.iotape"
 "$iotape" analyze "$trace"
 
-step "4. iotape replay job.iotape --dir REPLAY --drop-caches (think timing: recorded compute as delays)"
-if [ "$(id -u)" = 0 ]; then drop=--drop-caches; else drop=; fi
-"$iotape" replay "$trace" --dir "$tmp/replay" $drop 2>&1 | sed -n '/^All jobs:/,$p'
+if [ "$(id -u)" != 0 ]; then
+	step "4. iotape replay job.iotape --dir REPLAY (think timing: recorded compute as delays)"
+	"$iotape" replay "$trace" --dir "$tmp/replay" 2>&1 | sed -n '/^All jobs:/,$p'
+	step "done: record -> analyze -> replay (compare needs the replay recorded: run as root)"
+	exit 0
+fi
 
-step "done: record -> analyze -> replay (compare arrives with the next issue; see README)"
+step "4. iotape replay job.iotape --dir REPLAY --drop-caches (think timing: recorded compute as delays), recorded"
+"$iotape" replay "$trace" --dir "$tmp/replay" --prepare-only
+echo "   iotape record -o replay.iotape -- iotape replay --no-prepare --drop-caches job.iotape"
+"$iotape" record -q -o "$tmp/replay.iotape" -- \
+	"$iotape" replay "$trace" --dir "$tmp/replay" --no-prepare --drop-caches 2>&1 |
+	sed -n '/^All jobs:/,$p'
+
+step "5. iotape compare --map REPLAY --check job.iotape replay.iotape (fidelity of the replay)"
+if "$iotape" compare --top 5 --map "$tmp/replay" --check "$trace" "$tmp/replay.iotape"; then
+	verdict="the replay did the job's I/O"
+else
+	verdict="the replay differs from the job (see CHECK above)"
+fi
+
+step "done: record -> analyze -> replay -> compare: $verdict"

@@ -27,7 +27,7 @@ $(OUT)/tests/test_%: $(OUT)/tests/unit/test_%.o $(TESTLIB_OBJS) $(LIBTAPE)
 # the report's JSON, escaping and unit helpers: what test_analyze and
 # bench/analyze_bench link (test_analyze needs no tests/lib).  The explicit
 # rule overrides the test_% pattern.
-ANALYZE_OBJS := $(filter-out %/cmd_analyze.o,$(filter $(OUT)/analyze/%,$(CLI_OBJS))) \
+ANALYZE_OBJS := $(filter-out %/cmd_analyze.o %/cmd_compare.o,$(filter $(OUT)/analyze/%,$(CLI_OBJS))) \
 	$(OUT)/cli/util.o
 $(OUT)/tests/test_analyze: $(OUT)/tests/unit/test_analyze.o $(ANALYZE_OBJS) $(LIBTAPE)
 	$(call msg,LINK,$@)

@@ -1,0 +1,846 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_compare.c - `iotape compare A B`: the analyses of two traces side by
+ * side, with their differences, and (--check) the fidelity test of a
+ * replay: B is the recording of `iotape replay` of A.
+ *
+ * Both traces go through the analyze engine (ana_run) with files_only set:
+ * only reads and writes of regular files with a path count, so a job's
+ * pipes and sockets (DataLoader queues), which a replay does not issue,
+ * leave both sides alike.  With --map DIR, B counts only files under DIR
+ * (the replayer's own I/O, reading the trace and writing its report, is
+ * not the job's) and each is named by its path with DIR taken off, which
+ * is the original path (rp_path_map in replay/rp_trace.c is the other
+ * direction).  Files are matched by that path, normalized the same way on
+ * both sides ("/a//b/./c" and "a/b/c" are one file).
+ *
+ * Every check and its threshold is in man/iotape-compare.1; this is the
+ * only place that decides them.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze.h"
+#include "cli.h"
+#include "opt.h"
+
+#define CMP_MARKER ".iotape-replay"	/* RP_MARKER: written by replay in DIR */
+
+/* fidelity thresholds (iotape-compare(1), CHECKS) */
+#define CHK_RANDOMNESS 0.02	/* |B - A| of read_randomness */
+#define CHK_GAP 0.05		/* relative, total compute gap */
+#define CHK_DURATION 0.10	/* relative, duration */
+
+enum {
+	O_JSON = OPT_LONG(0),
+	O_MAP = OPT_LONG(1),
+	O_CHECK = OPT_LONG(2),
+	O_TOP = OPT_LONG(3),
+};
+
+static const struct opt compare_opts[] = {
+	{ O_JSON, "json", NULL, "print JSON (schema iotape-compare/1) instead of text" },
+	{ O_MAP, "map", "DIR", "B replayed A under DIR: count B's files under DIR, named without DIR" },
+	{ O_CHECK, "check", NULL, "exit 1 unless B reproduces A within the fidelity thresholds" },
+	{ O_TOP, "top", "N", "list at most N differing files and threads (0: all)", NULL,
+	  "20; all in JSON" },
+	{ 0 }
+};
+
+static const struct opt_cmd compare_cmd = {
+	"compare", "A B", "Compare the analyses of two traces.",
+	"Operations and bytes per kind and per file, access pattern, request\n"
+	"sizes, hit ratio, compute gaps and duration of A and B side by side.\n"
+	"With --map DIR --check: is B, a recorded replay of A under DIR, faithful?\n"
+	"See iotape-compare(1).",
+	compare_opts,
+};
+
+/* One file, by normalized path, on both sides (0 = A, 1 = B). */
+struct cmp_file {
+	char *key;
+	uint64_t rops[2], rbytes[2], wops[2], wbytes[2];
+	uint64_t acc[2], miss[2];
+	int seen[2];
+	int excluded;		/* A's file is a pipe, socket, device: B's too */
+};
+
+struct cmp {
+	struct ana a[2];
+	const char *path[2];
+	const char *map;	/* --map as given */
+	char *under;		/* its absolute form */
+	struct cmp_file *f;
+	size_t nf, capf;
+	struct ana_map fmap;	/* (hash, length) of key -> f[] */
+	uint64_t excluded[2];	/* files with I/O left out (no path, pipe, ...) */
+	uint64_t gap[2], io[2];	/* threads with counted reads or writes */
+	uint64_t nthr[2];
+	uint32_t *thr[2];	/* those threads, most bytes first */
+	uint64_t acc[2], miss[2];
+	int have_cache[2];
+};
+
+/* ------------------------------------------------------------ matching */
+
+/* "/a//b/./c/" -> "a/b/c", in place. */
+static void norm_path(char *s)
+{
+	char *w = s;
+	const char *p = s;
+
+	while (*p) {
+		const char *e = strchr(p, '/');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+
+		if (l && !(l == 1 && p[0] == '.')) {
+			if (w != s)
+				*w++ = '/';
+			memmove(w, p, l);
+			w += l;
+		}
+		p += l;
+		if (*p == '/')
+			p++;
+	}
+	*w = 0;
+}
+
+static struct cmp_file *cmp_file_get(struct cmp *c, const char *key)
+{
+	uint64_t h = ana_hash_str(key), l = strlen(key);
+
+	for (;; l += 1ull << 32) {	/* a hash collision probes another key */
+		uint32_t *v = ana_map_put(&c->fmap, h, l);
+		if (*v == ANA_NONE) {
+			ANA_VEC_GROW(c->f, c->capf, c->nf);
+			memset(&c->f[c->nf], 0, sizeof(*c->f));
+			c->f[c->nf].key = ana_xstrdup(key);
+			*v = (uint32_t)c->nf++;
+			return &c->f[*v];
+		}
+		if (strcmp(c->f[*v].key, key) == 0)
+			return &c->f[*v];
+	}
+}
+
+static int cmp_thread(const void *x, const void *y, void *arg)
+{
+	const struct ana_thread *t = arg;
+	const struct ana_thread *p = &t[*(const uint32_t *)x], *q = &t[*(const uint32_t *)y];
+	uint64_t u = p->read_bytes + p->write_bytes, v = q->read_bytes + q->write_bytes;
+
+	if (u != v)
+		return u > v ? -1 : 1;
+	u = p->read_ops + p->write_ops;
+	v = q->read_ops + q->write_ops;
+	if (u != v)
+		return u > v ? -1 : 1;
+	return p->first_ns < q->first_ns ? -1 : p->first_ns > q->first_ns;
+}
+
+static int cmp_key(const void *x, const void *y)
+{
+	return strcmp(((const struct cmp_file *)x)->key, ((const struct cmp_file *)y)->key);
+}
+
+static int is_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return strncmp(path, dir, n) == 0 && path[n] == '/';
+}
+
+static int is_marker(const char *rel)
+{
+	char *key = ana_xstrdup(rel);
+	norm_path(key);
+	int m = strcmp(key, CMP_MARKER) == 0;
+	free(key);
+	return m;
+}
+
+/* ana_opts.skip of B: the file (named without DIR) is one A left out. */
+static int skip_b(const char *path, void *arg)
+{
+	struct cmp *c = arg;
+	size_t ul = c->under ? strlen(c->under) : 0;
+	char buf[PATH_MAX], *key = buf;
+
+	if (c->under && !is_under(path, c->under))
+		return 1;
+	if (strlen(path + ul) >= sizeof(buf))
+		key = ana_xstrdup(path + ul);
+	else
+		strcpy(buf, path + ul);
+	norm_path(key);
+	if (c->under && strcmp(key, CMP_MARKER) == 0) {
+		if (key != buf)
+			free(key);
+		return 1;
+	}
+	uint64_t h = ana_hash_str(key), l = strlen(key);
+	int skip = 0;
+	for (;; l += 1ull << 32) {
+		uint32_t *v = ana_map_get(&c->fmap, h, l);
+		if (!v)
+			break;
+		if (strcmp(c->f[*v].key, key) == 0) {
+			skip = c->f[*v].excluded;
+			break;
+		}
+	}
+	if (key != buf)
+		free(key);
+	return skip;
+}
+
+/* Fold side k's analysis into the file table and the totals. */
+static void cmp_collect(struct cmp *c, int k)
+{
+	struct ana *a = &c->a[k];
+	size_t ul = c->under ? strlen(c->under) : 0;
+
+	c->have_cache[k] = a->have[TAPE_TABLE_CACHE];
+	for (size_t i = 0; i < a->nfiles; i++) {
+		const struct ana_file *f = &a->files[i];
+		if (!f->read_ops && !f->write_ops && !f->pages_accessed)
+			continue;
+		int under = k == 1 && c->under;
+		if (ana_file_excluded(a, f)) {
+			/* B's files outside DIR, and its marker, are the
+			 * replayer's own */
+			if (under && (!f->path || !is_under(f->path, c->under) ||
+				      is_marker(f->path + ul)))
+				continue;
+			if (f->read_ops + f->write_ops)
+				c->excluded[k]++;
+			if (k == 0 && f->path && !f->anon) {
+				char *key = ana_xstrdup(f->path);
+				norm_path(key);
+				cmp_file_get(c, key)->excluded = 1;
+				free(key);
+			}
+			continue;
+		}
+		char *key = ana_xstrdup(f->path + (under ? ul : 0));
+		norm_path(key);
+		struct cmp_file *e = cmp_file_get(c, key);
+		free(key);
+		if (e->excluded)
+			continue;
+		e->seen[k] = 1;
+		e->rops[k] += f->read_ops;
+		e->rbytes[k] += f->read_bytes;
+		e->wops[k] += f->write_ops;
+		e->wbytes[k] += f->write_bytes;
+		e->acc[k] += f->pages_accessed;
+		e->miss[k] += f->pages_missed;
+		c->acc[k] += f->pages_accessed;
+		c->miss[k] += f->pages_missed;
+	}
+	c->thr[k] = ana_xrealloc(NULL, (a->sys.nthreads + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < a->sys.nthreads; i++) {
+		const struct ana_thread *t = &a->sys.threads[i];
+		if (!t->read_ops && !t->write_ops)
+			continue;	/* no counted I/O: not the job's */
+		c->thr[k][c->nthr[k]++] = (uint32_t)i;
+		c->gap[k] += t->gap_ns;
+		c->io[k] += t->io_ns;
+	}
+	qsort_r(c->thr[k], c->nthr[k], sizeof(uint32_t), cmp_thread, a->sys.threads);
+}
+
+/* -------------------------------------------------------------- checks */
+
+struct check {
+	char name[48];
+	int ok;
+	char detail[160];
+};
+
+struct checks {
+	struct check *v;
+	size_t n, cap;
+	int failed;
+};
+
+static void __attribute__((format(printf, 4, 5)))
+check_add(struct checks *k, const char *name, int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	ANA_VEC_GROW(k->v, k->cap, k->n);
+	struct check *c = &k->v[k->n++];
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->ok = ok;
+	va_start(ap, fmt);
+	vsnprintf(c->detail, sizeof(c->detail), fmt, ap);
+	va_end(ap);
+	k->failed += !ok;
+}
+
+static double rel_diff(double a, double b)
+{
+	if (a == b)
+		return 0;
+	return a ? (b - a) / a : INFINITY;
+}
+
+static uint64_t duration_ns(const struct ana *a)
+{
+	return ana_trace_end(a) - a->t0;
+}
+
+static void check_count(struct checks *k, const char *name, uint64_t a, uint64_t b)
+{
+	check_add(k, name, a == b, "A %" PRIu64 ", B %" PRIu64 " (must be equal)", a, b);
+}
+
+static void cmp_checks(struct cmp *c, struct checks *k)
+{
+	const struct ana *a = &c->a[0], *b = &c->a[1];
+
+	check_count(k, "read_ops", a->sys.read_ops, b->sys.read_ops);
+	check_count(k, "read_bytes", a->sys.read_bytes, b->sys.read_bytes);
+	check_count(k, "write_ops", a->sys.write_ops, b->sys.write_ops);
+	check_count(k, "write_bytes", a->sys.write_bytes, b->sys.write_bytes);
+
+	size_t bad = 0, only_a = 0, only_b = 0;
+	const struct cmp_file *first = NULL;
+	for (size_t i = 0; i < c->nf; i++) {
+		const struct cmp_file *f = &c->f[i];
+		if (f->rops[0] == f->rops[1] && f->rbytes[0] == f->rbytes[1] &&
+		    f->wops[0] == f->wops[1] && f->wbytes[0] == f->wbytes[1])
+			continue;
+		bad++;
+		only_a += !f->seen[1];
+		only_b += !f->seen[0];
+		if (!first)
+			first = f;
+	}
+	if (bad)
+		check_add(k, "files", 0, "%zu of %zu files differ in read/write ops or bytes "
+			  "(%zu not in B, %zu not in A; first: %.60s)", bad, c->nf, only_a,
+			  only_b, first->key);
+	else
+		check_add(k, "files", 1, "%zu files: equal read/write ops and bytes", c->nf);
+
+	double ra = ana_read_randomness(a), rb = ana_read_randomness(b);
+	if (isnan(ra) && isnan(rb))
+		check_add(k, "read_randomness", 1, "n/a on both sides");
+	else
+		check_add(k, "read_randomness", !isnan(ra) && !isnan(rb) && fabs(rb - ra) <= CHK_RANDOMNESS,
+			  "A %.4f, B %.4f (within %.2f)", ra, rb, CHK_RANDOMNESS);
+
+	size_t hb = 0;
+	for (unsigned i = 0; i < ANA_SZ_BUCKETS; i++)
+		hb += a->sys.rd_hist[i] != b->sys.rd_hist[i] || a->sys.wr_hist[i] != b->sys.wr_hist[i];
+	if (hb)
+		check_add(k, "request_sizes", 0, "%zu size classes differ (must be identical)", hb);
+	else
+		check_add(k, "request_sizes", 1, "identical");
+
+	char x[32], y[32];
+	double g = rel_diff((double)c->gap[0], (double)c->gap[1]);
+	cli_fmt_ns(x, sizeof(x), c->gap[0]);
+	cli_fmt_ns(y, sizeof(y), c->gap[1]);
+	check_add(k, "compute_gap", fabs(g) <= CHK_GAP, "A %s, B %s, %+.1f%% (within %.0f%%)",
+		  x, y, 100 * g, 100 * CHK_GAP);
+	double d = rel_diff((double)duration_ns(a), (double)duration_ns(b));
+	cli_fmt_ns(x, sizeof(x), duration_ns(a));
+	cli_fmt_ns(y, sizeof(y), duration_ns(b));
+	check_add(k, "duration", fabs(d) <= CHK_DURATION, "A %s, B %s, %+.1f%% (within %.0f%%)",
+		  x, y, 100 * d, 100 * CHK_DURATION);
+}
+
+/* ---------------------------------------------------------------- text */
+
+static void t_pct(char *buf, double a, double b)
+{
+	double r = rel_diff(a, b);
+	if (isnan(a) || isnan(b))
+		snprintf(buf, 32, "n/a");
+	else if (isinf(r))
+		snprintf(buf, 32, "new");
+	else if (r == 0)
+		snprintf(buf, 32, "=");
+	else
+		snprintf(buf, 32, "%+.1f%%", 100 * r);
+}
+
+static void t_count(FILE *o, const char *name, uint64_t a, uint64_t b)
+{
+	char d[32];
+	t_pct(d, (double)a, (double)b);
+	fprintf(o, "  %-28s %14" PRIu64 " %14" PRIu64 " %9s\n", name, a, b, d);
+}
+
+static void t_bytes(FILE *o, const char *name, uint64_t a, uint64_t b)
+{
+	char x[32], y[32], d[32];
+	cli_fmt_bytes(x, sizeof(x), a);
+	cli_fmt_bytes(y, sizeof(y), b);
+	t_pct(d, (double)a, (double)b);
+	fprintf(o, "  %-28s %14s %14s %9s\n", name, x, y, d);
+}
+
+static void t_ns(FILE *o, const char *name, uint64_t a, uint64_t b)
+{
+	char x[32], y[32], d[32];
+	cli_fmt_ns(x, sizeof(x), a);
+	cli_fmt_ns(y, sizeof(y), b);
+	t_pct(d, (double)a, (double)b);
+	fprintf(o, "  %-28s %14s %14s %9s\n", name, x, y, d);
+}
+
+/* Ratios differ by an absolute amount. */
+static void t_ratio(FILE *o, const char *name, double a, double b)
+{
+	char x[32], y[32], d[32];
+	if (isnan(a) || isnan(b))
+		snprintf(d, sizeof(d), "n/a");
+	else
+		snprintf(d, sizeof(d), "%+.3f", b - a);
+	fprintf(o, "  %-28s %14s %14s %9s\n", name, ana_fmt_ratio(x, a), ana_fmt_ratio(y, b), d);
+}
+
+static void t_head(FILE *o, const char *section)
+{
+	fprintf(o, "\n%-30s %14s %14s %9s\n", section, "A", "B", "diff");
+}
+
+static double hit(uint64_t acc, uint64_t miss, int have)
+{
+	return have ? ana_hit_ratio(acc, miss) : NAN;
+}
+
+static void cmp_text(struct cmp *c, const struct checks *k, long top, FILE *o)
+{
+	const struct ana *a = &c->a[0], *b = &c->a[1];
+	char b1[32], b2[32];
+
+	fputs("iotape compare\n  A  ", o);
+	cli_put_escaped(o, c->path[0], 0);
+	fputs("\n  B  ", o);
+	cli_put_escaped(o, c->path[1], 0);
+	if (c->map) {
+		fputs("   (files under ", o);
+		cli_put_escaped(o, c->under, 0);
+		fputs(", named without it)", o);
+	}
+	fprintf(o, "\n  reads and writes of regular files with a path; left out: %" PRIu64
+		" files in A, %" PRIu64 " in B (pipes, sockets, unknown fds)\n",
+		c->excluded[0], c->excluded[1]);
+
+	t_head(o, "SUMMARY");
+	t_ns(o, "duration", duration_ns(a), duration_ns(b));
+	t_count(o, "read ops", a->sys.read_ops, b->sys.read_ops);
+	t_bytes(o, "read bytes", a->sys.read_bytes, b->sys.read_bytes);
+	t_count(o, "write ops", a->sys.write_ops, b->sys.write_ops);
+	t_bytes(o, "write bytes", a->sys.write_bytes, b->sys.write_bytes);
+	uint64_t fr[2] = { 0 }, fw[2] = { 0 };
+	for (size_t i = 0; i < c->nf; i++)
+		for (int s = 0; s < 2; s++) {
+			fr[s] += c->f[i].rops[s] > 0;
+			fw[s] += c->f[i].wops[s] > 0;
+		}
+	t_count(o, "files read", fr[0], fr[1]);
+	t_count(o, "files written", fw[0], fw[1]);
+
+	t_head(o, "BY KIND");
+	for (unsigned op = 0; op < TAPE_OP_MAX; op++) {
+		if (!a->sys.op_ops[op] && !b->sys.op_ops[op])
+			continue;
+		char n[48];
+		snprintf(n, sizeof(n), "%s ops", tape_op_name(op));
+		t_count(o, n, a->sys.op_ops[op], b->sys.op_ops[op]);
+		snprintf(n, sizeof(n), "%s bytes", tape_op_name(op));
+		t_bytes(o, n, a->sys.op_bytes[op], b->sys.op_bytes[op]);
+	}
+
+	t_head(o, "ACCESS PATTERN");
+	double ta, tb;
+	t_ratio(o, "read randomness", ana_read_randomness(a), ana_read_randomness(b));
+	t_ratio(o, "sequential read fraction", ana_seq_read_fraction(a), ana_seq_read_fraction(b));
+	double fa = ana_file_order_randomness(a, &ta), fb = ana_file_order_randomness(b, &tb);
+	t_ratio(o, "file order randomness", fa, fb);
+	t_count(o, "epochs", ana_epoch_count(a), ana_epoch_count(b));
+
+	t_head(o, "REQUEST SIZES (reads, writes)");
+	for (unsigned i = 0; i < ANA_SZ_BUCKETS; i++) {
+		if (!a->sys.rd_hist[i] && !b->sys.rd_hist[i] && !a->sys.wr_hist[i] &&
+		    !b->sys.wr_hist[i])
+			continue;
+		char r[80];
+		if (i <= 1)
+			snprintf(r, sizeof(r), "%u B", i);
+		else {
+			cli_fmt_bytes(b1, sizeof(b1), 1ull << (i - 1));
+			if (i == 64)
+				snprintf(b2, sizeof(b2), "16.0 EiB");
+			else
+				cli_fmt_bytes(b2, sizeof(b2), 1ull << i);
+			snprintf(r, sizeof(r), "%s - <%s", b1, b2);
+		}
+		char n[96];
+		if (a->sys.rd_hist[i] || b->sys.rd_hist[i]) {
+			snprintf(n, sizeof(n), "read  %s", r);
+			t_count(o, n, a->sys.rd_hist[i], b->sys.rd_hist[i]);
+		}
+		if (a->sys.wr_hist[i] || b->sys.wr_hist[i]) {
+			snprintf(n, sizeof(n), "write %s", r);
+			t_count(o, n, a->sys.wr_hist[i], b->sys.wr_hist[i]);
+		}
+	}
+
+	t_head(o, "PAGE CACHE");
+	t_ratio(o, "hit ratio", hit(c->acc[0], c->miss[0], c->have_cache[0]),
+		hit(c->acc[1], c->miss[1], c->have_cache[1]));
+	t_count(o, "pages accessed", c->acc[0], c->acc[1]);
+	t_count(o, "pages missed", c->miss[0], c->miss[1]);
+
+	t_head(o, "COMPUTE");
+	t_ns(o, "compute gap (all threads)", c->gap[0], c->gap[1]);
+	t_ns(o, "I/O time (all threads)", c->io[0], c->io[1]);
+	t_count(o, "threads with I/O", c->nthr[0], c->nthr[1]);
+	size_t nt = c->nthr[0] > c->nthr[1] ? c->nthr[0] : c->nthr[1];
+	for (size_t i = 0; i < nt && (top < 0 || (long)i < top); i++) {
+		const struct ana_thread *x = i < c->nthr[0] ? &a->sys.threads[c->thr[0][i]] : NULL;
+		const struct ana_thread *y = i < c->nthr[1] ? &b->sys.threads[c->thr[1][i]] : NULL;
+		char n[64];
+		snprintf(n, sizeof(n), "gap tid %u / %u", x ? x->tid : 0, y ? y->tid : 0);
+		t_ns(o, n, x ? x->gap_ns : 0, y ? y->gap_ns : 0);
+	}
+	if (top >= 0 && nt > (size_t)top)
+		fprintf(o, "  (%zu more threads: --top 0 lists all)\n", nt - top);
+
+	size_t nd = 0;
+	for (size_t i = 0; i < c->nf; i++) {
+		const struct cmp_file *f = &c->f[i];
+		if (f->rops[0] == f->rops[1] && f->rbytes[0] == f->rbytes[1] &&
+		    f->wops[0] == f->wops[1] && f->wbytes[0] == f->wbytes[1])
+			continue;
+		if (!nd++)
+			fprintf(o, "\nFILES THAT DIFFER (A/B)\n");
+		if (top >= 0 && (long)nd > top)
+			continue;
+		/* exact bytes: a humanized size hides a short read */
+		fprintf(o, "  read %" PRIu64 "/%" PRIu64 " ops %" PRIu64 "/%" PRIu64 " B  write %"
+			PRIu64 "/%" PRIu64 " ops %" PRIu64 "/%" PRIu64 " B%s  ", f->rops[0],
+			f->rops[1], f->rbytes[0], f->rbytes[1], f->wops[0], f->wops[1],
+			f->wbytes[0], f->wbytes[1],
+			!f->seen[1] ? "  [not in B]" : !f->seen[0] ? "  [not in A]" : "");
+		cli_put_escaped(o, f->key, 0);
+		fputc('\n', o);
+	}
+	if (top >= 0 && nd > (size_t)top)
+		fprintf(o, "  (%zu more files: --top 0 lists all)\n", nd - top);
+	fprintf(o, "\nFILES\n  %zu compared, %zu equal in ops and bytes, %zu differ\n", c->nf,
+		c->nf - nd, nd);
+
+	if (k) {
+		fprintf(o, "\nCHECK (B reproduces A)\n");
+		for (size_t i = 0; i < k->n; i++)
+			fprintf(o, "  %-4s %-16s %s\n", k->v[i].ok ? "ok" : "FAIL", k->v[i].name,
+				k->v[i].detail);
+		fprintf(o, "  %s: %d of %zu checks failed\n", k->failed ? "FAILED" : "PASSED",
+			k->failed, k->n);
+	}
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+static json_t *jreal(double v)
+{
+	return isnan(v) || isinf(v) ? json_null() : json_real(v);
+}
+
+/* {"a": x, "b": y, "diff": y - x, "rel": (y - x) / x} */
+static json_t *j_pair_u64(uint64_t a, uint64_t b)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "a", cli_json_u64(a));
+	json_object_set_new(o, "b", cli_json_u64(b));
+	json_object_set_new(o, "diff", json_real((double)b - (double)a));
+	json_object_set_new(o, "rel", jreal(rel_diff((double)a, (double)b)));
+	return o;
+}
+
+static json_t *j_pair_real(double a, double b, int rel)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "a", jreal(a));
+	json_object_set_new(o, "b", jreal(b));
+	json_object_set_new(o, "diff", jreal(b - a));
+	if (rel)
+		json_object_set_new(o, "rel", jreal(rel_diff(a, b)));
+	return o;
+}
+
+static int cmp_json(struct cmp *c, const struct checks *k, FILE *out)
+{
+	const struct ana *a = &c->a[0], *b = &c->a[1];
+	json_t *root = json_object(), *x;
+
+	json_object_set_new(root, "schema", json_string("iotape-compare/1"));
+	x = json_object();
+	json_object_set_new(x, "a", cli_json_str(c->path[0]));
+	json_object_set_new(x, "b", cli_json_str(c->path[1]));
+	json_object_set_new(x, "map", c->under ? cli_json_str(c->under) : json_null());
+	json_object_set_new(x, "excluded_files_a", cli_json_u64(c->excluded[0]));
+	json_object_set_new(x, "excluded_files_b", cli_json_u64(c->excluded[1]));
+	json_object_set_new(root, "traces", x);
+
+	x = json_object();
+	json_object_set_new(x, "duration_s", j_pair_real(duration_ns(a) / 1e9, duration_ns(b) / 1e9, 1));
+	json_object_set_new(x, "read_ops", j_pair_u64(a->sys.read_ops, b->sys.read_ops));
+	json_object_set_new(x, "read_bytes", j_pair_u64(a->sys.read_bytes, b->sys.read_bytes));
+	json_object_set_new(x, "write_ops", j_pair_u64(a->sys.write_ops, b->sys.write_ops));
+	json_object_set_new(x, "write_bytes", j_pair_u64(a->sys.write_bytes, b->sys.write_bytes));
+	json_object_set_new(root, "summary", x);
+
+	x = json_object();
+	for (unsigned op = 0; op < TAPE_OP_MAX; op++) {
+		if (!a->sys.op_ops[op] && !b->sys.op_ops[op])
+			continue;
+		json_t *y = json_object();
+		json_object_set_new(y, "ops", j_pair_u64(a->sys.op_ops[op], b->sys.op_ops[op]));
+		json_object_set_new(y, "bytes", j_pair_u64(a->sys.op_bytes[op], b->sys.op_bytes[op]));
+		json_object_set_new(x, tape_op_name(op), y);
+	}
+	json_object_set_new(root, "kinds", x);
+
+	x = json_object();
+	double ta, tb;
+	json_object_set_new(x, "read_randomness",
+			    j_pair_real(ana_read_randomness(a), ana_read_randomness(b), 0));
+	json_object_set_new(x, "sequential_read_fraction",
+			    j_pair_real(ana_seq_read_fraction(a), ana_seq_read_fraction(b), 0));
+	double fa = ana_file_order_randomness(a, &ta), fb = ana_file_order_randomness(b, &tb);
+	json_object_set_new(x, "file_order_randomness", j_pair_real(fa, fb, 0));
+	json_object_set_new(x, "epochs", j_pair_u64(ana_epoch_count(a), ana_epoch_count(b)));
+	json_t *h = json_array();
+	for (unsigned i = 0; i < ANA_SZ_BUCKETS; i++) {
+		if (!a->sys.rd_hist[i] && !b->sys.rd_hist[i] && !a->sys.wr_hist[i] &&
+		    !b->sys.wr_hist[i])
+			continue;
+		json_t *y = json_object();
+		json_object_set_new(y, "min", cli_json_u64(i ? 1ull << (i - 1) : 0));
+		json_object_set_new(y, "max", i == 64 ? json_real(18446744073709551615.0) :
+				    cli_json_u64(i ? (1ull << i) - 1 : 0));
+		json_object_set_new(y, "reads", j_pair_u64(a->sys.rd_hist[i], b->sys.rd_hist[i]));
+		json_object_set_new(y, "writes", j_pair_u64(a->sys.wr_hist[i], b->sys.wr_hist[i]));
+		json_array_append_new(h, y);
+	}
+	json_object_set_new(x, "request_size_histogram", h);
+	json_object_set_new(root, "pattern", x);
+
+	x = json_object();
+	json_object_set_new(x, "hit_ratio", j_pair_real(hit(c->acc[0], c->miss[0], c->have_cache[0]),
+							 hit(c->acc[1], c->miss[1], c->have_cache[1]), 0));
+	json_object_set_new(x, "pages_accessed", j_pair_u64(c->acc[0], c->acc[1]));
+	json_object_set_new(x, "pages_missed", j_pair_u64(c->miss[0], c->miss[1]));
+	json_object_set_new(root, "cache", x);
+
+	x = json_object();
+	json_object_set_new(x, "gap_s", j_pair_real(c->gap[0] / 1e9, c->gap[1] / 1e9, 1));
+	json_object_set_new(x, "io_s", j_pair_real(c->io[0] / 1e9, c->io[1] / 1e9, 1));
+	json_t *th = json_array();
+	size_t nt = c->nthr[0] > c->nthr[1] ? c->nthr[0] : c->nthr[1];
+	for (size_t i = 0; i < nt; i++) {
+		const struct ana_thread *p = i < c->nthr[0] ? &a->sys.threads[c->thr[0][i]] : NULL;
+		const struct ana_thread *q = i < c->nthr[1] ? &b->sys.threads[c->thr[1][i]] : NULL;
+		json_t *y = json_object();
+		json_object_set_new(y, "tid", json_pack("{s:o,s:o}", "a", p ? cli_json_u64(p->tid) : json_null(),
+							"b", q ? cli_json_u64(q->tid) : json_null()));
+		json_object_set_new(y, "gap_s", j_pair_real(p ? p->gap_ns / 1e9 : NAN,
+							    q ? q->gap_ns / 1e9 : NAN, 1));
+		json_object_set_new(y, "io_s", j_pair_real(p ? p->io_ns / 1e9 : NAN,
+							   q ? q->io_ns / 1e9 : NAN, 1));
+		json_object_set_new(y, "read_bytes", j_pair_u64(p ? p->read_bytes : 0, q ? q->read_bytes : 0));
+		json_object_set_new(y, "write_bytes", j_pair_u64(p ? p->write_bytes : 0, q ? q->write_bytes : 0));
+		json_array_append_new(th, y);
+	}
+	json_object_set_new(x, "threads", th);
+	json_object_set_new(root, "compute", x);
+
+	json_t *fs = json_array();
+	for (size_t i = 0; i < c->nf; i++) {
+		const struct cmp_file *f = &c->f[i];
+		json_t *y = json_object();
+		json_object_set_new(y, "path", cli_json_str(f->key));
+		json_object_set_new(y, "in_a", json_boolean(f->seen[0]));
+		json_object_set_new(y, "in_b", json_boolean(f->seen[1]));
+		json_object_set_new(y, "read_ops", j_pair_u64(f->rops[0], f->rops[1]));
+		json_object_set_new(y, "read_bytes", j_pair_u64(f->rbytes[0], f->rbytes[1]));
+		json_object_set_new(y, "write_ops", j_pair_u64(f->wops[0], f->wops[1]));
+		json_object_set_new(y, "write_bytes", j_pair_u64(f->wbytes[0], f->wbytes[1]));
+		json_object_set_new(y, "hit_ratio", j_pair_real(hit(f->acc[0], f->miss[0], c->have_cache[0]),
+								hit(f->acc[1], f->miss[1], c->have_cache[1]), 0));
+		json_array_append_new(fs, y);
+	}
+	json_object_set_new(root, "files", fs);
+
+	json_t *ck = json_array();
+	for (size_t i = 0; i < k->n; i++)
+		json_array_append_new(ck, json_pack("{s:s,s:b,s:s}", "name", k->v[i].name,
+						    "ok", k->v[i].ok, "detail", k->v[i].detail));
+	x = json_object();
+	json_object_set_new(x, "passed", json_boolean(!k->failed));
+	json_object_set_new(x, "checks", ck);
+	json_object_set_new(root, "fidelity", x);
+
+	int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+	fputc('\n', out);
+	json_decref(root);
+	return rc ? -ENOMEM : 0;
+}
+
+/* ---------------------------------------------------------------- main */
+
+static void cmp_release(struct cmp *c)
+{
+	for (int k = 0; k < 2; k++) {
+		ana_release(&c->a[k]);
+		free(c->thr[k]);
+	}
+	for (size_t i = 0; i < c->nf; i++)
+		free(c->f[i].key);
+	free(c->f);
+	ana_map_release(&c->fmap);
+	free(c->under);
+}
+
+static long parse_count(const char *s)
+{
+	char *end;
+	unsigned long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	return errno || *end || v > LONG_MAX ? -1 : (long)v;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct opt_parser p;
+	struct cmp c;
+	struct checks k = { 0 };
+	int ch, json = 0, check = 0, err, nargs, ret = EXIT_FAIL;
+	long top = 20;
+	char **args;
+
+	memset(&c, 0, sizeof(c));
+	opt_init(&p, &compare_cmd, argc, argv);
+	while ((ch = opt_next(&p)) != OPT_END) {
+		switch (ch) {
+		case OPT_HELP:
+			return EXIT_OK;
+		case OPT_ERR:
+			return EXIT_USAGE;
+		case O_JSON:
+			json = 1;
+			break;
+		case O_MAP:
+			c.map = p.arg;
+			break;
+		case O_CHECK:
+			check = 1;
+			break;
+		case O_TOP:
+			top = parse_count(p.arg);
+			if (top < 0) {
+				opt_error(&compare_cmd, "--top: not a count: '%s'", p.arg);
+				return EXIT_USAGE;
+			}
+			if (!top)
+				top = -1;
+			break;
+		}
+	}
+	args = opt_args(&p, &nargs);
+	if (nargs != 2) {
+		opt_error(&compare_cmd, nargs < 2 ? "missing trace (expected A B)" :
+			  "too many arguments (expected A B)");
+		return EXIT_USAGE;
+	}
+	c.path[0] = args[0];
+	c.path[1] = args[1];
+	if (c.map) {
+		/* the recorder names files by their absolute, resolved path */
+		c.under = realpath(c.map, NULL);
+		if (!c.under) {
+			c.under = ana_xstrdup(c.map);
+			size_t n = strlen(c.under);
+			while (n > 1 && c.under[n - 1] == '/')
+				c.under[--n] = 0;
+		}
+		if (c.under[0] != '/' || !c.under[1]) {
+			opt_error(&compare_cmd, "--map: '%s' is '/', or relative and not there", c.map);
+			free(c.under);
+			return EXIT_USAGE;
+		}
+	}
+
+	for (int s = 0; s < 2; s++) {
+		struct ana_opts o = { .top = -1, .to_ns = UINT64_MAX, .threads = 2,
+				      .files_only = 1, .under = s == 1 ? c.under : NULL,
+				      .skip = s == 1 ? skip_b : NULL, .skip_arg = &c };
+		err = ana_run(&c.a[s], c.path[s], &o);
+		if (err) {
+			cli_tape_error(c.path[s], err);
+			goto out;
+		}
+		for (int t = 1; t < TAPE_TABLE_MAX; t++)
+			if (c.a[s].damage[t])
+				cli_error("warning: %s: %s table: %s; comparing the events before it",
+					  c.path[s], tape_table_name(t), c.a[s].damage_detail[t]);
+		if (!c.a[s].have[TAPE_TABLE_SYSCALL]) {
+			cli_error("%s: the trace has no syscall events: nothing to compare",
+				  c.path[s]);
+			goto out;
+		}
+		cmp_collect(&c, s);
+	}
+	/* the files left out were kept only to leave them out of B too */
+	size_t n = 0;
+	for (size_t i = 0; i < c.nf; i++) {
+		if (c.f[i].excluded)
+			free(c.f[i].key);
+		else
+			c.f[n++] = c.f[i];
+	}
+	c.nf = n;
+	qsort(c.f, c.nf, sizeof(*c.f), cmp_key);
+	cmp_checks(&c, &k);
+	if (json)
+		err = cmp_json(&c, &k, stdout);
+	else
+		cmp_text(&c, check ? &k : NULL, top, stdout);
+	if (err) {
+		cli_error("out of memory");
+		goto out;
+	}
+	ret = check && k.failed ? EXIT_FAIL : EXIT_OK;
+	if (check && k.failed) {
+		char names[256];
+		size_t n = 0;
+		names[0] = 0;
+		for (size_t i = 0; i < k.n; i++)
+			if (!k.v[i].ok && n < sizeof(names))
+				n += snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "",
+					      k.v[i].name);
+		cli_error("fidelity check failed: %s", names);
+	}
+out:
+	free(k.v);
+	cmp_release(&c);
+	return ret;
+}
