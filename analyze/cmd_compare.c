@@ -28,6 +28,7 @@
 #include "analyze.h"
 #include "cli.h"
 #include "opt.h"
+#include "../replay/replay.h"
 
 #define CMP_MARKER ".iotape-replay"	/* RP_MARKER: written by replay in DIR */
 
@@ -68,6 +69,7 @@ struct cmp_file {
 	uint64_t acc[2], miss[2];
 	int seen[2];
 	int excluded;		/* A's file is a pipe, socket, device: B's too */
+	int faults;		/* A's page faults on it are replayed as reads */
 };
 
 struct cmp {
@@ -84,6 +86,8 @@ struct cmp {
 	uint32_t *thr[2];	/* those threads, most bytes first */
 	uint64_t acc[2], miss[2];
 	int have_cache[2];
+	uint64_t fault_reads, fault_bytes;	/* A's page faults that replay reads */
+	uint64_t fault_only;	/* files A only mapped: left out */
 };
 
 /* ------------------------------------------------------------ matching */
@@ -253,6 +257,56 @@ static void cmp_collect(struct cmp *c, int k)
 		c->io[k] += t->io_ns;
 	}
 	qsort_r(c->thr[k], c->nthr[k], sizeof(uint32_t), cmp_thread, a->sys.threads);
+}
+
+/*
+ * With --map, B is a recording of `iotape replay` of A, which turns some
+ * of A's page faults on file mappings into reads (iotape-replay(1)).  A
+ * file A only mapped (no read or write: the loader's ld.so.cache, locale
+ * files) is left out on both sides, like a pipe: its fault reads would
+ * only add the faults' order to B's read randomness.  On a file A also
+ * read or wrote (a numpy memmap whose header np.load reads), the fault
+ * reads, as the replay's own plan of A has them, count as A's reads, so
+ * that equal ops and bytes still mean "the replay did what the job did".
+ */
+static int cmp_faults(struct cmp *c)
+{
+	struct rp_plan plan;
+	struct ana *a = &c->a[0];
+	char err[512];
+	int rc;
+
+	rc = rp_plan_load(&plan, c->path[0], 0, err, sizeof(err));
+	if (rc) {
+		cli_error("%s: %s", c->path[0], err[0] ? err : tape_strerror(rc));
+		return rc;
+	}
+	for (size_t i = 0; i < plan.nops; i++) {
+		const struct rp_op *op = &plan.ops[i];
+		if (!(op->flags & RP_F_FAULT))
+			continue;
+		char *key = ana_xstrdup(plan.files[op->file].rel);
+		norm_path(key);
+		struct cmp_file *e = cmp_file_get(c, key);
+		free(key);
+		if (!e->excluded && !e->rops[0] && !e->wops[0] && !e->faults) {
+			e->excluded = 1;	/* only mapped */
+			c->fault_only++;
+		}
+		e->faults = 1;
+		if (e->excluded)
+			continue;
+		e->seen[0] = 1;
+		e->rops[0]++;
+		e->rbytes[0] += op->len;
+		a->sys.read_ops++;
+		a->sys.read_bytes += op->len;
+		a->sys.rd_hist[ana_sz_bucket(op->len)]++;
+		c->fault_reads++;
+		c->fault_bytes += op->len;
+	}
+	rp_plan_release(&plan);
+	return 0;
 }
 
 /* -------------------------------------------------------------- checks */
@@ -436,6 +490,13 @@ static void cmp_text(struct cmp *c, const struct checks *k, long top, FILE *o)
 	fprintf(o, "\n  reads and writes of regular files with a path; left out: %" PRIu64
 		" files in A, %" PRIu64 " in B (pipes, sockets, unknown fds)\n",
 		c->excluded[0], c->excluded[1]);
+	if (c->fault_reads || c->fault_only) {
+		char fb[32];
+		cli_fmt_bytes(fb, sizeof(fb), c->fault_bytes);
+		fprintf(o, "  A's reads include %" PRIu64 " page-fault reads (%s) that the replay"
+			" issues as reads; %" PRIu64 " files A only mapped are left out\n",
+			c->fault_reads, fb, c->fault_only);
+	}
 
 	t_head(o, "SUMMARY");
 	t_ns(o, "duration", duration_ns(a), duration_ns(b));
@@ -594,6 +655,9 @@ static int cmp_json(struct cmp *c, const struct checks *k, FILE *out)
 	json_object_set_new(x, "map", c->under ? cli_json_str(c->under) : json_null());
 	json_object_set_new(x, "excluded_files_a", cli_json_u64(c->excluded[0]));
 	json_object_set_new(x, "excluded_files_b", cli_json_u64(c->excluded[1]));
+	json_object_set_new(x, "fault_reads_a", cli_json_u64(c->fault_reads));
+	json_object_set_new(x, "fault_read_bytes_a", cli_json_u64(c->fault_bytes));
+	json_object_set_new(x, "mapped_only_files_a", cli_json_u64(c->fault_only));
 	json_object_set_new(root, "traces", x);
 
 	x = json_object();
@@ -808,6 +872,8 @@ int cmd_compare(int argc, char **argv)
 			goto out;
 		}
 		cmp_collect(&c, s);
+		if (s == 0 && c.map && cmp_faults(&c))
+			goto out;
 	}
 	/* the files left out were kept only to leave them out of B too */
 	size_t n = 0;

@@ -104,6 +104,8 @@ struct rp_plan {
 	uint64_t fault_reads;	/* reads made from page-fault events */
 	uint64_t fault_pages;	/* pages those reads cover */
 	uint64_t faults_unmatched; /* fault events on a file with no path */
+	uint64_t faults_code;	/* fault events on programs and libraries */
+	uint64_t faults_shm;	/* fault events on files under /dev (memory) */
 	uint64_t dataset_bytes;	/* recorded reads of dataset files */
 };
 

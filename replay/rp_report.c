@@ -290,6 +290,8 @@ int rp_report_json(FILE *f, const struct rp_plan *plan, const struct rp_opts *o,
 	json_object_set_new(rp, "fault_reads", cli_json_u64(fault_reads(res)));
 	json_object_set_new(rp, "fault_pages", cli_json_u64(plan->fault_pages));
 	json_object_set_new(rp, "faults_unmatched", cli_json_u64(plan->faults_unmatched));
+	json_object_set_new(rp, "faults_code", cli_json_u64(plan->faults_code));
+	json_object_set_new(rp, "faults_shm", cli_json_u64(plan->faults_shm));
 	json_object_set_new(rp, "storage_read_bytes", cli_json_u64(res->dev_read_bytes));
 	json_object_set_new(rp, "scale_dataset", json_integer(o->scale ? o->scale : 1));
 	json_object_set_new(rp, "dataset_bytes", cli_json_u64(plan->dataset_bytes));
@@ -387,10 +389,12 @@ int rp_report_text(FILE *f, const struct rp_plan *plan, const struct rp_opts *o,
 				plan->expected[k] * o->loops);
 	fprintf(f, "\n  not replayed from the recording: %" PRIu64 " skipped, %" PRIu64
 		" failed, %" PRIu64 " unmatched\n", plan->skipped, plan->failed, plan->unmatched);
-	if (plan->fault_reads || plan->faults_unmatched)
+	if (plan->fault_reads || plan->faults_unmatched || plan->faults_code || plan->faults_shm)
 		fprintf(f, "  page faults: %" PRIu64 "/%" PRIu64 " reads (%" PRIu64
-			" pages), %" PRIu64 " on unknown files\n", fault_reads(res),
-			plan->fault_reads * o->loops, plan->fault_pages, plan->faults_unmatched);
+			" pages); not replayed: %" PRIu64 " on unknown files, %" PRIu64
+			" on programs and libraries, %" PRIu64 " under /dev\n", fault_reads(res),
+			plan->fault_reads * o->loops, plan->fault_pages, plan->faults_unmatched,
+			plan->faults_code, plan->faults_shm);
 	if (o->direct)
 		fprintf(f, "  aligned for O_DIRECT: %" PRIu64 " ops\n", t.adjusted);
 	cli_fmt_bytes(b1, sizeof(b1), res->dev_read_bytes);

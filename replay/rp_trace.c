@@ -24,12 +24,19 @@
  *              on the same file: then it was the first half of that
  *              fault (the kernel tries fault-around first), and the
  *              fault's page read stands for both.
- * Pages are the recording's page_size (meta, default 4096).
+ * Pages are the recording's page_size (meta, default 4096).  Faults on a
+ * file the trace ever maps executable (a program or a shared library:
+ * the loader maps its code PROT_EXEC) are left out: they are the loading
+ * of code, which page-fault reads would inflate to whole fault-around
+ * windows of libraries, not the job's data (plan->faults_code counts them);
+ * so are faults on files under /dev (DataLoader's shared-memory batches
+ * and semaphores in /dev/shm: memory, not storage; plan->faults_shm).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "replay.h"
 #include "tape.h"
 
@@ -735,8 +742,23 @@ static int load_faults(struct loader *L, tape_reader *r, struct rec **recs,
 	const void *ev;
 	int rc;
 
+	struct umap code = { 0 };	/* file_id -> 1: mapped PROT_EXEC */
+
 	if (!page || (page & (page - 1)) || page > (1u << 24))
 		page = 4096;
+	rc = tape_cursor_open(r, TAPE_TABLE_SYSCALL, 0, UINT64_MAX, &c);
+	while (!rc && (rc = tape_cursor_next(c, &ev)) == 1) {
+		const struct tape_syscall *m = ev;
+		rc = 0;
+		/* mmap's flags column: prot in the low 32 bits */
+		if (m->op == TAPE_OP_MMAP && m->file_id && (m->flags & PROT_EXEC) &&
+		    umap_put(&code, m->file_id, 1))
+			rc = -ENOMEM;
+	}
+	tape_cursor_free(c);
+	c = NULL;
+	if (rc < 0)
+		goto out;
 	rc = tape_cursor_open(r, TAPE_TABLE_FILE, 0, UINT64_MAX, &c);
 	while (!rc && (rc = tape_cursor_next(c, &ev)) == 1) {
 		const struct tape_file *f = ev;
@@ -774,9 +796,17 @@ static int load_faults(struct loader *L, tape_reader *r, struct rec **recs,
 			continue;
 		if (!e->count)
 			continue;
+		if (umap_get(&code, e->file_id)) {
+			L->p->faults_code++;
+			continue;
+		}
 		v = umap_get(&ids, e->file_id);
 		if (!v) {
 			L->p->faults_unmatched++;
+			continue;
+		}
+		if (strncmp(paths[v - 1], "/dev/", 5) == 0) {
+			L->p->faults_shm++;
 			continue;
 		}
 		if (nf == capf) {
@@ -838,6 +868,7 @@ out:
 	free(paths);
 	free(fe);
 	umap_free(&ids);
+	umap_free(&code);
 	return rc;
 }
 
