@@ -22,8 +22,22 @@
 #define ANA_CACHE_MAX_IVALS (1u << 16)
 #define ANA_CACHE_MAX_IVALS_ALL (2u << 20)
 
-static struct ana_cfile *cfile_get(struct ana_cache *c, const struct tape_cache *e)
+/* Does f have the key of e (see cfile_get)? */
+static inline int cfile_is(const struct ana_cfile *f, const struct tape_cache *e)
 {
+	if (e->inode)
+		return f->inode == e->inode && f->dev == e->dev;
+	return !f->inode && f->file_id == e->file_id;
+}
+
+/* The state of e's file: keyed by (dev, inode), else by file id.  The
+ * dense index by file id finds it without hashing; the key decides. */
+static struct ana_cfile *cfile_get(struct ana *a, struct ana_cache *c,
+				   const struct tape_cache *e)
+{
+	uint32_t k = ana_idx_get(&c->fidx, e->file_id);
+	if (k != ANA_NONE && cfile_is(&c->f[k], e))
+		return &c->f[k];
 	uint64_t ka = e->dev, kb = e->inode;
 	if (!e->inode) {	/* no inode: fall back on the file id */
 		ka = (1ull << 63) | e->file_id;
@@ -45,6 +59,13 @@ static struct ana_cfile *cfile_get(struct ana_cache *c, const struct tape_cache 
 		f->file_id = e->file_id;
 	} else if (!c->f[*v].file_id && e->file_id) {
 		c->f[*v].file_id = e->file_id;
+	}
+	if (e->file_id) {
+		/* nfiles_table, not nfiles: the syscall pass may be growing it */
+		uint32_t *x = ana_idx_put(&c->fidx, e->file_id,
+					  ANA_IDX_LIMIT(a->nfiles_table + c->nf));
+		if (x)
+			*x = *v;
 	}
 	return &c->f[*v];
 }
@@ -93,16 +114,14 @@ int ana_pass_cache(struct ana *a, tape_reader *r)
 			ring[k] = ANA_NONE;
 		const struct tape_cache *e0 = evs, *e = e0;
 		for (size_t i = 0; i < n; i++, e++) {
-			/* hide the per-file cache misses: map slot 16 events
-			 * ahead, the file 8 ahead, its pending set 4 ahead */
-			if (i + 16 < n && e0[i + 16].inode)
-				ana_map_prefetch(&c->map, e0[i + 16].dev, e0[i + 16].inode);
+			/* hide the per-file cache misses: the file 8 events
+			 * ahead (by its id), its pending set 4 ahead */
 			ring[(i + 8) & 7] = ANA_NONE;
-			if (i + 8 < n && e0[i + 8].inode) {
-				uint32_t *v = ana_map_get(&c->map, e0[i + 8].dev, e0[i + 8].inode);
-				if (v) {
-					__builtin_prefetch(&c->f[*v], 1);
-					ring[(i + 8) & 7] = *v;
+			if (i + 8 < n) {
+				uint32_t v = ana_idx_get(&c->fidx, e0[i + 8].file_id);
+				if (v != ANA_NONE) {
+					__builtin_prefetch(&c->f[v], 1);
+					ring[(i + 8) & 7] = v;
 				}
 			}
 			uint32_t pv = ring[(i + 4) & 7];
@@ -113,28 +132,28 @@ int ana_pass_cache(struct ana *a, tape_reader *r)
 			    !ana_pid_included(a, e->pid))
 				continue;
 			c->n_events++;
-			struct ana_cfile *f = cfile_get(c, e);
+			struct ana_cfile *f = cfile_get(a, c, e);
 			uint64_t s = e->index, end = e->index + e->count, miss;
 			switch (e->kind) {
-			case TAPE_CACHE_ACCESS:
-				if (e->tid == f->last_tid && s > f->last_s && end == f->last_e) {
-					/* the kernel's read loop re-reports the rest of
-					 * the same read: count new misses only */
-					miss = take(c, f, s, end);
-				} else {
+			case TAPE_CACHE_ACCESS: {
+				struct ana_bucket *b = bucket(a, e->ts_ns);
+				if (e->tid != f->last_tid || s <= f->last_s || end != f->last_e) {
+					/* (else the kernel's read loop re-reports the
+					 * rest of the same read: count new misses only) */
 					f->accessed += e->count;
 					c->accessed += e->count;
-					bucket(a, e->ts_ns)->pages_accessed += e->count;
-					miss = take(c, f, s, end);
+					b->pages_accessed += e->count;
 				}
+				miss = take(c, f, s, end);
 				f->last_tid = e->tid;
 				f->last_s = s;
 				f->last_e = end;
 				f->missed += miss;
 				c->missed += miss;
-				bucket(a, e->ts_ns)->pages_missed += miss;
+				b->pages_missed += miss;
 				f->fault_tid = 0;
 				break;
+			}
 			case TAPE_CACHE_FAULT:
 			case TAPE_CACHE_MAP_PAGES:
 				f->accessed += e->count;

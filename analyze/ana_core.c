@@ -112,10 +112,16 @@ uint32_t ana_file_by_devino(const struct ana *a, uint64_t dev, uint64_t ino)
 	return v ? *v : ANA_NONE;
 }
 
-uint32_t ana_file_by_id(const struct ana *a, uint64_t file_id)
+uint32_t *ana_file_id_slot(struct ana *a, uint64_t file_id)
 {
-	uint32_t *v = file_id ? ana_map_get(&a->fileid_map, file_id, 0) : NULL;
-	return v ? *v : ANA_NONE;
+	uint32_t *v;
+	if (file_id < a->fid_idx.n && a->fid_idx.v[file_id] != ANA_NONE)
+		return &a->fid_idx.v[file_id];
+	/* an id stored in the map before the dense index reached it */
+	if (a->fileid_map.n && (v = ana_map_get(&a->fileid_map, file_id, 0)))
+		return v;
+	v = ana_idx_put(&a->fid_idx, file_id, ANA_IDX_LIMIT(a->nfiles));
+	return v ? v : ana_map_put(&a->fileid_map, file_id, 0);
 }
 
 const char *ana_file_label(const struct ana_file *f, char *buf, size_t len)
@@ -145,7 +151,7 @@ int ana_pass_file(struct ana *a)
 	while ((err = tape_cursor_next_block(c, &evs, &n)) > 0) {
 		const struct tape_file *e = evs;
 		for (size_t i = 0; i < n; i++, e++) {
-			uint32_t *v = ana_map_put(&a->fileid_map, e->file_id, 0);
+			uint32_t *v = ana_file_id_slot(a, e->file_id);
 			if (*v == ANA_NONE) {
 				*v = (uint32_t)a->nfiles;
 				ANA_VEC_GROW(a->files, a->capfiles, a->nfiles);
@@ -479,6 +485,7 @@ void ana_release(struct ana *a)
 	free(a->files);
 	ana_map_release(&a->procmap);
 	ana_map_release(&a->fileid_map);
+	ana_idx_release(&a->fid_idx);
 	ana_map_release(&a->devino_map);
 	ana_map_release(&a->path_map);
 	ana_map_release(&a->sys.fdmap);
@@ -495,6 +502,7 @@ void ana_release(struct ana *a)
 	free(a->sys.bursts);
 	free(a->sys.wbs);
 	ana_map_release(&a->cache.map);
+	ana_idx_release(&a->cache.fidx);
 	for (size_t i = 0; i < a->cache.nf; i++)
 		ana_ivset_release(&a->cache.f[i].pending);
 	free(a->cache.f);

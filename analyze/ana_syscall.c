@@ -47,7 +47,7 @@ static uint32_t file_for_path(struct ana *a, const char *path)
 
 static uint32_t file_for_id(struct ana *a, uint64_t file_id, const char *path)
 {
-	uint32_t *v = ana_map_put(&a->fileid_map, file_id, 0);
+	uint32_t *v = ana_file_id_slot(a, file_id);
 	if (*v != ANA_NONE)
 		return *v;
 	uint32_t f;
@@ -62,8 +62,7 @@ static uint32_t file_for_id(struct ana *a, uint64_t file_id, const char *path)
 		f = file_new(a);
 	}
 	a->files[f].file_id = file_id;
-	v = ana_map_put(&a->fileid_map, file_id, 0);	/* file_for_path may not grow it, but be safe */
-	*v = f;
+	*ana_file_id_slot(a, file_id) = f;	/* file_for_path may have moved v */
 	return f;
 }
 
@@ -413,13 +412,11 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 		const struct tape_syscall *e0 = evs, *e = e0;
 		for (size_t i = 0; i < n; i++, e++) {
 			/* Per-file state is the cache miss of this loop: fetch
-			 * the map slot 16 events ahead, the file 8 ahead. */
-			if (i + 16 < n && opens_known_file(cls, &e0[i + 16]))
-				ana_map_prefetch(&a->fileid_map, e0[i + 16].file_id, 0);
+			 * the file an open names 8 events ahead. */
 			if (i + 8 < n && opens_known_file(cls, &e0[i + 8])) {
-				uint32_t *v = ana_map_get(&a->fileid_map, e0[i + 8].file_id, 0);
-				if (v)
-					__builtin_prefetch(&a->files[*v].opens, 1);
+				uint32_t v = ana_file_by_id(a, e0[i + 8].file_id);
+				if (v != ANA_NONE)
+					__builtin_prefetch(&a->files[v].opens, 1);
 			}
 			if (a->o.has_pid) {
 				if (!have_pid || e->pid != last_pid) {

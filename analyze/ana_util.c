@@ -102,6 +102,29 @@ void ana_map_release(struct ana_map *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* ---------------------------------------------------------- dense index */
+
+uint32_t *ana_idx_put(struct ana_idx *x, uint64_t k, size_t limit)
+{
+	if (k >= limit)
+		return NULL;
+	if (k >= x->n) {
+		size_t n = x->n ? x->n : 1024;
+		while (n <= k)
+			n *= 2;
+		x->v = ana_xrealloc(x->v, n * sizeof(*x->v));
+		memset(x->v + x->n, 0xff, (n - x->n) * sizeof(*x->v));	/* ANA_NONE */
+		x->n = n;
+	}
+	return &x->v[k];
+}
+
+void ana_idx_release(struct ana_idx *x)
+{
+	free(x->v);
+	memset(x, 0, sizeof(*x));
+}
+
 /* ------------------------------------------------------------- latency */
 
 /* Midpoint of a bucket (its only value below 256). */
@@ -277,6 +300,24 @@ int ana_ivset_add(struct ana_ivset *set, uint64_t s, uint64_t e, uint32_t max,
 	*dn = 0;
 	if (s >= e)
 		return 0;
+	if (!set->cap) {	/* the common cases, inline: no search, no move */
+		struct ana_ival *o = &set->one;
+		if (!set->n) {
+			if (!max)
+				return -1;
+			*o = (struct ana_ival){ s, e };
+			set->n = 1;
+			*dn = 1;
+			return 0;
+		}
+		if (o->e >= s && o->s <= e) {
+			if (s < o->s)
+				o->s = s;
+			if (e > o->e)
+				o->e = e;
+			return 0;
+		}
+	}
 	struct ana_ival *iv = ivs(set);
 	uint32_t i = iv_lower(iv, set->n, s), j = i;
 	while (j < set->n && iv[j].s <= e)
@@ -307,6 +348,24 @@ uint64_t ana_ivset_take(struct ana_ivset *set, uint64_t s, uint64_t e, int64_t *
 	*dn = 0;
 	if (s >= e || !set->n)
 		return 0;
+	if (!set->cap) {	/* one interval, inline */
+		struct ana_ival *o = &set->one;
+		if (o->e <= s || o->s >= e)
+			return 0;
+		uint64_t a = o->s > s ? o->s : s, b = o->e < e ? o->e : e;
+		int left = o->s < s, right = o->e > e;
+		if (!left || !right) {	/* else it splits: below */
+			if (left)
+				o->e = s;
+			else if (right)
+				o->s = e;
+			else {
+				set->n = 0;
+				*dn = -1;
+			}
+			return b - a;
+		}
+	}
 	struct ana_ival *iv = ivs(set);
 	uint32_t i = iv_lower(iv, set->n, s + 1);	/* first with iv.e > s */
 	uint32_t j = i;

@@ -95,6 +95,28 @@ static inline void ana_map_prefetch(const struct ana_map *m, uint64_t a, uint64_
 uint64_t ana_hash_str(const char *s);
 
 /*
+ * Dense index from a small integer key (a file id: the recorder numbers
+ * files 1, 2, 3, ...) to a u32 value, ANA_NONE where unset.  It replaces a
+ * hash lookup on every event by one load from an array 32 times smaller
+ * than the map.  Keys at or above the limit the caller passes to
+ * ana_idx_put (a multiple of the files known) are not stored: the caller
+ * keeps those in an ana_map, so memory still grows with files only.
+ */
+struct ana_idx {
+	uint32_t *v;
+	size_t n;	/* keys [0, n) have a slot */
+};
+static inline uint32_t ana_idx_get(const struct ana_idx *x, uint64_t k)
+{
+	return k < x->n ? x->v[k] : ANA_NONE;
+}
+/* Slot of k (ANA_NONE when new), or NULL when k >= limit. */
+uint32_t *ana_idx_put(struct ana_idx *x, uint64_t k, size_t limit);
+void ana_idx_release(struct ana_idx *x);
+/* The limit for a dense index of file ids when nfiles files are known. */
+#define ANA_IDX_LIMIT(nfiles) (8 * (size_t)(nfiles) + 4096)
+
+/*
  * Latency samples of one kind: exact values while there are at most
  * ANA_LAT_EXACT of them and the owner's budget allows, then a log-linear
  * histogram (values below 256 exact, above 128 sub-buckets per power of
@@ -335,6 +357,7 @@ struct ana_cache {
 	uint64_t ivals;		/* intervals held, all files */
 	uint64_t last_a, last_b; /* cache of the last key looked up */
 	uint32_t last;
+	struct ana_idx fidx;	/* file id -> f[] of its last event (a hint) */
 	struct ana_bkc bkc;
 	uint64_t n_events;
 };
@@ -375,7 +398,8 @@ struct ana {
 	struct ana_map procmap;		/* pid -> procs[] */
 	struct ana_file *files; size_t nfiles, capfiles;
 	size_t nfiles_table;		/* files[0..n) come from the file table */
-	struct ana_map fileid_map, devino_map;
+	struct ana_map fileid_map, devino_map;	/* fileid_map: ids fid_idx does not hold */
+	struct ana_idx fid_idx;		/* file id -> files[] (see ana_file_id_slot) */
 	struct ana_map path_map;	/* built on first use (events with a path only) */
 	int path_map_built;
 
@@ -423,7 +447,18 @@ int ana_run(struct ana *a, const char *path, const struct ana_opts *o);
 int ana_pid_included(struct ana *a, uint32_t pid);
 struct ana_proc *ana_proc_get(struct ana *a, uint32_t pid);
 uint32_t ana_file_by_devino(const struct ana *a, uint64_t dev, uint64_t ino);
-uint32_t ana_file_by_id(const struct ana *a, uint64_t file_id);
+static inline uint32_t ana_file_by_id(const struct ana *a, uint64_t file_id)
+{
+	uint32_t v = ana_idx_get(&a->fid_idx, file_id);
+	if (!file_id)
+		return ANA_NONE;
+	if (v != ANA_NONE || !a->fileid_map.n)
+		return v;
+	uint32_t *m = ana_map_get(&a->fileid_map, file_id, 0);
+	return m ? *m : ANA_NONE;
+}
+/* Slot of a file id's files[] index, ANA_NONE when new (file_id != 0). */
+uint32_t *ana_file_id_slot(struct ana *a, uint64_t file_id);
 /* Text label of a file: its path or "[dev 8:1 inode 42]". buf >= 96. */
 const char *ana_file_label(const struct ana_file *f, char *buf, size_t len);
 
