@@ -21,6 +21,8 @@
 
 #define ANA_CACHE_MAX_IVALS (1u << 16)
 #define ANA_CACHE_MAX_IVALS_ALL (2u << 20)
+#define PF_FILE 16	/* prefetch distances in events (PF_FILE a power of 2) */
+#define PF_SET 8
 
 /* Does f have the key of e (see cfile_get)? */
 static inline int cfile_is(const struct ana_cfile *f, const struct tape_cache *e)
@@ -108,23 +110,28 @@ int ana_pass_cache(struct ana *a, tape_reader *r)
 		return err;
 	const void *evs;
 	size_t n;
-	uint32_t ring[8];
+	uint32_t ring[PF_FILE];	/* f[] index of events i .. i + PF_FILE - 1 */
 	while ((err = tape_cursor_next_block(cur, &evs, &n)) > 0) {
-		for (int k = 0; k < 8; k++)
+		for (int k = 0; k < PF_FILE; k++)
 			ring[k] = ANA_NONE;
 		const struct tape_cache *e0 = evs, *e = e0;
 		for (size_t i = 0; i < n; i++, e++) {
-			/* hide the per-file cache misses: the file 8 events
-			 * ahead (by its id), its pending set 4 ahead */
-			ring[(i + 8) & 7] = ANA_NONE;
-			if (i + 8 < n) {
-				uint32_t v = ana_idx_get(&c->fidx, e0[i + 8].file_id);
+			/* hide the per-file cache misses: the file PF_FILE
+			 * events ahead (by its id), its pending set PF_SET
+			 * ahead (reading the file prefetched PF_FILE -
+			 * PF_SET events ago, so that the read does not stall) */
+			uint32_t *slot = &ring[i & (PF_FILE - 1)];
+			*slot = ANA_NONE;
+			if (i + PF_FILE < n) {
+				uint32_t v = ana_idx_get(&c->fidx, e0[i + PF_FILE].file_id);
 				if (v != ANA_NONE) {
+					/* 96 bytes: both of its cache lines */
 					__builtin_prefetch(&c->f[v], 1);
-					ring[(i + 8) & 7] = v;
+					__builtin_prefetch((char *)&c->f[v] + 64, 1);
+					*slot = v;
 				}
 			}
-			uint32_t pv = ring[(i + 4) & 7];
+			uint32_t pv = ring[(i + PF_SET) & (PF_FILE - 1)];
 			if (pv != ANA_NONE && pv < c->nf && c->f[pv].pending.cap)
 				__builtin_prefetch(c->f[pv].pending.iv, 1);
 			/* evictions are done by whoever reclaims: never filtered */

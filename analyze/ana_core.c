@@ -368,7 +368,7 @@ void ana_join(struct ana *a)
 	 * there are epochs (start-up files, read once, and files re-read by
 	 * every worker, read more often, drop out once there are 2 epochs) */
 	size_t nep = ana_epoch_count(a);
-	for (size_t e = 0; e < a->sys.nepochs; e++) {
+	for (size_t e = 0; e < nep; e++) {	/* partial passes are not shown */
 		struct ana_epoch *ep = &a->sys.epochs[e];
 		size_t n = 0;
 		for (size_t i = 0; i < ep->norder; i++)

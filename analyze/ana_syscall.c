@@ -415,8 +415,10 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 			 * the file an open names 8 events ahead. */
 			if (i + 8 < n && opens_known_file(cls, &e0[i + 8])) {
 				uint32_t v = ana_file_by_id(a, e0[i + 8].file_id);
-				if (v != ANA_NONE)
-					__builtin_prefetch(&a->files[v].opens, 1);
+				if (v != ANA_NONE) {	/* both cache lines */
+					__builtin_prefetch(&a->files[v], 1);
+					__builtin_prefetch((char *)&a->files[v] + 64, 1);
+				}
 			}
 			if (a->o.has_pid) {
 				if (!have_pid || e->pid != last_pid) {
