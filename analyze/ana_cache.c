@@ -21,7 +21,8 @@
 
 #define ANA_CACHE_MAX_IVALS (1u << 16)
 #define ANA_CACHE_MAX_IVALS_ALL (2u << 20)
-#define PF_FILE 16	/* prefetch distances in events (PF_FILE a power of 2) */
+#define PF_IDX 32	/* prefetch distances in events (PF_FILE a power of 2) */
+#define PF_FILE 16
 #define PF_SET 8
 
 /* Does f have the key of e (see cfile_get)? */
@@ -116,10 +117,13 @@ int ana_pass_cache(struct ana *a, tape_reader *r)
 			ring[k] = ANA_NONE;
 		const struct tape_cache *e0 = evs, *e = e0;
 		for (size_t i = 0; i < n; i++, e++) {
-			/* hide the per-file cache misses: the file PF_FILE
-			 * events ahead (by its id), its pending set PF_SET
-			 * ahead (reading the file prefetched PF_FILE -
-			 * PF_SET events ago, so that the read does not stall) */
+			/* hide the per-file cache misses (the decoder's output
+			 * sweeps the caches between blocks): the index entry
+			 * PF_IDX events ahead, the file PF_FILE ahead, its
+			 * pending set PF_SET ahead (each read of the stage
+			 * before was prefetched some events ago) */
+			if (i + PF_IDX < n && e0[i + PF_IDX].file_id < c->fidx.n)
+				__builtin_prefetch(&c->fidx.v[e0[i + PF_IDX].file_id]);
 			uint32_t *slot = &ring[i & (PF_FILE - 1)];
 			*slot = ANA_NONE;
 			if (i + PF_FILE < n) {
@@ -131,9 +135,6 @@ int ana_pass_cache(struct ana *a, tape_reader *r)
 					*slot = v;
 				}
 			}
-			uint32_t pv = ring[(i + PF_SET) & (PF_FILE - 1)];
-			if (pv != ANA_NONE && pv < c->nf && c->f[pv].pending.cap)
-				__builtin_prefetch(c->f[pv].pending.iv, 1);
 			/* evictions are done by whoever reclaims: never filtered */
 			if (a->o.has_pid && e->kind != TAPE_CACHE_EVICT &&
 			    !ana_pid_included(a, e->pid))
