@@ -60,6 +60,10 @@ static struct ana_cfile *cfile_get(struct ana *a, struct ana_cache *c,
 		f->dev = e->dev;
 		f->inode = e->inode;
 		f->file_id = e->file_id;
+		/* its size in the file table (devino_map is frozen) */
+		uint32_t fi = ana_file_by_devino(a, e->dev, e->inode);
+		f->eof = fi < a->nfiles_table ? (a->table_size[fi] + a->page_size - 1) / a->page_size
+					      : UINT64_MAX;
 	} else if (!c->f[*v].file_id && e->file_id) {
 		c->f[*v].file_id = e->file_id;
 	}
@@ -142,17 +146,26 @@ int ana_pass_cache(struct ana *a, tape_reader *r)
 			c->n_events++;
 			struct ana_cfile *f = cfile_get(a, c, e);
 			uint64_t s = e->index, end = e->index + e->count, miss;
+			/* pages an access or fault names past the end of the
+			 * file are none of its pages: the kernel reports the
+			 * range a read() asked for, not what it got */
+			uint64_t cs = s, ce = end;
+			if (ce > f->eof && e->kind != TAPE_CACHE_INSERT &&
+			    e->kind != TAPE_CACHE_EVICT) {
+				ce = f->eof;
+				cs = cs < ce ? cs : ce;
+			}
 			switch (e->kind) {
 			case TAPE_CACHE_ACCESS: {
 				struct ana_bucket *b = bucket(a, e->ts_ns);
 				if (e->tid != f->last_tid || s <= f->last_s || end != f->last_e) {
 					/* (else the kernel's read loop re-reports the
 					 * rest of the same read: count new misses only) */
-					f->accessed += e->count;
-					c->accessed += e->count;
-					b->pages_accessed += e->count;
+					f->accessed += ce - cs;
+					c->accessed += ce - cs;
+					b->pages_accessed += ce - cs;
 				}
-				miss = take(c, f, s, end);
+				miss = take(c, f, cs, ce);
 				f->last_tid = e->tid;
 				f->last_s = s;
 				f->last_e = end;
@@ -164,14 +177,14 @@ int ana_pass_cache(struct ana *a, tape_reader *r)
 			}
 			case TAPE_CACHE_FAULT:
 			case TAPE_CACHE_MAP_PAGES:
-				f->accessed += e->count;
-				c->accessed += e->count;
-				miss = take(c, f, s, end);
+				f->accessed += ce - cs;
+				c->accessed += ce - cs;
+				miss = take(c, f, cs, ce);
 				f->missed += miss;
 				c->missed += miss;
 				{
 					struct ana_bucket *b = bucket(a, e->ts_ns);
-					b->pages_accessed += e->count;
+					b->pages_accessed += ce - cs;
 					b->pages_missed += miss;
 				}
 				if (e->kind == TAPE_CACHE_FAULT && !miss) {
@@ -183,6 +196,8 @@ int ana_pass_cache(struct ana *a, tape_reader *r)
 				break;
 			case TAPE_CACHE_INSERT:
 				c->inserted += e->count;
+				if (end > f->eof)	/* the file grew (written) */
+					f->eof = end;
 				if (f->fault_tid && f->fault_tid == e->tid &&
 				    f->fault_idx >= s && f->fault_idx < end) {
 					f->missed++;

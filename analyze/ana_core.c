@@ -178,6 +178,11 @@ int ana_pass_file(struct ana *a)
 		ana_note_damage(a, TAPE_TABLE_FILE, err);
 	tape_cursor_free(c);
 	a->nfiles_table = a->nfiles;
+	/* the cache pass may run beside the syscall pass, which grows
+	 * files[]: it reads the sizes from this copy */
+	a->table_size = ana_xrealloc(NULL, (a->nfiles + 1) * sizeof(*a->table_size));
+	for (size_t i = 0; i < a->nfiles; i++)
+		a->table_size[i] = a->files[i].size;
 	return 0;
 }
 
@@ -215,6 +220,10 @@ int ana_run(struct ana *a, const char *path, const struct ana_opts *o)
 		return err;
 	for (int t = 1; t < TAPE_TABLE_MAX; t++)
 		tape_reader_table_stats(a->r, t, &a->st[t]);
+	const char *ps = tape_reader_meta(a->r, "page_size");
+	a->page_size = ps ? strtoull(ps, NULL, 10) : 0;
+	if (a->page_size < 512 || (a->page_size & (a->page_size - 1)))
+		a->page_size = 4096;
 
 	/* Trace start: the first event of an event table (process and file
 	 * rows carry start times that can predate the recording). */
@@ -483,6 +492,7 @@ void ana_release(struct ana *a)
 	for (size_t i = 0; i < a->nfiles; i++)
 		free(a->files[i].path);
 	free(a->files);
+	free(a->table_size);
 	ana_map_release(&a->procmap);
 	ana_map_release(&a->fileid_map);
 	ana_idx_release(&a->fid_idx);

@@ -340,12 +340,13 @@ struct ana_sys {
 
 /* --------------------------------------------------------- cache pass */
 
-struct ana_cfile {	/* per (dev, inode) or file_id: 96 bytes */
+struct ana_cfile {	/* per (dev, inode) or file_id: 104 bytes */
 	uint64_t dev, inode, file_id;
 	uint64_t accessed, missed;
 	struct ana_ivset pending;	/* inserted, not yet accessed */
 	uint64_t last_s, last_e;	/* last access of last_tid (dedupe) */
 	uint64_t fault_idx;
+	uint64_t eof;		/* pages past this one do not exist (UINT64_MAX: unknown) */
 	uint32_t last_tid;
 	uint32_t fault_tid;	/* fault_idx pending for this tid; 0 = none */
 };
@@ -398,6 +399,8 @@ struct ana {
 	struct ana_map procmap;		/* pid -> procs[] */
 	struct ana_file *files; size_t nfiles, capfiles;
 	size_t nfiles_table;		/* files[0..n) come from the file table */
+	uint64_t *table_size;		/* their sizes, frozen for the cache pass */
+	uint64_t page_size;		/* "page_size" meta key, else 4096 */
 	struct ana_map fileid_map, devino_map;	/* fileid_map: ids fid_idx does not hold */
 	struct ana_idx fid_idx;		/* file id -> files[] (see ana_file_id_slot) */
 	struct ana_map path_map;	/* built on first use (events with a path only) */

@@ -13,7 +13,8 @@
 #                 through the mapping (fault and map_pages events), almost
 #                 nothing of it by read()
 #   shards        2 epochs; each of the 128 tar shards read whole, twice,
-#                 front to back (read_randomness 0) in 1 MiB reads
+#                 front to back (read_randomness 0) in 1 MiB reads; each
+#                 page accessed twice, missed once (hit ratio 0.5)
 #   checkpoint    6 checkpoints of >= 80 MiB, each with its fsync, and the
 #                 bytes reached the disk
 # Reads committed files only: no root, no BPF, a few seconds.
@@ -100,6 +101,13 @@ elif name == "shards":
     check("every shard read whole twice", all(f["read_bytes"] == 2 * f["size"] for f in sh))
     check("every shard read front to back (read_randomness 0)",
           all(f["read_randomness"] == 0 for f in sh))
+    # read twice after drop_caches: each page accessed twice (not the pages
+    # past the end that the last read() asked for) and missed once
+    pages = [(f["size"] + 4095) // 4096 for f in sh]
+    check("every shard: pages accessed = 2 x its pages",
+          all(f["pages_accessed"] == 2 * p for f, p in zip(sh, pages)))
+    check(">= 120 shards: hit ratio 0.5 (each page missed once)",
+          sum(f["pages_missed"] == p and f["hit_ratio"] == 0.5 for f, p in zip(sh, pages)) >= 120)
     check("epochs.count 2 (got %s)" % ep["count"], ep["count"] == 2)
     mib = [b for b in j["pattern"]["request_size_histogram"] if b["min"] == MiB]
     check(">= 512 reads of 1 MiB (2 per shard and epoch)", mib and mib[0]["reads"] >= 512)

@@ -289,6 +289,44 @@ static void test_cache_exact(void **state)
 	ana_release(&a);
 }
 
+/* A read() asking for more than is left: the access event names the pages
+ * asked for; those past the end of the file are not counted (a file of 10
+ * pages read twice after drop_caches has hit ratio 0.5, not 0.69). */
+static void test_cache_eof(void **state)
+{
+	struct tw t;
+	tw_open(&t);
+	file_row(&t, 1, "/data/a", (8u << 20) | 1, 42, 10 * 4096 - 100);	/* 10 pages */
+	file_row(&t, 2, "/data/new", (8u << 20) | 1, 43, 0);	/* empty at open */
+	for (int pass = 0; pass < 2; pass++) {
+		uint64_t ts = (1 + pass) * MS;
+		if (!pass)
+			cache_ev(&t, ts, 7, TAPE_CACHE_INSERT, 42, 0, 10);
+		cache_ev(&t, ts + 10, 7, TAPE_CACHE_ACCESS, 42, 0, 16);	/* 64 KiB asked */
+	}
+	/* written after its open (the inserts grow it), then read with room
+	 * to spare: 4 pages exist */
+	cache_ev(&t, 3 * MS, 7, TAPE_CACHE_INSERT, 43, 0, 4);
+	cache_ev(&t, 4 * MS, 8, TAPE_CACHE_ACCESS, 43, 0, 16);
+	/* no file-table row, no size: nothing is clamped */
+	cache_ev(&t, 5 * MS, 8, TAPE_CACHE_ACCESS, 44, 0, 16);
+	tw_close(&t);
+
+	struct ana a;
+	run(&a, &t, NULL);
+	uint32_t fa = ana_file_by_devino(&a, (8u << 20) | 1, 42);
+	uint32_t fn = ana_file_by_devino(&a, (8u << 20) | 1, 43);
+	assert_int_equal(a.files[fa].pages_accessed, 20);
+	assert_int_equal(a.files[fa].pages_missed, 10);
+	assert_true(ana_hit_ratio(a.files[fa].pages_accessed, a.files[fa].pages_missed) == 0.5);
+	assert_int_equal(a.files[fn].pages_accessed, 4);
+	assert_int_equal(a.files[fn].pages_missed, 4);
+	assert_int_equal(a.cache.accessed, 20 + 4 + 16);
+	assert_int_equal(a.cache.missed, 14);
+	assert_int_equal(a.tl[0].pages_accessed, 40);
+	ana_release(&a);
+}
+
 static void test_three_epochs(void **state)
 {
 	enum { N = 50 };
@@ -664,6 +702,7 @@ int main(void)
 		cmocka_unit_test(test_strided),
 		cmocka_unit_test(test_file_order),
 		cmocka_unit_test(test_cache_exact),
+		cmocka_unit_test(test_cache_eof),
 		cmocka_unit_test(test_three_epochs),
 		cmocka_unit_test(test_epochs_after_imports),
 		cmocka_unit_test(test_latency_exact),
