@@ -377,8 +377,28 @@ void ana_join(struct ana *a)
 	 * there are epochs (start-up files, read once, and files re-read by
 	 * every worker, read more often, drop out once there are 2 epochs) */
 	size_t nep = ana_epoch_count(a);
+	uint64_t mid = 0;	/* the previous pass's middle data-set visit */
 	for (size_t e = 0; e < nep; e++) {	/* partial passes are not shown */
 		struct ana_epoch *ep = &a->sys.epochs[e];
+		/* A later pass starts with its first data-set visit (a file
+		 * visited in every pass) after the middle one of the pass
+		 * before: files read twice at start-up are no start of
+		 * epoch 1. */
+		size_t nd = 0, k = 0;
+		for (size_t i = 0; i < ep->norder; i++)
+			nd += a->files[ep->order[i]].visits >= nep;
+		uint64_t start = UINT64_MAX, m = ep->start_ns;
+		for (size_t i = 0; i < ep->norder; i++) {
+			if (a->files[ep->order[i]].visits < nep)
+				continue;
+			if (k++ == (nd - 1) / 2)
+				m = ep->ts[i];
+			if (e && start == UINT64_MAX && ep->ts[i] >= mid)
+				start = ep->ts[i];
+		}
+		if (e && start != UINT64_MAX && start > ep->start_ns)
+			ep->start_ns = start < ep->end_ns ? start : ep->end_ns;
+		mid = m;
 		size_t n = 0;
 		for (size_t i = 0; i < ep->norder; i++)
 			if (a->files[ep->order[i]].visits == nep)
@@ -506,8 +526,10 @@ void ana_release(struct ana *a)
 	free(a->sys.threads);
 	for (int op = 0; op < TAPE_OP_MAX; op++)
 		ana_lat_release(&a->sys.lat[op]);
-	for (size_t e = 0; e < a->sys.nepochs; e++)
+	for (size_t e = 0; e < a->sys.nepochs; e++) {
 		free(a->sys.epochs[e].order);
+		free(a->sys.epochs[e].ts);
+	}
 	free(a->sys.epochs);
 	free(a->sys.bursts);
 	free(a->sys.wbs);

@@ -265,7 +265,9 @@ static void epoch_visit(struct ana_sys *s, uint32_t k, uint32_t file, uint64_t t
 	if (ep->norder == ep->cap) {
 		ep->cap = ep->cap ? ep->cap * 2 : 64;
 		ep->order = ana_xrealloc(ep->order, ep->cap * sizeof(*ep->order));
+		ep->ts = ana_xrealloc(ep->ts, ep->cap * sizeof(*ep->ts));
 	}
+	ep->ts[ep->norder] = ts;
 	ep->order[ep->norder++] = file;
 }
 

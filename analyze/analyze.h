@@ -11,8 +11,8 @@
  * results are joined afterwards (ana_join) and printed (ana_report_*).
  *
  * Memory invariant: state grows with files, processes, threads, (pid, fd)
- * pairs, (thread, fd) streams, devices, file visits (4 bytes each, for the
- * epochs' orders), checkpoints and seconds of trace time, never with
+ * pairs, (thread, fd) streams, devices, file visits (12 bytes each, for
+ * the epochs' orders and starts), checkpoints and seconds of trace time, never with
  * events; the one exception, exact latency samples, is capped (see struct
  * ana_lat).
  *
@@ -298,7 +298,8 @@ struct ana_thread {
 
 struct ana_epoch {
 	uint64_t start_ns, end_ns, bytes, files, reads;
-	uint32_t *order;	/* name ranks in first-visit order */
+	uint32_t *order;	/* files (then name ranks) in visit order */
+	uint64_t *ts;		/* start of each visit */
 	size_t norder, cap;
 	double order_rand, order_tau;	/* of order, set by ana_join */
 };

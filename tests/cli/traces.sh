@@ -8,6 +8,7 @@
 # Then, per workload of traces/workloads/ (see traces/README.md), the
 # high-level facts of the job as the analysis must show them:
 #   image_folder  2 epochs; the 800 JPEGs each visited twice, shuffled;
+#                 epoch 1 starts with its first JPEG (5.40 s);
 #                 2 checkpoints of >= 8 MiB; 4 DataLoader workers read
 #   memmap        features.npy: all 16,385 pages missed once and reached
 #                 through the mapping (fault and map_pages events), almost
@@ -68,6 +69,9 @@ if name == "image_folder":
     check("epochs.count 2 (got %s)" % ep["count"], ep["count"] == 2)
     check("epoch 1 shuffled (file_order_randomness %s)" % ep["epochs"][-1]["file_order_randomness"],
           (ep["epochs"][-1]["file_order_randomness"] or 0) > 0.5)
+    # its first JPEG read (5.40 s), not the start-up files read twice (0.03 s)
+    check("epoch 1 starts at 5.40 s (got %s)" % ep["epochs"][1]["start_s"],
+          abs(ep["epochs"][1]["start_s"] - 5.4019) < 0.001)
     check("2 checkpoints (got %s)" % ck["count"], ck["count"] == 2)
     check("checkpoints of >= 8 MiB", all(c["bytes"] >= 8 * MiB for c in ck["checkpoints"]))
     readers = [p for p in j["processes"] if p["read_bytes"] > 0]
@@ -109,6 +113,8 @@ elif name == "shards":
     check(">= 120 shards: hit ratio 0.5 (each page missed once)",
           sum(f["pages_missed"] == p and f["hit_ratio"] == 0.5 for f, p in zip(sh, pages)) >= 120)
     check("epochs.count 2 (got %s)" % ep["count"], ep["count"] == 2)
+    check("epoch 1 starts at 16.66 s, after epoch 0's shards (got %s)" % ep["epochs"][1]["start_s"],
+          abs(ep["epochs"][1]["start_s"] - 16.6636) < 0.001)
     mib = [b for b in j["pattern"]["request_size_histogram"] if b["min"] == MiB]
     check(">= 512 reads of 1 MiB (2 per shard and epoch)", mib and mib[0]["reads"] >= 512)
     readers = [p for p in j["processes"] if p["read_bytes"] >= 32 * MiB]

@@ -433,6 +433,48 @@ static void test_epochs_after_imports(void **state)
 	ana_release(&a);
 }
 
+/* 40 start-up files, two of them read again before the data set; 64
+ * samples read in 2 epochs from 1 s and 3 s: epoch 1 starts at 3 s, not
+ * at the start-up re-reads (which are in its pass). */
+static void test_epoch_start(void **state)
+{
+	enum { NSTART = 40, N = 64 };
+	char path[64];
+	struct tw t;
+	tw_open(&t);
+	for (uint32_t i = 0; i < NSTART + N; i++) {
+		snprintf(path, sizeof(path), i < NSTART ? "/usr/lib/m%03u.py" : "/data/s%03u.bin", i);
+		file_row(&t, i + 1, path, 8u << 20, 100 + i, 4096);
+	}
+	uint64_t ts = 0;
+	for (uint32_t k = 0; k < NSTART + 2; k++) {	/* m000, m001 twice */
+		uint32_t id = k % NSTART + 1;
+		sc(&t, ts += MS, 1000, 100, 100, TAPE_OP_OPENAT, -100, id, 0, 0, 3, "");
+		sc(&t, ts += MS, 1000, 100, 100, TAPE_OP_READ, 3, id, 0, 4096, 4096, "");
+		sc(&t, ts += MS, 1000, 100, 100, TAPE_OP_CLOSE, 3, id, 0, 0, 0, "");
+	}
+	for (uint64_t ep = 0; ep < 2; ep++) {
+		for (uint32_t i = 0; i < N; i++) {
+			uint64_t t0 = (1 + 2 * ep) * 1000 * MS + i * 10 * MS;
+			uint32_t id = NSTART + i + 1;
+			sc(&t, t0, 1000, 101, 101, TAPE_OP_OPENAT, -100, id, 0, 0, 7, "");
+			sc(&t, t0 + MS, 1000, 101, 101, TAPE_OP_READ, 7, id, 0, 4096, 4096, "");
+			sc(&t, t0 + 2 * MS, 1000, 101, 101, TAPE_OP_CLOSE, 7, id, 0, 0, 0, "");
+		}
+	}
+	tw_close(&t);
+
+	struct ana a;
+	run(&a, &t, NULL);
+	assert_int_equal(ana_epoch_count(&a), 2);
+	assert_int_equal(a.sys.epochs[1].files, N + 2);	/* the re-reads are in pass 1 */
+	assert_int_equal(a.sys.epochs[0].start_ns, T0 + 2 * MS);	/* the job's first read */
+	assert_int_equal(a.sys.epochs[1].start_ns, T0 + 3000 * MS + MS);
+	assert_int_equal(a.sys.epochs[1].end_ns - a.sys.epochs[1].start_ns,
+			 (N - 1) * 10 * MS + 1000);
+	ana_release(&a);
+}
+
 static void test_latency_exact(void **state)
 {
 	struct tw t;
@@ -705,6 +747,7 @@ int main(void)
 		cmocka_unit_test(test_cache_eof),
 		cmocka_unit_test(test_three_epochs),
 		cmocka_unit_test(test_epochs_after_imports),
+		cmocka_unit_test(test_epoch_start),
 		cmocka_unit_test(test_latency_exact),
 		cmocka_unit_test(test_latency_histogram),
 		cmocka_unit_test(test_missing_layer_null),
