@@ -178,6 +178,7 @@ int ana_pass_cache(struct ana *a, tape_reader *r)
 			case TAPE_CACHE_FAULT:
 			case TAPE_CACHE_MAP_PAGES:
 				f->accessed += ce - cs;
+				f->mapped += ce - cs;
 				c->accessed += ce - cs;
 				miss = take(c, f, cs, ce);
 				f->missed += miss;

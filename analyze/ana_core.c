@@ -349,6 +349,7 @@ void ana_join(struct ana *a)
 		f->has_cache = 1;
 		f->pages_accessed += cf->accessed;
 		f->pages_missed += cf->missed;
+		f->pages_mapped += cf->mapped;
 	}
 
 	/* threads onto processes */
@@ -486,6 +487,25 @@ size_t ana_epoch_count(const struct ana *a)
 	while (k < a->sys.nepochs && 2 * ep[k].files >= base)
 		k++;
 	return k;
+}
+
+uint32_t ana_mmap_dataset(const struct ana *a, uint64_t *bytes)
+{
+	size_t nep = ana_epoch_count(a);
+	uint64_t read = 0, best = 0;
+	uint32_t bi = ANA_NONE;
+	for (size_t e = 0; e < nep; e++)
+		read += a->sys.epochs[e].bytes;
+	for (size_t i = 0; i < a->nfiles; i++) {
+		const struct ana_file *f = &a->files[i];
+		uint64_t b = f->pages_mapped * a->page_size;
+		if (f->shared_map && !f->not_regular && b > read && b > best) {
+			best = b;
+			bi = (uint32_t)i;
+		}
+	}
+	*bytes = best;
+	return bi;
 }
 
 int ana_stream_class(const struct ana_stream *s)

@@ -421,11 +421,33 @@ static json_t *j_timeline(struct ana *a)
 	return o;
 }
 
+/* Why epochs cannot be counted from reads, or NULL (see ana_mmap_dataset).
+ * buf >= 512 bytes. */
+static const char *mmap_epochs_why(const struct ana *a, char *buf, size_t len)
+{
+	uint64_t bytes;
+	uint32_t fi = ana_mmap_dataset(a, &bytes);
+	if (fi == ANA_NONE)
+		return NULL;
+	char lb[128], b1[32];
+	cli_fmt_bytes(b1, sizeof(b1), bytes);
+	snprintf(buf, len, "the data set is read through mmap (%.300s: %s reached by page "
+		 "faults, more than the epochs' reads); epochs are counted from reads",
+		 ana_file_label(&a->files[fi], lb, sizeof(lb)), b1);
+	return buf;
+}
+
 static json_t *j_epochs(struct ana *a, json_t *un)
 {
 	if (!a->have[TAPE_TABLE_SYSCALL])
 		return json_null();
 	size_t k = ana_epoch_count(a);
+	char why[512];
+	int mapped = mmap_epochs_why(a, why, sizeof(why)) != NULL;
+	if (mapped) {
+		unavail(un, "epochs.count", why);
+		k = 0;
+	}
 	json_t *o = json_object(), *arr = json_array();
 	uint64_t once = 0, again = 0;
 	for (size_t i = 0; i < a->sys.nepochs; i++)
@@ -443,10 +465,11 @@ static json_t *j_epochs(struct ana *a, json_t *un)
 				    jreal(ep->order_rand));
 		json_array_append_new(arr, x);
 	}
-	if (!k)
+	if (!k && !mapped)
 		unavail(un, "epochs", "no file was read");
-	json_object_set_new(o, "count", cli_json_u64(k));
-	json_object_set_new(o, "partial_passes", cli_json_u64(a->sys.nepochs - k));
+	json_object_set_new(o, "count", mapped ? json_null() : cli_json_u64(k));
+	json_object_set_new(o, "partial_passes",
+			    mapped ? json_null() : cli_json_u64(a->sys.nepochs - k));
 	json_object_set_new(o, "read_once_bytes", cli_json_u64(once));
 	json_object_set_new(o, "reread_bytes", cli_json_u64(again));
 	json_object_set_new(o, "epochs", arr);
@@ -923,11 +946,18 @@ int ana_report_text(struct ana *a, FILE *o)
 	if (sys) {
 		size_t k = ana_epoch_count(a);
 		uint64_t once = 0, again = 0;
+		char why[512];
 		for (size_t i = 0; i < a->sys.nepochs; i++)
 			*(i ? &again : &once) += a->sys.epochs[i].bytes;
-		fprintf(o, "  %zu epoch%s; read once %s, re-read %s", k, k == 1 ? "" : "s",
-			t_bytes(b1, once), t_bytes(b2, again));
-		if (a->sys.nepochs > k)
+		int mapped = mmap_epochs_why(a, why, sizeof(why)) != NULL;
+		if (mapped) {
+			fprintf(o, "  count: not available: %s\n  ", why);
+			k = 0;
+		} else {
+			fprintf(o, "  %zu epoch%s; ", k, k == 1 ? "" : "s");
+		}
+		fprintf(o, "read once %s, re-read %s", t_bytes(b1, once), t_bytes(b2, again));
+		if (a->sys.nepochs > k && !mapped)
 			fprintf(o, " (%zu partial pass%s over < 1/2 of the files not counted)",
 				a->sys.nepochs - k, a->sys.nepochs - k == 1 ? "" : "es");
 		fputc('\n', o);

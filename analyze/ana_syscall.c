@@ -504,6 +504,19 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 				}
 				break;
 			}
+			case TAPE_OPC_MMAP:
+				/* prot | flags << 32: a data file is mapped
+				 * shared and readable, libraries privately */
+				if (op == TAPE_OP_MMAP && (e->flags >> 32 & 1) &&
+				    (e->flags & 5) == 1) {
+					struct ana_fd *fe = fd_get(s, e->pid, e->fd);
+					uint32_t fi = fe ? fe->file : ANA_NONE;
+					if (fi == ANA_NONE && e->file_id)
+						fi = ana_file_by_id(a, e->file_id);
+					if (fi != ANA_NONE)
+						a->files[fi].shared_map = 1;
+				}
+				break;
 			case TAPE_OPC_CLOSE: {
 				struct ana_fd *fe = fd_get(s, e->pid, e->fd);
 				if (fe)

@@ -243,7 +243,7 @@ struct ana_proc {
 	int seen;	  /* has syscall events */
 };
 
-/* One per file: 128 bytes, the analyzer's biggest per-file cost. */
+/* One per file: 136 bytes, the analyzer's biggest per-file cost. */
 struct ana_file {
 	char *path;	  /* NULL = unknown (see ana_file_label) */
 	uint64_t file_id, dev, inode, size;
@@ -258,6 +258,8 @@ struct ana_file {
 	uint8_t from_table;	/* listed in the file table */
 	uint8_t not_regular;	/* its mode says pipe, socket, device, ... */
 	uint8_t has_cache;
+	uint8_t shared_map;	/* mapped shared and readable, not executable */
+	uint64_t pages_mapped;	/* cache pass (joined): pages reached by faults */
 };
 
 /* The current write burst of a file (checkpoint detection). */
@@ -341,9 +343,9 @@ struct ana_sys {
 
 /* --------------------------------------------------------- cache pass */
 
-struct ana_cfile {	/* per (dev, inode) or file_id: 104 bytes */
+struct ana_cfile {	/* per (dev, inode) or file_id: 112 bytes */
 	uint64_t dev, inode, file_id;
-	uint64_t accessed, missed;
+	uint64_t accessed, missed, mapped;	/* mapped: by fault, map_pages */
 	struct ana_ivset pending;	/* inserted, not yet accessed */
 	uint64_t last_s, last_e;	/* last access of last_tid (dedupe) */
 	uint64_t fault_idx;
@@ -472,6 +474,10 @@ double ana_seq_read_fraction(const struct ana *a);
 double ana_file_order_randomness(const struct ana *a, double *tau);
 double ana_hit_ratio(uint64_t accessed, uint64_t missed);
 size_t ana_epoch_count(const struct ana *a);
+/* The file through whose shared mapping more bytes were faulted in than
+ * the counted epochs read (a data set read through mmap, whose epochs
+ * reads cannot count), or ANA_NONE; *bytes gets those bytes. */
+uint32_t ana_mmap_dataset(const struct ana *a, uint64_t *bytes);
 /* stream classes: 0 single, 1 sequential, 2 strided, 3 random */
 int ana_stream_class(const struct ana_stream *s);
 /* Add a stream's counters to its file and the totals, and zero them. */

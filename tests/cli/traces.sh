@@ -12,7 +12,8 @@
 #                 2 checkpoints of >= 8 MiB; 4 DataLoader workers read
 #   memmap        features.npy: all 16,385 pages missed once and reached
 #                 through the mapping (fault and map_pages events), almost
-#                 nothing of it by read()
+#                 nothing of it by read(); so epochs.count is null (the
+#                 reads cannot count its epochs) and "unavailable" says why
 #   shards        2 epochs; each of the 128 tar shards read whole, twice,
 #                 front to back (read_randomness 0) in 1 MiB reads; each
 #                 page accessed twice, missed once (hit ratio 0.5)
@@ -91,6 +92,10 @@ elif name == "memmap":
     check("features.npy: hit ratio between 0.5 and 1 (%s)" % f["hit_ratio"],
           f["hit_ratio"] is not None and 0.5 <= f["hit_ratio"] < 1)
     check("features.npy: < 1 MiB of it by read() (%d)" % f["read_bytes"], f["read_bytes"] < MiB)
+    # reads see one pass of start-up files: the count is null, with the reason
+    un = [u for u in j["unavailable"] if u["metric"] == "epochs.count"]
+    check("epochs.count null, read through mmap (%s, %s)" % (ep["count"], un),
+          ep["count"] is None and un and "features.npy" in un[0]["reason"])
     k = {}
     for line in open(kinds):
         c, kind = line.split()

@@ -475,6 +475,79 @@ static void test_epoch_start(void **state)
 	ana_release(&a);
 }
 
+static void mmap_ev(struct tw *t, uint64_t ts, uint32_t pid, int64_t fd, uint64_t file_id,
+		    uint64_t size, uint64_t prot, uint64_t flags)
+{
+	struct tape_syscall e = { .ts_ns = T0 + ts, .dur_ns = 1000, .pid = pid, .tid = pid,
+				  .op = TAPE_OP_MMAP, .fd = fd, .file_id = file_id, .size = size,
+				  .ret = 0x7f0000000000, .flags = prot | flags << 32,
+				  .path = "", .path2 = "" };
+	assert_int_equal(tape_writer_append(t->w, TAPE_TABLE_SYSCALL, &e), 0);
+}
+
+static int unavailable_has(json_t *j, const char *metric, const char *why_part)
+{
+	json_t *un = json_object_get(j, "unavailable");
+	for (size_t i = 0; i < json_array_size(un); i++) {
+		json_t *x = json_array_get(un, i);
+		if (strcmp(json_string_value(json_object_get(x, "metric")), metric) == 0 &&
+		    strstr(json_string_value(json_object_get(x, "reason")), why_part))
+			return 1;
+	}
+	return 0;
+}
+
+/* A 1 MiB data set read through a shared mapping by 2 epochs of workers
+ * (faults reach its 256 pages twice), after 10 start-up files read with
+ * read(): the reads say "1 epoch", which is wrong; the count is null with
+ * the reason.  A library mapped privately and faulted does not count. */
+static void test_mmap_dataset(void **state)
+{
+	struct tw t;
+	tw_open(&t);
+	for (uint32_t i = 0; i < 10; i++) {
+		char path[32];
+		snprintf(path, sizeof(path), "/usr/lib/m%u.py", i);
+		file_row(&t, i + 1, path, (8u << 20) | 1, 100 + i, 4096);
+		sc(&t, i * MS, 1000, 100, 100, TAPE_OP_OPENAT, -100, i + 1, 0, 0, 3, "");
+		sc(&t, i * MS + 10, 1000, 100, 100, TAPE_OP_READ, 3, i + 1, 0, 4096, 4096, "");
+		sc(&t, i * MS + 20, 1000, 100, 100, TAPE_OP_CLOSE, 3, i + 1, 0, 0, 0, "");
+	}
+	file_row(&t, 20, "/usr/lib/libbig.so", (8u << 20) | 1, 20, 8 << 20);
+	file_row(&t, 21, "/data/features.npy", (8u << 20) | 1, 21, 1 << 20);
+	sc(&t, 20 * MS, 1000, 100, 100, TAPE_OP_OPENAT, -100, 20, 0, 0, 4, "");
+	mmap_ev(&t, 20 * MS + 10, 100, 4, 20, 8 << 20, 5, 2);	/* PROT_READ|EXEC, MAP_PRIVATE */
+	cache_ev(&t, 20 * MS + 20, 100, TAPE_CACHE_MAP_PAGES, 20, 0, 2048);
+	for (uint32_t w = 0; w < 2; w++) {
+		uint32_t pid = 200 + w;
+		sc(&t, (100 + w) * MS, 1000, pid, pid, TAPE_OP_OPENAT, -100, 21, 0, 0, 5, "");
+		mmap_ev(&t, (100 + w) * MS + 10, pid, 5, 21, 1 << 20, 1, 1);	/* PROT_READ, MAP_SHARED */
+		cache_ev(&t, (100 + w) * MS + 20, pid, TAPE_CACHE_FAULT, 21, 0, 1);
+		cache_ev(&t, (100 + w) * MS + 30, pid, TAPE_CACHE_MAP_PAGES, 21, 1, 255);
+	}
+	tw_close(&t);
+
+	json_t *j = run_json(&t);
+	json_t *ep = json_object_get(j, "epochs");
+	assert_true(json_is_null(json_object_get(ep, "count")));
+	assert_int_equal(json_array_size(json_object_get(ep, "epochs")), 0);
+	assert_true(unavailable_has(j, "epochs.count", "/data/features.npy: 2.0 MiB"));
+	json_decref(j);
+
+	/* without the shared mapping (the same faults through a private
+	 * one, as a library's), the read-based count stands */
+	tw_open(&t);
+	file_row(&t, 1, "/data/a", (8u << 20) | 1, 21, 1 << 20);
+	sc(&t, 0, 1000, 100, 100, TAPE_OP_OPENAT, -100, 1, 0, 0, 3, "");
+	sc(&t, 10, 1000, 100, 100, TAPE_OP_READ, 3, 1, 0, 4096, 4096, "");
+	mmap_ev(&t, 20, 100, 3, 1, 1 << 20, 1, 2);
+	cache_ev(&t, 30, 100, TAPE_CACHE_MAP_PAGES, 21, 0, 256);
+	tw_close(&t);
+	j = run_json(&t);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "epochs"), "count")), 1);
+	json_decref(j);
+}
+
 static void test_latency_exact(void **state)
 {
 	struct tw t;
@@ -748,6 +821,7 @@ int main(void)
 		cmocka_unit_test(test_three_epochs),
 		cmocka_unit_test(test_epochs_after_imports),
 		cmocka_unit_test(test_epoch_start),
+		cmocka_unit_test(test_mmap_dataset),
 		cmocka_unit_test(test_latency_exact),
 		cmocka_unit_test(test_latency_histogram),
 		cmocka_unit_test(test_missing_layer_null),
