@@ -196,19 +196,32 @@ struct side_job {
 static void *side_main(void *arg)
 {
 	struct side_job *j = arg;
-	tape_reader *r;
-	j->err = tape_reader_open(&r, j->a->path);
-	if (j->err)
+	tape_reader *volatile r = NULL;
+	jmp_buf jb;
+	if (setjmp(jb)) {	/* out of memory (the pass's cursor leaks) */
+		ana_oom_catch(NULL);
+		tape_reader_free(r);
+		j->err = -ENOMEM;
 		return NULL;
-	j->err = ana_pass_cache(j->a, r);
-	if (!j->err)
-		j->err = ana_pass_block(j->a, r);
-	tape_reader_free(r);
+	}
+	ana_oom_catch(&jb);
+	tape_reader *rr;
+	j->err = tape_reader_open(&rr, j->a->path);
+	if (!j->err) {
+		r = rr;
+		j->err = ana_pass_cache(j->a, r);
+		if (!j->err)
+			j->err = ana_pass_block(j->a, r);
+		tape_reader_free(r);
+	}
+	ana_oom_catch(NULL);
 	return NULL;
 }
 
 static const int event_tables[] = { TAPE_TABLE_SYSCALL, TAPE_TABLE_BLOCK,
 				    TAPE_TABLE_CACHE, TAPE_TABLE_SAMPLE };
+
+static int run_passes(struct ana *a);
 
 int ana_run(struct ana *a, const char *path, const struct ana_opts *o)
 {
@@ -249,31 +262,49 @@ int ana_run(struct ana *a, const char *path, const struct ana_opts *o)
 	for (int t = 1; t < TAPE_TABLE_MAX; t++)
 		a->have[t] = a->st[t].events > 0;
 
+	return run_passes(a);
+}
+
+/* The passes and the join, under this thread's out-of-memory catch point:
+ * -ENOMEM leaves a whose ana_release frees what was built (the cursor of
+ * the pass that failed leaks). */
+static int run_passes(struct ana *a)
+{
+	pthread_t th;
+	struct side_job j = { .a = a };
+	volatile int side = 0;
+	jmp_buf jb;
+	int err;
+
+	if (setjmp(jb)) {
+		ana_oom_catch(NULL);
+		if (side)
+			pthread_join(th, NULL);
+		return -ENOMEM;
+	}
+	ana_oom_catch(&jb);
 	if ((err = ana_pass_process(a)) || (err = ana_pass_file(a)))
-		return err;
+		goto out;
 	/* Decide --pid for every known process now: the passes only read. */
 	for (size_t i = 0; i < a->nprocs; i++)
 		ana_pid_included(a, a->procs[i].pid);
 
-	if (a->o.threads > 1) {
-		pthread_t th;
-		struct side_job j = { .a = a };
-		if (pthread_create(&th, NULL, side_main, &j) == 0) {
-			err = ana_pass_syscall(a, a->r);
-			pthread_join(th, NULL);
-			if (!err)
-				err = j.err;
-			if (err)
-				return err;
-			ana_join(a);
-			return 0;
-		}
+	if (a->o.threads > 1 && pthread_create(&th, NULL, side_main, &j) == 0) {
+		side = 1;
+		err = ana_pass_syscall(a, a->r);
+		pthread_join(th, NULL);
+		side = 0;
+		if (!err)
+			err = j.err;
+	} else {
+		if (!(err = ana_pass_syscall(a, a->r)) && !(err = ana_pass_cache(a, a->r)))
+			err = ana_pass_block(a, a->r);
 	}
-	if ((err = ana_pass_syscall(a, a->r)) || (err = ana_pass_cache(a, a->r)) ||
-	    (err = ana_pass_block(a, a->r)))
-		return err;
-	ana_join(a);
-	return 0;
+	if (!err)
+		ana_join(a);
+out:
+	ana_oom_catch(NULL);
+	return err;
 }
 
 void ana_note_damage(struct ana *a, int table, int err)

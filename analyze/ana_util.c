@@ -5,8 +5,9 @@
  * set of page ranges, Kendall-tau order randomness, and the humanized
  * counts and ratios the text report needs beyond cli_fmt_bytes/cli_fmt_ns.
  *
- * None of these prints; allocation failure dies (ana_xrealloc), as the
- * analyzer cannot produce a partial result worth keeping.
+ * None of these prints; allocation failure jumps to the thread's catch
+ * point (ana_oom_catch): the analyzer cannot produce a partial result worth
+ * keeping, but the caller gets -ENOMEM and one error line.
  */
 #include <errno.h>
 #include <math.h>
@@ -15,23 +16,41 @@
 #include <string.h>
 #include "analyze.h"
 
+static __thread jmp_buf *oom_jb;
+size_t ana_oom_after;
+
+void ana_oom_catch(jmp_buf *jb)
+{
+	oom_jb = jb;
+}
+
+static void oom(size_t n)
+{
+	if (oom_jb)
+		longjmp(*oom_jb, 1);
+	fprintf(stderr, "iotape analyze: out of memory (%zu bytes more)\n", n);
+	exit(1);
+}
+
+static int fail_now(void)
+{
+	size_t left = __atomic_load_n(&ana_oom_after, __ATOMIC_RELAXED);
+	return left && __atomic_sub_fetch(&ana_oom_after, 1, __ATOMIC_RELAXED) == 0;
+}
+
 void *ana_xrealloc(void *p, size_t n)
 {
-	void *q = realloc(p, n ? n : 1);
-	if (!q) {
-		fprintf(stderr, "iotape analyze: out of memory (%zu bytes)\n", n);
-		exit(1);
-	}
+	void *q = fail_now() ? NULL : realloc(p, n ? n : 1);
+	if (!q)
+		oom(n);
 	return q;
 }
 
 void *ana_xcalloc(size_t n, size_t sz)
 {
-	void *q = calloc(n ? n : 1, sz ? sz : 1);
-	if (!q) {
-		fprintf(stderr, "iotape analyze: out of memory\n");
-		exit(1);
-	}
+	void *q = fail_now() ? NULL : calloc(n ? n : 1, sz ? sz : 1);
+	if (!q)
+		oom(n * sz);
 	return q;
 }
 

@@ -31,9 +31,21 @@
 
 /* ------------------------------------------------------------ utilities */
 
-void *ana_xrealloc(void *p, size_t n);	/* dies on out-of-memory, like git's */
+/*
+ * Allocation that cannot fail at the call site: out of memory, it jumps to
+ * the catch point this thread set with ana_oom_catch (ana_run sets one for
+ * each pass thread, and returns -ENOMEM); a thread without one prints one
+ * error line and exits 1.  A failed grow leaves the old block in place, so
+ * ana_release can still free everything.
+ */
+void *ana_xrealloc(void *p, size_t n);
 void *ana_xcalloc(size_t n, size_t sz);
 char *ana_xstrdup(const char *s);
+#include <setjmp.h>
+/* Catch point of this thread (NULL: none). */
+void ana_oom_catch(jmp_buf *jb);
+/* Test hook: when > 0, the allocation that brings it to 0 fails. */
+extern size_t ana_oom_after;
 
 /*
  * Grow a vector so index i is valid.  New elements are NOT zeroed: the

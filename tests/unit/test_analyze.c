@@ -548,6 +548,43 @@ static void test_mmap_dataset(void **state)
 	json_decref(j);
 }
 
+/* Every allocation the analysis makes can fail: ana_run then returns
+ * -ENOMEM (one or two threads) and ana_release frees what was built. */
+static void test_out_of_memory(void **state)
+{
+	struct tw t;
+	tw_open(&t);
+	proc_row(&t, 100, 1, "python");
+	for (uint32_t i = 0; i < 40; i++) {
+		char path[32];
+		snprintf(path, sizeof(path), "/data/f%u", i);
+		file_row(&t, i + 1, path, (8u << 20) | 1, 100 + i, 1 << 20);
+		sc(&t, i * MS, 1000, 100, 100 + i % 3, TAPE_OP_OPENAT, -100, i + 1, 0, 0, 3, "");
+		sc(&t, i * MS + 10, 1000, 100, 100 + i % 3, TAPE_OP_READ, 3, i + 1, 0, 4096, 4096, "");
+		cache_ev(&t, i * MS + 20, 100, TAPE_CACHE_INSERT, 100 + i, 0, 1);
+		cache_ev(&t, i * MS + 30, 100, TAPE_CACHE_ACCESS, 100 + i, 0, 1);
+		blk_ev(&t, i * MS + 40, 5000, i * 8, 4096, TAPE_BLK_READ);
+	}
+	tw_close(&t);
+	for (int threads = 1; threads <= 2; threads++) {
+		struct ana_opts o = { .top = -1, .to_ns = UINT64_MAX, .threads = threads };
+		int fails = 0, err;
+		for (size_t n = 1;; n++) {
+			struct ana a;
+			ana_oom_after = n;
+			err = ana_run(&a, t.path, &o);
+			ana_oom_after = 0;
+			ana_release(&a);
+			if (!err)
+				break;
+			assert_int_equal(err, -ENOMEM);
+			fails++;
+			assert_true(n < 100000);
+		}
+		assert_true(fails > 20);	/* files, maps, epochs, latency, ... */
+	}
+}
+
 static void test_latency_exact(void **state)
 {
 	struct tw t;
@@ -822,6 +859,7 @@ int main(void)
 		cmocka_unit_test(test_epochs_after_imports),
 		cmocka_unit_test(test_epoch_start),
 		cmocka_unit_test(test_mmap_dataset),
+		cmocka_unit_test(test_out_of_memory),
 		cmocka_unit_test(test_latency_exact),
 		cmocka_unit_test(test_latency_histogram),
 		cmocka_unit_test(test_missing_layer_null),
