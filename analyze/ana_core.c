@@ -288,6 +288,8 @@ static int run_passes(struct ana *a)
 	/* Decide --pid for every known process now: the passes only read. */
 	for (size_t i = 0; i < a->nprocs; i++)
 		ana_pid_included(a, a->procs[i].pid);
+	if ((err = ana_pass_sample(a)))
+		goto out;
 
 	if (a->o.threads > 1 && pthread_create(&th, NULL, side_main, &j) == 0) {
 		side = 1;
@@ -590,6 +592,7 @@ void ana_release(struct ana *a)
 		ana_ivset_release(&a->cache.f[i].pending);
 	free(a->cache.f);
 	free(a->blk.d);
+	free(a->res.d);
 	ana_lat_release(&a->blk.lat);
 	ana_lat_release(&a->blk.rlat);
 	ana_lat_release(&a->blk.wlat);

@@ -253,6 +253,9 @@ struct ana_proc {
 	uint64_t read_ops, read_bytes, write_ops, write_bytes;
 	uint64_t io_ns, threads;
 	int seen;	  /* has syscall events */
+	/* from the sample pass: cumulative CPU ns, first and last sample */
+	uint64_t cpu_u0, cpu_u1, cpu_s0, cpu_s1;
+	uint8_t has_cpu_u, has_cpu_s;
 };
 
 /* One per file: 136 bytes, the analyzer's biggest per-file cost. */
@@ -397,6 +400,22 @@ struct ana_blk {
 	struct ana_bkc bkc, bkc_busy;
 };
 
+/* -------------------------------------------------------- sample pass */
+
+struct ana_disk {	/* a device's cumulative counters, first and last */
+	uint64_t dev, r0, r1, w0, w1;
+	uint8_t has_r, has_w;
+};
+
+struct ana_res {	/* resources, from the sample table (iotape-analyze(1)) */
+	uint64_t n_events;
+	uint64_t rss_peak, rss_tick, rss_ts;	/* job RSS: per tick, summed */
+	uint64_t pc_min, pc_max, avail_min, gpu_mem_max;
+	uint64_t gpu_util_sum, gpu_util_n;
+	uint8_t has_rss, has_pc, has_avail, has_gpu_mem;
+	struct ana_disk *d; size_t nd, capd;
+};
+
 /* ---------------------------------------------------------- the whole */
 
 struct ana {
@@ -424,6 +443,7 @@ struct ana {
 	struct ana_sys sys;
 	struct ana_cache cache;
 	struct ana_blk blk;
+	struct ana_res res;
 	/* after ana_join */
 	struct ana_bucket *tl; size_t ntl;
 	struct ana_ckpt *ckpts; size_t nckpts;
@@ -452,6 +472,7 @@ int ana_pass_file(struct ana *a);
 int ana_pass_syscall(struct ana *a, tape_reader *r);
 int ana_pass_cache(struct ana *a, tape_reader *r);
 int ana_pass_block(struct ana *a, tape_reader *r);
+int ana_pass_sample(struct ana *a);	/* main thread, before the others */
 void ana_join(struct ana *a);
 /* Record that table's cursor failed with err after the events it gave:
  * the pass keeps what it read (called from the pass's own thread). */

@@ -585,6 +585,64 @@ static void test_out_of_memory(void **state)
 	}
 }
 
+static void sample_ev(struct tw *t, uint64_t ts, unsigned metric, uint64_t subject, uint64_t v)
+{
+	struct tape_sample e = { .ts_ns = T0 + ts, .metric = metric, .subject = subject, .value = v };
+	assert_int_equal(tape_writer_append(t->w, TAPE_TABLE_SAMPLE, &e), 0);
+}
+
+static json_t *jpath(json_t *j, const char *a, const char *b)
+{
+	return json_object_get(json_object_get(j, a), b);
+}
+
+/* The sample layer: CPU time of the job's processes (last - first sample),
+ * its peak RSS (summed per tick), page cache, devices; no GPU sampled:
+ * those are null with their reason. */
+static void test_resources(void **state)
+{
+	struct tw t;
+	tw_open(&t);
+	assert_int_equal(tape_writer_set_meta(t.w, "layers", "syscall,cache,sample"), 0);
+	proc_row(&t, 100, 1, "python");
+	proc_row(&t, 101, 100, "worker");
+	sc(&t, 0, 1000, 100, 100, TAPE_OP_OPENAT, -100, 1, 0, 0, 3, "/data/x");
+	for (uint64_t k = 0; k < 3; k++) {
+		uint64_t ts = k * 1000 * MS;
+		sample_ev(&t, ts, TAPE_METRIC_CPU_USER_NS, 100, 500 * MS + k * 800 * MS);
+		sample_ev(&t, ts, TAPE_METRIC_CPU_SYS_NS, 100, k * 100 * MS);
+		sample_ev(&t, ts, TAPE_METRIC_RSS_BYTES, 100, (100 + 20 * k) << 20);
+		sample_ev(&t, ts, TAPE_METRIC_RSS_BYTES, 101, k == 1 ? 70 << 20 : 10 << 20);
+		sample_ev(&t, ts, TAPE_METRIC_PAGECACHE_BYTES, 0, (10 + 10 * k) << 20);
+		sample_ev(&t, ts, TAPE_METRIC_DISK_READ_BYTES, 8u << 20, 5000 + k * 4096);
+	}
+	tw_close(&t);
+	json_t *j = run_json(&t);
+	assert_true(json_real_value(jpath(j, "resources", "cpu_user_s")) == 1.6);
+	assert_true(json_real_value(jpath(j, "resources", "cpu_sys_s")) == 0.2);
+	assert_true(fabs(json_real_value(jpath(j, "resources", "cpu_cores")) - 0.9) < 1e-9);	/* 1.8 s in 2 s */
+	assert_int_equal(json_integer_value(jpath(j, "resources", "peak_rss_bytes")), 190 << 20);
+	assert_int_equal(json_integer_value(json_object_get(jpath(j, "resources", "pagecache_bytes"),
+							    "max")), 30 << 20);
+	assert_int_equal(json_integer_value(jpath(j, "resources", "disk_read_bytes")), 8192);
+	assert_int_equal(json_integer_value(jpath(j, "resources", "disk_write_bytes")), 0); /* no write counter */
+	assert_true(json_is_null(jpath(j, "resources", "gpu_util_mean_pct")));
+	assert_true(unavailable_has(j, "resources.gpu_util_mean_pct", "no GPU samples"));
+	/* a layer that was recorded and saw nothing, one that was not recorded */
+	assert_true(unavailable_has(j, "cache", "the cache layer was recorded and saw none"));
+	assert_true(unavailable_has(j, "block", "recorded without the block layer"));
+	json_decref(j);
+
+	/* no sample table: every resource is unknown, and said so */
+	tw_open(&t);
+	sc(&t, 0, 1000, 100, 100, TAPE_OP_OPENAT, -100, 1, 0, 0, 3, "/data/x");
+	tw_close(&t);
+	j = run_json(&t);
+	assert_true(json_is_null(json_object_get(j, "resources")));
+	assert_true(unavailable_has(j, "resources", "the trace has no sample events"));
+	json_decref(j);
+}
+
 static void test_latency_exact(void **state)
 {
 	struct tw t;
@@ -860,6 +918,7 @@ int main(void)
 		cmocka_unit_test(test_epoch_start),
 		cmocka_unit_test(test_mmap_dataset),
 		cmocka_unit_test(test_out_of_memory),
+		cmocka_unit_test(test_resources),
 		cmocka_unit_test(test_latency_exact),
 		cmocka_unit_test(test_latency_histogram),
 		cmocka_unit_test(test_missing_layer_null),
