@@ -154,7 +154,7 @@ int ana_pass_file(struct ana *a)
 			uint32_t *v = ana_file_id_slot(a, e->file_id);
 			if (*v == ANA_NONE) {
 				*v = (uint32_t)a->nfiles;
-				ANA_VEC_GROW(a->files, a->capfiles, a->nfiles);
+				ANA_VEC_GROW_LINES(a->files, a->capfiles, a->nfiles);
 				ANA_VEC_CLEAR(a->files, a->nfiles, a->nfiles);
 				a->nfiles++;
 			}
@@ -226,6 +226,7 @@ static int run_passes(struct ana *a);
 int ana_run(struct ana *a, const char *path, const struct ana_opts *o)
 {
 	memset(a, 0, sizeof(*a));
+	a->mmap_file = ANA_NONE;
 	a->o = *o;
 	a->path = path;
 	int err = tape_reader_open(&a->r, path);
@@ -363,7 +364,8 @@ void ana_join(struct ana *a)
 		}
 	}
 
-	/* cache results onto files */
+	/* cache results onto files; pages faulted in per file */
+	uint64_t *mapped = NULL;
 	for (size_t i = 0; i < a->cache.nf; i++) {
 		struct ana_cfile *cf = &a->cache.f[i];
 		uint32_t fi = ana_file_by_devino(a, cf->dev, cf->inode);
@@ -371,7 +373,7 @@ void ana_join(struct ana *a)
 			fi = ana_file_by_id(a, cf->file_id);
 		if (fi == ANA_NONE) {
 			fi = (uint32_t)a->nfiles;
-			ANA_VEC_GROW(a->files, a->capfiles, a->nfiles);
+			ANA_VEC_GROW_LINES(a->files, a->capfiles, a->nfiles);
 			ANA_VEC_CLEAR(a->files, a->nfiles, a->nfiles);
 			a->nfiles++;
 			a->files[fi].dev = cf->dev;
@@ -382,7 +384,11 @@ void ana_join(struct ana *a)
 		f->has_cache = 1;
 		f->pages_accessed += cf->accessed;
 		f->pages_missed += cf->missed;
-		f->pages_mapped += cf->mapped;
+		if (cf->mapped && f->shared_map && !f->not_regular) {
+			if (!mapped)
+				mapped = ana_xcalloc(a->nfiles + a->cache.nf, sizeof(*mapped));
+			mapped[fi] += cf->mapped;
+		}
 	}
 
 	/* threads onto processes */
@@ -398,6 +404,24 @@ void ana_join(struct ana *a)
 		p->write_bytes += t->write_bytes;
 	}
 
+	/* a data set read through mmap: more bytes faulted in from one file
+	 * than the counted epochs read (iotape-analyze(1), Epochs) */
+	a->mmap_file = ANA_NONE;
+	a->mmap_bytes = 0;
+	if (mapped) {
+		uint64_t read = 0;
+		for (size_t e = 0, k = ana_epoch_count(a); e < k; e++)
+			read += a->sys.epochs[e].bytes;
+		for (size_t i = 0; i < a->nfiles; i++) {
+			uint64_t b = mapped[i] * a->page_size;
+			if (b > read && b > a->mmap_bytes) {
+				a->mmap_bytes = b;
+				a->mmap_file = (uint32_t)i;
+			}
+		}
+		free(mapped);
+	}
+
 	/* name ranks (natural order), then epochs' visit orders as ranks */
 	uint32_t *idx = ana_xrealloc(NULL, (a->nfiles + 1) * sizeof(*idx));
 	for (size_t i = 0; i < a->nfiles; i++)
@@ -411,6 +435,11 @@ void ana_join(struct ana *a)
 	 * there are epochs (start-up files, read once, and files re-read by
 	 * every worker, read more often, drop out once there are 2 epochs) */
 	size_t nep = ana_epoch_count(a);
+	/* per file: 1 visited in every counted pass (data set, for the
+	 * starts), 2 as many times as there are passes (for the orders) */
+	uint8_t *ds = ana_xrealloc(NULL, a->nfiles + 1);
+	for (size_t i = 0; i < a->nfiles; i++)
+		ds[i] = (a->files[i].visits >= nep) | (a->files[i].visits == nep) << 1;
 	uint64_t mid = 0;	/* the previous pass's middle data-set visit */
 	for (size_t e = 0; e < nep; e++) {	/* partial passes are not shown */
 		struct ana_epoch *ep = &a->sys.epochs[e];
@@ -420,10 +449,10 @@ void ana_join(struct ana *a)
 		 * epoch 1. */
 		size_t nd = 0, k = 0;
 		for (size_t i = 0; i < ep->norder; i++)
-			nd += a->files[ep->order[i]].visits >= nep;
+			nd += ds[ep->order[i]] & 1;
 		uint64_t start = UINT64_MAX, m = ep->start_ns;
 		for (size_t i = 0; i < ep->norder; i++) {
-			if (a->files[ep->order[i]].visits < nep)
+			if (!(ds[ep->order[i]] & 1))
 				continue;
 			if (k++ == (nd - 1) / 2)
 				m = ep->ts[i];
@@ -435,11 +464,12 @@ void ana_join(struct ana *a)
 		mid = m;
 		size_t n = 0;
 		for (size_t i = 0; i < ep->norder; i++)
-			if (a->files[ep->order[i]].visits == nep)
+			if (ds[ep->order[i]] & 2)
 				ep->order[n++] = a->files[ep->order[i]].name_rank;
 		ep->norder = n;
 		ep->order_rand = ana_order_randomness(ep->order, ep->norder, &ep->order_tau);
 	}
+	free(ds);
 
 	/* checkpoints: per-file write bursts merged when they overlap in time */
 	if (a->sys.nbursts)
@@ -524,21 +554,8 @@ size_t ana_epoch_count(const struct ana *a)
 
 uint32_t ana_mmap_dataset(const struct ana *a, uint64_t *bytes)
 {
-	size_t nep = ana_epoch_count(a);
-	uint64_t read = 0, best = 0;
-	uint32_t bi = ANA_NONE;
-	for (size_t e = 0; e < nep; e++)
-		read += a->sys.epochs[e].bytes;
-	for (size_t i = 0; i < a->nfiles; i++) {
-		const struct ana_file *f = &a->files[i];
-		uint64_t b = f->pages_mapped * a->page_size;
-		if (f->shared_map && !f->not_regular && b > read && b > best) {
-			best = b;
-			bi = (uint32_t)i;
-		}
-	}
-	*bytes = best;
-	return bi;
+	*bytes = a->mmap_bytes;
+	return a->mmap_file;
 }
 
 int ana_stream_class(const struct ana_stream *s)

@@ -23,7 +23,7 @@
 
 static uint32_t file_new(struct ana *a)
 {
-	ANA_VEC_GROW(a->files, a->capfiles, a->nfiles);
+	ANA_VEC_GROW_LINES(a->files, a->capfiles, a->nfiles);
 	ANA_VEC_CLEAR(a->files, a->nfiles, a->nfiles);
 	return (uint32_t)a->nfiles++;
 }
@@ -422,10 +422,8 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 				__builtin_prefetch(&a->fid_idx.v[e0[i + 32].file_id]);
 			if (i + 16 < n && opens_known_file(cls, &e0[i + 16])) {
 				uint32_t v = ana_file_by_id(a, e0[i + 16].file_id);
-				if (v != ANA_NONE) {	/* both cache lines */
+				if (v != ANA_NONE)	/* its first line: see struct ana_file */
 					__builtin_prefetch(&a->files[v], 1);
-					__builtin_prefetch((char *)&a->files[v] + 64, 1);
-				}
 			}
 			if (a->o.has_pid) {
 				if (!have_pid || e->pid != last_pid) {

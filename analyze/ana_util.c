@@ -54,6 +54,18 @@ void *ana_xcalloc(size_t n, size_t sz)
 	return q;
 }
 
+void *ana_xrealloc_lines(void *p, size_t old_n, size_t n)
+{
+	n = (n + 63) & ~(size_t)63;
+	void *q = fail_now() ? NULL : aligned_alloc(64, n ? n : 64);
+	if (!q)
+		oom(n);
+	if (p)
+		memcpy(q, p, old_n < n ? old_n : n);
+	free(p);
+	return q;
+}
+
 char *ana_xstrdup(const char *s)
 {
 	size_t n = strlen(s) + 1;

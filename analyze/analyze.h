@@ -61,6 +61,17 @@ extern size_t ana_oom_after;
 		(cap) = nc_;						\
 	}								\
 } while (0)
+/* The same for a vector of 64-byte elements kept on cache-line bounds. */
+void *ana_xrealloc_lines(void *p, size_t old_n, size_t n);
+#define ANA_VEC_GROW_LINES(ptr, cap, i) do {				\
+	if ((size_t)(i) >= (cap)) {					\
+		size_t nc_ = (cap) ? (cap) : 16;			\
+		while (nc_ <= (size_t)(i)) nc_ *= 2;			\
+		(ptr) = ana_xrealloc_lines((ptr), (cap) * sizeof(*(ptr)),	\
+					   nc_ * sizeof(*(ptr)));	\
+		(cap) = nc_;						\
+	}								\
+} while (0)
 /* Zero elements [from, to] (inclusive) of a vector. */
 #define ANA_VEC_CLEAR(ptr, from, to) \
 	memset((ptr) + (from), 0, ((size_t)(to) - (size_t)(from) + 1) * sizeof(*(ptr)))
@@ -258,24 +269,28 @@ struct ana_proc {
 	uint8_t has_cpu_u, has_cpu_s;
 };
 
-/* One per file: 136 bytes, the analyzer's biggest per-file cost. */
+/* One per file: 128 bytes, the analyzer's biggest per-file cost, in two
+ * cache lines (files[] is line-aligned): the first holds all that the
+ * syscall pass touches on a read or a write, so a visit misses once. */
 struct ana_file {
-	char *path;	  /* NULL = unknown (see ana_file_label) */
-	uint64_t file_id, dev, inode, size;
+	uint64_t file_id;
 	/* syscall pass */
 	uint64_t opens, read_ops, read_bytes, write_ops, write_bytes;
+	uint32_t visits;
+	uint32_t wb;	  /* 1 + index of its write burst in sys.wbs, 0 = none */
+	uint8_t not_regular;	/* its mode says pipe, socket, device, ... */
+	uint8_t from_table;	/* listed in the file table */
+	uint8_t has_cache;
+	uint8_t shared_map;	/* mapped shared and readable, not executable */
+	uint32_t name_rank;
+	/* second line */
+	char *path;	  /* NULL = unknown (see ana_file_label) */
+	uint64_t dev, inode, size;
 	uint64_t rd_pairs, rd_nonconsec;	/* folded streams */
 	/* cache pass (joined) */
 	uint64_t pages_accessed, pages_missed;
-	uint32_t name_rank;
-	uint32_t visits;
-	uint32_t wb;	  /* 1 + index of its write burst in sys.wbs, 0 = none */
-	uint8_t from_table;	/* listed in the file table */
-	uint8_t not_regular;	/* its mode says pipe, socket, device, ... */
-	uint8_t has_cache;
-	uint8_t shared_map;	/* mapped shared and readable, not executable */
-	uint64_t pages_mapped;	/* cache pass (joined): pages reached by faults */
 };
+_Static_assert(sizeof(struct ana_file) == 128, "two cache lines");
 
 /* The current write burst of a file (checkpoint detection). */
 struct ana_wburst {
@@ -448,6 +463,8 @@ struct ana {
 	struct ana_bucket *tl; size_t ntl;
 	struct ana_ckpt *ckpts; size_t nckpts;
 	int have[TAPE_TABLE_MAX];	/* table has events in the window */
+	uint32_t mmap_file;		/* see ana_mmap_dataset */
+	uint64_t mmap_bytes;
 	/* a damaged block ended the table's pass early: -errno and where */
 	int damage[TAPE_TABLE_MAX];
 	char *damage_detail[TAPE_TABLE_MAX];
