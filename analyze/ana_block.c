@@ -27,7 +27,7 @@ static struct ana_dev *dev_get(struct ana_blk *b, uint64_t dev)
 	return &b->d[b->nd++];
 }
 
-static struct ana_bucket *bucket_at(struct ana *a, size_t k)
+static inline struct ana_bucket *bucket_at(struct ana *a, size_t k)
 {
 	if (k >= a->ntl_blk) {
 		ANA_VEC_GROW(a->tl_blk, a->captl_blk, k);

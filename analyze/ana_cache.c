@@ -77,7 +77,7 @@ static struct ana_cfile *cfile_get(struct ana *a, struct ana_cache *c,
 	return &c->f[*v];
 }
 
-static struct ana_bucket *bucket(struct ana *a, uint64_t ts)
+static inline struct ana_bucket *bucket(struct ana *a, uint64_t ts)
 {
 	size_t b = ana_bucket_index(a, &a->cache.bkc, ts);
 	if (b >= a->ntl_cache) {

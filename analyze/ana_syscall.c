@@ -211,7 +211,7 @@ void ana_stream_fold(struct ana *a, struct ana_stream *st)
 	st->has_stride = 0;
 }
 
-static struct ana_bucket *bucket(struct ana *a, uint64_t ts)
+static inline struct ana_bucket *bucket(struct ana *a, uint64_t ts)
 {
 	struct ana_sys *s = &a->sys;
 	if (ts >= s->bk_lo && ts < s->bk_hi)

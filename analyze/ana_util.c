@@ -325,29 +325,19 @@ static uint32_t iv_lower(const struct ana_ival *iv, uint32_t n, uint64_t s)
 	return lo;
 }
 
-int ana_ivset_add(struct ana_ivset *set, uint64_t s, uint64_t e, uint32_t max,
-		  int64_t *dn)
+int ana_ivset_add_slow(struct ana_ivset *set, uint64_t s, uint64_t e, uint32_t max,
+		       int64_t *dn)
 {
 	*dn = 0;
 	if (s >= e)
 		return 0;
-	if (!set->cap) {	/* the common cases, inline: no search, no move */
-		struct ana_ival *o = &set->one;
-		if (!set->n) {
-			if (!max)
-				return -1;
-			*o = (struct ana_ival){ s, e };
-			set->n = 1;
-			*dn = 1;
-			return 0;
-		}
-		if (o->e >= s && o->s <= e) {
-			if (s < o->s)
-				o->s = s;
-			if (e > o->e)
-				o->e = e;
-			return 0;
-		}
+	if (!set->cap && !set->n) {
+		if (!max)
+			return -1;
+		set->one = (struct ana_ival){ s, e };
+		set->n = 1;
+		*dn = 1;
+		return 0;
 	}
 	struct ana_ival *iv = ivs(set);
 	uint32_t i = iv_lower(iv, set->n, s), j = i;
@@ -374,29 +364,11 @@ int ana_ivset_add(struct ana_ivset *set, uint64_t s, uint64_t e, uint32_t max,
 	return 0;
 }
 
-uint64_t ana_ivset_take(struct ana_ivset *set, uint64_t s, uint64_t e, int64_t *dn)
+uint64_t ana_ivset_take_slow(struct ana_ivset *set, uint64_t s, uint64_t e, int64_t *dn)
 {
 	*dn = 0;
 	if (s >= e || !set->n)
 		return 0;
-	if (!set->cap) {	/* one interval, inline */
-		struct ana_ival *o = &set->one;
-		if (o->e <= s || o->s >= e)
-			return 0;
-		uint64_t a = o->s > s ? o->s : s, b = o->e < e ? o->e : e;
-		int left = o->s < s, right = o->e > e;
-		if (!left || !right) {	/* else it splits: below */
-			if (left)
-				o->e = s;
-			else if (right)
-				o->s = e;
-			else {
-				set->n = 0;
-				*dn = -1;
-			}
-			return b - a;
-		}
-	}
 	struct ana_ival *iv = ivs(set);
 	uint32_t i = iv_lower(iv, set->n, s + 1);	/* first with iv.e > s */
 	uint32_t j = i;

@@ -213,10 +213,60 @@ struct ana_ivset {
 };
 /* Add [s, e); *dn gets the change in interval count.  Returns -1 (set
  * unchanged) when it would need a new interval beyond max, else 0. */
-int ana_ivset_add(struct ana_ivset *set, uint64_t s, uint64_t e, uint32_t max,
-		  int64_t *dn);
+int ana_ivset_add_slow(struct ana_ivset *set, uint64_t s, uint64_t e, uint32_t max,
+		       int64_t *dn);
+static inline int ana_ivset_add(struct ana_ivset *set, uint64_t s, uint64_t e, uint32_t max,
+				int64_t *dn)
+{
+	/* the common cases inline: an empty set, or one interval that [s, e)
+	 * touches (sequential readahead) */
+	if (!set->cap && s < e && max) {
+		struct ana_ival *o = &set->one;
+		if (!set->n) {
+			*o = (struct ana_ival){ s, e };
+			set->n = 1;
+			*dn = 1;
+			return 0;
+		}
+		if (o->e >= s && o->s <= e) {
+			if (s < o->s)
+				o->s = s;
+			if (e > o->e)
+				o->e = e;
+			*dn = 0;
+			return 0;
+		}
+	}
+	return ana_ivset_add_slow(set, s, e, max, dn);
+}
 /* Remove [s, e); returns the number of pages that were in the set; *dn as above. */
-uint64_t ana_ivset_take(struct ana_ivset *set, uint64_t s, uint64_t e, int64_t *dn);
+uint64_t ana_ivset_take_slow(struct ana_ivset *set, uint64_t s, uint64_t e, int64_t *dn);
+static inline uint64_t ana_ivset_take(struct ana_ivset *set, uint64_t s, uint64_t e,
+				      int64_t *dn)
+{
+	*dn = 0;
+	if (!set->n || s >= e)
+		return 0;
+	if (!set->cap) {	/* one interval, inline, unless [s, e) splits it */
+		struct ana_ival *o = &set->one;
+		if (o->e <= s || o->s >= e)
+			return 0;
+		uint64_t a = o->s > s ? o->s : s, b = o->e < e ? o->e : e;
+		int left = o->s < s, right = o->e > e;
+		if (!left || !right) {
+			if (left)
+				o->e = s;
+			else if (right)
+				o->s = e;
+			else {
+				set->n = 0;
+				*dn = -1;
+			}
+			return b - a;
+		}
+	}
+	return ana_ivset_take_slow(set, s, e, dn);
+}
 uint64_t ana_ivset_pages(const struct ana_ivset *set);
 void ana_ivset_release(struct ana_ivset *set);
 
