@@ -450,14 +450,15 @@ void ana_join(struct ana *a)
 		size_t nd = 0, k = 0;
 		for (size_t i = 0; i < ep->norder; i++)
 			nd += ds[ep->order[i]] & 1;
-		uint64_t start = UINT64_MAX, m = ep->start_ns;
-		for (size_t i = 0; i < ep->norder; i++) {
+		uint64_t start = UINT64_MAX, m = ep->start_ns, ts = 0;
+		for (size_t i = 0, j = 0; i < ep->norder; i++) {
+			ts = ep->dts[i] == ANA_TS_FAR ? ep->far[j++] : ts + (int64_t)ep->dts[i];
 			if (!(ds[ep->order[i]] & 1))
 				continue;
 			if (k++ == (nd - 1) / 2)
-				m = ep->ts[i];
-			if (e && start == UINT64_MAX && ep->ts[i] >= mid)
-				start = ep->ts[i];
+				m = ts;
+			if (e && start == UINT64_MAX && ts >= mid)
+				start = ts;
 		}
 		if (e && start != UINT64_MAX && start > ep->start_ns)
 			ep->start_ns = start < ep->end_ns ? start : ep->end_ns;
@@ -598,7 +599,8 @@ void ana_release(struct ana *a)
 		ana_lat_release(&a->sys.lat[op]);
 	for (size_t e = 0; e < a->sys.nepochs; e++) {
 		free(a->sys.epochs[e].order);
-		free(a->sys.epochs[e].ts);
+		free(a->sys.epochs[e].dts);
+		free(a->sys.epochs[e].far);
 	}
 	free(a->sys.epochs);
 	free(a->sys.bursts);

@@ -263,11 +263,19 @@ static void epoch_visit(struct ana_sys *s, uint32_t k, uint32_t file, uint64_t t
 	if (ts < ep->start_ns)
 		ep->start_ns = ts;
 	if (ep->norder == ep->cap) {
-		ep->cap = ep->cap ? ep->cap * 2 : 64;
-		ep->order = ana_xrealloc(ep->order, ep->cap * sizeof(*ep->order));
-		ep->ts = ana_xrealloc(ep->ts, ep->cap * sizeof(*ep->ts));
+		size_t nc = ep->cap ? ep->cap * 2 : 64;
+		ep->order = ana_xrealloc(ep->order, nc * sizeof(*ep->order));
+		ep->dts = ana_xrealloc(ep->dts, nc * sizeof(*ep->dts));
+		ep->cap = nc;
 	}
-	ep->ts[ep->norder] = ts;
+	int64_t d = (int64_t)(ts - ep->last_ts);
+	if (!ep->norder || d <= INT32_MIN || d > INT32_MAX) {	/* the first is far */
+		ANA_VEC_GROW(ep->far, ep->capfar, ep->nfar);
+		ep->far[ep->nfar++] = ts;
+		d = ANA_TS_FAR;
+	}
+	ep->last_ts = ts;
+	ep->dts[ep->norder] = (int32_t)d;
 	ep->order[ep->norder++] = file;
 }
 

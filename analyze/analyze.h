@@ -11,7 +11,7 @@
  * results are joined afterwards (ana_join) and printed (ana_report_*).
  *
  * Memory invariant: state grows with files, processes, threads, (pid, fd)
- * pairs, (thread, fd) streams, devices, file visits (12 bytes each, for
+ * pairs, (thread, fd) streams, devices, file visits (8 bytes each, for
  * the epochs' orders and starts), checkpoints and seconds of trace time, never with
  * events; the one exception, exact latency samples, is capped (see struct
  * ana_lat).
@@ -28,6 +28,7 @@
 #include "tape.h"
 
 #define ANA_NONE UINT32_MAX
+#define ANA_TS_FAR INT32_MIN
 
 /* ------------------------------------------------------------ utilities */
 
@@ -381,8 +382,12 @@ struct ana_thread {
 struct ana_epoch {
 	uint64_t start_ns, end_ns, bytes, files, reads;
 	uint32_t *order;	/* files (then name ranks) in visit order */
-	uint64_t *ts;		/* start of each visit */
-	size_t norder, cap;
+	/* start of each visit: ns after the previous one (visits come in
+	 * time order but for threads' skew), ANA_TS_FAR for one too far,
+	 * whose start is the next value of far[] */
+	int32_t *dts;
+	uint64_t *far, last_ts;
+	size_t norder, cap, nfar, capfar;
 	double order_rand, order_tau;	/* of order, set by ana_join */
 };
 
