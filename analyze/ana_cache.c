@@ -53,7 +53,7 @@ static struct ana_cfile *cfile_get(struct ana *a, struct ana_cache *c,
 	c->last_b = kb;
 	c->last = *v == ANA_NONE ? (uint32_t)c->nf : *v;
 	if (*v == ANA_NONE) {
-		ANA_VEC_GROW(c->f, c->capf, c->nf);
+		ANA_VEC_GROW_LINES(c->f, c->capf, c->nf);
 		ANA_VEC_CLEAR(c->f, c->nf, c->nf);
 		*v = (uint32_t)c->nf++;
 		struct ana_cfile *f = &c->f[*v];

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "analyze.h"
 
 static __thread jmp_buf *oom_jb;
@@ -56,10 +57,13 @@ void *ana_xcalloc(size_t n, size_t sz)
 
 void *ana_xrealloc_lines(void *p, size_t old_n, size_t n)
 {
-	n = (n + 63) & ~(size_t)63;
-	void *q = fail_now() ? NULL : aligned_alloc(64, n ? n : 64);
+	size_t al = n >= (1u << 20) ? (2u << 20) : 64;	/* big: on huge pages */
+	n = (n + al - 1) & ~(al - 1);
+	void *q = fail_now() ? NULL : aligned_alloc(al, n ? n : 64);
 	if (!q)
 		oom(n);
+	if (al > 64)
+		madvise(q, n, MADV_HUGEPAGE);
 	if (p)
 		memcpy(q, p, old_n < n ? old_n : n);
 	free(p);

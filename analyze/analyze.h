@@ -62,7 +62,9 @@ extern size_t ana_oom_after;
 		(cap) = nc_;						\
 	}								\
 } while (0)
-/* The same for a vector of 64-byte elements kept on cache-line bounds. */
+/* The same for a vector kept on cache-line bounds (files[], the cache
+ * pass's files): from 1 MiB on, on transparent huge pages, whose TLB
+ * entries cover what the per-file state's random accesses reach. */
 void *ana_xrealloc_lines(void *p, size_t old_n, size_t n);
 #define ANA_VEC_GROW_LINES(ptr, cap, i) do {				\
 	if ((size_t)(i) >= (cap)) {					\
