@@ -435,18 +435,19 @@ void ana_join(struct ana *a)
 	 * there are epochs (start-up files, read once, and files re-read by
 	 * every worker, read more often, drop out once there are 2 epochs) */
 	size_t nep = ana_epoch_count(a);
-	/* per file: 1 visited in every counted pass (data set, for the
-	 * starts), 2 as many times as there are passes (for the orders) */
+	/* per file: 1 read in more than one pass (for the starts), 2 as
+	 * many times as there are passes (the data set, for the orders) */
 	uint8_t *ds = ana_xrealloc(NULL, a->nfiles + 1);
 	for (size_t i = 0; i < a->nfiles; i++)
-		ds[i] = (a->files[i].visits >= nep) | (a->files[i].visits == nep) << 1;
+		ds[i] = (a->files[i].visits >= 2) | (a->files[i].visits == nep) << 1;
 	uint64_t mid = 0;	/* the previous pass's middle data-set visit */
 	for (size_t e = 0; e < nep; e++) {	/* partial passes are not shown */
 		struct ana_epoch *ep = &a->sys.epochs[e];
-		/* A later pass starts with its first data-set visit (a file
-		 * visited in every pass) after the middle one of the pass
-		 * before: files read twice at start-up are no start of
-		 * epoch 1. */
+		/* A later pass starts with its first visit of a file read in
+		 * more than one pass after the middle such visit of the pass
+		 * before: files read twice at start-up are no start of epoch
+		 * 1 (the last counted pass may miss some of the data set:
+		 * not "read in every pass") */
 		size_t nd = 0, k = 0;
 		for (size_t i = 0; i < ep->norder; i++)
 			nd += ds[ep->order[i]] & 1;
