@@ -21,9 +21,8 @@
 
 #define ANA_CACHE_MAX_IVALS (1u << 16)
 #define ANA_CACHE_MAX_IVALS_ALL (2u << 20)
-#define PF_IDX 32	/* prefetch distances in events (PF_FILE a power of 2) */
+#define PF_IDX 32	/* prefetch distances in events */
 #define PF_FILE 16
-#define PF_SET 8
 
 /* Does f have the key of e (see cfile_get)? */
 static inline int cfile_is(const struct ana_cfile *f, const struct tape_cache *e)
@@ -115,28 +114,21 @@ int ana_pass_cache(struct ana *a, tape_reader *r)
 		return err;
 	const void *evs;
 	size_t n;
-	uint32_t ring[PF_FILE];	/* f[] index of events i .. i + PF_FILE - 1 */
 	while ((err = tape_cursor_next_block(cur, &evs, &n)) > 0) {
-		for (int k = 0; k < PF_FILE; k++)
-			ring[k] = ANA_NONE;
 		const struct tape_cache *e0 = evs, *e = e0;
 		for (size_t i = 0; i < n; i++, e++) {
 			/* hide the per-file cache misses (the decoder's output
 			 * sweeps the caches between blocks): the index entry
-			 * PF_IDX events ahead, the file PF_FILE ahead, its
-			 * pending set PF_SET ahead (each read of the stage
-			 * before was prefetched some events ago) */
+			 * PF_IDX events ahead, the file PF_FILE ahead (the read
+			 * of its index entry was prefetched before) */
 			if (i + PF_IDX < n && e0[i + PF_IDX].file_id < c->fidx.n)
 				__builtin_prefetch(&c->fidx.v[e0[i + PF_IDX].file_id]);
-			uint32_t *slot = &ring[i & (PF_FILE - 1)];
-			*slot = ANA_NONE;
 			if (i + PF_FILE < n) {
 				uint32_t v = ana_idx_get(&c->fidx, e0[i + PF_FILE].file_id);
 				if (v != ANA_NONE) {
-					/* 96 bytes: both of its cache lines */
+					/* 112 bytes: both of its cache lines */
 					__builtin_prefetch(&c->f[v], 1);
 					__builtin_prefetch((char *)&c->f[v] + 64, 1);
-					*slot = v;
 				}
 			}
 			/* evictions are done by whoever reclaims: never filtered */
