@@ -324,11 +324,13 @@ struct ana_proc {
 
 /* One per file: 128 bytes, the analyzer's biggest per-file cost, in two
  * cache lines (files[] is line-aligned): the first holds all that the
- * syscall pass touches on a read or a write, so a visit misses once. */
+ * syscall pass touches on an open and a read and when it folds a stream,
+ * so a visit misses once (writes, rarer, touch the second). */
 struct ana_file {
 	uint64_t file_id;
 	/* syscall pass */
-	uint64_t opens, read_ops, read_bytes, write_ops, write_bytes;
+	uint64_t opens, read_ops, read_bytes;
+	uint64_t rd_pairs, rd_nonconsec;	/* folded streams */
 	uint32_t visits;
 	uint32_t wb;	  /* 1 + index of its write burst in sys.wbs, 0 = none */
 	uint8_t not_regular;	/* its mode says pipe, socket, device, ... */
@@ -339,7 +341,7 @@ struct ana_file {
 	/* second line */
 	char *path;	  /* NULL = unknown (see ana_file_label) */
 	uint64_t dev, inode, size;
-	uint64_t rd_pairs, rd_nonconsec;	/* folded streams */
+	uint64_t write_ops, write_bytes;
 	/* cache pass (joined) */
 	uint64_t pages_accessed, pages_missed;
 };
