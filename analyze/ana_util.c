@@ -215,32 +215,35 @@ void ana_lat_add_slow(struct ana_lat *l, uint64_t v, size_t *budget)
 	l->v[l->n++] = v;
 }
 
-/* LSD radix sort, 16-bit digits, skipping digits all values share. */
+/* LSD radix sort, 11-bit digits (the counts stay in the L1 cache),
+ * skipping digits all values share. */
+#define RADIX_BITS 11
+#define RADIX_N (1u << RADIX_BITS)
 static void radix_u64(uint64_t *v, size_t n)
 {
 	if (n < 2)
 		return;
 	uint64_t *tmp = ana_xrealloc(NULL, n * sizeof(*tmp)), *src = v, *dst = tmp;
-	size_t *cnt = ana_xrealloc(NULL, 65536 * sizeof(*cnt));
+	size_t cnt[RADIX_N];
 	uint64_t all_or = 0, all_and = ~0ull;
 	for (size_t i = 0; i < n; i++) {
 		all_or |= v[i];
 		all_and &= v[i];
 	}
-	for (unsigned sh = 0; sh < 64; sh += 16) {
-		if ((((all_or ^ all_and) >> sh) & 0xffff) == 0)
+	for (unsigned sh = 0; sh < 64; sh += RADIX_BITS) {
+		if ((((all_or ^ all_and) >> sh) & (RADIX_N - 1)) == 0)
 			continue;	/* every value has the same digit here */
-		memset(cnt, 0, 65536 * sizeof(*cnt));
+		memset(cnt, 0, sizeof(cnt));
 		for (size_t i = 0; i < n; i++)
-			cnt[(src[i] >> sh) & 0xffff]++;
+			cnt[(src[i] >> sh) & (RADIX_N - 1)]++;
 		size_t sum = 0;
-		for (size_t d = 0; d < 65536; d++) {
+		for (size_t d = 0; d < RADIX_N; d++) {
 			size_t c = cnt[d];
 			cnt[d] = sum;
 			sum += c;
 		}
 		for (size_t i = 0; i < n; i++)
-			dst[cnt[(src[i] >> sh) & 0xffff]++] = src[i];
+			dst[cnt[(src[i] >> sh) & (RADIX_N - 1)]++] = src[i];
 		uint64_t *t = src;
 		src = dst;
 		dst = t;
@@ -248,7 +251,6 @@ static void radix_u64(uint64_t *v, size_t n)
 	if (src != v)
 		memcpy(v, src, n * sizeof(*v));
 	free(tmp);
-	free(cnt);
 }
 
 void ana_lat_finish(struct ana_lat *l)
