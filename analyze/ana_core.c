@@ -2,12 +2,14 @@
 /*
  * ana_core.c - the analysis driver: opens the trace, fixes the time window,
  * runs the process and file passes (the lookup tables every other pass
- * reads), then the three event passes (cache and block on a second thread
- * when asked), then joins their results.
+ * reads) and the sample pass, then the three event passes (cache and block
+ * on a second thread when asked), then joins their results.  Out of memory
+ * anywhere in there, ana_run returns -ENOMEM (ana_oom_catch).
  *
- * Invariant: after ana_pass_file returns and until ana_join, only the
- * syscall pass changes files[]/procs[] (it adds files the file table did
- * not list); the cache and block passes never touch them.
+ * Invariant: after the sample pass returns and until ana_join, only the
+ * syscall pass changes files[]/procs[]/fid_idx (it adds files the file
+ * table did not list); the cache and block passes never touch them (the
+ * cache pass reads the frozen devino_map and table_size).
  */
 #include <errno.h>
 #include <math.h>

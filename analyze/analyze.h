@@ -3,18 +3,18 @@
  * analyze.h - state shared by the engines of `iotape analyze`.
  *
  * The analysis streams over each table once, block by block
- * (tape_cursor_next_block), in this order: process, file, then syscall,
- * cache and block.  The three event passes are independent: each owns its
- * state (struct ana_sys, ana_cache, ana_blk) and reads only what the
- * process and file passes built (frozen before they start), so cache and
+ * (tape_cursor_next_block), in this order: process, file, sample, then
+ * syscall, cache and block.  The three event passes are independent: each
+ * owns its state (struct ana_sys, ana_cache, ana_blk) and reads only what
+ * the process and file passes built (frozen before they start), so cache and
  * block can run on a second thread while syscall runs on the first.  The
  * results are joined afterwards (ana_join) and printed (ana_report_*).
  *
  * Memory invariant: state grows with files, processes, threads, (pid, fd)
- * pairs, (thread, fd) streams, devices, file visits (8 bytes each, for
- * the epochs' orders and starts), checkpoints and seconds of trace time, never with
- * events; the one exception, exact latency samples, is capped (see struct
- * ana_lat).
+ * pairs, (thread, fd) streams, devices, checkpoints and seconds of trace
+ * time, never with events; the exceptions: file visits (8 bytes each, for
+ * the epochs' orders and starts), which grow with the job's length, and
+ * exact latency samples, capped (see struct ana_lat).
  *
  * Every definition of a metric lives in man/iotape-analyze.1; the code
  * comments point there rather than repeating it.
