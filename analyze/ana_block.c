@@ -27,7 +27,7 @@ static struct ana_dev *dev_get(struct ana_blk *b, uint64_t dev)
 	return &b->d[b->nd++];
 }
 
-static struct ana_bucket *bucket_at(struct ana *a, size_t k)
+static inline struct ana_bucket *bucket_at(struct ana *a, size_t k)
 {
 	if (k >= a->ntl_blk) {
 		ANA_VEC_GROW(a->tl_blk, a->captl_blk, k);
@@ -46,6 +46,10 @@ static void add_busy(struct ana *a, uint64_t s, uint64_t e)
 		return;
 	uint64_t bn = a->bucket_ns;
 	struct ana_bkc *c = &a->blk.bkc_busy;
+	if (s >= c->lo && e <= c->hi && c->i < a->ntl_blk) {	/* within one bucket */
+		a->tl_blk[c->i].blk_busy_ns += e - s;
+		return;
+	}
 	size_t k = ana_bucket_index(a, c, s);
 	size_t last = e - 1 < c->hi ? k : (e - 1 - a->t0) / bn;
 	if (last - k > 1000000)	/* a bogus hour-long request: clip */
@@ -79,9 +83,9 @@ int ana_pass_block(struct ana *a, tape_reader *r)
 			if (e->error)
 				b->errors++;
 			size_t k = ana_bucket_index(a, &b->bkc, e->ts_ns);
-			struct ana_bucket *bk = bucket_at(a, k);
-			bk->blk_reqs++;
+			bucket_at(a, k)->blk_reqs++;
 			add_busy(a, e->ts_ns, e->ts_ns + e->dur_ns);
+			struct ana_bucket *bk = &a->tl_blk[k];	/* add_busy may move it */
 			b->busy_ns += e->dur_ns;
 			ana_lat_add(&b->lat, e->dur_ns, &b->lat_budget);
 			if (!e->bytes || (e->flags & TAPE_BLK_DISCARD) ||
@@ -102,13 +106,13 @@ int ana_pass_block(struct ana *a, tape_reader *r)
 				d->write_bytes += e->bytes;
 				b->wr_hist[ana_sz_bucket(e->bytes)]++;
 				ana_lat_add(&b->wlat, e->dur_ns, &b->lat_budget);
-				bucket_at(a, k)->blk_write_bytes += e->bytes;
+				bk->blk_write_bytes += e->bytes;
 			} else {
 				d->read_ops++;
 				d->read_bytes += e->bytes;
 				b->rd_hist[ana_sz_bucket(e->bytes)]++;
 				ana_lat_add(&b->rlat, e->dur_ns, &b->lat_budget);
-				bucket_at(a, k)->blk_read_bytes += e->bytes;
+				bk->blk_read_bytes += e->bytes;
 			}
 		}
 	}

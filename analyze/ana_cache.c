@@ -21,9 +21,25 @@
 
 #define ANA_CACHE_MAX_IVALS (1u << 16)
 #define ANA_CACHE_MAX_IVALS_ALL (2u << 20)
+#define PF_IDX 32	/* prefetch distances in events */
+#define PF_FILE 16
 
-static struct ana_cfile *cfile_get(struct ana_cache *c, const struct tape_cache *e)
+/* Does f have the key of e (see cfile_get)? */
+static inline int cfile_is(const struct ana_cfile *f, const struct tape_cache *e)
 {
+	if (e->inode)
+		return f->inode == e->inode && f->dev == e->dev;
+	return !f->inode && f->file_id == e->file_id;
+}
+
+/* The state of e's file: keyed by (dev, inode), else by file id.  The
+ * dense index by file id finds it without hashing; the key decides. */
+static struct ana_cfile *cfile_get(struct ana *a, struct ana_cache *c,
+				   const struct tape_cache *e)
+{
+	uint32_t k = ana_idx_get(&c->fidx, e->file_id);
+	if (k != ANA_NONE && cfile_is(&c->f[k], e))
+		return &c->f[k];
 	uint64_t ka = e->dev, kb = e->inode;
 	if (!e->inode) {	/* no inode: fall back on the file id */
 		ka = (1ull << 63) | e->file_id;
@@ -36,20 +52,31 @@ static struct ana_cfile *cfile_get(struct ana_cache *c, const struct tape_cache 
 	c->last_b = kb;
 	c->last = *v == ANA_NONE ? (uint32_t)c->nf : *v;
 	if (*v == ANA_NONE) {
-		ANA_VEC_GROW(c->f, c->capf, c->nf);
+		ANA_VEC_GROW_LINES(c->f, c->capf, c->nf);
 		ANA_VEC_CLEAR(c->f, c->nf, c->nf);
 		*v = (uint32_t)c->nf++;
 		struct ana_cfile *f = &c->f[*v];
 		f->dev = e->dev;
 		f->inode = e->inode;
 		f->file_id = e->file_id;
+		/* its size in the file table (devino_map is frozen) */
+		uint32_t fi = ana_file_by_devino(a, e->dev, e->inode);
+		f->eof = fi < a->nfiles_table ? (a->table_size[fi] + a->page_size - 1) / a->page_size
+					      : UINT64_MAX;
 	} else if (!c->f[*v].file_id && e->file_id) {
 		c->f[*v].file_id = e->file_id;
+	}
+	if (e->file_id) {
+		/* nfiles_table, not nfiles: the syscall pass may be growing it */
+		uint32_t *x = ana_idx_put(&c->fidx, e->file_id,
+					  ANA_IDX_LIMIT(a->nfiles_table + c->nf));
+		if (x)
+			*x = *v;
 	}
 	return &c->f[*v];
 }
 
-static struct ana_bucket *bucket(struct ana *a, uint64_t ts)
+static inline struct ana_bucket *bucket(struct ana *a, uint64_t ts)
 {
 	size_t b = ana_bucket_index(a, &a->cache.bkc, ts);
 	if (b >= a->ntl_cache) {
@@ -87,64 +114,70 @@ int ana_pass_cache(struct ana *a, tape_reader *r)
 		return err;
 	const void *evs;
 	size_t n;
-	uint32_t ring[8];
 	while ((err = tape_cursor_next_block(cur, &evs, &n)) > 0) {
-		for (int k = 0; k < 8; k++)
-			ring[k] = ANA_NONE;
 		const struct tape_cache *e0 = evs, *e = e0;
 		for (size_t i = 0; i < n; i++, e++) {
-			/* hide the per-file cache misses: map slot 16 events
-			 * ahead, the file 8 ahead, its pending set 4 ahead */
-			if (i + 16 < n && e0[i + 16].inode)
-				ana_map_prefetch(&c->map, e0[i + 16].dev, e0[i + 16].inode);
-			ring[(i + 8) & 7] = ANA_NONE;
-			if (i + 8 < n && e0[i + 8].inode) {
-				uint32_t *v = ana_map_get(&c->map, e0[i + 8].dev, e0[i + 8].inode);
-				if (v) {
-					__builtin_prefetch(&c->f[*v], 1);
-					ring[(i + 8) & 7] = *v;
+			/* hide the per-file cache misses (the decoder's output
+			 * sweeps the caches between blocks): the index entry
+			 * PF_IDX events ahead, the file PF_FILE ahead (the read
+			 * of its index entry was prefetched before) */
+			if (i + PF_IDX < n && e0[i + PF_IDX].file_id < c->fidx.n)
+				__builtin_prefetch(&c->fidx.v[e0[i + PF_IDX].file_id]);
+			if (i + PF_FILE < n) {
+				uint32_t v = ana_idx_get(&c->fidx, e0[i + PF_FILE].file_id);
+				if (v != ANA_NONE) {
+					/* 112 bytes: both of its cache lines */
+					__builtin_prefetch(&c->f[v], 1);
+					__builtin_prefetch((char *)&c->f[v] + 64, 1);
 				}
 			}
-			uint32_t pv = ring[(i + 4) & 7];
-			if (pv != ANA_NONE && pv < c->nf && c->f[pv].pending.cap)
-				__builtin_prefetch(c->f[pv].pending.iv, 1);
 			/* evictions are done by whoever reclaims: never filtered */
 			if (a->o.has_pid && e->kind != TAPE_CACHE_EVICT &&
 			    !ana_pid_included(a, e->pid))
 				continue;
 			c->n_events++;
-			struct ana_cfile *f = cfile_get(c, e);
+			struct ana_cfile *f = cfile_get(a, c, e);
 			uint64_t s = e->index, end = e->index + e->count, miss;
+			/* pages an access or fault names past the end of the
+			 * file are none of its pages: the kernel reports the
+			 * range a read() asked for, not what it got */
+			uint64_t cs = s, ce = end;
+			if (ce > f->eof && e->kind != TAPE_CACHE_INSERT &&
+			    e->kind != TAPE_CACHE_EVICT) {
+				ce = f->eof;
+				cs = cs < ce ? cs : ce;
+			}
 			switch (e->kind) {
-			case TAPE_CACHE_ACCESS:
-				if (e->tid == f->last_tid && s > f->last_s && end == f->last_e) {
-					/* the kernel's read loop re-reports the rest of
-					 * the same read: count new misses only */
-					miss = take(c, f, s, end);
-				} else {
-					f->accessed += e->count;
-					c->accessed += e->count;
-					bucket(a, e->ts_ns)->pages_accessed += e->count;
-					miss = take(c, f, s, end);
+			case TAPE_CACHE_ACCESS: {
+				struct ana_bucket *b = bucket(a, e->ts_ns);
+				if (e->tid != f->last_tid || s <= f->last_s || end != f->last_e) {
+					/* (else the kernel's read loop re-reports the
+					 * rest of the same read: count new misses only) */
+					f->accessed += ce - cs;
+					c->accessed += ce - cs;
+					b->pages_accessed += ce - cs;
 				}
+				miss = take(c, f, cs, ce);
 				f->last_tid = e->tid;
 				f->last_s = s;
 				f->last_e = end;
 				f->missed += miss;
 				c->missed += miss;
-				bucket(a, e->ts_ns)->pages_missed += miss;
+				b->pages_missed += miss;
 				f->fault_tid = 0;
 				break;
+			}
 			case TAPE_CACHE_FAULT:
 			case TAPE_CACHE_MAP_PAGES:
-				f->accessed += e->count;
-				c->accessed += e->count;
-				miss = take(c, f, s, end);
+				f->accessed += ce - cs;
+				f->mapped += ce - cs;
+				c->accessed += ce - cs;
+				miss = take(c, f, cs, ce);
 				f->missed += miss;
 				c->missed += miss;
 				{
 					struct ana_bucket *b = bucket(a, e->ts_ns);
-					b->pages_accessed += e->count;
+					b->pages_accessed += ce - cs;
 					b->pages_missed += miss;
 				}
 				if (e->kind == TAPE_CACHE_FAULT && !miss) {
@@ -156,6 +189,8 @@ int ana_pass_cache(struct ana *a, tape_reader *r)
 				break;
 			case TAPE_CACHE_INSERT:
 				c->inserted += e->count;
+				if (end > f->eof)	/* the file grew (written) */
+					f->eof = end;
 				if (f->fault_tid && f->fault_tid == e->tid &&
 				    f->fault_idx >= s && f->fault_idx < end) {
 					f->missed++;

@@ -2,12 +2,14 @@
 /*
  * ana_core.c - the analysis driver: opens the trace, fixes the time window,
  * runs the process and file passes (the lookup tables every other pass
- * reads), then the three event passes (cache and block on a second thread
- * when asked), then joins their results.
+ * reads) and the sample pass, then the three event passes (cache and block
+ * on a second thread when asked), then joins their results.  Out of memory
+ * anywhere in there, ana_run returns -ENOMEM (ana_oom_catch).
  *
- * Invariant: after ana_pass_file returns and until ana_join, only the
- * syscall pass changes files[]/procs[] (it adds files the file table did
- * not list); the cache and block passes never touch them.
+ * Invariant: after the sample pass returns and until ana_join, only the
+ * syscall pass changes files[]/procs[]/fid_idx (it adds files the file
+ * table did not list); the cache and block passes never touch them (the
+ * cache pass reads the frozen devino_map and table_size).
  */
 #include <errno.h>
 #include <math.h>
@@ -112,10 +114,16 @@ uint32_t ana_file_by_devino(const struct ana *a, uint64_t dev, uint64_t ino)
 	return v ? *v : ANA_NONE;
 }
 
-uint32_t ana_file_by_id(const struct ana *a, uint64_t file_id)
+uint32_t *ana_file_id_slot(struct ana *a, uint64_t file_id)
 {
-	uint32_t *v = file_id ? ana_map_get(&a->fileid_map, file_id, 0) : NULL;
-	return v ? *v : ANA_NONE;
+	uint32_t *v;
+	if (file_id < a->fid_idx.n && a->fid_idx.v[file_id] != ANA_NONE)
+		return &a->fid_idx.v[file_id];
+	/* an id stored in the map before the dense index reached it */
+	if (a->fileid_map.n && (v = ana_map_get(&a->fileid_map, file_id, 0)))
+		return v;
+	v = ana_idx_put(&a->fid_idx, file_id, ANA_IDX_LIMIT(a->nfiles));
+	return v ? v : ana_map_put(&a->fileid_map, file_id, 0);
 }
 
 const char *ana_file_label(const struct ana_file *f, char *buf, size_t len)
@@ -145,10 +153,10 @@ int ana_pass_file(struct ana *a)
 	while ((err = tape_cursor_next_block(c, &evs, &n)) > 0) {
 		const struct tape_file *e = evs;
 		for (size_t i = 0; i < n; i++, e++) {
-			uint32_t *v = ana_map_put(&a->fileid_map, e->file_id, 0);
+			uint32_t *v = ana_file_id_slot(a, e->file_id);
 			if (*v == ANA_NONE) {
 				*v = (uint32_t)a->nfiles;
-				ANA_VEC_GROW(a->files, a->capfiles, a->nfiles);
+				ANA_VEC_GROW_LINES(a->files, a->capfiles, a->nfiles);
 				ANA_VEC_CLEAR(a->files, a->nfiles, a->nfiles);
 				a->nfiles++;
 			}
@@ -172,6 +180,11 @@ int ana_pass_file(struct ana *a)
 		ana_note_damage(a, TAPE_TABLE_FILE, err);
 	tape_cursor_free(c);
 	a->nfiles_table = a->nfiles;
+	/* the cache pass may run beside the syscall pass, which grows
+	 * files[]: it reads the sizes from this copy */
+	a->table_size = ana_xrealloc(NULL, (a->nfiles + 1) * sizeof(*a->table_size));
+	for (size_t i = 0; i < a->nfiles; i++)
+		a->table_size[i] = a->files[i].size;
 	return 0;
 }
 
@@ -185,23 +198,37 @@ struct side_job {
 static void *side_main(void *arg)
 {
 	struct side_job *j = arg;
-	tape_reader *r;
-	j->err = tape_reader_open(&r, j->a->path);
-	if (j->err)
+	tape_reader *volatile r = NULL;
+	jmp_buf jb;
+	if (setjmp(jb)) {	/* out of memory (the pass's cursor leaks) */
+		ana_oom_catch(NULL);
+		tape_reader_free(r);
+		j->err = -ENOMEM;
 		return NULL;
-	j->err = ana_pass_cache(j->a, r);
-	if (!j->err)
-		j->err = ana_pass_block(j->a, r);
-	tape_reader_free(r);
+	}
+	ana_oom_catch(&jb);
+	tape_reader *rr;
+	j->err = tape_reader_open(&rr, j->a->path);
+	if (!j->err) {
+		r = rr;
+		j->err = ana_pass_cache(j->a, r);
+		if (!j->err)
+			j->err = ana_pass_block(j->a, r);
+		tape_reader_free(r);
+	}
+	ana_oom_catch(NULL);
 	return NULL;
 }
 
 static const int event_tables[] = { TAPE_TABLE_SYSCALL, TAPE_TABLE_BLOCK,
 				    TAPE_TABLE_CACHE, TAPE_TABLE_SAMPLE };
 
+static int run_passes(struct ana *a);
+
 int ana_run(struct ana *a, const char *path, const struct ana_opts *o)
 {
 	memset(a, 0, sizeof(*a));
+	a->mmap_file = ANA_NONE;
 	a->o = *o;
 	a->path = path;
 	int err = tape_reader_open(&a->r, path);
@@ -209,6 +236,10 @@ int ana_run(struct ana *a, const char *path, const struct ana_opts *o)
 		return err;
 	for (int t = 1; t < TAPE_TABLE_MAX; t++)
 		tape_reader_table_stats(a->r, t, &a->st[t]);
+	const char *ps = tape_reader_meta(a->r, "page_size");
+	a->page_size = ps ? strtoull(ps, NULL, 10) : 0;
+	if (a->page_size < 512 || (a->page_size & (a->page_size - 1)))
+		a->page_size = 4096;
 
 	/* Trace start: the first event of an event table (process and file
 	 * rows carry start times that can predate the recording). */
@@ -234,31 +265,51 @@ int ana_run(struct ana *a, const char *path, const struct ana_opts *o)
 	for (int t = 1; t < TAPE_TABLE_MAX; t++)
 		a->have[t] = a->st[t].events > 0;
 
+	return run_passes(a);
+}
+
+/* The passes and the join, under this thread's out-of-memory catch point:
+ * -ENOMEM leaves a whose ana_release frees what was built (the cursor of
+ * the pass that failed leaks). */
+static int run_passes(struct ana *a)
+{
+	pthread_t th;
+	struct side_job j = { .a = a };
+	volatile int side = 0;
+	jmp_buf jb;
+	int err;
+
+	if (setjmp(jb)) {
+		ana_oom_catch(NULL);
+		if (side)
+			pthread_join(th, NULL);
+		return -ENOMEM;
+	}
+	ana_oom_catch(&jb);
 	if ((err = ana_pass_process(a)) || (err = ana_pass_file(a)))
-		return err;
+		goto out;
 	/* Decide --pid for every known process now: the passes only read. */
 	for (size_t i = 0; i < a->nprocs; i++)
 		ana_pid_included(a, a->procs[i].pid);
+	if ((err = ana_pass_sample(a)))
+		goto out;
 
-	if (a->o.threads > 1) {
-		pthread_t th;
-		struct side_job j = { .a = a };
-		if (pthread_create(&th, NULL, side_main, &j) == 0) {
-			err = ana_pass_syscall(a, a->r);
-			pthread_join(th, NULL);
-			if (!err)
-				err = j.err;
-			if (err)
-				return err;
-			ana_join(a);
-			return 0;
-		}
+	if (a->o.threads > 1 && pthread_create(&th, NULL, side_main, &j) == 0) {
+		side = 1;
+		err = ana_pass_syscall(a, a->r);
+		pthread_join(th, NULL);
+		side = 0;
+		if (!err)
+			err = j.err;
+	} else {
+		if (!(err = ana_pass_syscall(a, a->r)) && !(err = ana_pass_cache(a, a->r)))
+			err = ana_pass_block(a, a->r);
 	}
-	if ((err = ana_pass_syscall(a, a->r)) || (err = ana_pass_cache(a, a->r)) ||
-	    (err = ana_pass_block(a, a->r)))
-		return err;
-	ana_join(a);
-	return 0;
+	if (!err)
+		ana_join(a);
+out:
+	ana_oom_catch(NULL);
+	return err;
 }
 
 void ana_note_damage(struct ana *a, int table, int err)
@@ -315,7 +366,8 @@ void ana_join(struct ana *a)
 		}
 	}
 
-	/* cache results onto files */
+	/* cache results onto files; pages faulted in per file */
+	uint64_t *mapped = NULL;
 	for (size_t i = 0; i < a->cache.nf; i++) {
 		struct ana_cfile *cf = &a->cache.f[i];
 		uint32_t fi = ana_file_by_devino(a, cf->dev, cf->inode);
@@ -323,7 +375,7 @@ void ana_join(struct ana *a)
 			fi = ana_file_by_id(a, cf->file_id);
 		if (fi == ANA_NONE) {
 			fi = (uint32_t)a->nfiles;
-			ANA_VEC_GROW(a->files, a->capfiles, a->nfiles);
+			ANA_VEC_GROW_LINES(a->files, a->capfiles, a->nfiles);
 			ANA_VEC_CLEAR(a->files, a->nfiles, a->nfiles);
 			a->nfiles++;
 			a->files[fi].dev = cf->dev;
@@ -334,6 +386,11 @@ void ana_join(struct ana *a)
 		f->has_cache = 1;
 		f->pages_accessed += cf->accessed;
 		f->pages_missed += cf->missed;
+		if (cf->mapped && f->shared_map && !f->not_regular) {
+			if (!mapped)
+				mapped = ana_xcalloc(a->nfiles + a->cache.nf, sizeof(*mapped));
+			mapped[fi] += cf->mapped;
+		}
 	}
 
 	/* threads onto processes */
@@ -349,6 +406,24 @@ void ana_join(struct ana *a)
 		p->write_bytes += t->write_bytes;
 	}
 
+	/* a data set read through mmap: more bytes faulted in from one file
+	 * than the counted epochs read (iotape-analyze(1), Epochs) */
+	a->mmap_file = ANA_NONE;
+	a->mmap_bytes = 0;
+	if (mapped) {
+		uint64_t read = 0;
+		for (size_t e = 0, k = ana_epoch_count(a); e < k; e++)
+			read += a->sys.epochs[e].bytes;
+		for (size_t i = 0; i < a->nfiles; i++) {
+			uint64_t b = mapped[i] * a->page_size;
+			if (b > read && b > a->mmap_bytes) {
+				a->mmap_bytes = b;
+				a->mmap_file = (uint32_t)i;
+			}
+		}
+		free(mapped);
+	}
+
 	/* name ranks (natural order), then epochs' visit orders as ranks */
 	uint32_t *idx = ana_xrealloc(NULL, (a->nfiles + 1) * sizeof(*idx));
 	for (size_t i = 0; i < a->nfiles; i++)
@@ -362,15 +437,43 @@ void ana_join(struct ana *a)
 	 * there are epochs (start-up files, read once, and files re-read by
 	 * every worker, read more often, drop out once there are 2 epochs) */
 	size_t nep = ana_epoch_count(a);
-	for (size_t e = 0; e < a->sys.nepochs; e++) {
+	/* per file: 1 read in more than one pass (for the starts), 2 as
+	 * many times as there are passes (the data set, for the orders) */
+	uint8_t *ds = ana_xrealloc(NULL, a->nfiles + 1);
+	for (size_t i = 0; i < a->nfiles; i++)
+		ds[i] = (a->files[i].visits >= 2) | (a->files[i].visits == nep) << 1;
+	uint64_t mid = 0;	/* the previous pass's middle data-set visit */
+	for (size_t e = 0; e < nep; e++) {	/* partial passes are not shown */
 		struct ana_epoch *ep = &a->sys.epochs[e];
+		/* A later pass starts with its first visit of a file read in
+		 * more than one pass after the middle such visit of the pass
+		 * before: files read twice at start-up are no start of epoch
+		 * 1 (the last counted pass may miss some of the data set:
+		 * not "read in every pass") */
+		size_t nd = 0, k = 0;
+		for (size_t i = 0; i < ep->norder; i++)
+			nd += ds[ep->order[i]] & 1;
+		uint64_t start = UINT64_MAX, m = ep->start_ns, ts = 0;
+		for (size_t i = 0, j = 0; i < ep->norder; i++) {
+			ts = ep->dts[i] == ANA_TS_FAR ? ep->far[j++] : ts + (int64_t)ep->dts[i];
+			if (!(ds[ep->order[i]] & 1))
+				continue;
+			if (k++ == (nd - 1) / 2)
+				m = ts;
+			if (e && start == UINT64_MAX && ts >= mid)
+				start = ts;
+		}
+		if (e && start != UINT64_MAX && start > ep->start_ns)
+			ep->start_ns = start < ep->end_ns ? start : ep->end_ns;
+		mid = m;
 		size_t n = 0;
 		for (size_t i = 0; i < ep->norder; i++)
-			if (a->files[ep->order[i]].visits == nep)
+			if (ds[ep->order[i]] & 2)
 				ep->order[n++] = a->files[ep->order[i]].name_rank;
 		ep->norder = n;
 		ep->order_rand = ana_order_randomness(ep->order, ep->norder, &ep->order_tau);
 	}
+	free(ds);
 
 	/* checkpoints: per-file write bursts merged when they overlap in time */
 	if (a->sys.nbursts)
@@ -453,6 +556,12 @@ size_t ana_epoch_count(const struct ana *a)
 	return k;
 }
 
+uint32_t ana_mmap_dataset(const struct ana *a, uint64_t *bytes)
+{
+	*bytes = a->mmap_bytes;
+	return a->mmap_file;
+}
+
 int ana_stream_class(const struct ana_stream *s)
 {
 	if (!s->pairs)
@@ -477,8 +586,10 @@ void ana_release(struct ana *a)
 	for (size_t i = 0; i < a->nfiles; i++)
 		free(a->files[i].path);
 	free(a->files);
+	free(a->table_size);
 	ana_map_release(&a->procmap);
 	ana_map_release(&a->fileid_map);
+	ana_idx_release(&a->fid_idx);
 	ana_map_release(&a->devino_map);
 	ana_map_release(&a->path_map);
 	ana_map_release(&a->sys.fdmap);
@@ -489,16 +600,21 @@ void ana_release(struct ana *a)
 	free(a->sys.threads);
 	for (int op = 0; op < TAPE_OP_MAX; op++)
 		ana_lat_release(&a->sys.lat[op]);
-	for (size_t e = 0; e < a->sys.nepochs; e++)
+	for (size_t e = 0; e < a->sys.nepochs; e++) {
 		free(a->sys.epochs[e].order);
+		free(a->sys.epochs[e].dts);
+		free(a->sys.epochs[e].far);
+	}
 	free(a->sys.epochs);
 	free(a->sys.bursts);
 	free(a->sys.wbs);
 	ana_map_release(&a->cache.map);
+	ana_idx_release(&a->cache.fidx);
 	for (size_t i = 0; i < a->cache.nf; i++)
 		ana_ivset_release(&a->cache.f[i].pending);
 	free(a->cache.f);
 	free(a->blk.d);
+	free(a->res.d);
 	ana_lat_release(&a->blk.lat);
 	ana_lat_release(&a->blk.rlat);
 	ana_lat_release(&a->blk.wlat);

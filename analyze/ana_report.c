@@ -207,11 +207,38 @@ static void unavail(json_t *arr, const char *metric, const char *why)
 	json_array_append_new(arr, o);
 }
 
-static const char *const NO_SYS = "the trace has no syscall events";
-static const char *const NO_CACHE =
-	"the trace has no page-cache events (recorded without the cache layer)";
-static const char *const NO_BLK =
-	"the trace has no block events (recorded without the block layer)";
+/* Why a table's metrics are missing: the recorder's "layers" meta key
+ * tells a layer left out from one that saw nothing. */
+static const char *no_layer(const struct ana *a, int table)
+{
+	static char buf[TAPE_TABLE_MAX][160];
+	const char *what = table == TAPE_TABLE_SYSCALL ? "syscall" :
+			   table == TAPE_TABLE_CACHE ? "page-cache" :
+			   table == TAPE_TABLE_BLOCK ? "block" : "sample";
+	const char *layer = table == TAPE_TABLE_CACHE ? "cache" : what;
+	const char *layers = tape_reader_meta(a->r, "layers");
+	int on = 0;
+	if (layers) {	/* a comma-separated list */
+		size_t l = strlen(layer);
+		for (const char *p = layers; (p = strstr(p, layer)); p += l)
+			if ((p == layers || p[-1] == ',') && (p[l] == ',' || !p[l]))
+				on = 1;
+	}
+	if (!layers)
+		snprintf(buf[table], sizeof(buf[table]), "the trace has no %s events", what);
+	else if (on)
+		snprintf(buf[table], sizeof(buf[table]),
+			 "the trace has no %s events (the %s layer was recorded and saw none)",
+			 what, layer);
+	else
+		snprintf(buf[table], sizeof(buf[table]),
+			 "the trace has no %s events (recorded without the %s layer)", what, layer);
+	return buf[table];
+}
+#define NO_SYS no_layer(a, TAPE_TABLE_SYSCALL)
+#define NO_CACHE no_layer(a, TAPE_TABLE_CACHE)
+#define NO_BLK no_layer(a, TAPE_TABLE_BLOCK)
+#define NO_SAMPLE no_layer(a, TAPE_TABLE_SAMPLE)
 
 struct jw {
 	FILE *out;
@@ -426,11 +453,33 @@ static json_t *j_timeline(struct ana *a)
 	return o;
 }
 
+/* Why epochs cannot be counted from reads, or NULL (see ana_mmap_dataset).
+ * buf >= 512 bytes. */
+static const char *mmap_epochs_why(const struct ana *a, char *buf, size_t len)
+{
+	uint64_t bytes;
+	uint32_t fi = ana_mmap_dataset(a, &bytes);
+	if (fi == ANA_NONE)
+		return NULL;
+	char lb[128], b1[32];
+	cli_fmt_bytes(b1, sizeof(b1), bytes);
+	snprintf(buf, len, "the data set is read through mmap (%.300s: %s reached by page "
+		 "faults, more than the epochs' reads); epochs are counted from reads",
+		 ana_file_label(&a->files[fi], lb, sizeof(lb)), b1);
+	return buf;
+}
+
 static json_t *j_epochs(struct ana *a, json_t *un)
 {
 	if (!a->have[TAPE_TABLE_SYSCALL])
 		return json_null();
 	size_t k = ana_epoch_count(a);
+	char why[512];
+	int mapped = mmap_epochs_why(a, why, sizeof(why)) != NULL;
+	if (mapped) {
+		unavail(un, "epochs.count", why);
+		k = 0;
+	}
 	json_t *o = json_object(), *arr = json_array();
 	uint64_t once = 0, again = 0;
 	for (size_t i = 0; i < a->sys.nepochs; i++)
@@ -448,10 +497,11 @@ static json_t *j_epochs(struct ana *a, json_t *un)
 				    jreal(ep->order_rand));
 		json_array_append_new(arr, x);
 	}
-	if (!k)
+	if (!k && !mapped)
 		unavail(un, "epochs", "no file was read");
-	json_object_set_new(o, "count", cli_json_u64(k));
-	json_object_set_new(o, "partial_passes", cli_json_u64(a->sys.nepochs - k));
+	json_object_set_new(o, "count", mapped ? json_null() : cli_json_u64(k));
+	json_object_set_new(o, "partial_passes",
+			    mapped ? json_null() : cli_json_u64(a->sys.nepochs - k));
 	json_object_set_new(o, "read_once_bytes", cli_json_u64(once));
 	json_object_set_new(o, "reread_bytes", cli_json_u64(again));
 	json_object_set_new(o, "epochs", arr);
@@ -694,6 +744,83 @@ static void jw_procs(struct jw *w, struct ana *a)
 	fputs("]", w->out);
 }
 
+/* Resources (sample table), per metric null when not sampled. */
+static void res_totals(const struct ana *a, uint64_t *u, uint64_t *sy, int *has_cpu,
+		       uint64_t *dr, uint64_t *dw, int *has_disk)
+{
+	*u = *sy = *dr = *dw = 0;
+	*has_cpu = *has_disk = 0;
+	for (size_t i = 0; i < a->nprocs; i++) {
+		const struct ana_proc *p = &a->procs[i];
+		if (a->o.has_pid && p->filter != 1)
+			continue;
+		if (p->has_cpu_u)
+			*u += p->cpu_u1 - p->cpu_u0;
+		if (p->has_cpu_s)
+			*sy += p->cpu_s1 - p->cpu_s0;
+		*has_cpu |= p->has_cpu_u | p->has_cpu_s;
+	}
+	for (size_t i = 0; i < a->res.nd; i++) {
+		const struct ana_disk *d = &a->res.d[i];
+		if (d->has_r)
+			*dr += d->r1 - d->r0;
+		if (d->has_w)
+			*dw += d->w1 - d->w0;
+		*has_disk |= d->has_r | d->has_w;
+	}
+}
+
+static json_t *j_resources(struct ana *a, json_t *un)
+{
+	if (!a->have[TAPE_TABLE_SAMPLE]) {
+		unavail(un, "resources", NO_SAMPLE);
+		return json_null();
+	}
+	const struct ana_res *r = &a->res;
+	uint64_t u, sy, dr, dw;
+	int cpu, disk;
+	res_totals(a, &u, &sy, &cpu, &dr, &dw, &disk);
+	double w = window_ns(a);
+	static const char *const why_cpu = "no CPU-time samples of the job's processes";
+	if (!cpu) {
+		unavail(un, "resources.cpu_user_s", why_cpu);
+		unavail(un, "resources.cpu_sys_s", why_cpu);
+		unavail(un, "resources.cpu_cores", why_cpu);
+	}
+	if (!r->has_rss)
+		unavail(un, "resources.peak_rss_bytes", "no RSS samples of the job's processes");
+	if (!r->has_pc)
+		unavail(un, "resources.pagecache_bytes", "no page-cache size samples");
+	if (!r->has_avail)
+		unavail(un, "resources.mem_available_min_bytes", "no free-memory samples");
+	if (!disk) {
+		unavail(un, "resources.disk_read_bytes", "no device counter samples");
+		unavail(un, "resources.disk_write_bytes", "no device counter samples");
+	}
+	if (!r->gpu_util_n)
+		unavail(un, "resources.gpu_util_mean_pct", "no GPU samples (no GPU seen)");
+	if (!r->has_gpu_mem)
+		unavail(un, "resources.gpu_mem_max_bytes", "no GPU samples (no GPU seen)");
+	json_t *o = json_object(), *pc = json_object();
+	json_object_set_new(o, "samples", cli_json_u64(r->n_events));
+	json_object_set_new(o, "cpu_user_s", cpu ? json_real(u / 1e9) : json_null());
+	json_object_set_new(o, "cpu_sys_s", cpu ? json_real(sy / 1e9) : json_null());
+	json_object_set_new(o, "cpu_cores", cpu && w > 0 ? json_real((u + sy) / w) : json_null());
+	json_object_set_new(o, "peak_rss_bytes", r->has_rss ? cli_json_u64(r->rss_peak) : json_null());
+	json_object_set_new(pc, "min", r->has_pc ? cli_json_u64(r->pc_min) : json_null());
+	json_object_set_new(pc, "max", r->has_pc ? cli_json_u64(r->pc_max) : json_null());
+	json_object_set_new(o, "pagecache_bytes", pc);
+	json_object_set_new(o, "mem_available_min_bytes",
+			    r->has_avail ? cli_json_u64(r->avail_min) : json_null());
+	json_object_set_new(o, "disk_read_bytes", disk ? cli_json_u64(dr) : json_null());
+	json_object_set_new(o, "disk_write_bytes", disk ? cli_json_u64(dw) : json_null());
+	json_object_set_new(o, "gpu_util_mean_pct", r->gpu_util_n ?
+			    json_real((double)r->gpu_util_sum / r->gpu_util_n) : json_null());
+	json_object_set_new(o, "gpu_mem_max_bytes",
+			    r->has_gpu_mem ? cli_json_u64(r->gpu_mem_max) : json_null());
+	return o;
+}
+
 int ana_report_json(struct ana *a, FILE *out)
 {
 	struct jw w = { .out = out };
@@ -730,6 +857,7 @@ int ana_report_json(struct ana *a, FILE *out)
 	jw_compute(&w, a);
 	jw_files(&w, a);
 	jw_procs(&w, a);
+	jw_key(&w, "resources", j_resources(a, un));
 	json_t *warn = json_array();
 	for (int t = 1; t < TAPE_TABLE_MAX; t++) {
 		if (!a->damage[t])
@@ -928,11 +1056,18 @@ int ana_report_text(struct ana *a, FILE *o)
 	if (sys) {
 		size_t k = ana_epoch_count(a);
 		uint64_t once = 0, again = 0;
+		char why[512];
 		for (size_t i = 0; i < a->sys.nepochs; i++)
 			*(i ? &again : &once) += a->sys.epochs[i].bytes;
-		fprintf(o, "  %zu epoch%s; read once %s, re-read %s", k, k == 1 ? "" : "s",
-			t_bytes(b1, once), t_bytes(b2, again));
-		if (a->sys.nepochs > k)
+		int mapped = mmap_epochs_why(a, why, sizeof(why)) != NULL;
+		if (mapped) {
+			fprintf(o, "  count: not available: %s\n  ", why);
+			k = 0;
+		} else {
+			fprintf(o, "  %zu epoch%s; ", k, k == 1 ? "" : "s");
+		}
+		fprintf(o, "read once %s, re-read %s", t_bytes(b1, once), t_bytes(b2, again));
+		if (a->sys.nepochs > k && !mapped)
 			fprintf(o, " (%zu partial pass%s over < 1/2 of the files not counted)",
 				a->sys.nepochs - k, a->sys.nepochs - k == 1 ? "" : "es");
 		fputc('\n', o);
@@ -1001,6 +1136,43 @@ int ana_report_text(struct ana *a, FILE *o)
 		free(idx);
 	} else {
 		fprintf(o, "  not available: %s\n", NO_SYS);
+	}
+
+	t_section(o, "RESOURCES");
+	if (a->have[TAPE_TABLE_SAMPLE]) {
+		const struct ana_res *r = &a->res;
+		uint64_t u, sy, dr, dw;
+		int cpu, disk;
+		double w = window_ns(a);
+		res_totals(a, &u, &sy, &cpu, &dr, &dw, &disk);
+		if (cpu)
+			fprintf(o, "  %-26s %s user, %s system (%.2f cores on average)\n", "job CPU time",
+				t_ns(b1, u), t_ns(b2, sy), w > 0 ? (u + sy) / w : 0.0);
+		else
+			fprintf(o, "  %-26s not available: no CPU-time samples of the job's processes\n",
+				"job CPU time");
+		if (r->has_rss)
+			fprintf(o, "  %-26s %s (its processes' RSS summed per sample)\n", "job peak RSS",
+				t_bytes(b1, r->rss_peak));
+		else
+			fprintf(o, "  %-26s not available: no RSS samples\n", "job peak RSS");
+		if (r->has_pc)
+			fprintf(o, "  %-26s %s .. %s\n", "page cache size", t_bytes(b1, r->pc_min),
+				t_bytes(b2, r->pc_max));
+		if (r->has_avail)
+			fprintf(o, "  %-26s %s at the lowest\n", "memory available",
+				t_bytes(b1, r->avail_min));
+		if (disk)
+			fprintf(o, "  %-26s %s read, %s written (device counters)\n", "disks",
+				t_bytes(b1, dr), t_bytes(b2, dw));
+		if (r->gpu_util_n)
+			fprintf(o, "  %-26s %.1f %% mean utilization, %s memory at most\n", "GPU",
+				(double)r->gpu_util_sum / r->gpu_util_n,
+				r->has_gpu_mem ? t_bytes(b1, r->gpu_mem_max) : "?");
+		else
+			fprintf(o, "  %-26s not available: no GPU samples (no GPU seen)\n", "GPU");
+	} else {
+		fprintf(o, "  CPU time, RSS, page cache size, GPU: not available: %s\n", NO_SAMPLE);
 	}
 
 	if (a->o.per_file) {

@@ -23,7 +23,7 @@
 
 static uint32_t file_new(struct ana *a)
 {
-	ANA_VEC_GROW(a->files, a->capfiles, a->nfiles);
+	ANA_VEC_GROW_LINES(a->files, a->capfiles, a->nfiles);
 	ANA_VEC_CLEAR(a->files, a->nfiles, a->nfiles);
 	return (uint32_t)a->nfiles++;
 }
@@ -47,7 +47,7 @@ static uint32_t file_for_path(struct ana *a, const char *path)
 
 static uint32_t file_for_id(struct ana *a, uint64_t file_id, const char *path)
 {
-	uint32_t *v = ana_map_put(&a->fileid_map, file_id, 0);
+	uint32_t *v = ana_file_id_slot(a, file_id);
 	if (*v != ANA_NONE)
 		return *v;
 	uint32_t f;
@@ -62,8 +62,7 @@ static uint32_t file_for_id(struct ana *a, uint64_t file_id, const char *path)
 		f = file_new(a);
 	}
 	a->files[f].file_id = file_id;
-	v = ana_map_put(&a->fileid_map, file_id, 0);	/* file_for_path may not grow it, but be safe */
-	*v = f;
+	*ana_file_id_slot(a, file_id) = f;	/* file_for_path may have moved v */
 	return f;
 }
 
@@ -213,7 +212,7 @@ void ana_stream_fold(struct ana *a, struct ana_stream *st)
 	st->has_stride = 0;
 }
 
-static struct ana_bucket *bucket(struct ana *a, uint64_t ts)
+static inline struct ana_bucket *bucket(struct ana *a, uint64_t ts)
 {
 	struct ana_sys *s = &a->sys;
 	if (ts >= s->bk_lo && ts < s->bk_hi)
@@ -265,9 +264,19 @@ static void epoch_visit(struct ana_sys *s, uint32_t k, uint32_t file, uint64_t t
 	if (ts < ep->start_ns)
 		ep->start_ns = ts;
 	if (ep->norder == ep->cap) {
-		ep->cap = ep->cap ? ep->cap * 2 : 64;
-		ep->order = ana_xrealloc(ep->order, ep->cap * sizeof(*ep->order));
+		size_t nc = ep->cap ? ep->cap * 2 : 64;
+		ep->order = ana_xrealloc(ep->order, nc * sizeof(*ep->order));
+		ep->dts = ana_xrealloc(ep->dts, nc * sizeof(*ep->dts));
+		ep->cap = nc;
 	}
+	int64_t d = (int64_t)(ts - ep->last_ts);
+	if (!ep->norder || d <= INT32_MIN || d > INT32_MAX) {	/* the first is far */
+		ANA_VEC_GROW(ep->far, ep->capfar, ep->nfar);
+		ep->far[ep->nfar++] = ts;
+		d = ANA_TS_FAR;
+	}
+	ep->last_ts = ts;
+	ep->dts[ep->norder] = (int32_t)d;
 	ep->order[ep->norder++] = file;
 }
 
@@ -413,11 +422,6 @@ static void on_sync(struct ana *a, const struct tape_syscall *e)
 	}
 }
 
-static inline int opens_known_file(const unsigned char *cls, const struct tape_syscall *e)
-{
-	return e->file_id && cls[e->op < TAPE_OP_MAX ? e->op : 0] == TAPE_OPC_OPEN;
-}
-
 int ana_pass_syscall(struct ana *a, tape_reader *r)
 {
 	struct ana_sys *s = &a->sys;
@@ -441,14 +445,17 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 	while ((err = tape_cursor_next_block(c, &evs, &n)) > 0) {
 		const struct tape_syscall *e0 = evs, *e = e0;
 		for (size_t i = 0; i < n; i++, e++) {
-			/* Per-file state is the cache miss of this loop: fetch
-			 * the map slot 16 events ahead, the file 8 ahead. */
-			if (i + 16 < n && opens_known_file(cls, &e0[i + 16]))
-				ana_map_prefetch(&a->fileid_map, e0[i + 16].file_id, 0);
-			if (i + 8 < n && opens_known_file(cls, &e0[i + 8])) {
-				uint32_t *v = ana_map_get(&a->fileid_map, e0[i + 8].file_id, 0);
-				if (v)
-					__builtin_prefetch(&a->files[*v].opens, 1);
+			/* Per-file state is the cache miss of this loop (the
+			 * decoder's output sweeps the caches between blocks):
+			 * fetch the index entry of the file an event names 32
+			 * events ahead, the file itself 16 ahead (a hit but for
+			 * the first event of a visit, and cheaper than a test) */
+			if (i + 32 < n && e0[i + 32].file_id < a->fid_idx.n)
+				__builtin_prefetch(&a->fid_idx.v[e0[i + 32].file_id]);
+			if (i + 16 < n) {
+				uint32_t v = ana_idx_get(&a->fid_idx, e0[i + 16].file_id);
+				if (v != ANA_NONE)	/* its first line: see struct ana_file */
+					__builtin_prefetch(&a->files[v], 1);
 			}
 			if (a->o.has_pid) {
 				if (!have_pid || e->pid != last_pid) {
@@ -527,6 +534,19 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 				}
 				break;
 			}
+			case TAPE_OPC_MMAP:
+				/* prot | flags << 32: a data file is mapped
+				 * shared and readable, libraries privately */
+				if (op == TAPE_OP_MMAP && (e->flags >> 32 & 1) &&
+				    (e->flags & 5) == 1) {
+					struct ana_fd *fe = fd_get(s, e->pid, e->fd);
+					uint32_t fi = fe ? fe->file : ANA_NONE;
+					if (fi == ANA_NONE && e->file_id)
+						fi = ana_file_by_id(a, e->file_id);
+					if (fi != ANA_NONE)
+						a->files[fi].shared_map = 1;
+				}
+				break;
 			case TAPE_OPC_CLOSE: {
 				struct ana_fd *fe = fd_get(s, e->pid, e->fd);
 				if (fe)

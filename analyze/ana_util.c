@@ -5,33 +5,68 @@
  * set of page ranges, Kendall-tau order randomness, and the humanized
  * counts and ratios the text report needs beyond cli_fmt_bytes/cli_fmt_ns.
  *
- * None of these prints; allocation failure dies (ana_xrealloc), as the
- * analyzer cannot produce a partial result worth keeping.
+ * None of these prints; allocation failure jumps to the thread's catch
+ * point (ana_oom_catch): the analyzer cannot produce a partial result worth
+ * keeping, but the caller gets -ENOMEM and one error line.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "analyze.h"
+
+static __thread jmp_buf *oom_jb;
+size_t ana_oom_after;
+
+void ana_oom_catch(jmp_buf *jb)
+{
+	oom_jb = jb;
+}
+
+static void oom(size_t n)
+{
+	if (oom_jb)
+		longjmp(*oom_jb, 1);
+	fprintf(stderr, "iotape analyze: out of memory (%zu bytes more)\n", n);
+	exit(1);
+}
+
+static int fail_now(void)
+{
+	size_t left = __atomic_load_n(&ana_oom_after, __ATOMIC_RELAXED);
+	return left && __atomic_sub_fetch(&ana_oom_after, 1, __ATOMIC_RELAXED) == 0;
+}
 
 void *ana_xrealloc(void *p, size_t n)
 {
-	void *q = realloc(p, n ? n : 1);
-	if (!q) {
-		fprintf(stderr, "iotape analyze: out of memory (%zu bytes)\n", n);
-		exit(1);
-	}
+	void *q = fail_now() ? NULL : realloc(p, n ? n : 1);
+	if (!q)
+		oom(n);
 	return q;
 }
 
 void *ana_xcalloc(size_t n, size_t sz)
 {
-	void *q = calloc(n ? n : 1, sz ? sz : 1);
-	if (!q) {
-		fprintf(stderr, "iotape analyze: out of memory\n");
-		exit(1);
-	}
+	void *q = fail_now() ? NULL : calloc(n ? n : 1, sz ? sz : 1);
+	if (!q)
+		oom(n * sz);
+	return q;
+}
+
+void *ana_xrealloc_lines(void *p, size_t old_n, size_t n)
+{
+	size_t al = n >= (1u << 20) ? (2u << 20) : 64;	/* big: on huge pages */
+	n = (n + al - 1) & ~(al - 1);
+	void *q = fail_now() ? NULL : aligned_alloc(al, n ? n : 64);
+	if (!q)
+		oom(n);
+	if (al > 64)
+		madvise(q, n, MADV_HUGEPAGE);
+	if (p)
+		memcpy(q, p, old_n < n ? old_n : n);
+	free(p);
 	return q;
 }
 
@@ -102,6 +137,29 @@ void ana_map_release(struct ana_map *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* ---------------------------------------------------------- dense index */
+
+uint32_t *ana_idx_put(struct ana_idx *x, uint64_t k, size_t limit)
+{
+	if (k >= limit)
+		return NULL;
+	if (k >= x->n) {
+		size_t n = x->n ? x->n : 1024;
+		while (n <= k)
+			n *= 2;
+		x->v = ana_xrealloc(x->v, n * sizeof(*x->v));
+		memset(x->v + x->n, 0xff, (n - x->n) * sizeof(*x->v));	/* ANA_NONE */
+		x->n = n;
+	}
+	return &x->v[k];
+}
+
+void ana_idx_release(struct ana_idx *x)
+{
+	free(x->v);
+	memset(x, 0, sizeof(*x));
+}
+
 /* ------------------------------------------------------------- latency */
 
 /* Midpoint of a bucket (its only value below 256). */
@@ -157,32 +215,35 @@ void ana_lat_add_slow(struct ana_lat *l, uint64_t v, size_t *budget)
 	l->v[l->n++] = v;
 }
 
-/* LSD radix sort, 16-bit digits, skipping digits all values share. */
+/* LSD radix sort, 11-bit digits (the counts stay in the L1 cache),
+ * skipping digits all values share. */
+#define RADIX_BITS 11
+#define RADIX_N (1u << RADIX_BITS)
 static void radix_u64(uint64_t *v, size_t n)
 {
 	if (n < 2)
 		return;
 	uint64_t *tmp = ana_xrealloc(NULL, n * sizeof(*tmp)), *src = v, *dst = tmp;
-	size_t *cnt = ana_xrealloc(NULL, 65536 * sizeof(*cnt));
+	size_t cnt[RADIX_N];
 	uint64_t all_or = 0, all_and = ~0ull;
 	for (size_t i = 0; i < n; i++) {
 		all_or |= v[i];
 		all_and &= v[i];
 	}
-	for (unsigned sh = 0; sh < 64; sh += 16) {
-		if ((((all_or ^ all_and) >> sh) & 0xffff) == 0)
+	for (unsigned sh = 0; sh < 64; sh += RADIX_BITS) {
+		if ((((all_or ^ all_and) >> sh) & (RADIX_N - 1)) == 0)
 			continue;	/* every value has the same digit here */
-		memset(cnt, 0, 65536 * sizeof(*cnt));
+		memset(cnt, 0, sizeof(cnt));
 		for (size_t i = 0; i < n; i++)
-			cnt[(src[i] >> sh) & 0xffff]++;
+			cnt[(src[i] >> sh) & (RADIX_N - 1)]++;
 		size_t sum = 0;
-		for (size_t d = 0; d < 65536; d++) {
+		for (size_t d = 0; d < RADIX_N; d++) {
 			size_t c = cnt[d];
 			cnt[d] = sum;
 			sum += c;
 		}
 		for (size_t i = 0; i < n; i++)
-			dst[cnt[(src[i] >> sh) & 0xffff]++] = src[i];
+			dst[cnt[(src[i] >> sh) & (RADIX_N - 1)]++] = src[i];
 		uint64_t *t = src;
 		src = dst;
 		dst = t;
@@ -190,7 +251,6 @@ static void radix_u64(uint64_t *v, size_t n)
 	if (src != v)
 		memcpy(v, src, n * sizeof(*v));
 	free(tmp);
-	free(cnt);
 }
 
 void ana_lat_finish(struct ana_lat *l)
@@ -271,12 +331,20 @@ static uint32_t iv_lower(const struct ana_ival *iv, uint32_t n, uint64_t s)
 	return lo;
 }
 
-int ana_ivset_add(struct ana_ivset *set, uint64_t s, uint64_t e, uint32_t max,
-		  int64_t *dn)
+int ana_ivset_add_slow(struct ana_ivset *set, uint64_t s, uint64_t e, uint32_t max,
+		       int64_t *dn)
 {
 	*dn = 0;
 	if (s >= e)
 		return 0;
+	if (!set->cap && !set->n) {
+		if (!max)
+			return -1;
+		set->one = (struct ana_ival){ s, e };
+		set->n = 1;
+		*dn = 1;
+		return 0;
+	}
 	struct ana_ival *iv = ivs(set);
 	uint32_t i = iv_lower(iv, set->n, s), j = i;
 	while (j < set->n && iv[j].s <= e)
@@ -302,7 +370,7 @@ int ana_ivset_add(struct ana_ivset *set, uint64_t s, uint64_t e, uint32_t max,
 	return 0;
 }
 
-uint64_t ana_ivset_take(struct ana_ivset *set, uint64_t s, uint64_t e, int64_t *dn)
+uint64_t ana_ivset_take_slow(struct ana_ivset *set, uint64_t s, uint64_t e, int64_t *dn)
 {
 	*dn = 0;
 	if (s >= e || !set->n)

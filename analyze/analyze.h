@@ -3,18 +3,18 @@
  * analyze.h - state shared by the engines of `iotape analyze`.
  *
  * The analysis streams over each table once, block by block
- * (tape_cursor_next_block), in this order: process, file, then syscall,
- * cache and block.  The three event passes are independent: each owns its
- * state (struct ana_sys, ana_cache, ana_blk) and reads only what the
- * process and file passes built (frozen before they start), so cache and
+ * (tape_cursor_next_block), in this order: process, file, sample, then
+ * syscall, cache and block.  The three event passes are independent: each
+ * owns its state (struct ana_sys, ana_cache, ana_blk) and reads only what
+ * the process and file passes built (frozen before they start), so cache and
  * block can run on a second thread while syscall runs on the first.  The
  * results are joined afterwards (ana_join) and printed (ana_report_*).
  *
  * Memory invariant: state grows with files, processes, threads, (pid, fd)
- * pairs, (thread, fd) streams, devices, file visits (4 bytes each, for the
- * epochs' orders), checkpoints and seconds of trace time, never with
- * events; the one exception, exact latency samples, is capped (see struct
- * ana_lat).
+ * pairs, (thread, fd) streams, devices, checkpoints and seconds of trace
+ * time, never with events; the exceptions: file visits (8 bytes each, for
+ * the epochs' orders and starts), which grow with the job's length, and
+ * exact latency samples, capped (see struct ana_lat).
  *
  * Every definition of a metric lives in man/iotape-analyze.1; the code
  * comments point there rather than repeating it.
@@ -28,12 +28,25 @@
 #include "tape.h"
 
 #define ANA_NONE UINT32_MAX
+#define ANA_TS_FAR INT32_MIN
 
 /* ------------------------------------------------------------ utilities */
 
-void *ana_xrealloc(void *p, size_t n);	/* dies on out-of-memory, like git's */
+/*
+ * Allocation that cannot fail at the call site: out of memory, it jumps to
+ * the catch point this thread set with ana_oom_catch (ana_run sets one for
+ * each pass thread, and returns -ENOMEM); a thread without one prints one
+ * error line and exits 1.  A failed grow leaves the old block in place, so
+ * ana_release can still free everything.
+ */
+void *ana_xrealloc(void *p, size_t n);
 void *ana_xcalloc(size_t n, size_t sz);
 char *ana_xstrdup(const char *s);
+#include <setjmp.h>
+/* Catch point of this thread (NULL: none). */
+void ana_oom_catch(jmp_buf *jb);
+/* Test hook: when > 0, the allocation that brings it to 0 fails. */
+extern size_t ana_oom_after;
 
 /*
  * Grow a vector so index i is valid.  New elements are NOT zeroed: the
@@ -46,6 +59,19 @@ char *ana_xstrdup(const char *s);
 		size_t nc_ = (cap) ? (cap) : 16;			\
 		while (nc_ <= (size_t)(i)) nc_ *= 2;			\
 		(ptr) = ana_xrealloc((ptr), nc_ * sizeof(*(ptr)));	\
+		(cap) = nc_;						\
+	}								\
+} while (0)
+/* The same for a vector kept on cache-line bounds (files[], the cache
+ * pass's files): from 1 MiB on, on transparent huge pages, whose TLB
+ * entries cover what the per-file state's random accesses reach. */
+void *ana_xrealloc_lines(void *p, size_t old_n, size_t n);
+#define ANA_VEC_GROW_LINES(ptr, cap, i) do {				\
+	if ((size_t)(i) >= (cap)) {					\
+		size_t nc_ = (cap) ? (cap) : 16;			\
+		while (nc_ <= (size_t)(i)) nc_ *= 2;			\
+		(ptr) = ana_xrealloc_lines((ptr), (cap) * sizeof(*(ptr)),	\
+					   nc_ * sizeof(*(ptr)));	\
 		(cap) = nc_;						\
 	}								\
 } while (0)
@@ -93,6 +119,28 @@ static inline void ana_map_prefetch(const struct ana_map *m, uint64_t a, uint64_
 		__builtin_prefetch(&m->e[ana_map_slot(a, b, m->cap - 1)]);
 }
 uint64_t ana_hash_str(const char *s);
+
+/*
+ * Dense index from a small integer key (a file id: the recorder numbers
+ * files 1, 2, 3, ...) to a u32 value, ANA_NONE where unset.  It replaces a
+ * hash lookup on every event by one load from an array 32 times smaller
+ * than the map.  Keys at or above the limit the caller passes to
+ * ana_idx_put (a multiple of the files known) are not stored: the caller
+ * keeps those in an ana_map, so memory still grows with files only.
+ */
+struct ana_idx {
+	uint32_t *v;
+	size_t n;	/* keys [0, n) have a slot */
+};
+static inline uint32_t ana_idx_get(const struct ana_idx *x, uint64_t k)
+{
+	return k < x->n ? x->v[k] : ANA_NONE;
+}
+/* Slot of k (ANA_NONE when new), or NULL when k >= limit. */
+uint32_t *ana_idx_put(struct ana_idx *x, uint64_t k, size_t limit);
+void ana_idx_release(struct ana_idx *x);
+/* The limit for a dense index of file ids when nfiles files are known. */
+#define ANA_IDX_LIMIT(nfiles) (8 * (size_t)(nfiles) + 4096)
 
 /*
  * Latency samples of one kind: exact values while there are at most
@@ -168,10 +216,60 @@ struct ana_ivset {
 };
 /* Add [s, e); *dn gets the change in interval count.  Returns -1 (set
  * unchanged) when it would need a new interval beyond max, else 0. */
-int ana_ivset_add(struct ana_ivset *set, uint64_t s, uint64_t e, uint32_t max,
-		  int64_t *dn);
+int ana_ivset_add_slow(struct ana_ivset *set, uint64_t s, uint64_t e, uint32_t max,
+		       int64_t *dn);
+static inline int ana_ivset_add(struct ana_ivset *set, uint64_t s, uint64_t e, uint32_t max,
+				int64_t *dn)
+{
+	/* the common cases inline: an empty set, or one interval that [s, e)
+	 * touches (sequential readahead) */
+	if (!set->cap && s < e && max) {
+		struct ana_ival *o = &set->one;
+		if (!set->n) {
+			*o = (struct ana_ival){ s, e };
+			set->n = 1;
+			*dn = 1;
+			return 0;
+		}
+		if (o->e >= s && o->s <= e) {
+			if (s < o->s)
+				o->s = s;
+			if (e > o->e)
+				o->e = e;
+			*dn = 0;
+			return 0;
+		}
+	}
+	return ana_ivset_add_slow(set, s, e, max, dn);
+}
 /* Remove [s, e); returns the number of pages that were in the set; *dn as above. */
-uint64_t ana_ivset_take(struct ana_ivset *set, uint64_t s, uint64_t e, int64_t *dn);
+uint64_t ana_ivset_take_slow(struct ana_ivset *set, uint64_t s, uint64_t e, int64_t *dn);
+static inline uint64_t ana_ivset_take(struct ana_ivset *set, uint64_t s, uint64_t e,
+				      int64_t *dn)
+{
+	*dn = 0;
+	if (!set->n || s >= e)
+		return 0;
+	if (!set->cap) {	/* one interval, inline, unless [s, e) splits it */
+		struct ana_ival *o = &set->one;
+		if (o->e <= s || o->s >= e)
+			return 0;
+		uint64_t a = o->s > s ? o->s : s, b = o->e < e ? o->e : e;
+		int left = o->s < s, right = o->e > e;
+		if (!left || !right) {
+			if (left)
+				o->e = s;
+			else if (right)
+				o->s = e;
+			else {
+				set->n = 0;
+				*dn = -1;
+			}
+			return b - a;
+		}
+	}
+	return ana_ivset_take_slow(set, s, e, dn);
+}
 uint64_t ana_ivset_pages(const struct ana_ivset *set);
 void ana_ivset_release(struct ana_ivset *set);
 
@@ -227,25 +325,37 @@ struct ana_proc {
 	uint64_t read_ops, read_bytes, write_ops, write_bytes;
 	uint64_t io_ns, threads;
 	int seen;	  /* has syscall events */
+	/* from the sample pass: cumulative CPU ns, first and last sample */
+	uint64_t cpu_u0, cpu_u1, cpu_s0, cpu_s1;
+	uint8_t has_cpu_u, has_cpu_s;
 };
 
-/* One per file: 128 bytes, the analyzer's biggest per-file cost. */
+/* One per file: 128 bytes, the analyzer's biggest per-file cost, in two
+ * cache lines (files[] is line-aligned): the first holds all that the
+ * syscall pass touches on an open and a read and when it folds a stream,
+ * so a visit misses once (writes, rarer, touch the second). */
 struct ana_file {
-	char *path;	  /* NULL = unknown (see ana_file_label) */
-	uint64_t file_id, dev, inode, size;
+	uint64_t file_id;
 	/* syscall pass */
-	uint64_t opens, read_ops, read_bytes, write_ops, write_bytes;
+	uint64_t opens, read_ops, read_bytes;
 	uint64_t rd_pairs, rd_nonconsec;	/* folded streams */
-	/* cache pass (joined) */
-	uint64_t pages_accessed, pages_missed;
-	uint32_t name_rank;
 	uint32_t visits;
 	uint32_t wb;	  /* 1 + index of its write burst in sys.wbs, 0 = none */
-	uint8_t from_table;	/* listed in the file table */
-	uint8_t not_regular;	/* its mode says pipe, socket, device, ... */
-	uint8_t has_cache;
-	uint8_t anon;	  /* "[pid P fd N]": an fd of unknown origin */
+	/* flags in one byte: the first line is full */
+	uint8_t not_regular : 1;	/* its mode says pipe, socket, device, ... */
+	uint8_t from_table : 1;	/* listed in the file table */
+	uint8_t has_cache : 1;
+	uint8_t shared_map : 1;	/* mapped shared and readable, not executable */
+	uint8_t anon : 1;	/* "[pid P fd N]": an fd of unknown origin */
+	uint32_t name_rank;
+	/* second line */
+	char *path;	  /* NULL = unknown (see ana_file_label) */
+	uint64_t dev, inode, size;
+	uint64_t write_ops, write_bytes;
+	/* cache pass (joined) */
+	uint64_t pages_accessed, pages_missed;
 };
+_Static_assert(sizeof(struct ana_file) == 128, "two cache lines");
 
 /* The current write burst of a file (checkpoint detection). */
 struct ana_wburst {
@@ -285,8 +395,13 @@ struct ana_thread {
 
 struct ana_epoch {
 	uint64_t start_ns, end_ns, bytes, files, reads;
-	uint32_t *order;	/* name ranks in first-visit order */
-	size_t norder, cap;
+	uint32_t *order;	/* files (then name ranks) in visit order */
+	/* start of each visit: ns after the previous one (visits come in
+	 * time order but for threads' skew), ANA_TS_FAR for one too far,
+	 * whose start is the next value of far[] */
+	int32_t *dts;
+	uint64_t *far, last_ts;
+	size_t norder, cap, nfar, capfar;
 	double order_rand, order_tau;	/* of order, set by ana_join */
 };
 
@@ -328,12 +443,13 @@ struct ana_sys {
 
 /* --------------------------------------------------------- cache pass */
 
-struct ana_cfile {	/* per (dev, inode) or file_id: 96 bytes */
+struct ana_cfile {	/* per (dev, inode) or file_id: 112 bytes */
 	uint64_t dev, inode, file_id;
-	uint64_t accessed, missed;
+	uint64_t accessed, missed, mapped;	/* mapped: by fault, map_pages */
 	struct ana_ivset pending;	/* inserted, not yet accessed */
 	uint64_t last_s, last_e;	/* last access of last_tid (dedupe) */
 	uint64_t fault_idx;
+	uint64_t eof;		/* pages past this one do not exist (UINT64_MAX: unknown) */
 	uint32_t last_tid;
 	uint32_t fault_tid;	/* fault_idx pending for this tid; 0 = none */
 };
@@ -345,6 +461,7 @@ struct ana_cache {
 	uint64_t ivals;		/* intervals held, all files */
 	uint64_t last_a, last_b; /* cache of the last key looked up */
 	uint32_t last;
+	struct ana_idx fidx;	/* file id -> f[] of its last event (a hint) */
 	struct ana_bkc bkc;
 	uint64_t n_events;
 };
@@ -368,6 +485,22 @@ struct ana_blk {
 	struct ana_bkc bkc, bkc_busy;
 };
 
+/* -------------------------------------------------------- sample pass */
+
+struct ana_disk {	/* a device's cumulative counters, first and last */
+	uint64_t dev, r0, r1, w0, w1;
+	uint8_t has_r, has_w;
+};
+
+struct ana_res {	/* resources, from the sample table (iotape-analyze(1)) */
+	uint64_t n_events;
+	uint64_t rss_peak, rss_tick, rss_ts;	/* job RSS: per tick, summed */
+	uint64_t pc_min, pc_max, avail_min, gpu_mem_max;
+	uint64_t gpu_util_sum, gpu_util_n;
+	uint8_t has_rss, has_pc, has_avail, has_gpu_mem;
+	struct ana_disk *d; size_t nd, capd;
+};
+
 /* ---------------------------------------------------------- the whole */
 
 struct ana {
@@ -385,17 +518,23 @@ struct ana {
 	struct ana_map procmap;		/* pid -> procs[] */
 	struct ana_file *files; size_t nfiles, capfiles;
 	size_t nfiles_table;		/* files[0..n) come from the file table */
-	struct ana_map fileid_map, devino_map;
+	uint64_t *table_size;		/* their sizes, frozen for the cache pass */
+	uint64_t page_size;		/* "page_size" meta key, else 4096 */
+	struct ana_map fileid_map, devino_map;	/* fileid_map: ids fid_idx does not hold */
+	struct ana_idx fid_idx;		/* file id -> files[] (see ana_file_id_slot) */
 	struct ana_map path_map;	/* built on first use (events with a path only) */
 	int path_map_built;
 
 	struct ana_sys sys;
 	struct ana_cache cache;
 	struct ana_blk blk;
+	struct ana_res res;
 	/* after ana_join */
 	struct ana_bucket *tl; size_t ntl;
 	struct ana_ckpt *ckpts; size_t nckpts;
 	int have[TAPE_TABLE_MAX];	/* table has events in the window */
+	uint32_t mmap_file;		/* see ana_mmap_dataset */
+	uint64_t mmap_bytes;
 	/* a damaged block ended the table's pass early: -errno and where */
 	int damage[TAPE_TABLE_MAX];
 	char *damage_detail[TAPE_TABLE_MAX];
@@ -420,6 +559,7 @@ int ana_pass_file(struct ana *a);
 int ana_pass_syscall(struct ana *a, tape_reader *r);
 int ana_pass_cache(struct ana *a, tape_reader *r);
 int ana_pass_block(struct ana *a, tape_reader *r);
+int ana_pass_sample(struct ana *a);	/* main thread, before the others */
 void ana_join(struct ana *a);
 /* Record that table's cursor failed with err after the events it gave:
  * the pass keeps what it read (called from the pass's own thread). */
@@ -433,7 +573,18 @@ int ana_run(struct ana *a, const char *path, const struct ana_opts *o);
 int ana_pid_included(struct ana *a, uint32_t pid);
 struct ana_proc *ana_proc_get(struct ana *a, uint32_t pid);
 uint32_t ana_file_by_devino(const struct ana *a, uint64_t dev, uint64_t ino);
-uint32_t ana_file_by_id(const struct ana *a, uint64_t file_id);
+static inline uint32_t ana_file_by_id(const struct ana *a, uint64_t file_id)
+{
+	uint32_t v = ana_idx_get(&a->fid_idx, file_id);
+	if (!file_id)
+		return ANA_NONE;
+	if (v != ANA_NONE || !a->fileid_map.n)
+		return v;
+	uint32_t *m = ana_map_get(&a->fileid_map, file_id, 0);
+	return m ? *m : ANA_NONE;
+}
+/* Slot of a file id's files[] index, ANA_NONE when new (file_id != 0). */
+uint32_t *ana_file_id_slot(struct ana *a, uint64_t file_id);
 /* Text label of a file: its path or "[dev 8:1 inode 42]". buf >= 96. */
 const char *ana_file_label(const struct ana_file *f, char *buf, size_t len);
 
@@ -443,6 +594,10 @@ double ana_seq_read_fraction(const struct ana *a);
 double ana_file_order_randomness(const struct ana *a, double *tau);
 double ana_hit_ratio(uint64_t accessed, uint64_t missed);
 size_t ana_epoch_count(const struct ana *a);
+/* The file through whose shared mapping more bytes were faulted in than
+ * the counted epochs read (a data set read through mmap, whose epochs
+ * reads cannot count), or ANA_NONE; *bytes gets those bytes. */
+uint32_t ana_mmap_dataset(const struct ana *a, uint64_t *bytes);
 /* stream classes: 0 single, 1 sequential, 2 strided, 3 random */
 int ana_stream_class(const struct ana_stream *s);
 /* Add a stream's counters to its file and the totals, and zero them. */

@@ -127,6 +127,12 @@ int cmd_analyze(int argc, char **argv)
 	}
 
 	err = ana_run(&a, path, &o);
+	if (err == -ENOMEM) {
+		cli_error("%s: out of memory: the analysis keeps state per file, process, "
+			  "thread and open fd, and this trace has more than fits", path);
+		ana_release(&a);
+		return EXIT_FAIL;
+	}
 	if (err) {
 		cli_tape_error(path, err);
 		ana_release(&a);

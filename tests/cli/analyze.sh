@@ -1,6 +1,6 @@
 #!/bin/sh
 # analyze: numbers of `iotape analyze` on imported traces, text and JSON,
-# null for a missing layer, exit statuses.
+# null and "not available" for each missing layer, exit statuses.
 . "$(dirname "$0")/lib.sh"
 
 # one file read sequentially in 1 MiB requests, then once more after reopening
@@ -20,7 +20,7 @@ ok "$IOTAPE" analyze --json "$T/seq.tape"
 j=$T/out
 grep -qx '  "schema": "iotape-analyze/1",' "$j" || fail "json: schema"
 for k in window summary pattern cache block latency timeline epochs checkpoints \
-	compute files processes unavailable; do
+	compute files processes resources unavailable; do
 	grep -q "^  \"$k\": " "$j" || fail "json: no key $k"
 done
 grep -q '^  "pattern": {"read_randomness":0.0,' "$j" || fail "json: read_randomness 0"
@@ -29,6 +29,10 @@ grep -qx '  "cache": null,' "$j" || fail "json: cache must be null without cache
 grep -qx '  "block": null,' "$j" || fail "json: block must be null without block events"
 grep -q '"metric":"cache","reason":"the trace has no page-cache events' "$j" ||
 	fail "json: unavailable lacks cache"
+# no sample layer: resources null, and said so (not zeros)
+grep -qx '  "resources": null,' "$j" || fail "json: resources must be null without samples"
+grep -q '"metric":"resources","reason":"the trace has no sample events"' "$j" ||
+	fail "json: unavailable lacks resources"
 # exact nearest-rank percentiles of 1..16 us
 grep -q '"read":{"count":16,"min":1000,"mean":8500.0,"p50":8000,"p90":15000,"p99":16000,"p99.9":16000,"max":16000,"exact":true}' "$j" ||
 	fail "json: read latency percentiles"
@@ -39,6 +43,9 @@ grep -q '^  read randomness  *0\.000 ' "$T/out" || fail "text: read randomness"
 grep -q '^  hit ratio: not available: the trace has no page-cache events' "$T/out" ||
 	fail "text: cache not available"
 grep -q '^  1 epoch;' "$T/out" || fail "text: epochs"
+grep -q '^  not available: the trace has no block events' "$T/out" || fail "text: block not available"
+grep -q '^  CPU time, RSS, page cache size, GPU: not available: the trace has no sample events' \
+	"$T/out" || fail "text: resources not available"
 
 # a window with nothing in it still works
 ok "$IOTAPE" analyze --from 1h "$T/seq.tape"

@@ -8,12 +8,15 @@
 # Then, per workload of traces/workloads/ (see traces/README.md), the
 # high-level facts of the job as the analysis must show them:
 #   image_folder  2 epochs; the 800 JPEGs each visited twice, shuffled;
+#                 epoch 1 starts with its first JPEG (5.40 s);
 #                 2 checkpoints of >= 8 MiB; 4 DataLoader workers read
 #   memmap        features.npy: all 16,385 pages missed once and reached
 #                 through the mapping (fault and map_pages events), almost
-#                 nothing of it by read()
+#                 nothing of it by read(); so epochs.count is null (the
+#                 reads cannot count its epochs) and "unavailable" says why
 #   shards        2 epochs; each of the 128 tar shards read whole, twice,
-#                 front to back (read_randomness 0) in 1 MiB reads
+#                 front to back (read_randomness 0) in 1 MiB reads; each
+#                 page accessed twice, missed once (hit ratio 0.5)
 #   checkpoint    6 checkpoints of >= 80 MiB, each with its fsync, and the
 #                 bytes reached the disk
 # Reads committed files only: no root, no BPF, a few seconds.
@@ -67,6 +70,9 @@ if name == "image_folder":
     check("epochs.count 2 (got %s)" % ep["count"], ep["count"] == 2)
     check("epoch 1 shuffled (file_order_randomness %s)" % ep["epochs"][-1]["file_order_randomness"],
           (ep["epochs"][-1]["file_order_randomness"] or 0) > 0.5)
+    # its first JPEG read (5.40 s), not the start-up files read twice (0.03 s)
+    check("epoch 1 starts at 5.40 s (got %s)" % ep["epochs"][1]["start_s"],
+          abs(ep["epochs"][1]["start_s"] - 5.4019) < 0.001)
     check("2 checkpoints (got %s)" % ck["count"], ck["count"] == 2)
     check("checkpoints of >= 8 MiB", all(c["bytes"] >= 8 * MiB for c in ck["checkpoints"]))
     readers = [p for p in j["processes"] if p["read_bytes"] > 0]
@@ -86,6 +92,10 @@ elif name == "memmap":
     check("features.npy: hit ratio between 0.5 and 1 (%s)" % f["hit_ratio"],
           f["hit_ratio"] is not None and 0.5 <= f["hit_ratio"] < 1)
     check("features.npy: < 1 MiB of it by read() (%d)" % f["read_bytes"], f["read_bytes"] < MiB)
+    # reads see one pass of start-up files: the count is null, with the reason
+    un = [u for u in j["unavailable"] if u["metric"] == "epochs.count"]
+    check("epochs.count null, read through mmap (%s, %s)" % (ep["count"], un),
+          ep["count"] is None and un and "features.npy" in un[0]["reason"])
     k = {}
     for line in open(kinds):
         c, kind = line.split()
@@ -100,7 +110,16 @@ elif name == "shards":
     check("every shard read whole twice", all(f["read_bytes"] == 2 * f["size"] for f in sh))
     check("every shard read front to back (read_randomness 0)",
           all(f["read_randomness"] == 0 for f in sh))
+    # read twice after drop_caches: each page accessed twice (not the pages
+    # past the end that the last read() asked for) and missed once
+    pages = [(f["size"] + 4095) // 4096 for f in sh]
+    check("every shard: pages accessed = 2 x its pages",
+          all(f["pages_accessed"] == 2 * p for f, p in zip(sh, pages)))
+    check(">= 120 shards: hit ratio 0.5 (each page missed once)",
+          sum(f["pages_missed"] == p and f["hit_ratio"] == 0.5 for f, p in zip(sh, pages)) >= 120)
     check("epochs.count 2 (got %s)" % ep["count"], ep["count"] == 2)
+    check("epoch 1 starts at 16.66 s, after epoch 0's shards (got %s)" % ep["epochs"][1]["start_s"],
+          abs(ep["epochs"][1]["start_s"] - 16.6636) < 0.001)
     mib = [b for b in j["pattern"]["request_size_histogram"] if b["min"] == MiB]
     check(">= 512 reads of 1 MiB (2 per shard and epoch)", mib and mib[0]["reads"] >= 512)
     readers = [p for p in j["processes"] if p["read_bytes"] >= 32 * MiB]

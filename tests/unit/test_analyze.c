@@ -289,6 +289,44 @@ static void test_cache_exact(void **state)
 	ana_release(&a);
 }
 
+/* A read() asking for more than is left: the access event names the pages
+ * asked for; those past the end of the file are not counted (a file of 10
+ * pages read twice after drop_caches has hit ratio 0.5, not 0.69). */
+static void test_cache_eof(void **state)
+{
+	struct tw t;
+	tw_open(&t);
+	file_row(&t, 1, "/data/a", (8u << 20) | 1, 42, 10 * 4096 - 100);	/* 10 pages */
+	file_row(&t, 2, "/data/new", (8u << 20) | 1, 43, 0);	/* empty at open */
+	for (int pass = 0; pass < 2; pass++) {
+		uint64_t ts = (1 + pass) * MS;
+		if (!pass)
+			cache_ev(&t, ts, 7, TAPE_CACHE_INSERT, 42, 0, 10);
+		cache_ev(&t, ts + 10, 7, TAPE_CACHE_ACCESS, 42, 0, 16);	/* 64 KiB asked */
+	}
+	/* written after its open (the inserts grow it), then read with room
+	 * to spare: 4 pages exist */
+	cache_ev(&t, 3 * MS, 7, TAPE_CACHE_INSERT, 43, 0, 4);
+	cache_ev(&t, 4 * MS, 8, TAPE_CACHE_ACCESS, 43, 0, 16);
+	/* no file-table row, no size: nothing is clamped */
+	cache_ev(&t, 5 * MS, 8, TAPE_CACHE_ACCESS, 44, 0, 16);
+	tw_close(&t);
+
+	struct ana a;
+	run(&a, &t, NULL);
+	uint32_t fa = ana_file_by_devino(&a, (8u << 20) | 1, 42);
+	uint32_t fn = ana_file_by_devino(&a, (8u << 20) | 1, 43);
+	assert_int_equal(a.files[fa].pages_accessed, 20);
+	assert_int_equal(a.files[fa].pages_missed, 10);
+	assert_true(ana_hit_ratio(a.files[fa].pages_accessed, a.files[fa].pages_missed) == 0.5);
+	assert_int_equal(a.files[fn].pages_accessed, 4);
+	assert_int_equal(a.files[fn].pages_missed, 4);
+	assert_int_equal(a.cache.accessed, 20 + 4 + 16);
+	assert_int_equal(a.cache.missed, 14);
+	assert_int_equal(a.tl[0].pages_accessed, 40);
+	ana_release(&a);
+}
+
 static void test_three_epochs(void **state)
 {
 	enum { N = 50 };
@@ -393,6 +431,216 @@ static void test_epochs_after_imports(void **state)
 	for (int e = 0; e < 3; e++)
 		assert_true(a.sys.epochs[e].order_rand == 0.0);
 	ana_release(&a);
+}
+
+/* 40 start-up files, two of them read again before the data set; 64
+ * samples read in 2 epochs from 1 s and 2 s: epoch 1 starts at 2 s, not
+ * at the start-up re-reads (which are in its pass). */
+static void test_epoch_start(void **state)
+{
+	enum { NSTART = 40, N = 64 };
+	char path[64];
+	struct tw t;
+	tw_open(&t);
+	for (uint32_t i = 0; i < NSTART + N; i++) {
+		snprintf(path, sizeof(path), i < NSTART ? "/usr/lib/m%03u.py" : "/data/s%03u.bin", i);
+		file_row(&t, i + 1, path, 8u << 20, 100 + i, 4096);
+	}
+	uint64_t ts = 0;
+	for (uint32_t k = 0; k < NSTART + 2; k++) {	/* m000, m001 twice */
+		uint32_t id = k % NSTART + 1;
+		sc(&t, ts += MS, 1000, 100, 100, TAPE_OP_OPENAT, -100, id, 0, 0, 3, "");
+		sc(&t, ts += MS, 1000, 100, 100, TAPE_OP_READ, 3, id, 0, 4096, 4096, "");
+		sc(&t, ts += MS, 1000, 100, 100, TAPE_OP_CLOSE, 3, id, 0, 0, 0, "");
+	}
+	for (uint64_t ep = 0; ep < 2; ep++) {
+		for (uint32_t i = 0; i < N; i++) {
+			uint64_t t0 = (1 + ep) * 1000 * MS + i * 10 * MS;
+			uint32_t id = NSTART + i + 1;
+			sc(&t, t0, 1000, 101, 101, TAPE_OP_OPENAT, -100, id, 0, 0, 7, "");
+			sc(&t, t0 + MS, 1000, 101, 101, TAPE_OP_READ, 7, id, 0, 4096, 4096, "");
+			sc(&t, t0 + 2 * MS, 1000, 101, 101, TAPE_OP_CLOSE, 7, id, 0, 0, 0, "");
+		}
+	}
+	tw_close(&t);
+
+	struct ana a;
+	run(&a, &t, NULL);
+	assert_int_equal(ana_epoch_count(&a), 2);
+	assert_int_equal(a.sys.epochs[1].files, N + 2);	/* the re-reads are in pass 1 */
+	assert_int_equal(a.sys.epochs[0].start_ns, T0 + 2 * MS);	/* the job's first read */
+	assert_int_equal(a.sys.epochs[1].start_ns, T0 + 2000 * MS + MS);
+	assert_int_equal(a.sys.epochs[1].end_ns - a.sys.epochs[1].start_ns,
+			 (N - 1) * 10 * MS + 1000);
+	ana_release(&a);
+}
+
+static void mmap_ev(struct tw *t, uint64_t ts, uint32_t pid, int64_t fd, uint64_t file_id,
+		    uint64_t size, uint64_t prot, uint64_t flags)
+{
+	struct tape_syscall e = { .ts_ns = T0 + ts, .dur_ns = 1000, .pid = pid, .tid = pid,
+				  .op = TAPE_OP_MMAP, .fd = fd, .file_id = file_id, .size = size,
+				  .ret = 0x7f0000000000, .flags = prot | flags << 32,
+				  .path = "", .path2 = "" };
+	assert_int_equal(tape_writer_append(t->w, TAPE_TABLE_SYSCALL, &e), 0);
+}
+
+static int unavailable_has(json_t *j, const char *metric, const char *why_part)
+{
+	json_t *un = json_object_get(j, "unavailable");
+	for (size_t i = 0; i < json_array_size(un); i++) {
+		json_t *x = json_array_get(un, i);
+		if (strcmp(json_string_value(json_object_get(x, "metric")), metric) == 0 &&
+		    strstr(json_string_value(json_object_get(x, "reason")), why_part))
+			return 1;
+	}
+	return 0;
+}
+
+/* A 1 MiB data set read through a shared mapping by 2 epochs of workers
+ * (faults reach its 256 pages twice), after 10 start-up files read with
+ * read(): the reads say "1 epoch", which is wrong; the count is null with
+ * the reason.  A library mapped privately and faulted does not count. */
+static void test_mmap_dataset(void **state)
+{
+	struct tw t;
+	tw_open(&t);
+	for (uint32_t i = 0; i < 10; i++) {
+		char path[32];
+		snprintf(path, sizeof(path), "/usr/lib/m%u.py", i);
+		file_row(&t, i + 1, path, (8u << 20) | 1, 100 + i, 4096);
+		sc(&t, i * MS, 1000, 100, 100, TAPE_OP_OPENAT, -100, i + 1, 0, 0, 3, "");
+		sc(&t, i * MS + 10, 1000, 100, 100, TAPE_OP_READ, 3, i + 1, 0, 4096, 4096, "");
+		sc(&t, i * MS + 20, 1000, 100, 100, TAPE_OP_CLOSE, 3, i + 1, 0, 0, 0, "");
+	}
+	file_row(&t, 20, "/usr/lib/libbig.so", (8u << 20) | 1, 20, 8 << 20);
+	file_row(&t, 21, "/data/features.npy", (8u << 20) | 1, 21, 1 << 20);
+	sc(&t, 20 * MS, 1000, 100, 100, TAPE_OP_OPENAT, -100, 20, 0, 0, 4, "");
+	mmap_ev(&t, 20 * MS + 10, 100, 4, 20, 8 << 20, 5, 2);	/* PROT_READ|EXEC, MAP_PRIVATE */
+	cache_ev(&t, 20 * MS + 20, 100, TAPE_CACHE_MAP_PAGES, 20, 0, 2048);
+	for (uint32_t w = 0; w < 2; w++) {
+		uint32_t pid = 200 + w;
+		sc(&t, (100 + w) * MS, 1000, pid, pid, TAPE_OP_OPENAT, -100, 21, 0, 0, 5, "");
+		mmap_ev(&t, (100 + w) * MS + 10, pid, 5, 21, 1 << 20, 1, 1);	/* PROT_READ, MAP_SHARED */
+		cache_ev(&t, (100 + w) * MS + 20, pid, TAPE_CACHE_FAULT, 21, 0, 1);
+		cache_ev(&t, (100 + w) * MS + 30, pid, TAPE_CACHE_MAP_PAGES, 21, 1, 255);
+	}
+	tw_close(&t);
+
+	json_t *j = run_json(&t);
+	json_t *ep = json_object_get(j, "epochs");
+	assert_true(json_is_null(json_object_get(ep, "count")));
+	assert_int_equal(json_array_size(json_object_get(ep, "epochs")), 0);
+	assert_true(unavailable_has(j, "epochs.count", "/data/features.npy: 2.0 MiB"));
+	json_decref(j);
+
+	/* without the shared mapping (the same faults through a private
+	 * one, as a library's), the read-based count stands */
+	tw_open(&t);
+	file_row(&t, 1, "/data/a", (8u << 20) | 1, 21, 1 << 20);
+	sc(&t, 0, 1000, 100, 100, TAPE_OP_OPENAT, -100, 1, 0, 0, 3, "");
+	sc(&t, 10, 1000, 100, 100, TAPE_OP_READ, 3, 1, 0, 4096, 4096, "");
+	mmap_ev(&t, 20, 100, 3, 1, 1 << 20, 1, 2);
+	cache_ev(&t, 30, 100, TAPE_CACHE_MAP_PAGES, 21, 0, 256);
+	tw_close(&t);
+	j = run_json(&t);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "epochs"), "count")), 1);
+	json_decref(j);
+}
+
+/* Every allocation the analysis makes can fail: ana_run then returns
+ * -ENOMEM (one or two threads) and ana_release frees what was built. */
+static void test_out_of_memory(void **state)
+{
+	struct tw t;
+	tw_open(&t);
+	proc_row(&t, 100, 1, "python");
+	for (uint32_t i = 0; i < 40; i++) {
+		char path[32];
+		snprintf(path, sizeof(path), "/data/f%u", i);
+		file_row(&t, i + 1, path, (8u << 20) | 1, 100 + i, 1 << 20);
+		sc(&t, i * MS, 1000, 100, 100 + i % 3, TAPE_OP_OPENAT, -100, i + 1, 0, 0, 3, "");
+		sc(&t, i * MS + 10, 1000, 100, 100 + i % 3, TAPE_OP_READ, 3, i + 1, 0, 4096, 4096, "");
+		cache_ev(&t, i * MS + 20, 100, TAPE_CACHE_INSERT, 100 + i, 0, 1);
+		cache_ev(&t, i * MS + 30, 100, TAPE_CACHE_ACCESS, 100 + i, 0, 1);
+		blk_ev(&t, i * MS + 40, 5000, i * 8, 4096, TAPE_BLK_READ);
+	}
+	tw_close(&t);
+	for (int threads = 1; threads <= 2; threads++) {
+		struct ana_opts o = { .top = -1, .to_ns = UINT64_MAX, .threads = threads };
+		int fails = 0, err;
+		for (size_t n = 1;; n++) {
+			struct ana a;
+			ana_oom_after = n;
+			err = ana_run(&a, t.path, &o);
+			ana_oom_after = 0;
+			ana_release(&a);
+			if (!err)
+				break;
+			assert_int_equal(err, -ENOMEM);
+			fails++;
+			assert_true(n < 100000);
+		}
+		assert_true(fails > 20);	/* files, maps, epochs, latency, ... */
+	}
+}
+
+static void sample_ev(struct tw *t, uint64_t ts, unsigned metric, uint64_t subject, uint64_t v)
+{
+	struct tape_sample e = { .ts_ns = T0 + ts, .metric = metric, .subject = subject, .value = v };
+	assert_int_equal(tape_writer_append(t->w, TAPE_TABLE_SAMPLE, &e), 0);
+}
+
+static json_t *jpath(json_t *j, const char *a, const char *b)
+{
+	return json_object_get(json_object_get(j, a), b);
+}
+
+/* The sample layer: CPU time of the job's processes (last - first sample),
+ * its peak RSS (summed per tick), page cache, devices; no GPU sampled:
+ * those are null with their reason. */
+static void test_resources(void **state)
+{
+	struct tw t;
+	tw_open(&t);
+	assert_int_equal(tape_writer_set_meta(t.w, "layers", "syscall,cache,sample"), 0);
+	proc_row(&t, 100, 1, "python");
+	proc_row(&t, 101, 100, "worker");
+	sc(&t, 0, 1000, 100, 100, TAPE_OP_OPENAT, -100, 1, 0, 0, 3, "/data/x");
+	for (uint64_t k = 0; k < 3; k++) {
+		uint64_t ts = k * 1000 * MS;
+		sample_ev(&t, ts, TAPE_METRIC_CPU_USER_NS, 100, 500 * MS + k * 800 * MS);
+		sample_ev(&t, ts, TAPE_METRIC_CPU_SYS_NS, 100, k * 100 * MS);
+		sample_ev(&t, ts, TAPE_METRIC_RSS_BYTES, 100, (100 + 20 * k) << 20);
+		sample_ev(&t, ts, TAPE_METRIC_RSS_BYTES, 101, k == 1 ? 70 << 20 : 10 << 20);
+		sample_ev(&t, ts, TAPE_METRIC_PAGECACHE_BYTES, 0, (10 + 10 * k) << 20);
+		sample_ev(&t, ts, TAPE_METRIC_DISK_READ_BYTES, 8u << 20, 5000 + k * 4096);
+	}
+	tw_close(&t);
+	json_t *j = run_json(&t);
+	assert_true(json_real_value(jpath(j, "resources", "cpu_user_s")) == 1.6);
+	assert_true(json_real_value(jpath(j, "resources", "cpu_sys_s")) == 0.2);
+	assert_true(fabs(json_real_value(jpath(j, "resources", "cpu_cores")) - 0.9) < 1e-9);	/* 1.8 s in 2 s */
+	assert_int_equal(json_integer_value(jpath(j, "resources", "peak_rss_bytes")), 190 << 20);
+	assert_int_equal(json_integer_value(json_object_get(jpath(j, "resources", "pagecache_bytes"),
+							    "max")), 30 << 20);
+	assert_int_equal(json_integer_value(jpath(j, "resources", "disk_read_bytes")), 8192);
+	assert_int_equal(json_integer_value(jpath(j, "resources", "disk_write_bytes")), 0); /* no write counter */
+	assert_true(json_is_null(jpath(j, "resources", "gpu_util_mean_pct")));
+	assert_true(unavailable_has(j, "resources.gpu_util_mean_pct", "no GPU samples"));
+	/* a layer that was recorded and saw nothing, one that was not recorded */
+	assert_true(unavailable_has(j, "cache", "the cache layer was recorded and saw none"));
+	assert_true(unavailable_has(j, "block", "recorded without the block layer"));
+	json_decref(j);
+
+	/* no sample table: every resource is unknown, and said so */
+	tw_open(&t);
+	sc(&t, 0, 1000, 100, 100, TAPE_OP_OPENAT, -100, 1, 0, 0, 3, "/data/x");
+	tw_close(&t);
+	j = run_json(&t);
+	assert_true(json_is_null(json_object_get(j, "resources")));
+	assert_true(unavailable_has(j, "resources", "the trace has no sample events"));
+	json_decref(j);
 }
 
 static void test_latency_exact(void **state)
@@ -664,8 +912,13 @@ int main(void)
 		cmocka_unit_test(test_strided),
 		cmocka_unit_test(test_file_order),
 		cmocka_unit_test(test_cache_exact),
+		cmocka_unit_test(test_cache_eof),
 		cmocka_unit_test(test_three_epochs),
 		cmocka_unit_test(test_epochs_after_imports),
+		cmocka_unit_test(test_epoch_start),
+		cmocka_unit_test(test_mmap_dataset),
+		cmocka_unit_test(test_out_of_memory),
+		cmocka_unit_test(test_resources),
 		cmocka_unit_test(test_latency_exact),
 		cmocka_unit_test(test_latency_histogram),
 		cmocka_unit_test(test_missing_layer_null),
