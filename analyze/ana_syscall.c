@@ -21,6 +21,22 @@
 #define CKPT_MIN_BYTES (1ull << 20)	/* a checkpoint writes >= 1 MiB ... */
 #define CKPT_MIN_MEAN (16ull << 10)	/* ... in writes of >= 16 KiB on average */
 
+/* The ops iotape replay reproduces (ana_opts.replayed_io). */
+static int replayed_op(unsigned op)
+{
+	switch (tape_op_class(op)) {
+	case TAPE_OPC_OPEN:
+	case TAPE_OPC_CLOSE:
+	case TAPE_OPC_READ:
+	case TAPE_OPC_WRITE:
+	case TAPE_OPC_SYNC:
+	case TAPE_OPC_NAMESPACE:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 static uint32_t file_new(struct ana *a)
 {
 	ANA_VEC_GROW_LINES(a->files, a->capfiles, a->nfiles);
@@ -481,7 +497,7 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 			s->ops++;
 
 			/* compute vs I/O: io_uring completions do not block */
-			if (op < TAPE_OP_URING_READ) {
+			if (op < TAPE_OP_URING_READ && (!a->o.replayed_io || (e->ret >= 0 && replayed_op(op)))) {
 				if (!t->ops) {
 					t->first_ns = e->ts_ns;
 					t->last_end = e->ts_ns;

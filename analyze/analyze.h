@@ -305,6 +305,11 @@ struct ana_opts {
 	/* and not on files for which skip(path, skip_arg) is true */
 	int (*skip)(const char *path, void *skip_arg);
 	void *skip_arg;
+	/* compute vs I/O (threads' gap_ns, io_ns): only the ops iotape
+	 * replay reproduces (open, close, read, write, sync, namespace, when
+	 * they succeeded) are I/O; the others (stat, lseek, mmap, failed
+	 * opens, ...) count as compute, as the replay makes them think time */
+	int replayed_io;
 };
 
 /* The last timeline bucket looked up (see ana_bucket_index). */

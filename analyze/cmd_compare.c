@@ -856,7 +856,8 @@ int cmd_compare(int argc, char **argv)
 	for (int s = 0; s < 2; s++) {
 		struct ana_opts o = { .top = -1, .to_ns = UINT64_MAX, .threads = 2,
 				      .files_only = 1, .under = s == 1 ? c.under : NULL,
-				      .skip = s == 1 ? skip_b : NULL, .skip_arg = &c };
+				      .skip = s == 1 ? skip_b : NULL, .skip_arg = &c,
+				      .replayed_io = s == 0 && c.map };
 		err = ana_run(&c.a[s], c.path[s], &o);
 		if (err) {
 			cli_tape_error(c.path[s], err);
