@@ -20,6 +20,8 @@
  *             completed: the accelerator's compute, while I/O takes what
  *             the storage takes; waiting for another thread's op (the
  *             recorded order) overlaps that compute instead of adding to it;
+ *             a sleep that wakes late shortens the thread's next ones by
+ *             as much, so its compute sums to the recorded;
  *   afap      no delays.
  * --scale-dataset K: loop l opens copy l % K of every dataset file
  * (rp_copy_path), so K loops read K distinct copies, as K epochs over a
@@ -472,6 +474,7 @@ static void *thread_main(void *arg)
 		c->gen = loop + 1;
 
 		uint64_t prev_end = 0;	/* recorded end of the thread's previous ops */
+		uint64_t late = 0;	/* think: how much the thread's sleeps overran */
 		for (size_t j = 0; j < c->tp->nops; j++) {
 			uint32_t idx = c->tp->ops[j];
 			const struct rp_op *op = &p->ops[idx];
@@ -494,8 +497,18 @@ static void *thread_main(void *arg)
 			} else if (o->timing == RP_TIME_THINK && !overlap && op->ts > prev_end) {
 				uint64_t delay = (uint64_t)((double)(op->ts - prev_end) * think);
 				if (delay) {
-					if (now_ns() < io_done + delay)
-						sleep_until(io_done + delay);
+					/* a sleep that woke late (a busy CPU) is
+					 * taken off the next ones: the thread's
+					 * compute sums to the recorded */
+					uint64_t want = delay > late ? delay - late : 0;
+					late -= delay - want;
+					uint64_t t = now_ns();
+					if (want && t < io_done + want) {
+						sleep_until(io_done + want);
+						t = now_ns();
+						if (t > io_done + want)
+							late += t - (io_done + want);
+					}
 					c->job->compute_ns += delay;
 				}
 			}
