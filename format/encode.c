@@ -208,15 +208,17 @@ static int encode_varints(struct buf *out, const uint64_t *v, size_t n, int mode
 }
 
 /* Pick the width for a patched bit-packing of n values whose bit lengths
- * are counted in h[0..maxw]; returns the estimated bytes past the base. */
-static size_t pfor_plan(const uint32_t *h, size_t n, unsigned maxw, unsigned *wout)
+ * are counted in h[0..maxw], each count standing for scale values;
+ * returns the estimated bytes past the base. */
+static size_t pfor_plan(const uint32_t *h, unsigned scale, size_t n, unsigned maxw,
+			unsigned *wout)
 {
 	size_t best = SIZE_MAX;
 	for (unsigned x = 0; x <= maxw; x++) {
 		size_t nexc = 0, exc = 0;
 		for (unsigned b = x + 1; b <= maxw; b++) {
-			nexc += h[b];
-			exc += (size_t)h[b] * (1 + (b - x + 6) / 7);
+			nexc += (size_t)h[b] * scale;
+			exc += (size_t)h[b] * scale * (1 + (b - x + 6) / 7);
 		}
 		if (nexc * 8 > n)	/* more than 1 in 8: not exceptions */
 			continue;
@@ -229,37 +231,44 @@ static size_t pfor_plan(const uint32_t *h, size_t n, unsigned maxw, unsigned *wo
 	return best;
 }
 
+/* The histograms of bit lengths that plan a patched width look at one
+ * value in PFOR_STRIDE: the plan only needs the shape of the distribution
+ * (the exceptions themselves are found exactly when packing). */
+#define PFOR_STRIDE 8
+
 /* Patched bit-packing of t[0..n) (values minus base): the packed low
- * width bits, then the exceptions as (index gap, value >> width). */
+ * width bits, then the exceptions as (index gap, value >> width).  The
+ * exceptions are collected while packing, in one pass. */
 static int put_patched(struct buf *out, uint64_t *t, size_t n, unsigned width)
 {
-	struct buf exc = { 0 };
+	static __thread struct buf exc;
 	size_t nexc = 0, last = 0;
 	int err;
 
+	/* at most one exception per value, 20 bytes each; the packed data */
+	exc.len = 0;
+	if ((err = buf_reserve(&exc, 20 * n + 20)))
+		return err;
+	const uint64_t mask = (1ull << width) - 1;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t hi = width == 64 ? 0 : t[i] >> width;
-		if (!hi)
-			continue;
-		if ((err = buf_reserve(&exc, 20)))
-			goto out;
-		buf_put_varint(&exc, nexc ? i - last : i);
-		buf_put_varint(&exc, hi);
-		t[i] &= (1ull << width) - 1;
-		last = i;
-		nexc++;
+		uint64_t hi = t[i] >> width;
+		if (__builtin_expect(hi != 0, 0)) {
+			buf_put_varint(&exc, nexc ? i - last : i);
+			buf_put_varint(&exc, hi);
+			t[i] &= mask;
+			last = i;
+			nexc++;
+		}
 	}
 	if ((err = buf_reserve(out, 11 + packed_bytes(n, width) + exc.len + 8)))
-		goto out;
+		return err;
 	buf_put_u8(out, (uint8_t)width);
 	buf_put_varint(out, nexc);
 	pack(out, t, n, width);
 	if (exc.len)
 		memcpy(out->p + out->len, exc.p, exc.len);
 	out->len += exc.len;
-out:
-	buf_release(&exc);
-	return err;
+	return 0;
 }
 
 int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
@@ -268,21 +277,21 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 	uint64_t min = 0, max = 0, dmin = 0, dmax = 0;
 	int err;
 
-	/* Statistics in separate simple loops: the compiler vectorizes them. */
+	/* Statistics of the values and of their zigzag'ed deltas, one pass. */
 	if (n) {
+		uint64_t prev = v[0];
 		min = max = v[0];
+		dmin = UINT64_MAX;
 		for (size_t i = 1; i < n; i++) {
-			min = v[i] < min ? v[i] : min;
-			max = v[i] > max ? v[i] : max;
-		}
-	}
-	if (n > 1) {
-		dmin = dmax = zigzag(v[1] - v[0]);
-		for (size_t i = 2; i < n; i++) {
-			uint64_t d = zigzag(v[i] - v[i - 1]);
+			uint64_t x = v[i], d = zigzag(x - prev);
+			prev = x;
+			min = x < min ? x : min;
+			max = x > max ? x : max;
 			dmin = d < dmin ? d : dmin;
 			dmax = d > dmax ? d : dmax;
 		}
+		if (n == 1)
+			dmin = 0;
 	}
 	unsigned w = bit_width(max - min);
 	unsigned dw = bit_width(dmax - dmin);
@@ -298,16 +307,18 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 	if ((w >= 6 || dw >= 6) && (force == 0 || force == ENC_PBITPACK || force == ENC_DPBITPACK)) {
 		uint32_t h1[65] = { 0 }, h2[65] = { 0 };
 		size_t pb = SIZE_MAX, dpb = SIZE_MAX;
+		/* few values: look at all of them */
+		const unsigned stride = n >= 64 * PFOR_STRIDE ? PFOR_STRIDE : 1;
 		/* only the variant that can win: the plain widths bound them */
 		if (w >= 6 && packed_bytes(n, w) / 2 < best) {
-			for (size_t i = 0; i < n; i++)
+			for (size_t i = 0; i < n; i += stride)
 				h1[bit_width(v[i] - min)]++;
-			pb = pfor_plan(h1, n, w, &pw) + varint_size(min) + 1;
+			pb = pfor_plan(h1, stride, n, w, &pw) + varint_size(min) + 1;
 		}
 		if (dw >= 6 && packed_bytes(dn, dw) / 2 < best) {
-			for (size_t i = 1; i < n; i++)
+			for (size_t i = 1; i < n; i += stride)
 				h2[bit_width(zigzag(v[i] - v[i - 1]) - dmin)]++;
-			dpb = pfor_plan(h2, dn, dw, &dpw) + varint_size(n ? v[0] : 0) +
+			dpb = pfor_plan(h2, stride, dn, dw, &dpw) + varint_size(n ? v[0] : 0) +
 			      varint_size(dmin) + 1;
 		}
 		if (pw < w && pb < best) {
@@ -344,10 +355,24 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 	dpw = dpw > 63 ? 63 : dpw;
 	*enc = (uint8_t)choice;
 
-	/* transformed values; freed on every path below */
-	uint64_t *t = NULL;
-	if (choice >= ENC_BITPACK && !(t = malloc((n ? n : 1) * sizeof(*t))))
-		return -ENOMEM;
+	/* transformed values: a per-thread scratch kept between columns */
+	static __thread uint64_t *t;
+	static __thread size_t tcap;
+	if (choice >= ENC_BITPACK && n > tcap) {
+		uint64_t *nt = realloc(t, n * sizeof(*t));
+		if (!nt)
+			return -ENOMEM;
+		t = nt;
+		tcap = n;
+	}
+	/* w == 0 and BITPACK: every value is min, nothing to pack */
+	if (choice == ENC_BITPACK && w == 0) {
+		if ((err = buf_reserve(out, 11)))
+			return err;
+		buf_put_varint(out, min);
+		buf_put_u8(out, 0);
+		return 0;
+	}
 	err = -EINVAL;
 	switch (choice) {
 	case ENC_RAW:
@@ -422,7 +447,6 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 		break;
 	}
 	}
-	free(t);
 	return err;
 }
 
