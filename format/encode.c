@@ -101,17 +101,75 @@ static inline size_t packed_bytes(size_t n, unsigned w)
 	return (n * w + 7) / 8;
 }
 
-/* Append n values, each < 2^w, LSB first. */
-static void pack(struct buf *b, const uint64_t *t, size_t n, unsigned w)
+/*
+ * Packing mirrors the unpacking below: value j of a stream of width w starts
+ * at bit j*w, so each group of 8 values starts on a byte boundary and
+ * fills exactly w bytes.  pack_groups_w() has one copy per width where
+ * every shift and store of the 8 values is a constant; a group's last
+ * store may write up to 7 bytes past it, which the next group (or the 8
+ * bytes of slack every caller reserves) absorbs.
+ */
+static inline __attribute__((always_inline)) uint8_t *
+pack_groups_w(uint8_t *p, const uint64_t *t, size_t groups, uint64_t base,
+	      const unsigned w)
 {
+	const uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
+	for (size_t g = 0; g < groups; g++, t += 8) {
+		uint64_t acc = 0;
+		unsigned nb = 0, o = 0;
+		_Pragma("GCC unroll 8")
+		for (unsigned j = 0; j < 8; j++) {
+			uint64_t x = (t[j] - base) & mask;
+			acc |= x << nb;
+			if (nb + w >= 64) {
+				uint64_t le = htole64(acc);
+				memcpy(p + o, &le, 8);
+				o += 8;
+				acc = nb ? x >> (64 - nb) : 0;
+				nb = nb + w - 64;
+			} else {
+				nb += w;
+			}
+		}
+		if (nb) {
+			uint64_t le = htole64(acc);
+			memcpy(p + o, &le, 8);
+		}
+		p += w;
+	}
+	return p;
+}
+
+static uint8_t *pack_groups(uint8_t *p, const uint64_t *t, size_t groups,
+			    uint64_t base, unsigned w)
+{
+	switch (w) {
+#define W(n) case n: return pack_groups_w(p, t, groups, base, n);
+	W(1) W(2) W(3) W(4) W(5) W(6) W(7) W(8) W(9) W(10) W(11) W(12) W(13)
+	W(14) W(15) W(16) W(17) W(18) W(19) W(20) W(21) W(22) W(23) W(24)
+	W(25) W(26) W(27) W(28) W(29) W(30) W(31) W(32) W(33) W(34) W(35)
+	W(36) W(37) W(38) W(39) W(40) W(41) W(42) W(43) W(44) W(45) W(46)
+	W(47) W(48) W(49) W(50) W(51) W(52) W(53) W(54) W(55) W(56) W(57)
+	W(58) W(59) W(60) W(61) W(62) W(63) W(64)
+#undef W
+	}
+	return p;
+}
+
+/* Append the low w bits of (t[i] - base) for n values, LSB first; the
+ * caller reserved packed_bytes(n, w) + 8 bytes. */
+static void pack(struct buf *b, const uint64_t *t, size_t n, unsigned w, uint64_t base)
+{
+	const uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
 	uint8_t *p = b->p + b->len;
 	uint64_t acc = 0;
 	unsigned nb = 0;
 
 	if (w == 0)
 		return;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t x = t[i];
+	p = pack_groups(p, t, n / 8, base, w);
+	for (size_t i = n / 8 * 8; i < n; i++) {
+		uint64_t x = (t[i] - base) & mask;
 		acc |= x << nb;
 		if (nb + w >= 64) {
 			uint64_t le = htole64(acc);
@@ -236,26 +294,33 @@ static size_t pfor_plan(const uint32_t *h, unsigned scale, size_t n, unsigned ma
  * (the exceptions themselves are found exactly when packing). */
 #define PFOR_STRIDE 8
 
-/* Patched bit-packing of t[0..n) (values minus base): the packed low
- * width bits, then the exceptions as (index gap, value >> width).  The
- * exceptions are collected while packing, in one pass. */
-static int put_patched(struct buf *out, uint64_t *t, size_t n, unsigned width)
+/* Patched bit-packing of t[0..n) minus base: the packed low width bits,
+ * then the exceptions as (index gap, value >> width).  Groups of 8 with no
+ * exception are recognized with one test. */
+static int put_patched(struct buf *out, const uint64_t *t, size_t n, unsigned width,
+		       uint64_t base)
 {
 	static __thread struct buf exc;
 	size_t nexc = 0, last = 0;
 	int err;
 
-	/* at most one exception per value, 20 bytes each; the packed data */
+	/* at most one exception per value, 20 bytes each */
 	exc.len = 0;
 	if ((err = buf_reserve(&exc, 20 * n + 20)))
 		return err;
-	const uint64_t mask = (1ull << width) - 1;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t hi = t[i] >> width;
-		if (__builtin_expect(hi != 0, 0)) {
+	for (size_t g = 0; g < n; g += 8) {
+		size_t e = g + 8 < n ? g + 8 : n;
+		uint64_t any = 0;
+		for (size_t i = g; i < e; i++)
+			any |= (t[i] - base) >> width;
+		if (__builtin_expect(!any, 1))
+			continue;
+		for (size_t i = g; i < e; i++) {
+			uint64_t hi = (t[i] - base) >> width;
+			if (!hi)
+				continue;
 			buf_put_varint(&exc, nexc ? i - last : i);
 			buf_put_varint(&exc, hi);
-			t[i] &= mask;
 			last = i;
 			nexc++;
 		}
@@ -264,7 +329,7 @@ static int put_patched(struct buf *out, uint64_t *t, size_t n, unsigned width)
 		return err;
 	buf_put_u8(out, (uint8_t)width);
 	buf_put_varint(out, nexc);
-	pack(out, t, n, width);
+	pack(out, t, n, width, base);
 	if (exc.len)
 		memcpy(out->p + out->len, exc.p, exc.len);
 	out->len += exc.len;
@@ -358,7 +423,8 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 	/* transformed values: a per-thread scratch kept between columns */
 	static __thread uint64_t *t;
 	static __thread size_t tcap;
-	if (choice >= ENC_BITPACK && n > tcap) {
+	if ((choice == ENC_DBITPACK || choice == ENC_DPBITPACK || choice == ENC_DICT) &&
+	    n > tcap) {
 		uint64_t *nt = realloc(t, n * sizeof(*t));
 		if (!nt)
 			return -ENOMEM;
@@ -390,13 +456,11 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 		err = encode_varints(out, v, n, choice);
 		break;
 	case ENC_BITPACK: {
-		for (size_t i = 0; i < n; i++)
-			t[i] = v[i] - min;
 		if ((err = buf_reserve(out, 11 + packed_bytes(n, w) + 8)))
 			break;
 		buf_put_varint(out, min);
 		buf_put_u8(out, (uint8_t)w);
-		pack(out, t, n, w);
+		pack(out, v, n, w, min);
 		err = 0;
 		break;
 	}
@@ -408,17 +472,15 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 		buf_put_varint(out, n ? v[0] : 0);
 		buf_put_varint(out, dmin);
 		buf_put_u8(out, (uint8_t)dw);
-		pack(out, t, dn, dw);
+		pack(out, t, dn, dw, 0);
 		err = 0;
 		break;
 	}
 	case ENC_PBITPACK: {
-		for (size_t i = 0; i < n; i++)
-			t[i] = v[i] - min;
 		if ((err = buf_reserve(out, 10)))
 			break;
 		buf_put_varint(out, min);
-		err = put_patched(out, t, n, pw);
+		err = put_patched(out, v, n, pw, min);
 		break;
 	}
 	case ENC_DPBITPACK: {
@@ -428,7 +490,7 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 			break;
 		buf_put_varint(out, n ? v[0] : 0);
 		buf_put_varint(out, dmin);
-		err = put_patched(out, t, dn, dpw);
+		err = put_patched(out, t, dn, dpw, 0);
 		break;
 	}
 	case ENC_DICT: {
@@ -442,7 +504,7 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 		for (unsigned i = 0; i < d.n; i++)
 			buf_put_varint(out, d.vals[i]);
 		buf_put_u8(out, (uint8_t)width);
-		pack(out, t, n, width);
+		pack(out, t, n, width, 0);
 		err = 0;
 		break;
 	}
