@@ -17,12 +17,23 @@
 #include <unistd.h>
 #include <xxhash.h>
 #include <zstd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include "tape_internal.h"
 
 /* Equality of short strings without a libc call (this is the hot path). */
 static inline int bytes_equal(const uint8_t *a, const char *b, size_t n)
 {
 	size_t i = 0;
+#ifdef __SSE2__
+	for (; i + 16 <= n; i += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(a + i));
+		__m128i y = _mm_loadu_si128((const __m128i *)(b + i));
+		if (_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) != 0xffff)
+			return 0;
+	}
+#endif
 	for (; i + 8 <= n; i += 8) {
 		uint64_t x, y;
 		memcpy(&x, a + i, 8);
@@ -59,6 +70,9 @@ struct tbuf {
 	uint64_t **cols;	/* ncols arrays of block_rows values */
 	struct sdict *dicts;	/* ncols, used by string columns */
 	uint64_t tmin, tmax;
+	/* syscall table: its columns by id, for tbuf_put_syscall() */
+	uint64_t *sc[SC_NCOLS];
+	struct sdict *sc_path, *sc_path2;
 };
 
 struct ientry {
@@ -445,6 +459,17 @@ static int tbuf_init(struct tbuf *t, const struct tape_table_def *def, unsigned 
 			t->dst4[t->n4++] = t->cols[c];
 		}
 	}
+	if (def->id == TAPE_TABLE_SYSCALL) {
+		for (size_t c = 0; c < def->ncols; c++) {
+			unsigned id = def->cols[c].id;
+			if (id < SC_NCOLS)
+				t->sc[id] = t->cols[c];
+			if (id == SC_PATH)
+				t->sc_path = &t->dicts[c];
+			if (id == SC_PATH2)
+				t->sc_path2 = &t->dicts[c];
+		}
+	}
 	return 0;
 }
 
@@ -546,10 +571,44 @@ int tape_writer_set_meta(tape_writer *w, const char *key, const char *value)
 	return 0;
 }
 
-/* Store event ev as row t->rows (not counted yet: the caller does
- * t->rows++).  -E2BIG for an over-long string changes nothing; -ENOMEM may
- * leave the row half written, unused. */
-static int tbuf_put(struct tbuf *t, const void *ev)
+/* tbuf_put() for the syscall table, whose layout is known here: most
+ * events of a trace are syscalls. */
+static int tbuf_put_syscall(struct tbuf *t, const struct tape_syscall *e)
+{
+	const char *p1 = e->path ? e->path : "", *p2 = e->path2 ? e->path2 : "";
+	size_t l1 = p1[0] ? strlen(p1) : 0, l2 = p2[0] ? strlen(p2) : 0;
+	size_t r = t->rows;
+	int err = 0;
+
+	if (l1 > TAPE_MAX_STRING || l2 > TAPE_MAX_STRING)
+		return tape__fail(-E2BIG, "string of column %s longer than %u bytes",
+				  l1 > TAPE_MAX_STRING ? "path" : "path2", TAPE_MAX_STRING);
+	t->sc[SC_TS][r] = e->ts_ns;
+	t->sc[SC_DUR][r] = e->dur_ns;
+	t->sc[SC_PID][r] = e->pid;
+	t->sc[SC_TID][r] = e->tid;
+	t->sc[SC_OP][r] = e->op;
+	t->sc[SC_FD][r] = (uint64_t)e->fd;
+	t->sc[SC_FILE_ID][r] = e->file_id;
+	t->sc[SC_OFFSET][r] = e->offset;
+	t->sc[SC_SIZE][r] = e->size;
+	t->sc[SC_RET][r] = (uint64_t)e->ret;
+	t->sc[SC_FLAGS][r] = e->flags;
+	t->sc[SC_PATH][r] = sdict_add(t->sc_path, p1, l1, &err);
+	if (err)
+		return err;
+	t->sc[SC_PATH2][r] = sdict_add(t->sc_path2, p2, l2, &err);
+	if (err)
+		return err;
+	uint64_t ts = e->ts_ns;
+	if (r == 0 || ts < t->tmin)
+		t->tmin = ts;
+	if (r == 0 || ts > t->tmax)
+		t->tmax = ts;
+	return 0;
+}
+
+static int tbuf_put_any(struct tbuf *t, const void *ev)
 {
 	const struct tape_table_def *def = t->def;
 	const char *strs[TAPE_MAX_STRCOLS];
@@ -588,6 +647,14 @@ static int tbuf_put(struct tbuf *t, const void *ev)
 	if (r == 0 || ts > t->tmax)
 		t->tmax = ts;
 	return 0;
+}
+
+/* Store event ev as row t->rows (not counted yet: the caller does
+ * t->rows++).  -E2BIG for an over-long string changes nothing; -ENOMEM may
+ * leave the row half written, unused. */
+static inline int tbuf_put(struct tbuf *t, const void *ev)
+{
+	return t->sc_path2 ? tbuf_put_syscall(t, ev) : tbuf_put_any(t, ev);
 }
 
 int tape_writer_append(tape_writer *w, int table, const void *ev)
