@@ -521,7 +521,8 @@ static int bad(const char *what)
 
 /* Read the next exception of a patched column into d->excidx/exchi; with
  * none left, check the column ends exactly there. */
-static int next_exception(struct coldec *d, int first)
+static inline __attribute__((always_inline)) int
+next_exception(struct coldec *d, int first)
 {
 	struct rd r = { d->exc, d->end };
 	uint64_t gap;

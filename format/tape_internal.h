@@ -209,7 +209,22 @@ struct pred {
 };
 void pred_reset(struct pred *p);
 void pred_release(struct pred *p);
-struct pstate *pred_state(struct pred *p, uint32_t tid);
+struct pstate *pred_state_slow(struct pred *p, uint32_t tid);
+/* The state of thread tid, created (zeroed) when new; NULL on ENOMEM.  The
+ * thread of the previous row and one probe of the table inline. */
+static inline struct pstate *pred_state(struct pred *p, uint32_t tid)
+{
+	if (p->n && p->s[p->last].tid == tid)
+		return &p->s[p->last];
+	if (p->nslots) {
+		uint32_t i = p->slot[(tid * 0x9E3779B1u) & (p->nslots - 1)];
+		if (i && p->s[i - 1].tid == tid) {
+			p->last = i - 1;
+			return &p->s[i - 1];
+		}
+	}
+	return pred_state_slow(p, tid);
+}
 /* col/res indexed by syscall column id; rows 0..n-1 of one block. */
 int pred_encode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 			uint64_t *const res[SC_NCOLS], size_t n);
