@@ -749,20 +749,31 @@ static int build_syscalls(tape_cursor *c, const struct entry *e, const uint64_t 
 	struct tape_syscall *out = (struct tape_syscall *)(void *)tile;
 	uint64_t bad = 0, wide = 0, badidx = 0;
 
+	if (k && (!nd1 || !nd2))	/* every index is out of range */
+		return tape__fail(-EBADMSG, "block at offset %llu: column %s: string index out of range",
+				  (unsigned long long)e->off, !nd1 ? "path" : "path2");
 	for (size_t r = 0; r < k; r++) {
-		uint64_t i1 = p1[r], i2 = p2[r];
+		uint64_t i1 = p1[r], i2 = p2[r], t = ts[r];
 		badidx |= (uint64_t)(i1 >= nd1) | (uint64_t)(i2 >= nd2) << 1;
 		i1 = i1 < nd1 ? i1 : 0;
 		i2 = i2 < nd2 ? i2 : 0;
 		wide |= pid[r] | tid[r] | op[r];
-		bad |= (ts[r] < tmin) | (ts[r] > tmax);
-		out[r] = (struct tape_syscall){
-			.ts_ns = ts[r], .dur_ns = dur[r], .pid = (uint32_t)pid[r],
-			.tid = (uint32_t)tid[r], .op = (uint32_t)op[r], .fd = (int64_t)fd[r],
-			.file_id = fid[r], .offset = offs[r], .size = size[r],
-			.ret = (int64_t)ret[r], .flags = flags[r],
-			.path = strs + (nd1 ? soff1[i1] : 0), .path2 = strs + (nd2 ? soff2[i2] : 0),
-		};
+		bad |= t - tmin > tmax - tmin;	/* tmin <= tmax: checked */
+		struct tape_syscall *o = &out[r];
+		o->ts_ns = t;
+		o->dur_ns = dur[r];
+		o->pid = (uint32_t)pid[r];
+		o->tid = (uint32_t)tid[r];
+		o->op = (uint32_t)op[r];
+		o->_pad = 0;
+		o->fd = (int64_t)fd[r];
+		o->file_id = fid[r];
+		o->offset = offs[r];
+		o->size = size[r];
+		o->ret = (int64_t)ret[r];
+		o->flags = flags[r];
+		o->path = strs + soff1[i1];
+		o->path2 = strs + soff2[i2];
 	}
 	if (wide > UINT32_MAX)
 		return tape__fail(-EBADMSG, "block at offset %llu: column pid, tid or op: value out of range",
