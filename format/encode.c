@@ -623,7 +623,8 @@ int tape_coldec_init(struct coldec *d, uint8_t enc, const uint8_t *p,
  * reader.c) keeps in bounds.
  */
 static inline __attribute__((always_inline)) void
-unpack_groups_w(const uint8_t *p, size_t groups, uint64_t *out, const unsigned w)
+unpack_groups_w(const uint8_t *p, size_t groups, uint64_t *out, uint64_t base,
+		const unsigned w)
 {
 	const uint64_t mask = (1ull << w) - 1;
 	for (size_t g = 0; g < groups; g++, p += w, out += 8) {
@@ -631,15 +632,16 @@ unpack_groups_w(const uint8_t *p, size_t groups, uint64_t *out, const unsigned w
 		for (unsigned j = 0; j < 8; j++) {
 			uint64_t u;
 			memcpy(&u, p + (j * w) / 8, 8);
-			out[j] = (le64toh(u) >> ((j * w) & 7)) & mask;
+			out[j] = ((le64toh(u) >> ((j * w) & 7)) & mask) + base;
 		}
 	}
 }
 
-static void unpack_groups(const uint8_t *p, size_t groups, uint64_t *out, unsigned w)
+static void unpack_groups(const uint8_t *p, size_t groups, uint64_t *out, uint64_t base,
+			  unsigned w)
 {
 	switch (w) {
-#define W(n) case n: unpack_groups_w(p, groups, out, n); break;
+#define W(n) case n: unpack_groups_w(p, groups, out, base, n); break;
 	W(1) W(2) W(3) W(4) W(5) W(6) W(7) W(8) W(9) W(10) W(11) W(12) W(13)
 	W(14) W(15) W(16) W(17) W(18) W(19) W(20) W(21) W(22) W(23) W(24)
 	W(25) W(26) W(27) W(28) W(29) W(30) W(31) W(32) W(33) W(34) W(35)
@@ -649,14 +651,20 @@ static void unpack_groups(const uint8_t *p, size_t groups, uint64_t *out, unsign
 	}
 }
 
-/* Values [idx, idx+m) of a stream of width w (<= 64) into out. */
-static void unpack(const uint8_t *p, unsigned w, size_t idx, size_t m, uint64_t *out)
+/* Values [idx, idx+m) of a stream of width w (<= 64), plus base, into out. */
+static void unpack(const uint8_t *p, unsigned w, size_t idx, size_t m, uint64_t *out,
+		   uint64_t base)
 {
 	const uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
 	size_t i = 0, bit = idx * w;
 
 	if (w == 0) {
-		memset(out, 0, m * sizeof(*out));
+		if (!base) {
+			memset(out, 0, m * sizeof(*out));
+			return;
+		}
+		for (; i < m; i++)
+			out[i] = base;
 		return;
 	}
 	if (w <= 56) {
@@ -664,10 +672,10 @@ static void unpack(const uint8_t *p, unsigned w, size_t idx, size_t m, uint64_t 
 		for (; i < m && (idx + i) % 8; i++, bit += w) {
 			uint64_t u;
 			memcpy(&u, p + (bit >> 3), 8);
-			out[i] = (le64toh(u) >> (bit & 7)) & mask;
+			out[i] = ((le64toh(u) >> (bit & 7)) & mask) + base;
 		}
 		size_t groups = (m - i) / 8;
-		unpack_groups(p + (bit >> 3), groups, out + i, w);
+		unpack_groups(p + (bit >> 3), groups, out + i, base, w);
 		i += 8 * groups;
 		bit += 8 * groups * w;
 	}
@@ -678,7 +686,7 @@ static void unpack(const uint8_t *p, unsigned w, size_t idx, size_t m, uint64_t 
 		u = le64toh(u) >> sh;
 		if (sh + w > 64)
 			u |= (uint64_t)p[(bit >> 3) + 8] << (64 - sh);
-		out[i] = u & mask;
+		out[i] = (u & mask) + base;
 	}
 }
 
@@ -728,11 +736,14 @@ int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 				pidx = d->done - 1;
 			}
 		}
-		unpack(d->p, d->width, pidx, k - i0, out + i0);
+		/* the base goes in while unpacking, except under the deltas */
+		const uint64_t ubase = delta || d->enc == ENC_DICT ? 0 : base;
+		unpack(d->p, d->width, pidx, k - i0, out + i0, ubase);
 		if (patched) {
 			size_t pend = pidx + (k - i0);
 			while (d->excidx < pend) {
-				out[i0 + d->excidx - pidx] |= d->exchi << d->width;
+				/* low bits + base + the high bits (low < 2^width) */
+				out[i0 + d->excidx - pidx] += d->exchi << d->width;
 				int err = next_exception(d, 0);
 				if (err)
 					return err;
@@ -751,9 +762,6 @@ int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 		} else if (delta) {
 			for (size_t i = i0; i < k; i++)
 				out[i] = prev += unzigzag(out[i] + base);
-		} else if (base) {
-			for (size_t i = 0; i < k; i++)
-				out[i] += base;
 		}
 		break;
 	}
