@@ -312,8 +312,8 @@ static int put_patched(struct buf *out, const uint64_t *t, size_t n, unsigned wi
 		size_t e = g + 8 < n ? g + 8 : n;
 		uint64_t any = 0;
 		for (size_t i = g; i < e; i++)
-			any |= (t[i] - base) >> width;
-		if (__builtin_expect(!any, 1))
+			any |= t[i] - base;
+		if (__builtin_expect(!(any >> width), 1))
 			continue;
 		for (size_t i = g; i < e; i++) {
 			uint64_t hi = (t[i] - base) >> width;
@@ -336,6 +336,84 @@ static int put_patched(struct buf *out, const uint64_t *t, size_t n, unsigned wi
 	return 0;
 }
 
+/* Min and max of v[0..n) (n >= 1), and of zigzag(v[i] - v[i-1]) for
+ * i >= 1 (UINT64_MAX and 0 when n == 1), from i0 on. */
+static inline void stats_scalar(const uint64_t *v, size_t i0, size_t n, uint64_t *mn,
+				uint64_t *mx, uint64_t *dmn, uint64_t *dmx)
+{
+	uint64_t min = *mn, max = *mx, dmin = *dmn, dmax = *dmx, prev = v[i0 - 1];
+	for (size_t i = i0; i < n; i++) {
+		uint64_t x = v[i], d = zigzag(x - prev);
+		prev = x;
+		min = x < min ? x : min;
+		max = x > max ? x : max;
+		dmin = d < dmin ? d : dmin;
+		dmax = d > dmax ? d : dmax;
+	}
+	*mn = min, *mx = max, *dmn = dmin, *dmx = dmax;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+/* The same, 4 values at a time.  AVX2 compares signed 64-bit lanes, so the
+ * lanes hold values with the sign bit flipped (x ^ 2^63), which orders
+ * them as unsigned. */
+__attribute__((target("avx2"))) static void
+stats_avx2(const uint64_t *v, size_t n, uint64_t *mn, uint64_t *mx, uint64_t *dmn,
+	   uint64_t *dmx)
+{
+	const __m256i sign = _mm256_set1_epi64x(INT64_MIN), zero = _mm256_setzero_si256();
+	__m256i fmin = _mm256_set1_epi64x((int64_t)(v[0] ^ (1ull << 63)));
+	__m256i fmax = fmin;
+	__m256i fdmin = _mm256_set1_epi64x(INT64_MAX), fdmax = sign;
+	size_t i = 1;
+	for (; i + 4 <= n; i += 4) {
+		__m256i x = _mm256_loadu_si256((const __m256i *)(v + i));
+		__m256i p = _mm256_loadu_si256((const __m256i *)(v + i - 1));
+		__m256i d = _mm256_sub_epi64(x, p);
+		__m256i z = _mm256_xor_si256(_mm256_slli_epi64(d, 1), _mm256_cmpgt_epi64(zero, d));
+		__m256i fx = _mm256_xor_si256(x, sign), fz = _mm256_xor_si256(z, sign);
+		fmin = _mm256_blendv_epi8(fmin, fx, _mm256_cmpgt_epi64(fmin, fx));
+		fmax = _mm256_blendv_epi8(fmax, fx, _mm256_cmpgt_epi64(fx, fmax));
+		fdmin = _mm256_blendv_epi8(fdmin, fz, _mm256_cmpgt_epi64(fdmin, fz));
+		fdmax = _mm256_blendv_epi8(fdmax, fz, _mm256_cmpgt_epi64(fz, fdmax));
+	}
+	uint64_t a[4], b[4], c[4], e[4];
+	_mm256_storeu_si256((__m256i *)a, fmin);
+	_mm256_storeu_si256((__m256i *)b, fmax);
+	_mm256_storeu_si256((__m256i *)c, fdmin);
+	_mm256_storeu_si256((__m256i *)e, fdmax);
+	uint64_t min = UINT64_MAX, max = 0, dmin = UINT64_MAX, dmax = 0;
+	for (int j = 0; j < 4; j++) {
+		uint64_t x = a[j] ^ (1ull << 63), y = b[j] ^ (1ull << 63);
+		uint64_t dz = c[j] ^ (1ull << 63), dx = e[j] ^ (1ull << 63);
+		min = x < min ? x : min;
+		max = y > max ? y : max;
+		dmin = dz < dmin ? dz : dmin;
+		dmax = dx > dmax ? dx : dmax;
+	}
+	*mn = min, *mx = max, *dmn = dmin, *dmx = dmax;
+	if (i < n)
+		stats_scalar(v, i, n, mn, mx, dmn, dmx);
+}
+#endif
+
+static void col_stats(const uint64_t *v, size_t n, uint64_t *mn, uint64_t *mx,
+		      uint64_t *dmn, uint64_t *dmx)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (n >= 16 && __builtin_cpu_supports("avx2")) {
+		stats_avx2(v, n, mn, mx, dmn, dmx);
+		return;
+	}
+#endif
+	*mn = *mx = v[0];
+	*dmn = UINT64_MAX;
+	*dmx = 0;
+	if (n > 1)
+		stats_scalar(v, 1, n, mn, mx, dmn, dmx);
+}
+
 int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 		    uint8_t *enc, int force)
 {
@@ -344,17 +422,7 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 
 	/* Statistics of the values and of their zigzag'ed deltas, one pass. */
 	if (n) {
-		uint64_t prev = v[0];
-		min = max = v[0];
-		dmin = UINT64_MAX;
-		for (size_t i = 1; i < n; i++) {
-			uint64_t x = v[i], d = zigzag(x - prev);
-			prev = x;
-			min = x < min ? x : min;
-			max = x > max ? x : max;
-			dmin = d < dmin ? d : dmin;
-			dmax = d > dmax ? d : dmax;
-		}
+		col_stats(v, n, &min, &max, &dmin, &dmax);
 		if (n == 1)
 			dmin = 0;
 	}
