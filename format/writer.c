@@ -73,6 +73,10 @@ struct tbuf {
 	/* syscall table: its columns by id, for tbuf_put_syscall() */
 	uint64_t *sc[SC_NCOLS];
 	struct sdict *sc_path, *sc_path2;
+	/* the path index of each thread's last row (index + 1, 0 none) by
+	 * tid & 63, tried before hashing: threads interleave, but each
+	 * names the same file for several rows */
+	uint32_t tidkey[64], tidpath[64];
 };
 
 struct ientry {
@@ -206,6 +210,17 @@ static int flush_meta(tape_writer *w)
 }
 
 /* ------------------------------------------------------ string columns */
+
+static uint32_t sdict_add(struct sdict *d, const char *s, size_t len, int *err);
+
+/* The index of s in d, added when new; hint: an index to try first. */
+static inline uint32_t sdict_add_hint(struct sdict *d, const char *s, size_t len, uint32_t hint,
+			       int *err)
+{
+	if (hint < d->n && d->len[hint] == len && bytes_equal(d->arena.p + d->off[hint], s, len))
+		return d->last = hint;
+	return sdict_add(d, s, len, err);
+}
 
 static uint32_t sdict_add(struct sdict *d, const char *s, size_t len, int *err)
 {
@@ -434,6 +449,7 @@ static int write_block(tape_writer *w, struct tbuf *t)
 	for (size_t c = 0; c < t->def->ncols; c++)
 		if (t->def->cols[c].type == TAPE_COL_STR)
 			sdict_reset(&t->dicts[c]);
+	memset(t->tidpath, 0, sizeof(t->tidpath));
 	return err;
 }
 
@@ -594,10 +610,15 @@ static int tbuf_put_syscall(struct tbuf *t, const struct tape_syscall *e)
 	t->sc[SC_SIZE][r] = e->size;
 	t->sc[SC_RET][r] = (uint64_t)e->ret;
 	t->sc[SC_FLAGS][r] = e->flags;
-	t->sc[SC_PATH][r] = sdict_add(t->sc_path, p1, l1, &err);
+	unsigned h = e->tid & 63;
+	uint32_t hint = t->tidkey[h] == e->tid && t->tidpath[h] ? t->tidpath[h] - 1 : UINT32_MAX;
+	uint32_t pi = sdict_add_hint(t->sc_path, p1, l1, hint, &err);
 	if (err)
 		return err;
-	t->sc[SC_PATH2][r] = sdict_add(t->sc_path2, p2, l2, &err);
+	t->sc[SC_PATH][r] = pi;
+	t->tidkey[h] = e->tid;
+	t->tidpath[h] = pi + 1;
+	t->sc[SC_PATH2][r] = sdict_add_hint(t->sc_path2, p2, l2, t->sc_path2->last, &err);
 	if (err)
 		return err;
 	uint64_t ts = e->ts_ns;
