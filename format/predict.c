@@ -116,10 +116,49 @@ int pred_encode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 	return 0;
 }
 
+static inline void unzigzag_scalar(uint64_t *x, size_t i, size_t k)
+{
+	for (; i < k; i++)
+		x[i] = unzigzag(x[i]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+__attribute__((target("avx2"))) static void unzigzag_avx2(uint64_t *x, size_t k)
+{
+	const __m256i one = _mm256_set1_epi64x(1), zero = _mm256_setzero_si256();
+	size_t i = 0;
+	for (; i + 4 <= k; i += 4) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(x + i));
+		__m256i s = _mm256_sub_epi64(zero, _mm256_and_si256(v, one));
+		_mm256_storeu_si256((__m256i *)(x + i),
+				    _mm256_xor_si256(_mm256_srli_epi64(v, 1), s));
+	}
+	unzigzag_scalar(x, i, k);
+}
+#endif
+
+/* x[i] = unzigzag(x[i]) for i < k. */
+static void unzigzag_n(uint64_t *x, size_t k)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("avx2")) {
+		unzigzag_avx2(x, k);
+		return;
+	}
+#endif
+	unzigzag_scalar(x, 0, k);
+}
+
 int pred_decode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 			unsigned predmask, size_t k)
 {
 	if (predmask == SC_PREDICTED) {
+		/* the residuals first, column by column (vectorized) */
+		static const int cols[] = { SC_FD, SC_SIZE, SC_FLAGS, SC_FILE_ID, SC_PATH,
+					    SC_RET, SC_OFFSET };
+		for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+			unzigzag_n(col[cols[i]], k);
 		/* What every writer of ours produces: no per-column tests. */
 		uint64_t *fd = col[SC_FD], *size = col[SC_SIZE], *flags = col[SC_FLAGS];
 		uint64_t *fid = col[SC_FILE_ID], *path = col[SC_PATH], *ret = col[SC_RET];
@@ -130,13 +169,13 @@ int pred_decode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 			unsigned op = opc[r] & 63;
 			if (!s)
 				return -ENOMEM;
-			s->fd[op] = fd[r] = s->fd[op] + unzigzag(fd[r]);
-			s->size[op] = size[r] = s->size[op] + unzigzag(size[r]);
-			s->flags[op] = flags[r] = s->flags[op] + unzigzag(flags[r]);
-			s->file_id = fid[r] = s->file_id + unzigzag(fid[r]);
-			s->path = path[r] = s->path + unzigzag(path[r]);
-			ret[r] = size[r] + unzigzag(ret[r]);
-			off[r] = s->offset + ((int64_t)s->ret > 0 ? s->ret : 0) + unzigzag(off[r]);
+			s->fd[op] = fd[r] = s->fd[op] + fd[r];
+			s->size[op] = size[r] = s->size[op] + size[r];
+			s->flags[op] = flags[r] = s->flags[op] + flags[r];
+			s->file_id = fid[r] = s->file_id + fid[r];
+			s->path = path[r] = s->path + path[r];
+			ret[r] = size[r] + ret[r];
+			off[r] = s->offset + ((int64_t)s->ret > 0 ? s->ret : 0) + off[r];
 			s->offset = off[r];
 			s->ret = ret[r];
 		}
