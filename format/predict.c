@@ -82,10 +82,50 @@ struct pstate *pred_state_slow(struct pred *p, uint32_t tid)
 	return s;
 }
 
+static inline void zigzag_scalar(uint64_t *x, size_t i, size_t k)
+{
+	for (; i < k; i++)
+		x[i] = zigzag(x[i]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+__attribute__((target("avx2"))) static void zigzag_avx2(uint64_t *x, size_t k)
+{
+	const __m256i zero = _mm256_setzero_si256();
+	size_t i = 0;
+	for (; i + 4 <= k; i += 4) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(x + i));
+		__m256i s = _mm256_cmpgt_epi64(zero, v);	/* all ones when negative */
+		_mm256_storeu_si256((__m256i *)(x + i),
+				    _mm256_xor_si256(_mm256_slli_epi64(v, 1), s));
+	}
+	zigzag_scalar(x, i, k);
+}
+#endif
+
+/* x[i] = zigzag(x[i]) for i < k. */
+static void zigzag_n(uint64_t *x, size_t k)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("avx2")) {
+		zigzag_avx2(x, k);
+		return;
+	}
+#endif
+	zigzag_scalar(x, 0, k);
+}
+
+/* The columns that hold residuals, in the order the row loops handle them. */
+static const int pred_cols[] = { SC_FD, SC_SIZE, SC_FLAGS, SC_FILE_ID, SC_PATH, SC_RET,
+				 SC_OFFSET };
+#define NPRED (sizeof(pred_cols) / sizeof(pred_cols[0]))
+
 int pred_encode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 			uint64_t *const res[SC_NCOLS], size_t n)
 {
 	pred_reset(p);
+	/* the differences row by row, zigzag'ed column by column after */
 	for (size_t r = 0; r < n; r++) {
 		struct pstate *s = pred_state(p, (uint32_t)col[SC_TID][r]);
 		unsigned op = col[SC_OP][r] & 63;
@@ -93,26 +133,28 @@ int pred_encode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 		if (!s)
 			return -ENOMEM;
 		v = col[SC_FD][r];
-		res[SC_FD][r] = zigzag(v - s->fd[op]);
+		res[SC_FD][r] = v - s->fd[op];
 		s->fd[op] = v;
 		v = col[SC_SIZE][r];
-		res[SC_SIZE][r] = zigzag(v - s->size[op]);
+		res[SC_SIZE][r] = v - s->size[op];
 		s->size[op] = v;
 		v = col[SC_FLAGS][r];
-		res[SC_FLAGS][r] = zigzag(v - s->flags[op]);
+		res[SC_FLAGS][r] = v - s->flags[op];
 		s->flags[op] = v;
 		v = col[SC_FILE_ID][r];
-		res[SC_FILE_ID][r] = zigzag(v - s->file_id);
+		res[SC_FILE_ID][r] = v - s->file_id;
 		s->file_id = v;
 		v = col[SC_PATH][r];
-		res[SC_PATH][r] = zigzag(v - s->path);
+		res[SC_PATH][r] = v - s->path;
 		s->path = v;
-		res[SC_RET][r] = zigzag(col[SC_RET][r] - col[SC_SIZE][r]);
+		res[SC_RET][r] = col[SC_RET][r] - col[SC_SIZE][r];
 		uint64_t guess = s->offset + ((int64_t)s->ret > 0 ? s->ret : 0);
-		res[SC_OFFSET][r] = zigzag(col[SC_OFFSET][r] - guess);
+		res[SC_OFFSET][r] = col[SC_OFFSET][r] - guess;
 		s->offset = col[SC_OFFSET][r];
 		s->ret = col[SC_RET][r];
 	}
+	for (size_t i = 0; i < NPRED; i++)
+		zigzag_n(res[pred_cols[i]], n);
 	return 0;
 }
 
@@ -123,7 +165,6 @@ static inline void unzigzag_scalar(uint64_t *x, size_t i, size_t k)
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
 __attribute__((target("avx2"))) static void unzigzag_avx2(uint64_t *x, size_t k)
 {
 	const __m256i one = _mm256_set1_epi64x(1), zero = _mm256_setzero_si256();
@@ -155,10 +196,8 @@ int pred_decode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 {
 	if (predmask == SC_PREDICTED) {
 		/* the residuals first, column by column (vectorized) */
-		static const int cols[] = { SC_FD, SC_SIZE, SC_FLAGS, SC_FILE_ID, SC_PATH,
-					    SC_RET, SC_OFFSET };
-		for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
-			unzigzag_n(col[cols[i]], k);
+		for (size_t i = 0; i < NPRED; i++)
+			unzigzag_n(col[pred_cols[i]], k);
 		/* What every writer of ours produces: no per-column tests. */
 		uint64_t *fd = col[SC_FD], *size = col[SC_SIZE], *flags = col[SC_FLAGS];
 		uint64_t *fid = col[SC_FILE_ID], *path = col[SC_PATH], *ret = col[SC_RET];
