@@ -580,6 +580,74 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 	return err;
 }
 
+/* ------------------------------------------------- zigzag of columns */
+
+static inline void zigzag_scalar(uint64_t *x, size_t i, size_t k)
+{
+	for (; i < k; i++)
+		x[i] = zigzag(x[i]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) static void zigzag_avx2(uint64_t *x, size_t k)
+{
+	const __m256i zero = _mm256_setzero_si256();
+	size_t i = 0;
+	for (; i + 4 <= k; i += 4) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(x + i));
+		__m256i s = _mm256_cmpgt_epi64(zero, v);	/* all ones when negative */
+		_mm256_storeu_si256((__m256i *)(x + i),
+				    _mm256_xor_si256(_mm256_slli_epi64(v, 1), s));
+	}
+	zigzag_scalar(x, i, k);
+}
+#endif
+
+/* x[i] = zigzag(x[i]) for i < k. */
+void tape_zigzag_n(uint64_t *x, size_t k)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("avx2")) {
+		zigzag_avx2(x, k);
+		return;
+	}
+#endif
+	zigzag_scalar(x, 0, k);
+}
+
+static inline void unzigzag_scalar(uint64_t *x, size_t i, size_t k)
+{
+	for (; i < k; i++)
+		x[i] = unzigzag(x[i]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) static void unzigzag_avx2(uint64_t *x, size_t k)
+{
+	const __m256i one = _mm256_set1_epi64x(1), zero = _mm256_setzero_si256();
+	size_t i = 0;
+	for (; i + 4 <= k; i += 4) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(x + i));
+		__m256i s = _mm256_sub_epi64(zero, _mm256_and_si256(v, one));
+		_mm256_storeu_si256((__m256i *)(x + i),
+				    _mm256_xor_si256(_mm256_srli_epi64(v, 1), s));
+	}
+	unzigzag_scalar(x, i, k);
+}
+#endif
+
+/* x[i] = unzigzag(x[i]) for i < k. */
+void tape_unzigzag_n(uint64_t *x, size_t k)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("avx2")) {
+		unzigzag_avx2(x, k);
+		return;
+	}
+#endif
+	unzigzag_scalar(x, 0, k);
+}
+
 /* ------------------------------------------------------------ decoder */
 
 static int bad(const char *what)
@@ -805,7 +873,7 @@ int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 			}
 		}
 		/* the base goes in while unpacking, except under the deltas */
-		const uint64_t ubase = delta || d->enc == ENC_DICT ? 0 : base;
+		const uint64_t ubase = d->enc == ENC_DICT ? 0 : base;
 		unpack(d->p, d->width, pidx, k - i0, out + i0, ubase);
 		if (patched) {
 			size_t pend = pidx + (k - i0);
@@ -828,8 +896,9 @@ int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 			if (bad_idx)
 				return bad("dictionary index out of range");
 		} else if (delta) {
+			tape_unzigzag_n(out + i0, k - i0);
 			for (size_t i = i0; i < k; i++)
-				out[i] = prev += unzigzag(out[i] + base);
+				out[i] = prev += out[i];
 		}
 		break;
 	}

@@ -82,40 +82,6 @@ struct pstate *pred_state_slow(struct pred *p, uint32_t tid)
 	return s;
 }
 
-static inline void zigzag_scalar(uint64_t *x, size_t i, size_t k)
-{
-	for (; i < k; i++)
-		x[i] = zigzag(x[i]);
-}
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-__attribute__((target("avx2"))) static void zigzag_avx2(uint64_t *x, size_t k)
-{
-	const __m256i zero = _mm256_setzero_si256();
-	size_t i = 0;
-	for (; i + 4 <= k; i += 4) {
-		__m256i v = _mm256_loadu_si256((const __m256i *)(x + i));
-		__m256i s = _mm256_cmpgt_epi64(zero, v);	/* all ones when negative */
-		_mm256_storeu_si256((__m256i *)(x + i),
-				    _mm256_xor_si256(_mm256_slli_epi64(v, 1), s));
-	}
-	zigzag_scalar(x, i, k);
-}
-#endif
-
-/* x[i] = zigzag(x[i]) for i < k. */
-static void zigzag_n(uint64_t *x, size_t k)
-{
-#if defined(__x86_64__) && defined(__GNUC__)
-	if (__builtin_cpu_supports("avx2")) {
-		zigzag_avx2(x, k);
-		return;
-	}
-#endif
-	zigzag_scalar(x, 0, k);
-}
-
 /* The columns that hold residuals, in the order the row loops handle them. */
 static const int pred_cols[] = { SC_FD, SC_SIZE, SC_FLAGS, SC_FILE_ID, SC_PATH, SC_RET,
 				 SC_OFFSET };
@@ -154,41 +120,8 @@ int pred_encode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 		s->ret = col[SC_RET][r];
 	}
 	for (size_t i = 0; i < NPRED; i++)
-		zigzag_n(res[pred_cols[i]], n);
+		tape_zigzag_n(res[pred_cols[i]], n);
 	return 0;
-}
-
-static inline void unzigzag_scalar(uint64_t *x, size_t i, size_t k)
-{
-	for (; i < k; i++)
-		x[i] = unzigzag(x[i]);
-}
-
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2"))) static void unzigzag_avx2(uint64_t *x, size_t k)
-{
-	const __m256i one = _mm256_set1_epi64x(1), zero = _mm256_setzero_si256();
-	size_t i = 0;
-	for (; i + 4 <= k; i += 4) {
-		__m256i v = _mm256_loadu_si256((const __m256i *)(x + i));
-		__m256i s = _mm256_sub_epi64(zero, _mm256_and_si256(v, one));
-		_mm256_storeu_si256((__m256i *)(x + i),
-				    _mm256_xor_si256(_mm256_srli_epi64(v, 1), s));
-	}
-	unzigzag_scalar(x, i, k);
-}
-#endif
-
-/* x[i] = unzigzag(x[i]) for i < k. */
-static void unzigzag_n(uint64_t *x, size_t k)
-{
-#if defined(__x86_64__) && defined(__GNUC__)
-	if (__builtin_cpu_supports("avx2")) {
-		unzigzag_avx2(x, k);
-		return;
-	}
-#endif
-	unzigzag_scalar(x, 0, k);
 }
 
 int pred_decode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
@@ -197,7 +130,7 @@ int pred_decode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 	if (predmask == SC_PREDICTED) {
 		/* the residuals first, column by column (vectorized) */
 		for (size_t i = 0; i < NPRED; i++)
-			unzigzag_n(col[pred_cols[i]], k);
+			tape_unzigzag_n(col[pred_cols[i]], k);
 		/* What every writer of ours produces: no per-column tests. */
 		uint64_t *fd = col[SC_FD], *size = col[SC_SIZE], *flags = col[SC_FLAGS];
 		uint64_t *fid = col[SC_FILE_ID], *path = col[SC_PATH], *ret = col[SC_RET];

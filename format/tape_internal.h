@@ -181,6 +181,11 @@ int tape_coldec_init(struct coldec *d, uint8_t enc, const uint8_t *p,
 		     size_t len, size_t n);
 int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out);
 
+/* x[i] = zigzag(x[i]), resp. unzigzag(x[i]), for i < k (AVX2 when the
+ * CPU has it). */
+void tape_zigzag_n(uint64_t *x, size_t k);
+void tape_unzigzag_n(uint64_t *x, size_t k);
+
 /* Encoding byte flags (directory entries and SDICT index encodings). */
 #define ENC_ID(e)	((e) & 0x3f)
 #define ENC_PRED	0x40	/* values are residuals of the table's prediction */
