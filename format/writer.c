@@ -98,6 +98,8 @@ struct enc_ctx {
 	/* Blocks to wait before trying zstd again on a column where it did
 	 * not pay (high-entropy columns like durations): per table, column. */
 	uint8_t zskip[TAPE_TABLE_MAX][TAPE_MAX_COLS_KNOWN];
+	/* Failures in a row: the wait doubles with each, 7 to 127 blocks. */
+	uint8_t zmiss[TAPE_TABLE_MAX][TAPE_MAX_COLS_KNOWN];
 };
 
 struct tape_writer {
@@ -335,7 +337,8 @@ static int predict(struct enc_ctx *x, const struct tape_table_def *def,
 }
 
 /* Append x->col to out, as one zstd frame when that saves enough. */
-static int put_column(struct enc_ctx *x, struct buf *out, uint8_t *enc, uint8_t *skip)
+static int put_column(struct enc_ctx *x, struct buf *out, uint8_t *enc, uint8_t *skip,
+		      uint8_t *miss)
 {
 	size_t len = x->col.len;
 	int err;
@@ -352,10 +355,14 @@ static int put_column(struct enc_ctx *x, struct buf *out, uint8_t *enc, uint8_t 
 		if (c < len - len / 16) {
 			out->len += c;
 			*enc |= ENC_ZSTD;
+			if (miss)
+				*miss = 0;
 			return 0;
 		}
-		if (skip)
-			*skip = 7;
+		if (skip) {
+			*skip = (uint8_t)((8u << *miss) - 1);
+			*miss += *miss < 4;
+		}
 	}
 	if ((err = buf_reserve(out, len)))
 		return err;
@@ -418,9 +425,10 @@ static int encode_columns(struct enc_ctx *x, const struct tape_table_def *def,
 				return err;
 			enc |= pred ? ENC_PRED : 0;
 		}
-		uint8_t *skip = c < TAPE_MAX_COLS_KNOWN && def->id < TAPE_TABLE_MAX ?
-				&x->zskip[def->id][c] : NULL;
-		if ((err = put_column(x, out, &enc, skip)))
+		int known = c < TAPE_MAX_COLS_KNOWN && def->id < TAPE_TABLE_MAX;
+		uint8_t *skip = known ? &x->zskip[def->id][c] : NULL;
+		uint8_t *miss = known ? &x->zmiss[def->id][c] : NULL;
+		if ((err = put_column(x, out, &enc, skip, miss)))
 			return err;
 		size_t sz = out->len - start;
 		if (sz > UINT32_MAX)
