@@ -200,8 +200,8 @@ static inline unsigned dict_hash(uint64_t v)
 	return (unsigned)((v * 0x9E3779B97F4A7C15ull) >> 55); /* 9 bits */
 }
 
-/* Collect distinct values; 0 when more than TAPE_MAX_DICT. */
-static int dict_build(struct dict *d, const uint64_t *v, size_t n)
+/* Collect distinct values; 0 when more than maxn (<= TAPE_MAX_DICT). */
+static int dict_build(struct dict *d, const uint64_t *v, size_t n, unsigned maxn)
 {
 	memset(d->slot, 0xff, sizeof(d->slot));
 	d->n = 0;
@@ -210,7 +210,7 @@ static int dict_build(struct dict *d, const uint64_t *v, size_t n)
 		while (d->slot[h] >= 0 && d->keys[h] != v[i])
 			h = (h + 1) & (2 * TAPE_MAX_DICT - 1);
 		if (d->slot[h] < 0) {
-			if (d->n == TAPE_MAX_DICT)
+			if (d->n == maxn)
 				return 0;
 			d->keys[h] = v[i];
 			d->slot[h] = (int16_t)d->n;
@@ -466,8 +466,18 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 
 	static __thread struct dict d;
 	int have_dict = 0;
-	if ((force == ENC_DICT) || (!force && (w < dw ? w : dw) > 8)) {
-		if (dict_build(&d, v, n)) {
+	/* A dictionary of m entries takes at least 2 + m bytes besides its
+	 * packed indices: stop collecting where it can no longer win. */
+	unsigned maxn = force == ENC_DICT ? TAPE_MAX_DICT : 0;
+	for (unsigned b = 0; !force && b <= 8; b++) {
+		size_t fixed = 3 + packed_bytes(n, b);
+		if (fixed >= best)
+			break;
+		size_t m = best - fixed < (1u << b) ? best - fixed : (1u << b);
+		maxn = m > maxn ? (unsigned)m : maxn;
+	}
+	if (maxn && ((force == ENC_DICT) || (!force && (w < dw ? w : dw) > 8))) {
+		if (dict_build(&d, v, n, maxn)) {
 			size_t ds = varint_size(d.n) + 1 + packed_bytes(n, bit_width(d.n ? d.n - 1 : 0));
 			for (unsigned i = 0; i < d.n; i++)
 				ds += varint_size(d.vals[i]);
