@@ -12,6 +12,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -294,19 +295,61 @@ static size_t pfor_plan(const uint32_t *h, unsigned scale, size_t n, unsigned ma
  * (the exceptions themselves are found exactly when packing). */
 #define PFOR_STRIDE 8
 
+/* Per-thread scratch of the encoder (transformed values, exceptions),
+ * kept between columns and freed when the thread exits. */
+struct enc_scratch {
+	uint64_t *t;
+	size_t tcap;
+	struct buf exc;
+};
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+static __thread struct enc_scratch *scratch_tls;
+
+static void scratch_free(void *p)
+{
+	struct enc_scratch *s = p;
+	free(s->t);
+	buf_release(&s->exc);
+	free(s);
+}
+
+static void scratch_key_init(void)
+{
+	if (pthread_key_create(&scratch_key, scratch_free))
+		abort();
+}
+
+static struct enc_scratch *scratch(void)
+{
+	if (!scratch_tls) {
+		pthread_once(&scratch_once, scratch_key_init);
+		struct enc_scratch *s = calloc(1, sizeof(*s));
+		if (!s || pthread_setspecific(scratch_key, s)) {
+			free(s);
+			return NULL;
+		}
+		scratch_tls = s;
+	}
+	return scratch_tls;
+}
+
 /* Patched bit-packing of t[0..n) minus base: the packed low width bits,
  * then the exceptions as (index gap, value >> width).  Groups of 8 with no
  * exception are recognized with one test. */
 static int put_patched(struct buf *out, const uint64_t *t, size_t n, unsigned width,
 		       uint64_t base)
 {
-	static __thread struct buf exc;
+	struct enc_scratch *sc = scratch();
 	size_t nexc = 0, last = 0;
 	int err;
 
+	if (!sc)
+		return -ENOMEM;
+	struct buf *excb = &sc->exc;
 	/* at most one exception per value, 20 bytes each */
-	exc.len = 0;
-	if ((err = buf_reserve(&exc, 20 * n + 20)))
+	excb->len = 0;
+	if ((err = buf_reserve(excb, 20 * n + 20)))
 		return err;
 	for (size_t g = 0; g < n; g += 8) {
 		size_t e = g + 8 < n ? g + 8 : n;
@@ -319,20 +362,20 @@ static int put_patched(struct buf *out, const uint64_t *t, size_t n, unsigned wi
 			uint64_t hi = (t[i] - base) >> width;
 			if (!hi)
 				continue;
-			buf_put_varint(&exc, nexc ? i - last : i);
-			buf_put_varint(&exc, hi);
+			buf_put_varint(excb, nexc ? i - last : i);
+			buf_put_varint(excb, hi);
 			last = i;
 			nexc++;
 		}
 	}
-	if ((err = buf_reserve(out, 11 + packed_bytes(n, width) + exc.len + 8)))
+	if ((err = buf_reserve(out, 11 + packed_bytes(n, width) + excb->len + 8)))
 		return err;
 	buf_put_u8(out, (uint8_t)width);
 	buf_put_varint(out, nexc);
 	pack(out, t, n, width, base);
-	if (exc.len)
-		memcpy(out->p + out->len, exc.p, exc.len);
-	out->len += exc.len;
+	if (excb->len)
+		memcpy(out->p + out->len, excb->p, excb->len);
+	out->len += excb->len;
 	return 0;
 }
 
@@ -499,15 +542,19 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 	*enc = (uint8_t)choice;
 
 	/* transformed values: a per-thread scratch kept between columns */
-	static __thread uint64_t *t;
-	static __thread size_t tcap;
-	if ((choice == ENC_DBITPACK || choice == ENC_DPBITPACK || choice == ENC_DICT) &&
-	    n > tcap) {
-		uint64_t *nt = realloc(t, n * sizeof(*t));
-		if (!nt)
+	uint64_t *t = NULL;
+	if (choice == ENC_DBITPACK || choice == ENC_DPBITPACK || choice == ENC_DICT) {
+		struct enc_scratch *sc = scratch();
+		if (!sc)
 			return -ENOMEM;
-		t = nt;
-		tcap = n;
+		if (n > sc->tcap) {
+			uint64_t *nt = realloc(sc->t, n * sizeof(*nt));
+			if (!nt)
+				return -ENOMEM;
+			sc->t = nt;
+			sc->tcap = n;
+		}
+		t = sc->t;
 	}
 	/* w == 0 and BITPACK: every value is min, nothing to pack */
 	if (choice == ENC_BITPACK && w == 0) {
