@@ -4,9 +4,12 @@
  * DBITPACK, DICT), the growable buffer and the error detail.
  *
  * The encoder picks, per column and block, the smallest of BITPACK,
- * DBITPACK and DICT (sizes are computed exactly in one pass, so the choice
- * costs no trial encoding); the varint encodings are read everywhere and
- * written when forced (tests) or when a future writer prefers them.
+ * DBITPACK, PBITPACK, DPBITPACK and DICT without trial encodings: the plain
+ * sizes come exactly from one statistics pass (AVX2 where the CPU has it),
+ * the patched ones are estimated from the bit lengths of 1 value in 8, and
+ * the dictionary stops collecting once it cannot win.  The varint
+ * encodings are read everywhere and written when forced (tests) or when a
+ * future writer prefers them.
  * Decoders trust nothing: every read is bounded, every count checked, and
  * the data must be used exactly.
  */
