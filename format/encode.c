@@ -4,14 +4,18 @@
  * DBITPACK, DICT), the growable buffer and the error detail.
  *
  * The encoder picks, per column and block, the smallest of BITPACK,
- * DBITPACK and DICT (sizes are computed exactly in one pass, so the choice
- * costs no trial encoding); the varint encodings are read everywhere and
- * written when forced (tests) or when a future writer prefers them.
+ * DBITPACK, PBITPACK, DPBITPACK and DICT without trial encodings: the plain
+ * sizes come exactly from one statistics pass (AVX2 where the CPU has it),
+ * the patched ones are estimated from the bit lengths of 1 value in 8, and
+ * the dictionary stops collecting once it cannot win.  The varint
+ * encodings are read everywhere and written when forced (tests) or when a
+ * future writer prefers them.
  * Decoders trust nothing: every read is bounded, every count checked, and
  * the data must be used exactly.
  */
 #include <endian.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,17 +105,75 @@ static inline size_t packed_bytes(size_t n, unsigned w)
 	return (n * w + 7) / 8;
 }
 
-/* Append n values, each < 2^w, LSB first. */
-static void pack(struct buf *b, const uint64_t *t, size_t n, unsigned w)
+/*
+ * Packing mirrors the unpacking below: value j of a stream of width w starts
+ * at bit j*w, so each group of 8 values starts on a byte boundary and
+ * fills exactly w bytes.  pack_groups_w() has one copy per width where
+ * every shift and store of the 8 values is a constant; a group's last
+ * store may write up to 7 bytes past it, which the next group (or the 8
+ * bytes of slack every caller reserves) absorbs.
+ */
+static inline __attribute__((always_inline)) uint8_t *
+pack_groups_w(uint8_t *p, const uint64_t *t, size_t groups, uint64_t base,
+	      const unsigned w)
 {
+	const uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
+	for (size_t g = 0; g < groups; g++, t += 8) {
+		uint64_t acc = 0;
+		unsigned nb = 0, o = 0;
+		_Pragma("GCC unroll 8")
+		for (unsigned j = 0; j < 8; j++) {
+			uint64_t x = (t[j] - base) & mask;
+			acc |= x << nb;
+			if (nb + w >= 64) {
+				uint64_t le = htole64(acc);
+				memcpy(p + o, &le, 8);
+				o += 8;
+				acc = nb ? x >> (64 - nb) : 0;
+				nb = nb + w - 64;
+			} else {
+				nb += w;
+			}
+		}
+		if (nb) {
+			uint64_t le = htole64(acc);
+			memcpy(p + o, &le, 8);
+		}
+		p += w;
+	}
+	return p;
+}
+
+static uint8_t *pack_groups(uint8_t *p, const uint64_t *t, size_t groups,
+			    uint64_t base, unsigned w)
+{
+	switch (w) {
+#define W(n) case n: return pack_groups_w(p, t, groups, base, n);
+	W(1) W(2) W(3) W(4) W(5) W(6) W(7) W(8) W(9) W(10) W(11) W(12) W(13)
+	W(14) W(15) W(16) W(17) W(18) W(19) W(20) W(21) W(22) W(23) W(24)
+	W(25) W(26) W(27) W(28) W(29) W(30) W(31) W(32) W(33) W(34) W(35)
+	W(36) W(37) W(38) W(39) W(40) W(41) W(42) W(43) W(44) W(45) W(46)
+	W(47) W(48) W(49) W(50) W(51) W(52) W(53) W(54) W(55) W(56) W(57)
+	W(58) W(59) W(60) W(61) W(62) W(63) W(64)
+#undef W
+	}
+	return p;
+}
+
+/* Append the low w bits of (t[i] - base) for n values, LSB first; the
+ * caller reserved packed_bytes(n, w) + 8 bytes. */
+static void pack(struct buf *b, const uint64_t *t, size_t n, unsigned w, uint64_t base)
+{
+	const uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
 	uint8_t *p = b->p + b->len;
 	uint64_t acc = 0;
 	unsigned nb = 0;
 
 	if (w == 0)
 		return;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t x = t[i];
+	p = pack_groups(p, t, n / 8, base, w);
+	for (size_t i = n / 8 * 8; i < n; i++) {
+		uint64_t x = (t[i] - base) & mask;
 		acc |= x << nb;
 		if (nb + w >= 64) {
 			uint64_t le = htole64(acc);
@@ -142,8 +204,8 @@ static inline unsigned dict_hash(uint64_t v)
 	return (unsigned)((v * 0x9E3779B97F4A7C15ull) >> 55); /* 9 bits */
 }
 
-/* Collect distinct values; 0 when more than TAPE_MAX_DICT. */
-static int dict_build(struct dict *d, const uint64_t *v, size_t n)
+/* Collect distinct values; 0 when more than maxn (<= TAPE_MAX_DICT). */
+static int dict_build(struct dict *d, const uint64_t *v, size_t n, unsigned maxn)
 {
 	memset(d->slot, 0xff, sizeof(d->slot));
 	d->n = 0;
@@ -152,7 +214,7 @@ static int dict_build(struct dict *d, const uint64_t *v, size_t n)
 		while (d->slot[h] >= 0 && d->keys[h] != v[i])
 			h = (h + 1) & (2 * TAPE_MAX_DICT - 1);
 		if (d->slot[h] < 0) {
-			if (d->n == TAPE_MAX_DICT)
+			if (d->n == maxn)
 				return 0;
 			d->keys[h] = v[i];
 			d->slot[h] = (int16_t)d->n;
@@ -208,15 +270,17 @@ static int encode_varints(struct buf *out, const uint64_t *v, size_t n, int mode
 }
 
 /* Pick the width for a patched bit-packing of n values whose bit lengths
- * are counted in h[0..maxw]; returns the estimated bytes past the base. */
-static size_t pfor_plan(const uint32_t *h, size_t n, unsigned maxw, unsigned *wout)
+ * are counted in h[0..maxw], each count standing for scale values;
+ * returns the estimated bytes past the base. */
+static size_t pfor_plan(const uint32_t *h, unsigned scale, size_t n, unsigned maxw,
+			unsigned *wout)
 {
 	size_t best = SIZE_MAX;
 	for (unsigned x = 0; x <= maxw; x++) {
 		size_t nexc = 0, exc = 0;
 		for (unsigned b = x + 1; b <= maxw; b++) {
-			nexc += h[b];
-			exc += (size_t)h[b] * (1 + (b - x + 6) / 7);
+			nexc += (size_t)h[b] * scale;
+			exc += (size_t)h[b] * scale * (1 + (b - x + 6) / 7);
 		}
 		if (nexc * 8 > n)	/* more than 1 in 8: not exceptions */
 			continue;
@@ -229,37 +293,171 @@ static size_t pfor_plan(const uint32_t *h, size_t n, unsigned maxw, unsigned *wo
 	return best;
 }
 
-/* Patched bit-packing of t[0..n) (values minus base): the packed low
- * width bits, then the exceptions as (index gap, value >> width). */
-static int put_patched(struct buf *out, uint64_t *t, size_t n, unsigned width)
+/* The histograms of bit lengths that plan a patched width look at one
+ * value in PFOR_STRIDE: the plan only needs the shape of the distribution
+ * (the exceptions themselves are found exactly when packing). */
+#define PFOR_STRIDE 8
+
+/* Per-thread scratch of the encoder (transformed values, exceptions),
+ * kept between columns and freed when the thread exits. */
+struct enc_scratch {
+	uint64_t *t;
+	size_t tcap;
+	struct buf exc;
+};
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+static __thread struct enc_scratch *scratch_tls;
+
+static void scratch_free(void *p)
 {
-	struct buf exc = { 0 };
+	struct enc_scratch *s = p;
+	free(s->t);
+	buf_release(&s->exc);
+	free(s);
+}
+
+static void scratch_key_init(void)
+{
+	if (pthread_key_create(&scratch_key, scratch_free))
+		abort();
+}
+
+static struct enc_scratch *scratch(void)
+{
+	if (!scratch_tls) {
+		pthread_once(&scratch_once, scratch_key_init);
+		struct enc_scratch *s = calloc(1, sizeof(*s));
+		if (!s || pthread_setspecific(scratch_key, s)) {
+			free(s);
+			return NULL;
+		}
+		scratch_tls = s;
+	}
+	return scratch_tls;
+}
+
+/* Patched bit-packing of t[0..n) minus base: the packed low width bits,
+ * then the exceptions as (index gap, value >> width).  Groups of 8 with no
+ * exception are recognized with one test. */
+static int put_patched(struct buf *out, const uint64_t *t, size_t n, unsigned width,
+		       uint64_t base)
+{
+	struct enc_scratch *sc = scratch();
 	size_t nexc = 0, last = 0;
 	int err;
 
-	for (size_t i = 0; i < n; i++) {
-		uint64_t hi = width == 64 ? 0 : t[i] >> width;
-		if (!hi)
+	if (!sc)
+		return -ENOMEM;
+	struct buf *excb = &sc->exc;
+	/* at most one exception per value, 20 bytes each */
+	excb->len = 0;
+	if ((err = buf_reserve(excb, 20 * n + 20)))
+		return err;
+	for (size_t g = 0; g < n; g += 8) {
+		size_t e = g + 8 < n ? g + 8 : n;
+		uint64_t any = 0;
+		for (size_t i = g; i < e; i++)
+			any |= t[i] - base;
+		if (__builtin_expect(!(any >> width), 1))
 			continue;
-		if ((err = buf_reserve(&exc, 20)))
-			goto out;
-		buf_put_varint(&exc, nexc ? i - last : i);
-		buf_put_varint(&exc, hi);
-		t[i] &= (1ull << width) - 1;
-		last = i;
-		nexc++;
+		for (size_t i = g; i < e; i++) {
+			uint64_t hi = (t[i] - base) >> width;
+			if (!hi)
+				continue;
+			buf_put_varint(excb, nexc ? i - last : i);
+			buf_put_varint(excb, hi);
+			last = i;
+			nexc++;
+		}
 	}
-	if ((err = buf_reserve(out, 11 + packed_bytes(n, width) + exc.len + 8)))
-		goto out;
+	if ((err = buf_reserve(out, 11 + packed_bytes(n, width) + excb->len + 8)))
+		return err;
 	buf_put_u8(out, (uint8_t)width);
 	buf_put_varint(out, nexc);
-	pack(out, t, n, width);
-	if (exc.len)
-		memcpy(out->p + out->len, exc.p, exc.len);
-	out->len += exc.len;
-out:
-	buf_release(&exc);
-	return err;
+	pack(out, t, n, width, base);
+	if (excb->len)
+		memcpy(out->p + out->len, excb->p, excb->len);
+	out->len += excb->len;
+	return 0;
+}
+
+/* Min and max of v[0..n) (n >= 1), and of zigzag(v[i] - v[i-1]) for
+ * i >= 1 (UINT64_MAX and 0 when n == 1), from i0 on. */
+static inline void stats_scalar(const uint64_t *v, size_t i0, size_t n, uint64_t *mn,
+				uint64_t *mx, uint64_t *dmn, uint64_t *dmx)
+{
+	uint64_t min = *mn, max = *mx, dmin = *dmn, dmax = *dmx, prev = v[i0 - 1];
+	for (size_t i = i0; i < n; i++) {
+		uint64_t x = v[i], d = zigzag(x - prev);
+		prev = x;
+		min = x < min ? x : min;
+		max = x > max ? x : max;
+		dmin = d < dmin ? d : dmin;
+		dmax = d > dmax ? d : dmax;
+	}
+	*mn = min, *mx = max, *dmn = dmin, *dmx = dmax;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+/* The same, 4 values at a time.  AVX2 compares signed 64-bit lanes, so the
+ * lanes hold values with the sign bit flipped (x ^ 2^63), which orders
+ * them as unsigned. */
+__attribute__((target("avx2"))) static void
+stats_avx2(const uint64_t *v, size_t n, uint64_t *mn, uint64_t *mx, uint64_t *dmn,
+	   uint64_t *dmx)
+{
+	const __m256i sign = _mm256_set1_epi64x(INT64_MIN), zero = _mm256_setzero_si256();
+	__m256i fmin = _mm256_set1_epi64x((int64_t)(v[0] ^ (1ull << 63)));
+	__m256i fmax = fmin;
+	__m256i fdmin = _mm256_set1_epi64x(INT64_MAX), fdmax = sign;
+	size_t i = 1;
+	for (; i + 4 <= n; i += 4) {
+		__m256i x = _mm256_loadu_si256((const __m256i *)(v + i));
+		__m256i p = _mm256_loadu_si256((const __m256i *)(v + i - 1));
+		__m256i d = _mm256_sub_epi64(x, p);
+		__m256i z = _mm256_xor_si256(_mm256_slli_epi64(d, 1), _mm256_cmpgt_epi64(zero, d));
+		__m256i fx = _mm256_xor_si256(x, sign), fz = _mm256_xor_si256(z, sign);
+		fmin = _mm256_blendv_epi8(fmin, fx, _mm256_cmpgt_epi64(fmin, fx));
+		fmax = _mm256_blendv_epi8(fmax, fx, _mm256_cmpgt_epi64(fx, fmax));
+		fdmin = _mm256_blendv_epi8(fdmin, fz, _mm256_cmpgt_epi64(fdmin, fz));
+		fdmax = _mm256_blendv_epi8(fdmax, fz, _mm256_cmpgt_epi64(fz, fdmax));
+	}
+	uint64_t a[4], b[4], c[4], e[4];
+	_mm256_storeu_si256((__m256i *)a, fmin);
+	_mm256_storeu_si256((__m256i *)b, fmax);
+	_mm256_storeu_si256((__m256i *)c, fdmin);
+	_mm256_storeu_si256((__m256i *)e, fdmax);
+	uint64_t min = UINT64_MAX, max = 0, dmin = UINT64_MAX, dmax = 0;
+	for (int j = 0; j < 4; j++) {
+		uint64_t x = a[j] ^ (1ull << 63), y = b[j] ^ (1ull << 63);
+		uint64_t dz = c[j] ^ (1ull << 63), dx = e[j] ^ (1ull << 63);
+		min = x < min ? x : min;
+		max = y > max ? y : max;
+		dmin = dz < dmin ? dz : dmin;
+		dmax = dx > dmax ? dx : dmax;
+	}
+	*mn = min, *mx = max, *dmn = dmin, *dmx = dmax;
+	if (i < n)
+		stats_scalar(v, i, n, mn, mx, dmn, dmx);
+}
+#endif
+
+static void col_stats(const uint64_t *v, size_t n, uint64_t *mn, uint64_t *mx,
+		      uint64_t *dmn, uint64_t *dmx)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (n >= 16 && __builtin_cpu_supports("avx2")) {
+		stats_avx2(v, n, mn, mx, dmn, dmx);
+		return;
+	}
+#endif
+	*mn = *mx = v[0];
+	*dmn = UINT64_MAX;
+	*dmx = 0;
+	if (n > 1)
+		stats_scalar(v, 1, n, mn, mx, dmn, dmx);
 }
 
 int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
@@ -268,21 +466,11 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 	uint64_t min = 0, max = 0, dmin = 0, dmax = 0;
 	int err;
 
-	/* Statistics in separate simple loops: the compiler vectorizes them. */
+	/* Statistics of the values and of their zigzag'ed deltas, one pass. */
 	if (n) {
-		min = max = v[0];
-		for (size_t i = 1; i < n; i++) {
-			min = v[i] < min ? v[i] : min;
-			max = v[i] > max ? v[i] : max;
-		}
-	}
-	if (n > 1) {
-		dmin = dmax = zigzag(v[1] - v[0]);
-		for (size_t i = 2; i < n; i++) {
-			uint64_t d = zigzag(v[i] - v[i - 1]);
-			dmin = d < dmin ? d : dmin;
-			dmax = d > dmax ? d : dmax;
-		}
+		col_stats(v, n, &min, &max, &dmin, &dmax);
+		if (n == 1)
+			dmin = 0;
 	}
 	unsigned w = bit_width(max - min);
 	unsigned dw = bit_width(dmax - dmin);
@@ -298,16 +486,18 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 	if ((w >= 6 || dw >= 6) && (force == 0 || force == ENC_PBITPACK || force == ENC_DPBITPACK)) {
 		uint32_t h1[65] = { 0 }, h2[65] = { 0 };
 		size_t pb = SIZE_MAX, dpb = SIZE_MAX;
+		/* few values: look at all of them */
+		const unsigned stride = n >= 64 * PFOR_STRIDE ? PFOR_STRIDE : 1;
 		/* only the variant that can win: the plain widths bound them */
 		if (w >= 6 && packed_bytes(n, w) / 2 < best) {
-			for (size_t i = 0; i < n; i++)
+			for (size_t i = 0; i < n; i += stride)
 				h1[bit_width(v[i] - min)]++;
-			pb = pfor_plan(h1, n, w, &pw) + varint_size(min) + 1;
+			pb = pfor_plan(h1, stride, n, w, &pw) + varint_size(min) + 1;
 		}
 		if (dw >= 6 && packed_bytes(dn, dw) / 2 < best) {
-			for (size_t i = 1; i < n; i++)
+			for (size_t i = 1; i < n; i += stride)
 				h2[bit_width(zigzag(v[i] - v[i - 1]) - dmin)]++;
-			dpb = pfor_plan(h2, dn, dw, &dpw) + varint_size(n ? v[0] : 0) +
+			dpb = pfor_plan(h2, stride, dn, dw, &dpw) + varint_size(n ? v[0] : 0) +
 			      varint_size(dmin) + 1;
 		}
 		if (pw < w && pb < best) {
@@ -322,8 +512,18 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 
 	static __thread struct dict d;
 	int have_dict = 0;
-	if ((force == ENC_DICT) || (!force && (w < dw ? w : dw) > 8)) {
-		if (dict_build(&d, v, n)) {
+	/* A dictionary of m entries takes at least 2 + m bytes besides its
+	 * packed indices: stop collecting where it can no longer win. */
+	unsigned maxn = force == ENC_DICT ? TAPE_MAX_DICT : 0;
+	for (unsigned b = 0; !force && b <= 8; b++) {
+		size_t fixed = 3 + packed_bytes(n, b);
+		if (fixed >= best)
+			break;
+		size_t m = best - fixed < (1u << b) ? best - fixed : (1u << b);
+		maxn = m > maxn ? (unsigned)m : maxn;
+	}
+	if (maxn && ((force == ENC_DICT) || (!force && (w < dw ? w : dw) > 8))) {
+		if (dict_build(&d, v, n, maxn)) {
 			size_t ds = varint_size(d.n) + 1 + packed_bytes(n, bit_width(d.n ? d.n - 1 : 0));
 			for (unsigned i = 0; i < d.n; i++)
 				ds += varint_size(d.vals[i]);
@@ -344,10 +544,29 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 	dpw = dpw > 63 ? 63 : dpw;
 	*enc = (uint8_t)choice;
 
-	/* transformed values; freed on every path below */
+	/* transformed values: a per-thread scratch kept between columns */
 	uint64_t *t = NULL;
-	if (choice >= ENC_BITPACK && !(t = malloc((n ? n : 1) * sizeof(*t))))
-		return -ENOMEM;
+	if (choice == ENC_DBITPACK || choice == ENC_DPBITPACK || choice == ENC_DICT) {
+		struct enc_scratch *sc = scratch();
+		if (!sc)
+			return -ENOMEM;
+		if (n > sc->tcap) {
+			uint64_t *nt = realloc(sc->t, n * sizeof(*nt));
+			if (!nt)
+				return -ENOMEM;
+			sc->t = nt;
+			sc->tcap = n;
+		}
+		t = sc->t;
+	}
+	/* w == 0 and BITPACK: every value is min, nothing to pack */
+	if (choice == ENC_BITPACK && w == 0) {
+		if ((err = buf_reserve(out, 11)))
+			return err;
+		buf_put_varint(out, min);
+		buf_put_u8(out, 0);
+		return 0;
+	}
 	err = -EINVAL;
 	switch (choice) {
 	case ENC_RAW:
@@ -365,13 +584,11 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 		err = encode_varints(out, v, n, choice);
 		break;
 	case ENC_BITPACK: {
-		for (size_t i = 0; i < n; i++)
-			t[i] = v[i] - min;
 		if ((err = buf_reserve(out, 11 + packed_bytes(n, w) + 8)))
 			break;
 		buf_put_varint(out, min);
 		buf_put_u8(out, (uint8_t)w);
-		pack(out, t, n, w);
+		pack(out, v, n, w, min);
 		err = 0;
 		break;
 	}
@@ -383,17 +600,15 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 		buf_put_varint(out, n ? v[0] : 0);
 		buf_put_varint(out, dmin);
 		buf_put_u8(out, (uint8_t)dw);
-		pack(out, t, dn, dw);
+		pack(out, t, dn, dw, 0);
 		err = 0;
 		break;
 	}
 	case ENC_PBITPACK: {
-		for (size_t i = 0; i < n; i++)
-			t[i] = v[i] - min;
 		if ((err = buf_reserve(out, 10)))
 			break;
 		buf_put_varint(out, min);
-		err = put_patched(out, t, n, pw);
+		err = put_patched(out, v, n, pw, min);
 		break;
 	}
 	case ENC_DPBITPACK: {
@@ -403,7 +618,7 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 			break;
 		buf_put_varint(out, n ? v[0] : 0);
 		buf_put_varint(out, dmin);
-		err = put_patched(out, t, dn, dpw);
+		err = put_patched(out, t, dn, dpw, 0);
 		break;
 	}
 	case ENC_DICT: {
@@ -417,13 +632,80 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 		for (unsigned i = 0; i < d.n; i++)
 			buf_put_varint(out, d.vals[i]);
 		buf_put_u8(out, (uint8_t)width);
-		pack(out, t, n, width);
+		pack(out, t, n, width, 0);
 		err = 0;
 		break;
 	}
 	}
-	free(t);
 	return err;
+}
+
+/* ------------------------------------------------- zigzag of columns */
+
+static inline void zigzag_scalar(uint64_t *x, size_t i, size_t k)
+{
+	for (; i < k; i++)
+		x[i] = zigzag(x[i]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) static void zigzag_avx2(uint64_t *x, size_t k)
+{
+	const __m256i zero = _mm256_setzero_si256();
+	size_t i = 0;
+	for (; i + 4 <= k; i += 4) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(x + i));
+		__m256i s = _mm256_cmpgt_epi64(zero, v);	/* all ones when negative */
+		_mm256_storeu_si256((__m256i *)(x + i),
+				    _mm256_xor_si256(_mm256_slli_epi64(v, 1), s));
+	}
+	zigzag_scalar(x, i, k);
+}
+#endif
+
+/* x[i] = zigzag(x[i]) for i < k. */
+void tape_zigzag_n(uint64_t *x, size_t k)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("avx2")) {
+		zigzag_avx2(x, k);
+		return;
+	}
+#endif
+	zigzag_scalar(x, 0, k);
+}
+
+static inline void unzigzag_scalar(uint64_t *x, size_t i, size_t k)
+{
+	for (; i < k; i++)
+		x[i] = unzigzag(x[i]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) static void unzigzag_avx2(uint64_t *x, size_t k)
+{
+	const __m256i one = _mm256_set1_epi64x(1), zero = _mm256_setzero_si256();
+	size_t i = 0;
+	for (; i + 4 <= k; i += 4) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(x + i));
+		__m256i s = _mm256_sub_epi64(zero, _mm256_and_si256(v, one));
+		_mm256_storeu_si256((__m256i *)(x + i),
+				    _mm256_xor_si256(_mm256_srli_epi64(v, 1), s));
+	}
+	unzigzag_scalar(x, i, k);
+}
+#endif
+
+/* x[i] = unzigzag(x[i]) for i < k. */
+void tape_unzigzag_n(uint64_t *x, size_t k)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("avx2")) {
+		unzigzag_avx2(x, k);
+		return;
+	}
+#endif
+	unzigzag_scalar(x, 0, k);
 }
 
 /* ------------------------------------------------------------ decoder */
@@ -435,7 +717,8 @@ static int bad(const char *what)
 
 /* Read the next exception of a patched column into d->excidx/exchi; with
  * none left, check the column ends exactly there. */
-static int next_exception(struct coldec *d, int first)
+static inline __attribute__((always_inline)) int
+next_exception(struct coldec *d, int first)
 {
 	struct rd r = { d->exc, d->end };
 	uint64_t gap;
@@ -536,7 +819,8 @@ int tape_coldec_init(struct coldec *d, uint8_t enc, const uint8_t *p,
  * reader.c) keeps in bounds.
  */
 static inline __attribute__((always_inline)) void
-unpack_groups_w(const uint8_t *p, size_t groups, uint64_t *out, const unsigned w)
+unpack_groups_w(const uint8_t *p, size_t groups, uint64_t *out, uint64_t base,
+		const unsigned w)
 {
 	const uint64_t mask = (1ull << w) - 1;
 	for (size_t g = 0; g < groups; g++, p += w, out += 8) {
@@ -544,15 +828,16 @@ unpack_groups_w(const uint8_t *p, size_t groups, uint64_t *out, const unsigned w
 		for (unsigned j = 0; j < 8; j++) {
 			uint64_t u;
 			memcpy(&u, p + (j * w) / 8, 8);
-			out[j] = (le64toh(u) >> ((j * w) & 7)) & mask;
+			out[j] = ((le64toh(u) >> ((j * w) & 7)) & mask) + base;
 		}
 	}
 }
 
-static void unpack_groups(const uint8_t *p, size_t groups, uint64_t *out, unsigned w)
+static void unpack_groups(const uint8_t *p, size_t groups, uint64_t *out, uint64_t base,
+			  unsigned w)
 {
 	switch (w) {
-#define W(n) case n: unpack_groups_w(p, groups, out, n); break;
+#define W(n) case n: unpack_groups_w(p, groups, out, base, n); break;
 	W(1) W(2) W(3) W(4) W(5) W(6) W(7) W(8) W(9) W(10) W(11) W(12) W(13)
 	W(14) W(15) W(16) W(17) W(18) W(19) W(20) W(21) W(22) W(23) W(24)
 	W(25) W(26) W(27) W(28) W(29) W(30) W(31) W(32) W(33) W(34) W(35)
@@ -562,14 +847,20 @@ static void unpack_groups(const uint8_t *p, size_t groups, uint64_t *out, unsign
 	}
 }
 
-/* Values [idx, idx+m) of a stream of width w (<= 64) into out. */
-static void unpack(const uint8_t *p, unsigned w, size_t idx, size_t m, uint64_t *out)
+/* Values [idx, idx+m) of a stream of width w (<= 64), plus base, into out. */
+static void unpack(const uint8_t *p, unsigned w, size_t idx, size_t m, uint64_t *out,
+		   uint64_t base)
 {
 	const uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
 	size_t i = 0, bit = idx * w;
 
 	if (w == 0) {
-		memset(out, 0, m * sizeof(*out));
+		if (!base) {
+			memset(out, 0, m * sizeof(*out));
+			return;
+		}
+		for (; i < m; i++)
+			out[i] = base;
 		return;
 	}
 	if (w <= 56) {
@@ -577,10 +868,10 @@ static void unpack(const uint8_t *p, unsigned w, size_t idx, size_t m, uint64_t 
 		for (; i < m && (idx + i) % 8; i++, bit += w) {
 			uint64_t u;
 			memcpy(&u, p + (bit >> 3), 8);
-			out[i] = (le64toh(u) >> (bit & 7)) & mask;
+			out[i] = ((le64toh(u) >> (bit & 7)) & mask) + base;
 		}
 		size_t groups = (m - i) / 8;
-		unpack_groups(p + (bit >> 3), groups, out + i, w);
+		unpack_groups(p + (bit >> 3), groups, out + i, base, w);
 		i += 8 * groups;
 		bit += 8 * groups * w;
 	}
@@ -591,7 +882,7 @@ static void unpack(const uint8_t *p, unsigned w, size_t idx, size_t m, uint64_t 
 		u = le64toh(u) >> sh;
 		if (sh + w > 64)
 			u |= (uint64_t)p[(bit >> 3) + 8] << (64 - sh);
-		out[i] = u & mask;
+		out[i] = (u & mask) + base;
 	}
 }
 
@@ -641,11 +932,14 @@ int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 				pidx = d->done - 1;
 			}
 		}
-		unpack(d->p, d->width, pidx, k - i0, out + i0);
+		/* the base goes in while unpacking, except under the deltas */
+		const uint64_t ubase = d->enc == ENC_DICT ? 0 : base;
+		unpack(d->p, d->width, pidx, k - i0, out + i0, ubase);
 		if (patched) {
 			size_t pend = pidx + (k - i0);
 			while (d->excidx < pend) {
-				out[i0 + d->excidx - pidx] |= d->exchi << d->width;
+				/* low bits + base + the high bits (low < 2^width) */
+				out[i0 + d->excidx - pidx] += d->exchi << d->width;
 				int err = next_exception(d, 0);
 				if (err)
 					return err;
@@ -662,11 +956,9 @@ int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 			if (bad_idx)
 				return bad("dictionary index out of range");
 		} else if (delta) {
+			tape_unzigzag_n(out + i0, k - i0);
 			for (size_t i = i0; i < k; i++)
-				out[i] = prev += unzigzag(out[i] + base);
-		} else if (base) {
-			for (size_t i = 0; i < k; i++)
-				out[i] += base;
+				out[i] = prev += out[i];
 		}
 		break;
 	}

@@ -61,10 +61,8 @@ static int pred_grow(struct pred *p)
 	return 0;
 }
 
-struct pstate *pred_state(struct pred *p, uint32_t tid)
+struct pstate *pred_state_slow(struct pred *p, uint32_t tid)
 {
-	if (p->n && p->s[p->last].tid == tid)
-		return &p->s[p->last];
 	if (p->n * 2 >= p->nslots && pred_grow(p))
 		return NULL;
 	uint32_t k = (tid * 0x9E3779B1u) & (p->nslots - 1);
@@ -84,10 +82,16 @@ struct pstate *pred_state(struct pred *p, uint32_t tid)
 	return s;
 }
 
+/* The columns that hold residuals, in the order the row loops handle them. */
+static const int pred_cols[] = { SC_FD, SC_SIZE, SC_FLAGS, SC_FILE_ID, SC_PATH, SC_RET,
+				 SC_OFFSET };
+#define NPRED (sizeof(pred_cols) / sizeof(pred_cols[0]))
+
 int pred_encode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 			uint64_t *const res[SC_NCOLS], size_t n)
 {
 	pred_reset(p);
+	/* the differences row by row, zigzag'ed column by column after */
 	for (size_t r = 0; r < n; r++) {
 		struct pstate *s = pred_state(p, (uint32_t)col[SC_TID][r]);
 		unsigned op = col[SC_OP][r] & 63;
@@ -95,26 +99,28 @@ int pred_encode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 		if (!s)
 			return -ENOMEM;
 		v = col[SC_FD][r];
-		res[SC_FD][r] = zigzag(v - s->fd[op]);
+		res[SC_FD][r] = v - s->fd[op];
 		s->fd[op] = v;
 		v = col[SC_SIZE][r];
-		res[SC_SIZE][r] = zigzag(v - s->size[op]);
+		res[SC_SIZE][r] = v - s->size[op];
 		s->size[op] = v;
 		v = col[SC_FLAGS][r];
-		res[SC_FLAGS][r] = zigzag(v - s->flags[op]);
+		res[SC_FLAGS][r] = v - s->flags[op];
 		s->flags[op] = v;
 		v = col[SC_FILE_ID][r];
-		res[SC_FILE_ID][r] = zigzag(v - s->file_id);
+		res[SC_FILE_ID][r] = v - s->file_id;
 		s->file_id = v;
 		v = col[SC_PATH][r];
-		res[SC_PATH][r] = zigzag(v - s->path);
+		res[SC_PATH][r] = v - s->path;
 		s->path = v;
-		res[SC_RET][r] = zigzag(col[SC_RET][r] - col[SC_SIZE][r]);
+		res[SC_RET][r] = col[SC_RET][r] - col[SC_SIZE][r];
 		uint64_t guess = s->offset + ((int64_t)s->ret > 0 ? s->ret : 0);
-		res[SC_OFFSET][r] = zigzag(col[SC_OFFSET][r] - guess);
+		res[SC_OFFSET][r] = col[SC_OFFSET][r] - guess;
 		s->offset = col[SC_OFFSET][r];
 		s->ret = col[SC_RET][r];
 	}
+	for (size_t i = 0; i < NPRED; i++)
+		tape_zigzag_n(res[pred_cols[i]], n);
 	return 0;
 }
 
@@ -122,6 +128,9 @@ int pred_decode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 			unsigned predmask, size_t k)
 {
 	if (predmask == SC_PREDICTED) {
+		/* the residuals first, column by column (vectorized) */
+		for (size_t i = 0; i < NPRED; i++)
+			tape_unzigzag_n(col[pred_cols[i]], k);
 		/* What every writer of ours produces: no per-column tests. */
 		uint64_t *fd = col[SC_FD], *size = col[SC_SIZE], *flags = col[SC_FLAGS];
 		uint64_t *fid = col[SC_FILE_ID], *path = col[SC_PATH], *ret = col[SC_RET];
@@ -132,13 +141,13 @@ int pred_decode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 			unsigned op = opc[r] & 63;
 			if (!s)
 				return -ENOMEM;
-			s->fd[op] = fd[r] = s->fd[op] + unzigzag(fd[r]);
-			s->size[op] = size[r] = s->size[op] + unzigzag(size[r]);
-			s->flags[op] = flags[r] = s->flags[op] + unzigzag(flags[r]);
-			s->file_id = fid[r] = s->file_id + unzigzag(fid[r]);
-			s->path = path[r] = s->path + unzigzag(path[r]);
-			ret[r] = size[r] + unzigzag(ret[r]);
-			off[r] = s->offset + ((int64_t)s->ret > 0 ? s->ret : 0) + unzigzag(off[r]);
+			s->fd[op] = fd[r] = s->fd[op] + fd[r];
+			s->size[op] = size[r] = s->size[op] + size[r];
+			s->flags[op] = flags[r] = s->flags[op] + flags[r];
+			s->file_id = fid[r] = s->file_id + fid[r];
+			s->path = path[r] = s->path + path[r];
+			ret[r] = size[r] + ret[r];
+			off[r] = s->offset + ((int64_t)s->ret > 0 ? s->ret : 0) + off[r];
 			s->offset = off[r];
 			s->ret = ret[r];
 		}

@@ -727,6 +727,67 @@ static int column_bytes(tape_cursor *c, size_t ci, const struct tape_column *col
 /* Decode one block's raw payload into c->evs, TILE rows at a time: each
  * tile is decoded column by column into c->tile, the syscall prediction is
  * undone row by row, then the rows are written as structs. */
+/* The structs of k syscall rows from the decoded tile, a row at a time
+ * (every column present): the same checks as the generic loop of
+ * decode_block() (string indices, 32-bit fields, the time range). */
+static int build_syscalls(tape_cursor *c, const struct entry *e, const uint64_t *nd,
+			  uint8_t *tile, size_t k)
+{
+	const int *map = c->colmap;
+	const uint64_t *ts = c->tile + map[SC_TS] * TILE, *dur = c->tile + map[SC_DUR] * TILE;
+	const uint64_t *pid = c->tile + map[SC_PID] * TILE, *tid = c->tile + map[SC_TID] * TILE;
+	const uint64_t *op = c->tile + map[SC_OP] * TILE, *fd = c->tile + map[SC_FD] * TILE;
+	const uint64_t *fid = c->tile + map[SC_FILE_ID] * TILE;
+	const uint64_t *offs = c->tile + map[SC_OFFSET] * TILE;
+	const uint64_t *size = c->tile + map[SC_SIZE] * TILE, *ret = c->tile + map[SC_RET] * TILE;
+	const uint64_t *flags = c->tile + map[SC_FLAGS] * TILE;
+	const uint64_t *p1 = c->tile + map[SC_PATH] * TILE, *p2 = c->tile + map[SC_PATH2] * TILE;
+	unsigned s1 = c->strslot[map[SC_PATH]], s2 = c->strslot[map[SC_PATH2]];
+	const uint64_t *soff1 = c->vals + s1 * e->count, *soff2 = c->vals + s2 * e->count;
+	const uint64_t nd1 = nd[s1], nd2 = nd[s2], tmin = e->tmin, tmax = e->tmax;
+	const char *strs = (const char *)c->strs.p;
+	struct tape_syscall *out = (struct tape_syscall *)(void *)tile;
+	uint64_t bad = 0, wide = 0, badidx = 0;
+
+	if (k && (!nd1 || !nd2))	/* every index is out of range */
+		return tape__fail(-EBADMSG, "block at offset %llu: column %s: string index out of range",
+				  (unsigned long long)e->off, !nd1 ? "path" : "path2");
+	for (size_t r = 0; r < k; r++) {
+		uint64_t i1 = p1[r], i2 = p2[r], t = ts[r];
+		badidx |= (uint64_t)(i1 >= nd1) | (uint64_t)(i2 >= nd2) << 1;
+		i1 = i1 < nd1 ? i1 : 0;
+		i2 = i2 < nd2 ? i2 : 0;
+		wide |= pid[r] | tid[r] | op[r];
+		bad |= t - tmin > tmax - tmin;	/* tmin <= tmax: checked */
+		struct tape_syscall *o = &out[r];
+		o->ts_ns = t;
+		o->dur_ns = dur[r];
+		o->pid = (uint32_t)pid[r];
+		o->tid = (uint32_t)tid[r];
+		o->op = (uint32_t)op[r];
+		o->_pad = 0;
+		o->fd = (int64_t)fd[r];
+		o->file_id = fid[r];
+		o->offset = offs[r];
+		o->size = size[r];
+		o->ret = (int64_t)ret[r];
+		o->flags = flags[r];
+		o->path = strs + soff1[i1];
+		o->path2 = strs + soff2[i2];
+	}
+	if (wide > UINT32_MAX)
+		return tape__fail(-EBADMSG, "block at offset %llu: column pid, tid or op: value out of range",
+				  (unsigned long long)e->off);
+	if (badidx)
+		return tape__fail(-EBADMSG, "block at offset %llu: column %s: string index out of range",
+				  (unsigned long long)e->off,
+				  badidx & 1 ? "path" : "path2");
+	if (bad)
+		return tape__fail(-EBADMSG, "block at offset %llu: timestamps outside the block's range",
+				  (unsigned long long)e->off);
+	return 0;
+}
+
 static int decode_block(tape_cursor *c, const struct entry *e)
 {
 	const struct tape_table_def *def = c->def;
@@ -824,6 +885,7 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 		pred_reset(&c->pred);
 	}
 
+	const uint64_t all_sc = (1ull << SC_NCOLS) - 1;
 	for (size_t r0 = 0; r0 < n; r0 += TILE) {
 		size_t k = n - r0 < TILE ? n - r0 : TILE;
 		uint8_t *tile = c->evs + r0 * sz;
@@ -845,6 +907,11 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 				col[i] = c->tile + c->colmap[i] * TILE;
 			if ((err = pred_decode_syscall(&c->pred, col, predmask, k)))
 				return err;
+		}
+		if (def->id == TAPE_TABLE_SYSCALL && (seen & all_sc) == all_sc) {
+			if ((err = build_syscalls(c, e, nd, tile, k)))
+				return err;
+			continue;
 		}
 		for (size_t g = 0; g < c->ngaps; g++) {
 			uint8_t *q = tile + c->gap[g].off;

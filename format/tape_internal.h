@@ -181,6 +181,11 @@ int tape_coldec_init(struct coldec *d, uint8_t enc, const uint8_t *p,
 		     size_t len, size_t n);
 int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out);
 
+/* x[i] = zigzag(x[i]), resp. unzigzag(x[i]), for i < k (AVX2 when the
+ * CPU has it). */
+void tape_zigzag_n(uint64_t *x, size_t k);
+void tape_unzigzag_n(uint64_t *x, size_t k);
+
 /* Encoding byte flags (directory entries and SDICT index encodings). */
 #define ENC_ID(e)	((e) & 0x3f)
 #define ENC_PRED	0x40	/* values are residuals of the table's prediction */
@@ -209,7 +214,22 @@ struct pred {
 };
 void pred_reset(struct pred *p);
 void pred_release(struct pred *p);
-struct pstate *pred_state(struct pred *p, uint32_t tid);
+struct pstate *pred_state_slow(struct pred *p, uint32_t tid);
+/* The state of thread tid, created (zeroed) when new; NULL on ENOMEM.  The
+ * thread of the previous row and one probe of the table inline. */
+static inline struct pstate *pred_state(struct pred *p, uint32_t tid)
+{
+	if (p->n && p->s[p->last].tid == tid)
+		return &p->s[p->last];
+	if (p->nslots) {
+		uint32_t i = p->slot[(tid * 0x9E3779B1u) & (p->nslots - 1)];
+		if (i && p->s[i - 1].tid == tid) {
+			p->last = i - 1;
+			return &p->s[i - 1];
+		}
+	}
+	return pred_state_slow(p, tid);
+}
 /* col/res indexed by syscall column id; rows 0..n-1 of one block. */
 int pred_encode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 			uint64_t *const res[SC_NCOLS], size_t n);

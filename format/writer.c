@@ -17,12 +17,23 @@
 #include <unistd.h>
 #include <xxhash.h>
 #include <zstd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include "tape_internal.h"
 
 /* Equality of short strings without a libc call (this is the hot path). */
 static inline int bytes_equal(const uint8_t *a, const char *b, size_t n)
 {
 	size_t i = 0;
+#ifdef __SSE2__
+	for (; i + 16 <= n; i += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(a + i));
+		__m128i y = _mm_loadu_si128((const __m128i *)(b + i));
+		if (_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) != 0xffff)
+			return 0;
+	}
+#endif
 	for (; i + 8 <= n; i += 8) {
 		uint64_t x, y;
 		memcpy(&x, a + i, 8);
@@ -59,6 +70,13 @@ struct tbuf {
 	uint64_t **cols;	/* ncols arrays of block_rows values */
 	struct sdict *dicts;	/* ncols, used by string columns */
 	uint64_t tmin, tmax;
+	/* syscall table: its columns by id, for tbuf_put_syscall() */
+	uint64_t *sc[SC_NCOLS];
+	struct sdict *sc_path, *sc_path2;
+	/* the path index of each thread's last row (index + 1, 0 none) by
+	 * tid & 63, tried before hashing: threads interleave, but each
+	 * names the same file for several rows */
+	uint32_t tidkey[64], tidpath[64];
 };
 
 struct ientry {
@@ -80,6 +98,8 @@ struct enc_ctx {
 	/* Blocks to wait before trying zstd again on a column where it did
 	 * not pay (high-entropy columns like durations): per table, column. */
 	uint8_t zskip[TAPE_TABLE_MAX][TAPE_MAX_COLS_KNOWN];
+	/* Failures in a row: the wait doubles with each, 7 to 127 blocks. */
+	uint8_t zmiss[TAPE_TABLE_MAX][TAPE_MAX_COLS_KNOWN];
 };
 
 struct tape_writer {
@@ -192,6 +212,17 @@ static int flush_meta(tape_writer *w)
 }
 
 /* ------------------------------------------------------ string columns */
+
+static uint32_t sdict_add(struct sdict *d, const char *s, size_t len, int *err);
+
+/* The index of s in d, added when new; hint: an index to try first. */
+static inline uint32_t sdict_add_hint(struct sdict *d, const char *s, size_t len, uint32_t hint,
+			       int *err)
+{
+	if (hint < d->n && d->len[hint] == len && bytes_equal(d->arena.p + d->off[hint], s, len))
+		return d->last = hint;
+	return sdict_add(d, s, len, err);
+}
 
 static uint32_t sdict_add(struct sdict *d, const char *s, size_t len, int *err)
 {
@@ -306,7 +337,8 @@ static int predict(struct enc_ctx *x, const struct tape_table_def *def,
 }
 
 /* Append x->col to out, as one zstd frame when that saves enough. */
-static int put_column(struct enc_ctx *x, struct buf *out, uint8_t *enc, uint8_t *skip)
+static int put_column(struct enc_ctx *x, struct buf *out, uint8_t *enc, uint8_t *skip,
+		      uint8_t *miss)
 {
 	size_t len = x->col.len;
 	int err;
@@ -323,10 +355,14 @@ static int put_column(struct enc_ctx *x, struct buf *out, uint8_t *enc, uint8_t 
 		if (c < len - len / 16) {
 			out->len += c;
 			*enc |= ENC_ZSTD;
+			if (miss)
+				*miss = 0;
 			return 0;
 		}
-		if (skip)
-			*skip = 7;
+		if (skip) {
+			*skip = (uint8_t)((8u << *miss) - 1);
+			*miss += *miss < 4;
+		}
 	}
 	if ((err = buf_reserve(out, len)))
 		return err;
@@ -389,9 +425,10 @@ static int encode_columns(struct enc_ctx *x, const struct tape_table_def *def,
 				return err;
 			enc |= pred ? ENC_PRED : 0;
 		}
-		uint8_t *skip = c < TAPE_MAX_COLS_KNOWN && def->id < TAPE_TABLE_MAX ?
-				&x->zskip[def->id][c] : NULL;
-		if ((err = put_column(x, out, &enc, skip)))
+		int known = c < TAPE_MAX_COLS_KNOWN && def->id < TAPE_TABLE_MAX;
+		uint8_t *skip = known ? &x->zskip[def->id][c] : NULL;
+		uint8_t *miss = known ? &x->zmiss[def->id][c] : NULL;
+		if ((err = put_column(x, out, &enc, skip, miss)))
 			return err;
 		size_t sz = out->len - start;
 		if (sz > UINT32_MAX)
@@ -420,6 +457,7 @@ static int write_block(tape_writer *w, struct tbuf *t)
 	for (size_t c = 0; c < t->def->ncols; c++)
 		if (t->def->cols[c].type == TAPE_COL_STR)
 			sdict_reset(&t->dicts[c]);
+	memset(t->tidpath, 0, sizeof(t->tidpath));
 	return err;
 }
 
@@ -443,6 +481,17 @@ static int tbuf_init(struct tbuf *t, const struct tape_table_def *def, unsigned 
 		} else {
 			t->off4[t->n4] = col->offset;
 			t->dst4[t->n4++] = t->cols[c];
+		}
+	}
+	if (def->id == TAPE_TABLE_SYSCALL) {
+		for (size_t c = 0; c < def->ncols; c++) {
+			unsigned id = def->cols[c].id;
+			if (id < SC_NCOLS)
+				t->sc[id] = t->cols[c];
+			if (id == SC_PATH)
+				t->sc_path = &t->dicts[c];
+			if (id == SC_PATH2)
+				t->sc_path2 = &t->dicts[c];
 		}
 	}
 	return 0;
@@ -546,10 +595,49 @@ int tape_writer_set_meta(tape_writer *w, const char *key, const char *value)
 	return 0;
 }
 
-/* Store event ev as row t->rows (not counted yet: the caller does
- * t->rows++).  -E2BIG for an over-long string changes nothing; -ENOMEM may
- * leave the row half written, unused. */
-static int tbuf_put(struct tbuf *t, const void *ev)
+/* tbuf_put() for the syscall table, whose layout is known here: most
+ * events of a trace are syscalls. */
+static int tbuf_put_syscall(struct tbuf *t, const struct tape_syscall *e)
+{
+	const char *p1 = e->path ? e->path : "", *p2 = e->path2 ? e->path2 : "";
+	size_t l1 = p1[0] ? strlen(p1) : 0, l2 = p2[0] ? strlen(p2) : 0;
+	size_t r = t->rows;
+	int err = 0;
+
+	if (l1 > TAPE_MAX_STRING || l2 > TAPE_MAX_STRING)
+		return tape__fail(-E2BIG, "string of column %s longer than %u bytes",
+				  l1 > TAPE_MAX_STRING ? "path" : "path2", TAPE_MAX_STRING);
+	t->sc[SC_TS][r] = e->ts_ns;
+	t->sc[SC_DUR][r] = e->dur_ns;
+	t->sc[SC_PID][r] = e->pid;
+	t->sc[SC_TID][r] = e->tid;
+	t->sc[SC_OP][r] = e->op;
+	t->sc[SC_FD][r] = (uint64_t)e->fd;
+	t->sc[SC_FILE_ID][r] = e->file_id;
+	t->sc[SC_OFFSET][r] = e->offset;
+	t->sc[SC_SIZE][r] = e->size;
+	t->sc[SC_RET][r] = (uint64_t)e->ret;
+	t->sc[SC_FLAGS][r] = e->flags;
+	unsigned h = e->tid & 63;
+	uint32_t hint = t->tidkey[h] == e->tid && t->tidpath[h] ? t->tidpath[h] - 1 : UINT32_MAX;
+	uint32_t pi = sdict_add_hint(t->sc_path, p1, l1, hint, &err);
+	if (err)
+		return err;
+	t->sc[SC_PATH][r] = pi;
+	t->tidkey[h] = e->tid;
+	t->tidpath[h] = pi + 1;
+	t->sc[SC_PATH2][r] = sdict_add_hint(t->sc_path2, p2, l2, t->sc_path2->last, &err);
+	if (err)
+		return err;
+	uint64_t ts = e->ts_ns;
+	if (r == 0 || ts < t->tmin)
+		t->tmin = ts;
+	if (r == 0 || ts > t->tmax)
+		t->tmax = ts;
+	return 0;
+}
+
+static int tbuf_put_any(struct tbuf *t, const void *ev)
 {
 	const struct tape_table_def *def = t->def;
 	const char *strs[TAPE_MAX_STRCOLS];
@@ -588,6 +676,14 @@ static int tbuf_put(struct tbuf *t, const void *ev)
 	if (r == 0 || ts > t->tmax)
 		t->tmax = ts;
 	return 0;
+}
+
+/* Store event ev as row t->rows (not counted yet: the caller does
+ * t->rows++).  -E2BIG for an over-long string changes nothing; -ENOMEM may
+ * leave the row half written, unused. */
+static inline int tbuf_put(struct tbuf *t, const void *ev)
+{
+	return t->sc_path2 ? tbuf_put_syscall(t, ev) : tbuf_put_any(t, ev);
 }
 
 int tape_writer_append(tape_writer *w, int table, const void *ev)

@@ -834,6 +834,52 @@ static void test_flush_interleaved(void **state)
 		t_evs_release(&exp[t]);
 }
 
+/*
+ * Syscall paths from many interleaved threads (tids that share tid % 64),
+ * each switching between paths of the same length, always from one reused
+ * buffer: the writer tries a thread's last path first and must compare the
+ * bytes, never trust the pointer.
+ */
+static void test_thread_paths(void **state)
+{
+	struct t_rng r = { SEED + 7 };
+	struct tape_writer_opts o = { .block_rows = 97 };
+	struct t_evs exp, got;
+	tape_writer *w;
+	tape_reader *rd;
+	int fd;
+	char why[600], buf[64];
+
+	t_evs_init(&exp, TAPE_TABLE_SYSCALL);
+	assert_int_equal(t_writer_memfd(&w, &o, &fd), 0);
+	for (int i = 0; i < 3000; i++) {
+		struct tape_syscall e = { 0 };
+		e.ts_ns = 1000 + (uint64_t)i;
+		e.tid = (uint32_t)(1 + 64 * t_below(&r, 3) + t_below(&r, 2));
+		e.pid = 1;
+		e.op = (uint32_t)t_below(&r, 4);
+		e.fd = (int64_t)t_below(&r, 5);
+		e.size = t_below(&r, 3) * 4096;
+		e.ret = (int64_t)e.size;
+		snprintf(buf, sizeof(buf), "/data/shard-%05u.rec", (unsigned)t_below(&r, 6));
+		e.path = buf;
+		e.path2 = t_below(&r, 50) ? "" : buf;
+		assert_int_equal(tape_writer_append(w, TAPE_TABLE_SYSCALL, &e), 0);
+		assert_int_equal(t_evs_push_copy(&exp, &e), 0);
+		memset(buf, 'x', sizeof(buf) - 1);	/* the writer must have copied it */
+	}
+	assert_int_equal(tape_writer_close(w), 0);
+	assert_int_equal(tape_reader_open_fd(&rd, fd), 0);
+	assert_int_equal(t_read_table(rd, TAPE_TABLE_SYSCALL, 0, UINT64_MAX, &got), 0);
+	assert_int_equal(got.n, exp.n);
+	if (t_evs_cmp_prefix(&got, &exp, exp.n, why, sizeof(why)))
+		fail_msg("%s", why);
+	t_evs_release(&got);
+	t_evs_release(&exp);
+	tape_reader_free(rd);
+	close(fd);
+}
+
 /* TAPE_MAX_STRING bytes is the longest string; one more is -E2BIG and the
  * event is not appended (and the writer keeps working). */
 static void test_long_strings(void **state)
@@ -1011,6 +1057,7 @@ int main(void)
 		cmocka_unit_test(test_metadata),
 		cmocka_unit_test(test_time_range),
 		cmocka_unit_test(test_flush_interleaved),
+		cmocka_unit_test(test_thread_paths),
 		cmocka_unit_test(test_long_strings),
 		cmocka_unit_test(test_block_byte_limit),
 		cmocka_unit_test(test_api_errors),
