@@ -101,6 +101,7 @@ struct rp_plan {
 	uint64_t skipped;	/* recorded ops not replayed (stat, mmap, ...) */
 	uint64_t failed;	/* recorded ops that failed (not replayed) */
 	uint64_t unmatched;	/* fd ops with no open and no path */
+	uint64_t not_storage;	/* ops on pipes, sockets, devices (file table) */
 	uint64_t fault_reads;	/* reads made from page-fault events */
 	uint64_t fault_pages;	/* pages those reads cover */
 	uint64_t faults_unmatched; /* fault events on a file with no path */

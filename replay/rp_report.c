@@ -284,6 +284,7 @@ int rp_report_json(FILE *f, const struct rp_plan *plan, const struct rp_opts *o,
 	json_object_set_new(rp, "recorded_skipped", cli_json_u64(plan->skipped));
 	json_object_set_new(rp, "recorded_failed", cli_json_u64(plan->failed));
 	json_object_set_new(rp, "recorded_unmatched", cli_json_u64(plan->unmatched));
+	json_object_set_new(rp, "recorded_not_storage", cli_json_u64(plan->not_storage));
 	json_object_set_new(rp, "implicit_opens", cli_json_u64(res->implicit_opens));
 	json_object_set_new(rp, "direct_adjusted", cli_json_u64(t.adjusted));
 	json_object_set_new(rp, "fault_reads_expected", cli_json_u64(plan->fault_reads * o->loops));
@@ -388,7 +389,8 @@ int rp_report_text(FILE *f, const struct rp_plan *plan, const struct rp_opts *o,
 			fprintf(f, " %s %" PRIu64 "/%" PRIu64, rp_kind_name(k), t.done[k],
 				plan->expected[k] * o->loops);
 	fprintf(f, "\n  not replayed from the recording: %" PRIu64 " skipped, %" PRIu64
-		" failed, %" PRIu64 " unmatched\n", plan->skipped, plan->failed, plan->unmatched);
+		" failed, %" PRIu64 " unmatched, %" PRIu64 " on pipes, sockets and devices\n",
+		plan->skipped, plan->failed, plan->unmatched, plan->not_storage);
 	if (plan->fault_reads || plan->faults_unmatched || plan->faults_code || plan->faults_shm)
 		fprintf(f, "  page faults: %" PRIu64 "/%" PRIu64 " reads (%" PRIu64
 			" pages); not replayed: %" PRIu64 " on unknown files, %" PRIu64

@@ -189,6 +189,7 @@ struct loader {
 	struct umap fds;	/* pid << 32 | fd -> slot + 1 */
 	struct umap tids;	/* tid -> thread + 1 */
 	struct umap fslots;	/* pid << 32 | file -> fault slot + 1 */
+	struct umap nonreg;	/* file_id -> 1: a pipe, socket or device */
 	uint32_t *slot_refs;
 	int64_t *slot_last;	/* last op (global index) on the slot, -1 */
 	int64_t *file_last;	/* last open/namespace op on the path */
@@ -457,6 +458,13 @@ static int plan_build(struct loader *L, struct rec *recs, size_t n, int direct)
 		if (s->ret < 0 && cls != TAPE_OPC_OTHER && cls != TAPE_OPC_META &&
 		    cls != TAPE_OPC_MMAP) {
 			p->failed++;
+			continue;
+		}
+		/* I/O on a pipe, socket or device is not storage I/O (the
+		 * recorder names a pipe "pipe:[N]": it must not become a file) */
+		if (s->file_id && cls >= TAPE_OPC_OPEN && cls <= TAPE_OPC_SYNC &&
+		    umap_get(&L->nonreg, s->file_id)) {
+			p->not_storage++;
 			continue;
 		}
 		switch (cls) {
@@ -872,6 +880,30 @@ out:
 	return rc;
 }
 
+/* The file ids of pipes, sockets and devices, by their mode at open. */
+static int read_nonreg(struct loader *L, tape_reader *r)
+{
+	tape_cursor *c;
+	const void *ev;
+	int rc;
+
+	rc = tape_cursor_open(r, TAPE_TABLE_FILE, 0, UINT64_MAX, &c);
+	if (rc)
+		return rc;
+	while ((rc = tape_cursor_next(c, &ev)) == 1) {
+		const struct tape_file *f = ev;
+		unsigned type = f->mode & 0170000;
+		if (f->file_id && (type == 0010000 || type == 0140000 ||	/* fifo, socket */
+				   type == 0020000 || type == 0060000) &&	/* chr, blk */
+		    umap_put(&L->nonreg, f->file_id, 1)) {
+			rc = -ENOMEM;
+			break;
+		}
+	}
+	tape_cursor_free(c);
+	return rc < 0 ? rc : 0;
+}
+
 static int read_file_table(struct loader *L, tape_reader *r)
 {
 	tape_cursor *c;
@@ -1000,6 +1032,10 @@ int rp_plan_load(struct rp_plan *p, const char *trace, int direct,
 	}
 	if (n > 1)
 		qsort(recs, n, sizeof(*recs), cmp_rec);
+	if ((rc = read_nonreg(&L, r)) < 0) {
+		snprintf(err, errlen, "%s: file table: %s", trace, tape_strerror(rc));
+		goto out;
+	}
 	if ((rc = plan_build(&L, recs, n, direct)))
 		goto out;
 	if ((rc = read_file_table(&L, r)) < 0) {
@@ -1030,6 +1066,7 @@ out:
 	umap_free(&L.fds);
 	umap_free(&L.tids);
 	umap_free(&L.fslots);
+	umap_free(&L.nonreg);
 	free(L.slot_refs);
 	free(L.slot_last);
 	free(L.file_last);

@@ -7,7 +7,7 @@
 # thread's next event is a fault inside it (then the fault's page stands
 # for both); faults on a file with no path, on a file mapped executable
 # (a library) and on a file under /dev (shared memory) are counted, not
-# replayed.
+# replayed.  A write on a pipe (file table: a fifo) is not replayed either.
 # The bundled traces/memmap.iotape (numpy memmap, no read() of the data)
 # now reads its data file.
 . "$(dirname "$0")/lib.sh"
@@ -22,6 +22,7 @@ ts_ns,file_id,path,dev,inode,size,mode
 1,2,/data/n.bin,1,12,262144,33188
 1,3,/data/lib.so,1,13,65536,33188
 1,4,/dev/shm/torch_10_1_0,2,14,65536,33188
+1,5,pipe:[77],0,77,0,4480
 EOF2
 cat >"$T/sys.csv" <<EOF2
 ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns,flags,file_id
@@ -34,6 +35,7 @@ ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns,flags,file_id
 9100,10,10,openat,/data/lib.so,-1,0,0,5,10,0,3
 9200,10,10,mmap,/data/lib.so,5,0,65536,150000000,10,5,3
 9300,10,10,close,/data/lib.so,5,0,0,0,10,0,3
+9700,10,10,write,pipe:[77],7,0,5,5,10,0,5
 EOF2
 cat >"$T/cache.csv" <<EOF2
 ts_ns,pid,tid,kind,dev,inode,file_id,index,count
@@ -60,6 +62,8 @@ r() { jq_py "$T/r.json" "d['replay']$1"; }
 [ "$(r "['faults_unmatched']")" = 1 ] || fail "unmatched faults $(r "['faults_unmatched']"), want 1"
 [ "$(r "['faults_code']")" = 2 ] || fail "faults on a library $(r "['faults_code']"), want 2"
 [ "$(r "['faults_shm']")" = 1 ] || fail "faults under /dev $(r "['faults_shm']"), want 1"
+[ "$(r "['recorded_not_storage']")" = 1 ] || fail "ops on a pipe $(r "['recorded_not_storage']"), want 1"
+[ ! -e "$T/d/pipe:[77]" ] || fail "the pipe became a file under DIR"
 [ "$(r "['ops_done']['read']")" = 7 ] || fail "reads $(r "['ops_done']['read']"), want 7"
 [ "$(r "['ops_failed']")" = 0 ] || fail "failed ops"
 jq_py "$T/r.json" "'\n'.join('%s %d' % (f['path'], f['replayed_bytes']) for f in d['replay']['files'])" |
