@@ -2,8 +2,8 @@
 /*
  * record.bpf.h - architecture and kernel-version helpers for record.bpf.c.
  *
- * Syscall arguments from the raw sys_enter tracepoint's pt_regs (the user
- * registers of the syscall).  libbpf 1.1 (Debian 12) has no
+ * Syscall arguments (and, at sys_exit, the number) from the raw
+ * tracepoints' pt_regs (the user registers of the syscall).  libbpf 1.1 (Debian 12) has no
  * PT_REGS_PARM6_SYSCALL, so the x86-64 and arm64 registers are named here.
  */
 #ifndef IOTAPE_RECORD_BPF_H
@@ -16,6 +16,7 @@
 #define SC_ARG3(r) ((r)->r10)
 #define SC_ARG4(r) ((r)->r8)
 #define SC_ARG5(r) ((r)->r9)
+#define SC_NR(r) ((r)->orig_ax)
 #elif defined(__TARGET_ARCH_arm64)
 #define SC_ARG0(r) ((r)->orig_x0)
 #define SC_ARG1(r) ((r)->regs[1])
@@ -23,6 +24,7 @@
 #define SC_ARG3(r) ((r)->regs[3])
 #define SC_ARG4(r) ((r)->regs[4])
 #define SC_ARG5(r) ((r)->regs[5])
+#define SC_NR(r) ((r)->syscallno)
 #else
 #error "record.bpf.h: add this architecture's syscall argument registers"
 #endif

@@ -22,6 +22,7 @@
 #define REC_COMM_LEN 16
 #define REC_MAX_SYSCALL 512	/* size of the syscall-spec array */
 #define REC_MAX_IOV 1024	/* iovecs summed for readv/writev sizes (UIO_MAXIOV) */
+#define REC_TRACED_WORDS 65536	/* traced-set bitmap: PID_MAX_LIMIT (4 Mi) bits */
 
 enum rec_ev_type {
 	REC_EV_SYSCALL = 1,

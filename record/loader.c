@@ -88,11 +88,11 @@ static const struct prog_def progs[] = {
 	{ "proc_fork", 1, "sched", "sched_process_fork", -1 },
 	{ "proc_exec", 1, "sched", "sched_process_exec", -1 },
 	{ "proc_exit", 1, "sched", "sched_process_exit", -1 },
-	{ "cache_get_pages", 0, "filemap", "mm_filemap_get_pages", REC_L_CACHE },
+	{ "cache_get_pages", 1, "filemap", "mm_filemap_get_pages", REC_L_CACHE },
 	{ "cache_add", 0, "filemap", "mm_filemap_add_to_page_cache", REC_L_CACHE },
 	{ "cache_delete", 0, "filemap", "mm_filemap_delete_from_page_cache", REC_L_CACHE },
-	{ "cache_fault", 0, "filemap", "mm_filemap_fault", REC_L_MMAP },
-	{ "cache_map_pages", 0, "filemap", "mm_filemap_map_pages", REC_L_MMAP },
+	{ "cache_fault", 1, "filemap", "mm_filemap_fault", REC_L_MMAP },
+	{ "cache_map_pages", 1, "filemap", "mm_filemap_map_pages", REC_L_MMAP },
 	{ "uring_submit", 1, "io_uring", "io_uring_submit_req", REC_L_SYSCALL },
 	{ "uring_complete", 1, "io_uring", "io_uring_complete", REC_L_SYSCALL },
 	{ "blk_bio_queue", 1, "block", "block_bio_queue", REC_L_BLOCK },
@@ -260,12 +260,15 @@ int rec_bpf_open(struct rec_bpf *b, uint32_t layers, size_t ring_bytes,
 	return 0;
 }
 
+/* The traced set is a bitmap in the object's .bss (mmapped by the
+ * skeleton); an atomic OR, as the BPF side may be setting bits of the same
+ * word for children. */
 int rec_bpf_trace_pid(struct rec_bpf *b, uint32_t tgid)
 {
-	__u32 one = 1;
-
-	if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.traced), &tgid, &one, BPF_ANY))
-		return -errno;
+	if (tgid / 64 >= REC_TRACED_WORDS)
+		return -ERANGE;
+	__atomic_fetch_or(&b->skel->bss->traced[tgid / 64], 1ull << (tgid % 64),
+			  __ATOMIC_SEQ_CST);
 	return 0;
 }
 
