@@ -65,7 +65,8 @@ struct inflight {
 	__u32 nr;
 	__u32 ptr_ok;		/* REC_OFF_PTR: pos holds *off_arg */
 	__u32 active;		/* set by sys_enter, cleared by sys_exit */
-	__u32 _pad;
+	__u32 acc_pending;	/* acc holds a page-cache access of this call */
+	struct rec_access acc;
 };
 
 /* Per-thread storage: no allocation or hashing per syscall, freed with the
@@ -185,11 +186,17 @@ static __always_inline void traced_clear(__u32 tgid)
 		__sync_fetch_and_and(&traced[w], ~(1ull << (tgid & 63)));
 }
 
-static __always_inline int is_traced(__u32 tgid)
+/* In the set now (no --cgroup side effect). */
+static __always_inline int traced_bit(__u32 tgid)
 {
 	__u32 w = tgid / 64;
 
-	if (w < REC_TRACED_WORDS && (traced[w] >> (tgid & 63)) & 1)
+	return w < REC_TRACED_WORDS && (traced[w] >> (tgid & 63)) & 1;
+}
+
+static __always_inline int is_traced(__u32 tgid)
+{
+	if (traced_bit(tgid))
 		return 1;
 	if (cgroup_id && bpf_get_current_ancestor_cgroup_id(cgroup_level) == cgroup_id &&
 	    (bpf_get_current_pid_tgid() >> 32) == tgid) {
@@ -250,6 +257,68 @@ static __always_inline __u64 arg(const struct inflight *e, __s8 i)
 	return e->args[i & 7];
 }
 
+/* ------------------------------------------------------- cache events */
+
+static __always_inline void cache_event_at(__u32 layer, __u32 kind, __u64 dev,
+					   __u64 ino, __u64 index, __u64 count,
+					   __u64 id, __u64 ts)
+{
+	struct rec_cache *ev = bpf_ringbuf_reserve(&rb, sizeof(*ev), 0);
+
+	if (!ev) {
+		count_lost(layer);
+		return;
+	}
+	ev->h.type = REC_EV_CACHE;
+	ev->h.len = sizeof(*ev);
+	ev->h.ts = ts;
+	ev->h.pid = id >> 32;
+	ev->h.tid = (__u32)id;
+	ev->kind = kind;
+	ev->_pad = 0;
+	ev->dev = dev;
+	ev->ino = ino;
+	ev->index = index;
+	ev->count = count;
+	bpf_ringbuf_submit(ev, rb_flags());
+}
+
+static __always_inline void cache_event(__u32 layer, __u32 kind, __u64 dev,
+					__u64 ino, __u64 index, __u64 count,
+					__u64 id)
+{
+	cache_event_at(layer, kind, dev, ino, index, count, id, bpf_ktime_get_ns());
+}
+
+/*
+ * The page-cache access of a buffered read rides in the read's own syscall
+ * record (REC_EV_SYSCALL_ACCESS): one ring reservation per read instead of
+ * two, ~60 ns.  cache_get_pages keeps it in the task's in-flight storage
+ * while a recorded syscall is active; it goes out on its own, before
+ * anything else, when the same task produces another cache event first
+ * (a read of several batches, the misses of the next batch, reclaim in
+ * the task), so a task's cache rows keep their order.  The only rows that
+ * move are another task's cache events in the same read (an eviction by
+ * kswapd, say): they now come before the access, not after.
+ */
+static __always_inline void access_flush(struct inflight *e, __u64 id)
+{
+	if (!e->acc_pending)
+		return;
+	e->acc_pending = 0;
+	cache_event_at(REC_L_CACHE, 1, e->acc.dev, e->acc.ino, e->acc.index,
+		       e->acc.count, id, e->acc.ts);
+}
+
+/* Before a cache event of the current task t (traced): its pending access. */
+static __always_inline void access_flush_task(struct task_struct *t)
+{
+	struct inflight *e = bpf_task_storage_get(&inflight, t, 0, 0);
+
+	if (e && e->acc_pending)
+		access_flush(e, (__u64)t->tgid << 32 | (__u32)t->pid);
+}
+
 /* ------------------------------------------------------------ syscalls */
 
 SEC("tp_btf/sys_enter")
@@ -281,6 +350,8 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 		count_lost(sp->layer);
 		return 0;
 	}
+	if (e->acc_pending)	/* the last call's exit was not seen */
+		access_flush(e, (__u64)task->tgid << 32 | (__u32)task->pid);
 	e->ts = bpf_ktime_get_ns();
 	e->nr = nr;
 	e->args[0] = SC_ARG0(regs);
@@ -458,6 +529,24 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	}
 	id = (__u64)t->tgid << 32 | (__u32)t->pid;
 
+	if (sp->path_arg < 0 && e->acc_pending) {
+		/* a buffered read: the syscall and its cache access */
+		struct rec_syscall_access *ea;
+
+		e->acc_pending = 0;
+		ea = bpf_ringbuf_reserve(&rb, sizeof(*ea), 0);
+		if (!ea) {
+			count_lost(sp->layer);
+			count_lost(REC_L_CACHE);
+			return 0;
+		}
+		fill_syscall(&ea->sc, e, sp, id, ret);
+		ea->sc.h.type = REC_EV_SYSCALL_ACCESS;
+		ea->sc.h.len = sizeof(*ea);
+		ea->acc = e->acc;
+		bpf_ringbuf_submit(ea, rb_flags());
+		return 0;
+	}
 	if (sp->path_arg < 0) {
 		/* common case: fixed size, built in place in the ring */
 		ev = bpf_ringbuf_reserve(&rb, sizeof(*ev), 0);
@@ -469,6 +558,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 		bpf_ringbuf_submit(ev, rb_flags());
 		return 0;
 	}
+	access_flush(e, id);
 
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
@@ -617,29 +707,6 @@ static __always_inline int traced_now(void)
 	return is_traced(bpf_get_current_task_btf()->tgid);
 }
 
-static __always_inline void cache_event(__u32 layer, __u32 kind, __u64 dev,
-					__u64 ino, __u64 index, __u64 count,
-					__u64 id)
-{
-	struct rec_cache *ev = bpf_ringbuf_reserve(&rb, sizeof(*ev), 0);
-
-	if (!ev) {
-		count_lost(layer);
-		return;
-	}
-	ev->h.type = REC_EV_CACHE;
-	ev->h.len = sizeof(*ev);
-	ev->h.ts = bpf_ktime_get_ns();
-	ev->h.pid = id >> 32;
-	ev->h.tid = (__u32)id;
-	ev->kind = kind;
-	ev->_pad = 0;
-	ev->dev = dev;
-	ev->ino = ino;
-	ev->index = index;
-	ev->count = count;
-	bpf_ringbuf_submit(ev, rb_flags());
-}
 
 /* The (dev, inode) the filemap tracepoints print for a mapping: i_rdev
  * when the inode has no superblock (include/trace/events/filemap.h). */
@@ -668,15 +735,29 @@ int BPF_PROG(cache_get_pages, struct address_space *mapping, unsigned long index
 	     unsigned long last_index)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	__u64 dev, ino;
+	__u64 dev, ino, id;
+	struct inflight *e;
 
 	/* no track_file here: files are tracked when opened, and this runs
 	 * for every buffered read */
 	if (!is_traced(t->tgid))
 		return 0;
 	mapping_id(mapping, &dev, &ino);
-	cache_event(REC_L_CACHE, 1, dev, ino, index, last_index - index + 1,
-		    (__u64)t->tgid << 32 | (__u32)t->pid);
+	id = (__u64)t->tgid << 32 | (__u32)t->pid;
+	e = bpf_task_storage_get(&inflight, t, 0, 0);
+	if (e && e->active) {
+		/* inside a recorded syscall: goes out with it (see
+		 * access_flush); a second batch sends the first one */
+		access_flush(e, id);
+		e->acc.ts = bpf_ktime_get_ns();
+		e->acc.dev = dev;
+		e->acc.ino = ino;
+		e->acc.index = index;
+		e->acc.count = last_index - index + 1;
+		e->acc_pending = 1;
+		return 0;
+	}
+	cache_event(REC_L_CACHE, 1, dev, ino, index, last_index - index + 1, id);
 	return 0;
 }
 
@@ -684,9 +765,12 @@ int BPF_PROG(cache_get_pages, struct address_space *mapping, unsigned long index
 SEC("tracepoint/filemap/mm_filemap_add_to_page_cache")
 int cache_add(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u64 id = (__u64)t->tgid << 32 | (__u32)t->pid;
 
-	if (!traced_now() && !tracked_file(ctx->s_dev, ctx->i_ino))
+	if (is_traced(t->tgid))
+		access_flush_task(t);
+	else if (!tracked_file(ctx->s_dev, ctx->i_ino))
 		return 0;
 	cache_event(REC_L_CACHE, 2, ctx->s_dev, ctx->i_ino, ctx->index,
 		    1ull << (ctx->order & 63), id);
@@ -697,8 +781,12 @@ int cache_add(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
 SEC("tracepoint/filemap/mm_filemap_delete_from_page_cache")
 int cache_delete(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
 {
+	struct task_struct *t = bpf_get_current_task_btf();
+
 	if (!tracked_file(ctx->s_dev, ctx->i_ino))
 		return 0;
+	if (traced_bit(t->tgid))	/* reclaim or truncate in a traced task */
+		access_flush_task(t);
 	cache_event(REC_L_CACHE, 3, ctx->s_dev, ctx->i_ino, ctx->index,
 		    1ull << (ctx->order & 63), bpf_get_current_pid_tgid());
 	return 0;
@@ -711,6 +799,7 @@ int BPF_PROG(cache_fault, struct address_space *mapping, unsigned long index)
 
 	if (!traced_now())
 		return 0;
+	access_flush_task(bpf_get_current_task_btf());
 	mapping_id(mapping, &dev, &ino);
 	track_file(dev, ino);
 	cache_event(REC_L_MMAP, 4, dev, ino, index, 1, current_id());
@@ -725,6 +814,7 @@ int BPF_PROG(cache_map_pages, struct address_space *mapping, unsigned long index
 
 	if (!traced_now())
 		return 0;
+	access_flush_task(bpf_get_current_task_btf());
 	mapping_id(mapping, &dev, &ino);
 	track_file(dev, ino);
 	cache_event(REC_L_MMAP, 5, dev, ino, index, last_index - index + 1,
