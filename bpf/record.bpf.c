@@ -516,6 +516,8 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	if (!sp || !sp->op)
 		return 0;
 	t = bpf_get_current_task_btf();
+	if (!traced_bit(t->tgid))	/* untraced: no storage call */
+		return 0;
 	e = bpf_task_storage_get(&inflight, t, 0, 0);
 	if (!e || !e->active)
 		return 0;
