@@ -763,34 +763,40 @@ int BPF_PROG(cache_get_pages, struct address_space *mapping, unsigned long index
 	return 0;
 }
 
-/* A folio inserted: a miss, 1 << order pages (2 = TAPE_CACHE_INSERT). */
-SEC("tracepoint/filemap/mm_filemap_add_to_page_cache")
-int cache_add(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
+/* A folio inserted: a miss, 1 << order pages (2 = TAPE_CACHE_INSERT).
+ * tp_btf like the others: a perf tracepoint's link takes 50-100 ms to
+ * close (an RCU grace period), at the end of every recording. */
+SEC("tp_btf/mm_filemap_add_to_page_cache")
+int BPF_PROG(cache_add, struct folio *folio)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	__u64 id = (__u64)t->tgid << 32 | (__u32)t->pid;
+	__u64 id = (__u64)t->tgid << 32 | (__u32)t->pid, dev, ino;
 
+	mapping_id(folio->mapping, &dev, &ino);
 	if (is_traced(t->tgid))
 		access_flush_task(t);
-	else if (!tracked_file(ctx->s_dev, ctx->i_ino))
+	else if (!tracked_file(dev, ino))
 		return 0;
-	cache_event(REC_L_CACHE, 2, ctx->s_dev, ctx->i_ino, ctx->index,
-		    1ull << (ctx->order & 63), id);
+	cache_event(REC_L_CACHE, 2, dev, ino, folio->index,
+		    1ull << (folio_order_of(folio) & 63), id);
 	return 0;
 }
 
 /* Eviction runs in reclaim/truncate context: filter on the file only. */
-SEC("tracepoint/filemap/mm_filemap_delete_from_page_cache")
-int cache_delete(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
+SEC("tp_btf/mm_filemap_delete_from_page_cache")
+int BPF_PROG(cache_delete, struct folio *folio)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
+	__u64 dev, ino;
 
-	if (!tracked_file(ctx->s_dev, ctx->i_ino))
+	mapping_id(folio->mapping, &dev, &ino);
+	if (!tracked_file(dev, ino))
 		return 0;
 	if (traced_bit(t->tgid))	/* reclaim or truncate in a traced task */
 		access_flush_task(t);
-	cache_event(REC_L_CACHE, 3, ctx->s_dev, ctx->i_ino, ctx->index,
-		    1ull << (ctx->order & 63), bpf_get_current_pid_tgid());
+	cache_event(REC_L_CACHE, 3, dev, ino, folio->index,
+		    1ull << (folio_order_of(folio) & 63),
+		    (__u64)t->tgid << 32 | (__u32)t->pid);
 	return 0;
 }
 

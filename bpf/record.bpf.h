@@ -39,4 +39,23 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 #define as_file(p) ((struct file *)bpf_rdonly_cast((void *)(p), \
 					bpf_core_type_id_kernel(struct file)))
 
+/*
+ * folio_order() as the filemap tracepoints print it: 0 unless the folio is
+ * large (PG_head in flags), else the low byte of _flags_1 (6.3+; before
+ * that the order was elsewhere and a large folio reads as order 0).  flags
+ * is read with bpf_core_read: an unsigned long up to 6.17, a
+ * memdesc_flags_t (one unsigned long) since, at offset 0 in both.
+ */
+static __always_inline unsigned int folio_order_of(struct folio *folio)
+{
+	unsigned long fl = 0;
+
+	bpf_core_read(&fl, sizeof(fl), &folio->flags);
+	if (!(fl & (1ul << bpf_core_enum_value(enum pageflags, PG_head))))
+		return 0;
+	if (bpf_core_field_exists(folio->_flags_1))
+		return BPF_CORE_READ(folio, _flags_1) & 0xff;
+	return 0;
+}
+
 #endif
