@@ -16,6 +16,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "rec.h"
 #include "loader.h"
@@ -51,7 +52,19 @@ static int pretend_missing(const char *name)
 	return 0;
 }
 
-static int tp_exists(const char *cat, const char *name)
+/* Without tracefs (not mounted, cannot be): the raw tracepoint's BTF
+ * type, from a vmlinux BTF parsed once on demand. */
+static int btf_tp_exists(struct btf **vmlinux, const char *name)
+{
+	char t[128];
+
+	if (!*vmlinux)
+		*vmlinux = btf__load_vmlinux_btf();
+	snprintf(t, sizeof(t), "btf_trace_%s", name);
+	return *vmlinux && btf__find_by_name_kind(*vmlinux, t, BTF_KIND_TYPEDEF) > 0;
+}
+
+static int tp_exists(struct btf **vmlinux, const char *cat, const char *name)
 {
 	const char *root = tracefs_root();
 	char p[256];
@@ -59,7 +72,7 @@ static int tp_exists(const char *cat, const char *name)
 	if (pretend_missing(name))
 		return 0;
 	if (!root)
-		return 0;
+		return btf_tp_exists(vmlinux, name);
 	snprintf(p, sizeof(p), "%s/events/%s/%s", root, cat, name);
 	return access(p, F_OK) == 0;
 }
@@ -67,10 +80,10 @@ static int tp_exists(const char *cat, const char *name)
 /*
  * Every program is tp_btf (a perf-event tracepoint fills a record before
  * the program runs, and its link takes 50-100 ms to close).  Whether the
- * kernel has a tracepoint is asked of tracefs, not of the vmlinux BTF
- * (btf_trace_<name>): all of ours are trace events, which have both, and
- * parsing the BTF a second time (libbpf parses it for CO-RE) cost ~20 ms
- * of every start.
+ * kernel has a tracepoint is asked of tracefs first, the vmlinux BTF
+ * (btf_trace_<name>) only without it: all of ours are trace events, which
+ * have both, and parsing the BTF a second time (libbpf parses it for
+ * CO-RE) cost ~20 ms of every start.
  */
 struct prog_def {
 	const char *prog;	/* program name in record.bpf.c */
@@ -169,6 +182,7 @@ static int silent_print(enum libbpf_print_level lvl, const char *fmt, va_list ap
 int rec_bpf_open(struct rec_bpf *b, uint32_t layers, size_t ring_bytes,
 		 uint64_t cgroup_id, unsigned cgroup_level, FILE *log)
 {
+	struct btf *vmlinux = NULL;
 	int err;
 
 	memset(b, 0, sizeof(*b));
@@ -193,7 +207,7 @@ int rec_bpf_open(struct rec_bpf *b, uint32_t layers, size_t ring_bytes,
 		int want = d->layer == -1 || (d->layer >= 0 && (layers & REC_LAYER_BIT(d->layer))) ||
 			   (d->layer == -2 && (layers & (REC_LAYER_BIT(REC_L_SYSCALL) |
 							REC_LAYER_BIT(REC_L_MMAP))));
-		int have = tp_exists(d->cat, d->name);
+		int have = tp_exists(&vmlinux, d->cat, d->name);
 
 		if (!p)
 			continue;
@@ -205,6 +219,7 @@ int rec_bpf_open(struct rec_bpf *b, uint32_t layers, size_t ring_bytes,
 		if (!want || !have)
 			bpf_program__set_autoload(p, false);
 	}
+	btf__free(vmlinux);
 
 	err = record_bpf__load(b->skel);
 	if (err) {
