@@ -109,13 +109,14 @@ iotape: $(OUT)/iotape FORCE
 	$(Q)cmp -s $< $@ || cp $< $@
 
 # BPF: vmlinux.h from the running kernel's BTF, %.bpf.c -> %.bpf.o -> %.skel.h
+# (-mcpu=v3: atomic OR/AND on the traced-set bitmap, kernel 5.12+)
 $(VMLINUX): | $(OUT)
 	$(call msg,GEN,$@)
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
 
 $(OUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(VMLINUX) | $(OUT)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Ibpf -c $< -o $@
+	$(Q)$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Ibpf -c $< -o $@
 	$(Q)llvm-strip -g $@
 
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o

@@ -3,8 +3,8 @@
  * record.bpf.c - kernel side of `iotape record`.
  *
  * Invariants:
- *  - Only tasks whose tgid is in `traced` produce syscall, mmap and
- *    per-task page-cache events.  The set is seeded by user space (the
+ *  - Only tasks whose tgid is in `traced` (a bitmap) produce syscall,
+ *    mmap and per-task page-cache events.  The set is seeded by user space (the
  *    command's pid, or -p pids) and grows at sched_process_fork, shrinks at
  *    sched_process_exit when the thread group dies.
  *  - Tracepoints only (no kprobes, no fentry on our kernels).  Syscalls use
@@ -41,12 +41,11 @@ struct {
 	__uint(max_entries, 16 << 20); /* resized by user space (--buffer) */
 } rb SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u32);	/* tgid */
-	__type(value, __u32);	/* unused */
-} traced SEC(".maps");
+/* The traced set: one bit per tgid (PID_MAX_LIMIT is 4 Mi: 512 KiB).  A
+ * bit test is a plain load; the hash map it replaced cost a hashed lookup
+ * on every recorded-kind syscall of every process on the machine.  In
+ * .bss, so user space sets bits with atomic ORs through the mmap. */
+__u64 traced[REC_TRACED_WORDS] = {};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -66,7 +65,8 @@ struct inflight {
 	__u32 nr;
 	__u32 ptr_ok;		/* REC_OFF_PTR: pos holds *off_arg */
 	__u32 active;		/* set by sys_enter, cleared by sys_exit */
-	__u32 _pad;
+	__u32 acc_pending;	/* acc holds a page-cache access of this call */
+	struct rec_access acc;
 };
 
 /* Per-thread storage: no allocation or hashing per syscall, freed with the
@@ -158,21 +158,49 @@ static __always_inline __u64 rb_flags(void)
 	n = bpf_map_lookup_elem(&wake_count, &zero);
 	if (!n)
 		return 0;
-	return ++*n % wakeup_events ? BPF_RB_NO_WAKEUP : BPF_RB_FORCE_WAKEUP;
+	/* a countdown: no 64-bit division per record */
+	if (*n > 1) {
+		--*n;
+		return BPF_RB_NO_WAKEUP;
+	}
+	*n = wakeup_events;
+	return BPF_RB_FORCE_WAKEUP;
 }
 
 /* In the traced set.  With --cgroup a task of that cgroup or of any cgroup
  * below it joins the set the first time it is seen here (its children
  * then follow by fork, wherever they are moved). */
+static __always_inline void traced_set(__u32 tgid)
+{
+	__u32 w = tgid / 64;
+
+	if (w < REC_TRACED_WORDS)
+		__sync_fetch_and_or(&traced[w], 1ull << (tgid & 63));
+}
+
+static __always_inline void traced_clear(__u32 tgid)
+{
+	__u32 w = tgid / 64;
+
+	if (w < REC_TRACED_WORDS)
+		__sync_fetch_and_and(&traced[w], ~(1ull << (tgid & 63)));
+}
+
+/* In the set now (no --cgroup side effect). */
+static __always_inline int traced_bit(__u32 tgid)
+{
+	__u32 w = tgid / 64;
+
+	return w < REC_TRACED_WORDS && (traced[w] >> (tgid & 63)) & 1;
+}
+
 static __always_inline int is_traced(__u32 tgid)
 {
-	__u32 one = 1;
-
-	if (bpf_map_lookup_elem(&traced, &tgid))
+	if (traced_bit(tgid))
 		return 1;
 	if (cgroup_id && bpf_get_current_ancestor_cgroup_id(cgroup_level) == cgroup_id &&
 	    (bpf_get_current_pid_tgid() >> 32) == tgid) {
-		bpf_map_update_elem(&traced, &tgid, &one, BPF_NOEXIST);
+		traced_set(tgid);
 		return 1;
 	}
 	return 0;
@@ -194,17 +222,26 @@ static __always_inline void track_file(__u64 dev, __u64 ino)
 		bpf_map_update_elem(&files, &k, &one, BPF_ANY);
 }
 
-/* The struct file behind fd in the current task, 0 when none. */
-static __always_inline __u64 fd_file(long fd)
+/* The struct file behind fd in task t (current), 0 when none.  fdt->fd is
+ * a `struct file **`, which BTF loads treat as a plain number; the slot is
+ * read through a read-only cast to a struct whose first member is a
+ * `struct file *` (struct kiocb), a fault-safe load instead of a
+ * bpf_probe_read_kernel call. */
+static __always_inline __u64 task_fd_file(struct task_struct *t, long fd)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
 	struct fdtable *fdt = t->files->fdt;
-	__u64 f = 0;
+	struct kiocb *slot;
 
 	if (fd < 0 || (unsigned long)fd >= fdt->max_fds)
 		return 0;
-	bpf_probe_read_kernel(&f, sizeof(f), &fdt->fd[fd]);
-	return f;
+	slot = bpf_rdonly_cast((void *)((__u64)fdt->fd + fd * sizeof(void *)),
+			       bpf_core_type_id_kernel(struct kiocb));
+	return (__u64)slot->ki_filp;
+}
+
+static __always_inline __u64 fd_file(long fd)
+{
+	return task_fd_file(bpf_get_current_task_btf(), fd);
 }
 
 static __always_inline void file_id(__u64 fp, __u64 *dev, __u64 *ino)
@@ -218,6 +255,68 @@ static __always_inline void file_id(__u64 fp, __u64 *dev, __u64 *ino)
 static __always_inline __u64 arg(const struct inflight *e, __s8 i)
 {
 	return e->args[i & 7];
+}
+
+/* ------------------------------------------------------- cache events */
+
+static __always_inline void cache_event_at(__u32 layer, __u32 kind, __u64 dev,
+					   __u64 ino, __u64 index, __u64 count,
+					   __u64 id, __u64 ts)
+{
+	struct rec_cache *ev = bpf_ringbuf_reserve(&rb, sizeof(*ev), 0);
+
+	if (!ev) {
+		count_lost(layer);
+		return;
+	}
+	ev->h.type = REC_EV_CACHE;
+	ev->h.len = sizeof(*ev);
+	ev->h.ts = ts;
+	ev->h.pid = id >> 32;
+	ev->h.tid = (__u32)id;
+	ev->kind = kind;
+	ev->_pad = 0;
+	ev->dev = dev;
+	ev->ino = ino;
+	ev->index = index;
+	ev->count = count;
+	bpf_ringbuf_submit(ev, rb_flags());
+}
+
+static __always_inline void cache_event(__u32 layer, __u32 kind, __u64 dev,
+					__u64 ino, __u64 index, __u64 count,
+					__u64 id)
+{
+	cache_event_at(layer, kind, dev, ino, index, count, id, bpf_ktime_get_ns());
+}
+
+/*
+ * The page-cache access of a buffered read rides in the read's own syscall
+ * record (REC_EV_SYSCALL_ACCESS): one ring reservation per read instead of
+ * two, ~60 ns.  cache_get_pages keeps it in the task's in-flight storage
+ * while a recorded syscall is active; it goes out on its own, before
+ * anything else, when the same task produces another cache event first
+ * (a read of several batches, the misses of the next batch, reclaim in
+ * the task), so a task's cache rows keep their order.  The only rows that
+ * move are another task's cache events in the same read (an eviction by
+ * kswapd, say): they now come before the access, not after.
+ */
+static __always_inline void access_flush(struct inflight *e, __u64 id)
+{
+	if (!e->acc_pending)
+		return;
+	e->acc_pending = 0;
+	cache_event_at(REC_L_CACHE, 1, e->acc.dev, e->acc.ino, e->acc.index,
+		       e->acc.count, id, e->acc.ts);
+}
+
+/* Before a cache event of the current task t (traced): its pending access. */
+static __always_inline void access_flush_task(struct task_struct *t)
+{
+	struct inflight *e = bpf_task_storage_get(&inflight, t, 0, 0);
+
+	if (e && e->acc_pending)
+		access_flush(e, (__u64)t->tgid << 32 | (__u32)t->pid);
 }
 
 /* ------------------------------------------------------------ syscalls */
@@ -240,20 +339,19 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 		return 0;
 	if ((sp->sflags & REC_SF_FILE_ONLY) && (SC_ARG3(regs) & 0x20 /* MAP_ANONYMOUS */))
 		return 0;
-	/* Only traced tasks get storage, so having it means traced (a task's
-	 * tgid leaves the set only when the whole group is dead). */
+	/* The bit test is what every untraced process pays for a syscall
+	 * of a recorded kind; the storage (created on first use) only
+	 * traced tasks. */
 	task = bpf_get_current_task_btf();
-	e = bpf_task_storage_get(&inflight, task, 0, 0);
+	if (!is_traced(task->tgid))
+		return 0;
+	e = bpf_task_storage_get(&inflight, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!e) {
-		if (!is_traced(bpf_get_current_pid_tgid() >> 32))
-			return 0;
-		e = bpf_task_storage_get(&inflight, task, 0,
-					 BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (!e) {
-			count_lost(sp->layer);
-			return 0;
-		}
+		count_lost(sp->layer);
+		return 0;
 	}
+	if (e->acc_pending)	/* the last call's exit was not seen */
+		access_flush(e, (__u64)task->tgid << 32 | (__u32)task->pid);
 	e->ts = bpf_ktime_get_ns();
 	e->nr = nr;
 	e->args[0] = SC_ARG0(regs);
@@ -265,7 +363,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	e->file = e->pos = e->dev = e->ino = 0;
 	e->ptr_ok = 0;
 	if (sp->fd_arg >= 0) {
-		f = fd_file((int)arg(e, sp->fd_arg));
+		f = task_fd_file(task, (int)arg(e, sp->fd_arg));
 		if (f) {
 			e->file = f;
 			file_id(f, &e->dev, &e->ino);
@@ -408,21 +506,49 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	struct rec_spec *sp;
 	struct scratch *s;
 	struct rec_syscall *ev;
+	struct task_struct *t;
 	long n;
 
-	e = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
+	/* Most syscalls have no spec: filter on the number (still in the
+	 * registers at exit) before asking for the task's storage. */
+	nr = SC_NR(regs);
+	sp = bpf_map_lookup_elem(&specs, &nr);
+	if (!sp || !sp->op)
+		return 0;
+	t = bpf_get_current_task_btf();
+	if (!traced_bit(t->tgid))	/* untraced: no storage call */
+		return 0;
+	e = bpf_task_storage_get(&inflight, t, 0, 0);
 	if (!e || !e->active)
 		return 0;
 	e->active = 0;
-	nr = e->nr;
-	sp = bpf_map_lookup_elem(&specs, &nr);
-	if (!sp)
-		return 0;
-	{
-		struct task_struct *t = bpf_get_current_task_btf();
-		id = (__u64)t->tgid << 32 | (__u32)t->pid;
+	if (e->nr != nr) {
+		/* the number changed under us (a ptracer): trust the entry */
+		nr = e->nr;
+		sp = bpf_map_lookup_elem(&specs, &nr);
+		if (!sp)
+			return 0;
 	}
+	id = (__u64)t->tgid << 32 | (__u32)t->pid;
 
+	if (sp->path_arg < 0 && e->acc_pending) {
+		/* a buffered read: the syscall and its cache access */
+		struct rec_syscall_access *ea;
+
+		e->acc_pending = 0;
+		ea = bpf_ringbuf_reserve(&rb, sizeof(*ea), 0);
+		if (!ea) {
+			count_lost(sp->layer);
+			count_lost(REC_L_CACHE);
+			return 0;
+		}
+		fill_syscall(&ea->sc, e, sp, id, ret);
+		ea->sc.h.type = REC_EV_SYSCALL_ACCESS;
+		ea->sc.h.len = sizeof(*ea);
+		ea->acc = e->acc;
+		bpf_ringbuf_submit(ea, rb_flags());
+		return 0;
+	}
 	if (sp->path_arg < 0) {
 		/* common case: fixed size, built in place in the ring */
 		ev = bpf_ringbuf_reserve(&rb, sizeof(*ev), 0);
@@ -434,6 +560,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 		bpf_ringbuf_submit(ev, rb_flags());
 		return 0;
 	}
+	access_flush(e, id);
 
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
@@ -470,13 +597,13 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(proc_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ptgid = parent->tgid, ctgid = child->tgid, one = 1;
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
 	struct rec_fork *ev;
 
 	if (!is_traced(ptgid))
 		return 0;
 	if (ctgid != ptgid)
-		bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY);
+		traced_set(ctgid);
 	ev = bpf_ringbuf_reserve(&rb, sizeof(*ev), 0);
 	if (!ev) {
 		count_lost(REC_L_PROC);
@@ -570,106 +697,136 @@ int BPF_PROG(proc_exit, struct task_struct *p, bool group_dead)
 		count_lost(REC_L_PROC);
 	}
 	if (group_dead)
-		bpf_map_delete_elem(&traced, &tgid);
+		traced_clear(tgid);
 	return 0;
 }
 
 /* ----------------------------------------------------------- page cache */
 
-/* Traced?  A task with syscall storage is (see sys_enter); others ask the
- * traced set. */
+/* Is the current task traced?  A bit test, no helper call. */
 static __always_inline int traced_now(void)
 {
-	if (bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0))
-		return 1;
-	return is_traced(bpf_get_current_pid_tgid() >> 32);
+	return is_traced(bpf_get_current_task_btf()->tgid);
 }
 
-static __always_inline void cache_event(__u32 layer, __u32 kind, __u64 dev,
-					__u64 ino, __u64 index, __u64 count,
-					__u64 id)
-{
-	struct rec_cache *ev = bpf_ringbuf_reserve(&rb, sizeof(*ev), 0);
 
-	if (!ev) {
-		count_lost(layer);
-		return;
-	}
-	ev->h.type = REC_EV_CACHE;
-	ev->h.len = sizeof(*ev);
-	ev->h.ts = bpf_ktime_get_ns();
-	ev->h.pid = id >> 32;
-	ev->h.tid = (__u32)id;
-	ev->kind = kind;
-	ev->_pad = 0;
-	ev->dev = dev;
-	ev->ino = ino;
-	ev->index = index;
-	ev->count = count;
-	bpf_ringbuf_submit(ev, rb_flags());
+/* The (dev, inode) the filemap tracepoints print for a mapping: i_rdev
+ * when the inode has no superblock (include/trace/events/filemap.h). */
+static __always_inline void mapping_id(struct address_space *m, __u64 *dev, __u64 *ino)
+{
+	struct inode *h = m->host;
+	struct super_block *sb = h->i_sb;
+
+	*ino = h->i_ino;
+	*dev = sb ? sb->s_dev : h->i_rdev;
 }
 
-/* Buffered read touched index..last_index (1 = TAPE_CACHE_ACCESS). */
-SEC("tracepoint/filemap/mm_filemap_get_pages")
-int cache_get_pages(struct trace_event_raw_mm_filemap_op_page_cache_range *ctx)
+static __always_inline __u64 current_id(void)
 {
-	__u64 id = bpf_get_current_pid_tgid();
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	return (__u64)t->tgid << 32 | (__u32)t->pid;
+}
+
+/* Buffered read touched index..last_index (1 = TAPE_CACHE_ACCESS).  The
+ * mapping programs are tp_btf, not tracepoint/filemap/...: a perf
+ * tracepoint fills its record (and a perf buffer) before the program
+ * runs, ~100 ns per buffered read that the program's own time hides. */
+SEC("tp_btf/mm_filemap_get_pages")
+int BPF_PROG(cache_get_pages, struct address_space *mapping, unsigned long index,
+	     unsigned long last_index)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u64 dev, ino, id;
+	struct inflight *e;
 
 	/* no track_file here: files are tracked when opened, and this runs
 	 * for every buffered read */
-	if (!traced_now())
+	if (!is_traced(t->tgid))
 		return 0;
-	cache_event(REC_L_CACHE, 1, ctx->s_dev, ctx->i_ino, ctx->index,
-		    ctx->last_index - ctx->index + 1, id);
+	mapping_id(mapping, &dev, &ino);
+	id = (__u64)t->tgid << 32 | (__u32)t->pid;
+	e = bpf_task_storage_get(&inflight, t, 0, 0);
+	if (e && e->active) {
+		/* inside a recorded syscall: goes out with it (see
+		 * access_flush); a second batch sends the first one */
+		access_flush(e, id);
+		e->acc.ts = bpf_ktime_get_ns();
+		e->acc.dev = dev;
+		e->acc.ino = ino;
+		e->acc.index = index;
+		e->acc.count = last_index - index + 1;
+		e->acc_pending = 1;
+		return 0;
+	}
+	cache_event(REC_L_CACHE, 1, dev, ino, index, last_index - index + 1, id);
 	return 0;
 }
 
-/* A folio inserted: a miss, 1 << order pages (2 = TAPE_CACHE_INSERT). */
-SEC("tracepoint/filemap/mm_filemap_add_to_page_cache")
-int cache_add(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
+/* A folio inserted: a miss, 1 << order pages (2 = TAPE_CACHE_INSERT).
+ * tp_btf like the others: a perf tracepoint's link takes 50-100 ms to
+ * close (an RCU grace period), at the end of every recording. */
+SEC("tp_btf/mm_filemap_add_to_page_cache")
+int BPF_PROG(cache_add, struct folio *folio)
 {
-	__u64 id = bpf_get_current_pid_tgid();
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u64 id = (__u64)t->tgid << 32 | (__u32)t->pid, dev, ino;
 
-	if (!traced_now() && !tracked_file(ctx->s_dev, ctx->i_ino))
+	mapping_id(folio->mapping, &dev, &ino);
+	if (is_traced(t->tgid))
+		access_flush_task(t);
+	else if (!tracked_file(dev, ino))
 		return 0;
-	cache_event(REC_L_CACHE, 2, ctx->s_dev, ctx->i_ino, ctx->index,
-		    1ull << (ctx->order & 63), id);
+	cache_event(REC_L_CACHE, 2, dev, ino, folio->index,
+		    1ull << (folio_order_of(folio) & 63), id);
 	return 0;
 }
 
 /* Eviction runs in reclaim/truncate context: filter on the file only. */
-SEC("tracepoint/filemap/mm_filemap_delete_from_page_cache")
-int cache_delete(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
+SEC("tp_btf/mm_filemap_delete_from_page_cache")
+int BPF_PROG(cache_delete, struct folio *folio)
 {
-	if (!tracked_file(ctx->s_dev, ctx->i_ino))
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u64 dev, ino;
+
+	mapping_id(folio->mapping, &dev, &ino);
+	if (!tracked_file(dev, ino))
 		return 0;
-	cache_event(REC_L_CACHE, 3, ctx->s_dev, ctx->i_ino, ctx->index,
-		    1ull << (ctx->order & 63), bpf_get_current_pid_tgid());
+	if (traced_bit(t->tgid))	/* reclaim or truncate in a traced task */
+		access_flush_task(t);
+	cache_event(REC_L_CACHE, 3, dev, ino, folio->index,
+		    1ull << (folio_order_of(folio) & 63),
+		    (__u64)t->tgid << 32 | (__u32)t->pid);
 	return 0;
 }
 
-SEC("tracepoint/filemap/mm_filemap_fault")
-int cache_fault(struct trace_event_raw_mm_filemap_fault *ctx)
+SEC("tp_btf/mm_filemap_fault")
+int BPF_PROG(cache_fault, struct address_space *mapping, unsigned long index)
 {
-	__u64 id = bpf_get_current_pid_tgid();
+	__u64 dev, ino;
 
 	if (!traced_now())
 		return 0;
-	track_file(ctx->s_dev, ctx->i_ino);
-	cache_event(REC_L_MMAP, 4, ctx->s_dev, ctx->i_ino, ctx->index, 1, id);
+	access_flush_task(bpf_get_current_task_btf());
+	mapping_id(mapping, &dev, &ino);
+	track_file(dev, ino);
+	cache_event(REC_L_MMAP, 4, dev, ino, index, 1, current_id());
 	return 0;
 }
 
-SEC("tracepoint/filemap/mm_filemap_map_pages")
-int cache_map_pages(struct trace_event_raw_mm_filemap_op_page_cache_range *ctx)
+SEC("tp_btf/mm_filemap_map_pages")
+int BPF_PROG(cache_map_pages, struct address_space *mapping, unsigned long index,
+	     unsigned long last_index)
 {
-	__u64 id = bpf_get_current_pid_tgid();
+	__u64 dev, ino;
 
 	if (!traced_now())
 		return 0;
-	track_file(ctx->s_dev, ctx->i_ino);
-	cache_event(REC_L_MMAP, 5, ctx->s_dev, ctx->i_ino, ctx->index,
-		    ctx->last_index - ctx->index + 1, id);
+	access_flush_task(bpf_get_current_task_btf());
+	mapping_id(mapping, &dev, &ino);
+	track_file(dev, ino);
+	cache_event(REC_L_MMAP, 5, dev, ino, index, last_index - index + 1,
+		    current_id());
 	return 0;
 }
 

@@ -2,8 +2,8 @@
 /*
  * record.bpf.h - architecture and kernel-version helpers for record.bpf.c.
  *
- * Syscall arguments from the raw sys_enter tracepoint's pt_regs (the user
- * registers of the syscall).  libbpf 1.1 (Debian 12) has no
+ * Syscall arguments (and, at sys_exit, the number) from the raw
+ * tracepoints' pt_regs (the user registers of the syscall).  libbpf 1.1 (Debian 12) has no
  * PT_REGS_PARM6_SYSCALL, so the x86-64 and arm64 registers are named here.
  */
 #ifndef IOTAPE_RECORD_BPF_H
@@ -16,6 +16,7 @@
 #define SC_ARG3(r) ((r)->r10)
 #define SC_ARG4(r) ((r)->r8)
 #define SC_ARG5(r) ((r)->r9)
+#define SC_NR(r) ((r)->orig_ax)
 #elif defined(__TARGET_ARCH_arm64)
 #define SC_ARG0(r) ((r)->orig_x0)
 #define SC_ARG1(r) ((r)->regs[1])
@@ -23,6 +24,7 @@
 #define SC_ARG3(r) ((r)->regs[3])
 #define SC_ARG4(r) ((r)->regs[4])
 #define SC_ARG5(r) ((r)->regs[5])
+#define SC_NR(r) ((r)->syscallno)
 #else
 #error "record.bpf.h: add this architecture's syscall argument registers"
 #endif
@@ -36,5 +38,24 @@
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 #define as_file(p) ((struct file *)bpf_rdonly_cast((void *)(p), \
 					bpf_core_type_id_kernel(struct file)))
+
+/*
+ * folio_order() as the filemap tracepoints print it: 0 unless the folio is
+ * large (PG_head in flags), else the low byte of _flags_1 (6.3+; before
+ * that the order was elsewhere and a large folio reads as order 0).  flags
+ * is read with bpf_core_read: an unsigned long up to 6.17, a
+ * memdesc_flags_t (one unsigned long) since, at offset 0 in both.
+ */
+static __always_inline unsigned int folio_order_of(struct folio *folio)
+{
+	unsigned long fl = 0;
+
+	bpf_core_read(&fl, sizeof(fl), &folio->flags);
+	if (!(fl & (1ul << bpf_core_enum_value(enum pageflags, PG_head))))
+		return 0;
+	if (bpf_core_field_exists(folio->_flags_1))
+		return BPF_CORE_READ(folio, _flags_1) & 0xff;
+	return 0;
+}
 
 #endif

@@ -22,6 +22,7 @@
 #define REC_COMM_LEN 16
 #define REC_MAX_SYSCALL 512	/* size of the syscall-spec array */
 #define REC_MAX_IOV 1024	/* iovecs summed for readv/writev sizes (UIO_MAXIOV) */
+#define REC_TRACED_WORDS 65536	/* traced-set bitmap: PID_MAX_LIMIT (4 Mi) bits */
 
 enum rec_ev_type {
 	REC_EV_SYSCALL = 1,
@@ -30,6 +31,7 @@ enum rec_ev_type {
 	REC_EV_EXIT = 4,
 	REC_EV_CACHE = 5,
 	REC_EV_BLOCK = 6,
+	REC_EV_SYSCALL_ACCESS = 7, /* struct rec_syscall_access */
 };
 
 /* Layers, for -e and for the lost-event counters. */
@@ -122,6 +124,25 @@ struct rec_syscall {
 	/* char paths[] follow */
 };
 _Static_assert(sizeof(struct rec_syscall) == 128, "rec_syscall size");
+
+/* A buffered read's page-cache access (a REC_EV_CACHE of kind 1, access),
+ * carried in the read's own record; pid and tid are the syscall's. */
+struct rec_access {
+	__u64 ts;
+	__u64 dev;
+	__u64 ino;
+	__u64 index;
+	__u64 count;
+};
+_Static_assert(sizeof(struct rec_access) == 40, "rec_access size");
+
+/* A syscall without paths and the page-cache access it made: the two
+ * events in one ring record (user space writes the cache row first). */
+struct rec_syscall_access {
+	struct rec_syscall sc;	/* sc.h.type = REC_EV_SYSCALL_ACCESS */
+	struct rec_access acc;
+};
+_Static_assert(sizeof(struct rec_syscall_access) == 168, "rec_syscall_access size");
 
 #define REC_FORK_THREAD 1u
 

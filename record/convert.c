@@ -789,6 +789,7 @@ int rec_handle_event(void *ctx, void *data, size_t len)
 	const struct rec_hdr *h = data;
 	static const size_t min[] = {
 		[REC_EV_SYSCALL] = sizeof(struct rec_syscall),
+		[REC_EV_SYSCALL_ACCESS] = sizeof(struct rec_syscall_access),
 		[REC_EV_FORK] = sizeof(struct rec_fork),
 		[REC_EV_EXEC] = sizeof(struct rec_exec),
 		[REC_EV_EXIT] = sizeof(struct rec_exit),
@@ -797,19 +798,35 @@ int rec_handle_event(void *ctx, void *data, size_t len)
 	};
 
 	st->bpf_events++;
+	if (len >= sizeof(struct rec_syscall_access) && h->type == REC_EV_SYSCALL_ACCESS &&
+	    h->len == sizeof(struct rec_syscall_access)) {
+		/* the read's cache access first, as if it had come on its own
+		 * (it happened first), then the syscall */
+		const struct rec_syscall_access *ea = data;
+		struct rec_cache c = {
+			.h = { REC_EV_CACHE, sizeof(c), ea->acc.ts, h->pid, h->tid },
+			.kind = 1, .dev = ea->acc.dev, .ino = ea->acc.ino,
+			.index = ea->acc.index, .count = ea->acc.count,
+		};
+
+		on_cache(st, &c);
+		st->bpf_events++;
+	}
 	if (len >= sizeof(*h) && h->type != REC_EV_FORK && h->pid &&
-	    (h->type == REC_EV_SYSCALL || h->type == REC_EV_EXEC) &&
+	    (h->type == REC_EV_SYSCALL || h->type == REC_EV_SYSCALL_ACCESS ||
+	     h->type == REC_EV_EXEC) &&
 	    !rec_map_get(&st->groups, h->pid, 0))
 		/* a process we did not see start (--cgroup, or started
 		 * between our /proc scan and the attach): take it from /proc */
 		rec_add_process(st, h->pid, ppid_of(h->pid), h->ts, 1);
-	if (len < sizeof(*h) || h->type == 0 || h->type > REC_EV_BLOCK ||
+	if (len < sizeof(*h) || h->type == 0 || h->type > REC_EV_SYSCALL_ACCESS ||
 	    len < min[h->type] || h->len > len) {
 		st->bad_events++;
 		return 0;
 	}
 	switch (h->type) {
 	case REC_EV_SYSCALL: on_syscall(st, data, h->len); break;
+	case REC_EV_SYSCALL_ACCESS: on_syscall(st, data, sizeof(struct rec_syscall)); break;
 	case REC_EV_FORK: on_fork(st, data); break;
 	case REC_EV_EXEC: on_exec(st, data, h->len); break;
 	case REC_EV_EXIT: on_exit_ev(st, data); break;

@@ -52,7 +52,19 @@ static int pretend_missing(const char *name)
 	return 0;
 }
 
-static int tp_exists(const char *cat, const char *name)
+/* Without tracefs (not mounted, cannot be): the raw tracepoint's BTF
+ * type, from a vmlinux BTF parsed once on demand. */
+static int btf_tp_exists(struct btf **vmlinux, const char *name)
+{
+	char t[128];
+
+	if (!*vmlinux)
+		*vmlinux = btf__load_vmlinux_btf();
+	snprintf(t, sizeof(t), "btf_trace_%s", name);
+	return *vmlinux && btf__find_by_name_kind(*vmlinux, t, BTF_KIND_TYPEDEF) > 0;
+}
+
+static int tp_exists(struct btf **vmlinux, const char *cat, const char *name)
 {
 	const char *root = tracefs_root();
 	char p[256];
@@ -60,44 +72,41 @@ static int tp_exists(const char *cat, const char *name)
 	if (pretend_missing(name))
 		return 0;
 	if (!root)
-		return 0;
+		return btf_tp_exists(vmlinux, name);
 	snprintf(p, sizeof(p), "%s/events/%s/%s", root, cat, name);
 	return access(p, F_OK) == 0;
 }
 
-static int btf_tp_exists(struct btf *vmlinux, const char *name)
-{
-	char t[128];
-
-	if (pretend_missing(name))
-		return 0;
-	snprintf(t, sizeof(t), "btf_trace_%s", name);
-	return vmlinux && btf__find_by_name_kind(vmlinux, t, BTF_KIND_TYPEDEF) > 0;
-}
-
+/*
+ * Every program is tp_btf (a perf-event tracepoint fills a record before
+ * the program runs, and its link takes 50-100 ms to close).  Whether the
+ * kernel has a tracepoint is asked of tracefs first, the vmlinux BTF
+ * (btf_trace_<name>) only without it: all of ours are trace events, which
+ * have both, and parsing the BTF a second time (libbpf parses it for
+ * CO-RE) cost ~20 ms of every start.
+ */
 struct prog_def {
 	const char *prog;	/* program name in record.bpf.c */
-	int btf;		/* tp_btf (check BTF) or tracepoint (check tracefs) */
-	const char *cat, *name;
+	const char *cat, *name;	/* events/<cat>/<name> in tracefs */
 	int layer;		/* -1: always (process tracking), -2: syscall or mmap */
 };
 
 static const struct prog_def progs[] = {
-	{ "sys_exit", 1, "raw_syscalls", "sys_exit", -2 },	/* before sys_enter */
-	{ "sys_enter", 1, "raw_syscalls", "sys_enter", -2 },
-	{ "proc_fork", 1, "sched", "sched_process_fork", -1 },
-	{ "proc_exec", 1, "sched", "sched_process_exec", -1 },
-	{ "proc_exit", 1, "sched", "sched_process_exit", -1 },
-	{ "cache_get_pages", 0, "filemap", "mm_filemap_get_pages", REC_L_CACHE },
-	{ "cache_add", 0, "filemap", "mm_filemap_add_to_page_cache", REC_L_CACHE },
-	{ "cache_delete", 0, "filemap", "mm_filemap_delete_from_page_cache", REC_L_CACHE },
-	{ "cache_fault", 0, "filemap", "mm_filemap_fault", REC_L_MMAP },
-	{ "cache_map_pages", 0, "filemap", "mm_filemap_map_pages", REC_L_MMAP },
-	{ "uring_submit", 1, "io_uring", "io_uring_submit_req", REC_L_SYSCALL },
-	{ "uring_complete", 1, "io_uring", "io_uring_complete", REC_L_SYSCALL },
-	{ "blk_bio_queue", 1, "block", "block_bio_queue", REC_L_BLOCK },
-	{ "blk_issue", 1, "block", "block_rq_issue", REC_L_BLOCK },
-	{ "blk_complete", 1, "block", "block_rq_complete", REC_L_BLOCK },
+	{ "sys_exit", "raw_syscalls", "sys_exit", -2 },	/* before sys_enter */
+	{ "sys_enter", "raw_syscalls", "sys_enter", -2 },
+	{ "proc_fork", "sched", "sched_process_fork", -1 },
+	{ "proc_exec", "sched", "sched_process_exec", -1 },
+	{ "proc_exit", "sched", "sched_process_exit", -1 },
+	{ "cache_get_pages", "filemap", "mm_filemap_get_pages", REC_L_CACHE },
+	{ "cache_add", "filemap", "mm_filemap_add_to_page_cache", REC_L_CACHE },
+	{ "cache_delete", "filemap", "mm_filemap_delete_from_page_cache", REC_L_CACHE },
+	{ "cache_fault", "filemap", "mm_filemap_fault", REC_L_MMAP },
+	{ "cache_map_pages", "filemap", "mm_filemap_map_pages", REC_L_MMAP },
+	{ "uring_submit", "io_uring", "io_uring_submit_req", REC_L_SYSCALL },
+	{ "uring_complete", "io_uring", "io_uring_complete", REC_L_SYSCALL },
+	{ "blk_bio_queue", "block", "block_bio_queue", REC_L_BLOCK },
+	{ "blk_issue", "block", "block_rq_issue", REC_L_BLOCK },
+	{ "blk_complete", "block", "block_rq_complete", REC_L_BLOCK },
 };
 
 static size_t pow2_pages(size_t bytes)
@@ -173,7 +182,7 @@ static int silent_print(enum libbpf_print_level lvl, const char *fmt, va_list ap
 int rec_bpf_open(struct rec_bpf *b, uint32_t layers, size_t ring_bytes,
 		 uint64_t cgroup_id, unsigned cgroup_level, FILE *log)
 {
-	struct btf *vmlinux;
+	struct btf *vmlinux = NULL;
 	int err;
 
 	memset(b, 0, sizeof(*b));
@@ -191,7 +200,6 @@ int rec_bpf_open(struct rec_bpf *b, uint32_t layers, size_t ring_bytes,
 	b->skel->rodata->cgroup_id = cgroup_id;
 	b->skel->rodata->cgroup_level = cgroup_level;
 
-	vmlinux = btf__load_vmlinux_btf();
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
 		const struct prog_def *d = &progs[i];
 		struct bpf_program *p =
@@ -199,8 +207,7 @@ int rec_bpf_open(struct rec_bpf *b, uint32_t layers, size_t ring_bytes,
 		int want = d->layer == -1 || (d->layer >= 0 && (layers & REC_LAYER_BIT(d->layer))) ||
 			   (d->layer == -2 && (layers & (REC_LAYER_BIT(REC_L_SYSCALL) |
 							REC_LAYER_BIT(REC_L_MMAP))));
-		int have = d->btf ? btf_tp_exists(vmlinux, d->name) :
-				    tp_exists(d->cat, d->name);
+		int have = tp_exists(&vmlinux, d->cat, d->name);
 
 		if (!p)
 			continue;
@@ -260,12 +267,15 @@ int rec_bpf_open(struct rec_bpf *b, uint32_t layers, size_t ring_bytes,
 	return 0;
 }
 
+/* The traced set is a bitmap in the object's .bss (mmapped by the
+ * skeleton); an atomic OR, as the BPF side may be setting bits of the same
+ * word for children. */
 int rec_bpf_trace_pid(struct rec_bpf *b, uint32_t tgid)
 {
-	__u32 one = 1;
-
-	if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.traced), &tgid, &one, BPF_ANY))
-		return -errno;
+	if (tgid / 64 >= REC_TRACED_WORDS)
+		return -ERANGE;
+	__atomic_fetch_or(&b->skel->bss->traced[tgid / 64], 1ull << (tgid % 64),
+			  __ATOMIC_SEQ_CST);
 	return 0;
 }
 
