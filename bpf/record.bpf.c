@@ -422,13 +422,27 @@ static __always_inline __u64 iov_total(const struct inflight *e, __s8 vec_arg,
 	return s.sum;
 }
 
+/* The file a call returned as fd (open, dup, an io_uring open): its id,
+ * size and mode in the event, and tracked from now on. */
+static __always_inline void new_file(struct rec_syscall *ev, long fd)
+{
+	__u64 f = fd_file(fd);
+
+	if (f) {
+		struct inode *in = as_file(f)->f_inode;
+
+		file_id(f, &ev->ndev, &ev->nino);
+		ev->nsize = in->i_size;
+		ev->nmode = in->i_mode;
+		track_file(ev->ndev, ev->nino);
+	}
+}
+
 static __always_inline void fill_syscall(struct rec_syscall *ev,
 					 struct inflight *e,
 					 const struct rec_spec *sp, __u64 id,
 					 long ret)
 {
-	__u64 f;
-
 	ev->h.type = REC_EV_SYSCALL;
 	ev->h.len = sizeof(*ev);
 	ev->h.ts = e->ts;
@@ -484,17 +498,8 @@ static __always_inline void fill_syscall(struct rec_syscall *ev,
 		ev->offset = 0;
 	}
 
-	if ((sp->sflags & REC_SF_NEWFD) && ret >= 0) {
-		f = fd_file(ret);
-		if (f) {
-			struct inode *in = as_file(f)->f_inode;
-
-			file_id(f, &ev->ndev, &ev->nino);
-			ev->nsize = in->i_size;
-			ev->nmode = in->i_mode;
-			track_file(ev->ndev, ev->nino);
-		}
-	}
+	if ((sp->sflags & REC_SF_NEWFD) && ret >= 0)
+		new_file(ev, ret);
 }
 
 SEC("tp_btf/sys_exit")
@@ -1103,16 +1108,7 @@ int BPF_PROG(uring_complete, struct io_ring_ctx *rctx, void *req,
 		/* the file an open returned, as sys_exit does for open(2):
 		 * the fd is installed before the completion, and the ring's
 		 * workers share the submitter's fd table */
-		__u64 f = fd_file(cqe->res);
-
-		if (f) {
-			struct inode *in = as_file(f)->f_inode;
-
-			file_id(f, &ev->ndev, &ev->nino);
-			ev->nsize = in->i_size;
-			ev->nmode = in->i_mode;
-			track_file(ev->ndev, ev->nino);
-		}
+		new_file(ev, cqe->res);
 	}
 	if (s) {
 		long n = bpf_probe_read_kernel_str(s->paths, REC_PATH_MAX, pv);
