@@ -67,7 +67,7 @@ int ana_pass_block(struct ana *a, tape_reader *r)
 	struct ana_blk *b = &a->blk;
 	b->lat_budget = 2u << 20;	/* 16 MiB */
 	tape_cursor *c;
-	int err = tape_cursor_open(r, TAPE_TABLE_BLOCK, a->t0, a->t1, &c);
+	int err = ana_cursor_open(r, TAPE_TABLE_BLOCK, a->t0, a->t1, &c);
 	if (err)
 		return err;
 	const void *evs;
@@ -118,6 +118,6 @@ int ana_pass_block(struct ana *a, tape_reader *r)
 	}
 	if (err < 0)
 		ana_note_damage(a, TAPE_TABLE_BLOCK, err);
-	tape_cursor_free(c);
+	ana_cursor_free(c);
 	return 0;
 }

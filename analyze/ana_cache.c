@@ -109,7 +109,7 @@ int ana_pass_cache(struct ana *a, tape_reader *r)
 	struct ana_cache *c = &a->cache;
 	c->last = ANA_NONE;
 	tape_cursor *cur;
-	int err = tape_cursor_open(r, TAPE_TABLE_CACHE, a->t0, a->t1, &cur);
+	int err = ana_cursor_open(r, TAPE_TABLE_CACHE, a->t0, a->t1, &cur);
 	if (err)
 		return err;
 	const void *evs;
@@ -216,7 +216,7 @@ int ana_pass_cache(struct ana *a, tape_reader *r)
 	}
 	if (err < 0)
 		ana_note_damage(a, TAPE_TABLE_CACHE, err);
-	tape_cursor_free(cur);
+	ana_cursor_free(cur);
 	for (size_t i = 0; i < c->nf; i++)
 		c->ra_unused += ana_ivset_pages(&c->f[i].pending);
 	return 0;

@@ -74,7 +74,7 @@ int ana_pid_included(struct ana *a, uint32_t pid)
 int ana_pass_process(struct ana *a)
 {
 	tape_cursor *c;
-	int err = tape_cursor_open(a->r, TAPE_TABLE_PROCESS, 0, UINT64_MAX, &c);
+	int err = ana_cursor_open(a->r, TAPE_TABLE_PROCESS, 0, UINT64_MAX, &c);
 	if (err)
 		return err;
 	const void *evs;
@@ -102,7 +102,7 @@ int ana_pass_process(struct ana *a)
 	}
 	if (err < 0)
 		ana_note_damage(a, TAPE_TABLE_PROCESS, err);
-	tape_cursor_free(c);
+	ana_cursor_free(c);
 	return 0;
 }
 
@@ -145,7 +145,7 @@ const char *ana_file_label(const struct ana_file *f, char *buf, size_t len)
 int ana_pass_file(struct ana *a)
 {
 	tape_cursor *c;
-	int err = tape_cursor_open(a->r, TAPE_TABLE_FILE, 0, UINT64_MAX, &c);
+	int err = ana_cursor_open(a->r, TAPE_TABLE_FILE, 0, UINT64_MAX, &c);
 	if (err)
 		return err;
 	const void *evs;
@@ -178,7 +178,7 @@ int ana_pass_file(struct ana *a)
 	}
 	if (err < 0)
 		ana_note_damage(a, TAPE_TABLE_FILE, err);
-	tape_cursor_free(c);
+	ana_cursor_free(c);
 	a->nfiles_table = a->nfiles;
 	/* the cache pass may run beside the syscall pass, which grows
 	 * files[]: it reads the sizes from this copy */
@@ -200,8 +200,9 @@ static void *side_main(void *arg)
 	struct side_job *j = arg;
 	tape_reader *volatile r = NULL;
 	jmp_buf jb;
-	if (setjmp(jb)) {	/* out of memory (the pass's cursor leaks) */
+	if (setjmp(jb)) {	/* out of memory */
 		ana_oom_catch(NULL);
+		ana_oom_cleanup();
 		tape_reader_free(r);
 		j->err = -ENOMEM;
 		return NULL;
@@ -281,6 +282,7 @@ static int run_passes(struct ana *a)
 
 	if (setjmp(jb)) {
 		ana_oom_catch(NULL);
+		ana_oom_cleanup();
 		if (side)
 			pthread_join(th, NULL);
 		return -ENOMEM;
@@ -388,7 +390,7 @@ void ana_join(struct ana *a)
 		f->pages_missed += cf->missed;
 		if (cf->mapped && f->shared_map && !f->not_regular) {
 			if (!mapped)
-				mapped = ana_xcalloc(a->nfiles + a->cache.nf, sizeof(*mapped));
+				mapped = ana_tmp_calloc(a->nfiles + a->cache.nf, sizeof(*mapped));
 			mapped[fi] += cf->mapped;
 		}
 	}
@@ -421,25 +423,25 @@ void ana_join(struct ana *a)
 				a->mmap_file = (uint32_t)i;
 			}
 		}
-		free(mapped);
+		ana_tmp_free(mapped);
 	}
 
 	/* name ranks (natural order), then epochs' visit orders as ranks */
-	uint32_t *idx = ana_xrealloc(NULL, (a->nfiles + 1) * sizeof(*idx));
+	uint32_t *idx = ana_tmp_calloc(a->nfiles + 1, sizeof(*idx));
 	for (size_t i = 0; i < a->nfiles; i++)
 		idx[i] = (uint32_t)i;
 	sort_ctx = a;
 	qsort(idx, a->nfiles, sizeof(*idx), cmp_name);
 	for (size_t i = 0; i < a->nfiles; i++)
 		a->files[idx[i]].name_rank = (uint32_t)i;
-	free(idx);
+	ana_tmp_free(idx);
 	/* orders keep only the data set: the files with as many visits as
 	 * there are epochs (start-up files, read once, and files re-read by
 	 * every worker, read more often, drop out once there are 2 epochs) */
 	size_t nep = ana_epoch_count(a);
 	/* per file: 1 read in more than one pass (for the starts), 2 as
 	 * many times as there are passes (the data set, for the orders) */
-	uint8_t *ds = ana_xrealloc(NULL, a->nfiles + 1);
+	uint8_t *ds = ana_tmp_calloc(a->nfiles + 1, 1);
 	for (size_t i = 0; i < a->nfiles; i++)
 		ds[i] = (a->files[i].visits >= 2) | (a->files[i].visits == nep) << 1;
 	uint64_t mid = 0;	/* the previous pass's middle data-set visit */
@@ -473,7 +475,7 @@ void ana_join(struct ana *a)
 		ep->norder = n;
 		ep->order_rand = ana_order_randomness(ep->order, ep->norder, &ep->order_tau);
 	}
-	free(ds);
+	ana_tmp_free(ds);
 
 	/* checkpoints: per-file write bursts merged when they overlap in time */
 	if (a->sys.nbursts)

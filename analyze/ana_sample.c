@@ -44,7 +44,7 @@ int ana_pass_sample(struct ana *a)
 {
 	struct ana_res *r = &a->res;
 	tape_cursor *c;
-	int err = tape_cursor_open(a->r, TAPE_TABLE_SAMPLE, a->t0, a->t1, &c);
+	int err = ana_cursor_open(a->r, TAPE_TABLE_SAMPLE, a->t0, a->t1, &c);
 	if (err)
 		return err;
 	const void *evs;
@@ -115,6 +115,6 @@ int ana_pass_sample(struct ana *a)
 	rss_tick_end(r);
 	if (err < 0)
 		ana_note_damage(a, TAPE_TABLE_SAMPLE, err);
-	tape_cursor_free(c);
+	ana_cursor_free(c);
 	return 0;
 }

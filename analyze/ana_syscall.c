@@ -449,7 +449,7 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 	s->lat_budget = 4u << 20;	/* exact latency samples, all ops (32 MiB) */
 	s->first_ns = UINT64_MAX;
 	tape_cursor *c;
-	int err = tape_cursor_open(r, TAPE_TABLE_SYSCALL, a->t0, a->t1, &c);
+	int err = ana_cursor_open(r, TAPE_TABLE_SYSCALL, a->t0, a->t1, &c);
 	if (err)
 		return err;
 	const void *evs;
@@ -576,7 +576,7 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 	}
 	if (err < 0)
 		ana_note_damage(a, TAPE_TABLE_SYSCALL, err);
-	tape_cursor_free(c);
+	ana_cursor_free(c);
 	s->busy_ns += s->busy_e - s->busy_s;
 	for (size_t i = 0; i < s->nstreams; i++)
 		ana_stream_fold(a, &s->streams[i]);

@@ -25,6 +25,54 @@ void ana_oom_catch(jmp_buf *jb)
 	oom_jb = jb;
 }
 
+static __thread tape_cursor *open_cursor;
+
+int ana_cursor_open(tape_reader *r, int table, uint64_t t0, uint64_t t1, tape_cursor **c)
+{
+	int err = tape_cursor_open(r, table, t0, t1, c);
+	open_cursor = err ? NULL : *c;
+	return err;
+}
+
+void ana_cursor_free(tape_cursor *c)
+{
+	if (c == open_cursor)
+		open_cursor = NULL;
+	tape_cursor_free(c);
+}
+
+#define ANA_NTMP 8
+static __thread void *tmps[ANA_NTMP];
+
+void *ana_tmp_calloc(size_t n, size_t sz)
+{
+	void *p = ana_xcalloc(n, sz);
+	for (int i = 0; i < ANA_NTMP; i++)
+		if (!tmps[i]) {
+			tmps[i] = p;
+			break;
+		}
+	return p;
+}
+
+void ana_tmp_free(void *p)
+{
+	for (int i = 0; p && i < ANA_NTMP; i++)
+		if (tmps[i] == p)
+			tmps[i] = NULL;
+	free(p);
+}
+
+void ana_oom_cleanup(void)
+{
+	tape_cursor_free(open_cursor);
+	open_cursor = NULL;
+	for (int i = 0; i < ANA_NTMP; i++) {
+		free(tmps[i]);
+		tmps[i] = NULL;
+	}
+}
+
 static void oom(size_t n)
 {
 	if (oom_jb)
@@ -223,7 +271,7 @@ static void radix_u64(uint64_t *v, size_t n)
 {
 	if (n < 2)
 		return;
-	uint64_t *tmp = ana_xrealloc(NULL, n * sizeof(*tmp)), *src = v, *dst = tmp;
+	uint64_t *tmp = ana_tmp_calloc(n, sizeof(*tmp)), *src = v, *dst = tmp;
 	size_t cnt[RADIX_N];
 	uint64_t all_or = 0, all_and = ~0ull;
 	for (size_t i = 0; i < n; i++) {
@@ -250,7 +298,7 @@ static void radix_u64(uint64_t *v, size_t n)
 	}
 	if (src != v)
 		memcpy(v, src, n * sizeof(*v));
-	free(tmp);
+	ana_tmp_free(tmp);
 }
 
 void ana_lat_finish(struct ana_lat *l)
@@ -434,7 +482,7 @@ double ana_order_randomness(const uint32_t *seq, size_t n, double *tau)
 		if (seq[i] > max)
 			max = seq[i];
 	size_t m = (size_t)max + 1;
-	uint32_t *bit = ana_xcalloc(m + 1, sizeof(*bit));
+	uint32_t *bit = ana_tmp_calloc(m + 1, sizeof(*bit));
 	uint64_t inv = 0;
 	for (size_t i = 0; i < n; i++) {
 		size_t r = (size_t)seq[i] + 1, le = 0;
@@ -444,7 +492,7 @@ double ana_order_randomness(const uint32_t *seq, size_t n, double *tau)
 		for (size_t k = r; k <= m; k += k & -k)
 			bit[k]++;
 	}
-	free(bit);
+	ana_tmp_free(bit);
 	double pairs = (double)n * (double)(n - 1) / 2.0;
 	double t = 1.0 - 2.0 * (double)inv / pairs;
 	if (tau)

@@ -47,6 +47,15 @@ char *ana_xstrdup(const char *s);
 void ana_oom_catch(jmp_buf *jb);
 /* Test hook: when > 0, the allocation that brings it to 0 fails. */
 extern size_t ana_oom_after;
+/* tape_cursor_open/free for the passes, and temporary buffers: the
+ * thread's open cursor and temporaries are remembered, so that a catch
+ * point can free them (ana_oom_cleanup) after an out of memory jumped out
+ * of the code that owned them. */
+int ana_cursor_open(tape_reader *r, int table, uint64_t t0, uint64_t t1, tape_cursor **c);
+void ana_cursor_free(tape_cursor *c);
+void *ana_tmp_calloc(size_t n, size_t sz);
+void ana_tmp_free(void *p);
+void ana_oom_cleanup(void);
 
 /*
  * Grow a vector so index i is valid.  New elements are NOT zeroed: the

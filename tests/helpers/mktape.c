@@ -19,14 +19,29 @@
 
 #define MAXCOLS 32
 
+/* Strings of appended rows: the writer may keep pointers to them until
+ * it writes the block, so they are freed after tape_writer_close. */
+static char **strs;
+static size_t nstrs, capstrs;
+
 static int cell(const struct tape_column *c, void *ev, char *s)
 {
 	char *end;
 	uint64_t v;
 	int k;
 
-	if (c->type == TAPE_COL_STR) {	/* lives until exit */
-		*(const char **)((char *)ev + c->offset) = strdup(s);
+	if (c->type == TAPE_COL_STR) {
+		if (nstrs == capstrs) {
+			size_t nc = capstrs ? 2 * capstrs : 256;
+			char **a = realloc(strs, nc * sizeof(*a));
+			if (!a)
+				return -ENOMEM;
+			strs = a;
+			capstrs = nc;
+		}
+		if (!(strs[nstrs] = strdup(s)))
+			return -ENOMEM;
+		*(const char **)((char *)ev + c->offset) = strs[nstrs++];
 		return 0;
 	}
 	if (c->text == TAPE_TXT_OP && (k = tape_op_from_name(s)) >= 0) {
@@ -126,5 +141,8 @@ int main(int argc, char **argv)
 	}
 	if (rc)
 		remove(argv[1]);
+	for (size_t i = 0; i < nstrs; i++)
+		free(strs[i]);
+	free(strs);
 	return rc;
 }
