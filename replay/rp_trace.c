@@ -880,8 +880,9 @@ out:
 	return rc;
 }
 
-/* The file ids of pipes, sockets and devices, by their mode at open. */
-static int read_nonreg(struct loader *L, tape_reader *r)
+/* Call fn for every row of the file table; 0 or -errno. */
+static int each_file_row(struct loader *L, tape_reader *r,
+			 int (*fn)(struct loader *L, const struct tape_file *f))
 {
 	tape_cursor *c;
 	const void *ev;
@@ -890,56 +891,50 @@ static int read_nonreg(struct loader *L, tape_reader *r)
 	rc = tape_cursor_open(r, TAPE_TABLE_FILE, 0, UINT64_MAX, &c);
 	if (rc)
 		return rc;
-	while ((rc = tape_cursor_next(c, &ev)) == 1) {
-		const struct tape_file *f = ev;
-		unsigned type = f->mode & 0170000;
-		if (f->file_id && (type == 0010000 || type == 0140000 ||	/* fifo, socket */
-				   type == 0020000 || type == 0060000) &&	/* chr, blk */
-		    umap_put(&L->nonreg, f->file_id, 1)) {
-			rc = -ENOMEM;
+	while ((rc = tape_cursor_next(c, &ev)) == 1)
+		if ((rc = fn(L, ev)) < 0)
 			break;
-		}
-	}
 	tape_cursor_free(c);
 	return rc < 0 ? rc : 0;
 }
 
-static int read_file_table(struct loader *L, tape_reader *r)
+/* The file ids of pipes, sockets and devices, by their mode at open. */
+static int nonreg_row(struct loader *L, const struct tape_file *f)
 {
-	tape_cursor *c;
-	const void *ev;
-	int rc;
+	unsigned type = f->mode & 0170000;
 
-	rc = tape_cursor_open(r, TAPE_TABLE_FILE, 0, UINT64_MAX, &c);
-	if (rc)
-		return rc;
-	while ((rc = tape_cursor_next(c, &ev)) == 1) {
-		const struct tape_file *f = ev;
-		char *rel;
-		uint64_t h, *s;
+	if (f->file_id && (type == 0010000 || type == 0140000 ||	/* fifo, socket */
+			   type == 0020000 || type == 0060000))		/* chr, blk */
+		return umap_put(&L->nonreg, f->file_id, 1);
+	return 0;
+}
 
-		if (!f->path || rp_path_map(f->path, &rel))
-			continue;	/* the syscall table decides about bad paths */
-		for (h = hash_str(rel);; h++) {
-			s = umap_slot(&L->paths, h);
-			if (!s || !*s)
-				break;
-			if (strcmp(L->p->files[*s - 1].rel, rel) == 0) {
-				struct rp_file *pf = &L->p->files[*s - 1];
-				/* size at open; reads past it (a growing
-				 * file) keep their extent */
-				if (f->size > pf->size)
-					pf->size = f->size;
-				pf->from_table = 1;
-				if ((f->mode & 0170000) == 0040000)
-					pf->isdir = 1;
-				break;
-			}
+/* Sizes at open and directories, for the files the plan names. */
+static int table_row(struct loader *L, const struct tape_file *f)
+{
+	char *rel;
+	uint64_t h, *s;
+
+	if (!f->path || rp_path_map(f->path, &rel))
+		return 0;	/* the syscall table decides about bad paths */
+	for (h = hash_str(rel);; h++) {
+		s = umap_slot(&L->paths, h);
+		if (!s || !*s)
+			break;
+		if (strcmp(L->p->files[*s - 1].rel, rel) == 0) {
+			struct rp_file *pf = &L->p->files[*s - 1];
+			/* size at open; reads past it (a growing file)
+			 * keep their extent */
+			if (f->size > pf->size)
+				pf->size = f->size;
+			pf->from_table = 1;
+			if ((f->mode & 0170000) == 0040000)
+				pf->isdir = 1;
+			break;
 		}
-		free(rel);
 	}
-	tape_cursor_free(c);
-	return rc < 0 ? rc : 0;
+	free(rel);
+	return 0;
 }
 
 /* A path that is the parent of another traced path is a directory, even
@@ -1032,13 +1027,13 @@ int rp_plan_load(struct rp_plan *p, const char *trace, int direct,
 	}
 	if (n > 1)
 		qsort(recs, n, sizeof(*recs), cmp_rec);
-	if ((rc = read_nonreg(&L, r)) < 0) {
+	if ((rc = each_file_row(&L, r, nonreg_row)) < 0) {
 		snprintf(err, errlen, "%s: file table: %s", trace, tape_strerror(rc));
 		goto out;
 	}
 	if ((rc = plan_build(&L, recs, n, direct)))
 		goto out;
-	if ((rc = read_file_table(&L, r)) < 0) {
+	if ((rc = each_file_row(&L, r, table_row)) < 0) {
 		snprintf(err, errlen, "%s: file table: %s", trace, tape_strerror(rc));
 		goto out;
 	}
