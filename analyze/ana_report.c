@@ -252,17 +252,25 @@ static void jw_key(struct jw *w, const char *key, json_t *v)
 	json_decref(v);
 }
 
+/* Files read, files written, and processes with syscall events. */
+static void summary_counts(const struct ana *a, uint64_t *files_r, uint64_t *files_w,
+			   uint64_t *procs)
+{
+	*files_r = *files_w = *procs = 0;
+	for (size_t i = 0; i < a->nfiles; i++) {
+		*files_r += a->files[i].read_ops > 0;
+		*files_w += a->files[i].write_ops > 0;
+	}
+	for (size_t i = 0; i < a->nprocs; i++)
+		*procs += a->procs[i].seen;
+}
+
 static json_t *j_summary(struct ana *a)
 {
 	int sys = a->have[TAPE_TABLE_SYSCALL];
 	json_t *o = json_object();
-	uint64_t files_r = 0, files_w = 0, procs = 0;
-	for (size_t i = 0; i < a->nfiles; i++) {
-		files_r += a->files[i].read_ops > 0;
-		files_w += a->files[i].write_ops > 0;
-	}
-	for (size_t i = 0; i < a->nprocs; i++)
-		procs += a->procs[i].seen;
+	uint64_t files_r, files_w, procs;
+	summary_counts(a, &files_r, &files_w, &procs);
 	json_object_set_new(o, "duration_s", json_real(rel_s(a, trace_end(a))));
 	json_object_set_new(o, "read_ops", sys ? cli_json_u64(a->sys.read_ops) : json_null());
 	json_object_set_new(o, "read_bytes", sys ? cli_json_u64(a->sys.read_bytes) : json_null());
@@ -951,13 +959,8 @@ int ana_report_text(struct ana *a, FILE *o)
 	t_section(o, "SUMMARY");
 	fprintf(o, "  %-20s %s\n", "duration", t_ns(b1, trace_end(a) - a->t0));
 	if (sys) {
-		uint64_t fr = 0, fw = 0, np = 0;
-		for (size_t i = 0; i < a->nfiles; i++) {
-			fr += a->files[i].read_ops > 0;
-			fw += a->files[i].write_ops > 0;
-		}
-		for (size_t i = 0; i < a->nprocs; i++)
-			np += a->procs[i].seen;
+		uint64_t fr, fw, np;
+		summary_counts(a, &fr, &fw, &np);
 		double d = window_ns(a) / 1e9;
 		fprintf(o, "  %-20s %10s ops %12s  %s/s  from %" PRIu64 " files\n", "reads",
 			ana_fmt_count(b1, a->sys.read_ops), t_bytes(b2, a->sys.read_bytes),

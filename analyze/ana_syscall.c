@@ -296,6 +296,32 @@ static void epoch_visit(struct ana_sys *s, uint32_t k, uint32_t file, uint64_t t
 	ep->order[ep->norder++] = file;
 }
 
+/* Count a read (write 0) or write of n bytes: the file's counters, and
+ * unless compare leaves the file out (files_only), the per-kind, total,
+ * thread, size-class and timeline counters too.  0: left out. */
+static inline __attribute__((always_inline)) int
+count_io(struct ana *a, const struct tape_syscall *e, struct ana_thread *t,
+	 struct ana_file *f, uint64_t n, const int write)
+{
+	struct ana_sys *s = &a->sys;
+
+	*(write ? &f->write_ops : &f->read_ops) += 1;
+	*(write ? &f->write_bytes : &f->read_bytes) += n;
+	if (a->o.files_only && ana_file_excluded(a, f))
+		return 0;
+	s->op_ops[e->op]++;
+	s->op_bytes[e->op] += n;
+	*(write ? &s->write_ops : &s->read_ops) += 1;
+	*(write ? &s->write_bytes : &s->read_bytes) += n;
+	*(write ? &t->write_ops : &t->read_ops) += 1;
+	*(write ? &t->write_bytes : &t->read_bytes) += n;
+	(write ? s->wr_hist : s->rd_hist)[ana_sz_bucket(n)]++;
+	struct ana_bucket *b = bucket(a, e->ts_ns);
+	*(write ? &b->write_ops : &b->read_ops) += 1;
+	*(write ? &b->write_bytes : &b->read_bytes) += n;
+	return 1;
+}
+
 static void on_read(struct ana *a, const struct tape_syscall *e, struct ana_thread *t)
 {
 	struct ana_sys *s = &a->sys;
@@ -304,23 +330,8 @@ static void on_read(struct ana *a, const struct tape_syscall *e, struct ana_thre
 	struct ana_file *f = &a->files[fi];
 	uint64_t n = (uint64_t)e->ret, end = e->ts_ns + e->dur_ns;
 
-	if (a->o.files_only && ana_file_excluded(a, f)) {
-		f->read_ops++;
-		f->read_bytes += n;
+	if (!count_io(a, e, t, f, n, 0))
 		return;
-	}
-	s->op_ops[e->op]++;
-	s->op_bytes[e->op] += n;
-	s->read_ops++;
-	s->read_bytes += n;
-	f->read_ops++;
-	f->read_bytes += n;
-	t->read_ops++;
-	t->read_bytes += n;
-	s->rd_hist[ana_sz_bucket(n)]++;
-	struct ana_bucket *b = bucket(a, e->ts_ns);
-	b->read_ops++;
-	b->read_bytes += n;
 	if (!n)
 		return;	/* EOF probes move nothing: no pattern, no visit */
 	if (f->not_regular)
@@ -391,23 +402,8 @@ static void on_write(struct ana *a, const struct tape_syscall *e, struct ana_thr
 	struct ana_file *f = &a->files[fi];
 	uint64_t n = (uint64_t)e->ret, end = e->ts_ns + e->dur_ns;
 
-	if (a->o.files_only && ana_file_excluded(a, f)) {
-		f->write_ops++;
-		f->write_bytes += n;
+	if (!count_io(a, e, t, f, n, 1))
 		return;
-	}
-	s->op_ops[e->op]++;
-	s->op_bytes[e->op] += n;
-	s->write_ops++;
-	s->write_bytes += n;
-	f->write_ops++;
-	f->write_bytes += n;
-	t->write_ops++;
-	t->write_bytes += n;
-	s->wr_hist[ana_sz_bucket(n)]++;
-	struct ana_bucket *b = bucket(a, e->ts_ns);
-	b->write_ops++;
-	b->write_bytes += n;
 
 	struct ana_wburst *w = wburst_of(s, f);
 	if (w->ops && e->ts_ns > w->end + CKPT_GAP_NS)
