@@ -456,22 +456,25 @@ static void t_count(FILE *o, const char *name, uint64_t a, uint64_t b)
 	fprintf(o, "  %-28s %14" PRIu64 " %14" PRIu64 " %9s\n", name, a, b, d);
 }
 
-static void t_bytes(FILE *o, const char *name, uint64_t a, uint64_t b)
+/* A line of two values in human units (fmt: cli_fmt_bytes, cli_fmt_ns). */
+static void t_units(FILE *o, const char *name, uint64_t a, uint64_t b,
+		    void (*fmt)(char *, size_t, uint64_t))
 {
 	char x[32], y[32], d[32];
-	cli_fmt_bytes(x, sizeof(x), a);
-	cli_fmt_bytes(y, sizeof(y), b);
+	fmt(x, sizeof(x), a);
+	fmt(y, sizeof(y), b);
 	t_pct(d, (double)a, (double)b);
 	fprintf(o, "  %-28s %14s %14s %9s\n", name, x, y, d);
 }
 
+static void t_bytes(FILE *o, const char *name, uint64_t a, uint64_t b)
+{
+	t_units(o, name, a, b, cli_fmt_bytes);
+}
+
 static void t_ns(FILE *o, const char *name, uint64_t a, uint64_t b)
 {
-	char x[32], y[32], d[32];
-	cli_fmt_ns(x, sizeof(x), a);
-	cli_fmt_ns(y, sizeof(y), b);
-	t_pct(d, (double)a, (double)b);
-	fprintf(o, "  %-28s %14s %14s %9s\n", name, x, y, d);
+	t_units(o, name, a, b, cli_fmt_ns);
 }
 
 /* Ratios differ by an absolute amount. */
