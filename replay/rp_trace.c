@@ -754,17 +754,14 @@ static int load_faults(struct loader *L, tape_reader *r, struct rec **recs,
 
 	if (!page || (page & (page - 1)) || page > (1u << 24))
 		page = 4096;
-	rc = tape_cursor_open(r, TAPE_TABLE_SYSCALL, 0, UINT64_MAX, &c);
-	while (!rc && (rc = tape_cursor_next(c, &ev)) == 1) {
-		const struct tape_syscall *m = ev;
-		rc = 0;
-		/* mmap's flags column: prot in the low 32 bits */
-		if (m->op == TAPE_OP_MMAP && m->file_id && (m->flags & PROT_EXEC) &&
-		    umap_put(&code, m->file_id, 1))
-			rc = -ENOMEM;
+	/* the syscall rows are loaded already: mmap's flags column has the
+	 * prot in its low 32 bits */
+	rc = 0;
+	for (size_t i = 0; i < *n && !rc; i++) {
+		const struct tape_syscall *m = &(*recs)[i].s;
+		if (m->op == TAPE_OP_MMAP && m->file_id && (m->flags & PROT_EXEC))
+			rc = umap_put(&code, m->file_id, 1);
 	}
-	tape_cursor_free(c);
-	c = NULL;
 	if (rc < 0)
 		goto out;
 	rc = tape_cursor_open(r, TAPE_TABLE_FILE, 0, UINT64_MAX, &c);
