@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -460,12 +461,27 @@ static void col_stats(const uint64_t *v, size_t n, uint64_t *mn, uint64_t *mx,
 		stats_scalar(v, 1, n, mn, mx, dmn, dmx);
 }
 
+/* The least difference v[i] - v[i-1] as a signed number (0 for n < 2). */
+static uint64_t exp_dmin(const uint64_t *v, size_t n)
+{
+	int64_t dm = INT64_MAX;
+	if (n < 2)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		int64_t x = (int64_t)(v[i] - v[i - 1]);
+		dm = x < dm ? x : dm;
+	}
+	return (uint64_t)dm;
+}
+
 int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 		    uint8_t *enc, int force)
 {
 	uint64_t min = 0, max = 0, dmin = 0, dmax = 0;
-	int err;
+	int err, allow_all = force == ENC_CHOOSE_ALL;
 
+	if (allow_all)
+		force = 0;
 	/* Statistics of the values and of their zigzag'ed deltas, one pass. */
 	if (n) {
 		col_stats(v, n, &min, &max, &dmin, &dmax);
@@ -510,6 +526,37 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 		}
 	}
 
+	/* EXP and DEXP (1.1): each value's own bit length, the lengths
+	 * entropy-coded; for columns spread over several octaves.  The
+	 * exponents are zstd'ed inside the encoding, so only when the caller
+	 * allows it (ENC_CHOOSE_ALL) or forces one of them. */
+	if ((allow_all && n >= 2 && (w >= 6 || dw >= 6)) || force == ENC_EXP || force == ENC_DEXP) {
+		const unsigned stride = n >= 64 * PFOR_STRIDE ? PFOR_STRIDE : 1;
+		uint32_t h[65];
+		if (w >= 6 || force == ENC_EXP) {
+			memset(h, 0, sizeof(h));
+			for (size_t i = 0; i < n; i += stride)
+				h[bit_width(v[i] - min)]++;
+			size_t eb = varint_size(min) + tape__exp_estimate(h, stride, n);
+			if (eb < best) {
+				best = eb;
+				choice = ENC_EXP;
+			}
+		}
+		if (dw >= 6 || force == ENC_DEXP) {
+			uint64_t dm = exp_dmin(v, n);
+			memset(h, 0, sizeof(h));
+			for (size_t i = 1; i < n; i += stride)
+				h[bit_width(v[i] - v[i - 1] - dm)]++;
+			size_t db = varint_size(n ? v[0] : 0) + varint_size(zigzag(dm)) +
+				    tape__exp_estimate(h, stride, dn);
+			if (db < best) {
+				best = db;
+				choice = ENC_DEXP;
+			}
+		}
+	}
+
 	static __thread struct dict d;
 	int have_dict = 0;
 	/* A dictionary of m entries takes at least 2 + m bytes besides its
@@ -546,7 +593,8 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 
 	/* transformed values: a per-thread scratch kept between columns */
 	uint64_t *t = NULL;
-	if (choice == ENC_DBITPACK || choice == ENC_DPBITPACK || choice == ENC_DICT) {
+	if (choice == ENC_DBITPACK || choice == ENC_DPBITPACK || choice == ENC_DICT ||
+	    choice == ENC_EXP || choice == ENC_DEXP) {
 		struct enc_scratch *sc = scratch();
 		if (!sc)
 			return -ENOMEM;
@@ -619,6 +667,25 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 		buf_put_varint(out, n ? v[0] : 0);
 		buf_put_varint(out, dmin);
 		err = put_patched(out, t, dn, dpw, 0);
+		break;
+	}
+	case ENC_EXP:
+		for (size_t i = 0; i < n; i++)
+			t[i] = v[i] - min;
+		if ((err = buf_reserve(out, 10)))
+			break;
+		buf_put_varint(out, min);
+		err = tape__exp_put(out, t, n);
+		break;
+	case ENC_DEXP: {
+		uint64_t dm = exp_dmin(v, n);
+		for (size_t i = 1; i < n; i++)
+			t[i - 1] = v[i] - v[i - 1] - dm;
+		if ((err = buf_reserve(out, 20)))
+			break;
+		buf_put_varint(out, n ? v[0] : 0);
+		buf_put_varint(out, zigzag(dm));
+		err = tape__exp_put(out, t, dn);
 		break;
 	}
 	case ENC_DICT: {
@@ -743,8 +810,12 @@ int tape_coldec_init(struct coldec *d, uint8_t enc, const uint8_t *p,
 		     size_t len, size_t n)
 {
 	struct rd r = { p, p + len };
+	uint8_t *xbuf = d->xbuf;
+	size_t xcap = d->xcap;
 
-	memset(d, 0, sizeof(*d));
+	memset(d, 0, offsetof(struct coldec, dict));
+	d->xbuf = xbuf;
+	d->xcap = xcap;
 	d->enc = enc;
 	d->n = n;
 	d->end = p + len;
@@ -790,6 +861,9 @@ int tape_coldec_init(struct coldec *d, uint8_t enc, const uint8_t *p,
 		d->excidx = 0;
 		return next_exception(d, 1);
 	}
+	case ENC_EXP:
+	case ENC_DEXP:
+		return tape__exp_init(d, p, len, n);
 	case ENC_DICT:
 		if (rd_varint(&r, &d->nd) || d->nd > TAPE_MAX_DICT || (n && !d->nd))
 			return bad("bad dictionary size");
@@ -807,6 +881,13 @@ int tape_coldec_init(struct coldec *d, uint8_t enc, const uint8_t *p,
 		return 0;
 	}
 	return tape__fail(-EBADMSG, "unknown integer encoding %u", enc);
+}
+
+void tape_coldec_release(struct coldec *d)
+{
+	free(d->xbuf);
+	d->xbuf = NULL;
+	d->xcap = 0;
 }
 
 /*
@@ -913,6 +994,11 @@ int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 		d->p = r.p;
 		break;
 	}
+	case ENC_EXP:
+	case ENC_DEXP:
+		tape__exp_next(d, k, out);
+		prev = d->prev;
+		break;
 	case ENC_BITPACK:
 	case ENC_DBITPACK:
 	case ENC_PBITPACK:
@@ -974,9 +1060,10 @@ int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 int tape_int_decode(uint8_t enc, const uint8_t *p, size_t len, size_t n,
 		    uint64_t *out)
 {
-	struct coldec d;
+	struct coldec d = { 0 };
 	int err = tape_coldec_init(&d, enc, p, len, n);
 	if (!err)
 		err = tape_coldec_next(&d, n, out);
+	tape_coldec_release(&d);
 	return err;
 }

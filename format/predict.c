@@ -7,6 +7,9 @@
  * request size.  With PRED a column stores, instead of its value, the
  * zigzag'ed difference from what the same thread's earlier rows predict:
  *
+ *   op               the op that followed the thread's last op (mod 64)
+ *                    the last time the thread made that op (1.1)
+ *   pid              the thread's last pid (1.1)
  *   fd, size, flags  the value of the thread's last row with the same op
  *                    (op mod 64)
  *   file_id, path    the value of the thread's last row (path: its
@@ -83,8 +86,8 @@ struct pstate *pred_state_slow(struct pred *p, uint32_t tid)
 }
 
 /* The columns that hold residuals, in the order the row loops handle them. */
-static const int pred_cols[] = { SC_FD, SC_SIZE, SC_FLAGS, SC_FILE_ID, SC_PATH, SC_RET,
-				 SC_OFFSET };
+static const int pred_cols[] = { SC_OP, SC_PID, SC_FD, SC_SIZE, SC_FLAGS, SC_FILE_ID,
+				 SC_PATH, SC_RET, SC_OFFSET };
 #define NPRED (sizeof(pred_cols) / sizeof(pred_cols[0]))
 
 int pred_encode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
@@ -98,6 +101,13 @@ int pred_encode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 		uint64_t v;
 		if (!s)
 			return -ENOMEM;
+		v = col[SC_OP][r];
+		res[SC_OP][r] = v - s->next[s->op & 63];
+		s->next[s->op & 63] = v;
+		s->op = v;
+		v = col[SC_PID][r];
+		res[SC_PID][r] = v - s->pid;
+		s->pid = v;
 		v = col[SC_FD][r];
 		res[SC_FD][r] = v - s->fd[op];
 		s->fd[op] = v;
@@ -134,13 +144,16 @@ int pred_decode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 		/* What every writer of ours produces: no per-column tests. */
 		uint64_t *fd = col[SC_FD], *size = col[SC_SIZE], *flags = col[SC_FLAGS];
 		uint64_t *fid = col[SC_FILE_ID], *path = col[SC_PATH], *ret = col[SC_RET];
-		uint64_t *off = col[SC_OFFSET];
-		const uint64_t *tid = col[SC_TID], *opc = col[SC_OP];
+		uint64_t *off = col[SC_OFFSET], *opc = col[SC_OP], *pid = col[SC_PID];
+		const uint64_t *tid = col[SC_TID];
 		for (size_t r = 0; r < k; r++) {
 			struct pstate *s = pred_state(p, (uint32_t)tid[r]);
-			unsigned op = opc[r] & 63;
 			if (!s)
 				return -ENOMEM;
+			uint64_t *nx = &s->next[s->op & 63];
+			s->op = *nx = opc[r] = *nx + opc[r];
+			s->pid = pid[r] = s->pid + pid[r];
+			unsigned op = opc[r] & 63;
 			s->fd[op] = fd[r] = s->fd[op] + fd[r];
 			s->size[op] = size[r] = s->size[op] + size[r];
 			s->flags[op] = flags[r] = s->flags[op] + flags[r];
@@ -155,7 +168,6 @@ int pred_decode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 	}
 	for (size_t r = 0; r < k; r++) {
 		struct pstate *s = pred_state(p, (uint32_t)col[SC_TID][r]);
-		unsigned op = col[SC_OP][r] & 63;
 		if (!s)
 			return -ENOMEM;
 #define UNPRED(C, slot) do {						\
@@ -163,6 +175,10 @@ int pred_decode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 			col[C][r] = (slot) + unzigzag(col[C][r]);	\
 		(slot) = col[C][r];					\
 	} while (0)
+		UNPRED(SC_OP, s->next[s->op & 63]);
+		s->op = col[SC_OP][r];
+		UNPRED(SC_PID, s->pid);
+		unsigned op = col[SC_OP][r] & 63;
 		UNPRED(SC_FD, s->fd[op]);
 		UNPRED(SC_SIZE, s->size[op]);
 		UNPRED(SC_FLAGS, s->flags[op]);

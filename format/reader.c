@@ -647,6 +647,8 @@ void tape_cursor_free(tape_cursor *c)
 	buf_release(&c->strs);
 	free(c->evs);
 	free(c->vals);
+	for (size_t i = 0; c->dec && i < c->def->ncols; i++)
+		tape_coldec_release(&c->dec[i]);
 	free(c->dec);
 	for (size_t i = 0; c->colz && i < c->def->ncols; i++)
 		buf_release(&c->colz[i]);
@@ -856,7 +858,7 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 					       &nd[k], &c->dec[ci])))
 				return err;
 			enc = c->dec[ci].enc | (c->idxpred ? ENC_PRED : 0);
-		} else if (ENC_ID(enc) < ENC_RAW || ENC_ID(enc) > ENC_DPBITPACK) {
+		} else if (ENC_ID(enc) < ENC_RAW || ENC_ID(enc) > ENC_DEXP) {
 			return tape__fail(-EBADMSG, "block at offset %llu: column %s: unknown integer encoding %u",
 					  (unsigned long long)off, col->name, enc);
 		} else if ((err = tape_coldec_init(&c->dec[ci], (uint8_t)ENC_ID(enc), cd, clen, n))) {

@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define TAPE_FORMAT_MAJOR 1
-#define TAPE_FORMAT_MINOR 0
+#define TAPE_FORMAT_MINOR 1
 
 /* Table ids are stored on disk: never renumber, only add. */
 enum tape_table {

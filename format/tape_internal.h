@@ -10,7 +10,8 @@
  * Header:  0  u8[8] magic  89 49 4F 54 0D 0A 1A 0A  ("\x89IOT\r\n\x1a\n")
  *          8  u16 major (1)   10 u16 minor (0)
  *         12  u32 header_size (32; first chunk starts here)
- *         16  u64 required feature flags (none in 1.0: reader refuses any)
+ *         16  u64 required feature flags (1.1: bit 0 TAPE_REQ_11; a reader
+ *             refuses any bit it does not know)
  *         24  u32 optional feature flags (ignored when unknown)
  *         28  u32 xxh32(bytes 0..27, seed 0)
  *
@@ -51,6 +52,8 @@
  *   8 PBITPACK  LEB128 base, u8 width, LEB128 nexc, packed low bits of
  *               (v - base), nexc x { LEB128 index gap, LEB128 (v-base) >> w }
  *   9 DPBITPACK LEB128 v[0], then as PBITPACK over the count-1 deltas
+ *  10 EXP       (1.1) LEB128 base, then bit lengths and mantissas (expenc.c)
+ *  11 DEXP      (1.1) LEB128 v[0], LEB128 zigzag(least delta), then as EXP
  * String encodings:
  *   16 SDICT    LEB128 n, n x { LEB128 len, bytes }, u8 int encoding,
  *               the indices in that integer encoding
@@ -70,7 +73,11 @@
 #define TAPE_TRAILER_SIZE 24
 #define TAPE_INDEX_ENTRY 32
 
-#define TAPE_REQUIRED_KNOWN 0ull /* required flags this reader understands */
+/* Required flag bit 0 (format 1.1): the file may use the encodings EXP and
+ * DEXP and the syscall prediction of pid and op.  The writer sets it in
+ * every file it writes. */
+#define TAPE_REQ_11 1ull
+#define TAPE_REQUIRED_KNOWN TAPE_REQ_11 /* required flags this reader understands */
 
 enum { CHUNK_META = 1, CHUNK_BLOCK = 2, CHUNK_INDEX = 3 };
 enum { CODEC_STORED = 0, CODEC_ZSTD = 1 };
@@ -78,6 +85,7 @@ enum {
 	ENC_RAW = 1, ENC_VARINT = 2, ENC_ZVARINT = 3, ENC_DELTA = 4,
 	ENC_BITPACK = 5, ENC_DBITPACK = 6, ENC_DICT = 7,
 	ENC_PBITPACK = 8, ENC_DPBITPACK = 9,
+	ENC_EXP = 10, ENC_DEXP = 11,	/* 1.1, TAPE_REQ_11 */
 	ENC_SDICT = 16,
 };
 
@@ -155,7 +163,11 @@ static inline int rd_varint(struct rd *r, uint64_t *v)
 }
 
 /* Encode count integers (already as u64) in the best encoding, or in
- * force_enc when non-zero.  Appends to out; *enc gets the encoding. */
+ * force_enc when non-zero: ENC_CHOOSE_ALL lets the choice include the
+ * encodings of 1.1 (EXP, DEXP), which carry zstd frames of their own and
+ * must not go through column compression again.  Appends to out; *enc
+ * gets the encoding. */
+#define ENC_CHOOSE_ALL 0x100
 int tape_int_encode(const uint64_t *v, size_t count, struct buf *out,
 		    uint8_t *enc, int force_enc);
 /* Decode exactly count values from [p, p+len); the data must be fully used.
@@ -175,11 +187,28 @@ struct coldec {
 	size_t nexc, excidx;
 	uint64_t exchi;
 	const uint8_t *exc;
+	/* EXP, DEXP: the exponents (in xbuf when they were compressed; xbuf
+	 * is kept from block to block), the bit position in the mantissas */
+	const uint8_t *xp;
+	uint8_t *xbuf;
+	size_t xcap;
+	uint64_t bitpos;
 	uint64_t dict[TAPE_MAX_DICT];
 };
 int tape_coldec_init(struct coldec *d, uint8_t enc, const uint8_t *p,
 		     size_t len, size_t n);
 int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out);
+/* Free what a decoder keeps between blocks (the struct itself is the
+ * caller's). */
+void tape_coldec_release(struct coldec *d);
+
+/* expenc.c: EXP and DEXP.  The estimate takes the bit lengths of a sample
+ * (h[e], e = 0..64) standing for m values and returns the section's bytes;
+ * put writes the section for u[0..m); init/next decode (d->enc set). */
+size_t tape__exp_estimate(const uint32_t h[65], size_t scale, size_t m);
+int tape__exp_put(struct buf *out, const uint64_t *u, size_t m);
+int tape__exp_init(struct coldec *d, const uint8_t *p, size_t len, size_t n);
+void tape__exp_next(struct coldec *d, size_t k, uint64_t *out);
 
 /* x[i] = zigzag(x[i]), resp. unzigzag(x[i]), for i < k (AVX2 when the
  * CPU has it). */
@@ -197,14 +226,17 @@ enum {
 	SC_FILE_ID = 6, SC_OFFSET = 7, SC_SIZE = 8, SC_RET = 9, SC_FLAGS = 10,
 	SC_PATH = 11, SC_PATH2 = 12, SC_NCOLS = 13,
 };
-#define SC_PREDICTED ((1u << SC_FD) | (1u << SC_SIZE) | (1u << SC_FLAGS) | \
-		      (1u << SC_FILE_ID) | (1u << SC_PATH) | (1u << SC_RET) | \
-		      (1u << SC_OFFSET))
+/* The columns a 1.0 writer predicts; 1.1 adds pid and op (TAPE_REQ_PRED2). */
+#define SC_PREDICTED_10 ((1u << SC_FD) | (1u << SC_SIZE) | (1u << SC_FLAGS) | \
+			 (1u << SC_FILE_ID) | (1u << SC_PATH) | (1u << SC_RET) | \
+			 (1u << SC_OFFSET))
+#define SC_PREDICTED (SC_PREDICTED_10 | (1u << SC_PID) | (1u << SC_OP))
 
 struct pstate {
 	uint32_t tid;
-	uint64_t offset, ret, file_id, path;
+	uint64_t offset, ret, file_id, path, pid, op;
 	uint64_t fd[64], size[64], flags[64];
+	uint64_t next[64];	/* the op that followed op (mod 64) last time */
 };
 struct pred {
 	struct pstate *s;

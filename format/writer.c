@@ -100,7 +100,15 @@ struct enc_ctx {
 	uint8_t zskip[TAPE_TABLE_MAX][TAPE_MAX_COLS_KNOWN];
 	/* Failures in a row: the wait doubles with each, 7 to 127 blocks. */
 	uint8_t zmiss[TAPE_TABLE_MAX][TAPE_MAX_COLS_KNOWN];
+	/* EXP and DEXP against the other encodings + zstd, which the encoder's
+	 * estimate cannot see (zstd packs runs of zeros far below their
+	 * entropy): one block in EXP_TRIAL encodes a column both ways and
+	 * keeps the smaller; the blocks between follow its verdict. */
+	uint8_t etry[TAPE_TABLE_MAX][TAPE_MAX_COLS_KNOWN];	/* blocks to the next trial */
+	uint8_t eno[TAPE_TABLE_MAX][TAPE_MAX_COLS_KNOWN];	/* 1: EXP lost the last one */
+	struct buf alt, altz;
 };
+#define EXP_TRIAL 16
 
 struct tape_writer {
 	int fd;
@@ -306,6 +314,8 @@ static void enc_ctx_release(struct enc_ctx *x)
 {
 	ZSTD_freeCCtx(x->cctx);
 	buf_release(&x->col);
+	buf_release(&x->alt);
+	buf_release(&x->altz);
 	pred_release(&x->pred);
 	for (int i = 0; i < SC_NCOLS; i++)
 		free(x->res[i]);
@@ -342,9 +352,11 @@ static int put_column(struct enc_ctx *x, struct buf *out, uint8_t *enc, uint8_t 
 {
 	size_t len = x->col.len;
 	int err;
+	/* EXP and DEXP compress their exponents themselves */
+	int own = ENC_ID(*enc) == ENC_EXP || ENC_ID(*enc) == ENC_DEXP;
 	if (skip && *skip) {
 		(*skip)--;
-	} else if (x->cctx && len >= 64) {
+	} else if (x->cctx && len >= 64 && !own) {
 		size_t bound = ZSTD_compressBound(len);
 		if ((err = buf_reserve(out, bound)))
 			return err;
@@ -369,6 +381,50 @@ static int put_column(struct enc_ctx *x, struct buf *out, uint8_t *enc, uint8_t 
 	if (len)
 		memcpy(out->p + out->len, x->col.p, len);
 	out->len += len;
+	return 0;
+}
+
+/* x->col = v[0..n) in the encoding the trials of EXP pick (see enc_ctx);
+ * table < 0: a column without trial state, EXP allowed. */
+static int encode_int_column(struct enc_ctx *x, const uint64_t *v, size_t n, uint8_t *enc,
+			     int table, size_t c)
+{
+	int err;
+	if (table < 0)
+		return tape_int_encode(v, n, &x->col, enc, ENC_CHOOSE_ALL);
+	uint8_t *try = &x->etry[table][c], *no = &x->eno[table][c];
+	if (*try) {
+		(*try)--;
+		return tape_int_encode(v, n, &x->col, enc, *no ? 0 : ENC_CHOOSE_ALL);
+	}
+	*try = EXP_TRIAL - 1;
+	*no = 0;
+	if ((err = tape_int_encode(v, n, &x->col, enc, ENC_CHOOSE_ALL)))
+		return err;
+	if ((*enc != ENC_EXP && *enc != ENC_DEXP) || !x->cctx)
+		return 0;
+	uint8_t aenc;
+	x->alt.len = 0;
+	if ((err = tape_int_encode(v, n, &x->alt, &aenc, 0)))
+		return err;
+	size_t asz = x->alt.len;
+	if (asz >= 64) {
+		size_t bound = ZSTD_compressBound(asz);
+		x->altz.len = 0;
+		if ((err = buf_reserve(&x->altz, bound)))
+			return err;
+		size_t z = ZSTD_compressCCtx(x->cctx, x->altz.p, bound, x->alt.p, asz, x->level);
+		if (ZSTD_isError(z))
+			return tape__fail(-EIO, "zstd: %s", ZSTD_getErrorName(z));
+		asz = z < asz ? z : asz;
+	}
+	if (asz < x->col.len) {
+		struct buf t = x->col;
+		x->col = x->alt;
+		x->alt = t;
+		*enc = aenc;
+		*no = 1;
+	}
 	return 0;
 }
 
@@ -420,8 +476,13 @@ static int encode_columns(struct enc_ctx *x, const struct tape_table_def *def,
 				return err;
 			x->col.p[encpos] = enc | (pred ? ENC_PRED : 0);
 			enc = ENC_SDICT;
-		} else {
+		} else if (tape__force_encoding) {
 			if ((err = tape_int_encode(v, n, &x->col, &enc, tape__force_encoding)))
+				return err;
+			enc |= pred ? ENC_PRED : 0;
+		} else {
+			int known = c < TAPE_MAX_COLS_KNOWN && def->id < TAPE_TABLE_MAX;
+			if ((err = encode_int_column(x, v, n, &enc, known ? def->id : -1, c)))
 				return err;
 			enc |= pred ? ENC_PRED : 0;
 		}
@@ -541,7 +602,7 @@ int tape_writer_open_fd(tape_writer **out, int fd, const struct tape_writer_opts
 	put_le16(h + 8, TAPE_FORMAT_MAJOR);
 	put_le16(h + 10, TAPE_FORMAT_MINOR);
 	put_le32(h + 12, TAPE_HEADER_SIZE);
-	put_le64(h + 16, 0);
+	put_le64(h + 16, TAPE_REQ_11);
 	put_le32(h + 24, 0);
 	put_le32(h + 28, XXH32(h, 28, 0));
 	if ((err = write_all(w, h, sizeof(h)))) {

@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * expenc.c - the EXP and DEXP integer encodings (format 1.1).
+ *
+ * A value u is stored as its bit length e (0..64) and, when e >= 2, the
+ * e - 1 bits below its leading one (its "mantissa").  The exponents take
+ * one byte each and go through zstd, whose Huffman coding of them is where
+ * the entropy coding happens: their distribution is narrow.  The mantissas
+ * are packed as they are, LSB first, one after another: they are close to
+ * random and zstd could not shrink them, so they never go through it.
+ *
+ * Durations, gaps between timestamps and request sizes are spread over
+ * several octaves (lognormal, heavy tails).  One bit width for a whole
+ * block (BITPACK, PBITPACK) pays the widest common value for every value;
+ * EXP pays each value's own length plus about the entropy of the lengths,
+ * within a few per cent of an order-0 entropy coder.
+ *
+ *   EXP    LEB128 base, section over the count values u[i] = v[i] - base
+ *   DEXP   LEB128 v[0], LEB128 zigzag(dmin), section over the count - 1
+ *          values u[i-1] = v[i] - v[i-1] - dmin (mod 2^64), dmin the least
+ *          difference as a signed number (0 for sorted timestamps)
+ *   section  u8 xcodec (0 stored, 1 zstd), LEB128 xlen, xlen bytes of
+ *          exponents (stored: one byte per value; zstd: one frame whose
+ *          content is one byte per value), then the mantissas, exactly
+ *          ceil(sum of max(e - 1, 0) / 8) bytes, up to the column's end.
+ *
+ * iotape-format(5) is the normative text.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+#include "tape_internal.h"
+
+/* Per-thread zstd contexts and exponent scratch, freed at thread exit. */
+struct exp_tls {
+	ZSTD_CCtx *cctx;
+	ZSTD_DCtx *dctx;
+	uint8_t *x;
+	size_t xcap;
+};
+static pthread_key_t exp_key;
+static pthread_once_t exp_once = PTHREAD_ONCE_INIT;
+static __thread struct exp_tls *exp_state;
+
+static void exp_tls_free(void *p)
+{
+	struct exp_tls *s = p;
+	ZSTD_freeCCtx(s->cctx);
+	ZSTD_freeDCtx(s->dctx);
+	free(s->x);
+	free(s);
+}
+
+static void exp_key_init(void)
+{
+	if (pthread_key_create(&exp_key, exp_tls_free))
+		abort();
+}
+
+static struct exp_tls *tls(void)
+{
+	if (!exp_state) {
+		pthread_once(&exp_once, exp_key_init);
+		struct exp_tls *s = calloc(1, sizeof(*s));
+		if (!s || pthread_setspecific(exp_key, s)) {
+			free(s);
+			return NULL;
+		}
+		exp_state = s;
+	}
+	return exp_state;
+}
+
+static inline unsigned blen(uint64_t u)
+{
+	return u ? 64 - (unsigned)__builtin_clzll(u) : 0;
+}
+
+/* Exponent bytes below this count are stored: a zstd frame with its
+ * Huffman table does not pay for fewer. */
+#define EXP_ZSTD_MIN 64
+
+size_t tape__exp_estimate(const uint32_t h[65], size_t scale, size_t m)
+{
+	size_t s = 0;
+	double bits = 0, ent = 0;
+	for (unsigned e = 0; e <= 64; e++)
+		s += h[e];
+	if (!s)
+		return 12;
+	for (unsigned e = 0; e <= 64; e++) {
+		if (!h[e])
+			continue;
+		double p = (double)h[e] / (double)s;
+		ent -= p * log2(p);
+		bits += (double)h[e] * (e > 1 ? e - 1 : 0);
+	}
+	/* the sample stands for m values; zstd's Huffman coding of the
+	 * exponents costs a little over their entropy, and its table and
+	 * frame ~40 bytes */
+	double x = m >= EXP_ZSTD_MIN ? (double)m * ent * 1.04 / 8 + 40 : (double)m;
+	if (x > (double)m)
+		x = (double)m;
+	(void)scale;
+	return (size_t)(x + bits * (double)m / (double)s / 8) + 12;
+}
+
+int tape__exp_put(struct buf *out, const uint64_t *u, size_t m)
+{
+	struct exp_tls *t = tls();
+	uint64_t bits = 0;
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	if (m > t->xcap) {
+		uint8_t *x = realloc(t->x, m);
+		if (!x)
+			return -ENOMEM;
+		t->x = x;
+		t->xcap = m;
+	}
+	for (size_t i = 0; i < m; i++) {
+		unsigned e = blen(u[i]);
+		t->x[i] = (uint8_t)e;
+		bits += e > 1 ? e - 1 : 0;
+	}
+	size_t mbytes = (size_t)((bits + 7) / 8);
+	size_t bound = m >= EXP_ZSTD_MIN ? ZSTD_compressBound(m) : m;
+	if ((err = buf_reserve(out, 1 + 10 + bound + mbytes + 8)))
+		return err;
+
+	/* exponents: a zstd frame when it is smaller, else stored */
+	uint8_t *hdr = out->p + out->len;
+	size_t xlen = m;
+	hdr[0] = 0;
+	if (m >= EXP_ZSTD_MIN) {
+		if (!t->cctx && !(t->cctx = ZSTD_createCCtx()))
+			return -ENOMEM;
+		/* after a 1-byte codec and at most 10 bytes of length */
+		size_t c = ZSTD_compressCCtx(t->cctx, hdr + 11, bound, t->x, m, 1);
+		if (ZSTD_isError(c))
+			return tape__fail(-EIO, "zstd: %s", ZSTD_getErrorName(c));
+		if (c < m) {
+			hdr[0] = 1;
+			xlen = c;
+		}
+	}
+	struct buf h = { hdr, 1, 11 };
+	buf_put_varint(&h, xlen);
+	if (hdr[0] == 1)
+		memmove(hdr + h.len, hdr + 11, xlen);
+	else
+		memcpy(hdr + h.len, t->x, m);
+	out->len += h.len + xlen;
+
+	/* mantissas, 64 bits at a time */
+	uint8_t *p = out->p + out->len;
+	uint64_t acc = 0;
+	unsigned nb = 0;
+	for (size_t i = 0; i < m; i++) {
+		unsigned e = t->x[i];
+		if (e < 2)
+			continue;
+		unsigned w = e - 1;
+		uint64_t v = u[i] & ((1ull << w) - 1);
+		acc |= v << nb;
+		if (nb + w >= 64) {
+			uint64_t le = htole64(acc);
+			memcpy(p, &le, 8);
+			p += 8;
+			acc = nb ? v >> (64 - nb) : 0;
+			nb = nb + w - 64;
+		} else {
+			nb += w;
+		}
+	}
+	for (unsigned b = 0; b < nb; b += 8, acc >>= 8)
+		*p++ = (uint8_t)acc;
+	out->len = (size_t)(p - out->p);
+	return 0;
+}
+
+static int bad(const char *what)
+{
+	return tape__fail(-EBADMSG, "%s", what);
+}
+
+int tape__exp_init(struct coldec *d, const uint8_t *p, size_t len, size_t n)
+{
+	struct rd r = { p, p + len };
+	const int delta = d->enc == ENC_DEXP;
+	size_t m = delta && n ? n - 1 : n;
+	uint64_t xlen, dz;
+
+	if (delta) {
+		if (rd_varint(&r, &d->first) || rd_varint(&r, &dz))
+			return bad("delta column header ends early");
+		d->base = unzigzag(dz);
+	} else if (rd_varint(&r, &d->base)) {
+		return bad("EXP column header ends early");
+	}
+	if (r.p >= r.end)
+		return bad("EXP column header ends early");
+	uint8_t codec = *r.p++;
+	if (codec > 1 || rd_varint(&r, &xlen) || xlen > (uint64_t)(r.end - r.p))
+		return bad("bad EXP column header");
+	if (codec == 0) {
+		if (xlen != m)
+			return bad("EXP exponents have the wrong size");
+		d->xp = r.p;
+	} else {
+		struct exp_tls *t = tls();
+		if (!t)
+			return -ENOMEM;
+		if (!t->dctx && !(t->dctx = ZSTD_createDCtx()))
+			return -ENOMEM;
+		if (m > d->xcap) {
+			uint8_t *x = realloc(d->xbuf, m);
+			if (!x)
+				return -ENOMEM;
+			d->xbuf = x;
+			d->xcap = m;
+		}
+		if (ZSTD_findFrameCompressedSize(r.p, (size_t)xlen) != xlen ||
+		    ZSTD_getFrameContentSize(r.p, (size_t)xlen) != m)
+			return bad("EXP exponents: bad zstd frame");
+		size_t got = ZSTD_decompressDCtx(t->dctx, d->xbuf, m, r.p, (size_t)xlen);
+		if (ZSTD_isError(got) || got != m)
+			return bad("EXP exponents: bad zstd frame");
+		d->xp = d->xbuf;
+	}
+	r.p += xlen;
+	/* every exponent at most 64, and the mantissas fill the rest exactly */
+	uint64_t bits = 0;
+	unsigned over = 0;
+	for (size_t i = 0; i < m; i++) {
+		unsigned e = d->xp[i];
+		over |= e > 64;
+		bits += e > 1 ? e - 1 : 0;
+	}
+	if (over)
+		return bad("EXP exponent above 64");
+	if ((uint64_t)(r.end - r.p) != (bits + 7) / 8)
+		return bad("EXP mantissas have the wrong size");
+	d->p = r.p;
+	d->bitpos = 0;
+	return 0;
+}
+
+void tape__exp_next(struct coldec *d, size_t k, uint64_t *out)
+{
+	const int delta = d->enc == ENC_DEXP;
+	const uint8_t *p = d->p;
+	uint64_t bitpos = d->bitpos, prev = d->prev;
+	const uint64_t base = d->base;
+	size_t i = 0, x = d->done;
+
+	if (delta) {
+		/* value 0 is stored whole; value j >= 1 is exponent j - 1 */
+		if (d->done == 0 && k) {
+			out[0] = prev = d->first;
+			i = 1;
+			x = 0;
+		} else {
+			x = d->done - 1;
+		}
+	}
+	const uint8_t *xp = d->xp + x;
+	for (; i < k; i++) {
+		unsigned e = *xp++;
+		unsigned w = e ? e - 1 : 0;
+		unsigned sh = bitpos & 7;
+		uint64_t v;
+		memcpy(&v, p + (bitpos >> 3), 8);
+		v = le64toh(v) >> sh;
+		if (sh + w > 64)
+			v |= (uint64_t)p[(bitpos >> 3) + 8] << (64 - sh);
+		v &= (1ull << w) - 1;
+		uint64_t u = e ? (1ull << w) | v : 0;
+		bitpos += w;
+		if (delta)
+			out[i] = prev += u + base;
+		else
+			out[i] = u + base;
+	}
+	d->bitpos = bitpos;
+	d->prev = prev;
+}
