@@ -529,7 +529,8 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 	/* EXP and DEXP (1.1): each value's own bit length, the lengths
 	 * entropy-coded; for columns spread over several octaves.  The
 	 * exponents are zstd'ed inside the encoding, so only when the caller
-	 * allows it (ENC_CHOOSE_ALL) or forces one of them. */
+	 * allows it (ENC_CHOOSE_ALL) or forces one of them.  Decoding them
+	 * costs ~5x a bit-packed value, so they must save a bit a value. */
 	if ((allow_all && n >= 2 && (w >= 6 || dw >= 6)) || force == ENC_EXP || force == ENC_DEXP) {
 		const unsigned stride = n >= 64 * PFOR_STRIDE ? PFOR_STRIDE : 1;
 		uint32_t h[65];
@@ -538,7 +539,7 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 			for (size_t i = 0; i < n; i += stride)
 				h[bit_width(v[i] - min)]++;
 			size_t eb = varint_size(min) + tape__exp_estimate(h, stride, n);
-			if (eb < best) {
+			if (eb + n / 8 < best || force == ENC_EXP) {
 				best = eb;
 				choice = ENC_EXP;
 			}
@@ -550,7 +551,7 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 				h[bit_width(v[i] - v[i - 1] - dm)]++;
 			size_t db = varint_size(n ? v[0] : 0) + varint_size(zigzag(dm)) +
 				    tape__exp_estimate(h, stride, dn);
-			if (db < best) {
+			if (db + n / 8 < best || force == ENC_DEXP) {
 				best = db;
 				choice = ENC_DEXP;
 			}

@@ -80,6 +80,24 @@ static inline unsigned blen(uint64_t u)
 	return u ? 64 - (unsigned)__builtin_clzll(u) : 0;
 }
 
+/* Per exponent e: the mantissa's width, its mask, the leading one. */
+#define R8(F, e) F(e), F(e + 1), F(e + 2), F(e + 3), F(e + 4), F(e + 5), F(e + 6), F(e + 7)
+#define R65(F) R8(F, 0), R8(F, 8), R8(F, 16), R8(F, 24), R8(F, 32), R8(F, 40), \
+	R8(F, 48), R8(F, 56), F(64)
+#define XW(e) ((e) ? (e) - 1 : 0)
+#define XMASK(e) ((e) > 1 ? (1ull << ((e) - 1)) - 1 : 0)
+#define XLEAD(e) ((e) ? 1ull << ((e) - 1) : 0)
+#define XML(e) { XMASK(e), XLEAD(e) }
+static const uint8_t xw[65] = { R65(XW) };
+static const struct { uint64_t mask, lead; } xml[65] = { R65(XML) };
+#undef XML
+#undef XW
+#undef XMASK
+#undef XLEAD
+#undef R65
+#undef R8
+
+
 /* Exponent bytes below this count are stored: a zstd frame with its
  * Huffman table does not pay for fewer. */
 #define EXP_ZSTD_MIN 64
@@ -127,7 +145,7 @@ int tape__exp_put(struct buf *out, const uint64_t *u, size_t m)
 	for (size_t i = 0; i < m; i++) {
 		unsigned e = blen(u[i]);
 		t->x[i] = (uint8_t)e;
-		bits += e > 1 ? e - 1 : 0;
+		bits += e - (e != 0);
 	}
 	size_t mbytes = (size_t)((bits + 7) / 8);
 	size_t bound = m >= EXP_ZSTD_MIN ? ZSTD_compressBound(m) : m;
@@ -163,17 +181,15 @@ int tape__exp_put(struct buf *out, const uint64_t *u, size_t m)
 	uint64_t acc = 0;
 	unsigned nb = 0;
 	for (size_t i = 0; i < m; i++) {
-		unsigned e = t->x[i];
-		if (e < 2)
-			continue;
-		unsigned w = e - 1;
-		uint64_t v = u[i] & ((1ull << w) - 1);
+		unsigned e = t->x[i], w = xw[e];
+		uint64_t v = u[i] & xml[e].mask;
 		acc |= v << nb;
 		if (nb + w >= 64) {
 			uint64_t le = htole64(acc);
 			memcpy(p, &le, 8);
 			p += 8;
-			acc = nb ? v >> (64 - nb) : 0;
+			/* nb > 0 here: w <= 63 */
+			acc = v >> (64 - nb);
 			nb = nb + w - 64;
 		} else {
 			nb += w;
@@ -188,6 +204,37 @@ int tape__exp_put(struct buf *out, const uint64_t *u, size_t m)
 static int bad(const char *what)
 {
 	return tape__fail(-EBADMSG, "%s", what);
+}
+
+/* Over x[0..m): *bits = the mantissa bits, sum of max(e - 1, 0); *over
+ * non-zero when some e > 64.  Eight bytes at a time: byte sums in 16-bit
+ * lanes (folded before they can overflow), the non-zero bytes and those
+ * above 64 as high bits. */
+static void exp_sum(const uint8_t *x, size_t m, uint64_t *bits, uint64_t *over)
+{
+	const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full, hi = 0x8080808080808080ull;
+	const uint64_t b16 = 0x00ff00ff00ff00ffull;
+	uint64_t sum = 0, nz = 0, ov = 0;
+	size_t i = 0;
+	while (m - i >= 8) {
+		uint64_t lanes = 0;
+		for (size_t j = 0; j < 128 && m - i >= 8; j++, i += 8) {
+			uint64_t w;
+			memcpy(&w, x + i, 8);
+			lanes += (w & b16) + ((w >> 8) & b16);
+			nz += (uint64_t)__builtin_popcountll((((w & lo7) + lo7) | w) & hi);
+			ov |= (((w & lo7) + 0x3f3f3f3f3f3f3f3full) | w) & hi;
+		}
+		lanes = (lanes & 0x0000ffff0000ffffull) + ((lanes >> 16) & 0x0000ffff0000ffffull);
+		sum += (lanes & 0xffffffffull) + (lanes >> 32);
+	}
+	for (; i < m; i++) {
+		sum += x[i];
+		nz += x[i] != 0;
+		ov |= x[i] > 64;
+	}
+	*bits = sum - nz;
+	*over = ov;
 }
 
 int tape__exp_init(struct coldec *d, const uint8_t *p, size_t len, size_t n)
@@ -235,14 +282,10 @@ int tape__exp_init(struct coldec *d, const uint8_t *p, size_t len, size_t n)
 		d->xp = d->xbuf;
 	}
 	r.p += xlen;
-	/* every exponent at most 64, and the mantissas fill the rest exactly */
-	uint64_t bits = 0;
-	unsigned over = 0;
-	for (size_t i = 0; i < m; i++) {
-		unsigned e = d->xp[i];
-		over |= e > 64;
-		bits += e > 1 ? e - 1 : 0;
-	}
+	/* every exponent at most 64, and the mantissas fill the rest exactly:
+	 * sum(e) - #(e > 0) bits (32-bit sums in chunks, which vectorize) */
+	uint64_t bits, over;
+	exp_sum(d->xp, m, &bits, &over);
 	if (over)
 		return bad("EXP exponent above 64");
 	if ((uint64_t)(r.end - r.p) != (bits + 7) / 8)
@@ -250,6 +293,19 @@ int tape__exp_init(struct coldec *d, const uint8_t *p, size_t len, size_t n)
 	d->p = r.p;
 	d->bitpos = 0;
 	return 0;
+}
+
+/* k values from bit position *bitpos on: u[i] (mantissa | leading one). */
+static inline __attribute__((always_inline)) uint64_t
+mant(const uint8_t *p, uint64_t bitpos, unsigned e)
+{
+	unsigned sh = bitpos & 7, w = e - (e != 0);
+	uint64_t v;
+	memcpy(&v, p + (bitpos >> 3), 8);
+	v = le64toh(v) >> sh;
+	if (__builtin_expect(sh + w > 64, 0))
+		v |= (uint64_t)p[(bitpos >> 3) + 8] << (64 - sh);
+	return (v & xml[e].mask) | xml[e].lead;
 }
 
 void tape__exp_next(struct coldec *d, size_t k, uint64_t *out)
@@ -270,23 +326,20 @@ void tape__exp_next(struct coldec *d, size_t k, uint64_t *out)
 			x = d->done - 1;
 		}
 	}
-	const uint8_t *xp = d->xp + x;
-	for (; i < k; i++) {
-		unsigned e = *xp++;
-		unsigned w = e ? e - 1 : 0;
-		unsigned sh = bitpos & 7;
-		uint64_t v;
-		memcpy(&v, p + (bitpos >> 3), 8);
-		v = le64toh(v) >> sh;
-		if (sh + w > 64)
-			v |= (uint64_t)p[(bitpos >> 3) + 8] << (64 - sh);
-		v &= (1ull << w) - 1;
-		uint64_t u = e ? (1ull << w) | v : 0;
-		bitpos += w;
-		if (delta)
-			out[i] = prev += u + base;
-		else
-			out[i] = u + base;
+	const uint8_t *xp = d->xp + x - i;
+	if (delta) {
+		for (; i < k; i++) {
+			unsigned e = xp[i];
+			prev += mant(p, bitpos, e) + base;
+			out[i] = prev;
+			bitpos += e - (e != 0);
+		}
+	} else {
+		for (; i < k; i++) {
+			unsigned e = xp[i];
+			out[i] = mant(p, bitpos, e) + base;
+			bitpos += e - (e != 0);
+		}
 	}
 	d->bitpos = bitpos;
 	d->prev = prev;

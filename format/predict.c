@@ -8,7 +8,11 @@
  * zigzag'ed difference from what the same thread's earlier rows predict:
  *
  *   op               the op that followed the thread's last op (mod 64)
- *                    the last time the thread made that op (1.1)
+ *                    the last time the thread made that op (1.1); the
+ *                    column holds 0 where that holds, else op + 1
+ *                    (not a difference: a miss costs what a plain op
+ *                    costs).  The writer predicts op only in blocks where
+ *                    4 in 5 rows hold, so a block may lack its PRED flag.
  *   pid              the thread's last pid (1.1)
  *   fd, size, flags  the value of the thread's last row with the same op
  *                    (op mod 64)
@@ -85,14 +89,15 @@ struct pstate *pred_state_slow(struct pred *p, uint32_t tid)
 	return s;
 }
 
-/* The columns that hold residuals, in the order the row loops handle them. */
-static const int pred_cols[] = { SC_OP, SC_PID, SC_FD, SC_SIZE, SC_FLAGS, SC_FILE_ID,
+/* The columns that hold zigzag'ed differences (op holds hits, see above). */
+static const int pred_cols[] = { SC_PID, SC_FD, SC_SIZE, SC_FLAGS, SC_FILE_ID,
 				 SC_PATH, SC_RET, SC_OFFSET };
 #define NPRED (sizeof(pred_cols) / sizeof(pred_cols[0]))
 
 int pred_encode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
-			uint64_t *const res[SC_NCOLS], size_t n)
+			uint64_t *const res[SC_NCOLS], size_t n, size_t *op_hits)
 {
+	size_t hits = 0;
 	pred_reset(p);
 	/* the differences row by row, zigzag'ed column by column after */
 	for (size_t r = 0; r < n; r++) {
@@ -102,7 +107,8 @@ int pred_encode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 		if (!s)
 			return -ENOMEM;
 		v = col[SC_OP][r];
-		res[SC_OP][r] = v - s->next[s->op & 63];
+		hits += v == s->next[s->op & 63];
+		res[SC_OP][r] = v == s->next[s->op & 63] ? 0 : v + 1;
 		s->next[s->op & 63] = v;
 		s->op = v;
 		v = col[SC_PID][r];
@@ -131,40 +137,52 @@ int pred_encode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 	}
 	for (size_t i = 0; i < NPRED; i++)
 		tape_zigzag_n(res[pred_cols[i]], n);
+	*op_hits = hits;
+	return 0;
+}
+
+/* The rows of the fast path below, with op predicted or not. */
+static inline __attribute__((always_inline)) int
+decode_rows(struct pred *p, uint64_t *const col[SC_NCOLS], size_t k, const int opred)
+{
+	uint64_t *fd = col[SC_FD], *size = col[SC_SIZE], *flags = col[SC_FLAGS];
+	uint64_t *fid = col[SC_FILE_ID], *path = col[SC_PATH], *ret = col[SC_RET];
+	uint64_t *off = col[SC_OFFSET], *opc = col[SC_OP], *pid = col[SC_PID];
+	const uint64_t *tid = col[SC_TID];
+	for (size_t r = 0; r < k; r++) {
+		struct pstate *s = pred_state(p, (uint32_t)tid[r]);
+		if (!s)
+			return -ENOMEM;
+		uint64_t *nx = &s->next[s->op & 63];
+		if (opred)
+			opc[r] = opc[r] ? opc[r] - 1 : *nx;
+		s->op = *nx = opc[r];
+		s->pid = pid[r] = s->pid + pid[r];
+		unsigned op = opc[r] & 63;
+		s->fd[op] = fd[r] = s->fd[op] + fd[r];
+		s->size[op] = size[r] = s->size[op] + size[r];
+		s->flags[op] = flags[r] = s->flags[op] + flags[r];
+		s->file_id = fid[r] = s->file_id + fid[r];
+		s->path = path[r] = s->path + path[r];
+		ret[r] = size[r] + ret[r];
+		off[r] = s->offset + ((int64_t)s->ret > 0 ? s->ret : 0) + off[r];
+		s->offset = off[r];
+		s->ret = ret[r];
+	}
 	return 0;
 }
 
 int pred_decode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 			unsigned predmask, size_t k)
 {
-	if (predmask == SC_PREDICTED) {
-		/* the residuals first, column by column (vectorized) */
+	const unsigned nop = SC_PREDICTED & ~(1u << SC_OP);
+	if (predmask == SC_PREDICTED || predmask == nop) {
+		/* What every writer of ours produces: the residuals first,
+		 * column by column (vectorized), then no per-column tests. */
 		for (size_t i = 0; i < NPRED; i++)
 			tape_unzigzag_n(col[pred_cols[i]], k);
-		/* What every writer of ours produces: no per-column tests. */
-		uint64_t *fd = col[SC_FD], *size = col[SC_SIZE], *flags = col[SC_FLAGS];
-		uint64_t *fid = col[SC_FILE_ID], *path = col[SC_PATH], *ret = col[SC_RET];
-		uint64_t *off = col[SC_OFFSET], *opc = col[SC_OP], *pid = col[SC_PID];
-		const uint64_t *tid = col[SC_TID];
-		for (size_t r = 0; r < k; r++) {
-			struct pstate *s = pred_state(p, (uint32_t)tid[r]);
-			if (!s)
-				return -ENOMEM;
-			uint64_t *nx = &s->next[s->op & 63];
-			s->op = *nx = opc[r] = *nx + opc[r];
-			s->pid = pid[r] = s->pid + pid[r];
-			unsigned op = opc[r] & 63;
-			s->fd[op] = fd[r] = s->fd[op] + fd[r];
-			s->size[op] = size[r] = s->size[op] + size[r];
-			s->flags[op] = flags[r] = s->flags[op] + flags[r];
-			s->file_id = fid[r] = s->file_id + fid[r];
-			s->path = path[r] = s->path + path[r];
-			ret[r] = size[r] + ret[r];
-			off[r] = s->offset + ((int64_t)s->ret > 0 ? s->ret : 0) + off[r];
-			s->offset = off[r];
-			s->ret = ret[r];
-		}
-		return 0;
+		return predmask == SC_PREDICTED ? decode_rows(p, col, k, 1)
+						: decode_rows(p, col, k, 0);
 	}
 	for (size_t r = 0; r < k; r++) {
 		struct pstate *s = pred_state(p, (uint32_t)col[SC_TID][r]);
@@ -175,8 +193,10 @@ int pred_decode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 			col[C][r] = (slot) + unzigzag(col[C][r]);	\
 		(slot) = col[C][r];					\
 	} while (0)
-		UNPRED(SC_OP, s->next[s->op & 63]);
-		s->op = col[SC_OP][r];
+		uint64_t *nx = &s->next[s->op & 63];
+		if (predmask & (1u << SC_OP))
+			col[SC_OP][r] = col[SC_OP][r] ? col[SC_OP][r] - 1 : *nx;
+		s->op = *nx = col[SC_OP][r];
 		UNPRED(SC_PID, s->pid);
 		unsigned op = col[SC_OP][r] & 63;
 		UNPRED(SC_FD, s->fd[op]);

@@ -263,8 +263,9 @@ static inline struct pstate *pred_state(struct pred *p, uint32_t tid)
 	return pred_state_slow(p, tid);
 }
 /* col/res indexed by syscall column id; rows 0..n-1 of one block. */
+/* *op_hits: the rows whose op the prediction got right. */
 int pred_encode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
-			uint64_t *const res[SC_NCOLS], size_t n);
+			uint64_t *const res[SC_NCOLS], size_t n, size_t *op_hits);
 /* In place, k rows continuing the block; predmask: columns that are residuals. */
 int pred_decode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 			unsigned predmask, size_t k);

@@ -107,6 +107,8 @@ struct enc_ctx {
 	uint8_t etry[TAPE_TABLE_MAX][TAPE_MAX_COLS_KNOWN];	/* blocks to the next trial */
 	uint8_t eno[TAPE_TABLE_MAX][TAPE_MAX_COLS_KNOWN];	/* 1: EXP lost the last one */
 	struct buf alt, altz;
+	unsigned v10 : 1;	/* write format 1.0 (TAPE_WRITE_V10) */
+	unsigned noexp : 1;	/* no EXP/DEXP (TAPE_WRITE_FAST, V10) */
 };
 #define EXP_TRIAL 16
 
@@ -324,7 +326,7 @@ static void enc_ctx_release(struct enc_ctx *x)
 
 /* Residuals of the syscall prediction, by column id; 0 or -errno. */
 static int predict(struct enc_ctx *x, const struct tape_table_def *def,
-		   uint64_t **cols, size_t n)
+		   uint64_t **cols, size_t n, size_t *op_hits)
 {
 	uint64_t *col[SC_NCOLS] = { 0 };
 	if (n > x->rescap) {
@@ -343,7 +345,7 @@ static int predict(struct enc_ctx *x, const struct tape_table_def *def,
 	for (int i = 0; i < SC_NCOLS; i++)
 		if (!col[i])
 			return -EINVAL;
-	return pred_encode_syscall(&x->pred, col, x->res, n);
+	return pred_encode_syscall(&x->pred, col, x->res, n, op_hits);
 }
 
 /* Append x->col to out, as one zstd frame when that saves enough. */
@@ -390,6 +392,8 @@ static int encode_int_column(struct enc_ctx *x, const uint64_t *v, size_t n, uin
 			     int table, size_t c)
 {
 	int err;
+	if (x->noexp)
+		return tape_int_encode(v, n, &x->col, enc, 0);
 	if (table < 0)
 		return tape_int_encode(v, n, &x->col, enc, ENC_CHOOSE_ALL);
 	uint8_t *try = &x->etry[table][c], *no = &x->eno[table][c];
@@ -398,11 +402,12 @@ static int encode_int_column(struct enc_ctx *x, const uint64_t *v, size_t n, uin
 		return tape_int_encode(v, n, &x->col, enc, *no ? 0 : ENC_CHOOSE_ALL);
 	}
 	*try = EXP_TRIAL - 1;
-	*no = 0;
+	*no = 1;	/* until EXP wins a trial */
 	if ((err = tape_int_encode(v, n, &x->col, enc, ENC_CHOOSE_ALL)))
 		return err;
 	if ((*enc != ENC_EXP && *enc != ENC_DEXP) || !x->cctx)
 		return 0;
+	*no = 0;
 	uint8_t aenc;
 	x->alt.len = 0;
 	if ((err = tape_int_encode(v, n, &x->alt, &aenc, 0)))
@@ -418,7 +423,8 @@ static int encode_int_column(struct enc_ctx *x, const uint64_t *v, size_t n, uin
 			return tape__fail(-EIO, "zstd: %s", ZSTD_getErrorName(z));
 		asz = z < asz ? z : asz;
 	}
-	if (asz < x->col.len) {
+	/* EXP must save a bit a value (see tape_int_encode) */
+	if (asz < x->col.len + n / 8) {
 		struct buf t = x->col;
 		x->col = x->alt;
 		x->alt = t;
@@ -438,9 +444,13 @@ static int encode_columns(struct enc_ctx *x, const struct tape_table_def *def,
 	int err;
 
 	if (def->id == TAPE_TABLE_SYSCALL && n && !tape__no_predict) {
-		if ((err = predict(x, def, cols, n)))
+		size_t hits;
+		if ((err = predict(x, def, cols, n, &hits)))
 			return err;
-		predmask = SC_PREDICTED;
+		predmask = x->v10 ? SC_PREDICTED_10 : SC_PREDICTED;
+		/* op: only where the prediction holds for 4 rows in 5 */
+		if (hits * 5 < n * 4)
+			predmask &= ~(1u << SC_OP);
 	}
 	out->len = 0;
 	if ((err = buf_reserve(out, 4 + 8 * ncols)))
@@ -471,7 +481,8 @@ static int encode_columns(struct enc_ctx *x, const struct tape_table_def *def,
 			}
 			size_t encpos = x->col.len;
 			buf_put_u8(&x->col, 0);
-			int force = tape__force_encoding == ENC_DICT ? 0 : tape__force_encoding;
+			int force = tape__force_encoding == ENC_DICT ||
+				    tape__force_encoding == ENC_CHOOSE_ALL ? 0 : tape__force_encoding;
 			if ((err = tape_int_encode(v, n, &x->col, &enc, force)))
 				return err;
 			x->col.p[encpos] = enc | (pred ? ENC_PRED : 0);
@@ -598,11 +609,13 @@ int tape_writer_open_fd(tape_writer **out, int fd, const struct tape_writer_opts
 		return -ENOMEM;
 	}
 	w->enc.level = w->level;
+	w->enc.v10 = (w->flags & TAPE_WRITE_V10) != 0;
+	w->enc.noexp = (w->flags & (TAPE_WRITE_V10 | TAPE_WRITE_FAST)) != 0;
 	memcpy(h, TAPE_MAGIC, 8);
 	put_le16(h + 8, TAPE_FORMAT_MAJOR);
-	put_le16(h + 10, TAPE_FORMAT_MINOR);
+	put_le16(h + 10, w->enc.v10 ? 0 : TAPE_FORMAT_MINOR);
 	put_le32(h + 12, TAPE_HEADER_SIZE);
-	put_le64(h + 16, TAPE_REQ_11);
+	put_le64(h + 16, w->enc.v10 ? 0 : TAPE_REQ_11);
 	put_le32(h + 24, 0);
 	put_le32(h + 28, XXH32(h, 28, 0));
 	if ((err = write_all(w, h, sizeof(h)))) {

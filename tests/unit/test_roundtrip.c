@@ -3,7 +3,7 @@
  * test_roundtrip.c - what the writer writes, the reader reads back exactly.
  *
  * Randomized event streams of every table go through every integer
- * encoding (tape__force_encoding = each of RAW..DICT, and 0 = automatic),
+ * encoding (tape__force_encoding = each of RAW..DEXP, and 0 = automatic),
  * with extreme values, awkward strings, all the block-size edge cases,
  * metadata, time-range cursors and mid-stream flushes.  The integer codec
  * is also tested directly over widths 0..64 and adversarial shapes.  The
@@ -28,15 +28,17 @@
 
 #define SEED 0x10DA7Eull
 
-static const int encodings[] = { 0, ENC_RAW, ENC_VARINT, ENC_ZVARINT, ENC_DELTA,
-				 ENC_BITPACK, ENC_DBITPACK, ENC_DICT, ENC_PBITPACK,
-				 ENC_DPBITPACK };
+static const int encodings[] = { 0, ENC_CHOOSE_ALL, ENC_RAW, ENC_VARINT, ENC_ZVARINT,
+				 ENC_DELTA, ENC_BITPACK, ENC_DBITPACK, ENC_DICT, ENC_PBITPACK,
+				 ENC_DPBITPACK, ENC_EXP, ENC_DEXP };
 
-/* What the encoder may choose on its own: the bit-packed family. */
-static int automatic(unsigned e)
+/* What the encoder may choose on its own: the bit-packed family, and with
+ * ENC_CHOOSE_ALL the exponent encodings of 1.1 too. */
+static int automatic(unsigned e, int force)
 {
 	return e == ENC_BITPACK || e == ENC_DBITPACK || e == ENC_DICT ||
-	       e == ENC_PBITPACK || e == ENC_DPBITPACK;
+	       e == ENC_PBITPACK || e == ENC_DPBITPACK ||
+	       (force == ENC_CHOOSE_ALL && (e == ENC_EXP || e == ENC_DEXP));
 }
 #define NENC (sizeof(encodings) / sizeof(encodings[0]))
 
@@ -49,11 +51,11 @@ static void codec_one(const uint64_t *v, size_t n, int force, const char *what)
 	int err = tape_int_encode(v, n, &b, &enc, force);
 	if (err)
 		fail_msg("%s n=%zu force=%d: encode: %d", what, n, force, err);
-	if (force && force != ENC_DICT && enc != force)
+	if (force && force != ENC_DICT && force != ENC_CHOOSE_ALL && enc != force)
 		fail_msg("%s n=%zu: forced %d, got %u", what, n, force, enc);
 	if (force == ENC_DICT && enc != ENC_DICT && enc != ENC_BITPACK)
 		fail_msg("%s n=%zu: forced DICT, got %u", what, n, enc);
-	if (!force && !automatic(enc))
+	if ((!force || force == ENC_CHOOSE_ALL) && !automatic(enc, force))
 		fail_msg("%s n=%zu: automatic choice %u is not a bit-packed encoding", what, n, enc);
 
 	/* Exactly 8 readable bytes past the data, as the decoder documents:
@@ -249,6 +251,143 @@ static void test_int_decode_rejects(void **state)
 	assert_true(out[0] == UINT64_MAX);
 	p[9] = 0x02;
 	assert_int_equal(tape_int_decode(ENC_VARINT, p, 10, 1, out), -EBADMSG);
+
+	/* EXP: base 5, stored exponents {3}, mantissa 2 bits (10b): 5 + 110b */
+	memset(p, 0, sizeof(p));
+	p[0] = 5; p[1] = 0; p[2] = 1; p[3] = 3; p[4] = 0x02;
+	assert_int_equal(tape_int_decode(ENC_EXP, p, 5, 1, out), 0);
+	assert_int_equal(out[0], 11);
+	/* DEXP: v[0] 7, least delta -2 (zigzag 3), exponent 0: 7, 5 */
+	p[0] = 7; p[1] = 3; p[2] = 0; p[3] = 1; p[4] = 0;
+	assert_int_equal(tape_int_decode(ENC_DEXP, p, 5, 2, out), 0);
+	assert_int_equal(out[0], 7);
+	assert_int_equal(out[1], 5);
+	/* an exponent above 64 (with the 64 bits it would need) */
+	p[0] = 0; p[1] = 0; p[2] = 1; p[3] = 65;
+	assert_int_equal(tape_int_decode(ENC_EXP, p, 4 + 8, 1, out), -EBADMSG);
+	/* an unknown exponent codec */
+	p[1] = 2; p[3] = 0;
+	assert_int_equal(tape_int_decode(ENC_EXP, p, 4, 1, out), -EBADMSG);
+	/* a zstd codec whose bytes are no zstd frame */
+	p[1] = 1; p[2] = 4; p[3] = 0x28; p[4] = 0xb5; p[5] = 0x2f; p[6] = 0xfd;
+	assert_int_equal(tape_int_decode(ENC_EXP, p, 7, 1, out), -EBADMSG);
+	/* exponents longer than the column */
+	p[1] = 0; p[2] = 9;
+	assert_int_equal(tape_int_decode(ENC_EXP, p, 4, 1, out), -EBADMSG);
+}
+
+/* ------------------------------------------------------- format versions */
+
+/*
+ * A training-like syscall stream (four threads of two processes, each
+ * reading its file sequentially; durations spread over several octaves)
+ * written three ways: the default (format 1.1), TAPE_WRITE_FAST (1.1
+ * without EXP/DEXP) and TAPE_WRITE_V10 (a 1.0 file).  Each reads back
+ * exactly; the header, the encodings in the blocks and the sizes are what
+ * each mode promises.
+ */
+static void versions_stream(struct t_evs *exp)
+{
+	struct t_rng r = { SEED + 11 };
+	uint64_t ts = 1000000000ull, off[4] = { 0 }, k[4] = { 0 };
+	static const unsigned ops[] = { TAPE_OP_READ, TAPE_OP_READ, TAPE_OP_READ, TAPE_OP_LSEEK };
+	t_evs_init(exp, TAPE_TABLE_SYSCALL);
+	for (size_t i = 0; i < 40000; i++) {
+		unsigned th = (unsigned)t_below(&r, 4);
+		unsigned op = ops[k[th]++ % 4];
+		uint64_t size = op == TAPE_OP_READ ? 131072 << t_below(&r, 3) : 0;
+		/* 2^9..2^21 ns, every bit below the leading one random */
+		unsigned lg = 9 + (unsigned)t_below(&r, 12);
+		uint64_t dur = (1ull << lg) | (t_rand(&r) & ((1ull << lg) - 1));
+		struct tape_syscall e = {
+			.ts_ns = ts += 1 + (t_rand(&r) & 0xfff) * (1 + t_below(&r, 60)),
+			.dur_ns = dur,
+			.pid = 4000 + th / 2, .tid = 4000 + th, .op = op, .fd = 3 + th,
+			.file_id = 1 + th, .offset = off[th], .size = size,
+			.ret = (int64_t)size, .path = th & 1 ? "/data/odd.bin" : "/data/even.bin",
+			.path2 = "",
+		};
+		off[th] += size;
+		assert_int_equal(t_evs_push_copy(exp, &e), 0);
+	}
+}
+
+/* The integer encodings and PRED flags of the syscall blocks of a file:
+ * *exp_cols counts EXP/DEXP columns, *pred_pidop PRED on pid or op. */
+static void versions_scan(const uint8_t *file, size_t len, size_t *exp_cols, size_t *pred_pidop)
+{
+	struct t_chunk ch[256];
+	size_t n = t_chunks(file, len, ch, 256);
+	*exp_cols = *pred_pidop = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (ch[i].type != CHUNK_BLOCK || ch[i].table != TAPE_TABLE_SYSCALL)
+			continue;
+		size_t rl;
+		uint8_t *raw = t_chunk_raw(file, &ch[i], &rl);
+		assert_non_null(raw);
+		for (unsigned c = 0; c < get_le16(raw); c++) {
+			const uint8_t *d = raw + 4 + 8 * c;
+			unsigned id = get_le16(d), e = d[3];
+			if (ENC_ID(e) == ENC_EXP || ENC_ID(e) == ENC_DEXP)
+				(*exp_cols)++;
+			if ((id == SC_PID || id == SC_OP) && (e & ENC_PRED))
+				(*pred_pidop)++;
+		}
+		free(raw);
+	}
+}
+
+static void test_format_versions(void **state)
+{
+	static const unsigned modes[] = { 0, TAPE_WRITE_FAST, TAPE_WRITE_V10 };
+	struct t_evs exp;
+	size_t sizes[3];
+	char why[600];
+	versions_stream(&exp);
+	for (int m = 0; m < 3; m++) {
+		struct tape_writer_opts o = { .flags = modes[m] };
+		tape_writer *w;
+		tape_reader *r;
+		int fd;
+		assert_int_equal(t_writer_memfd(&w, &o, &fd), 0);
+		for (size_t i = 0; i < exp.n; i++)
+			assert_int_equal(tape_writer_append(w, TAPE_TABLE_SYSCALL, t_evs_at(&exp, i)), 0);
+		assert_int_equal(tape_writer_close(w), 0);
+
+		uint8_t *file;
+		size_t len, nexp, npred;
+		assert_int_equal(t_fd_contents(fd, &file, &len), 0);
+		sizes[m] = len;
+		/* 1.1 and its required flag, or a plain 1.0 header */
+		assert_int_equal(get_le16(file + 10), m == 2 ? 0 : 1);
+		assert_true(get_le64(file + 16) == (m == 2 ? 0 : TAPE_REQ_11));
+		versions_scan(file, len, &nexp, &npred);
+		if (m == 0 && !nexp)
+			fail_msg("default writer: no EXP/DEXP column on spread durations");
+		if (m != 0 && nexp)
+			fail_msg("mode %u: %zu EXP/DEXP columns", modes[m], nexp);
+		if ((m == 2) != !npred)
+			fail_msg("mode %u: %zu pid/op columns predicted", modes[m], npred);
+		free(file);
+
+		unsigned ma, mi;
+		assert_int_equal(tape_reader_open_fd(&r, fd), 0);
+		tape_reader_version(r, &ma, &mi);
+		assert_int_equal(mi, m == 2 ? 0 : 1);
+		struct t_evs got;
+		assert_int_equal(t_read_table(r, TAPE_TABLE_SYSCALL, 0, UINT64_MAX, &got), 0);
+		assert_int_equal(got.n, exp.n);
+		if (t_evs_cmp_prefix(&got, &exp, exp.n, why, sizeof(why)))
+			fail_msg("mode %u: %s", modes[m], why);
+		t_evs_release(&got);
+		tape_reader_free(r);
+		close(fd);
+	}
+	/* each mode gives up size for speed or compatibility */
+	if (!(sizes[0] < sizes[1] && sizes[1] < sizes[2]))
+		fail_msg("sizes default %zu, fast %zu, 1.0 %zu: not increasing", sizes[0], sizes[1],
+			 sizes[2]);
+	t_evs_release(&exp);
 }
 
 /* ------------------------------------------------------ trace round trip */
@@ -317,10 +456,12 @@ static void check_encodings(const uint8_t *file, size_t len, int enc)
 				fail_msg("PRED on a column of table %u", ch[i].table);
 			free(col);
 			e = ENC_ID(e);
-			if (type == TAPE_COL_STR && enc == ENC_DICT)
+			if (type == TAPE_COL_STR && (enc == ENC_DICT || enc == ENC_CHOOSE_ALL))
 				continue; /* indices: automatic choice */
-			if (enc == 0) {
-				if (!automatic(e))
+			if (enc == 0 || enc == ENC_CHOOSE_ALL) {
+				/* the writer's own choice includes EXP, but not
+				 * for string indices */
+				if (!automatic(e, type == TAPE_COL_STR ? 0 : ENC_CHOOSE_ALL))
 					fail_msg("block at %llu column %u: automatic encoding %u",
 						 (unsigned long long)ch[i].off, get_le16(d), e);
 			} else if (enc == ENC_DICT) {
@@ -1050,6 +1191,7 @@ int main(void)
 		cmocka_unit_test(test_int_codec),
 		cmocka_unit_test(test_int_encode_empty),
 		cmocka_unit_test(test_int_decode_rejects),
+		cmocka_unit_test(test_format_versions),
 		cmocka_unit_test(test_tables_encodings),
 		cmocka_unit_test(test_extremes),
 		cmocka_unit_test(test_block_sizes),
