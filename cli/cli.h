@@ -38,6 +38,7 @@ int cmd_analyze(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
 
 /* Command being run ("dump"), for error messages; set by main(). */
 extern const char *cli_cmd;
@@ -47,6 +48,17 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Same, for a libtape error: "iotape CMD: <what>: <strerror>: <detail>",
  * leaving out the parts the detail already holds. */
 void cli_tape_error(const char *what, int err);
+
+/*
+ * Create the trace out for writing.  Without force it must not exist
+ * (O_EXCL); with force the writer writes to a temporary file next to it,
+ * *tmp (malloc'd), which the caller renames over out when done, or
+ * unlinks on failure.  0 or -errno; opts may be NULL.
+ */
+struct tape_writer_opts;
+typedef struct tape_writer tape_writer;
+int cli_trace_create(const char *out, int force, const struct tape_writer_opts *opts,
+		     char **tmp, tape_writer **w);
 
 /* Human units: "1.5 MiB", "12.3us", "1.234 s".  buf gets at most len. */
 void cli_fmt_bytes(char *buf, size_t len, uint64_t bytes);

@@ -687,36 +687,6 @@ static int import_row(struct import *im, union any_event *ev)
  * Create the output.  Without force: the trace itself, with O_EXCL.  With
  * force: a temporary file beside it, renamed over it by import_finish().
  */
-static int import_create(const char *out, int force, char **tmp, tape_writer **w)
-{
-	struct tape_writer_opts o = { 0 };
-	int fd, ret;
-
-	*tmp = NULL;
-	if (!force)
-		return tape_writer_open(w, out, &o);
-	if (asprintf(tmp, "%s.tmp.XXXXXX", out) < 0) {
-		*tmp = NULL;
-		return -ENOMEM;
-	}
-	fd = mkstemp(*tmp);
-	if (fd < 0) {
-		ret = -errno;
-		free(*tmp);
-		*tmp = NULL;
-		return ret;
-	}
-	close(fd);
-	o.flags = TAPE_WRITE_FORCE;
-	ret = tape_writer_open(w, *tmp, &o);
-	if (ret < 0) {
-		unlink(*tmp);
-		free(*tmp);
-		*tmp = NULL;
-	}
-	return ret;
-}
-
 static int import_run(struct import *im, tape_writer *w, const char *out)
 {
 	union any_event ev;
@@ -824,7 +794,7 @@ int cmd_import(int argc, char **argv)
 	}
 	im.csv.line = 1;
 
-	err = import_create(out, force, &tmp, &w);
+	err = cli_trace_create(out, force, NULL, &tmp, &w);
 	if (err < 0) {
 		if (err == -EEXIST)
 			cli_error("%s: exists (use -f to replace it)", out);

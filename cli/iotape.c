@@ -27,6 +27,7 @@ static const struct cmd_struct commands[] = {
 	{ "info", cmd_info, "show the metadata, tables and health of a trace" },
 	{ "dump", cmd_dump, "print the events of a trace as text, CSV or JSON lines" },
 	{ "import", cmd_import, "build a trace from a CSV file" },
+	{ "convert", cmd_convert, "rewrite a trace: another format version or encoder settings" },
 	{ "analyze", cmd_analyze, "characterize a trace: access pattern, cache, block, epochs" },
 	{ "compare", cmd_compare, "compare two traces' analyses; check a replay's fidelity" },
 	{ "replay", cmd_replay, "replay the I/O of a trace under a directory, reporting like fio" },

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * util.c - error lines and human units shared by the subcommands.
+ * util.c - error lines, human units and trace creation shared by the
+ * subcommands.
  *
  * Every message a subcommand prints on stderr goes through cli_error(), so
  * each one is a single line starting "iotape CMD: ".
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 #include "tape.h"
 
@@ -180,4 +183,38 @@ json_t *cli_json_str(const char *s)
 	j = json_stringn_nocheck(buf, o);
 	free(buf);
 	return j;
+}
+
+int cli_trace_create(const char *out, int force, const struct tape_writer_opts *opts,
+		     char **tmp, tape_writer **w)
+{
+	struct tape_writer_opts o = { 0 };
+	int fd, ret;
+
+	if (opts)
+		o = *opts;
+	o.flags &= ~TAPE_WRITE_FORCE;
+	*tmp = NULL;
+	if (!force)
+		return tape_writer_open(w, out, &o);
+	if (asprintf(tmp, "%s.tmp.XXXXXX", out) < 0) {
+		*tmp = NULL;
+		return -ENOMEM;
+	}
+	fd = mkstemp(*tmp);
+	if (fd < 0) {
+		ret = -errno;
+		free(*tmp);
+		*tmp = NULL;
+		return ret;
+	}
+	close(fd);
+	o.flags |= TAPE_WRITE_FORCE;
+	ret = tape_writer_open(w, *tmp, &o);
+	if (ret < 0) {
+		unlink(*tmp);
+		free(*tmp);
+		*tmp = NULL;
+	}
+	return ret;
 }

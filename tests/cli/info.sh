@@ -17,7 +17,7 @@ size=$(wc -c <"$T/t.tape")
 
 # text
 ok "$IOTAPE" info "$T/t.tape"
-grep -q '^format  *1\.0$' "$T/out" || fail "text: format"
+grep -q "^format  *1\.1$" "$T/out" || fail "text: format"
 grep -q '^events  *8$' "$T/out" || fail "text: events"
 grep -q "^file size .*($size bytes)" "$T/out" || fail "text: file size"
 grep -q '^lost events  *0$' "$T/out" || fail "text: lost"
@@ -36,7 +36,7 @@ for k in file format_version file_bytes events lost_events lost \
 	trailing_bytes unknown_blocks tables meta; do
 	grep -q "^  \"$k\": " "$j" || fail "json: no key $k"
 done
-grep -qx '  "format_version": "1.0",' "$j" || fail "json: format_version"
+grep -qx '  "format_version": "1.1",' "$j" || fail "json: format_version"
 grep -qx '  "events": 8,' "$j" || fail "json: events"
 grep -qx "  \"file_bytes\": $size," "$j" || fail "json: file_bytes"
 grep -qx '  "lost_events": 0,' "$j" || fail "json: lost_events"
