@@ -85,8 +85,8 @@ static inline unsigned blen(uint64_t u)
 #define R65(F) R8(F, 0), R8(F, 8), R8(F, 16), R8(F, 24), R8(F, 32), R8(F, 40), \
 	R8(F, 48), R8(F, 56), F(64)
 #define XW(e) ((e) ? (e) - 1 : 0)
-#define XMASK(e) ((e) > 1 ? (1ull << ((e) - 1)) - 1 : 0)
-#define XLEAD(e) ((e) ? 1ull << ((e) - 1) : 0)
+#define XMASK(e) ((e) > 1 ? (1ull << (((e) - 1) & 63)) - 1 : 0)
+#define XLEAD(e) ((e) ? 1ull << (((e) - 1) & 63) : 0)
 #define XML(e) { XMASK(e), XLEAD(e) }
 static const uint8_t xw[65] = { R65(XW) };
 static const struct { uint64_t mask, lead; } xml[65] = { R65(XML) };

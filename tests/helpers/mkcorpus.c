@@ -136,7 +136,7 @@ int main(int argc, char **argv)
 		free(o.p);
 	}
 	/* every integer encoding (and automatic), syscall + process */
-	for (int e = 0; e <= ENC_DICT; e++) {
+	for (int e = 0; e <= ENC_DEXP; e++) {
 		tape__force_encoding = e;
 		w = start(4, &fd);
 		fill(w, 1u << TAPE_TABLE_SYSCALL | 1u << TAPE_TABLE_PROCESS, 6, 100 + (uint64_t)e, 1);
