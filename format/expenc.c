@@ -172,7 +172,7 @@ int tape__exp_put(struct buf *out, const uint64_t *u, size_t m)
 	buf_put_varint(&h, xlen);
 	if (hdr[0] == 1)
 		memmove(hdr + h.len, hdr + 11, xlen);
-	else
+	else if (m)
 		memcpy(hdr + h.len, t->x, m);
 	out->len += h.len + xlen;
 
