@@ -271,7 +271,7 @@ typedef struct tape_writer tape_writer;
 
 struct tape_writer_opts {
 	unsigned flags;		/* TAPE_WRITE_* */
-	unsigned block_rows;	/* rows per block, 0 = default (8192) */
+	unsigned block_rows;	/* rows per block, 0 = default (32768) */
 	int zstd_level;		/* 0 = default (1) */
 };
 

@@ -94,7 +94,7 @@ enum {
 #define TAPE_MAX_RAW (256u << 20)	/* raw payload bytes per chunk */
 #define TAPE_MAX_COLS 1024
 #define TAPE_MAX_DICT 256		/* integer dictionary entries */
-#define TAPE_DEFAULT_ROWS 8192
+#define TAPE_DEFAULT_ROWS 32768
 
 struct tape_table_def {
 	int id;
