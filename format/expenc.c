@@ -210,11 +210,12 @@ static int bad(const char *what)
  * non-zero when some e > 64.  Eight bytes at a time: byte sums in 16-bit
  * lanes (folded before they can overflow), the non-zero bytes and those
  * above 64 as high bits. */
-static void exp_sum(const uint8_t *x, size_t m, uint64_t *bits, uint64_t *over)
+static void exp_sum(const uint8_t *x, size_t m, uint64_t *bits, uint64_t *over,
+		    uint64_t *wide)
 {
 	const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full, hi = 0x8080808080808080ull;
 	const uint64_t b16 = 0x00ff00ff00ff00ffull;
-	uint64_t sum = 0, nz = 0, ov = 0;
+	uint64_t sum = 0, nz = 0, ov = 0, wd = 0;
 	size_t i = 0;
 	while (m - i >= 8) {
 		uint64_t lanes = 0;
@@ -224,6 +225,7 @@ static void exp_sum(const uint8_t *x, size_t m, uint64_t *bits, uint64_t *over)
 			lanes += (w & b16) + ((w >> 8) & b16);
 			nz += (uint64_t)__builtin_popcountll((((w & lo7) + lo7) | w) & hi);
 			ov |= (((w & lo7) + 0x3f3f3f3f3f3f3f3full) | w) & hi;
+			wd |= (((w & lo7) + 0x4646464646464646ull) | w) & hi; /* >= 58 */
 		}
 		lanes = (lanes & 0x0000ffff0000ffffull) + ((lanes >> 16) & 0x0000ffff0000ffffull);
 		sum += (lanes & 0xffffffffull) + (lanes >> 32);
@@ -232,9 +234,11 @@ static void exp_sum(const uint8_t *x, size_t m, uint64_t *bits, uint64_t *over)
 		sum += x[i];
 		nz += x[i] != 0;
 		ov |= x[i] > 64;
+		wd |= x[i] >= 58;
 	}
 	*bits = sum - nz;
 	*over = ov;
+	*wide = wd;
 }
 
 int tape__exp_init(struct coldec *d, const uint8_t *p, size_t len, size_t n)
@@ -284,28 +288,50 @@ int tape__exp_init(struct coldec *d, const uint8_t *p, size_t len, size_t n)
 	r.p += xlen;
 	/* every exponent at most 64, and the mantissas fill the rest exactly:
 	 * sum(e) - #(e > 0) bits (32-bit sums in chunks, which vectorize) */
-	uint64_t bits, over;
-	exp_sum(d->xp, m, &bits, &over);
+	uint64_t bits, over, wide;
+	exp_sum(d->xp, m, &bits, &over, &wide);
 	if (over)
 		return bad("EXP exponent above 64");
 	if ((uint64_t)(r.end - r.p) != (bits + 7) / 8)
 		return bad("EXP mantissas have the wrong size");
 	d->p = r.p;
 	d->bitpos = 0;
+	d->width = wide != 0;	/* some exponent >= 58 (see mant) */
 	return 0;
 }
 
-/* k values from bit position *bitpos on: u[i] (mantissa | leading one). */
+/* The value of exponent e whose mantissa starts at bit bitpos: mantissa
+ * | leading one.  An 8-byte load holds it unless sh + w > 64, which needs
+ * e >= 58: wide is 0 in blocks without such exponents (exp_sum). */
 static inline __attribute__((always_inline)) uint64_t
-mant(const uint8_t *p, uint64_t bitpos, unsigned e)
+mant(const uint8_t *p, uint64_t bitpos, unsigned e, const int wide)
 {
-	unsigned sh = bitpos & 7, w = e - (e != 0);
+	unsigned sh = bitpos & 7;
 	uint64_t v;
 	memcpy(&v, p + (bitpos >> 3), 8);
 	v = le64toh(v) >> sh;
-	if (__builtin_expect(sh + w > 64, 0))
+	if (wide && sh + e - (e != 0) > 64)
 		v |= (uint64_t)p[(bitpos >> 3) + 8] << (64 - sh);
 	return (v & xml[e].mask) | xml[e].lead;
+}
+
+/* The values [i, k) of tape__exp_next, for constant delta and wide. */
+static inline __attribute__((always_inline)) void
+exp_run(const uint8_t *p, const uint8_t *xp, uint64_t *out, size_t i, size_t k,
+	uint64_t *bitpos_io, uint64_t *prev_io, uint64_t base, const int delta, const int wide)
+{
+	uint64_t bitpos = *bitpos_io, prev = *prev_io;
+	for (; i < k; i++) {
+		unsigned e = xp[i];
+		uint64_t u = mant(p, bitpos, e, wide) + base;
+		if (delta)
+			out[i] = prev += u;
+		else
+			out[i] = u;
+		bitpos += e - (e != 0);
+	}
+	*bitpos_io = bitpos;
+	*prev_io = prev;
 }
 
 void tape__exp_next(struct coldec *d, size_t k, uint64_t *out)
@@ -327,20 +353,14 @@ void tape__exp_next(struct coldec *d, size_t k, uint64_t *out)
 		}
 	}
 	const uint8_t *xp = d->xp + x - i;
-	if (delta) {
-		for (; i < k; i++) {
-			unsigned e = xp[i];
-			prev += mant(p, bitpos, e) + base;
-			out[i] = prev;
-			bitpos += e - (e != 0);
-		}
-	} else {
-		for (; i < k; i++) {
-			unsigned e = xp[i];
-			out[i] = mant(p, bitpos, e) + base;
-			bitpos += e - (e != 0);
-		}
-	}
+	if (delta && d->width)
+		exp_run(p, xp, out, i, k, &bitpos, &prev, base, 1, 1);
+	else if (delta)
+		exp_run(p, xp, out, i, k, &bitpos, &prev, base, 1, 0);
+	else if (d->width)
+		exp_run(p, xp, out, i, k, &bitpos, &prev, base, 0, 1);
+	else
+		exp_run(p, xp, out, i, k, &bitpos, &prev, base, 0, 0);
 	d->bitpos = bitpos;
 	d->prev = prev;
 }
