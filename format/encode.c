@@ -847,13 +847,58 @@ static void unpack_groups(const uint8_t *p, size_t groups, uint64_t *out, uint64
 	}
 }
 
-/* Values [idx, idx+m) of a stream of width w (<= 64), plus base, into out. */
+#if defined(__x86_64__) && defined(__GNUC__)
+/*
+ * The same with AVX2, for w <= 56: a 128-bit lane holds values 2i and
+ * 2i+1, loaded as the 16 bytes from the byte of value 2i; a byte shuffle
+ * puts each value's 8 bytes in its 64-bit element and a variable shift
+ * drops its first (j*w) & 7 bits.  Value 2i+1 starts at most 8 bytes after
+ * value 2i and needs at most 8 bytes (w + 7 <= 63 bits), so the 16 bytes
+ * hold both.  The loads reach (6w >> 3) + 16 bytes past a group's start:
+ * the caller leaves the groups that would read too far to the scalar code.
+ */
+__attribute__((target("avx2"))) static void
+unpack_groups_avx2(const uint8_t *p, size_t groups, uint64_t *out, uint64_t base,
+		   unsigned w)
+{
+	const uint64_t ones = 0x0101010101010101ull;
+	const unsigned b2 = 2 * w >> 3, b4 = 4 * w >> 3, b6 = 6 * w >> 3;
+	const __m256i ident = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7,
+					       0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7);
+	const __m256i shuf0 = _mm256_add_epi8(ident, _mm256_setr_epi64x(
+		0, (long long)((w >> 3) * ones), 0, (long long)(((3 * w >> 3) - b2) * ones)));
+	const __m256i shuf1 = _mm256_add_epi8(ident, _mm256_setr_epi64x(
+		0, (long long)(((5 * w >> 3) - b4) * ones), 0, (long long)(((7 * w >> 3) - b6) * ones)));
+	const __m256i sh0 = _mm256_setr_epi64x(0, w & 7, 2 * w & 7, 3 * w & 7);
+	const __m256i sh1 = _mm256_setr_epi64x(4 * w & 7, 5 * w & 7, 6 * w & 7, 7 * w & 7);
+	const __m256i mask = _mm256_set1_epi64x((long long)((1ull << w) - 1));
+	const __m256i vb = _mm256_set1_epi64x((long long)base);
+
+	for (size_t g = 0; g < groups; g++, p += w, out += 8) {
+		__m256i a = _mm256_inserti128_si256(
+			_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)p)),
+			_mm_loadu_si128((const __m128i *)(p + b2)), 1);
+		__m256i b = _mm256_inserti128_si256(
+			_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(p + b4))),
+			_mm_loadu_si128((const __m128i *)(p + b6)), 1);
+		a = _mm256_srlv_epi64(_mm256_shuffle_epi8(a, shuf0), sh0);
+		b = _mm256_srlv_epi64(_mm256_shuffle_epi8(b, shuf1), sh1);
+		_mm256_storeu_si256((__m256i *)out, _mm256_add_epi64(_mm256_and_si256(a, mask), vb));
+		_mm256_storeu_si256((__m256i *)(out + 4),
+				    _mm256_add_epi64(_mm256_and_si256(b, mask), vb));
+	}
+}
+#endif
+
+/* Values [idx, idx+m) of a stream of width w (<= 64), plus base, into out;
+ * the stream is readable up to 8 bytes past end. */
 static void unpack(const uint8_t *p, unsigned w, size_t idx, size_t m, uint64_t *out,
-		   uint64_t base)
+		   uint64_t base, const uint8_t *end)
 {
 	const uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
 	size_t i = 0, bit = idx * w;
 
+	(void)end;
 	if (w == 0) {
 		if (!base) {
 			memset(out, 0, m * sizeof(*out));
@@ -871,6 +916,19 @@ static void unpack(const uint8_t *p, unsigned w, size_t idx, size_t m, uint64_t 
 			out[i] = ((le64toh(u) >> (bit & 7)) & mask) + base;
 		}
 		size_t groups = (m - i) / 8;
+#if defined(__x86_64__) && defined(__GNUC__)
+		const uint8_t *g = p + (bit >> 3);
+		size_t reach = (6 * w >> 3) + 16;
+		if (groups && end > g && (size_t)(end - g) + 8 >= reach &&
+		    __builtin_cpu_supports("avx2")) {
+			size_t ng = ((size_t)(end - g) + 8 - reach) / w + 1;
+			ng = ng < groups ? ng : groups;
+			unpack_groups_avx2(g, ng, out + i, base, w);
+			i += 8 * ng;
+			bit += 8 * ng * w;
+			groups -= ng;
+		}
+#endif
 		unpack_groups(p + (bit >> 3), groups, out + i, base, w);
 		i += 8 * groups;
 		bit += 8 * groups * w;
@@ -934,7 +992,7 @@ int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 		}
 		/* the base goes in while unpacking, except under the deltas */
 		const uint64_t ubase = d->enc == ENC_DICT ? 0 : base;
-		unpack(d->p, d->width, pidx, k - i0, out + i0, ubase);
+		unpack(d->p, d->width, pidx, k - i0, out + i0, ubase, d->end);
 		if (patched) {
 			size_t pend = pidx + (k - i0);
 			while (d->excidx < pend) {
