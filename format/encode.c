@@ -993,15 +993,43 @@ int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 		/* the base goes in while unpacking, except under the deltas */
 		const uint64_t ubase = d->enc == ENC_DICT ? 0 : base;
 		unpack(d->p, d->width, pidx, k - i0, out + i0, ubase, d->end);
-		if (patched) {
-			size_t pend = pidx + (k - i0);
-			while (d->excidx < pend) {
+		if (patched && d->excidx < pidx + (k - i0)) {
+			/* next_exception() with the state in registers, and the
+			 * usual one-byte gap and high bits without a call */
+			size_t pend = pidx + (k - i0), idx = d->excidx, nexc = d->nexc;
+			size_t m = d->enc == ENC_DPBITPACK && d->n ? d->n - 1 : d->n;
+			const uint8_t *q = d->exc, *end = d->end;
+			uint64_t hi = d->exchi, gap;
+			const unsigned w = d->width;
+			do {
 				/* low bits + base + the high bits (low < 2^width) */
-				out[i0 + d->excidx - pidx] += d->exchi << d->width;
-				int err = next_exception(d, 0);
-				if (err)
-					return err;
-			}
+				out[i0 + idx - pidx] += hi << w;
+				if (!nexc) {
+					if (q != end)
+						return bad("patched column has trailing bytes");
+					idx = SIZE_MAX;
+					break;
+				}
+				if (end - q >= 2 && (q[0] | q[1]) < 0x80) {
+					gap = q[0];
+					hi = q[1];
+					q += 2;
+				} else {
+					struct rd r = { q, end };
+					if (rd_varint(&r, &gap) || rd_varint(&r, &hi))
+						return bad("patched column exception ends early");
+					q = r.p;
+				}
+				/* idx < m, so this is gap >= m || idx + gap >= m */
+				if (gap == 0 || gap >= m - idx)
+					return bad("patched column exception out of order");
+				idx += gap;
+				nexc--;
+			} while (idx < pend);
+			d->excidx = idx;
+			d->nexc = nexc;
+			d->exc = q;
+			d->exchi = hi;
 		}
 		if (d->enc == ENC_DICT) {
 			uint64_t bad_idx = 0;
