@@ -708,6 +708,50 @@ void tape_unzigzag_n(uint64_t *x, size_t k)
 	unzigzag_scalar(x, 0, k);
 }
 
+/* x[i] = prev += unzigzag(x[i]) for i < k; returns the last prev. */
+static inline uint64_t undelta_scalar(uint64_t *x, size_t i, size_t k, uint64_t prev)
+{
+	for (; i < k; i++)
+		x[i] = prev += unzigzag(x[i]);
+	return prev;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* 4 values at a time: unzigzag, then the prefix sum in two shift-and-add
+ * steps across the elements, plus the running sum broadcast. */
+__attribute__((target("avx2"))) static uint64_t undelta_avx2(uint64_t *x, size_t k, uint64_t prev)
+{
+	const __m256i one = _mm256_set1_epi64x(1), zero = _mm256_setzero_si256();
+	__m256i run = _mm256_set1_epi64x((long long)prev);
+	size_t i = 0;
+	for (; i + 4 <= k; i += 4) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(x + i));
+		v = _mm256_xor_si256(_mm256_srli_epi64(v, 1),
+				     _mm256_sub_epi64(zero, _mm256_and_si256(v, one)));
+		/* [0, v0, v1, v2], then [0, 0, s0, s1] */
+		v = _mm256_add_epi64(v, _mm256_blend_epi32(
+			_mm256_permute4x64_epi64(v, _MM_SHUFFLE(2, 1, 0, 0)), zero, 0x03));
+		v = _mm256_add_epi64(v, _mm256_blend_epi32(
+			_mm256_permute4x64_epi64(v, _MM_SHUFFLE(1, 0, 0, 0)), zero, 0x0f));
+		v = _mm256_add_epi64(v, run);
+		_mm256_storeu_si256((__m256i *)(x + i), v);
+		run = _mm256_permute4x64_epi64(v, _MM_SHUFFLE(3, 3, 3, 3));
+	}
+	if (i)
+		prev = x[i - 1];
+	return undelta_scalar(x, i, k, prev);
+}
+#endif
+
+static uint64_t undelta_n(uint64_t *x, size_t k, uint64_t prev)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("avx2"))
+		return undelta_avx2(x, k, prev);
+#endif
+	return undelta_scalar(x, 0, k, prev);
+}
+
 /* ------------------------------------------------------------ decoder */
 
 static int bad(const char *what)
@@ -1042,9 +1086,7 @@ int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 			if (bad_idx)
 				return bad("dictionary index out of range");
 		} else if (delta) {
-			tape_unzigzag_n(out + i0, k - i0);
-			for (size_t i = i0; i < k; i++)
-				out[i] = prev += out[i];
+			prev = undelta_n(out + i0, k - i0, prev);
 		}
 		break;
 	}
