@@ -19,6 +19,10 @@
 #include <xxhash.h>
 #include <zstd.h>
 #include "tape_internal.h"
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <stddef.h>
+#include <immintrin.h>
+#endif
 
 #define PAD 16	/* readable bytes past decoded data (bit unpacking) */
 #define TILE 256	/* rows decoded at a time: keeps the work in cache */
@@ -744,6 +748,79 @@ static int column_bytes(tape_cursor *c, size_t ci, const struct tape_column *col
 /* The structs of k syscall rows from the decoded tile, a row at a time
  * (every column present): the same checks as the generic loop of
  * decode_block() (string indices, 32-bit fields, the time range). */
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The struct as 12 little-endian words: pid and tid share one, op and _pad
+ * the next. */
+_Static_assert(sizeof(struct tape_syscall) == 96 && sizeof(char *) == 8 &&
+	       offsetof(struct tape_syscall, pid) == 16 &&
+	       offsetof(struct tape_syscall, tid) == 20 &&
+	       offsetof(struct tape_syscall, op) == 24 &&
+	       offsetof(struct tape_syscall, fd) == 32 &&
+	       offsetof(struct tape_syscall, ret) == 64 &&
+	       offsetof(struct tape_syscall, path) == 80 &&
+	       offsetof(struct tape_syscall, path2) == 88, "struct tape_syscall layout");
+
+/* Rows [0, k & ~3) of build_syscalls() 4 at a time: the checks as vector
+ * compares, the string pointers gathered, each group of 4 words of 4 rows
+ * transposed into place.  bad bit 0: a path index out of range, bit 1: a
+ * path2 index, bit 2: pid, tid or op above 32 bits, bit 3: a timestamp
+ * out of range.  Returns the rows done. */
+__attribute__((target("avx2"))) static size_t
+syscall_rows_avx2(const uint64_t *t, const char *const *str1, const char *const *str2,
+		  uint64_t nd1, uint64_t nd2, uint64_t tmin, uint64_t span,
+		  struct tape_syscall *out, size_t k, unsigned *bad)
+{
+	const __m256i sign = _mm256_set1_epi64x(INT64_MIN);
+	const __m256i vmin = _mm256_set1_epi64x((long long)tmin);
+	/* unsigned a > b as signed (a ^ sign) > (b ^ sign) */
+	const __m256i vspan = _mm256_xor_si256(_mm256_set1_epi64x((long long)span), sign);
+	const __m256i max1 = _mm256_xor_si256(_mm256_set1_epi64x((long long)(nd1 - 1)), sign);
+	const __m256i max2 = _mm256_xor_si256(_mm256_set1_epi64x((long long)(nd2 - 1)), sign);
+	__m256i bad1 = _mm256_setzero_si256(), bad2 = bad1, badt = bad1, wide = bad1;
+	uint64_t *o = (uint64_t *)(void *)out;
+	size_t r = 0;
+
+#define LD(col) _mm256_loadu_si256((const __m256i *)(t + (col) * TILE + r))
+#define ROWS(a, b, c_, d, w) do {					\
+		__m256i t0 = _mm256_unpacklo_epi64(a, b), t1 = _mm256_unpackhi_epi64(a, b); \
+		__m256i t2 = _mm256_unpacklo_epi64(c_, d), t3 = _mm256_unpackhi_epi64(c_, d); \
+		_mm256_storeu_si256((__m256i *)(o + (w)), _mm256_permute2x128_si256(t0, t2, 0x20)); \
+		_mm256_storeu_si256((__m256i *)(o + 12 + (w)), _mm256_permute2x128_si256(t1, t3, 0x20)); \
+		_mm256_storeu_si256((__m256i *)(o + 24 + (w)), _mm256_permute2x128_si256(t0, t2, 0x31)); \
+		_mm256_storeu_si256((__m256i *)(o + 36 + (w)), _mm256_permute2x128_si256(t1, t3, 0x31)); \
+	} while (0)
+	for (; r + 4 <= k; r += 4, o += 48) {
+		__m256i ts = LD(SC_TS), pid = LD(SC_PID), tid = LD(SC_TID), op = LD(SC_OP);
+		__m256i i1 = LD(SC_PATH), i2 = LD(SC_PATH2);
+		__m256i b1 = _mm256_cmpgt_epi64(_mm256_xor_si256(i1, sign), max1);
+		__m256i b2 = _mm256_cmpgt_epi64(_mm256_xor_si256(i2, sign), max2);
+		bad1 = _mm256_or_si256(bad1, b1);
+		bad2 = _mm256_or_si256(bad2, b2);
+		wide = _mm256_or_si256(wide, _mm256_or_si256(_mm256_or_si256(pid, tid), op));
+		badt = _mm256_or_si256(badt, _mm256_cmpgt_epi64(
+			_mm256_xor_si256(_mm256_sub_epi64(ts, vmin), sign), vspan));
+		/* an index out of range reads string 0 (the block fails) */
+		__m256i s1 = _mm256_i64gather_epi64((const long long *)(const void *)str1,
+						    _mm256_andnot_si256(b1, i1), 8);
+		__m256i s2 = _mm256_i64gather_epi64((const long long *)(const void *)str2,
+						    _mm256_andnot_si256(b2, i2), 8);
+		/* pid | tid << 32, op | 0 << 32 (wider values fail the block) */
+		__m256i pt = _mm256_or_si256(pid, _mm256_slli_epi64(tid, 32));
+		ROWS(ts, LD(SC_DUR), pt, op, 0);
+		ROWS(LD(SC_FD), LD(SC_FILE_ID), LD(SC_OFFSET), LD(SC_SIZE), 4);
+		ROWS(LD(SC_RET), LD(SC_FLAGS), s1, s2, 8);
+	}
+#undef ROWS
+#undef LD
+	const __m256i hi32 = _mm256_set1_epi64x((long long)0xffffffff00000000ull);
+	*bad = (unsigned)!_mm256_testz_si256(bad1, bad1) |
+	       (unsigned)!_mm256_testz_si256(bad2, bad2) << 1 |
+	       (unsigned)!_mm256_testz_si256(wide, hi32) << 2 |
+	       (unsigned)!_mm256_testz_si256(badt, badt) << 3;
+	return r;
+}
+#endif
+
 static int build_syscalls(tape_cursor *c, const struct entry *e, const uint64_t *nd,
 			  uint8_t *tile, size_t k)
 {
@@ -754,12 +831,22 @@ static int build_syscalls(tape_cursor *c, const struct entry *e, const uint64_t 
 	const uint64_t nd1 = nd[s1], nd2 = nd[s2], tmin = e->tmin, span = e->tmax - e->tmin;
 	struct tape_syscall *out = (struct tape_syscall *)(void *)tile;
 	uint64_t bad = 0, wide = 0, badidx = 0;
+	size_t r = 0;
 
 #define T(col) t[(col) * TILE + r]
 	if (k && (!nd1 || !nd2))	/* every index is out of range */
 		return tape__fail(-EBADMSG, "block at offset %llu: column %s: string index out of range",
 				  (unsigned long long)e->off, !nd1 ? "path" : "path2");
-	for (size_t r = 0; r < k; r++) {
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (k >= 4 && __builtin_cpu_supports("avx2")) {
+		unsigned b;
+		r = syscall_rows_avx2(t, str1, str2, nd1, nd2, tmin, span, out, k, &b);
+		badidx = b & 3;
+		wide = b & 4 ? UINT64_MAX : 0;
+		bad = b >> 3;
+	}
+#endif
+	for (; r < k; r++) {
 		uint64_t i1 = T(SC_PATH), i2 = T(SC_PATH2), ts = T(SC_TS);
 		uint64_t pid = T(SC_PID), tid = T(SC_TID), op = T(SC_OP);
 		badidx |= (uint64_t)(i1 >= nd1) | (uint64_t)(i2 >= nd2) << 1;
