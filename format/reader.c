@@ -65,6 +65,7 @@ struct tape_cursor {
 	size_t nevs, capevs, pos;
 	const char **strp;	/* per string slot, the block's dictionary */
 	size_t capstrp;
+	uint32_t *slen;		/* the lengths of one dictionary's strings */
 	struct coldec *dec;	/* per known column */
 	struct buf *colz;	/* per known column: decompressed bytes */
 	uint64_t *tile;		/* ncols x TILE decoded values */
@@ -663,6 +664,7 @@ void tape_cursor_free(tape_cursor *c)
 	buf_release(&c->raw);
 	free(c->evs);
 	free(c->strp);
+	free(c->slen);
 	free(c->dec);
 	for (size_t i = 0; c->colz && i < c->def->ncols; i++)
 		buf_release(&c->colz[i]);
@@ -677,36 +679,48 @@ static const char empty[] = "";
 
 /* Parse a string column's dictionary: str[] gets pointers to its strings,
  * left in place in the column's bytes (p, which the cursor owns) and
- * NUL-terminated there: each string's terminator overwrites the first byte
- * after it (the next length, or the index encoding byte) once that was
- * read.  The index decoder is set up in d. */
+ * NUL-terminated there over the byte after each (the next length, or the
+ * index encoding byte), once the whole dictionary was read.  Strings must
+ * not hold a NUL: one memchr() pass over them all, where a zero may only
+ * be a length byte (an empty string's).  The index decoder is set up in d. */
 static int string_dict(tape_cursor *c, const struct tape_column *col,
 		       uint8_t *p, size_t len, size_t n, uint64_t off,
 		       const char **str, uint64_t *nd, struct coldec *d)
 {
 	struct rd rd = { p, p + len };
+	uint32_t *slen = c->slen;
 	int err;
 
 	if (rd_varint(&rd, nd) || *nd > n || (n && !*nd))
 		return tape__fail(-EBADMSG, "block at offset %llu: column %s: bad dictionary size",
 				  (unsigned long long)off, col->name);
 	for (uint64_t i = 0; i < *nd; i++) {
-		uint8_t *lp = p + (rd.p - p); /* the length: ends string i-1 */
 		uint64_t sl;
-		if (rd_varint(&rd, &sl) || sl > (uint64_t)(rd.end - rd.p) || sl > TAPE_MAX_STRING ||
-		    memchr(rd.p, 0, sl))
+		if (rd_varint(&rd, &sl) || sl > (uint64_t)(rd.end - rd.p) || sl > TAPE_MAX_STRING)
 			return tape__fail(-EBADMSG, "block at offset %llu: column %s: bad string",
 					  (unsigned long long)off, col->name);
-		if (i)
-			*lp = 0;
 		str[i] = (const char *)rd.p;
+		slen[i] = (uint32_t)sl;
 		rd.p += sl;
+	}
+	if (*nd) {
+		const uint8_t *z = (const uint8_t *)str[0];
+		size_t i = 0;
+		while ((z = memchr(z, 0, (size_t)(rd.p - z)))) {
+			while (i + 1 < *nd && (const uint8_t *)str[i + 1] <= z)
+				i++;
+			if (z < (const uint8_t *)str[i] + slen[i])
+				return tape__fail(-EBADMSG, "block at offset %llu: column %s: bad string",
+						  (unsigned long long)off, col->name);
+			z++;
+		}
 	}
 	if (rd.p >= rd.end)
 		return tape__fail(-EBADMSG, "block at offset %llu: column %s: indices missing",
 				  (unsigned long long)off, col->name);
-	uint8_t enc = *rd.p;
-	p[rd.p++ - p] = 0;	/* ends the last string */
+	uint8_t enc = *rd.p++;
+	for (uint64_t i = 0; i < *nd; i++)
+		p[(const uint8_t *)str[i] + slen[i] - p] = 0;
 	c->idxpred = (enc & ENC_PRED) != 0;
 	if (enc & ENC_ZSTD)
 		return tape__fail(-EBADMSG, "block at offset %llu: column %s: bad index encoding",
@@ -914,6 +928,10 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 		if (!v)
 			return -ENOMEM;
 		c->strp = v;
+		uint32_t *l = realloc(c->slen, n * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		c->slen = l;
 		c->capstrp = need;
 	}
 
