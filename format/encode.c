@@ -1050,22 +1050,28 @@ int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 		unpack(d->p, d->width, pidx, k - i0, out + i0, ubase, d->end);
 		if (patched && d->excidx < pidx + (k - i0)) {
 			/* next_exception() with the state in registers, and the
-			 * usual one-byte gap and high bits without a call */
-			size_t pend = pidx + (k - i0), idx = d->excidx, nexc = d->nexc;
+			 * usual one- or two-byte gap and high bits without a
+			 * call; rel: the exception's index in o[], rem: the
+			 * packed values from it on (>= 1) */
 			size_t m = d->enc == ENC_DPBITPACK && d->n ? d->n - 1 : d->n;
+			size_t rel = d->excidx - pidx, kk = k - i0, rem = m - d->excidx;
+			size_t nexc = d->nexc;
+			uint64_t *o = out + i0;
 			const uint8_t *q = d->exc, *end = d->end;
 			uint64_t hi = d->exchi, gap;
 			const unsigned w = d->width;
 			do {
 				/* low bits + base + the high bits (low < 2^width) */
-				out[i0 + idx - pidx] += hi << w;
+				o[rel] += hi << w;
 				if (!nexc) {
 					if (q != end)
 						return bad("patched column has trailing bytes");
-					idx = SIZE_MAX;
+					rel = SIZE_MAX - pidx;
 					break;
 				}
-				if (end - q >= 4 && q[0] < 0x80 && q[1] < 0x80) {
+				uint16_t two;
+				memcpy(&two, q, 2);	/* within the 8 readable bytes past end */
+				if (end - q >= 4 && !(two & 0x8080)) {
 					gap = q[0];
 					hi = q[1];
 					q += 2;
@@ -1079,13 +1085,14 @@ int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 						return bad("patched column exception ends early");
 					q = r.p;
 				}
-				/* idx < m, so this is gap >= m || idx + gap >= m */
-				if (gap == 0 || gap >= m - idx)
+				/* gap == 0 || gap >= rem (i.e. idx + gap >= m) */
+				if (gap - 1 >= rem - 1)
 					return bad("patched column exception out of order");
-				idx += gap;
+				rel += gap;
+				rem -= gap;
 				nexc--;
-			} while (idx < pend);
-			d->excidx = idx;
+			} while (rel < kk);
+			d->excidx = rel + pidx;
 			d->nexc = nexc;
 			d->exc = q;
 			d->exchi = hi;
