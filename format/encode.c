@@ -912,36 +912,69 @@ static void unpack_groups(const uint8_t *p, size_t groups, uint64_t *out, uint64
  * hold both.  The loads reach (6w >> 3) + 16 bytes past a group's start:
  * the caller leaves the groups that would read too far to the scalar code.
  */
+/* Per width: the byte shuffles and bit shifts of values 0-3 and 4-7, and
+ * the bytes where values 2, 4 and 6 start. */
+struct unpack_k {
+	uint8_t shuf[2][32];
+	uint64_t sh[2][4];
+	uint32_t b2, b4, b6, pad[5];
+};
+_Static_assert(sizeof(struct unpack_k) % 32 == 0, "aligned loads from every entry");
+#define UK_SH(d) (d), (d) + 1, (d) + 2, (d) + 3, (d) + 4, (d) + 5, (d) + 6, (d) + 7
+#define UK_B(j, w) (((j) * (w)) >> 3)
+#define UK(w) {								\
+	{ { UK_SH(0), UK_SH(UK_B(1, w)), UK_SH(0), UK_SH(UK_B(3, w) - UK_B(2, w)) },	\
+	  { UK_SH(0), UK_SH(UK_B(5, w) - UK_B(4, w)), UK_SH(0), UK_SH(UK_B(7, w) - UK_B(6, w)) } }, \
+	{ { 0, (w) & 7, (2 * (w)) & 7, (3 * (w)) & 7 },			\
+	  { (4 * (w)) & 7, (5 * (w)) & 7, (6 * (w)) & 7, (7 * (w)) & 7 } },	\
+	UK_B(2, w), UK_B(4, w), UK_B(6, w), { 0 } }
+static const struct unpack_k unpack_k[57] __attribute__((aligned(32))) = {
+	UK(0), UK(1), UK(2), UK(3), UK(4), UK(5), UK(6), UK(7), UK(8), UK(9),
+	UK(10), UK(11), UK(12), UK(13), UK(14), UK(15), UK(16), UK(17), UK(18),
+	UK(19), UK(20), UK(21), UK(22), UK(23), UK(24), UK(25), UK(26), UK(27),
+	UK(28), UK(29), UK(30), UK(31), UK(32), UK(33), UK(34), UK(35), UK(36),
+	UK(37), UK(38), UK(39), UK(40), UK(41), UK(42), UK(43), UK(44), UK(45),
+	UK(46), UK(47), UK(48), UK(49), UK(50), UK(51), UK(52), UK(53), UK(54),
+	UK(55), UK(56),
+};
+#undef UK
+#undef UK_B
+#undef UK_SH
+
 __attribute__((target("avx2"))) static void
 unpack_groups_avx2(const uint8_t *p, size_t groups, uint64_t *out, uint64_t base,
 		   unsigned w)
 {
-	const uint64_t ones = 0x0101010101010101ull;
-	const unsigned b2 = 2 * w >> 3, b4 = 4 * w >> 3, b6 = 6 * w >> 3;
-	const __m256i ident = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7,
-					       0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7);
-	const __m256i shuf0 = _mm256_add_epi8(ident, _mm256_setr_epi64x(
-		0, (long long)((w >> 3) * ones), 0, (long long)(((3 * w >> 3) - b2) * ones)));
-	const __m256i shuf1 = _mm256_add_epi8(ident, _mm256_setr_epi64x(
-		0, (long long)(((5 * w >> 3) - b4) * ones), 0, (long long)(((7 * w >> 3) - b6) * ones)));
-	const __m256i sh0 = _mm256_setr_epi64x(0, w & 7, 2 * w & 7, 3 * w & 7);
-	const __m256i sh1 = _mm256_setr_epi64x(4 * w & 7, 5 * w & 7, 6 * w & 7, 7 * w & 7);
+	const struct unpack_k *kw = &unpack_k[w];
+	const size_t b2 = kw->b2, b4 = kw->b4, b6 = kw->b6;
+	const __m256i shuf0 = _mm256_load_si256((const __m256i *)kw->shuf[0]);
+	const __m256i shuf1 = _mm256_load_si256((const __m256i *)kw->shuf[1]);
+	const __m256i sh0 = _mm256_load_si256((const __m256i *)kw->sh[0]);
+	const __m256i sh1 = _mm256_load_si256((const __m256i *)kw->sh[1]);
 	const __m256i mask = _mm256_set1_epi64x((long long)((1ull << w) - 1));
 	const __m256i vb = _mm256_set1_epi64x((long long)base);
 
-	for (size_t g = 0; g < groups; g++, p += w, out += 8) {
-		__m256i a = _mm256_inserti128_si256(
-			_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)p)),
-			_mm_loadu_si128((const __m128i *)(p + b2)), 1);
-		__m256i b = _mm256_inserti128_si256(
-			_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(p + b4))),
-			_mm_loadu_si128((const __m128i *)(p + b6)), 1);
-		a = _mm256_srlv_epi64(_mm256_shuffle_epi8(a, shuf0), sh0);
-		b = _mm256_srlv_epi64(_mm256_shuffle_epi8(b, shuf1), sh1);
-		_mm256_storeu_si256((__m256i *)out, _mm256_add_epi64(_mm256_and_si256(a, mask), vb));
-		_mm256_storeu_si256((__m256i *)(out + 4),
-				    _mm256_add_epi64(_mm256_and_si256(b, mask), vb));
+#define GROUP(q, o) do {							\
+		__m256i a = _mm256_inserti128_si256(				\
+			_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(q))), \
+			_mm_loadu_si128((const __m128i *)((q) + b2)), 1);	\
+		__m256i b = _mm256_inserti128_si256(				\
+			_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)((q) + b4))), \
+			_mm_loadu_si128((const __m128i *)((q) + b6)), 1);	\
+		a = _mm256_srlv_epi64(_mm256_shuffle_epi8(a, shuf0), sh0);	\
+		b = _mm256_srlv_epi64(_mm256_shuffle_epi8(b, shuf1), sh1);	\
+		_mm256_storeu_si256((__m256i *)(o), _mm256_add_epi64(_mm256_and_si256(a, mask), vb)); \
+		_mm256_storeu_si256((__m256i *)((o) + 4),			\
+				    _mm256_add_epi64(_mm256_and_si256(b, mask), vb)); \
+	} while (0)
+	size_t g = 0;
+	for (; g + 2 <= groups; g += 2, p += 2 * w, out += 16) {
+		GROUP(p, out);
+		GROUP(p + w, out + 8);
 	}
+	if (g < groups)
+		GROUP(p, out);
+#undef GROUP
 }
 #endif
 
