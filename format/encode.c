@@ -799,7 +799,8 @@ int tape_coldec_init(struct coldec *d, uint8_t enc, const uint8_t *p,
 {
 	struct rd r = { p, p + len };
 
-	memset(d, 0, sizeof(*d));
+	/* dict[] is only read below nd, and filled up to it here */
+	memset(d, 0, offsetof(struct coldec, dict));
 	d->enc = enc;
 	d->n = n;
 	d->end = p + len;
