@@ -1114,9 +1114,13 @@ int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 					hi = (q[1] & 0x7f) | (uint64_t)q[2] << 7;
 					q += 3;
 				} else {
+					/* gap and hi stay in registers: not their addresses */
 					struct rd r = { q, end };
-					if (rd_varint(&r, &gap) || rd_varint(&r, &hi))
+					uint64_t g, h;
+					if (rd_varint(&r, &g) || rd_varint(&r, &h))
 						return bad("patched column exception ends early");
+					gap = g;
+					hi = h;
 					q = r.p;
 				}
 				/* gap == 0 || gap >= rem (i.e. idx + gap >= m) */
