@@ -1033,6 +1033,18 @@ static void unpack(const uint8_t *p, unsigned w, size_t idx, size_t m, uint64_t 
 	}
 }
 
+/* An exception's gap and high bits into gh[]; the byte after them, or NULL
+ * when they end early.  Out of line: the loop in tape_coldec_next() keeps
+ * its state in registers. */
+static __attribute__((noinline)) const uint8_t *
+exception_slow(const uint8_t *q, const uint8_t *end, uint64_t gh[2])
+{
+	struct rd r = { q, end };
+	if (rd_varint(&r, &gh[0]) || rd_varint(&r, &gh[1]))
+		return NULL;
+	return r.p;
+}
+
 int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 {
 	uint64_t x, prev = d->prev;
@@ -1115,13 +1127,11 @@ int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 					q += 3;
 				} else {
 					/* gap and hi stay in registers: not their addresses */
-					struct rd r = { q, end };
-					uint64_t g, h;
-					if (rd_varint(&r, &g) || rd_varint(&r, &h))
+					uint64_t gh[2];
+					if (!(q = exception_slow(q, end, gh)))
 						return bad("patched column exception ends early");
-					gap = g;
-					hi = h;
-					q = r.p;
+					gap = gh[0];
+					hi = gh[1];
 				}
 				/* gap == 0 || gap >= rem (i.e. idx + gap >= m) */
 				if (gap - 1 >= rem - 1)
