@@ -754,12 +754,23 @@ __attribute__((target("avx2"))) static void unzigzag_avx2(uint64_t *x, size_t k)
 {
 	const __m256i one = _mm256_set1_epi64x(1), zero = _mm256_setzero_si256();
 	size_t i = 0;
-	for (; i + 4 <= k; i += 4) {
-		__m256i v = _mm256_loadu_si256((const __m256i *)(x + i));
-		__m256i s = _mm256_sub_epi64(zero, _mm256_and_si256(v, one));
-		_mm256_storeu_si256((__m256i *)(x + i),
-				    _mm256_xor_si256(_mm256_srli_epi64(v, 1), s));
+#define UNZZ(j) do {								\
+		__m256i v = _mm256_loadu_si256((const __m256i *)(x + i + (j)));	\
+		__m256i s = _mm256_sub_epi64(zero, _mm256_and_si256(v, one));	\
+		_mm256_storeu_si256((__m256i *)(x + i + (j)),			\
+				    _mm256_xor_si256(_mm256_srli_epi64(v, 1), s)); \
+	} while (0)
+	/* 16 values a turn: the loop's own instructions are a third of the
+	 * work at 4 */
+	for (; i + 16 <= k; i += 16) {
+		UNZZ(0);
+		UNZZ(4);
+		UNZZ(8);
+		UNZZ(12);
 	}
+	for (; i + 4 <= k; i += 4)
+		UNZZ(0);
+#undef UNZZ
 	unzigzag_scalar(x, i, k);
 }
 #endif
@@ -774,6 +785,50 @@ void tape_unzigzag_n(uint64_t *x, size_t k)
 	}
 #endif
 	unzigzag_scalar(x, 0, k);
+}
+
+/* x[i] = prev += unzigzag(x[i]) for i < k; returns the last prev. */
+static inline uint64_t undelta_scalar(uint64_t *x, size_t i, size_t k, uint64_t prev)
+{
+	for (; i < k; i++)
+		x[i] = prev += unzigzag(x[i]);
+	return prev;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* 4 values at a time: unzigzag, then the prefix sum in two shift-and-add
+ * steps across the elements, plus the running sum broadcast. */
+__attribute__((target("avx2"))) static uint64_t undelta_avx2(uint64_t *x, size_t k, uint64_t prev)
+{
+	const __m256i one = _mm256_set1_epi64x(1), zero = _mm256_setzero_si256();
+	__m256i run = _mm256_set1_epi64x((long long)prev);
+	size_t i = 0;
+	for (; i + 4 <= k; i += 4) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(x + i));
+		v = _mm256_xor_si256(_mm256_srli_epi64(v, 1),
+				     _mm256_sub_epi64(zero, _mm256_and_si256(v, one)));
+		/* [0, v0, v1, v2], then [0, 0, s0, s1] */
+		v = _mm256_add_epi64(v, _mm256_blend_epi32(
+			_mm256_permute4x64_epi64(v, _MM_SHUFFLE(2, 1, 0, 0)), zero, 0x03));
+		v = _mm256_add_epi64(v, _mm256_blend_epi32(
+			_mm256_permute4x64_epi64(v, _MM_SHUFFLE(1, 0, 0, 0)), zero, 0x0f));
+		v = _mm256_add_epi64(v, run);
+		_mm256_storeu_si256((__m256i *)(x + i), v);
+		run = _mm256_permute4x64_epi64(v, _MM_SHUFFLE(3, 3, 3, 3));
+	}
+	if (i)
+		prev = x[i - 1];
+	return undelta_scalar(x, i, k, prev);
+}
+#endif
+
+static uint64_t undelta_n(uint64_t *x, size_t k, uint64_t prev)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("avx2"))
+		return undelta_avx2(x, k, prev);
+#endif
+	return undelta_scalar(x, 0, k, prev);
 }
 
 /* ------------------------------------------------------------ decoder */
@@ -814,6 +869,8 @@ int tape_coldec_init(struct coldec *d, uint8_t enc, const uint8_t *p,
 	uint8_t *xbuf = d->xbuf;
 	size_t xcap = d->xcap;
 
+	/* dict[] is only read below nd, and filled up to it here; the
+	 * EXP exponent buffer is kept from block to block */
 	memset(d, 0, offsetof(struct coldec, dict));
 	d->xbuf = xbuf;
 	d->xcap = xcap;
@@ -929,13 +986,91 @@ static void unpack_groups(const uint8_t *p, size_t groups, uint64_t *out, uint64
 	}
 }
 
-/* Values [idx, idx+m) of a stream of width w (<= 64), plus base, into out. */
+#if defined(__x86_64__) && defined(__GNUC__)
+/*
+ * The same with AVX2, for w <= 56: a 128-bit lane holds values 2i and
+ * 2i+1, loaded as the 16 bytes from the byte of value 2i; a byte shuffle
+ * puts each value's 8 bytes in its 64-bit element and a variable shift
+ * drops its first (j*w) & 7 bits.  Value 2i+1 starts at most 8 bytes after
+ * value 2i and needs at most 8 bytes (w + 7 <= 63 bits), so the 16 bytes
+ * hold both.  The loads reach (6w >> 3) + 16 bytes past a group's start:
+ * the caller leaves the groups that would read too far to the scalar code.
+ */
+/* Per width: the byte shuffles and bit shifts of values 0-3 and 4-7, and
+ * the bytes where values 2, 4 and 6 start. */
+struct unpack_k {
+	uint8_t shuf[2][32];
+	uint64_t sh[2][4];
+	uint32_t b2, b4, b6, pad[5];
+};
+_Static_assert(sizeof(struct unpack_k) % 32 == 0, "aligned loads from every entry");
+#define UK_SH(d) (d), (d) + 1, (d) + 2, (d) + 3, (d) + 4, (d) + 5, (d) + 6, (d) + 7
+#define UK_B(j, w) (((j) * (w)) >> 3)
+#define UK(w) {								\
+	{ { UK_SH(0), UK_SH(UK_B(1, w)), UK_SH(0), UK_SH(UK_B(3, w) - UK_B(2, w)) },	\
+	  { UK_SH(0), UK_SH(UK_B(5, w) - UK_B(4, w)), UK_SH(0), UK_SH(UK_B(7, w) - UK_B(6, w)) } }, \
+	{ { 0, (w) & 7, (2 * (w)) & 7, (3 * (w)) & 7 },			\
+	  { (4 * (w)) & 7, (5 * (w)) & 7, (6 * (w)) & 7, (7 * (w)) & 7 } },	\
+	UK_B(2, w), UK_B(4, w), UK_B(6, w), { 0 } }
+static const struct unpack_k unpack_k[57] __attribute__((aligned(32))) = {
+	UK(0), UK(1), UK(2), UK(3), UK(4), UK(5), UK(6), UK(7), UK(8), UK(9),
+	UK(10), UK(11), UK(12), UK(13), UK(14), UK(15), UK(16), UK(17), UK(18),
+	UK(19), UK(20), UK(21), UK(22), UK(23), UK(24), UK(25), UK(26), UK(27),
+	UK(28), UK(29), UK(30), UK(31), UK(32), UK(33), UK(34), UK(35), UK(36),
+	UK(37), UK(38), UK(39), UK(40), UK(41), UK(42), UK(43), UK(44), UK(45),
+	UK(46), UK(47), UK(48), UK(49), UK(50), UK(51), UK(52), UK(53), UK(54),
+	UK(55), UK(56),
+};
+#undef UK
+#undef UK_B
+#undef UK_SH
+
+__attribute__((target("avx2"))) static void
+unpack_groups_avx2(const uint8_t *p, size_t groups, uint64_t *out, uint64_t base,
+		   unsigned w)
+{
+	const struct unpack_k *kw = &unpack_k[w];
+	const size_t b2 = kw->b2, b4 = kw->b4, b6 = kw->b6;
+	const __m256i shuf0 = _mm256_load_si256((const __m256i *)kw->shuf[0]);
+	const __m256i shuf1 = _mm256_load_si256((const __m256i *)kw->shuf[1]);
+	const __m256i sh0 = _mm256_load_si256((const __m256i *)kw->sh[0]);
+	const __m256i sh1 = _mm256_load_si256((const __m256i *)kw->sh[1]);
+	const __m256i mask = _mm256_set1_epi64x((long long)((1ull << w) - 1));
+	const __m256i vb = _mm256_set1_epi64x((long long)base);
+
+#define GROUP(q, o) do {							\
+		__m256i a = _mm256_inserti128_si256(				\
+			_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(q))), \
+			_mm_loadu_si128((const __m128i *)((q) + b2)), 1);	\
+		__m256i b = _mm256_inserti128_si256(				\
+			_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)((q) + b4))), \
+			_mm_loadu_si128((const __m128i *)((q) + b6)), 1);	\
+		a = _mm256_srlv_epi64(_mm256_shuffle_epi8(a, shuf0), sh0);	\
+		b = _mm256_srlv_epi64(_mm256_shuffle_epi8(b, shuf1), sh1);	\
+		_mm256_storeu_si256((__m256i *)(o), _mm256_add_epi64(_mm256_and_si256(a, mask), vb)); \
+		_mm256_storeu_si256((__m256i *)((o) + 4),			\
+				    _mm256_add_epi64(_mm256_and_si256(b, mask), vb)); \
+	} while (0)
+	size_t g = 0;
+	for (; g + 2 <= groups; g += 2, p += 2 * w, out += 16) {
+		GROUP(p, out);
+		GROUP(p + w, out + 8);
+	}
+	if (g < groups)
+		GROUP(p, out);
+#undef GROUP
+}
+#endif
+
+/* Values [idx, idx+m) of a stream of width w (<= 64), plus base, into out;
+ * the stream is readable up to 8 bytes past end. */
 static void unpack(const uint8_t *p, unsigned w, size_t idx, size_t m, uint64_t *out,
-		   uint64_t base)
+		   uint64_t base, const uint8_t *end)
 {
 	const uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
 	size_t i = 0, bit = idx * w;
 
+	(void)end;
 	if (w == 0) {
 		if (!base) {
 			memset(out, 0, m * sizeof(*out));
@@ -953,6 +1088,19 @@ static void unpack(const uint8_t *p, unsigned w, size_t idx, size_t m, uint64_t 
 			out[i] = ((le64toh(u) >> (bit & 7)) & mask) + base;
 		}
 		size_t groups = (m - i) / 8;
+#if defined(__x86_64__) && defined(__GNUC__)
+		const uint8_t *g = p + (bit >> 3);
+		size_t reach = (6 * w >> 3) + 16;
+		if (groups && end > g && (size_t)(end - g) + 8 >= reach &&
+		    __builtin_cpu_supports("avx2")) {
+			size_t ng = ((size_t)(end - g) + 8 - reach) / w + 1;
+			ng = ng < groups ? ng : groups;
+			unpack_groups_avx2(g, ng, out + i, base, w);
+			i += 8 * ng;
+			bit += 8 * ng * w;
+			groups -= ng;
+		}
+#endif
 		unpack_groups(p + (bit >> 3), groups, out + i, base, w);
 		i += 8 * groups;
 		bit += 8 * groups * w;
@@ -966,6 +1114,18 @@ static void unpack(const uint8_t *p, unsigned w, size_t idx, size_t m, uint64_t 
 			u |= (uint64_t)p[(bit >> 3) + 8] << (64 - sh);
 		out[i] = (u & mask) + base;
 	}
+}
+
+/* An exception's gap and high bits into gh[]; the byte after them, or NULL
+ * when they end early.  Out of line: the loop in tape_coldec_next() keeps
+ * its state in registers. */
+static __attribute__((noinline)) const uint8_t *
+exception_slow(const uint8_t *q, const uint8_t *end, uint64_t gh[2])
+{
+	struct rd r = { q, end };
+	if (rd_varint(&r, &gh[0]) || rd_varint(&r, &gh[1]))
+		return NULL;
+	return r.p;
 }
 
 int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
@@ -1021,16 +1181,57 @@ int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 		}
 		/* the base goes in while unpacking, except under the deltas */
 		const uint64_t ubase = d->enc == ENC_DICT ? 0 : base;
-		unpack(d->p, d->width, pidx, k - i0, out + i0, ubase);
-		if (patched) {
-			size_t pend = pidx + (k - i0);
-			while (d->excidx < pend) {
+		unpack(d->p, d->width, pidx, k - i0, out + i0, ubase, d->end);
+		if (patched && d->excidx < pidx + (k - i0)) {
+			/* next_exception() with the state in registers, and the
+			 * usual one- or two-byte gap and high bits without a
+			 * call; rel: the exception's index in o[], rem: the
+			 * packed values from it on (>= 1) */
+			size_t m = d->enc == ENC_DPBITPACK && d->n ? d->n - 1 : d->n;
+			size_t rel = d->excidx - pidx, kk = k - i0, rem = m - d->excidx;
+			size_t nexc = d->nexc;
+			uint64_t *o = out + i0;
+			const uint8_t *q = d->exc, *end = d->end;
+			uint64_t hi = d->exchi, gap;
+			const unsigned w = d->width;
+			do {
 				/* low bits + base + the high bits (low < 2^width) */
-				out[i0 + d->excidx - pidx] += d->exchi << d->width;
-				int err = next_exception(d, 0);
-				if (err)
-					return err;
-			}
+				o[rel] += hi << w;
+				if (!nexc) {
+					if (q != end)
+						return bad("patched column has trailing bytes");
+					rel = SIZE_MAX - pidx;
+					break;
+				}
+				uint16_t two;
+				memcpy(&two, q, 2);	/* within the 8 readable bytes past end */
+				if (end - q >= 4 && !(two & 0x8080)) {
+					gap = q[0];
+					hi = q[1];
+					q += 2;
+				} else if (end - q >= 4 && q[0] < 0x80 && q[2] < 0x80) {
+					gap = q[0];
+					hi = (q[1] & 0x7f) | (uint64_t)q[2] << 7;
+					q += 3;
+				} else {
+					/* gap and hi stay in registers: not their addresses */
+					uint64_t gh[2];
+					if (!(q = exception_slow(q, end, gh)))
+						return bad("patched column exception ends early");
+					gap = gh[0];
+					hi = gh[1];
+				}
+				/* gap == 0 || gap >= rem (i.e. idx + gap >= m) */
+				if (gap - 1 >= rem - 1)
+					return bad("patched column exception out of order");
+				rel += gap;
+				rem -= gap;
+				nexc--;
+			} while (rel < kk);
+			d->excidx = rel + pidx;
+			d->nexc = nexc;
+			d->exc = q;
+			d->exchi = hi;
 		}
 		if (d->enc == ENC_DICT) {
 			uint64_t bad_idx = 0;
@@ -1043,9 +1244,7 @@ int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 			if (bad_idx)
 				return bad("dictionary index out of range");
 		} else if (delta) {
-			tape_unzigzag_n(out + i0, k - i0);
-			for (size_t i = i0; i < k; i++)
-				out[i] = prev += out[i];
+			prev = undelta_n(out + i0, k - i0, prev);
 		}
 		break;
 	}

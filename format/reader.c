@@ -19,6 +19,10 @@
 #include <xxhash.h>
 #include <zstd.h>
 #include "tape_internal.h"
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <stddef.h>
+#include <immintrin.h>
+#endif
 
 #define PAD 16	/* readable bytes past decoded data (bit unpacking) */
 #define TILE 256	/* rows decoded at a time: keeps the work in cache */
@@ -56,14 +60,17 @@ struct tape_cursor {
 	uint64_t from, to;
 	size_t next;		/* next entry to look at */
 	ZSTD_DCtx *dctx;
-	struct buf stored, raw, strs;
+	struct buf stored, raw;
 	uint8_t *evs;
 	size_t nevs, capevs, pos;
-	uint64_t *vals;		/* TILE values, then string offsets */
-	size_t capvals;
+	const char **strp;	/* per string slot, the block's dictionary */
+	size_t capstrp;
+	uint32_t *slen;		/* the lengths of one dictionary's strings */
 	struct coldec *dec;	/* per known column */
 	struct buf *colz;	/* per known column: decompressed bytes */
 	uint64_t *tile;		/* ncols x TILE decoded values */
+	unsigned tslot[TAPE_MAX_COLS_KNOWN]; /* column -> its TILE in tile */
+	int byid;		/* tslot[ci] is the column's id */
 	struct pred pred;
 	int idxpred;		/* last string column's indices were predicted */
 	struct { uint16_t off, len; } gap[16]; /* struct bytes no column covers */
@@ -164,14 +171,17 @@ static int load_payload(const tape_reader *r, uint64_t off, const struct chdr *c
 		return tape__fail(-EBADMSG, "chunk at offset %llu is damaged (checksum mismatch)",
 				  (unsigned long long)off);
 	out->len = 0;
-	if ((err = buf_reserve(out, (size_t)c->raw + PAD)))
-		return err;
 	if (c->codec == CODEC_STORED) {
 		if (c->stored != c->raw)
 			return tape__fail(-EBADMSG, "stored chunk at offset %llu has inconsistent sizes",
 					  (unsigned long long)off);
-		memcpy(out->p, stored->p, c->raw);
+		/* the payload is the raw data: hand the buffer over, no copy */
+		struct buf t = *out;
+		*out = *stored;
+		*stored = t;
 	} else if (c->codec == CODEC_ZSTD) {
+		if ((err = buf_reserve(out, (size_t)c->raw + PAD)))
+			return err;
 		const char *why = unzstd(dctx, out->p, c->raw, stored->p, c->stored);
 		if (why)
 			return tape__fail(-EBADMSG, "chunk at offset %llu does not decompress: %s",
@@ -604,11 +614,19 @@ int tape_cursor_open(tape_reader *r, int table, uint64_t from, uint64_t to,
 	for (int i = 0; i < 64; i++)
 		c->colmap[i] = -1;
 	unsigned nstr = 0;
+	uint64_t ids = 0;
 	for (size_t i = 0; i < def->ncols; i++) {
 		c->colmap[def->cols[i].id] = (int)i;
 		if (def->cols[i].type == TAPE_COL_STR)
 			c->strslot[i] = nstr++;
+		ids |= 1ull << def->cols[i].id;
 	}
+	/* Tiles in column id order when the ids are 0..ncols-1 (every known
+	 * table): the syscall rows then read every column at a constant
+	 * offset from one pointer. */
+	c->byid = ids == (2ull << (def->ncols - 1)) - 1;
+	for (size_t i = 0; i < def->ncols; i++)
+		c->tslot[i] = c->byid ? def->cols[i].id : (unsigned)i;
 	/* Padding inside the struct: bytes no column writes. */
 	uint8_t covered[256] = { 0 };
 	for (size_t i = 0; i < def->ncols; i++)
@@ -644,9 +662,9 @@ void tape_cursor_free(tape_cursor *c)
 	ZSTD_freeDCtx(c->dctx);
 	buf_release(&c->stored);
 	buf_release(&c->raw);
-	buf_release(&c->strs);
 	free(c->evs);
-	free(c->vals);
+	free(c->strp);
+	free(c->slen);
 	for (size_t i = 0; c->dec && i < c->def->ncols; i++)
 		tape_coldec_release(&c->dec[i]);
 	free(c->dec);
@@ -661,13 +679,18 @@ void tape_cursor_free(tape_cursor *c)
 static const char empty[] = "";
 
 
-/* Parse a string column's dictionary into c->strs; offsets go to soff[]
- * and the index decoder is set up in d. */
+/* Parse a string column's dictionary: str[] gets pointers to its strings,
+ * left in place in the column's bytes (p, which the cursor owns) and
+ * NUL-terminated there over the byte after each (the next length, or the
+ * index encoding byte), once the whole dictionary was read.  Strings must
+ * not hold a NUL: one memchr() pass over them all, where a zero may only
+ * be a length byte (an empty string's).  The index decoder is set up in d. */
 static int string_dict(tape_cursor *c, const struct tape_column *col,
-		       const uint8_t *p, size_t len, size_t n, uint64_t off,
-		       uint64_t *soff, uint64_t *nd, struct coldec *d)
+		       uint8_t *p, size_t len, size_t n, uint64_t off,
+		       const char **str, uint64_t *nd, struct coldec *d)
 {
 	struct rd rd = { p, p + len };
+	uint32_t *slen = c->slen;
 	int err;
 
 	if (rd_varint(&rd, nd) || *nd > n || (n && !*nd))
@@ -675,22 +698,31 @@ static int string_dict(tape_cursor *c, const struct tape_column *col,
 				  (unsigned long long)off, col->name);
 	for (uint64_t i = 0; i < *nd; i++) {
 		uint64_t sl;
-		if (rd_varint(&rd, &sl) || sl > (uint64_t)(rd.end - rd.p) || sl > TAPE_MAX_STRING ||
-		    memchr(rd.p, 0, sl))
+		if (rd_varint(&rd, &sl) || sl > (uint64_t)(rd.end - rd.p) || sl > TAPE_MAX_STRING)
 			return tape__fail(-EBADMSG, "block at offset %llu: column %s: bad string",
 					  (unsigned long long)off, col->name);
-		if ((err = buf_reserve(&c->strs, sl + 1)))
-			return err;
-		memcpy(c->strs.p + c->strs.len, rd.p, sl);
-		c->strs.p[c->strs.len + sl] = 0;
-		soff[i] = c->strs.len;
-		c->strs.len += sl + 1;
+		str[i] = (const char *)rd.p;
+		slen[i] = (uint32_t)sl;
 		rd.p += sl;
+	}
+	if (*nd) {
+		const uint8_t *z = (const uint8_t *)str[0];
+		size_t i = 0;
+		while ((z = memchr(z, 0, (size_t)(rd.p - z)))) {
+			while (i + 1 < *nd && (const uint8_t *)str[i + 1] <= z)
+				i++;
+			if (z < (const uint8_t *)str[i] + slen[i])
+				return tape__fail(-EBADMSG, "block at offset %llu: column %s: bad string",
+						  (unsigned long long)off, col->name);
+			z++;
+		}
 	}
 	if (rd.p >= rd.end)
 		return tape__fail(-EBADMSG, "block at offset %llu: column %s: indices missing",
 				  (unsigned long long)off, col->name);
 	uint8_t enc = *rd.p++;
+	for (uint64_t i = 0; i < *nd; i++)
+		p[(const uint8_t *)str[i] + slen[i] - p] = 0;
 	c->idxpred = (enc & ENC_PRED) != 0;
 	if (enc & ENC_ZSTD)
 		return tape__fail(-EBADMSG, "block at offset %llu: column %s: bad index encoding",
@@ -703,7 +735,7 @@ static int string_dict(tape_cursor *c, const struct tape_column *col,
 
 /* A column's bytes, decompressed into c->colz[ci] when flagged ZSTD. */
 static int column_bytes(tape_cursor *c, size_t ci, const struct tape_column *col,
-			uint8_t enc, const uint8_t **p, size_t *len, uint64_t off)
+			uint8_t enc, uint8_t **p, size_t *len, uint64_t off)
 {
 	if (!(enc & ENC_ZSTD))
 		return 0;
@@ -732,51 +764,129 @@ static int column_bytes(tape_cursor *c, size_t ci, const struct tape_column *col
 /* The structs of k syscall rows from the decoded tile, a row at a time
  * (every column present): the same checks as the generic loop of
  * decode_block() (string indices, 32-bit fields, the time range). */
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The struct as 12 little-endian words: pid and tid share one, op and _pad
+ * the next. */
+_Static_assert(sizeof(struct tape_syscall) == 96 && sizeof(char *) == 8 &&
+	       offsetof(struct tape_syscall, pid) == 16 &&
+	       offsetof(struct tape_syscall, tid) == 20 &&
+	       offsetof(struct tape_syscall, op) == 24 &&
+	       offsetof(struct tape_syscall, fd) == 32 &&
+	       offsetof(struct tape_syscall, ret) == 64 &&
+	       offsetof(struct tape_syscall, path) == 80 &&
+	       offsetof(struct tape_syscall, path2) == 88, "struct tape_syscall layout");
+
+/* Rows [0, k & ~3) of build_syscalls() 4 at a time: the checks as vector
+ * compares, the string pointers gathered, each group of 4 words of 4 rows
+ * transposed into place.  bad bit 0: a path index out of range, bit 1: a
+ * path2 index, bit 2: pid, tid or op above 32 bits, bit 3: a timestamp
+ * out of range.  Returns the rows done. */
+__attribute__((target("avx2"))) static size_t
+syscall_rows_avx2(const uint64_t *t, const char *const *str1, const char *const *str2,
+		  uint64_t nd1, uint64_t nd2, uint64_t tmin, uint64_t span,
+		  struct tape_syscall *out, size_t k, unsigned *bad)
+{
+	const __m256i sign = _mm256_set1_epi64x(INT64_MIN);
+	const __m256i vmin = _mm256_set1_epi64x((long long)tmin);
+	/* unsigned a > b as signed (a ^ sign) > (b ^ sign) */
+	const __m256i vspan = _mm256_xor_si256(_mm256_set1_epi64x((long long)span), sign);
+	const __m256i max1 = _mm256_xor_si256(_mm256_set1_epi64x((long long)(nd1 - 1)), sign);
+	const __m256i max2 = _mm256_xor_si256(_mm256_set1_epi64x((long long)(nd2 - 1)), sign);
+	__m256i bad1 = _mm256_setzero_si256(), bad2 = bad1, badt = bad1, wide = bad1;
+	uint64_t *o = (uint64_t *)(void *)out;
+	size_t r = 0;
+
+#define LD(col) _mm256_loadu_si256((const __m256i *)(t + (col) * TILE + r))
+#define ROWS(a, b, c_, d, w) do {					\
+		__m256i t0 = _mm256_unpacklo_epi64(a, b), t1 = _mm256_unpackhi_epi64(a, b); \
+		__m256i t2 = _mm256_unpacklo_epi64(c_, d), t3 = _mm256_unpackhi_epi64(c_, d); \
+		_mm256_storeu_si256((__m256i *)(o + (w)), _mm256_permute2x128_si256(t0, t2, 0x20)); \
+		_mm256_storeu_si256((__m256i *)(o + 12 + (w)), _mm256_permute2x128_si256(t1, t3, 0x20)); \
+		_mm256_storeu_si256((__m256i *)(o + 24 + (w)), _mm256_permute2x128_si256(t0, t2, 0x31)); \
+		_mm256_storeu_si256((__m256i *)(o + 36 + (w)), _mm256_permute2x128_si256(t1, t3, 0x31)); \
+	} while (0)
+	for (; r + 4 <= k; r += 4, o += 48) {
+		__m256i ts = LD(SC_TS), pid = LD(SC_PID), tid = LD(SC_TID), op = LD(SC_OP);
+		__m256i i1 = LD(SC_PATH), i2 = LD(SC_PATH2);
+		__m256i b1 = _mm256_cmpgt_epi64(_mm256_xor_si256(i1, sign), max1);
+		__m256i b2 = _mm256_cmpgt_epi64(_mm256_xor_si256(i2, sign), max2);
+		bad1 = _mm256_or_si256(bad1, b1);
+		bad2 = _mm256_or_si256(bad2, b2);
+		wide = _mm256_or_si256(wide, _mm256_or_si256(_mm256_or_si256(pid, tid), op));
+		badt = _mm256_or_si256(badt, _mm256_cmpgt_epi64(
+			_mm256_xor_si256(_mm256_sub_epi64(ts, vmin), sign), vspan));
+		/* an index out of range reads string 0 (the block fails) */
+		__m256i s1 = _mm256_i64gather_epi64((const long long *)(const void *)str1,
+						    _mm256_andnot_si256(b1, i1), 8);
+		__m256i s2 = _mm256_i64gather_epi64((const long long *)(const void *)str2,
+						    _mm256_andnot_si256(b2, i2), 8);
+		/* pid | tid << 32, op | 0 << 32 (wider values fail the block) */
+		__m256i pt = _mm256_or_si256(pid, _mm256_slli_epi64(tid, 32));
+		ROWS(ts, LD(SC_DUR), pt, op, 0);
+		ROWS(LD(SC_FD), LD(SC_FILE_ID), LD(SC_OFFSET), LD(SC_SIZE), 4);
+		ROWS(LD(SC_RET), LD(SC_FLAGS), s1, s2, 8);
+	}
+#undef ROWS
+#undef LD
+	const __m256i hi32 = _mm256_set1_epi64x((long long)0xffffffff00000000ull);
+	*bad = (unsigned)!_mm256_testz_si256(bad1, bad1) |
+	       (unsigned)!_mm256_testz_si256(bad2, bad2) << 1 |
+	       (unsigned)!_mm256_testz_si256(wide, hi32) << 2 |
+	       (unsigned)!_mm256_testz_si256(badt, badt) << 3;
+	return r;
+}
+#endif
+
 static int build_syscalls(tape_cursor *c, const struct entry *e, const uint64_t *nd,
 			  uint8_t *tile, size_t k)
 {
+	const uint64_t *t = c->tile;	/* column id i at t + i * TILE (byid) */
 	const int *map = c->colmap;
-	const uint64_t *ts = c->tile + map[SC_TS] * TILE, *dur = c->tile + map[SC_DUR] * TILE;
-	const uint64_t *pid = c->tile + map[SC_PID] * TILE, *tid = c->tile + map[SC_TID] * TILE;
-	const uint64_t *op = c->tile + map[SC_OP] * TILE, *fd = c->tile + map[SC_FD] * TILE;
-	const uint64_t *fid = c->tile + map[SC_FILE_ID] * TILE;
-	const uint64_t *offs = c->tile + map[SC_OFFSET] * TILE;
-	const uint64_t *size = c->tile + map[SC_SIZE] * TILE, *ret = c->tile + map[SC_RET] * TILE;
-	const uint64_t *flags = c->tile + map[SC_FLAGS] * TILE;
-	const uint64_t *p1 = c->tile + map[SC_PATH] * TILE, *p2 = c->tile + map[SC_PATH2] * TILE;
 	unsigned s1 = c->strslot[map[SC_PATH]], s2 = c->strslot[map[SC_PATH2]];
-	const uint64_t *soff1 = c->vals + s1 * e->count, *soff2 = c->vals + s2 * e->count;
-	const uint64_t nd1 = nd[s1], nd2 = nd[s2], tmin = e->tmin, tmax = e->tmax;
-	const char *strs = (const char *)c->strs.p;
+	const char *const *str1 = c->strp + s1 * e->count, *const *str2 = c->strp + s2 * e->count;
+	const uint64_t nd1 = nd[s1], nd2 = nd[s2], tmin = e->tmin, span = e->tmax - e->tmin;
 	struct tape_syscall *out = (struct tape_syscall *)(void *)tile;
 	uint64_t bad = 0, wide = 0, badidx = 0;
+	size_t r = 0;
 
+#define T(col) t[(col) * TILE + r]
 	if (k && (!nd1 || !nd2))	/* every index is out of range */
 		return tape__fail(-EBADMSG, "block at offset %llu: column %s: string index out of range",
 				  (unsigned long long)e->off, !nd1 ? "path" : "path2");
-	for (size_t r = 0; r < k; r++) {
-		uint64_t i1 = p1[r], i2 = p2[r], t = ts[r];
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (k >= 4 && __builtin_cpu_supports("avx2")) {
+		unsigned b;
+		r = syscall_rows_avx2(t, str1, str2, nd1, nd2, tmin, span, out, k, &b);
+		badidx = b & 3;
+		wide = b & 4 ? UINT64_MAX : 0;
+		bad = b >> 3;
+	}
+#endif
+	for (; r < k; r++) {
+		uint64_t i1 = T(SC_PATH), i2 = T(SC_PATH2), ts = T(SC_TS);
+		uint64_t pid = T(SC_PID), tid = T(SC_TID), op = T(SC_OP);
 		badidx |= (uint64_t)(i1 >= nd1) | (uint64_t)(i2 >= nd2) << 1;
 		i1 = i1 < nd1 ? i1 : 0;
 		i2 = i2 < nd2 ? i2 : 0;
-		wide |= pid[r] | tid[r] | op[r];
-		bad |= t - tmin > tmax - tmin;	/* tmin <= tmax: checked */
+		wide |= pid | tid | op;
+		bad |= ts - tmin > span;	/* tmin <= tmax: checked */
 		struct tape_syscall *o = &out[r];
-		o->ts_ns = t;
-		o->dur_ns = dur[r];
-		o->pid = (uint32_t)pid[r];
-		o->tid = (uint32_t)tid[r];
-		o->op = (uint32_t)op[r];
+		o->ts_ns = ts;
+		o->dur_ns = T(SC_DUR);
+		o->pid = (uint32_t)pid;
+		o->tid = (uint32_t)tid;
+		o->op = (uint32_t)op;
 		o->_pad = 0;
-		o->fd = (int64_t)fd[r];
-		o->file_id = fid[r];
-		o->offset = offs[r];
-		o->size = size[r];
-		o->ret = (int64_t)ret[r];
-		o->flags = flags[r];
-		o->path = strs + soff1[i1];
-		o->path2 = strs + soff2[i2];
+		o->fd = (int64_t)T(SC_FD);
+		o->file_id = T(SC_FILE_ID);
+		o->offset = T(SC_OFFSET);
+		o->size = T(SC_SIZE);
+		o->ret = (int64_t)T(SC_RET);
+		o->flags = T(SC_FLAGS);
+		o->path = str1[i1];
+		o->path2 = str2[i2];
 	}
+#undef T
 	if (wide > UINT32_MAX)
 		return tape__fail(-EBADMSG, "block at offset %llu: column pid, tid or op: value out of range",
 				  (unsigned long long)e->off);
@@ -793,7 +903,7 @@ static int build_syscalls(tape_cursor *c, const struct entry *e, const uint64_t 
 static int decode_block(tape_cursor *c, const struct entry *e)
 {
 	const struct tape_table_def *def = c->def;
-	const uint8_t *p = c->raw.p, *end = c->raw.p + c->raw.len;
+	uint8_t *p = c->raw.p, *end = c->raw.p + c->raw.len;
 	size_t n = e->count, sz = def->size;
 	uint64_t off = e->off, seen = 0;
 	uint64_t nd[TAPE_MAX_STRCOLS];
@@ -815,16 +925,19 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 		c->capevs = n;
 	}
 	size_t need = n * TAPE_MAX_STRCOLS;
-	if (need > c->capvals) {
-		uint64_t *v = realloc(c->vals, need * sizeof(*v));
+	if (need > c->capstrp) {
+		const char **v = realloc(c->strp, need * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
-		c->vals = v;
-		c->capvals = need;
+		c->strp = v;
+		uint32_t *l = realloc(c->slen, n * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		c->slen = l;
+		c->capstrp = need;
 	}
-	c->strs.len = 0;
 
-	const uint8_t *data = p + 4 + 8 * ncols;
+	uint8_t *data = p + 4 + 8 * ncols;
 	for (size_t i = 0; i < ncols; i++) {
 		const uint8_t *d = p + 4 + 8 * i;
 		unsigned id = get_le16(d), type = d[2], enc = d[3];
@@ -832,7 +945,7 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 		if (size > (size_t)(end - data))
 			return tape__fail(-EBADMSG, "block at offset %llu: column %u runs past the block",
 					  (unsigned long long)off, id);
-		const uint8_t *cd = data;
+		uint8_t *cd = data;
 		size_t clen = size;
 		data += size;
 		int ci = id < 64 ? c->colmap[id] : -1;
@@ -854,7 +967,7 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 				return tape__fail(-EBADMSG, "block at offset %llu: column %s: unknown string encoding %u",
 						  (unsigned long long)off, col->name, enc);
 			unsigned k = c->strslot[ci];
-			if ((err = string_dict(c, col, cd, clen, n, off, c->vals + k * n,
+			if ((err = string_dict(c, col, cd, clen, n, off, c->strp + k * n,
 					       &nd[k], &c->dec[ci])))
 				return err;
 			enc = c->dec[ci].enc | (c->idxpred ? ENC_PRED : 0);
@@ -894,7 +1007,7 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 
 		for (size_t ci = 0; ci < def->ncols; ci++) {
 			const struct tape_column *col = &def->cols[ci];
-			uint64_t *v = c->tile + ci * TILE;
+			uint64_t *v = c->tile + c->tslot[ci] * TILE;
 			if (!((seen >> col->id) & 1)) {
 				memset(v, 0, k * sizeof(*v));
 				continue;
@@ -906,11 +1019,11 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 		if (predmask) {
 			uint64_t *col[SC_NCOLS];
 			for (int i = 0; i < SC_NCOLS; i++)
-				col[i] = c->tile + c->colmap[i] * TILE;
+				col[i] = c->tile + c->tslot[c->colmap[i]] * TILE;
 			if ((err = pred_decode_syscall(&c->pred, col, predmask, k)))
 				return err;
 		}
-		if (def->id == TAPE_TABLE_SYSCALL && (seen & all_sc) == all_sc) {
+		if (def->id == TAPE_TABLE_SYSCALL && c->byid && (seen & all_sc) == all_sc) {
 			if ((err = build_syscalls(c, e, nd, tile, k)))
 				return err;
 			continue;
@@ -928,7 +1041,7 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 		}
 		for (size_t ci = 0; ci < def->ncols; ci++) {
 			const struct tape_column *col = &def->cols[ci];
-			const uint64_t *v = c->tile + ci * TILE;
+			const uint64_t *v = c->tile + c->tslot[ci] * TILE;
 			uint8_t *f = tile + col->offset;
 			if (col->type == TAPE_COL_STR) {
 				if (!((seen >> col->id) & 1)) {
@@ -937,13 +1050,12 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 					continue;
 				}
 				unsigned s = c->strslot[ci];
-				const uint64_t *soff = c->vals + s * n;
+				const char *const *str = c->strp + s * n;
 				for (size_t r = 0; r < k; r++, f += sz) {
 					if (v[r] >= nd[s])
 						return tape__fail(-EBADMSG, "block at offset %llu: column %s: string index out of range",
 								  (unsigned long long)off, col->name);
-					const char *str = (const char *)c->strs.p + soff[v[r]];
-					memcpy(f, &str, sizeof(str));
+					memcpy(f, &str[v[r]], sizeof(char *));
 				}
 			} else if (col->width == 8) {
 				for (size_t r = 0; r < k; r++, f += sz)
@@ -961,7 +1073,8 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 			}
 		}
 		/* The index's time range must match the data (it drives seeking). */
-		const uint64_t *ts = c->tile; /* ts_ns is column 0 of every table */
+		/* ts_ns is column 0 (id 0, so tile 0 either way) of every table */
+		const uint64_t *ts = c->tile;
 		uint64_t bad = 0;
 		for (size_t r = 0; r < k; r++)
 			bad |= (ts[r] < e->tmin) | (ts[r] > e->tmax);
