@@ -223,7 +223,8 @@ static void exp_sum(const uint8_t *x, size_t m, uint64_t *bits, uint64_t *over,
 			uint64_t w;
 			memcpy(&w, x + i, 8);
 			lanes += (w & b16) + ((w >> 8) & b16);
-			nz += (uint64_t)__builtin_popcountll((((w & lo7) + lo7) | w) & hi);
+			/* high bit of each non-zero byte, summed by a multiply */
+			nz += (((((w & lo7) + lo7) | w) & hi) >> 7) * 0x0101010101010101ull >> 56;
 			ov |= (((w & lo7) + 0x3f3f3f3f3f3f3f3full) | w) & hi;
 			wd |= (((w & lo7) + 0x4646464646464646ull) | w) & hi; /* >= 58 */
 		}

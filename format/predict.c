@@ -143,21 +143,30 @@ int pred_encode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 
 /* The rows of the fast path below, with op predicted or not. */
 static inline __attribute__((always_inline)) int
-decode_rows(struct pred *p, uint64_t *const col[SC_NCOLS], size_t k, const int opred)
+decode_rows(struct pred *p, uint64_t *const col[SC_NCOLS], size_t k, const int opred,
+	    const int pidpred)
 {
 	uint64_t *fd = col[SC_FD], *size = col[SC_SIZE], *flags = col[SC_FLAGS];
 	uint64_t *fid = col[SC_FILE_ID], *path = col[SC_PATH], *ret = col[SC_RET];
 	uint64_t *off = col[SC_OFFSET], *opc = col[SC_OP], *pid = col[SC_PID];
 	const uint64_t *tid = col[SC_TID];
+	struct pstate *s = NULL;
+	uint32_t stid = 0;
 	for (size_t r = 0; r < k; r++) {
-		struct pstate *s = pred_state(p, (uint32_t)tid[r]);
-		if (!s)
-			return -ENOMEM;
+		/* rows come in runs of one thread: look up on a change only
+		 * (pred_state may move the states; s is refreshed with it) */
+		if (!s || (uint32_t)tid[r] != stid) {
+			stid = (uint32_t)tid[r];
+			if (!(s = pred_state(p, stid)))
+				return -ENOMEM;
+		}
 		uint64_t *nx = &s->next[s->op & 63];
 		if (opred)
 			opc[r] = opc[r] ? opc[r] - 1 : *nx;
 		s->op = *nx = opc[r];
-		s->pid = pid[r] = s->pid + pid[r];
+		if (pidpred)
+			pid[r] += s->pid;
+		s->pid = pid[r];
 		unsigned op = opc[r] & 63;
 		s->fd[op] = fd[r] = s->fd[op] + fd[r];
 		s->size[op] = size[r] = s->size[op] + size[r];
@@ -176,13 +185,18 @@ int pred_decode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 			unsigned predmask, size_t k)
 {
 	const unsigned nop = SC_PREDICTED & ~(1u << SC_OP);
-	if (predmask == SC_PREDICTED || predmask == nop) {
-		/* What every writer of ours produces: the residuals first,
-		 * column by column (vectorized), then no per-column tests. */
+	if (predmask == SC_PREDICTED || predmask == nop || predmask == SC_PREDICTED_10) {
+		/* What every writer of ours produces (1.1 with or without
+		 * op, 1.0): the residuals first, column by column
+		 * (vectorized), then no per-column tests. */
 		for (size_t i = 0; i < NPRED; i++)
-			tape_unzigzag_n(col[pred_cols[i]], k);
-		return predmask == SC_PREDICTED ? decode_rows(p, col, k, 1)
-						: decode_rows(p, col, k, 0);
+			if (pred_cols[i] != SC_PID || predmask != SC_PREDICTED_10)
+				tape_unzigzag_n(col[pred_cols[i]], k);
+		if (predmask == SC_PREDICTED)
+			return decode_rows(p, col, k, 1, 1);
+		if (predmask == nop)
+			return decode_rows(p, col, k, 0, 1);
+		return decode_rows(p, col, k, 0, 0);
 	}
 	for (size_t r = 0; r < k; r++) {
 		struct pstate *s = pred_state(p, (uint32_t)col[SC_TID][r]);
