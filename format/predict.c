@@ -98,14 +98,18 @@ int pred_encode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 			uint64_t *const res[SC_NCOLS], size_t n, size_t *op_hits)
 {
 	size_t hits = 0;
+	struct pstate *s = NULL;
+	uint32_t stid = 0;
 	pred_reset(p);
 	/* the differences row by row, zigzag'ed column by column after */
 	for (size_t r = 0; r < n; r++) {
-		struct pstate *s = pred_state(p, (uint32_t)col[SC_TID][r]);
 		unsigned op = col[SC_OP][r] & 63;
 		uint64_t v;
-		if (!s)
-			return -ENOMEM;
+		if (!s || (uint32_t)col[SC_TID][r] != stid) {
+			stid = (uint32_t)col[SC_TID][r];
+			if (!(s = pred_state(p, stid)))
+				return -ENOMEM;
+		}
 		v = col[SC_OP][r];
 		hits += v == s->next[s->op & 63];
 		res[SC_OP][r] = v == s->next[s->op & 63] ? 0 : v + 1;
