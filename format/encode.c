@@ -105,31 +105,74 @@ static inline size_t packed_bytes(size_t n, unsigned w)
 	return (n * w + 7) / 8;
 }
 
+/* The exceptions of a patched bit-packing, found while packing: the
+ * (index gap, value >> width) pairs so far, appended to b. */
+struct patch {
+	struct buf *b;
+	size_t n, last;
+};
+
+static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)v | 0x80;
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/* Add the exceptions among t[i0..i1) (minus base) to x.  (The state in
+ * locals: the byte stores could alias it.) */
+static __attribute__((noinline)) void
+patch_values(struct patch *x, const uint64_t *t, size_t i0, size_t i1, uint64_t base,
+	     unsigned w)
+{
+	uint8_t *p = x->b->p + x->b->len;
+	size_t n = x->n, last = x->last;
+	for (size_t i = i0; i < i1; i++) {
+		uint64_t hi = (t[i] - base) >> w;
+		if (!hi)
+			continue;
+		p = put_varint(p, n ? i - last : i);
+		p = put_varint(p, hi);
+		last = i;
+		n++;
+	}
+	x->b->len = (size_t)(p - x->b->p);
+	x->n = n;
+	x->last = last;
+}
+
 /*
  * Packing mirrors the unpacking below: value j of a stream of width w starts
  * at bit j*w, so each group of 8 values starts on a byte boundary and
  * fills exactly w bytes.  pack_groups_w() has one copy per width where
  * every shift and store of the 8 values is a constant; a group's last
  * store may write up to 7 bytes past it, which the next group (or the 8
- * bytes of slack every caller reserves) absorbs.
+ * bytes of slack every caller reserves) absorbs.  With x (patched
+ * widths, below 64), a group holding a value wider than w also goes to
+ * patch_values(): one test per group finds the exceptions.
  */
 static inline __attribute__((always_inline)) uint8_t *
 pack_groups_w(uint8_t *p, const uint64_t *t, size_t groups, uint64_t base,
-	      const unsigned w)
+	      const unsigned w, struct patch *x)
 {
 	const uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
+	const uint64_t *t0 = t;
 	for (size_t g = 0; g < groups; g++, t += 8) {
-		uint64_t acc = 0;
+		uint64_t acc = 0, any = 0;
 		unsigned nb = 0, o = 0;
 		_Pragma("GCC unroll 8")
 		for (unsigned j = 0; j < 8; j++) {
-			uint64_t x = (t[j] - base) & mask;
-			acc |= x << nb;
+			uint64_t v = t[j] - base, lo = v & mask;
+			any |= v;
+			acc |= lo << nb;
 			if (nb + w >= 64) {
 				uint64_t le = htole64(acc);
 				memcpy(p + o, &le, 8);
 				o += 8;
-				acc = nb ? x >> (64 - nb) : 0;
+				acc = nb ? lo >> (64 - nb) : 0;
 				nb = nb + w - 64;
 			} else {
 				nb += w;
@@ -139,39 +182,74 @@ pack_groups_w(uint8_t *p, const uint64_t *t, size_t groups, uint64_t base,
 			uint64_t le = htole64(acc);
 			memcpy(p + o, &le, 8);
 		}
+		if (x && w < 64 && __builtin_expect(any >> (w & 63), 0))
+			patch_values(x, t0, 8 * g, 8 * g + 8, base, w);
 		p += w;
 	}
 	return p;
 }
 
+#define PACK_WIDTHS \
+	W(1) W(2) W(3) W(4) W(5) W(6) W(7) W(8) W(9) W(10) W(11) W(12) W(13) \
+	W(14) W(15) W(16) W(17) W(18) W(19) W(20) W(21) W(22) W(23) W(24) \
+	W(25) W(26) W(27) W(28) W(29) W(30) W(31) W(32) W(33) W(34) W(35) \
+	W(36) W(37) W(38) W(39) W(40) W(41) W(42) W(43) W(44) W(45) W(46) \
+	W(47) W(48) W(49) W(50) W(51) W(52) W(53) W(54) W(55) W(56) W(57) \
+	W(58) W(59) W(60) W(61) W(62) W(63)
+
 static uint8_t *pack_groups(uint8_t *p, const uint64_t *t, size_t groups,
 			    uint64_t base, unsigned w)
 {
 	switch (w) {
-#define W(n) case n: return pack_groups_w(p, t, groups, base, n);
-	W(1) W(2) W(3) W(4) W(5) W(6) W(7) W(8) W(9) W(10) W(11) W(12) W(13)
-	W(14) W(15) W(16) W(17) W(18) W(19) W(20) W(21) W(22) W(23) W(24)
-	W(25) W(26) W(27) W(28) W(29) W(30) W(31) W(32) W(33) W(34) W(35)
-	W(36) W(37) W(38) W(39) W(40) W(41) W(42) W(43) W(44) W(45) W(46)
-	W(47) W(48) W(49) W(50) W(51) W(52) W(53) W(54) W(55) W(56) W(57)
-	W(58) W(59) W(60) W(61) W(62) W(63) W(64)
+#define W(n) case n: return pack_groups_w(p, t, groups, base, n, NULL);
+	PACK_WIDTHS W(64)
 #undef W
 	}
 	return p;
 }
 
-/* Append the low w bits of (t[i] - base) for n values, LSB first; the
- * caller reserved packed_bytes(n, w) + 8 bytes. */
-static void pack(struct buf *b, const uint64_t *t, size_t n, unsigned w, uint64_t base)
+/* pack_groups() finding the exceptions (w below 64) on the way. */
+static uint8_t *pack_groups_patched(uint8_t *p, const uint64_t *t, size_t groups,
+				    uint64_t base, unsigned w, struct patch *x)
+{
+	switch (w) {
+#define W(n) case n: return pack_groups_w(p, t, groups, base, n, x);
+	PACK_WIDTHS
+#undef W
+	}
+	return p;
+}
+
+/* Write the low w bits of (t[i] - base) for n values, LSB first, at p
+ * (packed_bytes(n, w) + 8 bytes there); with x, collect the exceptions of
+ * a patched width w < 64 too.  Returns the end of the packed bytes. */
+static uint8_t *pack_to(uint8_t *p, const uint64_t *t, size_t n, unsigned w, uint64_t base,
+			struct patch *x)
 {
 	const uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
-	uint8_t *p = b->p + b->len;
 	uint64_t acc = 0;
 	unsigned nb = 0;
 
-	if (w == 0)
-		return;
-	p = pack_groups(p, t, n / 8, base, w);
+	if (w == 0) {
+		/* nothing to pack: every value not base is an exception */
+		for (size_t g = 0; x && g < n / 8 * 8; g += 8) {
+			uint64_t any = 0;
+			_Pragma("GCC unroll 8")
+			for (unsigned j = 0; j < 8; j++)
+				any |= t[g + j] ^ base;
+			if (__builtin_expect(any != 0, 0))
+				patch_values(x, t, g, g + 8, base, 0);
+		}
+		if (x)
+			patch_values(x, t, n / 8 * 8, n, base, 0);
+		return p;
+	}
+	if (x) {
+		p = pack_groups_patched(p, t, n / 8, base, w, x);
+		patch_values(x, t, n / 8 * 8, n, base, w);
+	} else {
+		p = pack_groups(p, t, n / 8, base, w);
+	}
 	for (size_t i = n / 8 * 8; i < n; i++) {
 		uint64_t x = (t[i] - base) & mask;
 		acc |= x << nb;
@@ -187,7 +265,14 @@ static void pack(struct buf *b, const uint64_t *t, size_t n, unsigned w, uint64_
 	}
 	for (unsigned i = 0; i < nb; i += 8)
 		*p++ = (uint8_t)(acc >> i);
-	b->len = (size_t)(p - b->p);
+	return p;
+}
+
+/* Append the low w bits of (t[i] - base) for n values, LSB first; the
+ * caller reserved packed_bytes(n, w) + 8 bytes. */
+static void pack(struct buf *b, const uint64_t *t, size_t n, unsigned w, uint64_t base)
+{
+	b->len = (size_t)(pack_to(b->p + b->len, t, n, w, base, NULL) - b->p);
 }
 
 /* ------------------------------------------------------------ encoder */
@@ -338,47 +423,37 @@ static struct enc_scratch *scratch(void)
 }
 
 /* Patched bit-packing of t[0..n) minus base: the packed low width bits,
- * then the exceptions as (index gap, value >> width).  Groups of 8 with no
- * exception are recognized with one test. */
+ * then the exceptions as (index gap, value >> width), found while packing.
+ * Their count goes before the packed bits: those are packed leaving room
+ * for the largest count, n, and moved down when the count is shorter. */
 static int put_patched(struct buf *out, const uint64_t *t, size_t n, unsigned width,
 		       uint64_t base)
 {
 	struct enc_scratch *sc = scratch();
-	size_t nexc = 0, last = 0;
+	size_t room = varint_size(n), len = packed_bytes(n, width);
 	int err;
 
 	if (!sc)
 		return -ENOMEM;
-	struct buf *excb = &sc->exc;
+	struct patch x = { &sc->exc, 0, 0 };
 	/* at most one exception per value, 20 bytes each */
-	excb->len = 0;
-	if ((err = buf_reserve(excb, 20 * n + 20)))
-		return err;
-	for (size_t g = 0; g < n; g += 8) {
-		size_t e = g + 8 < n ? g + 8 : n;
-		uint64_t any = 0;
-		for (size_t i = g; i < e; i++)
-			any |= t[i] - base;
-		if (__builtin_expect(!(any >> width), 1))
-			continue;
-		for (size_t i = g; i < e; i++) {
-			uint64_t hi = (t[i] - base) >> width;
-			if (!hi)
-				continue;
-			buf_put_varint(excb, nexc ? i - last : i);
-			buf_put_varint(excb, hi);
-			last = i;
-			nexc++;
-		}
-	}
-	if ((err = buf_reserve(out, 11 + packed_bytes(n, width) + excb->len + 8)))
+	sc->exc.len = 0;
+	if ((err = buf_reserve(&sc->exc, 20 * n + 20)) ||
+	    (err = buf_reserve(out, 1 + room + len + 8)))
 		return err;
 	buf_put_u8(out, (uint8_t)width);
-	buf_put_varint(out, nexc);
-	pack(out, t, n, width, base);
-	if (excb->len)
-		memcpy(out->p + out->len, excb->p, excb->len);
-	out->len += excb->len;
+	uint8_t *bits = out->p + out->len + room;
+	pack_to(bits, t, n, width, base, &x);
+	size_t vs = varint_size(x.n);
+	if (vs < room)
+		memmove(bits - (room - vs), bits, len);
+	buf_put_varint(out, x.n);
+	out->len += len;
+	if ((err = buf_reserve(out, sc->exc.len)))
+		return err;
+	if (sc->exc.len)
+		memcpy(out->p + out->len, sc->exc.p, sc->exc.len);
+	out->len += sc->exc.len;
 	return 0;
 }
 
