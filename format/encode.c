@@ -106,10 +106,10 @@ static inline size_t packed_bytes(size_t n, unsigned w)
 }
 
 /* The exceptions of a patched bit-packing, found while packing: the
- * (index gap, value >> width) pairs so far, appended to b. */
+ * groups of 8 values that hold one at least. */
 struct patch {
-	struct buf *b;
-	size_t n, last;
+	uint32_t *groups;
+	size_t n;
 };
 
 static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
@@ -122,26 +122,84 @@ static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
 	return p;
 }
 
-/* Add the exceptions among t[i0..i1) (minus base) to x.  (The state in
- * locals: the byte stores could alias it.) */
-static __attribute__((noinline)) void
-patch_values(struct patch *x, const uint64_t *t, size_t i0, size_t i1, uint64_t base,
-	     unsigned w)
+/* Bit j set where t[j] - base (j < 8) has bits from w up. */
+static inline unsigned wide_bits8(const uint64_t *t, uint64_t base, unsigned w)
 {
-	uint8_t *p = x->b->p + x->b->len;
-	size_t n = x->n, last = x->last;
-	for (size_t i = i0; i < i1; i++) {
-		uint64_t hi = (t[i] - base) >> w;
-		if (!hi)
-			continue;
-		p = put_varint(p, n ? i - last : i);
-		p = put_varint(p, hi);
-		last = i;
-		n++;
+	unsigned m = 0;
+	for (unsigned j = 0; j < 8; j++)
+		m |= (unsigned)((t[j] - base) >> w != 0) << j;
+	return m;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+__attribute__((target("avx2"))) static inline unsigned
+wide_bits8_avx2(const uint64_t *t, uint64_t base, unsigned w)
+{
+	const __m256i b = _mm256_set1_epi64x((int64_t)base), zero = _mm256_setzero_si256();
+	const __m128i c = _mm_cvtsi32_si128((int)w);
+	__m256i lo = _mm256_loadu_si256((const __m256i *)t);
+	__m256i hi = _mm256_loadu_si256((const __m256i *)(t + 4));
+	lo = _mm256_cmpeq_epi64(_mm256_srl_epi64(_mm256_sub_epi64(lo, b), c), zero);
+	hi = _mm256_cmpeq_epi64(_mm256_srl_epi64(_mm256_sub_epi64(hi, b), c), zero);
+	unsigned m = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(lo)) |
+		     (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(hi)) << 4;
+	return ~m & 0xff;
+}
+#endif
+
+/* Write at p the exceptions (index gap, value >> w) of t[0..n) minus base:
+ * those of the groups x found, then of the values after the last whole
+ * group.  Returns the end; *nexc gets their count. */
+static inline __attribute__((always_inline)) uint8_t *
+put_exceptions_t(uint8_t *p, const uint64_t *t, size_t n, const struct patch *x,
+		 uint64_t base, unsigned w, size_t *nexc, const int avx2)
+{
+	size_t cnt = 0, last = 0;
+	for (size_t g = 0; g <= x->n; g++) {
+		size_t i = g < x->n ? 8 * (size_t)x->groups[g] : n / 8 * 8;
+		unsigned m;
+		if (g == x->n) {
+			m = 0;
+			for (size_t j = i; j < n; j++)
+				m |= (unsigned)((t[j] - base) >> w != 0) << (j - i);
+		} else {
+#if defined(__x86_64__) && defined(__GNUC__)
+			m = avx2 ? wide_bits8_avx2(t + i, base, w) : wide_bits8(t + i, base, w);
+#else
+			m = wide_bits8(t + i, base, w);
+#endif
+		}
+		while (m) {
+			size_t k = i + (unsigned)__builtin_ctz(m);
+			m &= m - 1;
+			p = put_varint(p, cnt ? k - last : k);
+			p = put_varint(p, (t[k] - base) >> w);
+			last = k;
+			cnt++;
+		}
 	}
-	x->b->len = (size_t)(p - x->b->p);
-	x->n = n;
-	x->last = last;
+	*nexc = cnt;
+	return p;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) static uint8_t *
+put_exceptions_avx2(uint8_t *p, const uint64_t *t, size_t n, const struct patch *x,
+		    uint64_t base, unsigned w, size_t *nexc)
+{
+	return put_exceptions_t(p, t, n, x, base, w, nexc, 1);
+}
+#endif
+
+static uint8_t *put_exceptions(uint8_t *p, const uint64_t *t, size_t n, const struct patch *x,
+			       uint64_t base, unsigned w, size_t *nexc)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("avx2"))
+		return put_exceptions_avx2(p, t, n, x, base, w, nexc);
+#endif
+	return put_exceptions_t(p, t, n, x, base, w, nexc, 0);
 }
 
 /*
@@ -151,15 +209,14 @@ patch_values(struct patch *x, const uint64_t *t, size_t i0, size_t i1, uint64_t 
  * every shift and store of the 8 values is a constant; a group's last
  * store may write up to 7 bytes past it, which the next group (or the 8
  * bytes of slack every caller reserves) absorbs.  With x (patched
- * widths, below 64), a group holding a value wider than w also goes to
- * patch_values(): one test per group finds the exceptions.
+ * widths, below 64), the groups holding a value wider than w are noted
+ * in x: one test per group.
  */
 static inline __attribute__((always_inline)) uint8_t *
 pack_groups_w(uint8_t *p, const uint64_t *t, size_t groups, uint64_t base,
 	      const unsigned w, struct patch *x)
 {
 	const uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
-	const uint64_t *t0 = t;
 	for (size_t g = 0; g < groups; g++, t += 8) {
 		uint64_t acc = 0, any = 0;
 		unsigned nb = 0, o = 0;
@@ -183,7 +240,7 @@ pack_groups_w(uint8_t *p, const uint64_t *t, size_t groups, uint64_t base,
 			memcpy(p + o, &le, 8);
 		}
 		if (x && w < 64 && __builtin_expect(any >> (w & 63), 0))
-			patch_values(x, t0, 8 * g, 8 * g + 8, base, w);
+			x->groups[x->n++] = (uint32_t)g;
 		p += w;
 	}
 	return p;
@@ -221,8 +278,9 @@ static uint8_t *pack_groups_patched(uint8_t *p, const uint64_t *t, size_t groups
 }
 
 /* Write the low w bits of (t[i] - base) for n values, LSB first, at p
- * (packed_bytes(n, w) + 8 bytes there); with x, collect the exceptions of
- * a patched width w < 64 too.  Returns the end of the packed bytes. */
+ * (packed_bytes(n, w) + 8 bytes there); with x, note the groups of 8 with
+ * exceptions of a patched width w < 64 too.  Returns the end of the
+ * packed bytes. */
 static uint8_t *pack_to(uint8_t *p, const uint64_t *t, size_t n, unsigned w, uint64_t base,
 			struct patch *x)
 {
@@ -232,21 +290,18 @@ static uint8_t *pack_to(uint8_t *p, const uint64_t *t, size_t n, unsigned w, uin
 
 	if (w == 0) {
 		/* nothing to pack: every value not base is an exception */
-		for (size_t g = 0; x && g < n / 8 * 8; g += 8) {
+		for (size_t g = 0; x && g < n / 8; g++) {
 			uint64_t any = 0;
 			_Pragma("GCC unroll 8")
 			for (unsigned j = 0; j < 8; j++)
-				any |= t[g + j] ^ base;
+				any |= t[8 * g + j] ^ base;
 			if (__builtin_expect(any != 0, 0))
-				patch_values(x, t, g, g + 8, base, 0);
+				x->groups[x->n++] = (uint32_t)g;
 		}
-		if (x)
-			patch_values(x, t, n / 8 * 8, n, base, 0);
 		return p;
 	}
 	if (x) {
 		p = pack_groups_patched(p, t, n / 8, base, w, x);
-		patch_values(x, t, n / 8 * 8, n, base, w);
 	} else {
 		p = pack_groups(p, t, n / 8, base, w);
 	}
@@ -360,15 +415,28 @@ static int encode_varints(struct buf *out, const uint64_t *v, size_t n, int mode
 static size_t pfor_plan(const uint32_t *h, unsigned scale, size_t n, unsigned maxw,
 			unsigned *wout)
 {
-	size_t best = SIZE_MAX;
-	for (unsigned x = 0; x <= maxw; x++) {
-		size_t nexc = 0, exc = 0;
-		for (unsigned b = x + 1; b <= maxw; b++) {
-			nexc += (size_t)h[b] * scale;
-			exc += (size_t)h[b] * scale * (1 + (b - x + 6) / 7);
+	size_t best = SIZE_MAX, above = 0;
+	unsigned x0 = maxw;
+	/* The values above x only get fewer as x grows: the widths with at
+	 * most 1 in 8 above them (the others are no exceptions) are x0 on. */
+	while (x0 > 0 && (above + (size_t)h[x0] * scale) * 8 <= n)
+		above += (size_t)h[x0--] * scale;
+	/* the bit lengths above x0 that occur (empty ones add nothing) */
+	unsigned bl[65], k = 0, j = 0;
+	size_t cnt[65];
+	for (unsigned b = x0 + 1; b <= maxw; b++)
+		if (h[b]) {
+			bl[k] = b;
+			cnt[k++] = (size_t)h[b] * scale;
 		}
-		if (nexc * 8 > n)	/* more than 1 in 8: not exceptions */
-			continue;
+	for (unsigned x = x0; x <= maxw; x++) {
+		size_t nexc = 0, exc = 0;
+		while (j < k && bl[j] <= x)
+			j++;
+		for (unsigned i = j; i < k; i++) {
+			nexc += cnt[i];
+			exc += cnt[i] * (1 + (bl[i] - x + 6) / 7);
+		}
 		size_t sz = 1 + varint_size(nexc) + packed_bytes(n, x) + exc + (nexc ? nexc / 4 : 0);
 		if (sz < best) {
 			best = sz;
@@ -388,7 +456,8 @@ static size_t pfor_plan(const uint32_t *h, unsigned scale, size_t n, unsigned ma
 struct enc_scratch {
 	uint64_t *t;
 	size_t tcap;
-	struct buf exc;
+	uint32_t *groups;	/* of a patched column with exceptions */
+	size_t gcap;
 };
 static pthread_key_t scratch_key;
 static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
@@ -398,7 +467,7 @@ static void scratch_free(void *p)
 {
 	struct enc_scratch *s = p;
 	free(s->t);
-	buf_release(&s->exc);
+	free(s->groups);
 	free(s);
 }
 
@@ -423,37 +492,39 @@ static struct enc_scratch *scratch(void)
 }
 
 /* Patched bit-packing of t[0..n) minus base: the packed low width bits,
- * then the exceptions as (index gap, value >> width), found while packing.
- * Their count goes before the packed bits: those are packed leaving room
- * for the largest count, n, and moved down when the count is shorter. */
+ * then the exceptions as (index gap, value >> width).  Their count goes
+ * before the packed bits, and is known after them: the bits and the
+ * exceptions are written leaving room for the largest count, n, and moved
+ * down when the count is shorter. */
 static int put_patched(struct buf *out, const uint64_t *t, size_t n, unsigned width,
 		       uint64_t base)
 {
 	struct enc_scratch *sc = scratch();
-	size_t room = varint_size(n), len = packed_bytes(n, width);
+	size_t room = varint_size(n), len = packed_bytes(n, width), nexc;
 	int err;
 
 	if (!sc)
 		return -ENOMEM;
-	struct patch x = { &sc->exc, 0, 0 };
+	if (n / 8 >= sc->gcap) {
+		uint32_t *g = realloc(sc->groups, (n / 8 + 1) * sizeof(*g));
+		if (!g)
+			return -ENOMEM;
+		sc->groups = g;
+		sc->gcap = n / 8 + 1;
+	}
 	/* at most one exception per value, 20 bytes each */
-	sc->exc.len = 0;
-	if ((err = buf_reserve(&sc->exc, 20 * n + 20)) ||
-	    (err = buf_reserve(out, 1 + room + len + 8)))
+	if ((err = buf_reserve(out, 1 + room + len + 8 + 20 * n)))
 		return err;
+	struct patch x = { sc->groups, 0 };
 	buf_put_u8(out, (uint8_t)width);
 	uint8_t *bits = out->p + out->len + room;
 	pack_to(bits, t, n, width, base, &x);
-	size_t vs = varint_size(x.n);
+	uint8_t *end = put_exceptions(bits + len, t, n, &x, base, width, &nexc);
+	size_t vs = varint_size(nexc);
 	if (vs < room)
-		memmove(bits - (room - vs), bits, len);
-	buf_put_varint(out, x.n);
-	out->len += len;
-	if ((err = buf_reserve(out, sc->exc.len)))
-		return err;
-	if (sc->exc.len)
-		memcpy(out->p + out->len, sc->exc.p, sc->exc.len);
-	out->len += sc->exc.len;
+		memmove(bits - (room - vs), bits, (size_t)(end - bits));
+	buf_put_varint(out, nexc);
+	out->len += (size_t)(end - bits);
 	return 0;
 }
 
@@ -475,7 +546,6 @@ static inline void stats_scalar(const uint64_t *v, size_t i0, size_t n, uint64_t
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
 /* The same, 4 values at a time.  AVX2 compares signed 64-bit lanes, so the
  * lanes hold values with the sign bit flipped (x ^ 2^63), which orders
  * them as unsigned. */
@@ -533,6 +603,42 @@ static void col_stats(const uint64_t *v, size_t n, uint64_t *mn, uint64_t *mx,
 	*dmx = 0;
 	if (n > 1)
 		stats_scalar(v, 1, n, mn, mx, dmn, dmx);
+}
+
+/* t[i - 1] = zigzag(v[i] - v[i - 1]) - dmin for 1 <= i < n. */
+static inline void deltas_scalar(uint64_t *t, const uint64_t *v, size_t i, size_t n,
+				 uint64_t dmin)
+{
+	for (; i < n; i++)
+		t[i - 1] = zigzag(v[i] - v[i - 1]) - dmin;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) static void
+deltas_avx2(uint64_t *t, const uint64_t *v, size_t n, uint64_t dmin)
+{
+	const __m256i zero = _mm256_setzero_si256(), m = _mm256_set1_epi64x((int64_t)dmin);
+	size_t i = 1;
+	for (; i + 4 <= n; i += 4) {
+		__m256i x = _mm256_loadu_si256((const __m256i *)(v + i));
+		__m256i p = _mm256_loadu_si256((const __m256i *)(v + i - 1));
+		__m256i d = _mm256_sub_epi64(x, p);
+		__m256i z = _mm256_xor_si256(_mm256_slli_epi64(d, 1), _mm256_cmpgt_epi64(zero, d));
+		_mm256_storeu_si256((__m256i *)(t + i - 1), _mm256_sub_epi64(z, m));
+	}
+	deltas_scalar(t, v, i, n, dmin);
+}
+#endif
+
+static void deltas(uint64_t *t, const uint64_t *v, size_t n, uint64_t dmin)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("avx2")) {
+		deltas_avx2(t, v, n, dmin);
+		return;
+	}
+#endif
+	deltas_scalar(t, v, 1, n, dmin);
 }
 
 int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
@@ -668,8 +774,7 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 		break;
 	}
 	case ENC_DBITPACK: {
-		for (size_t i = 1; i < n; i++)
-			t[i - 1] = zigzag(v[i] - v[i - 1]) - dmin;
+		deltas(t, v, n, dmin);
 		if ((err = buf_reserve(out, 21 + packed_bytes(dn, dw) + 8)))
 			break;
 		buf_put_varint(out, n ? v[0] : 0);
@@ -687,8 +792,7 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 		break;
 	}
 	case ENC_DPBITPACK: {
-		for (size_t i = 1; i < n; i++)
-			t[i - 1] = zigzag(v[i] - v[i - 1]) - dmin;
+		deltas(t, v, n, dmin);
 		if ((err = buf_reserve(out, 20)))
 			break;
 		buf_put_varint(out, n ? v[0] : 0);
