@@ -277,6 +277,58 @@ static uint8_t *pack_groups_patched(uint8_t *p, const uint64_t *t, size_t groups
 	return p;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/* pack_groups(), or with x pack_groups_patched(), for widths 1 to 16: the
+ * 8 values of a group shifted to their bit positions in 2 vectors of 4,
+ * each ORed down to one word of 4w bits, the group being the first word
+ * then the second.  A group's store may reach 7 bytes past it, as above. */
+__attribute__((target("avx2"))) static uint8_t *
+pack_groups16_avx2(uint8_t *p, const uint64_t *t, size_t groups, uint64_t base,
+		   unsigned w, struct patch *x)
+{
+	const __m256i b = _mm256_set1_epi64x((int64_t)base);
+	const __m256i mask = _mm256_set1_epi64x((int64_t)((1ull << w) - 1));
+	const __m256i wide = _mm256_set1_epi64x((int64_t)~((1ull << w) - 1));
+	const __m256i sh = _mm256_setr_epi64x(0, w, 2 * w, 3 * w);
+	/* shift counts of 64 give 0 (w == 16) */
+	const __m128i sl = _mm_cvtsi32_si128((int)(4 * w)), sr = _mm_cvtsi32_si128((int)(64 - 4 * w));
+	for (size_t g = 0; g < groups; g++, t += 8) {
+		__m256i v0 = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)t), b);
+		__m256i v1 = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)(t + 4)), b);
+		if (x && !_mm256_testz_si256(_mm256_or_si256(v0, v1), wide))
+			x->groups[x->n++] = (uint32_t)g;
+		__m256i a = _mm256_sllv_epi64(_mm256_and_si256(v0, mask), sh);
+		__m256i c = _mm256_sllv_epi64(_mm256_and_si256(v1, mask), sh);
+		__m128i a2 = _mm_or_si128(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));
+		__m128i c2 = _mm_or_si128(_mm256_castsi256_si128(c), _mm256_extracti128_si256(c, 1));
+		/* the two words, then the group's low and high 64 bits */
+		__m128i ac = _mm_or_si128(_mm_unpacklo_epi64(a2, c2), _mm_unpackhi_epi64(a2, c2));
+		__m128i cc = _mm_unpackhi_epi64(ac, ac);
+		__m128i lo = _mm_or_si128(ac, _mm_sll_epi64(cc, sl));
+		if (w <= 8)
+			_mm_storel_epi64((__m128i *)p, lo);
+		else
+			_mm_storeu_si128((__m128i *)p, _mm_unpacklo_epi64(lo, _mm_srl_epi64(cc, sr)));
+		p += w;
+	}
+	return p;
+}
+
+/* The groups of 8 of t with a value other than base, into x (width 0). */
+__attribute__((target("avx2"))) static void
+note_groups0_avx2(const uint64_t *t, size_t groups, uint64_t base, struct patch *x)
+{
+	const __m256i b = _mm256_set1_epi64x((int64_t)base);
+	for (size_t g = 0; g < groups; g++, t += 8) {
+		__m256i v0 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)t), b);
+		__m256i v1 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(t + 4)), b);
+		__m256i v = _mm256_or_si256(v0, v1);
+		if (!_mm256_testz_si256(v, v))
+			x->groups[x->n++] = (uint32_t)g;
+	}
+}
+#endif
+
 /* Write the low w bits of (t[i] - base) for n values, LSB first, at p
  * (packed_bytes(n, w) + 8 bytes there); with x, note the groups of 8 with
  * exceptions of a patched width w < 64 too.  Returns the end of the
@@ -290,6 +342,12 @@ static uint8_t *pack_to(uint8_t *p, const uint64_t *t, size_t n, unsigned w, uin
 
 	if (w == 0) {
 		/* nothing to pack: every value not base is an exception */
+#if defined(__x86_64__) && defined(__GNUC__)
+		if (x && __builtin_cpu_supports("avx2")) {
+			note_groups0_avx2(t, n / 8, base, x);
+			return p;
+		}
+#endif
 		for (size_t g = 0; x && g < n / 8; g++) {
 			uint64_t any = 0;
 			_Pragma("GCC unroll 8")
@@ -300,11 +358,15 @@ static uint8_t *pack_to(uint8_t *p, const uint64_t *t, size_t n, unsigned w, uin
 		}
 		return p;
 	}
-	if (x) {
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (w <= 16 && __builtin_cpu_supports("avx2"))
+		p = pack_groups16_avx2(p, t, n / 8, base, w, x);
+	else
+#endif
+	if (x)
 		p = pack_groups_patched(p, t, n / 8, base, w, x);
-	} else {
+	else
 		p = pack_groups(p, t, n / 8, base, w);
-	}
 	for (size_t i = n / 8 * 8; i < n; i++) {
 		uint64_t x = (t[i] - base) & mask;
 		acc |= x << nb;
@@ -558,6 +620,7 @@ stats_avx2(const uint64_t *v, size_t n, uint64_t *mn, uint64_t *mx, uint64_t *dm
 	__m256i fmax = fmin;
 	__m256i fdmin = _mm256_set1_epi64x(INT64_MAX), fdmax = sign;
 	size_t i = 1;
+	_Pragma("GCC unroll 4")
 	for (; i + 4 <= n; i += 4) {
 		__m256i x = _mm256_loadu_si256((const __m256i *)(v + i));
 		__m256i p = _mm256_loadu_si256((const __m256i *)(v + i - 1));
