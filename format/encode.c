@@ -895,6 +895,7 @@ __attribute__((target("avx2"))) static void zigzag_avx2(uint64_t *x, size_t k)
 {
 	const __m256i zero = _mm256_setzero_si256();
 	size_t i = 0;
+	_Pragma("GCC unroll 4")
 	for (; i + 4 <= k; i += 4) {
 		__m256i v = _mm256_loadu_si256((const __m256i *)(x + i));
 		__m256i s = _mm256_cmpgt_epi64(zero, v);	/* all ones when negative */

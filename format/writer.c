@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+/* the hashes inline: one per new string of a block's dictionaries */
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 #include <zstd.h>
 #ifdef __SSE2__
@@ -305,7 +307,7 @@ static uint32_t sdict_add(struct sdict *d, const char *s, size_t len, int *err)
 		}
 		d->cap = cap;
 	}
-	if ((*err = buf_reserve(&d->arena, len)))
+	if (d->arena.len + len > d->arena.cap && (*err = buf_reserve(&d->arena, len)))
 		return 0;
 	if (len)
 		memcpy(d->arena.p + d->arena.len, s, len);
