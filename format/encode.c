@@ -513,6 +513,58 @@ static size_t pfor_plan(const uint32_t *h, unsigned scale, size_t n, unsigned ma
  * (the exceptions themselves are found exactly when packing). */
 #define PFOR_STRIDE 8
 
+/* h[bit length of (v[i] - base)]++, or with delta of (zigzag(v[i] -
+ * v[i - 1]) - base), for i = delta, delta + stride, ... below n.  One copy
+ * per stride, so the loop unrolls. */
+static inline __attribute__((always_inline)) void
+hist_w(uint32_t *h, const uint64_t *v, size_t n, uint64_t base, const unsigned stride,
+       const int delta)
+{
+	_Pragma("GCC unroll 4")
+	for (size_t i = (size_t)delta; i < n; i += stride)
+		h[bit_width((delta ? zigzag(v[i] - v[i - 1]) : v[i]) - base)]++;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* hist() for stride PFOR_STRIDE with LZCNT, defined at 0: counted by
+ * leading zeros, without a test for 0. */
+__attribute__((target("lzcnt"))) static void
+hist_lzcnt(uint32_t *h, const uint64_t *v, size_t n, uint64_t base, int delta)
+{
+	uint32_t z[65] = { 0 };
+	if (delta) {
+		_Pragma("GCC unroll 4")
+		for (size_t i = 1; i < n; i += PFOR_STRIDE)
+			z[_lzcnt_u64(zigzag(v[i] - v[i - 1]) - base)]++;
+	} else {
+		_Pragma("GCC unroll 4")
+		for (size_t i = 0; i < n; i += PFOR_STRIDE)
+			z[_lzcnt_u64(v[i] - base)]++;
+	}
+	for (unsigned k = 0; k <= 64; k++)
+		h[64 - k] += z[k];
+}
+#endif
+
+static void hist(uint32_t *h, const uint64_t *v, size_t n, uint64_t base, unsigned stride,
+		 int delta)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (stride == PFOR_STRIDE && __builtin_cpu_supports("lzcnt")) {
+		hist_lzcnt(h, v, n, base, delta);
+		return;
+	}
+#endif
+	if (stride == PFOR_STRIDE && delta)
+		hist_w(h, v, n, base, PFOR_STRIDE, 1);
+	else if (stride == PFOR_STRIDE)
+		hist_w(h, v, n, base, PFOR_STRIDE, 0);
+	else if (delta)
+		hist_w(h, v, n, base, 1, 1);
+	else
+		hist_w(h, v, n, base, 1, 0);
+}
+
 /* Per-thread scratch of the encoder (transformed values, exceptions),
  * kept between columns and freed when the thread exits. */
 struct enc_scratch {
@@ -734,13 +786,11 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 		const unsigned stride = n >= 64 * PFOR_STRIDE ? PFOR_STRIDE : 1;
 		/* only the variant that can win: the plain widths bound them */
 		if (w >= 6 && packed_bytes(n, w) / 2 < best) {
-			for (size_t i = 0; i < n; i += stride)
-				h1[bit_width(v[i] - min)]++;
+			hist(h1, v, n, min, stride, 0);
 			pb = pfor_plan(h1, stride, n, w, &pw) + varint_size(min) + 1;
 		}
 		if (dw >= 6 && packed_bytes(dn, dw) / 2 < best) {
-			for (size_t i = 1; i < n; i += stride)
-				h2[bit_width(zigzag(v[i] - v[i - 1]) - dmin)]++;
+			hist(h2, v, n, dmin, stride, 1);
 			dpb = pfor_plan(h2, stride, dn, dw, &dpw) + varint_size(n ? v[0] : 0) +
 			      varint_size(dmin) + 1;
 		}
