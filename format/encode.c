@@ -155,11 +155,12 @@ static inline __attribute__((always_inline)) uint8_t *
 put_exceptions_t(uint8_t *p, const uint64_t *t, size_t n, const struct patch *x,
 		 uint64_t base, unsigned w, size_t *nexc, const int avx2)
 {
-	size_t cnt = 0, last = 0;
-	for (size_t g = 0; g <= x->n; g++) {
-		size_t i = g < x->n ? 8 * (size_t)x->groups[g] : n / 8 * 8;
+	/* the first gap is the index itself: from a last index of 0 */
+	size_t cnt = 0, last = 0, ng = x->n;
+	for (size_t g = 0; g <= ng; g++) {
+		size_t i = g < ng ? 8 * (size_t)x->groups[g] : n / 8 * 8;
 		unsigned m;
-		if (g == x->n) {
+		if (g == ng) {
 			m = 0;
 			for (size_t j = i; j < n; j++)
 				m |= (unsigned)((t[j] - base) >> w != 0) << (j - i);
@@ -173,8 +174,15 @@ put_exceptions_t(uint8_t *p, const uint64_t *t, size_t n, const struct patch *x,
 		while (m) {
 			size_t k = i + (unsigned)__builtin_ctz(m);
 			m &= m - 1;
-			p = put_varint(p, cnt ? k - last : k);
-			p = put_varint(p, (t[k] - base) >> w);
+			uint64_t gap = k - last, hi = (t[k] - base) >> w;
+			if ((gap | hi) < 0x80) {
+				p[0] = (uint8_t)gap;
+				p[1] = (uint8_t)hi;
+				p += 2;
+			} else {
+				p = put_varint(p, gap);
+				p = put_varint(p, hi);
+			}
 			last = k;
 			cnt++;
 		}
