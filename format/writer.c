@@ -641,15 +641,17 @@ int tape_writer_set_meta(tape_writer *w, const char *key, const char *value)
 	return 0;
 }
 
-/* sdict_add() for a column of t, counting the text it adds; the rows
- * that name a string already at hand do not get here. */
-static __attribute__((noinline)) uint32_t
-tbuf_str(struct tbuf *t, struct sdict *d, const char *s, size_t len, int *err)
+/* sdict_add() for a column of t, counting the text it adds: the index,
+ * or -errno.  The rows that name a string already at hand do not get
+ * here. */
+static __attribute__((noinline)) int64_t
+tbuf_str(struct tbuf *t, struct sdict *d, const char *s, size_t len)
 {
 	size_t before = d->arena.len;
-	uint32_t i = sdict_add(d, s, len, err);
+	int err = 0;
+	uint32_t i = sdict_add(d, s, len, &err);
 	t->text += d->arena.len - before;
-	return i;
+	return err ? err : (int64_t)i;
 }
 
 /* tbuf_put() for the syscall table, whose layout is known here: most
@@ -659,13 +661,15 @@ tbuf_str(struct tbuf *t, struct sdict *d, const char *s, size_t len, int *err)
 static inline __attribute__((always_inline)) int
 tbuf_put_syscall(struct tbuf *t, const struct tape_syscall *e)
 {
-	const char *p1 = e->path ? e->path : "", *p2 = e->path2 ? e->path2 : "";
-	size_t l1 = p1[0] ? strlen(p1) : 0, l2 = p2[0] ? strlen(p2) : 0;
+	const char *p1 = e->path ? e->path : "";
+	size_t l1 = p1[0] ? strlen(p1) : 0;
+	const char *p2 = e->path2 ? e->path2 : "";
+	size_t l2 = p2[0] ? strlen(p2) : 0;
 	struct sdict *d1 = t->sc_path, *d2 = t->sc_path2;
 	uint32_t tid = e->tid, pi, pi2;
 	unsigned h = tid & 63;
 	size_t r = t->rows;
-	int err = 0;
+	int64_t i;
 
 	if (l1 > TAPE_MAX_STRING || l2 > TAPE_MAX_STRING)
 		return tape__fail(-E2BIG, "string of column %s longer than %u bytes",
@@ -675,16 +679,16 @@ tbuf_put_syscall(struct tbuf *t, const struct tape_syscall *e)
 	if (t->tidkey[h] == tid && sdict_is(d1, pi, p1, l1)) {
 		d1->last = pi;
 	} else {
-		pi = tbuf_str(t, d1, p1, l1, &err);
-		if (err)
-			return err;
+		if ((i = tbuf_str(t, d1, p1, l1)) < 0)
+			return (int)i;
+		pi = (uint32_t)i;
 	}
 	pi2 = d2->last;
 	if (!(pi2 < d2->n && d2->len[pi2] == l2 &&
 	      (!l2 || bytes_equal(d2->arena.p + d2->off[pi2], p2, l2)))) {
-		pi2 = tbuf_str(t, d2, p2, l2, &err);
-		if (err)
-			return err;
+		if ((i = tbuf_str(t, d2, p2, l2)) < 0)
+			return (int)i;
+		pi2 = (uint32_t)i;
 	}
 	t->tidkey[h] = tid;
 	t->tidpath[h] = pi + 1;
@@ -715,7 +719,6 @@ static __attribute__((noinline)) int tbuf_put_any(struct tbuf *t, const void *ev
 	const char *strs[TAPE_MAX_STRCOLS];
 	size_t lens[TAPE_MAX_STRCOLS];
 	const char *e = ev;
-	int err = 0;
 
 	/* Check every string first so a refused event changes nothing. */
 	for (unsigned i = 0; i < t->ns; i++) {
@@ -738,9 +741,10 @@ static __attribute__((noinline)) int tbuf_put_any(struct tbuf *t, const void *ev
 	}
 	for (unsigned i = 0; i < t->ns; i++) {
 		unsigned c = t->strcol[i];
-		t->cols[c][r] = tbuf_str(t, &t->dicts[c], strs[i], lens[i], &err);
-		if (err)
-			return err;
+		int64_t k = tbuf_str(t, &t->dicts[c], strs[i], lens[i]);
+		if (k < 0)
+			return (int)k;
+		t->cols[c][r] = (uint64_t)k;
 	}
 	uint64_t ts = t->cols[0][r];
 	t->tmin = ts < t->tmin ? ts : t->tmin;
@@ -756,22 +760,24 @@ static inline int tbuf_put(struct tbuf *t, const void *ev)
 	return t->sc_path2 ? tbuf_put_syscall(t, ev) : tbuf_put_any(t, ev);
 }
 
-/* The buffer of a table's first event (or of an unknown table). */
-static __attribute__((noinline)) int tbuf_first(tape_writer *w, int table, struct tbuf **out)
+/* The buffer of a table's first event (or of an unknown table); NULL
+ * and *err on failure. */
+static __attribute__((noinline)) struct tbuf *tbuf_first(tape_writer *w, int table, int *err)
 {
 	const struct tape_table_def *def = tape__table(table);
 	struct tbuf *t;
-	int err;
 
-	if (!def)
-		return tape__fail(-EINVAL, "unknown table %d", table);
-	t = &w->tables[table];
-	if (!t->def && (err = tbuf_init(t, def, w->block_rows))) {
-		tbuf_release(t);
-		return set_err(w, err);
+	if (!def) {
+		*err = tape__fail(-EINVAL, "unknown table %d", table);
+		return NULL;
 	}
-	*out = t;
-	return 0;
+	t = &w->tables[table];
+	if (!t->def && (*err = tbuf_init(t, def, w->block_rows))) {
+		tbuf_release(t);
+		set_err(w, *err);
+		return NULL;
+	}
+	return t;
 }
 
 int tape_writer_append(tape_writer *w, int table, const void *ev)
@@ -783,7 +789,7 @@ int tape_writer_append(tape_writer *w, int table, const void *ev)
 		return w->err;
 	if ((unsigned)table < TAPE_TABLE_MAX && w->tables[table].def)
 		t = &w->tables[table];
-	else if ((err = tbuf_first(w, table, &t)))
+	else if (!(t = tbuf_first(w, table, &err)))
 		return err;
 	err = t->sc_path2 ? tbuf_put_syscall(t, ev) : tbuf_put_any(t, ev);
 	if (err)
