@@ -11,6 +11,7 @@
  * close() adds the index chunk and the trailer.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,8 @@ struct tbuf {
 	/* syscall table, for tbuf_put_syscall(): its columns lie in mem by
 	 * id (column id i at mem + i * stride); NULL for other tables */
 	struct sdict *sc_path, *sc_path2;
+	/* file table, for tbuf_put_file(): the same by FC_ id; else NULL */
+	struct sdict *fc_path;
 	/* the path index of each thread's last row (index + 1, 0 none) by
 	 * tid & 63, tried before hashing: threads interleave, but each
 	 * names the same file for several rows */
@@ -501,14 +504,31 @@ static int write_block(tape_writer *w, struct tbuf *t)
 	return err;
 }
 
+/* File table columns by on-disk id, and the field each holds. */
+enum { FC_TS, FC_FILE_ID, FC_DEV, FC_INODE, FC_SIZE, FC_MODE, FC_PATH, FC_NCOLS };
+static const uint16_t fc_offset[FC_NCOLS] = {
+	offsetof(struct tape_file, ts_ns), offsetof(struct tape_file, file_id),
+	offsetof(struct tape_file, dev), offsetof(struct tape_file, inode),
+	offsetof(struct tape_file, size), offsetof(struct tape_file, mode),
+	offsetof(struct tape_file, path),
+};
+
 static int tbuf_init(struct tbuf *t, const struct tape_table_def *def, unsigned rows)
 {
-	/* the syscall columns by id when their ids are 0..SC_NCOLS-1 */
+	/* the syscall columns by id when their ids are 0..SC_NCOLS-1; the
+	 * file columns when they are the fields tbuf_put_file() knows */
 	unsigned seen = 0;
-	int by_id = def->id == TAPE_TABLE_SYSCALL && def->ncols == SC_NCOLS;
+	int sc = def->id == TAPE_TABLE_SYSCALL && def->ncols == SC_NCOLS;
+	int fc = def->id == TAPE_TABLE_FILE && def->ncols == FC_NCOLS;
+	int by_id = sc || fc;
 	for (size_t c = 0; by_id && c < def->ncols; c++) {
-		unsigned id = def->cols[c].id;
-		by_id = id < SC_NCOLS && !(seen & (1u << id));
+		const struct tape_column *col = &def->cols[c];
+		unsigned id = col->id;
+		by_id = id < def->ncols && !(seen & (1u << id));
+		if (by_id && fc)
+			by_id = col->offset == fc_offset[id] &&
+				(id == FC_PATH ? col->type == TAPE_COL_STR :
+				 col->type != TAPE_COL_STR && col->width == 8);
 		seen |= 1u << id;
 	}
 
@@ -537,10 +557,12 @@ static int tbuf_init(struct tbuf *t, const struct tape_table_def *def, unsigned 
 	}
 	for (size_t c = 0; by_id && c < def->ncols; c++) {
 		unsigned id = def->cols[c].id;
-		if (id == SC_PATH)
+		if (sc && id == SC_PATH)
 			t->sc_path = &t->dicts[c];
-		if (id == SC_PATH2)
+		if (sc && id == SC_PATH2)
 			t->sc_path2 = &t->dicts[c];
+		if (fc && id == FC_PATH)
+			t->fc_path = &t->dicts[c];
 	}
 	return 0;
 }
@@ -713,6 +735,34 @@ tbuf_put_syscall(struct tbuf *t, const struct tape_syscall *e)
 	return 0;
 }
 
+/* tbuf_put() for the file table (a row per file a trace names), the same
+ * way; its path is mostly new: straight to the dictionary. */
+static __attribute__((noinline)) int tbuf_put_file(struct tbuf *t, const struct tape_file *e)
+{
+	const char *p = e->path ? e->path : "";
+	size_t l = strlen(p);
+	int64_t pi;
+
+	if (l > TAPE_MAX_STRING)
+		return tape__fail(-E2BIG, "string of column %s longer than %u bytes", "path",
+				  TAPE_MAX_STRING);
+	if ((pi = tbuf_str(t, t->fc_path, p, l)) < 0)
+		return (int)pi;
+	uint64_t *row = t->mem + t->rows;
+	const size_t k = t->stride;
+	row[FC_TS * k] = e->ts_ns;
+	row[FC_FILE_ID * k] = e->file_id;
+	row[FC_DEV * k] = e->dev;
+	row[FC_INODE * k] = e->inode;
+	row[FC_SIZE * k] = e->size;
+	row[FC_MODE * k] = e->mode;
+	row[FC_PATH * k] = (uint64_t)pi;
+	uint64_t ts = e->ts_ns;
+	t->tmin = ts < t->tmin ? ts : t->tmin;
+	t->tmax = ts > t->tmax ? ts : t->tmax;
+	return 0;
+}
+
 static __attribute__((noinline)) int tbuf_put_any(struct tbuf *t, const void *ev)
 {
 	const struct tape_table_def *def = t->def;
@@ -757,7 +807,8 @@ static __attribute__((noinline)) int tbuf_put_any(struct tbuf *t, const void *ev
  * leave the row half written, unused. */
 static inline int tbuf_put(struct tbuf *t, const void *ev)
 {
-	return t->sc_path2 ? tbuf_put_syscall(t, ev) : tbuf_put_any(t, ev);
+	return t->sc_path2 ? tbuf_put_syscall(t, ev) :
+	       t->fc_path ? tbuf_put_file(t, ev) : tbuf_put_any(t, ev);
 }
 
 /* The buffer of a table's first event (or of an unknown table); NULL
@@ -791,7 +842,8 @@ int tape_writer_append(tape_writer *w, int table, const void *ev)
 		t = &w->tables[table];
 	else if (!(t = tbuf_first(w, table, &err)))
 		return err;
-	err = t->sc_path2 ? tbuf_put_syscall(t, ev) : tbuf_put_any(t, ev);
+	err = t->sc_path2 ? tbuf_put_syscall(t, ev) :
+	      t->fc_path ? tbuf_put_file(t, ev) : tbuf_put_any(t, ev);
 	if (err)
 		return err == -E2BIG ? err : set_err(w, err);
 	t->rows++;
