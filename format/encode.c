@@ -573,12 +573,13 @@ static void hist(uint32_t *h, const uint64_t *v, size_t n, uint64_t base, unsign
 		hist_w(h, v, n, base, 1, 0);
 }
 
-/* Per-thread scratch of the encoder (transformed values, exceptions),
- * kept between columns and freed when the thread exits. */
+/* Per-thread scratch of the encoder (transformed values, the groups of
+ * a patched column with exceptions), kept between columns and freed when
+ * the thread exits. */
 struct enc_scratch {
 	uint64_t *t;
 	size_t tcap;
-	uint32_t *groups;	/* of a patched column with exceptions */
+	uint32_t *groups;
 	size_t gcap;
 };
 static pthread_key_t scratch_key;

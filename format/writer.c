@@ -529,7 +529,8 @@ static int tbuf_init(struct tbuf *t, const struct tape_table_def *def, unsigned 
 			by_id = col->offset == fc_offset[id] &&
 				(id == FC_PATH ? col->type == TAPE_COL_STR :
 				 col->type != TAPE_COL_STR && col->width == 8);
-		seen |= 1u << id;
+		if (by_id)
+			seen |= 1u << id;
 	}
 
 	t->def = def;
