@@ -258,12 +258,6 @@ static int flush_meta(tape_writer *w)
 
 /* ------------------------------------------------------ string columns */
 
-/* Whether entry i of d (any value: out of range is no) is s. */
-static inline int sdict_is(const struct sdict *d, uint32_t i, const char *s, size_t len)
-{
-	return i < d->n && d->len[i] == len && bytes_equal(d->arena.p + d->off[i], s, len);
-}
-
 static uint32_t sdict_add(struct sdict *d, const char *s, size_t len, int *err)
 {
 	/* Consecutive events usually name the same file. */
@@ -685,21 +679,27 @@ static inline __attribute__((always_inline)) int
 tbuf_put_syscall(struct tbuf *t, const struct tape_syscall *e)
 {
 	const char *p1 = e->path ? e->path : "";
-	size_t l1 = p1[0] ? strlen(p1) : 0;
-	const char *p2 = e->path2 ? e->path2 : "";
-	size_t l2 = p2[0] ? strlen(p2) : 0;
 	struct sdict *d1 = t->sc_path, *d2 = t->sc_path2;
 	uint32_t tid = e->tid, pi, pi2;
 	unsigned h = tid & 63;
-	size_t r = t->rows;
+	size_t l1, r = t->rows;
 	int64_t i;
+	/* The thread's last path (tidpath holds index + 1: 0, none, gives an
+	 * index out of range), compared in place: its length is known, no
+	 * strlen() first. */
+	pi = t->tidpath[h] - 1;
+	int hit = t->tidkey[h] == tid && pi < d1->n &&
+		  !strncmp(p1, (const char *)d1->arena.p + d1->off[pi], l1 = d1->len[pi]) &&
+		  !p1[l1];
+	if (!hit)
+		l1 = p1[0] ? strlen(p1) : 0;
+	const char *p2 = e->path2 ? e->path2 : "";
+	size_t l2 = p2[0] ? strlen(p2) : 0;
 
 	if (l1 > TAPE_MAX_STRING || l2 > TAPE_MAX_STRING)
 		return tape__fail(-E2BIG, "string of column %s longer than %u bytes",
 				  l1 > TAPE_MAX_STRING ? "path" : "path2", TAPE_MAX_STRING);
-	/* tidpath holds index + 1: 0 (none) gives an index out of range */
-	pi = t->tidpath[h] - 1;
-	if (t->tidkey[h] == tid && sdict_is(d1, pi, p1, l1)) {
+	if (hit) {
 		d1->last = pi;
 	} else {
 		if ((i = tbuf_str(t, d1, p1, l1)) < 0)
