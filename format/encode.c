@@ -322,6 +322,52 @@ pack_groups16_avx2(uint8_t *p, const uint64_t *t, size_t groups, uint64_t base,
 	return p;
 }
 
+/* The same for widths 17 to 32: each half of a group (4w bits, 68 to 128)
+ * ORed down to two words, a value at bit jw going to the first word
+ * shifted left by jw and to the second shifted right by 64 - jw, or left
+ * by jw - 64 (AVX2 shifts by 64 or more give 0); the second half goes
+ * 4w bits after the first. */
+__attribute__((target("avx2"))) static uint8_t *
+pack_groups32_avx2(uint8_t *p, const uint64_t *t, size_t groups, uint64_t base,
+		   unsigned w, struct patch *x)
+{
+	const int64_t iw = (int64_t)w;
+	const __m256i b = _mm256_set1_epi64x((int64_t)base);
+	const __m256i mask = _mm256_set1_epi64x((int64_t)((1ull << w) - 1));
+	const __m256i wide = _mm256_set1_epi64x((int64_t)~((1ull << w) - 1));
+	const __m256i s0 = _mm256_setr_epi64x(0, iw, 2 * iw, 3 * iw);
+	const __m256i s1 = _mm256_setr_epi64x(64, 64 - iw, 64 - 2 * iw, 64 - 3 * iw);
+	const __m256i s2 = _mm256_setr_epi64x(-64, iw - 64, 2 * iw - 64, 3 * iw - 64);
+	const __m128i sl = _mm_cvtsi32_si128((int)(4 * w - 64)), sr = _mm_cvtsi32_si128((int)(128 - 4 * w));
+	for (size_t g = 0; g < groups; g++, t += 8) {
+		__m256i v0 = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)t), b);
+		__m256i v1 = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)(t + 4)), b);
+		if (x && !_mm256_testz_si256(_mm256_or_si256(v0, v1), wide))
+			x->groups[x->n++] = (uint32_t)g;
+		v0 = _mm256_and_si256(v0, mask);
+		v1 = _mm256_and_si256(v1, mask);
+		__m256i a0 = _mm256_sllv_epi64(v0, s0);
+		__m256i a1 = _mm256_or_si256(_mm256_srlv_epi64(v0, s1), _mm256_sllv_epi64(v0, s2));
+		__m256i c0 = _mm256_sllv_epi64(v1, s0);
+		__m256i c1 = _mm256_or_si256(_mm256_srlv_epi64(v1, s1), _mm256_sllv_epi64(v1, s2));
+		/* each half's two words */
+		__m256i za = _mm256_or_si256(_mm256_unpacklo_epi64(a0, a1), _mm256_unpackhi_epi64(a0, a1));
+		__m256i zc = _mm256_or_si256(_mm256_unpacklo_epi64(c0, c1), _mm256_unpackhi_epi64(c0, c1));
+		__m128i ha = _mm_or_si128(_mm256_castsi256_si128(za), _mm256_extracti128_si256(za, 1));
+		__m128i hc = _mm_or_si128(_mm256_castsi256_si128(zc), _mm256_extracti128_si256(zc, 1));
+		/* the group's 4 words: the first half, the second from bit 4w */
+		__m128i cl = _mm_sll_epi64(hc, sl), cr = _mm_srl_epi64(hc, sr);
+		_mm_storeu_si128((__m128i *)p, _mm_or_si128(ha, _mm_slli_si128(cl, 8)));
+		__m128i hi = _mm_or_si128(cr, _mm_srli_si128(cl, 8));
+		if (w <= 24)
+			_mm_storel_epi64((__m128i *)(p + 16), hi);
+		else
+			_mm_storeu_si128((__m128i *)(p + 16), hi);
+		p += w;
+	}
+	return p;
+}
+
 /* The groups of 8 of t with a value other than base, into x (width 0). */
 __attribute__((target("avx2"))) static void
 note_groups0_avx2(const uint64_t *t, size_t groups, uint64_t base, struct patch *x)
@@ -369,6 +415,8 @@ static uint8_t *pack_to(uint8_t *p, const uint64_t *t, size_t n, unsigned w, uin
 #if defined(__x86_64__) && defined(__GNUC__)
 	if (w <= 16 && __builtin_cpu_supports("avx2"))
 		p = pack_groups16_avx2(p, t, n / 8, base, w, x);
+	else if (w <= 32 && __builtin_cpu_supports("avx2"))
+		p = pack_groups32_avx2(p, t, n / 8, base, w, x);
 	else
 #endif
 	if (x)
