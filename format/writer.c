@@ -23,6 +23,9 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 #include "tape_internal.h"
 
 #ifdef __SSE2__
@@ -111,7 +114,6 @@ struct tbuf {
 	uint64_t *mem;		/* the columns, stride values apart */
 	size_t stride;
 	struct sdict *dicts;	/* ncols, used by string columns */
-	uint64_t tmin, tmax;	/* UINT64_MAX and 0 when no rows */
 	size_t text;		/* bytes of text in dicts, for the block cut */
 	/* syscall table, for tbuf_put_syscall(): its columns lie in mem by
 	 * id (column id i at mem + i * stride); NULL for other tables */
@@ -476,21 +478,76 @@ static int encode_columns(struct enc_ctx *x, const struct tape_table_def *def,
 	return 0;
 }
 
+/* Min and max of v[i..n) into *mn and *mx. */
+static inline void minmax_scalar(const uint64_t *v, size_t i, size_t n, uint64_t *mn,
+				 uint64_t *mx)
+{
+	uint64_t min = *mn, max = *mx;
+	for (; i < n; i++) {
+		min = v[i] < min ? v[i] : min;
+		max = v[i] > max ? v[i] : max;
+	}
+	*mn = min, *mx = max;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The same, 4 at a time: signed compares of the values with the sign bit
+ * flipped order them as unsigned. */
+__attribute__((target("avx2"))) static void
+minmax_avx2(const uint64_t *v, size_t n, uint64_t *mn, uint64_t *mx)
+{
+	const __m256i sign = _mm256_set1_epi64x(INT64_MIN);
+	__m256i fmin = _mm256_set1_epi64x(INT64_MAX), fmax = sign;
+	size_t i = 0;
+	_Pragma("GCC unroll 4")
+	for (; i + 4 <= n; i += 4) {
+		__m256i x = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(v + i)), sign);
+		fmin = _mm256_blendv_epi8(fmin, x, _mm256_cmpgt_epi64(fmin, x));
+		fmax = _mm256_blendv_epi8(fmax, x, _mm256_cmpgt_epi64(x, fmax));
+	}
+	uint64_t a[4], b[4];
+	_mm256_storeu_si256((__m256i *)a, fmin);
+	_mm256_storeu_si256((__m256i *)b, fmax);
+	for (int j = 0; j < 4; j++) {
+		a[j] ^= 1ull << 63;
+		b[j] ^= 1ull << 63;
+		*mn = a[j] < *mn ? a[j] : *mn;
+		*mx = b[j] > *mx ? b[j] : *mx;
+	}
+	minmax_scalar(v, i, n, mn, mx);
+}
+#endif
+
+/* The time range of a block: min and max of its first column (ts_ns),
+ * found once per block rather than row by row. */
+static void time_range(const uint64_t *v, size_t n, uint64_t *mn, uint64_t *mx)
+{
+	*mn = UINT64_MAX;
+	*mx = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("avx2")) {
+		minmax_avx2(v, n, mn, mx);
+		return;
+	}
+#endif
+	minmax_scalar(v, 0, n, mn, mx);
+}
+
 static int write_block(tape_writer *w, struct tbuf *t)
 {
+	uint64_t tmin, tmax;
 	int err;
 	if (!t->rows)
 		return 0;
 	if ((err = flush_meta(w)))
 		return err;
+	time_range(t->cols[0], t->rows, &tmin, &tmax);
 	err = encode_columns(&w->enc, t->def, t->cols, t->dicts, t->rows, 0, &w->raw);
 	if (!err)
 		err = write_chunk(w, CHUNK_BLOCK, (uint16_t)t->def->id, (uint32_t)t->rows,
-				  t->tmin, t->tmax, w->raw.p, w->raw.len, 0);
+				  tmin, tmax, w->raw.p, w->raw.len, 0);
 	t->rows = 0;
 	t->text = 0;
-	t->tmin = UINT64_MAX;
-	t->tmax = 0;
 	for (size_t c = 0; c < t->def->ncols; c++)
 		if (t->def->cols[c].type == TAPE_COL_STR)
 			sdict_reset(&t->dicts[c]);
@@ -528,7 +585,6 @@ static int tbuf_init(struct tbuf *t, const struct tape_table_def *def, unsigned 
 	}
 
 	t->def = def;
-	t->tmin = UINT64_MAX;
 	t->cols = calloc(def->ncols, sizeof(*t->cols));
 	t->dicts = calloc(def->ncols, sizeof(*t->dicts));
 	/* one cache line between columns keeps them off each other's sets */
@@ -730,9 +786,6 @@ tbuf_put_syscall(struct tbuf *t, const struct tape_syscall *e)
 	row[SC_FLAGS * k] = e->flags;
 	row[SC_PATH * k] = pi;
 	row[SC_PATH2 * k] = pi2;
-	uint64_t ts = e->ts_ns;
-	t->tmin = ts < t->tmin ? ts : t->tmin;
-	t->tmax = ts > t->tmax ? ts : t->tmax;
 	return 0;
 }
 
@@ -758,9 +811,6 @@ static __attribute__((noinline)) int tbuf_put_file(struct tbuf *t, const struct 
 	row[FC_SIZE * k] = e->size;
 	row[FC_MODE * k] = e->mode;
 	row[FC_PATH * k] = (uint64_t)pi;
-	uint64_t ts = e->ts_ns;
-	t->tmin = ts < t->tmin ? ts : t->tmin;
-	t->tmax = ts > t->tmax ? ts : t->tmax;
 	return 0;
 }
 
@@ -797,9 +847,6 @@ static __attribute__((noinline)) int tbuf_put_any(struct tbuf *t, const void *ev
 			return (int)k;
 		t->cols[c][r] = (uint64_t)k;
 	}
-	uint64_t ts = t->cols[0][r];
-	t->tmin = ts < t->tmin ? ts : t->tmin;
-	t->tmax = ts > t->tmax ? ts : t->tmax;
 	return 0;
 }
 
