@@ -744,9 +744,8 @@ tbuf_put_syscall(struct tbuf *t, const struct tape_syscall *e)
 	 * index out of range), compared in place: its length is known, no
 	 * strlen() first. */
 	pi = t->tidpath[h] - 1;
-	int hit = t->tidkey[h] == tid && pi < d1->n &&
-		  !strncmp(p1, (const char *)d1->arena.p + d1->off[pi], l1 = d1->len[pi]) &&
-		  !p1[l1];
+	int hit = t->tidkey[h] == tid && pi < d1->n && ((l1 = d1->len[pi]) == 0 ||
+		  !strncmp(p1, (const char *)d1->arena.p + d1->off[pi], l1)) && !p1[l1];
 	if (!hit)
 		l1 = p1[0] ? strlen(p1) : 0;
 	const char *p2 = e->path2 ? e->path2 : "";
