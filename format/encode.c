@@ -106,31 +106,139 @@ static inline size_t packed_bytes(size_t n, unsigned w)
 	return (n * w + 7) / 8;
 }
 
+/* The exceptions of a patched bit-packing, found while packing: the
+ * groups of 8 values that hold one at least. */
+struct patch {
+	uint32_t *groups;
+	size_t n;
+};
+
+static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)v | 0x80;
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/* Bit j set where t[j] - base (j < 8) has bits from w up. */
+static inline unsigned wide_bits8(const uint64_t *t, uint64_t base, unsigned w)
+{
+	unsigned m = 0;
+	for (unsigned j = 0; j < 8; j++)
+		m |= (unsigned)((t[j] - base) >> w != 0) << j;
+	return m;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+__attribute__((target("avx2"))) static inline unsigned
+wide_bits8_avx2(const uint64_t *t, uint64_t base, unsigned w)
+{
+	const __m256i b = _mm256_set1_epi64x((int64_t)base), zero = _mm256_setzero_si256();
+	const __m128i c = _mm_cvtsi32_si128((int)w);
+	__m256i lo = _mm256_loadu_si256((const __m256i *)t);
+	__m256i hi = _mm256_loadu_si256((const __m256i *)(t + 4));
+	lo = _mm256_cmpeq_epi64(_mm256_srl_epi64(_mm256_sub_epi64(lo, b), c), zero);
+	hi = _mm256_cmpeq_epi64(_mm256_srl_epi64(_mm256_sub_epi64(hi, b), c), zero);
+	unsigned m = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(lo)) |
+		     (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(hi)) << 4;
+	return ~m & 0xff;
+}
+#endif
+
+/* Write at p the exceptions (index gap, value >> w) of t[0..n) minus base:
+ * those of the groups x found, then of the values after the last whole
+ * group.  Returns the end; *nexc gets their count. */
+static inline __attribute__((always_inline)) uint8_t *
+put_exceptions_t(uint8_t *p, const uint64_t *t, size_t n, const struct patch *x,
+		 uint64_t base, unsigned w, size_t *nexc, const int avx2)
+{
+	/* the first gap is the index itself: from a last index of 0 */
+	size_t cnt = 0, last = 0, ng = x->n;
+	for (size_t g = 0; g <= ng; g++) {
+		size_t i = g < ng ? 8 * (size_t)x->groups[g] : n / 8 * 8;
+		unsigned m;
+		if (g == ng) {
+			m = 0;
+			for (size_t j = i; j < n; j++)
+				m |= (unsigned)((t[j] - base) >> w != 0) << (j - i);
+		} else {
+#if defined(__x86_64__) && defined(__GNUC__)
+			m = avx2 ? wide_bits8_avx2(t + i, base, w) : wide_bits8(t + i, base, w);
+#else
+			m = wide_bits8(t + i, base, w);
+#endif
+		}
+		while (m) {
+			size_t k = i + (unsigned)__builtin_ctz(m);
+			m &= m - 1;
+			uint64_t gap = k - last, hi = (t[k] - base) >> w;
+			if ((gap | hi) < 0x80) {
+				p[0] = (uint8_t)gap;
+				p[1] = (uint8_t)hi;
+				p += 2;
+			} else {
+				p = put_varint(p, gap);
+				p = put_varint(p, hi);
+			}
+			last = k;
+			cnt++;
+		}
+	}
+	*nexc = cnt;
+	return p;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) static uint8_t *
+put_exceptions_avx2(uint8_t *p, const uint64_t *t, size_t n, const struct patch *x,
+		    uint64_t base, unsigned w, size_t *nexc)
+{
+	return put_exceptions_t(p, t, n, x, base, w, nexc, 1);
+}
+#endif
+
+static uint8_t *put_exceptions(uint8_t *p, const uint64_t *t, size_t n, const struct patch *x,
+			       uint64_t base, unsigned w, size_t *nexc)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("avx2"))
+		return put_exceptions_avx2(p, t, n, x, base, w, nexc);
+#endif
+	return put_exceptions_t(p, t, n, x, base, w, nexc, 0);
+}
+
 /*
  * Packing mirrors the unpacking below: value j of a stream of width w starts
  * at bit j*w, so each group of 8 values starts on a byte boundary and
  * fills exactly w bytes.  pack_groups_w() has one copy per width where
  * every shift and store of the 8 values is a constant; a group's last
  * store may write up to 7 bytes past it, which the next group (or the 8
- * bytes of slack every caller reserves) absorbs.
+ * bytes of slack every caller reserves) absorbs.  With x (patched
+ * widths, below 64), the groups holding a value wider than w are noted
+ * in x: one test per group.
  */
 static inline __attribute__((always_inline)) uint8_t *
 pack_groups_w(uint8_t *p, const uint64_t *t, size_t groups, uint64_t base,
-	      const unsigned w)
+	      const unsigned w, struct patch *x)
 {
 	const uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
 	for (size_t g = 0; g < groups; g++, t += 8) {
-		uint64_t acc = 0;
+		uint64_t acc = 0, any = 0;
 		unsigned nb = 0, o = 0;
 		_Pragma("GCC unroll 8")
 		for (unsigned j = 0; j < 8; j++) {
-			uint64_t x = (t[j] - base) & mask;
-			acc |= x << nb;
+			uint64_t v = t[j] - base, lo = v & mask;
+			any |= v;
+			acc |= lo << nb;
 			if (nb + w >= 64) {
 				uint64_t le = htole64(acc);
 				memcpy(p + o, &le, 8);
 				o += 8;
-				acc = nb ? x >> (64 - nb) : 0;
+				acc = nb ? lo >> (64 - nb) : 0;
 				nb = nb + w - 64;
 			} else {
 				nb += w;
@@ -140,39 +248,182 @@ pack_groups_w(uint8_t *p, const uint64_t *t, size_t groups, uint64_t base,
 			uint64_t le = htole64(acc);
 			memcpy(p + o, &le, 8);
 		}
+		if (x && w < 64 && __builtin_expect(any >> (w & 63), 0))
+			x->groups[x->n++] = (uint32_t)g;
 		p += w;
 	}
 	return p;
 }
 
+#define PACK_WIDTHS \
+	W(1) W(2) W(3) W(4) W(5) W(6) W(7) W(8) W(9) W(10) W(11) W(12) W(13) \
+	W(14) W(15) W(16) W(17) W(18) W(19) W(20) W(21) W(22) W(23) W(24) \
+	W(25) W(26) W(27) W(28) W(29) W(30) W(31) W(32) W(33) W(34) W(35) \
+	W(36) W(37) W(38) W(39) W(40) W(41) W(42) W(43) W(44) W(45) W(46) \
+	W(47) W(48) W(49) W(50) W(51) W(52) W(53) W(54) W(55) W(56) W(57) \
+	W(58) W(59) W(60) W(61) W(62) W(63)
+
 static uint8_t *pack_groups(uint8_t *p, const uint64_t *t, size_t groups,
 			    uint64_t base, unsigned w)
 {
 	switch (w) {
-#define W(n) case n: return pack_groups_w(p, t, groups, base, n);
-	W(1) W(2) W(3) W(4) W(5) W(6) W(7) W(8) W(9) W(10) W(11) W(12) W(13)
-	W(14) W(15) W(16) W(17) W(18) W(19) W(20) W(21) W(22) W(23) W(24)
-	W(25) W(26) W(27) W(28) W(29) W(30) W(31) W(32) W(33) W(34) W(35)
-	W(36) W(37) W(38) W(39) W(40) W(41) W(42) W(43) W(44) W(45) W(46)
-	W(47) W(48) W(49) W(50) W(51) W(52) W(53) W(54) W(55) W(56) W(57)
-	W(58) W(59) W(60) W(61) W(62) W(63) W(64)
+#define W(n) case n: return pack_groups_w(p, t, groups, base, n, NULL);
+	PACK_WIDTHS W(64)
 #undef W
 	}
 	return p;
 }
 
-/* Append the low w bits of (t[i] - base) for n values, LSB first; the
- * caller reserved packed_bytes(n, w) + 8 bytes. */
-static void pack(struct buf *b, const uint64_t *t, size_t n, unsigned w, uint64_t base)
+/* pack_groups() finding the exceptions (w below 64) on the way. */
+static uint8_t *pack_groups_patched(uint8_t *p, const uint64_t *t, size_t groups,
+				    uint64_t base, unsigned w, struct patch *x)
+{
+	switch (w) {
+#define W(n) case n: return pack_groups_w(p, t, groups, base, n, x);
+	PACK_WIDTHS
+#undef W
+	}
+	return p;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* pack_groups(), or with x pack_groups_patched(), for widths 1 to 16: the
+ * 8 values of a group shifted to their bit positions in 2 vectors of 4,
+ * each ORed down to one word of 4w bits, the group being the first word
+ * then the second.  A group's store may reach 7 bytes past it, as above. */
+__attribute__((target("avx2"))) static uint8_t *
+pack_groups16_avx2(uint8_t *p, const uint64_t *t, size_t groups, uint64_t base,
+		   unsigned w, struct patch *x)
+{
+	const __m256i b = _mm256_set1_epi64x((int64_t)base);
+	const __m256i mask = _mm256_set1_epi64x((int64_t)((1ull << w) - 1));
+	const __m256i wide = _mm256_set1_epi64x((int64_t)~((1ull << w) - 1));
+	const __m256i sh = _mm256_setr_epi64x(0, w, 2 * w, 3 * w);
+	/* shift counts of 64 give 0 (w == 16) */
+	const __m128i sl = _mm_cvtsi32_si128((int)(4 * w)), sr = _mm_cvtsi32_si128((int)(64 - 4 * w));
+	for (size_t g = 0; g < groups; g++, t += 8) {
+		__m256i v0 = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)t), b);
+		__m256i v1 = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)(t + 4)), b);
+		if (x && !_mm256_testz_si256(_mm256_or_si256(v0, v1), wide))
+			x->groups[x->n++] = (uint32_t)g;
+		__m256i a = _mm256_sllv_epi64(_mm256_and_si256(v0, mask), sh);
+		__m256i c = _mm256_sllv_epi64(_mm256_and_si256(v1, mask), sh);
+		__m128i a2 = _mm_or_si128(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));
+		__m128i c2 = _mm_or_si128(_mm256_castsi256_si128(c), _mm256_extracti128_si256(c, 1));
+		/* the two words, then the group's low and high 64 bits */
+		__m128i ac = _mm_or_si128(_mm_unpacklo_epi64(a2, c2), _mm_unpackhi_epi64(a2, c2));
+		__m128i cc = _mm_unpackhi_epi64(ac, ac);
+		__m128i lo = _mm_or_si128(ac, _mm_sll_epi64(cc, sl));
+		if (w <= 8)
+			_mm_storel_epi64((__m128i *)p, lo);
+		else
+			_mm_storeu_si128((__m128i *)p, _mm_unpacklo_epi64(lo, _mm_srl_epi64(cc, sr)));
+		p += w;
+	}
+	return p;
+}
+
+/* The same for widths 17 to 32: each half of a group (4w bits, 68 to 128)
+ * ORed down to two words, a value at bit jw going to the first word
+ * shifted left by jw and to the second shifted right by 64 - jw, or left
+ * by jw - 64 (AVX2 shifts by 64 or more give 0); the second half goes
+ * 4w bits after the first. */
+__attribute__((target("avx2"))) static uint8_t *
+pack_groups32_avx2(uint8_t *p, const uint64_t *t, size_t groups, uint64_t base,
+		   unsigned w, struct patch *x)
+{
+	const int64_t iw = (int64_t)w;
+	const __m256i b = _mm256_set1_epi64x((int64_t)base);
+	const __m256i mask = _mm256_set1_epi64x((int64_t)((1ull << w) - 1));
+	const __m256i wide = _mm256_set1_epi64x((int64_t)~((1ull << w) - 1));
+	const __m256i s0 = _mm256_setr_epi64x(0, iw, 2 * iw, 3 * iw);
+	const __m256i s1 = _mm256_setr_epi64x(64, 64 - iw, 64 - 2 * iw, 64 - 3 * iw);
+	const __m256i s2 = _mm256_setr_epi64x(-64, iw - 64, 2 * iw - 64, 3 * iw - 64);
+	const __m128i sl = _mm_cvtsi32_si128((int)(4 * w - 64)), sr = _mm_cvtsi32_si128((int)(128 - 4 * w));
+	for (size_t g = 0; g < groups; g++, t += 8) {
+		__m256i v0 = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)t), b);
+		__m256i v1 = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)(t + 4)), b);
+		if (x && !_mm256_testz_si256(_mm256_or_si256(v0, v1), wide))
+			x->groups[x->n++] = (uint32_t)g;
+		v0 = _mm256_and_si256(v0, mask);
+		v1 = _mm256_and_si256(v1, mask);
+		__m256i a0 = _mm256_sllv_epi64(v0, s0);
+		__m256i a1 = _mm256_or_si256(_mm256_srlv_epi64(v0, s1), _mm256_sllv_epi64(v0, s2));
+		__m256i c0 = _mm256_sllv_epi64(v1, s0);
+		__m256i c1 = _mm256_or_si256(_mm256_srlv_epi64(v1, s1), _mm256_sllv_epi64(v1, s2));
+		/* each half's two words */
+		__m256i za = _mm256_or_si256(_mm256_unpacklo_epi64(a0, a1), _mm256_unpackhi_epi64(a0, a1));
+		__m256i zc = _mm256_or_si256(_mm256_unpacklo_epi64(c0, c1), _mm256_unpackhi_epi64(c0, c1));
+		__m128i ha = _mm_or_si128(_mm256_castsi256_si128(za), _mm256_extracti128_si256(za, 1));
+		__m128i hc = _mm_or_si128(_mm256_castsi256_si128(zc), _mm256_extracti128_si256(zc, 1));
+		/* the group's 4 words: the first half, the second from bit 4w */
+		__m128i cl = _mm_sll_epi64(hc, sl), cr = _mm_srl_epi64(hc, sr);
+		_mm_storeu_si128((__m128i *)p, _mm_or_si128(ha, _mm_slli_si128(cl, 8)));
+		__m128i hi = _mm_or_si128(cr, _mm_srli_si128(cl, 8));
+		if (w <= 24)
+			_mm_storel_epi64((__m128i *)(p + 16), hi);
+		else
+			_mm_storeu_si128((__m128i *)(p + 16), hi);
+		p += w;
+	}
+	return p;
+}
+
+/* The groups of 8 of t with a value other than base, into x (width 0). */
+__attribute__((target("avx2"))) static void
+note_groups0_avx2(const uint64_t *t, size_t groups, uint64_t base, struct patch *x)
+{
+	const __m256i b = _mm256_set1_epi64x((int64_t)base);
+	for (size_t g = 0; g < groups; g++, t += 8) {
+		__m256i v0 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)t), b);
+		__m256i v1 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(t + 4)), b);
+		__m256i v = _mm256_or_si256(v0, v1);
+		if (!_mm256_testz_si256(v, v))
+			x->groups[x->n++] = (uint32_t)g;
+	}
+}
+#endif
+
+/* Write the low w bits of (t[i] - base) for n values, LSB first, at p
+ * (packed_bytes(n, w) + 8 bytes there); with x, note the groups of 8 with
+ * exceptions of a patched width w < 64 too.  Returns the end of the
+ * packed bytes. */
+static uint8_t *pack_to(uint8_t *p, const uint64_t *t, size_t n, unsigned w, uint64_t base,
+			struct patch *x)
 {
 	const uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
-	uint8_t *p = b->p + b->len;
 	uint64_t acc = 0;
 	unsigned nb = 0;
 
-	if (w == 0)
-		return;
-	p = pack_groups(p, t, n / 8, base, w);
+	if (w == 0) {
+		/* nothing to pack: every value not base is an exception */
+#if defined(__x86_64__) && defined(__GNUC__)
+		if (x && __builtin_cpu_supports("avx2")) {
+			note_groups0_avx2(t, n / 8, base, x);
+			return p;
+		}
+#endif
+		for (size_t g = 0; x && g < n / 8; g++) {
+			uint64_t any = 0;
+			_Pragma("GCC unroll 8")
+			for (unsigned j = 0; j < 8; j++)
+				any |= t[8 * g + j] ^ base;
+			if (__builtin_expect(any != 0, 0))
+				x->groups[x->n++] = (uint32_t)g;
+		}
+		return p;
+	}
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (w <= 16 && __builtin_cpu_supports("avx2"))
+		p = pack_groups16_avx2(p, t, n / 8, base, w, x);
+	else if (w <= 32 && __builtin_cpu_supports("avx2"))
+		p = pack_groups32_avx2(p, t, n / 8, base, w, x);
+	else
+#endif
+	if (x)
+		p = pack_groups_patched(p, t, n / 8, base, w, x);
+	else
+		p = pack_groups(p, t, n / 8, base, w);
 	for (size_t i = n / 8 * 8; i < n; i++) {
 		uint64_t x = (t[i] - base) & mask;
 		acc |= x << nb;
@@ -188,7 +439,14 @@ static void pack(struct buf *b, const uint64_t *t, size_t n, unsigned w, uint64_
 	}
 	for (unsigned i = 0; i < nb; i += 8)
 		*p++ = (uint8_t)(acc >> i);
-	b->len = (size_t)(p - b->p);
+	return p;
+}
+
+/* Append the low w bits of (t[i] - base) for n values, LSB first; the
+ * caller reserved packed_bytes(n, w) + 8 bytes. */
+static void pack(struct buf *b, const uint64_t *t, size_t n, unsigned w, uint64_t base)
+{
+	b->len = (size_t)(pack_to(b->p + b->len, t, n, w, base, NULL) - b->p);
 }
 
 /* ------------------------------------------------------------ encoder */
@@ -276,15 +534,28 @@ static int encode_varints(struct buf *out, const uint64_t *v, size_t n, int mode
 static size_t pfor_plan(const uint32_t *h, unsigned scale, size_t n, unsigned maxw,
 			unsigned *wout)
 {
-	size_t best = SIZE_MAX;
-	for (unsigned x = 0; x <= maxw; x++) {
-		size_t nexc = 0, exc = 0;
-		for (unsigned b = x + 1; b <= maxw; b++) {
-			nexc += (size_t)h[b] * scale;
-			exc += (size_t)h[b] * scale * (1 + (b - x + 6) / 7);
+	size_t best = SIZE_MAX, above = 0;
+	unsigned x0 = maxw;
+	/* The values above x only get fewer as x grows: the widths with at
+	 * most 1 in 8 above them (the others are no exceptions) are x0 on. */
+	while (x0 > 0 && (above + (size_t)h[x0] * scale) * 8 <= n)
+		above += (size_t)h[x0--] * scale;
+	/* the bit lengths above x0 that occur (empty ones add nothing) */
+	unsigned bl[65], k = 0, j = 0;
+	size_t cnt[65];
+	for (unsigned b = x0 + 1; b <= maxw; b++)
+		if (h[b]) {
+			bl[k] = b;
+			cnt[k++] = (size_t)h[b] * scale;
 		}
-		if (nexc * 8 > n)	/* more than 1 in 8: not exceptions */
-			continue;
+	for (unsigned x = x0; x <= maxw; x++) {
+		size_t nexc = 0, exc = 0;
+		while (j < k && bl[j] <= x)
+			j++;
+		for (unsigned i = j; i < k; i++) {
+			nexc += cnt[i];
+			exc += cnt[i] * (1 + (bl[i] - x + 6) / 7);
+		}
 		size_t sz = 1 + varint_size(nexc) + packed_bytes(n, x) + exc + (nexc ? nexc / 4 : 0);
 		if (sz < best) {
 			best = sz;
@@ -299,12 +570,66 @@ static size_t pfor_plan(const uint32_t *h, unsigned scale, size_t n, unsigned ma
  * (the exceptions themselves are found exactly when packing). */
 #define PFOR_STRIDE 8
 
-/* Per-thread scratch of the encoder (transformed values, exceptions),
- * kept between columns and freed when the thread exits. */
+/* h[bit length of (v[i] - base)]++, or with delta of (zigzag(v[i] -
+ * v[i - 1]) - base), for i = delta, delta + stride, ... below n.  One copy
+ * per stride, so the loop unrolls. */
+static inline __attribute__((always_inline)) void
+hist_w(uint32_t *h, const uint64_t *v, size_t n, uint64_t base, const unsigned stride,
+       const int delta)
+{
+	_Pragma("GCC unroll 4")
+	for (size_t i = (size_t)delta; i < n; i += stride)
+		h[bit_width((delta ? zigzag(v[i] - v[i - 1]) : v[i]) - base)]++;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* hist() for stride PFOR_STRIDE with LZCNT, defined at 0: counted by
+ * leading zeros, without a test for 0. */
+__attribute__((target("lzcnt"))) static void
+hist_lzcnt(uint32_t *h, const uint64_t *v, size_t n, uint64_t base, int delta)
+{
+	uint32_t z[65] = { 0 };
+	if (delta) {
+		_Pragma("GCC unroll 4")
+		for (size_t i = 1; i < n; i += PFOR_STRIDE)
+			z[_lzcnt_u64(zigzag(v[i] - v[i - 1]) - base)]++;
+	} else {
+		_Pragma("GCC unroll 4")
+		for (size_t i = 0; i < n; i += PFOR_STRIDE)
+			z[_lzcnt_u64(v[i] - base)]++;
+	}
+	for (unsigned k = 0; k <= 64; k++)
+		h[64 - k] += z[k];
+}
+#endif
+
+static void hist(uint32_t *h, const uint64_t *v, size_t n, uint64_t base, unsigned stride,
+		 int delta)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (stride == PFOR_STRIDE && __builtin_cpu_supports("lzcnt")) {
+		hist_lzcnt(h, v, n, base, delta);
+		return;
+	}
+#endif
+	if (stride == PFOR_STRIDE && delta)
+		hist_w(h, v, n, base, PFOR_STRIDE, 1);
+	else if (stride == PFOR_STRIDE)
+		hist_w(h, v, n, base, PFOR_STRIDE, 0);
+	else if (delta)
+		hist_w(h, v, n, base, 1, 1);
+	else
+		hist_w(h, v, n, base, 1, 0);
+}
+
+/* Per-thread scratch of the encoder (transformed values, the groups of
+ * a patched column with exceptions), kept between columns and freed when
+ * the thread exits. */
 struct enc_scratch {
 	uint64_t *t;
 	size_t tcap;
-	struct buf exc;
+	uint32_t *groups;
+	size_t gcap;
 };
 static pthread_key_t scratch_key;
 static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
@@ -314,7 +639,7 @@ static void scratch_free(void *p)
 {
 	struct enc_scratch *s = p;
 	free(s->t);
-	buf_release(&s->exc);
+	free(s->groups);
 	free(s);
 }
 
@@ -339,47 +664,39 @@ static struct enc_scratch *scratch(void)
 }
 
 /* Patched bit-packing of t[0..n) minus base: the packed low width bits,
- * then the exceptions as (index gap, value >> width).  Groups of 8 with no
- * exception are recognized with one test. */
+ * then the exceptions as (index gap, value >> width).  Their count goes
+ * before the packed bits, and is known after them: the bits and the
+ * exceptions are written leaving room for the largest count, n, and moved
+ * down when the count is shorter. */
 static int put_patched(struct buf *out, const uint64_t *t, size_t n, unsigned width,
 		       uint64_t base)
 {
 	struct enc_scratch *sc = scratch();
-	size_t nexc = 0, last = 0;
+	size_t room = varint_size(n), len = packed_bytes(n, width), nexc;
 	int err;
 
 	if (!sc)
 		return -ENOMEM;
-	struct buf *excb = &sc->exc;
-	/* at most one exception per value, 20 bytes each */
-	excb->len = 0;
-	if ((err = buf_reserve(excb, 20 * n + 20)))
-		return err;
-	for (size_t g = 0; g < n; g += 8) {
-		size_t e = g + 8 < n ? g + 8 : n;
-		uint64_t any = 0;
-		for (size_t i = g; i < e; i++)
-			any |= t[i] - base;
-		if (__builtin_expect(!(any >> width), 1))
-			continue;
-		for (size_t i = g; i < e; i++) {
-			uint64_t hi = (t[i] - base) >> width;
-			if (!hi)
-				continue;
-			buf_put_varint(excb, nexc ? i - last : i);
-			buf_put_varint(excb, hi);
-			last = i;
-			nexc++;
-		}
+	if (n / 8 >= sc->gcap) {
+		uint32_t *g = realloc(sc->groups, (n / 8 + 1) * sizeof(*g));
+		if (!g)
+			return -ENOMEM;
+		sc->groups = g;
+		sc->gcap = n / 8 + 1;
 	}
-	if ((err = buf_reserve(out, 11 + packed_bytes(n, width) + excb->len + 8)))
+	/* at most one exception per value, 20 bytes each */
+	if ((err = buf_reserve(out, 1 + room + len + 8 + 20 * n)))
 		return err;
+	struct patch x = { sc->groups, 0 };
 	buf_put_u8(out, (uint8_t)width);
+	uint8_t *bits = out->p + out->len + room;
+	pack_to(bits, t, n, width, base, &x);
+	uint8_t *end = put_exceptions(bits + len, t, n, &x, base, width, &nexc);
+	size_t vs = varint_size(nexc);
+	if (vs < room)
+		memmove(bits - (room - vs), bits, (size_t)(end - bits));
 	buf_put_varint(out, nexc);
-	pack(out, t, n, width, base);
-	if (excb->len)
-		memcpy(out->p + out->len, excb->p, excb->len);
-	out->len += excb->len;
+	out->len += (size_t)(end - bits);
 	return 0;
 }
 
@@ -401,7 +718,6 @@ static inline void stats_scalar(const uint64_t *v, size_t i0, size_t n, uint64_t
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
 /* The same, 4 values at a time.  AVX2 compares signed 64-bit lanes, so the
  * lanes hold values with the sign bit flipped (x ^ 2^63), which orders
  * them as unsigned. */
@@ -414,6 +730,7 @@ stats_avx2(const uint64_t *v, size_t n, uint64_t *mn, uint64_t *mx, uint64_t *dm
 	__m256i fmax = fmin;
 	__m256i fdmin = _mm256_set1_epi64x(INT64_MAX), fdmax = sign;
 	size_t i = 1;
+	_Pragma("GCC unroll 4")
 	for (; i + 4 <= n; i += 4) {
 		__m256i x = _mm256_loadu_si256((const __m256i *)(v + i));
 		__m256i p = _mm256_loadu_si256((const __m256i *)(v + i - 1));
@@ -474,6 +791,42 @@ static uint64_t exp_dmin(const uint64_t *v, size_t n)
 	return (uint64_t)dm;
 }
 
+/* t[i - 1] = zigzag(v[i] - v[i - 1]) - dmin for 1 <= i < n. */
+static inline void deltas_scalar(uint64_t *t, const uint64_t *v, size_t i, size_t n,
+				 uint64_t dmin)
+{
+	for (; i < n; i++)
+		t[i - 1] = zigzag(v[i] - v[i - 1]) - dmin;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) static void
+deltas_avx2(uint64_t *t, const uint64_t *v, size_t n, uint64_t dmin)
+{
+	const __m256i zero = _mm256_setzero_si256(), m = _mm256_set1_epi64x((int64_t)dmin);
+	size_t i = 1;
+	for (; i + 4 <= n; i += 4) {
+		__m256i x = _mm256_loadu_si256((const __m256i *)(v + i));
+		__m256i p = _mm256_loadu_si256((const __m256i *)(v + i - 1));
+		__m256i d = _mm256_sub_epi64(x, p);
+		__m256i z = _mm256_xor_si256(_mm256_slli_epi64(d, 1), _mm256_cmpgt_epi64(zero, d));
+		_mm256_storeu_si256((__m256i *)(t + i - 1), _mm256_sub_epi64(z, m));
+	}
+	deltas_scalar(t, v, i, n, dmin);
+}
+#endif
+
+static void deltas(uint64_t *t, const uint64_t *v, size_t n, uint64_t dmin)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("avx2")) {
+		deltas_avx2(t, v, n, dmin);
+		return;
+	}
+#endif
+	deltas_scalar(t, v, 1, n, dmin);
+}
+
 int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 		    uint8_t *enc, int force)
 {
@@ -506,13 +859,11 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 		const unsigned stride = n >= 64 * PFOR_STRIDE ? PFOR_STRIDE : 1;
 		/* only the variant that can win: the plain widths bound them */
 		if (w >= 6 && packed_bytes(n, w) / 2 < best) {
-			for (size_t i = 0; i < n; i += stride)
-				h1[bit_width(v[i] - min)]++;
+			hist(h1, v, n, min, stride, 0);
 			pb = pfor_plan(h1, stride, n, w, &pw) + varint_size(min) + 1;
 		}
 		if (dw >= 6 && packed_bytes(dn, dw) / 2 < best) {
-			for (size_t i = 1; i < n; i += stride)
-				h2[bit_width(zigzag(v[i] - v[i - 1]) - dmin)]++;
+			hist(h2, v, n, dmin, stride, 1);
 			dpb = pfor_plan(h2, stride, dn, dw, &dpw) + varint_size(n ? v[0] : 0) +
 			      varint_size(dmin) + 1;
 		}
@@ -642,8 +993,7 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 		break;
 	}
 	case ENC_DBITPACK: {
-		for (size_t i = 1; i < n; i++)
-			t[i - 1] = zigzag(v[i] - v[i - 1]) - dmin;
+		deltas(t, v, n, dmin);
 		if ((err = buf_reserve(out, 21 + packed_bytes(dn, dw) + 8)))
 			break;
 		buf_put_varint(out, n ? v[0] : 0);
@@ -661,8 +1011,7 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 		break;
 	}
 	case ENC_DPBITPACK: {
-		for (size_t i = 1; i < n; i++)
-			t[i - 1] = zigzag(v[i] - v[i - 1]) - dmin;
+		deltas(t, v, n, dmin);
 		if ((err = buf_reserve(out, 20)))
 			break;
 		buf_put_varint(out, n ? v[0] : 0);
@@ -721,6 +1070,7 @@ __attribute__((target("avx2"))) static void zigzag_avx2(uint64_t *x, size_t k)
 {
 	const __m256i zero = _mm256_setzero_si256();
 	size_t i = 0;
+	_Pragma("GCC unroll 4")
 	for (; i + 4 <= k; i += 4) {
 		__m256i v = _mm256_loadu_si256((const __m256i *)(x + i));
 		__m256i s = _mm256_cmpgt_epi64(zero, v);	/* all ones when negative */

@@ -11,37 +11,80 @@
  * close() adds the index chunk and the trailer.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+/* the hashes inline: one per new string of a block's dictionaries */
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 #include <zstd.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 #include "tape_internal.h"
 
-/* Equality of short strings without a libc call (this is the hot path). */
+#ifdef __SSE2__
+/* Whether the 16 bytes at a + i and b + i, and those at a + j and b + j,
+ * are equal. */
+static inline int eq16x2(const uint8_t *a, const char *b, size_t i, size_t j)
+{
+	__m128i x = _mm_loadu_si128((const __m128i *)(a + i));
+	__m128i y = _mm_loadu_si128((const __m128i *)(b + i));
+	__m128i u = _mm_loadu_si128((const __m128i *)(a + j));
+	__m128i v = _mm_loadu_si128((const __m128i *)(b + j));
+	return _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(x, y),
+					       _mm_cmpeq_epi8(u, v))) == 0xffff;
+}
+#endif
+
+/* Equality of short strings without a libc call (this is the hot path):
+ * whole words, the last ones overlapping those before instead of a loop
+ * over the odd bytes. */
 static inline int bytes_equal(const uint8_t *a, const char *b, size_t n)
 {
-	size_t i = 0;
+	if (n >= 16) {
 #ifdef __SSE2__
-	for (; i + 16 <= n; i += 16) {
-		__m128i x = _mm_loadu_si128((const __m128i *)(a + i));
-		__m128i y = _mm_loadu_si128((const __m128i *)(b + i));
-		if (_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) != 0xffff)
-			return 0;
-	}
+		size_t i = 0;
+		for (; i + 32 < n; i += 32)
+			if (!eq16x2(a, b, i, i + 16))
+				return 0;
+		/* 1 to 32 bytes left, n - 16 <= i when 16 at most */
+		return eq16x2(a, b, i < n - 16 ? i : n - 16, n - 16);
+#else
+		uint64_t x, y, d = 0;
+		size_t i = 0;
+		for (; i + 8 < n; i += 8) {
+			memcpy(&x, a + i, 8);
+			memcpy(&y, b + i, 8);
+			d |= x ^ y;
+		}
+		memcpy(&x, a + n - 8, 8);
+		memcpy(&y, b + n - 8, 8);
+		return !(d | (x ^ y));
 #endif
-	for (; i + 8 <= n; i += 8) {
-		uint64_t x, y;
-		memcpy(&x, a + i, 8);
-		memcpy(&y, b + i, 8);
-		if (x != y)
-			return 0;
 	}
-	for (; i < n; i++)
+	if (n >= 8) {
+		uint64_t x0, y0, x1, y1;
+		memcpy(&x0, a, 8);
+		memcpy(&y0, b, 8);
+		memcpy(&x1, a + n - 8, 8);
+		memcpy(&y1, b + n - 8, 8);
+		return !((x0 ^ y0) | (x1 ^ y1));
+	}
+	if (n >= 4) {
+		uint32_t x0, y0, x1, y1;
+		memcpy(&x0, a, 4);
+		memcpy(&y0, b, 4);
+		memcpy(&x1, a + n - 4, 4);
+		memcpy(&y1, b + n - 4, 4);
+		return !((x0 ^ y0) | (x1 ^ y1));
+	}
+	for (size_t i = 0; i < n; i++)
 		if (a[i] != (uint8_t)b[i])
 			return 0;
 	return 1;
@@ -67,12 +110,16 @@ struct tbuf {
 	uint64_t *dst8[TAPE_MAX_COLS_KNOWN], *dst4[TAPE_MAX_COLS_KNOWN];
 	unsigned strcol[TAPE_MAX_STRCOLS];
 	size_t rows;
-	uint64_t **cols;	/* ncols arrays of block_rows values */
+	uint64_t **cols;	/* ncols arrays of block_rows values, in mem */
+	uint64_t *mem;		/* the columns, stride values apart */
+	size_t stride;
 	struct sdict *dicts;	/* ncols, used by string columns */
-	uint64_t tmin, tmax;
-	/* syscall table: its columns by id, for tbuf_put_syscall() */
-	uint64_t *sc[SC_NCOLS];
+	size_t text;		/* bytes of text in dicts, for the block cut */
+	/* syscall table, for tbuf_put_syscall(): its columns lie in mem by
+	 * id (column id i at mem + i * stride); NULL for other tables */
 	struct sdict *sc_path, *sc_path2;
+	/* file table, for tbuf_put_file(): the same by FC_ id; else NULL */
+	struct sdict *fc_path;
 	/* the path index of each thread's last row (index + 1, 0 none) by
 	 * tid & 63, tried before hashing: threads interleave, but each
 	 * names the same file for several rows */
@@ -223,17 +270,6 @@ static int flush_meta(tape_writer *w)
 
 /* ------------------------------------------------------ string columns */
 
-static uint32_t sdict_add(struct sdict *d, const char *s, size_t len, int *err);
-
-/* The index of s in d, added when new; hint: an index to try first. */
-static inline uint32_t sdict_add_hint(struct sdict *d, const char *s, size_t len, uint32_t hint,
-			       int *err)
-{
-	if (hint < d->n && d->len[hint] == len && bytes_equal(d->arena.p + d->off[hint], s, len))
-		return d->last = hint;
-	return sdict_add(d, s, len, err);
-}
-
 static uint32_t sdict_add(struct sdict *d, const char *s, size_t len, int *err)
 {
 	/* Consecutive events usually name the same file. */
@@ -280,7 +316,7 @@ static uint32_t sdict_add(struct sdict *d, const char *s, size_t len, int *err)
 		}
 		d->cap = cap;
 	}
-	if ((*err = buf_reserve(&d->arena, len)))
+	if (d->arena.len + len > d->arena.cap && (*err = buf_reserve(&d->arena, len)))
 		return 0;
 	if (len)
 		memcpy(d->arena.p + d->arena.len, s, len);
@@ -514,18 +550,76 @@ static int encode_columns(struct enc_ctx *x, const struct tape_table_def *def,
 	return 0;
 }
 
+/* Min and max of v[i..n) into *mn and *mx. */
+static inline void minmax_scalar(const uint64_t *v, size_t i, size_t n, uint64_t *mn,
+				 uint64_t *mx)
+{
+	uint64_t min = *mn, max = *mx;
+	for (; i < n; i++) {
+		min = v[i] < min ? v[i] : min;
+		max = v[i] > max ? v[i] : max;
+	}
+	*mn = min, *mx = max;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The same, 4 at a time: signed compares of the values with the sign bit
+ * flipped order them as unsigned. */
+__attribute__((target("avx2"))) static void
+minmax_avx2(const uint64_t *v, size_t n, uint64_t *mn, uint64_t *mx)
+{
+	const __m256i sign = _mm256_set1_epi64x(INT64_MIN);
+	__m256i fmin = _mm256_set1_epi64x(INT64_MAX), fmax = sign;
+	size_t i = 0;
+	_Pragma("GCC unroll 4")
+	for (; i + 4 <= n; i += 4) {
+		__m256i x = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(v + i)), sign);
+		fmin = _mm256_blendv_epi8(fmin, x, _mm256_cmpgt_epi64(fmin, x));
+		fmax = _mm256_blendv_epi8(fmax, x, _mm256_cmpgt_epi64(x, fmax));
+	}
+	uint64_t a[4], b[4];
+	_mm256_storeu_si256((__m256i *)a, fmin);
+	_mm256_storeu_si256((__m256i *)b, fmax);
+	for (int j = 0; j < 4; j++) {
+		a[j] ^= 1ull << 63;
+		b[j] ^= 1ull << 63;
+		*mn = a[j] < *mn ? a[j] : *mn;
+		*mx = b[j] > *mx ? b[j] : *mx;
+	}
+	minmax_scalar(v, i, n, mn, mx);
+}
+#endif
+
+/* The time range of a block: min and max of its first column (ts_ns),
+ * found once per block rather than row by row. */
+static void time_range(const uint64_t *v, size_t n, uint64_t *mn, uint64_t *mx)
+{
+	*mn = UINT64_MAX;
+	*mx = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("avx2")) {
+		minmax_avx2(v, n, mn, mx);
+		return;
+	}
+#endif
+	minmax_scalar(v, 0, n, mn, mx);
+}
+
 static int write_block(tape_writer *w, struct tbuf *t)
 {
+	uint64_t tmin, tmax;
 	int err;
 	if (!t->rows)
 		return 0;
 	if ((err = flush_meta(w)))
 		return err;
+	time_range(t->cols[0], t->rows, &tmin, &tmax);
 	err = encode_columns(&w->enc, t->def, t->cols, t->dicts, t->rows, 0, &w->raw);
 	if (!err)
 		err = write_chunk(w, CHUNK_BLOCK, (uint16_t)t->def->id, (uint32_t)t->rows,
-				  t->tmin, t->tmax, w->raw.p, w->raw.len, 0);
+				  tmin, tmax, w->raw.p, w->raw.len, 0);
 	t->rows = 0;
+	t->text = 0;
 	for (size_t c = 0; c < t->def->ncols; c++)
 		if (t->def->cols[c].type == TAPE_COL_STR)
 			sdict_reset(&t->dicts[c]);
@@ -533,17 +627,46 @@ static int write_block(tape_writer *w, struct tbuf *t)
 	return err;
 }
 
+/* File table columns by on-disk id, and the field each holds. */
+enum { FC_TS, FC_FILE_ID, FC_DEV, FC_INODE, FC_SIZE, FC_MODE, FC_PATH, FC_NCOLS };
+static const uint16_t fc_offset[FC_NCOLS] = {
+	offsetof(struct tape_file, ts_ns), offsetof(struct tape_file, file_id),
+	offsetof(struct tape_file, dev), offsetof(struct tape_file, inode),
+	offsetof(struct tape_file, size), offsetof(struct tape_file, mode),
+	offsetof(struct tape_file, path),
+};
+
 static int tbuf_init(struct tbuf *t, const struct tape_table_def *def, unsigned rows)
 {
+	/* the syscall columns by id when their ids are 0..SC_NCOLS-1; the
+	 * file columns when they are the fields tbuf_put_file() knows */
+	unsigned seen = 0;
+	int sc = def->id == TAPE_TABLE_SYSCALL && def->ncols == SC_NCOLS;
+	int fc = def->id == TAPE_TABLE_FILE && def->ncols == FC_NCOLS;
+	int by_id = sc || fc;
+	for (size_t c = 0; by_id && c < def->ncols; c++) {
+		const struct tape_column *col = &def->cols[c];
+		unsigned id = col->id;
+		by_id = id < def->ncols && !(seen & (1u << id));
+		if (by_id && fc)
+			by_id = col->offset == fc_offset[id] &&
+				(id == FC_PATH ? col->type == TAPE_COL_STR :
+				 col->type != TAPE_COL_STR && col->width == 8);
+		if (by_id)
+			seen |= 1u << id;
+	}
+
 	t->def = def;
 	t->cols = calloc(def->ncols, sizeof(*t->cols));
 	t->dicts = calloc(def->ncols, sizeof(*t->dicts));
-	if (!t->cols || !t->dicts)
+	/* one cache line between columns keeps them off each other's sets */
+	t->stride = (size_t)rows + 8;
+	t->mem = malloc(def->ncols * t->stride * sizeof(uint64_t));
+	if (!t->cols || !t->dicts || !t->mem)
 		return -ENOMEM;
 	for (size_t c = 0; c < def->ncols; c++) {
 		const struct tape_column *col = &def->cols[c];
-		if (!(t->cols[c] = malloc(rows * sizeof(uint64_t))))
-			return -ENOMEM;
+		t->cols[c] = t->mem + (by_id ? col->id : c) * t->stride;
 		if (col->type == TAPE_COL_STR) {
 			t->offs[t->ns] = col->offset;
 			t->strcol[t->ns++] = (unsigned)c;
@@ -555,16 +678,14 @@ static int tbuf_init(struct tbuf *t, const struct tape_table_def *def, unsigned 
 			t->dst4[t->n4++] = t->cols[c];
 		}
 	}
-	if (def->id == TAPE_TABLE_SYSCALL) {
-		for (size_t c = 0; c < def->ncols; c++) {
-			unsigned id = def->cols[c].id;
-			if (id < SC_NCOLS)
-				t->sc[id] = t->cols[c];
-			if (id == SC_PATH)
-				t->sc_path = &t->dicts[c];
-			if (id == SC_PATH2)
-				t->sc_path2 = &t->dicts[c];
-		}
+	for (size_t c = 0; by_id && c < def->ncols; c++) {
+		unsigned id = def->cols[c].id;
+		if (sc && id == SC_PATH)
+			t->sc_path = &t->dicts[c];
+		if (sc && id == SC_PATH2)
+			t->sc_path2 = &t->dicts[c];
+		if (fc && id == FC_PATH)
+			t->fc_path = &t->dicts[c];
 	}
 	return 0;
 }
@@ -573,12 +694,10 @@ static void tbuf_release(struct tbuf *t)
 {
 	if (!t->def)
 		return;
-	for (size_t c = 0; c < t->def->ncols; c++) {
-		if (t->cols)
-			free(t->cols[c]);
+	for (size_t c = 0; c < t->def->ncols; c++)
 		if (t->dicts)
 			sdict_release(&t->dicts[c]);
-	}
+	free(t->mem);
 	free(t->cols);
 	free(t->dicts);
 	memset(t, 0, sizeof(*t));
@@ -669,55 +788,111 @@ int tape_writer_set_meta(tape_writer *w, const char *key, const char *value)
 	return 0;
 }
 
-/* tbuf_put() for the syscall table, whose layout is known here: most
- * events of a trace are syscalls. */
-static int tbuf_put_syscall(struct tbuf *t, const struct tape_syscall *e)
+/* sdict_add() for a column of t, counting the text it adds: the index,
+ * or -errno.  The rows that name a string already at hand do not get
+ * here. */
+static __attribute__((noinline)) int64_t
+tbuf_str(struct tbuf *t, struct sdict *d, const char *s, size_t len)
 {
-	const char *p1 = e->path ? e->path : "", *p2 = e->path2 ? e->path2 : "";
-	size_t l1 = p1[0] ? strlen(p1) : 0, l2 = p2[0] ? strlen(p2) : 0;
-	size_t r = t->rows;
+	size_t before = d->arena.len;
 	int err = 0;
+	uint32_t i = sdict_add(d, s, len, &err);
+	t->text += d->arena.len - before;
+	return err ? err : (int64_t)i;
+}
+
+/* tbuf_put() for the syscall table, whose layout is known here: most
+ * events of a trace are syscalls.  Straight-line, and the dictionaries
+ * only looked up when the path is not the thread's last (path2: the last
+ * of any thread). */
+static inline __attribute__((always_inline)) int
+tbuf_put_syscall(struct tbuf *t, const struct tape_syscall *e)
+{
+	const char *p1 = e->path ? e->path : "";
+	struct sdict *d1 = t->sc_path, *d2 = t->sc_path2;
+	uint32_t tid = e->tid, pi, pi2;
+	unsigned h = tid & 63;
+	size_t l1, r = t->rows;
+	int64_t i;
+	/* The thread's last path (tidpath holds index + 1: 0, none, gives an
+	 * index out of range), compared in place: its length is known, no
+	 * strlen() first. */
+	pi = t->tidpath[h] - 1;
+	int hit = t->tidkey[h] == tid && pi < d1->n && ((l1 = d1->len[pi]) == 0 ||
+		  !strncmp(p1, (const char *)d1->arena.p + d1->off[pi], l1)) && !p1[l1];
+	if (!hit)
+		l1 = p1[0] ? strlen(p1) : 0;
+	const char *p2 = e->path2 ? e->path2 : "";
+	size_t l2 = p2[0] ? strlen(p2) : 0;
 
 	if (l1 > TAPE_MAX_STRING || l2 > TAPE_MAX_STRING)
 		return tape__fail(-E2BIG, "string of column %s longer than %u bytes",
 				  l1 > TAPE_MAX_STRING ? "path" : "path2", TAPE_MAX_STRING);
-	t->sc[SC_TS][r] = e->ts_ns;
-	t->sc[SC_DUR][r] = e->dur_ns;
-	t->sc[SC_PID][r] = e->pid;
-	t->sc[SC_TID][r] = e->tid;
-	t->sc[SC_OP][r] = e->op;
-	t->sc[SC_FD][r] = (uint64_t)e->fd;
-	t->sc[SC_FILE_ID][r] = e->file_id;
-	t->sc[SC_OFFSET][r] = e->offset;
-	t->sc[SC_SIZE][r] = e->size;
-	t->sc[SC_RET][r] = (uint64_t)e->ret;
-	t->sc[SC_FLAGS][r] = e->flags;
-	unsigned h = e->tid & 63;
-	uint32_t hint = t->tidkey[h] == e->tid && t->tidpath[h] ? t->tidpath[h] - 1 : UINT32_MAX;
-	uint32_t pi = sdict_add_hint(t->sc_path, p1, l1, hint, &err);
-	if (err)
-		return err;
-	t->sc[SC_PATH][r] = pi;
-	t->tidkey[h] = e->tid;
+	if (hit) {
+		d1->last = pi;
+	} else {
+		if ((i = tbuf_str(t, d1, p1, l1)) < 0)
+			return (int)i;
+		pi = (uint32_t)i;
+	}
+	pi2 = d2->last;
+	if (!(pi2 < d2->n && d2->len[pi2] == l2 &&
+	      (!l2 || bytes_equal(d2->arena.p + d2->off[pi2], p2, l2)))) {
+		if ((i = tbuf_str(t, d2, p2, l2)) < 0)
+			return (int)i;
+		pi2 = (uint32_t)i;
+	}
+	t->tidkey[h] = tid;
 	t->tidpath[h] = pi + 1;
-	t->sc[SC_PATH2][r] = sdict_add_hint(t->sc_path2, p2, l2, t->sc_path2->last, &err);
-	if (err)
-		return err;
-	uint64_t ts = e->ts_ns;
-	if (r == 0 || ts < t->tmin)
-		t->tmin = ts;
-	if (r == 0 || ts > t->tmax)
-		t->tmax = ts;
+	uint64_t *row = t->mem + r;
+	const size_t k = t->stride;
+	row[SC_TS * k] = e->ts_ns;
+	row[SC_DUR * k] = e->dur_ns;
+	row[SC_PID * k] = e->pid;
+	row[SC_TID * k] = tid;
+	row[SC_OP * k] = e->op;
+	row[SC_FD * k] = (uint64_t)e->fd;
+	row[SC_FILE_ID * k] = e->file_id;
+	row[SC_OFFSET * k] = e->offset;
+	row[SC_SIZE * k] = e->size;
+	row[SC_RET * k] = (uint64_t)e->ret;
+	row[SC_FLAGS * k] = e->flags;
+	row[SC_PATH * k] = pi;
+	row[SC_PATH2 * k] = pi2;
 	return 0;
 }
 
-static int tbuf_put_any(struct tbuf *t, const void *ev)
+/* tbuf_put() for the file table (a row per file a trace names), the same
+ * way; its path is mostly new: straight to the dictionary. */
+static __attribute__((noinline)) int tbuf_put_file(struct tbuf *t, const struct tape_file *e)
+{
+	const char *p = e->path ? e->path : "";
+	size_t l = strlen(p);
+	int64_t pi;
+
+	if (l > TAPE_MAX_STRING)
+		return tape__fail(-E2BIG, "string of column %s longer than %u bytes", "path",
+				  TAPE_MAX_STRING);
+	if ((pi = tbuf_str(t, t->fc_path, p, l)) < 0)
+		return (int)pi;
+	uint64_t *row = t->mem + t->rows;
+	const size_t k = t->stride;
+	row[FC_TS * k] = e->ts_ns;
+	row[FC_FILE_ID * k] = e->file_id;
+	row[FC_DEV * k] = e->dev;
+	row[FC_INODE * k] = e->inode;
+	row[FC_SIZE * k] = e->size;
+	row[FC_MODE * k] = e->mode;
+	row[FC_PATH * k] = (uint64_t)pi;
+	return 0;
+}
+
+static __attribute__((noinline)) int tbuf_put_any(struct tbuf *t, const void *ev)
 {
 	const struct tape_table_def *def = t->def;
 	const char *strs[TAPE_MAX_STRCOLS];
 	size_t lens[TAPE_MAX_STRCOLS];
 	const char *e = ev;
-	int err = 0;
 
 	/* Check every string first so a refused event changes nothing. */
 	for (unsigned i = 0; i < t->ns; i++) {
@@ -740,15 +915,11 @@ static int tbuf_put_any(struct tbuf *t, const void *ev)
 	}
 	for (unsigned i = 0; i < t->ns; i++) {
 		unsigned c = t->strcol[i];
-		t->cols[c][r] = sdict_add(&t->dicts[c], strs[i], lens[i], &err);
-		if (err)
-			return err;
+		int64_t k = tbuf_str(t, &t->dicts[c], strs[i], lens[i]);
+		if (k < 0)
+			return (int)k;
+		t->cols[c][r] = (uint64_t)k;
 	}
-	uint64_t ts = t->cols[0][r];
-	if (r == 0 || ts < t->tmin)
-		t->tmin = ts;
-	if (r == 0 || ts > t->tmax)
-		t->tmax = ts;
 	return 0;
 }
 
@@ -757,35 +928,51 @@ static int tbuf_put_any(struct tbuf *t, const void *ev)
  * leave the row half written, unused. */
 static inline int tbuf_put(struct tbuf *t, const void *ev)
 {
-	return t->sc_path2 ? tbuf_put_syscall(t, ev) : tbuf_put_any(t, ev);
+	return t->sc_path2 ? tbuf_put_syscall(t, ev) :
+	       t->fc_path ? tbuf_put_file(t, ev) : tbuf_put_any(t, ev);
+}
+
+/* The buffer of a table's first event (or of an unknown table); NULL
+ * and *err on failure. */
+static __attribute__((noinline)) struct tbuf *tbuf_first(tape_writer *w, int table, int *err)
+{
+	const struct tape_table_def *def = tape__table(table);
+	struct tbuf *t;
+
+	if (!def) {
+		*err = tape__fail(-EINVAL, "unknown table %d", table);
+		return NULL;
+	}
+	t = &w->tables[table];
+	if (!t->def && (*err = tbuf_init(t, def, w->block_rows))) {
+		tbuf_release(t);
+		set_err(w, *err);
+		return NULL;
+	}
+	return t;
 }
 
 int tape_writer_append(tape_writer *w, int table, const void *ev)
 {
-	const struct tape_table_def *def = tape__table(table);
 	struct tbuf *t;
-	int err = 0;
+	int err;
 
 	if (w->err)
 		return w->err;
-	if (!def)
-		return tape__fail(-EINVAL, "unknown table %d", table);
-	t = &w->tables[table];
-	if (!t->def && (err = tbuf_init(t, def, w->block_rows))) {
-		tbuf_release(t);
-		return set_err(w, err);
-	}
-	if ((err = tbuf_put(t, ev)))
+	if ((unsigned)table < TAPE_TABLE_MAX && w->tables[table].def)
+		t = &w->tables[table];
+	else if (!(t = tbuf_first(w, table, &err)))
+		return err;
+	err = t->sc_path2 ? tbuf_put_syscall(t, ev) :
+	      t->fc_path ? tbuf_put_file(t, ev) : tbuf_put_any(t, ev);
+	if (err)
 		return err == -E2BIG ? err : set_err(w, err);
 	t->rows++;
 	w->events++;
 	/* Cut the block early when its strings grow large, so no block's raw
 	 * size can reach TAPE_MAX_RAW (each event adds at most
 	 * TAPE_MAX_STRCOLS * TAPE_MAX_STRING bytes of text). */
-	size_t text = 0;
-	for (unsigned i = 0; i < t->ns; i++)
-		text += t->dicts[t->strcol[i]].arena.len;
-	if (t->rows == w->block_rows || text >= TAPE_MAX_RAW / 4)
+	if (t->rows == w->block_rows || t->text >= TAPE_MAX_RAW / 4)
 		return set_err(w, write_block(w, t));
 	return 0;
 }
