@@ -858,13 +858,15 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: format_bench [-n EVENTS] [-r RUNS] [-s SEED] [-c CPU] [-l LEVEL]\n"
-		"                    [-b ROWS] [-o TRACE] [-C CSV] [-m MODE] [-q]\n"
+		"                    [-b ROWS] [-F] [-V] [-o TRACE] [-C CSV] [-m MODE] [-q]\n"
 		"  -n  syscall events to generate (default 10000000)\n"
 		"  -r  runs per measurement, the best is kept (default 3)\n"
 		"  -s  generator seed (default 1)\n"
 		"  -c  CPU to pin to (default 0; -1: do not pin)\n"
 		"  -l  zstd level (default: the writer's)\n"
 		"  -b  rows per block (default: the writer's)\n"
+		"  -F  write format 1.1 without EXP/DEXP (TAPE_WRITE_FAST)\n"
+		"  -V  write format 1.0 (TAPE_WRITE_V10)\n"
 		"  -o  trace file (default format_bench.tape)\n"
 		"  -C  also write the syscall table as CSV to this file\n"
 		"  -m  what to time: all (default), encode, or decode (for perf record)\n"
@@ -879,7 +881,7 @@ int main(int argc, char **argv)
 	const char *trace = "format_bench.tape", *csv = NULL;
 	struct tape_writer_opts wo = { .flags = TAPE_WRITE_FORCE };
 
-	while ((opt = getopt(argc, argv, "n:r:s:c:l:b:o:C:m:qh")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:s:c:l:b:o:C:m:FVqh")) != -1) {
 		switch (opt) {
 		case 'n': n = strtoull(optarg, NULL, 0); break;
 		case 'r': runs = atoi(optarg); break;
@@ -887,6 +889,8 @@ int main(int argc, char **argv)
 		case 'c': cpu = atoi(optarg); break;
 		case 'l': wo.zstd_level = atoi(optarg); break;
 		case 'b': wo.block_rows = (unsigned)atoi(optarg); break;
+		case 'F': wo.flags |= TAPE_WRITE_FAST; break;
+		case 'V': wo.flags |= TAPE_WRITE_V10; break;
 		case 'o': trace = optarg; break;
 		case 'C': csv = optarg; break;
 		case 'q': quiet = 1; break;
