@@ -142,22 +142,26 @@ struct enc_ctx {
 	struct pred pred;
 	uint64_t *res[SC_NCOLS];/* prediction residuals */
 	size_t rescap;
-	/* Blocks to wait before trying zstd again on a column where it did
-	 * not pay (high-entropy columns like durations): per table, column. */
-	uint8_t zskip[TAPE_TABLE_MAX][TAPE_MAX_COLS_KNOWN];
-	/* Failures in a row: the wait doubles with each, 7 to 127 blocks. */
+	/* Rows to wait before trying zstd again on a column where it did
+	 * not pay (high-entropy columns like durations): per table, column.
+	 * In rows, not blocks, so that the block size does not change it. */
+	uint32_t zskip[TAPE_TABLE_MAX][TAPE_MAX_COLS_KNOWN];
+	/* Failures in a row: the wait doubles with each, 7 to 127 times
+	 * ZWAIT_ROWS rows. */
 	uint8_t zmiss[TAPE_TABLE_MAX][TAPE_MAX_COLS_KNOWN];
 	/* EXP and DEXP against the other encodings + zstd, which the encoder's
 	 * estimate cannot see (zstd packs runs of zeros far below their
-	 * entropy): one block in EXP_TRIAL encodes a column both ways and
-	 * keeps the smaller; the blocks between follow its verdict. */
-	uint8_t etry[TAPE_TABLE_MAX][TAPE_MAX_COLS_KNOWN];	/* blocks to the next trial */
+	 * entropy): the first block after every EXP_TRIAL_ROWS rows encodes
+	 * a column both ways and keeps the smaller; the blocks between follow
+	 * its verdict. */
+	uint32_t etry[TAPE_TABLE_MAX][TAPE_MAX_COLS_KNOWN];	/* rows to the next trial */
 	uint8_t eno[TAPE_TABLE_MAX][TAPE_MAX_COLS_KNOWN];	/* 1: EXP lost the last one */
 	struct buf alt, altz;
 	unsigned v10 : 1;	/* write format 1.0 (TAPE_WRITE_V10) */
 	unsigned noexp : 1;	/* no EXP/DEXP (TAPE_WRITE_FAST, V10) */
 };
-#define EXP_TRIAL 16
+#define ZWAIT_ROWS 8192
+#define EXP_TRIAL_ROWS (16 * 8192)
 
 struct tape_writer {
 	int fd;
@@ -385,15 +389,15 @@ static int predict(struct enc_ctx *x, const struct tape_table_def *def,
 }
 
 /* Append x->col to out, as one zstd frame when that saves enough. */
-static int put_column(struct enc_ctx *x, struct buf *out, uint8_t *enc, uint8_t *skip,
-		      uint8_t *miss)
+static int put_column(struct enc_ctx *x, struct buf *out, uint8_t *enc, size_t n,
+		      uint32_t *skip, uint8_t *miss)
 {
 	size_t len = x->col.len;
 	int err;
 	/* EXP and DEXP compress their exponents themselves */
 	int own = ENC_ID(*enc) == ENC_EXP || ENC_ID(*enc) == ENC_DEXP;
 	if (skip && *skip) {
-		(*skip)--;
+		*skip = *skip > n ? *skip - (uint32_t)n : 0;
 	} else if (x->cctx && len >= 64 && !own) {
 		size_t bound = ZSTD_compressBound(len);
 		if ((err = buf_reserve(out, bound)))
@@ -410,7 +414,7 @@ static int put_column(struct enc_ctx *x, struct buf *out, uint8_t *enc, uint8_t 
 			return 0;
 		}
 		if (skip) {
-			*skip = (uint8_t)((8u << *miss) - 1);
+			*skip = ((8u << *miss) - 1) * ZWAIT_ROWS;
 			*miss += *miss < 4;
 		}
 	}
@@ -432,12 +436,13 @@ static int encode_int_column(struct enc_ctx *x, const uint64_t *v, size_t n, uin
 		return tape_int_encode(v, n, &x->col, enc, 0);
 	if (table < 0)
 		return tape_int_encode(v, n, &x->col, enc, ENC_CHOOSE_ALL);
-	uint8_t *try = &x->etry[table][c], *no = &x->eno[table][c];
+	uint32_t *try = &x->etry[table][c];
+	uint8_t *no = &x->eno[table][c];
 	if (*try) {
-		(*try)--;
+		*try = *try > n ? *try - (uint32_t)n : 0;
 		return tape_int_encode(v, n, &x->col, enc, *no ? 0 : ENC_CHOOSE_ALL);
 	}
-	*try = EXP_TRIAL - 1;
+	*try = n < EXP_TRIAL_ROWS ? EXP_TRIAL_ROWS - (uint32_t)n : 0;
 	*no = 1;	/* until EXP wins a trial */
 	if ((err = tape_int_encode(v, n, &x->col, enc, ENC_CHOOSE_ALL)))
 		return err;
@@ -534,9 +539,9 @@ static int encode_columns(struct enc_ctx *x, const struct tape_table_def *def,
 			enc |= pred ? ENC_PRED : 0;
 		}
 		int known = c < TAPE_MAX_COLS_KNOWN && def->id < TAPE_TABLE_MAX;
-		uint8_t *skip = known ? &x->zskip[def->id][c] : NULL;
+		uint32_t *skip = known ? &x->zskip[def->id][c] : NULL;
 		uint8_t *miss = known ? &x->zmiss[def->id][c] : NULL;
-		if ((err = put_column(x, out, &enc, skip, miss)))
+		if ((err = put_column(x, out, &enc, n, skip, miss)))
 			return err;
 		size_t sz = out->len - start;
 		if (sz > UINT32_MAX)
