@@ -24,14 +24,27 @@ drop
 "$IOTAPE" record -q -o "$T/a.iotape" -- "$PY" "$wl" "$T/data" >"$T/job.out" 2>&1 ||
 	fail "recording the job failed: $(tail -n 3 "$T/job.out")"
 ok "$IOTAPE" replay --prepare-only -d "$T/r" "$T/a.iotape"
-drop
-"$IOTAPE" record -q -o "$T/b.iotape" -- "$IOTAPE" replay --no-prepare --timing think \
-	-d "$T/r" "$T/a.iotape" >"$T/replay.out" 2>&1 ||
-	fail "recording the replay failed: $(tail -n 3 "$T/replay.out")"
-
-run "$IOTAPE" compare --map "$T/r" --check "$T/a.iotape" "$T/b.iotape"
-sed -n '/^SUMMARY/,/^$/p;/^COMPUTE/,/threads with/p;/^FILES$/,$p' "$T/out"
-[ "$rc" -eq 0 ] || fail "compare --check exited $rc: $(cat "$T/err")"
+# The compute gap and the duration are the timing checks: another job on
+# the machine (a second test, a sanitizer build) can push them past their
+# bounds (seen: -5.9 % and -7.4 % against 5 %, each once in some twenty
+# runs).  Only those may fail the first replay; a second one must then pass
+# every check.
+for try in 1 2; do
+	drop
+	"$IOTAPE" record -q -f -o "$T/b.iotape" -- "$IOTAPE" replay --no-prepare --timing think \
+		-d "$T/r" "$T/a.iotape" >"$T/replay.out" 2>&1 ||
+		fail "recording the replay failed: $(tail -n 3 "$T/replay.out")"
+	run "$IOTAPE" compare --map "$T/r" --check "$T/a.iotape" "$T/b.iotape"
+	sed -n '/^SUMMARY/,/^$/p;/^COMPUTE/,/threads with/p;/^FILES$/,$p' "$T/out"
+	[ "$rc" -eq 0 ] && break
+	[ "$try" -eq 1 ] || fail "compare --check exited $rc: $(cat "$T/err")"
+	failed=$(grep '^  FAIL ' "$T/out" | awk '{print $2}' | sort -u | tr '\n' ' ')
+	case $failed in
+	"compute_gap " | "duration " | "compute_gap duration ") ;;
+	*) fail "compare --check exited $rc (failed: $failed): $(cat "$T/err")" ;;
+	esac
+	echo "timing check(s) $failed failed on the first replay; replaying again" >&2
+done
 
 ok "$IOTAPE" compare --json --map "$T/r" "$T/a.iotape" "$T/b.iotape"
 mv "$T/out" "$T/c.json"
