@@ -59,6 +59,9 @@ struct tape_writer_opts;
 typedef struct tape_writer tape_writer;
 int cli_trace_create(const char *out, int force, const struct tape_writer_opts *opts,
 		     char **tmp, tape_writer **w);
+/* Close w (freed in every case) and rename tmp, when not NULL, over out;
+ * 0, or -1 after one error line (the caller then unlinks tmp or out). */
+int cli_trace_finish(tape_writer *w, const char *out, const char *tmp);
 
 /* Human units: "1.5 MiB", "12.3us", "1.234 s".  buf gets at most len. */
 void cli_fmt_bytes(char *buf, size_t len, uint64_t bytes);

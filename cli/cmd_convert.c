@@ -153,16 +153,10 @@ int cmd_convert(int argc, char **argv)
 			goto fail;
 		}
 	}
-	err = tape_writer_close(w);
+	err = cli_trace_finish(w, out, tmp);
 	w = NULL;
-	if (err < 0) {
-		cli_tape_error(out, err);
+	if (err)
 		goto fail;
-	}
-	if (tmp && rename(tmp, out) < 0) {
-		cli_error("%s: %s", out, strerror(errno));
-		goto fail;
-	}
 	if (!quiet && stat(out, &so) == 0) {
 		uint64_t ib = tape_reader_file_size(r), ob = (uint64_t)so.st_size;
 		fprintf(stderr, "%s: %" PRIu64 " events, %" PRIu64 " -> %" PRIu64

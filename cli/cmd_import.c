@@ -821,16 +821,10 @@ int cmd_import(int argc, char **argv)
 	}
 	if (import_run(&im, w, out))
 		goto fail;
-	err = tape_writer_close(w);
+	err = cli_trace_finish(w, out, tmp);
 	w = NULL;
-	if (err < 0) {
-		cli_tape_error(out, err);
+	if (err)
 		goto fail;
-	}
-	if (tmp && rename(tmp, out) < 0) {
-		cli_error("%s: %s", out, strerror(errno));
-		goto fail;
-	}
 	ret = EXIT_OK;
 	goto cleanup;
 fail:

@@ -218,3 +218,18 @@ int cli_trace_create(const char *out, int force, const struct tape_writer_opts *
 	}
 	return ret;
 }
+
+int cli_trace_finish(tape_writer *w, const char *out, const char *tmp)
+{
+	int err = tape_writer_close(w);
+
+	if (err < 0) {
+		cli_tape_error(out, err);
+		return -1;
+	}
+	if (tmp && rename(tmp, out) < 0) {
+		cli_error("%s: %s", out, strerror(errno));
+		return -1;
+	}
+	return 0;
+}

@@ -13,6 +13,9 @@
  * Decoders trust nothing: every read is bounded, every count checked, and
  * the data must be used exactly.
  */
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <endian.h>
 #include <errno.h>
 #include <pthread.h>
@@ -21,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 #include "tape_internal.h"
 
 int tape__force_encoding;
@@ -603,11 +607,25 @@ hist_lzcnt(uint32_t *h, const uint64_t *v, size_t n, uint64_t base, int delta)
 }
 #endif
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/* LZCNT (CPUID 0x80000001, ECX bit 5, "ABM"): asked of CPUID itself, as
+ * __builtin_cpu_supports("lzcnt") is GCC's alone (clang builds the fuzzer). */
+static int have_lzcnt(void)
+{
+	static int known = -1;
+	if (known < 0) {
+		unsigned a, b, c, d;
+		known = __get_cpuid(0x80000001u, &a, &b, &c, &d) && (c & (1u << 5));
+	}
+	return known;
+}
+#endif
+
 static void hist(uint32_t *h, const uint64_t *v, size_t n, uint64_t base, unsigned stride,
 		 int delta)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-	if (stride == PFOR_STRIDE && __builtin_cpu_supports("lzcnt")) {
+	if (stride == PFOR_STRIDE && have_lzcnt()) {
 		hist_lzcnt(h, v, n, base, delta);
 		return;
 	}
@@ -622,15 +640,6 @@ static void hist(uint32_t *h, const uint64_t *v, size_t n, uint64_t base, unsign
 		hist_w(h, v, n, base, 1, 0);
 }
 
-/* Per-thread scratch of the encoder (transformed values, the groups of
- * a patched column with exceptions), kept between columns and freed when
- * the thread exits. */
-struct enc_scratch {
-	uint64_t *t;
-	size_t tcap;
-	uint32_t *groups;
-	size_t gcap;
-};
 static pthread_key_t scratch_key;
 static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
 static __thread struct enc_scratch *scratch_tls;
@@ -640,6 +649,9 @@ static void scratch_free(void *p)
 	struct enc_scratch *s = p;
 	free(s->t);
 	free(s->groups);
+	ZSTD_freeCCtx(s->xcctx);
+	ZSTD_freeDCtx(s->xdctx);
+	buf_release(&s->x);
 	free(s);
 }
 
@@ -649,7 +661,7 @@ static void scratch_key_init(void)
 		abort();
 }
 
-static struct enc_scratch *scratch(void)
+struct enc_scratch *tape__scratch(void)
 {
 	if (!scratch_tls) {
 		pthread_once(&scratch_once, scratch_key_init);
@@ -671,7 +683,7 @@ static struct enc_scratch *scratch(void)
 static int put_patched(struct buf *out, const uint64_t *t, size_t n, unsigned width,
 		       uint64_t base)
 {
-	struct enc_scratch *sc = scratch();
+	struct enc_scratch *sc = tape__scratch();
 	size_t room = varint_size(n), len = packed_bytes(n, width), nexc;
 	int err;
 
@@ -947,7 +959,7 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 	uint64_t *t = NULL;
 	if (choice == ENC_DBITPACK || choice == ENC_DPBITPACK || choice == ENC_DICT ||
 	    choice == ENC_EXP || choice == ENC_DEXP) {
-		struct enc_scratch *sc = scratch();
+		struct enc_scratch *sc = tape__scratch();
 		if (!sc)
 			return -ENOMEM;
 		if (n > sc->tcap) {
@@ -1216,14 +1228,12 @@ int tape_coldec_init(struct coldec *d, uint8_t enc, const uint8_t *p,
 		     size_t len, size_t n)
 {
 	struct rd r = { p, p + len };
-	uint8_t *xbuf = d->xbuf;
-	size_t xcap = d->xcap;
+	struct buf xb = d->xb;
 
 	/* dict[] is only read below nd, and filled up to it here; the
 	 * EXP exponent buffer is kept from block to block */
 	memset(d, 0, offsetof(struct coldec, dict));
-	d->xbuf = xbuf;
-	d->xcap = xcap;
+	d->xb = xb;
 	d->enc = enc;
 	d->n = n;
 	d->end = p + len;
@@ -1293,9 +1303,7 @@ int tape_coldec_init(struct coldec *d, uint8_t enc, const uint8_t *p,
 
 void tape_coldec_release(struct coldec *d)
 {
-	free(d->xbuf);
-	d->xbuf = NULL;
-	d->xcap = 0;
+	buf_release(&d->xb);
 }
 
 /*

@@ -35,46 +35,6 @@
 #include <zstd.h>
 #include "tape_internal.h"
 
-/* Per-thread zstd contexts and exponent scratch, freed at thread exit. */
-struct exp_tls {
-	ZSTD_CCtx *cctx;
-	ZSTD_DCtx *dctx;
-	uint8_t *x;
-	size_t xcap;
-};
-static pthread_key_t exp_key;
-static pthread_once_t exp_once = PTHREAD_ONCE_INIT;
-static __thread struct exp_tls *exp_state;
-
-static void exp_tls_free(void *p)
-{
-	struct exp_tls *s = p;
-	ZSTD_freeCCtx(s->cctx);
-	ZSTD_freeDCtx(s->dctx);
-	free(s->x);
-	free(s);
-}
-
-static void exp_key_init(void)
-{
-	if (pthread_key_create(&exp_key, exp_tls_free))
-		abort();
-}
-
-static struct exp_tls *tls(void)
-{
-	if (!exp_state) {
-		pthread_once(&exp_once, exp_key_init);
-		struct exp_tls *s = calloc(1, sizeof(*s));
-		if (!s || pthread_setspecific(exp_key, s)) {
-			free(s);
-			return NULL;
-		}
-		exp_state = s;
-	}
-	return exp_state;
-}
-
 static inline unsigned blen(uint64_t u)
 {
 	return u ? 64 - (unsigned)__builtin_clzll(u) : 0;
@@ -129,22 +89,20 @@ size_t tape__exp_estimate(const uint32_t h[65], size_t scale, size_t m)
 
 int tape__exp_put(struct buf *out, const uint64_t *u, size_t m)
 {
-	struct exp_tls *t = tls();
+	struct enc_scratch *t = tape__scratch();
 	uint64_t bits = 0;
+	uint8_t *x;
 	int err;
 
 	if (!t)
 		return -ENOMEM;
-	if (m > t->xcap) {
-		uint8_t *x = realloc(t->x, m);
-		if (!x)
-			return -ENOMEM;
-		t->x = x;
-		t->xcap = m;
-	}
+	t->x.len = 0;
+	if ((err = buf_reserve(&t->x, m)))
+		return err;
+	x = t->x.p;
 	for (size_t i = 0; i < m; i++) {
 		unsigned e = blen(u[i]);
-		t->x[i] = (uint8_t)e;
+		x[i] = (uint8_t)e;
 		bits += e - (e != 0);
 	}
 	size_t mbytes = (size_t)((bits + 7) / 8);
@@ -157,10 +115,10 @@ int tape__exp_put(struct buf *out, const uint64_t *u, size_t m)
 	size_t xlen = m;
 	hdr[0] = 0;
 	if (m >= EXP_ZSTD_MIN) {
-		if (!t->cctx && !(t->cctx = ZSTD_createCCtx()))
+		if (!t->xcctx && !(t->xcctx = ZSTD_createCCtx()))
 			return -ENOMEM;
 		/* after a 1-byte codec and at most 10 bytes of length */
-		size_t c = ZSTD_compressCCtx(t->cctx, hdr + 11, bound, t->x, m, 1);
+		size_t c = ZSTD_compressCCtx(t->xcctx, hdr + 11, bound, x, m, 1);
 		if (ZSTD_isError(c))
 			return tape__fail(-EIO, "zstd: %s", ZSTD_getErrorName(c));
 		if (c < m) {
@@ -173,7 +131,7 @@ int tape__exp_put(struct buf *out, const uint64_t *u, size_t m)
 	if (hdr[0] == 1)
 		memmove(hdr + h.len, hdr + 11, xlen);
 	else if (m)
-		memcpy(hdr + h.len, t->x, m);
+		memcpy(hdr + h.len, x, m);
 	out->len += h.len + xlen;
 
 	/* mantissas, 64 bits at a time */
@@ -181,7 +139,7 @@ int tape__exp_put(struct buf *out, const uint64_t *u, size_t m)
 	uint64_t acc = 0;
 	unsigned nb = 0;
 	for (size_t i = 0; i < m; i++) {
-		unsigned e = t->x[i], w = xw[e];
+		unsigned e = x[i], w = xw[e];
 		uint64_t v = u[i] & xml[e].mask;
 		acc |= v << nb;
 		if (nb + w >= 64) {
@@ -266,25 +224,22 @@ int tape__exp_init(struct coldec *d, const uint8_t *p, size_t len, size_t n)
 			return bad("EXP exponents have the wrong size");
 		d->xp = r.p;
 	} else {
-		struct exp_tls *t = tls();
+		struct enc_scratch *t = tape__scratch();
+		int err;
 		if (!t)
 			return -ENOMEM;
-		if (!t->dctx && !(t->dctx = ZSTD_createDCtx()))
+		if (!t->xdctx && !(t->xdctx = ZSTD_createDCtx()))
 			return -ENOMEM;
-		if (m > d->xcap) {
-			uint8_t *x = realloc(d->xbuf, m);
-			if (!x)
-				return -ENOMEM;
-			d->xbuf = x;
-			d->xcap = m;
-		}
+		d->xb.len = 0;
+		if ((err = buf_reserve(&d->xb, m)))
+			return err;
 		if (ZSTD_findFrameCompressedSize(r.p, (size_t)xlen) != xlen ||
 		    ZSTD_getFrameContentSize(r.p, (size_t)xlen) != m)
 			return bad("EXP exponents: bad zstd frame");
-		size_t got = ZSTD_decompressDCtx(t->dctx, d->xbuf, m, r.p, (size_t)xlen);
+		size_t got = ZSTD_decompressDCtx(t->xdctx, d->xb.p, m, r.p, (size_t)xlen);
 		if (ZSTD_isError(got) || got != m)
 			return bad("EXP exponents: bad zstd frame");
-		d->xp = d->xbuf;
+		d->xp = d->xb.p;
 	}
 	r.p += xlen;
 	/* every exponent at most 64, and the mantissas fill the rest exactly:

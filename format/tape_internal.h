@@ -187,11 +187,10 @@ struct coldec {
 	size_t nexc, excidx;
 	uint64_t exchi;
 	const uint8_t *exc;
-	/* EXP, DEXP: the exponents (in xbuf when they were compressed; xbuf
-	 * is kept from block to block), the bit position in the mantissas */
+	/* EXP, DEXP: the exponents (in xb when they were compressed; xb is
+	 * kept from block to block), the bit position in the mantissas */
 	const uint8_t *xp;
-	uint8_t *xbuf;
-	size_t xcap;
+	struct buf xb;
 	uint64_t bitpos;
 	uint64_t dict[TAPE_MAX_DICT];
 };
@@ -201,6 +200,21 @@ int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out);
 /* Free what a decoder keeps between blocks (the struct itself is the
  * caller's). */
 void tape_coldec_release(struct coldec *d);
+
+/* Per-thread scratch of the encoders, kept between columns and freed when
+ * the thread exits (NULL when out of memory): transformed values, the
+ * groups of a patched column with exceptions (encode.c); the zstd contexts
+ * and exponents of EXP and DEXP (expenc.c). */
+struct enc_scratch {
+	uint64_t *t;
+	size_t tcap;
+	uint32_t *groups;
+	size_t gcap;
+	struct ZSTD_CCtx_s *xcctx;
+	struct ZSTD_DCtx_s *xdctx;
+	struct buf x;
+};
+struct enc_scratch *tape__scratch(void);
 
 /* expenc.c: EXP and DEXP.  The estimate takes the bit lengths of a sample
  * (h[e], e = 0..64) standing for m values and returns the section's bytes;
