@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mkgolden - write the golden trace tests/golden/v1.iotape.
+ * mkgolden - write a golden trace: tests/golden/v1.iotape (format 1.0, by
+ * the libtape of iotape 0.1.0) or, with --v1_1, tests/golden/v1_1.iotape
+ * (format 1.1).
  *
  *   .output/tests/mkgolden tests/golden/v1.iotape
+ *   .output/tests/mkgolden --v1_1 tests/golden/v1_1.iotape
  *
  * Run ONCE, by hand, when a golden file for a new format version is
  * created; the build never runs it, and it refuses to overwrite a file.
@@ -11,23 +14,27 @@
  */
 #include <stdio.h>
 #include "tape.h"
+#include <string.h>
 #include "../lib/golden.c"
+#include "../lib/golden11.c"
 
 int main(int argc, char **argv)
 {
 	struct tape_writer_opts o = { .block_rows = GOLDEN_BLOCK_ROWS };
 	tape_writer *w;
-	int err;
+	int err, v11 = argc == 3 && !strcmp(argv[1], "--v1_1");
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: mkgolden OUT.iotape\n");
+	if (argc != 2 && !v11) {
+		fprintf(stderr, "usage: mkgolden [--v1_1] OUT.iotape\n");
 		return 2;
 	}
-	if ((err = tape_writer_open(&w, argv[1], &o))) {
+	if (v11)
+		o.block_rows = GOLDEN11_BLOCK_ROWS;
+	if ((err = tape_writer_open(&w, argv[argc - 1], &o))) {
 		fprintf(stderr, "mkgolden: %s: %s\n", tape_strerror(err), tape_error_detail());
 		return 1;
 	}
-	if ((err = golden_write(w))) {
+	if ((err = v11 ? golden11_write(w) : golden_write(w))) {
 		fprintf(stderr, "mkgolden: %s: %s\n", tape_strerror(err), tape_error_detail());
 		tape_writer_free(w);
 		return 1;

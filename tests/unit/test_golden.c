@@ -6,7 +6,9 @@
  * tests/golden/README) and is committed; it is never regenerated.  Every
  * event, every metadata value and every table's stats must come out as
  * tests/lib/golden.c says, through the footer index and through a scan
- * (footer cut off), whole or by time range.
+ * (footer cut off), whole or by time range.  tests/golden/v1_1.iotape, the
+ * format 1.1 file, must give the events of tests/lib/golden11.c, with and
+ * without its footer, and hold the 1.1 features it was made to hold.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -20,17 +22,20 @@
 #include "tape_internal.h"
 #include "../lib/tlib.h"
 #include "../lib/golden.h"
+#include "../lib/golden11.h"
 
 #define GOLDEN_SIZE_MIN 2048	/* sanity: a few hundred events, compressed */
 
-static char golden_path[4096];
+static char golden_path[4096], golden11_path[4096];
 
 static int setup(void **state)
 {
 	const char *top = getenv("TOP");
 	snprintf(golden_path, sizeof(golden_path), "%s/tests/golden/v1.iotape",
 		 top && *top ? top : ".");
-	if (access(golden_path, R_OK)) {
+	snprintf(golden11_path, sizeof(golden11_path), "%s/tests/golden/v1_1.iotape",
+		 top && *top ? top : ".");
+	if (access(golden_path, R_OK) || access(golden11_path, R_OK)) {
 		fprintf(stderr, "test_golden: cannot read %s (run from the top of the tree)\n",
 			golden_path);
 		return -1;
@@ -185,12 +190,101 @@ static void test_golden_layout(void **state)
 	free(p);
 }
 
+/* ------------------------------------------------------- format 1.1 */
+
+static void check11(tape_reader *r)
+{
+	struct t_evs exp, got;
+	char why[600];
+	unsigned ma, mi;
+	tape_reader_version(r, &ma, &mi);
+	assert_int_equal(ma, 1);
+	assert_int_equal(mi, 1);
+	assert_string_equal(tape_reader_meta(r, "source"), "golden 1.1");
+	t_evs_init(&exp, TAPE_TABLE_SYSCALL);
+	for (size_t i = 0; i < GOLDEN11_ROWS; i++) {
+		struct tape_syscall ev;
+		golden11_event(i, &ev);
+		assert_int_equal(t_evs_push_copy(&exp, &ev), 0);
+	}
+	assert_int_equal(t_read_table(r, TAPE_TABLE_SYSCALL, 0, UINT64_MAX, &got), 0);
+	assert_int_equal(got.n, exp.n);
+	if (t_evs_cmp_prefix(&got, &exp, exp.n, why, sizeof(why)))
+		fail_msg("v1_1: %s", why);
+	t_evs_release(&got);
+	t_evs_release(&exp);
+}
+
+static void test_golden11(void **state)
+{
+	uint8_t *p;
+	size_t len;
+	tape_reader *r;
+	struct t_chunk ch[64];
+	assert_int_equal(t_file_contents(golden11_path, &p, &len), 0);
+	/* 1.1 header: minor 1, required flag REQ_11 */
+	assert_int_equal(get_le16(p + 10), 1);
+	assert_true(get_le64(p + 16) == TAPE_REQ_11);
+
+	/* the 1.1 features are all there: DEXP ts, EXP dur (zstd'd exponents),
+	 * pid predicted, op predicted in some blocks and not in others */
+	size_t n = t_chunks(p, len, ch, 64), blocks = 0, exp_ts = 0, exp_dur = 0;
+	size_t pid_pred = 0, op_pred = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (ch[i].type != CHUNK_BLOCK)
+			continue;
+		size_t rl;
+		uint8_t *raw = t_chunk_raw(p, &ch[i], &rl);
+		assert_non_null(raw);
+		const uint8_t *data = raw + 4 + 8 * get_le16(raw);
+		for (unsigned c = 0; c < get_le16(raw); c++) {
+			const uint8_t *d = raw + 4 + 8 * c;
+			unsigned id = get_le16(d), e = d[3];
+			if (id == SC_TS && ENC_ID(e) == ENC_DEXP)
+				exp_ts++;
+			if (id == SC_DUR && ENC_ID(e) == ENC_EXP) {
+				/* LEB128 base, then xcodec 1: zstd'd exponents */
+				const uint8_t *q = data;
+				while (*q & 0x80)
+					q++;
+				exp_dur += q[1] == 1;
+			}
+			pid_pred += id == SC_PID && (e & ENC_PRED);
+			op_pred += id == SC_OP && (e & ENC_PRED);
+			data += get_le32(d + 4);
+		}
+		free(raw);
+		blocks++;
+	}
+	assert_int_equal(blocks, GOLDEN11_ROWS / GOLDEN11_BLOCK_ROWS);
+	assert_int_equal(exp_ts, blocks);
+	assert_int_equal(exp_dur, blocks);
+	assert_int_equal(pid_pred, blocks);
+	assert_true(op_pred > 0 && op_pred < blocks);
+
+	/* through the footer, and by a scan with the footer cut off */
+	assert_int_equal(tape_reader_open(&r, golden11_path), 0);
+	assert_null(tape_reader_recovered(r));
+	check11(r);
+	tape_reader_free(r);
+	uint64_t ix = get_le64(p + len - TAPE_TRAILER_SIZE);
+	assert_true(ix < len);
+	int fd = t_memfd(p, ix);
+	assert_int_equal(tape_reader_open_fd(&r, fd), 0);
+	assert_non_null(tape_reader_recovered(r));
+	check11(r);
+	tape_reader_free(r);
+	close(fd);
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_golden_footer),
 		cmocka_unit_test(test_golden_scan),
 		cmocka_unit_test(test_golden_layout),
+		cmocka_unit_test(test_golden11),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL) ? 1 : 0;
 }
