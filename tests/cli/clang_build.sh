@@ -1,5 +1,5 @@
 #!/bin/sh
-# clang_format_lib.sh: the trace library compiles with clang as well as gcc.
+# clang_build.sh: the trace library compiles with clang as well as gcc.
 # `make fuzz` builds the libFuzzer target with clang, which `make check`
 # does not run; a GCC-only construct in format/ (once:
 # __builtin_cpu_supports("lzcnt")) broke it unnoticed.  This compiles every
