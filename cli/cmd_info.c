@@ -5,8 +5,10 @@
  * Prints the metadata, the format version, per-table event and block
  * counts with their time span, the lost-event counters the recorder left in
  * the "lost.<table>" meta keys, and the signs of a crashed recording: an
- * index rebuilt by scanning, trailing bytes, unknown blocks.  Text for
- * people, --json (one object, keys documented in iotape-info(1)) for tools.
+ * index rebuilt by scanning, trailing bytes, unknown blocks.  With
+ * --columns, where each table's bytes go, column by column, and in which
+ * encodings.  Text for people, --json (one object, keys documented in
+ * iotape-info(1)) for tools.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,6 +20,8 @@
 #include "tape.h"
 
 static const struct opt info_opts[] = {
+	{ 'c', "columns", NULL, "also show each table's bytes by column and encoding "
+	  "(reads every block)" },
 	{ 'j', "json", NULL, "print one JSON object instead of text" },
 	{ 0 }
 };
@@ -28,6 +32,7 @@ static const struct opt_cmd info_cmd = {
 };
 
 #define LOST_PREFIX "lost."
+#define INFO_MAXCOLS 64	/* columns shown per table */
 
 struct info {
 	const char *path;
@@ -36,6 +41,9 @@ struct info {
 	uint64_t events;	/* all tables */
 	uint64_t lost;		/* sum of the lost.* meta keys */
 	uint64_t t_min, t_max;	/* over all tables; t_min > t_max when empty */
+	/* --columns: each table's columns (NULL without it) */
+	struct tape_column_stats (*cols)[INFO_MAXCOLS];
+	size_t ncols[TAPE_TABLE_MAX];
 };
 
 /* Value of a decimal meta value (lost.*, start_wall_ns); 0 when it is not
@@ -85,6 +93,124 @@ static void info_collect(struct info *in)
 		if (tape_reader_meta_at(in->r, i, &k, &v) == 0 &&
 		    strncmp(k, LOST_PREFIX, strlen(LOST_PREFIX)) == 0)
 			in->lost += meta_u64(v);
+	}
+}
+
+/* --columns: read every block; 0 or -errno (a damaged block). */
+static int info_columns(struct info *in)
+{
+	int err;
+
+	if (!(in->cols = calloc(TAPE_TABLE_MAX, sizeof(*in->cols))))
+		return -ENOMEM;
+	for (int t = 1; t < TAPE_TABLE_MAX; t++) {
+		if ((err = tape_reader_column_stats(in->r, t, in->cols[t], INFO_MAXCOLS,
+						    &in->ncols[t])) < 0)
+			return err;
+		if (in->ncols[t] > INFO_MAXCOLS)
+			in->ncols[t] = INFO_MAXCOLS;
+	}
+	return 0;
+}
+
+/* Columns of table t by bytes, most first: their indices in order. */
+static void cols_by_bytes(const struct info *in, int t, size_t *order)
+{
+	size_t n = in->ncols[t];
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && in->cols[t][order[j]].bytes >
+					     in->cols[t][order[j - 1]].bytes; j--) {
+			size_t x = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = x;
+		}
+}
+
+/* A column's name, or "#ID" for one this iotape does not know. */
+static const char *col_name(const struct tape_column_stats *c, char *buf, size_t len)
+{
+	if (c->name)
+		return c->name;
+	snprintf(buf, len, "#%u", c->id);
+	return buf;
+}
+
+static json_t *columns_json(const struct info *in, int t)
+{
+	json_t *o = json_object();
+	size_t order[INFO_MAXCOLS];
+	char nb[16];
+
+	cols_by_bytes(in, t, order);
+	for (size_t i = 0; i < in->ncols[t]; i++) {
+		const struct tape_column_stats *c = &in->cols[t][order[i]];
+		json_t *co = json_object(), *enc = json_object();
+
+		json_object_set_new(co, "id", json_integer(c->id));
+		json_object_set_new(co, "blocks", cli_json_u64(c->blocks));
+		json_object_set_new(co, "bytes", cli_json_u64(c->bytes));
+		json_object_set_new(co, "bytes_per_event", in->st[t].events ?
+				    json_real((double)c->bytes / in->st[t].events) : json_null());
+		json_object_set_new(co, "zstd_blocks", cli_json_u64(c->zstd));
+		json_object_set_new(co, "pred_blocks", cli_json_u64(c->pred));
+		for (unsigned e = 0; e < 64; e++) {
+			const char *en = tape_encoding_name(e);
+			char eb[16];
+			if (!c->enc[e])
+				continue;
+			if (!en) {
+				snprintf(eb, sizeof(eb), "#%u", e);
+				en = eb;
+			}
+			json_object_set_new(enc, en, cli_json_u64(c->enc[e]));
+		}
+		json_object_set_new(co, "encodings", enc);
+		json_object_set_new(o, col_name(c, nb, sizeof(nb)), co);
+	}
+	return o;
+}
+
+static void columns_text(const struct info *in, FILE *f)
+{
+	char nb[16];
+
+	fprintf(f, "\ncolumns          bytes/event of the table, share of its bytes, "
+		"encodings by blocks\n");
+	for (int t = 1; t < TAPE_TABLE_MAX; t++) {
+		size_t order[INFO_MAXCOLS];
+		uint64_t sum = 0, ev = in->st[t].events;
+
+		if (!in->ncols[t])
+			continue;
+		for (size_t i = 0; i < in->ncols[t]; i++)
+			sum += in->cols[t][i].bytes;
+		fprintf(f, "  %s\n", tape_table_name(t));
+		cols_by_bytes(in, t, order);
+		for (size_t i = 0; i < in->ncols[t]; i++) {
+			const struct tape_column_stats *c = &in->cols[t][order[i]];
+			const char *sep = "";
+
+			fprintf(f, "    %-12s %8.3f %6.1f%%  ", col_name(c, nb, sizeof(nb)),
+				ev ? (double)c->bytes / ev : 0.0,
+				sum ? 100.0 * c->bytes / sum : 0.0);
+			for (unsigned e = 0; e < 64; e++) {
+				const char *en = tape_encoding_name(e);
+				if (!c->enc[e])
+					continue;
+				if (en)
+					fprintf(f, "%s%s %" PRIu64, sep, en, c->enc[e]);
+				else
+					fprintf(f, "%s#%u %" PRIu64, sep, e, c->enc[e]);
+				sep = ", ";
+			}
+			if (c->zstd)
+				fprintf(f, "; zstd %" PRIu64, c->zstd);
+			if (c->pred)
+				fprintf(f, "; pred %" PRIu64, c->pred);
+			fputc('\n', f);
+		}
 	}
 }
 
@@ -141,6 +267,8 @@ static int info_json(struct info *in, FILE *f)
 		json_object_set_new(to, "t_max_ns", s->events ?
 				    cli_json_u64(s->t_max) : json_null());
 		json_object_set_new(to, "lost", cli_json_u64(table_lost(in, t)));
+		if (in->cols)
+			json_object_set_new(to, "columns", columns_json(in, t));
 		json_object_set_new(tables, tape_table_name(t), to);
 	}
 	json_object_set_new(o, "tables", tables);
@@ -241,6 +369,9 @@ static void info_text(struct info *in, FILE *f)
 			table_lost(in, t));
 	}
 
+	if (in->cols)
+		columns_text(in, f);
+
 	fprintf(f, "\nmeta\n");
 	for (size_t i = 0; i < n; i++) {
 		const char *k, *v;
@@ -261,7 +392,7 @@ int cmd_info(int argc, char **argv)
 {
 	struct opt_parser p;
 	struct info in = { 0 };
-	int json = 0, c, err;
+	int json = 0, columns = 0, c, err;
 
 	opt_init(&p, &info_cmd, argc, argv);
 	while ((c = opt_next(&p)) != OPT_END) {
@@ -272,6 +403,9 @@ int cmd_info(int argc, char **argv)
 			return EXIT_USAGE;
 		case 'j':
 			json = 1;
+			break;
+		case 'c':
+			columns = 1;
 			break;
 		}
 	}
@@ -284,6 +418,12 @@ int cmd_info(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	info_collect(&in);
+	if (columns && (err = info_columns(&in)) < 0) {
+		cli_tape_error(in.path, err);
+		free(in.cols);
+		tape_reader_free(in.r);
+		return EXIT_FAIL;
+	}
 	if (json) {
 		err = info_json(&in, stdout);
 		if (err == -ENOMEM)
@@ -292,6 +432,7 @@ int cmd_info(int argc, char **argv)
 		info_text(&in, stdout);
 		err = 0;
 	}
+	free(in.cols);
 	tape_reader_free(in.r);
 	return err ? EXIT_FAIL : EXIT_OK;
 }

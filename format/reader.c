@@ -562,6 +562,77 @@ uint64_t tape_reader_trailing_bytes(const tape_reader *r) { return r->trailing; 
 size_t tape_reader_meta_count(const tape_reader *r) { return r->nmeta; }
 uint64_t tape_reader_unknown_blocks(const tape_reader *r) { return r->unknown_blocks; }
 
+const char *tape_encoding_name(unsigned id)
+{
+	static const char *const names[] = {
+		[ENC_RAW] = "RAW", [ENC_VARINT] = "VARINT", [ENC_ZVARINT] = "ZVARINT",
+		[ENC_DELTA] = "DELTA", [ENC_BITPACK] = "BITPACK", [ENC_DBITPACK] = "DBITPACK",
+		[ENC_DICT] = "DICT", [ENC_PBITPACK] = "PBITPACK", [ENC_DPBITPACK] = "DPBITPACK",
+		[ENC_EXP] = "EXP", [ENC_DEXP] = "DEXP", [ENC_SDICT] = "SDICT",
+	};
+	return id < sizeof(names) / sizeof(names[0]) ? names[id] : NULL;
+}
+
+int tape_reader_column_stats(tape_reader *r, int table, struct tape_column_stats *out,
+			     size_t max, size_t *n)
+{
+	const struct tape_table_def *def = tape__table(table);
+	struct buf stored = { 0 }, raw = { 0 };
+	ZSTD_DCtx *dctx;
+	int err = 0, more = 0;
+
+	*n = 0;
+	if (!def)
+		return tape__fail(-EINVAL, "unknown table %d", table);
+	if (!(dctx = ZSTD_createDCtx()))
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nents && !err; i++) {
+		const struct entry *e = &r->ents[i];
+		struct chdr h;
+		if (e->type != CHUNK_BLOCK || e->table != table)
+			continue;
+		if ((err = read_chunk_header(r, e->off, &h)) ||
+		    (err = load_payload(r, e->off, &h, dctx, &stored, &raw)))
+			break;
+		size_t ncols = raw.len >= 4 ? get_le16(raw.p) : 0;
+		if (raw.len < 4 || 4 + 8 * ncols > raw.len) {
+			err = tape__fail(-EBADMSG, "block at offset %llu: column directory runs past "
+					 "the block", (unsigned long long)e->off);
+			break;
+		}
+		for (size_t c = 0; c < ncols; c++) {
+			const uint8_t *d = raw.p + 4 + 8 * c;
+			unsigned id = get_le16(d), enc = d[3];
+			size_t k = 0;
+			while (k < *n && out[k].id != id)
+				k++;
+			if (k == *n) {
+				if (*n == max) {
+					more = 1;
+					continue;
+				}
+				(*n)++;
+				memset(&out[k], 0, sizeof(out[k]));
+				out[k].id = id;
+				for (size_t j = 0; j < def->ncols; j++)
+					if (def->cols[j].id == id)
+						out[k].name = def->cols[j].name;
+			}
+			out[k].blocks++;
+			out[k].bytes += get_le32(d + 4);
+			out[k].zstd += (enc & ENC_ZSTD) != 0;
+			out[k].pred += (enc & ENC_PRED) != 0;
+			out[k].enc[ENC_ID(enc)]++;
+		}
+	}
+	buf_release(&stored);
+	buf_release(&raw);
+	ZSTD_freeDCtx(dctx);
+	if (more)
+		*n = max + 1;
+	return err;
+}
+
 uint64_t tape_reader_damaged_meta(const tape_reader *r, const char **detail)
 {
 	if (detail)

@@ -346,6 +346,27 @@ int tape_reader_table_stats(const tape_reader *r, int table,
 			    struct tape_table_stats *st);
 /* Blocks of tables this library does not know (skipped). */
 uint64_t tape_reader_unknown_blocks(const tape_reader *r);
+
+/* Where a table's bytes go, column by column, over all its blocks. */
+struct tape_column_stats {
+	unsigned id;		/* column id in the file */
+	const char *name;	/* this library's name for it, NULL when unknown */
+	uint64_t blocks;	/* blocks that hold the column */
+	uint64_t bytes;		/* its stored bytes in them (after compression) */
+	uint64_t zstd;		/* blocks where it is one zstd frame */
+	uint64_t pred;		/* blocks where it holds prediction residuals */
+	uint64_t enc[64];	/* blocks per encoding id (tape_encoding_name) */
+};
+/*
+ * Read every block of table (checksums verified) and fill out[0..max) with
+ * its columns, in the order they first appear; *n gets how many (max + 1
+ * when there were more than max).  0, -EINVAL for an unknown table, or
+ * -errno on a damaged block.
+ */
+int tape_reader_column_stats(tape_reader *r, int table, struct tape_column_stats *out,
+			     size_t max, size_t *n);
+/* "BITPACK", "EXP", "SDICT", ... for an encoding id; NULL when unknown. */
+const char *tape_encoding_name(unsigned id);
 /* META chunks that were damaged (their keys are missing); *detail, when
  * not NULL, gets what was wrong with the first one. */
 uint64_t tape_reader_damaged_meta(const tape_reader *r, const char **detail);

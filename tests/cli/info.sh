@@ -77,4 +77,44 @@ grep -q '^syscall  *8  *1 .* 12$' "$T/out" || fail "text: syscall lost column"
 grep -q '^started  *2023-11-14 22:13:20.123 UTC$' "$T/out" || fail "text: started"
 grep -q '^  hostname  *gpu-node-1$' "$T/out" || fail "text: hostname"
 err_line 2 "iotape import: " "KEY=VALUE" "$IOTAPE" import -m nokey -o "$T/x.tape" "$T/in.csv"
+
+# --columns: every column of the one syscall block, its bytes adding up to
+# the block's payload less the column directory
+ok "$IOTAPE" info --columns "$T/t.tape"
+sed -n '/^columns/,/^meta/p' "$T/out" >"$T/cols"
+grep -q '^  syscall$' "$T/cols" || fail "columns: no syscall table"
+for c in ts_ns dur_ns pid tid op path fd offset size ret file_id flags path2; do
+	grep -q "^    $c  " "$T/cols" || fail "columns: no column $c"
+done
+grep -q '^  block$' "$T/cols" && fail "columns: the empty block table is listed"
+ok "$IOTAPE" info --columns --json "$T/t.tape"
+/usr/bin/python3 - "$T/out" <<'PY' || fail "columns: json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["tables"]["syscall"]
+c = t["columns"]
+assert len(c) == 13, c.keys()
+assert all(v["blocks"] == 1 for v in c.values())
+# one block: chunk header 48, directory 4 + 8 per column, then the columns
+assert sum(v["bytes"] for v in c.values()) == t["bytes"] - 48 - 4 - 8 * 13, t
+assert all(v["encodings"] and sum(v["encodings"].values()) == 1 for v in c.values())
+assert c["ts_ns"]["bytes_per_event"] == c["ts_ns"]["bytes"] / 8
+assert d["tables"]["block"]["columns"] == {}
+PY
+ok "$IOTAPE" info --json "$T/t.tape"
+grep -q '"columns"' "$T/out" && fail "json: columns without --columns"
+# a damaged block: one error line, exit 1
+cp "$T/t.tape" "$T/bad.tape"
+# the middle of the payload of the first BLOCK chunk (type 2)
+off=$(/usr/bin/python3 -c '
+import struct, sys
+d = open(sys.argv[1], "rb").read(); o = 32
+while d[o:o + 4] == b"ITCK":
+    stored = struct.unpack_from("<I", d, o + 12)[0]
+    if d[o + 4] == 2:
+        print(o + 48 + stored // 2); break
+    o += 48 + stored' "$T/bad.tape")
+[ -n "$off" ] || fail "no block chunk in $T/bad.tape"
+printf '\377\377\377\377' | dd of="$T/bad.tape" bs=1 seek="$off" conv=notrunc 2>/dev/null
+err_line 1 "iotape info: " "bad.tape" "$IOTAPE" info --columns "$T/bad.tape"
 exit 0
