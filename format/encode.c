@@ -864,14 +864,18 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 	/* Frame of reference with exceptions: a narrower width for most
 	 * values, the few wide ones patched (residual columns are mostly 0). */
 	unsigned pw = w, dpw = dw;
+	/* few values: look at all of them */
+	const unsigned stride = n >= 64 * PFOR_STRIDE ? PFOR_STRIDE : 1;
+	/* bit lengths of v[i] - min, when taken: PBITPACK's and EXP's plan */
+	uint32_t h1[65] = { 0 };
+	int have_h1 = 0;
 	if ((w >= 6 || dw >= 6) && (force == 0 || force == ENC_PBITPACK || force == ENC_DPBITPACK)) {
-		uint32_t h1[65] = { 0 }, h2[65] = { 0 };
+		uint32_t h2[65] = { 0 };
 		size_t pb = SIZE_MAX, dpb = SIZE_MAX;
-		/* few values: look at all of them */
-		const unsigned stride = n >= 64 * PFOR_STRIDE ? PFOR_STRIDE : 1;
 		/* only the variant that can win: the plain widths bound them */
 		if (w >= 6 && packed_bytes(n, w) / 2 < best) {
 			hist(h1, v, n, min, stride, 0);
+			have_h1 = 1;
 			pb = pfor_plan(h1, stride, n, w, &pw) + varint_size(min) + 1;
 		}
 		if (dw >= 6 && packed_bytes(dn, dw) / 2 < best) {
@@ -894,26 +898,25 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 	 * exponents are zstd'ed inside the encoding, so only when the caller
 	 * allows it (ENC_CHOOSE_ALL) or forces one of them.  Decoding them
 	 * costs ~5x a bit-packed value, so they must save a bit a value. */
+	uint64_t dm = 0;	/* DEXP's least difference, when considered */
 	if ((allow_all && n >= 2 && (w >= 6 || dw >= 6)) || force == ENC_EXP || force == ENC_DEXP) {
-		const unsigned stride = n >= 64 * PFOR_STRIDE ? PFOR_STRIDE : 1;
 		uint32_t h[65];
 		if (w >= 6 || force == ENC_EXP) {
-			memset(h, 0, sizeof(h));
-			for (size_t i = 0; i < n; i += stride)
-				h[bit_width(v[i] - min)]++;
-			size_t eb = varint_size(min) + tape__exp_estimate(h, stride, n);
+			if (!have_h1)
+				hist(h1, v, n, min, stride, 0);
+			size_t eb = varint_size(min) + tape__exp_estimate(h1, n);
 			if (eb + n / 8 < best || force == ENC_EXP) {
 				best = eb;
 				choice = ENC_EXP;
 			}
 		}
 		if (dw >= 6 || force == ENC_DEXP) {
-			uint64_t dm = exp_dmin(v, n);
+			dm = exp_dmin(v, n);
 			memset(h, 0, sizeof(h));
 			for (size_t i = 1; i < n; i += stride)
 				h[bit_width(v[i] - v[i - 1] - dm)]++;
 			size_t db = varint_size(n ? v[0] : 0) + varint_size(zigzag(dm)) +
-				    tape__exp_estimate(h, stride, dn);
+				    tape__exp_estimate(h, dn);
 			if (db + n / 8 < best || force == ENC_DEXP) {
 				best = db;
 				choice = ENC_DEXP;
@@ -1040,7 +1043,8 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 		err = tape__exp_put(out, t, n);
 		break;
 	case ENC_DEXP: {
-		uint64_t dm = exp_dmin(v, n);
+		/* dm was found when DEXP was considered (always, for a choice
+		 * or a force of DEXP) */
 		for (size_t i = 1; i < n; i++)
 			t[i - 1] = v[i] - v[i - 1] - dm;
 		if ((err = buf_reserve(out, 20)))

@@ -62,7 +62,7 @@ static const struct { uint64_t mask, lead; } xml[65] = { R65(XML) };
  * Huffman table does not pay for fewer. */
 #define EXP_ZSTD_MIN 64
 
-size_t tape__exp_estimate(const uint32_t h[65], size_t scale, size_t m)
+size_t tape__exp_estimate(const uint32_t h[65], size_t m)
 {
 	size_t s = 0;
 	double bits = 0, ent = 0;
@@ -83,7 +83,6 @@ size_t tape__exp_estimate(const uint32_t h[65], size_t scale, size_t m)
 	double x = m >= EXP_ZSTD_MIN ? (double)m * ent * 1.04 / 8 + 40 : (double)m;
 	if (x > (double)m)
 		x = (double)m;
-	(void)scale;
 	return (size_t)(x + bits * (double)m / (double)s / 8) + 12;
 }
 

@@ -219,7 +219,7 @@ struct enc_scratch *tape__scratch(void);
 /* expenc.c: EXP and DEXP.  The estimate takes the bit lengths of a sample
  * (h[e], e = 0..64) standing for m values and returns the section's bytes;
  * put writes the section for u[0..m); init/next decode (d->enc set). */
-size_t tape__exp_estimate(const uint32_t h[65], size_t scale, size_t m);
+size_t tape__exp_estimate(const uint32_t h[65], size_t m);
 int tape__exp_put(struct buf *out, const uint64_t *u, size_t m);
 int tape__exp_init(struct coldec *d, const uint8_t *p, size_t len, size_t n);
 void tape__exp_next(struct coldec *d, size_t k, uint64_t *out);
