@@ -137,6 +137,16 @@ static const char *col_name(const struct tape_column_stats *c, char *buf, size_t
 	return buf;
 }
 
+/* An encoding's name, or "#ID" for one this iotape does not know. */
+static const char *enc_name(unsigned e, char *buf, size_t len)
+{
+	const char *n = tape_encoding_name(e);
+	if (n)
+		return n;
+	snprintf(buf, len, "#%u", e);
+	return buf;
+}
+
 static json_t *columns_json(const struct info *in, int t)
 {
 	json_t *o = json_object();
@@ -156,15 +166,10 @@ static json_t *columns_json(const struct info *in, int t)
 		json_object_set_new(co, "zstd_blocks", cli_json_u64(c->zstd));
 		json_object_set_new(co, "pred_blocks", cli_json_u64(c->pred));
 		for (unsigned e = 0; e < 64; e++) {
-			const char *en = tape_encoding_name(e);
 			char eb[16];
-			if (!c->enc[e])
-				continue;
-			if (!en) {
-				snprintf(eb, sizeof(eb), "#%u", e);
-				en = eb;
-			}
-			json_object_set_new(enc, en, cli_json_u64(c->enc[e]));
+			if (c->enc[e])
+				json_object_set_new(enc, enc_name(e, eb, sizeof(eb)),
+						    cli_json_u64(c->enc[e]));
 		}
 		json_object_set_new(co, "encodings", enc);
 		json_object_set_new(o, col_name(c, nb, sizeof(nb)), co);
@@ -196,13 +201,11 @@ static void columns_text(const struct info *in, FILE *f)
 				ev ? (double)c->bytes / ev : 0.0,
 				sum ? 100.0 * c->bytes / sum : 0.0);
 			for (unsigned e = 0; e < 64; e++) {
-				const char *en = tape_encoding_name(e);
+				char eb[16];
 				if (!c->enc[e])
 					continue;
-				if (en)
-					fprintf(f, "%s%s %" PRIu64, sep, en, c->enc[e]);
-				else
-					fprintf(f, "%s#%u %" PRIu64, sep, e, c->enc[e]);
+				fprintf(f, "%s%s %" PRIu64, sep, enc_name(e, eb, sizeof(eb)),
+					c->enc[e]);
 				sep = ", ";
 			}
 			if (c->zstd)

@@ -111,8 +111,9 @@ int pred_encode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 				return -ENOMEM;
 		}
 		v = col[SC_OP][r];
-		hits += v == s->next[s->op & 63];
-		res[SC_OP][r] = v == s->next[s->op & 63] ? 0 : v + 1;
+		int hit = v == s->next[s->op & 63];
+		hits += hit;
+		res[SC_OP][r] = hit ? 0 : v + 1;
 		s->next[s->op & 63] = v;
 		s->op = v;
 		v = col[SC_PID][r];
