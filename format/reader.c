@@ -562,6 +562,20 @@ uint64_t tape_reader_trailing_bytes(const tape_reader *r) { return r->trailing; 
 size_t tape_reader_meta_count(const tape_reader *r) { return r->nmeta; }
 uint64_t tape_reader_unknown_blocks(const tape_reader *r) { return r->unknown_blocks; }
 
+/* The column count of a block's raw payload p[0..len) at file offset off,
+ * its directory checked to be there whole; 0 or -EBADMSG. */
+static int block_dir(const uint8_t *p, size_t len, uint64_t off, size_t *ncols)
+{
+	if (len < 4)
+		return tape__fail(-EBADMSG, "block at offset %llu: no column directory",
+				  (unsigned long long)off);
+	*ncols = get_le16(p);
+	if (*ncols > TAPE_MAX_COLS || 4 + 8 * *ncols > len)
+		return tape__fail(-EBADMSG, "block at offset %llu: bad column directory",
+				  (unsigned long long)off);
+	return 0;
+}
+
 const char *tape_encoding_name(unsigned id)
 {
 	static const char *const names[] = {
@@ -594,12 +608,9 @@ int tape_reader_column_stats(tape_reader *r, int table, struct tape_column_stats
 		if ((err = read_chunk_header(r, e->off, &h)) ||
 		    (err = load_payload(r, e->off, &h, dctx, &stored, &raw)))
 			break;
-		size_t ncols = raw.len >= 4 ? get_le16(raw.p) : 0;
-		if (raw.len < 4 || 4 + 8 * ncols > raw.len) {
-			err = tape__fail(-EBADMSG, "block at offset %llu: column directory runs past "
-					 "the block", (unsigned long long)e->off);
+		size_t ncols;
+		if ((err = block_dir(raw.p, raw.len, e->off, &ncols)))
 			break;
-		}
 		for (size_t c = 0; c < ncols; c++) {
 			const uint8_t *d = raw.p + 4 + 8 * c;
 			unsigned id = get_le16(d), enc = d[3];
@@ -981,13 +992,9 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 	unsigned predmask = 0;
 	int err;
 
-	if (c->raw.len < 4)
-		return tape__fail(-EBADMSG, "block at offset %llu: no column directory",
-				  (unsigned long long)off);
-	size_t ncols = get_le16(p);
-	if (ncols > TAPE_MAX_COLS || 4 + 8 * ncols > c->raw.len)
-		return tape__fail(-EBADMSG, "block at offset %llu: bad column directory",
-				  (unsigned long long)off);
+	size_t ncols;
+	if ((err = block_dir(p, c->raw.len, off, &ncols)))
+		return err;
 	if (n > c->capevs) {
 		uint8_t *ev = realloc(c->evs, n * sz);
 		if (!ev)
