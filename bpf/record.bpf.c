@@ -229,7 +229,7 @@ static __always_inline void track_file(__u64 dev, __u64 ino)
  * bpf_probe_read_kernel call. */
 static __always_inline __u64 task_fd_file(struct task_struct *t, long fd)
 {
-	struct fdtable *fdt = t->files->fdt;
+	struct fdtable *fdt = untrusted(t)->files->fdt;
 	struct kiocb *slot;
 
 	if (fd < 0 || (unsigned long)fd >= fdt->max_fds)
@@ -719,7 +719,7 @@ static __always_inline int traced_now(void)
  * when the inode has no superblock (include/trace/events/filemap.h). */
 static __always_inline void mapping_id(struct address_space *m, __u64 *dev, __u64 *ino)
 {
-	struct inode *h = m->host;
+	struct inode *h = untrusted(m)->host;
 	struct super_block *sb = h->i_sb;
 
 	*ino = h->i_ino;
@@ -777,7 +777,7 @@ int BPF_PROG(cache_add, struct folio *folio)
 	struct task_struct *t = bpf_get_current_task_btf();
 	__u64 id = (__u64)t->tgid << 32 | (__u32)t->pid, dev, ino;
 
-	mapping_id(folio->mapping, &dev, &ino);
+	mapping_id(untrusted(folio)->mapping, &dev, &ino);
 	if (is_traced(t->tgid))
 		access_flush_task(t);
 	else if (!tracked_file(dev, ino))
@@ -794,7 +794,7 @@ int BPF_PROG(cache_delete, struct folio *folio)
 	struct task_struct *t = bpf_get_current_task_btf();
 	__u64 dev, ino;
 
-	mapping_id(folio->mapping, &dev, &ino);
+	mapping_id(untrusted(folio)->mapping, &dev, &ino);
 	if (!tracked_file(dev, ino))
 		return 0;
 	if (traced_bit(t->tgid))	/* reclaim or truncate in a traced task */

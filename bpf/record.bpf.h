@@ -40,6 +40,19 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 					bpf_core_type_id_kernel(struct file)))
 
 /*
+ * The same cast of a pointer the verifier trusts (a tracepoint argument,
+ * bpf_get_current_task_btf()), to walk the pointers inside it.  Loading a
+ * pointer member through a trusted pointer makes the verifier look up
+ * "<type>__safe_trusted" and three similar names in the kernel's BTF, each
+ * a linear search of ~150k types on 6.18, at every visit of the load: that
+ * was two thirds of the programs' load time (~20 ms of every recording's
+ * start).  The loads themselves are the same fault-safe loads either way.
+ * Keep the trusted pointer for what needs it (bpf_task_storage_get).
+ */
+#define untrusted(p) ((typeof(p))bpf_rdonly_cast((void *)(p), \
+					bpf_core_type_id_kernel(typeof(*(p)))))
+
+/*
  * folio_order() as the filemap tracepoints print it: 0 unless the folio is
  * large (PG_head in flags), else the low byte of _flags_1 (6.3+; before
  * that the order was elsewhere and a large folio reads as order 0).  flags
