@@ -1,6 +1,7 @@
 # bench/bench.mk - benchmarks (make bench), included by the top Makefile.
-BENCH_SRCS := $(wildcard bench/*.c)
-BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(OUT)/bench/%)
+# zstdshare.c is not a program: a preload library that times libzstd.
+BENCH_SRCS := $(filter-out bench/zstdshare.c,$(wildcard bench/*.c))
+BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(OUT)/bench/%) $(OUT)/bench/zstdshare.so
 
 $(OUT)/bench/%: $(OUT)/bench/%.o $(LIBTAPE)
 	$(call msg,LINK,$@)
@@ -10,6 +11,11 @@ $(OUT)/bench/%: $(OUT)/bench/%.o $(LIBTAPE)
 $(OUT)/bench/analyze_bench: $(OUT)/bench/analyze_bench.o $(ANALYZE_OBJS) $(LIBTAPE)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -ljansson -lzstd -lxxhash -lpthread -lm
+
+$(OUT)/bench/zstdshare.so: bench/zstdshare.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -Wall -Wextra -fPIC -shared -o $@ $< -ldl
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS) $(OUT)/tests/preadbench
