@@ -1,5 +1,5 @@
 # bench/bench.mk - benchmarks (make bench), included by the top Makefile.
-BENCH_SRCS := $(wildcard bench/*.c)
+BENCH_SRCS := $(filter-out %.bpf.c,$(wildcard bench/*.c))
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(OUT)/bench/%)
 
 $(OUT)/bench/%: $(OUT)/bench/%.o $(LIBTAPE)
@@ -10,6 +10,24 @@ $(OUT)/bench/%: $(OUT)/bench/%.o $(LIBTAPE)
 $(OUT)/bench/analyze_bench: $(OUT)/bench/analyze_bench.o $(ANALYZE_OBJS) $(LIBTAPE)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -ljansson -lzstd -lxxhash -lpthread -lm
+
+# bpffloor (the BPF floor of a syscall recorder): its own BPF object and
+# skeleton, built like the recorder's (top Makefile) but outside ./iotape.
+$(OUT)/bench/bpffloor.bpf.o: bench/bpffloor.bpf.c bench/bpffloor.h bpf/record.bpf.h $(VMLINUX) | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Ibpf -c $< -o $@
+	$(Q)llvm-strip -g $@
+
+$(OUT)/bench/bpffloor.skel.h: $(OUT)/bench/bpffloor.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name bpffloor_bpf > $@
+
+$(OUT)/bench/bpffloor.o: $(OUT)/bench/bpffloor.skel.h
+
+$(OUT)/bench/bpffloor: $(OUT)/bench/bpffloor.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS) $(OUT)/tests/preadbench
