@@ -298,8 +298,7 @@ record_section() {
 	if [ -z "$floor_modes" ]; then
 		echo "  floor: $fl is not built (make bench builds it): skipped"
 	else
-		echo "  floor (bench/bpffloor): each mode adds to the one before: empty sys_enter/exit programs," \
-			"+ syscall and tgid filter, + enter time in task storage, + a ring record, + the fd's file"
+		echo "  floor (bench/bpffloor): the least any recorder pays, each mode adding to the one before"
 		for m in $floor_modes; do
 			v=$(best "$w/a.fl_$m")
 			if [ -z "$v" ]; then
