@@ -277,6 +277,10 @@ record_section() {
 	nsop() { sed -n 's/.* ops, \([0-9.]*\) ns\/op.*/\1/p'; }
 	best() { sort -n "$1" | head -n 1; }
 	: >"$w/a.base"; : >"$w/a.rec"; : >"$w/a.recs"; : >"$w/a.st"; : >"$w/a.bt"
+	# floor: the same loop under bench/bpffloor, one run per mode (figures below)
+	fl=$OUT/bench/bpffloor floor_modes=
+	[ -x "$fl" ] && floor_modes="empty filter stamp emit file"
+	for m in $floor_modes; do : >"$w/a.fl_$m"; done
 	r=0
 	while [ $r -lt "$runs" ]; do
 		"$pb" "$w/f.dat" "$n" 4096 2>&1 | nsop >>"$w/a.base"
@@ -284,6 +288,7 @@ record_section() {
 		./iotape record -q -f -e syscall -o "$w/s.iotape" -- "$pb" "$w/f.dat" "$n" 4096 2>&1 | nsop >>"$w/a.recs"
 		[ $have_st = 1 ] && $st "$pb" "$w/f.dat" "$ns" 4096 2>&1 | nsop >>"$w/a.st"
 		[ $have_bt = 1 ] && bpftrace -e "$bt" -c "$pb $w/f.dat $n 4096" 2>&1 >/dev/null | nsop >>"$w/a.bt"
+		for m in $floor_modes; do "$fl" "$m" -- "$pb" "$w/f.dat" "$n" 4096 2>&1 | nsop >>"$w/a.fl_$m"; done
 		r=$((r + 1))
 	done
 	base=$(best "$w/a.base")
@@ -314,6 +319,21 @@ record_section() {
 	if [ -n "${r_st:-}" ] && [ -n "${r_rec:-}" ]; then
 		fig "pread strace/record" "$(calc "($r_st - $base) / ($r_rec - $base)" 1)" = "" \
 			"strace -f's added ns/op over record's"
+	fi
+	# floor: what any recorder of these preads pays before doing its own work
+	# (bench/bpffloor.bpf.c; bench/README.md reads them against the target)
+	if [ -z "$floor_modes" ]; then
+		echo "  floor: $fl is not built (make bench builds it): skipped"
+	else
+		echo "  floor (bench/bpffloor): the least any recorder pays, each mode adding to the one before"
+		for m in $floor_modes; do
+			v=$(best "$w/a.fl_$m")
+			if [ -z "$v" ]; then
+				echo "  floor $m: no figure (see: $fl $m -- true)"
+				continue
+			fi
+			fig "pread floor $m ratio" "$(calc "$v / $base" 2)" = "" "$v ns/op"
+		done
 	fi
 	./iotape record -f -o "$w/t.iotape" -- "$pb" "$w/f.dat" "$n" 4096 2>"$w/sum" >/dev/null
 	fig "trace bytes/event" "$(sed -n 's/.*, \([0-9.]*\) bytes\/event.*/\1/p' "$w/sum")" - "" "all layers, pread loop"
