@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
 #include "tape.h"
@@ -189,6 +190,7 @@ int cli_trace_create(const char *out, int force, const struct tape_writer_opts *
 		     char **tmp, tape_writer **w)
 {
 	struct tape_writer_opts o = { 0 };
+	mode_t mask;
 	int fd, ret;
 
 	if (opts)
@@ -204,6 +206,18 @@ int cli_trace_create(const char *out, int force, const struct tape_writer_opts *
 	fd = mkstemp(*tmp);
 	if (fd < 0) {
 		ret = -errno;
+		free(*tmp);
+		*tmp = NULL;
+		return ret;
+	}
+	/* mkstemp makes it 0600: give it the mode the writer's own open gives
+	 * a new trace without -f (0644 less the umask) */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0644 & ~mask) < 0) {
+		ret = -errno;
+		close(fd);
+		unlink(*tmp);
 		free(*tmp);
 		*tmp = NULL;
 		return ret;

@@ -64,4 +64,15 @@ printf '\377\377\377\377' | dd of="$T/bad.iotape" bs=1 seek=$((size / 2)) conv=n
 err_line 1 "iotape convert: " "bad.iotape" "$IOTAPE" convert -f -o "$T/keep.iotape" "$T/bad.iotape"
 same "$T/1.1.iotape" "$T/keep.iotape"
 ls "$T" | grep -q 'tmp' && fail "a temporary file was left behind: $(ls "$T")"
+
+# -f writes through a temporary file: the result gets the mode a new trace
+# gets (0644 less the umask), not the temporary's 0600
+for m in 022 027; do
+	rm -f "$T/new.iotape"
+	(umask $m && "$IOTAPE" convert -q -o "$T/new.iotape" "$src") || fail "convert (umask $m)"
+	(umask $m && "$IOTAPE" convert -q -f -o "$T/keep.iotape" "$src") || fail "convert -f (umask $m)"
+	a=$(stat -c %a "$T/new.iotape") b=$(stat -c %a "$T/keep.iotape")
+	[ "$a" = "$b" ] || fail "umask $m: -f gave mode $b, a new file $a"
+done
+[ "$b" = 640 ] || fail "umask 027: mode $b, want 640"
 exit 0
