@@ -80,6 +80,18 @@ static __always_inline struct file *fd_to_file(struct task_struct *task, long fd
 	return slot->ki_filp;
 }
 
+/* The filter both programs run first (mode filter and up): the task when
+ * the call is a recorded kind made by a traced process, else NULL. */
+static __always_inline struct task_struct *traced_call(long nr)
+{
+	struct task_struct *task;
+
+	if (!recorded_nr(nr))
+		return NULL;
+	task = bpf_get_current_task_btf();
+	return is_traced(task->tgid) ? task : NULL;
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(floor_enter, struct pt_regs *regs, long id)
 {
@@ -89,12 +101,8 @@ int BPF_PROG(floor_enter, struct pt_regs *regs, long id)
 
 	if (mode < FLOOR_FILTER)
 		return 0;
-	if (!recorded_nr(id))
-		return 0;
-	task = bpf_get_current_task_btf();
-	if (!is_traced(task->tgid))
-		return 0;
-	if (mode < FLOOR_STAMP)
+	task = traced_call(id);
+	if (!task || mode < FLOOR_STAMP)
 		return 0;
 
 	c = bpf_task_storage_get(&calls, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -129,12 +137,8 @@ int BPF_PROG(floor_exit, struct pt_regs *regs, long ret)
 	if (mode < FLOOR_FILTER)
 		return 0;
 	nr = SC_NR(regs);	/* the number is still in the registers */
-	if (!recorded_nr(nr))
-		return 0;
-	task = bpf_get_current_task_btf();
-	if (!is_traced(task->tgid))
-		return 0;
-	if (mode < FLOOR_STAMP)
+	task = traced_call(nr);
+	if (!task || mode < FLOOR_STAMP)
 		return 0;
 
 	c = bpf_task_storage_get(&calls, task, 0, 0);
