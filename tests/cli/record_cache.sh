@@ -22,4 +22,10 @@ t_eq "pass 2: no page inserted" 0 "$(t_sum count "cache " " pid=$p2 " "kind=inse
 t_eq "pass 2: pages accessed" 256 "$(t_sum count "cache " " pid=$p2 " "kind=access " " inode=$ino ")"
 t_expect_ge 1 "pass 1: pages accessed" "cache " " pid=$p1 " "kind=access " " inode=$ino "
 t_eq "pass 1 read 1 MiB" 1048576 "$(t_sum ret "syscall " " pid=$p1 " "op=read " "path=\"$f\"")"
+# a read's access rides with the read and carries its start time: every
+# access row of pass 2 has the ts_ns of one of pass 2's reads of the file
+t_grep "syscall " " pid=$p2 " "op=read " "path=\"$f\"" | sed 's/.* ts_ns=\([0-9]*\) .*/\1/' | sort -u >"$T/rts"
+t_grep "cache " " pid=$p2 " "kind=access " " inode=$ino " | sed 's/.* ts_ns=\([0-9]*\) .*/\1/' | sort -u >"$T/ats"
+t_check "pass 2 has access rows" [ -s "$T/ats" ]
+t_eq "pass 2: access times that are no read's start" 0 "$(comm -23 "$T/ats" "$T/rts" | wc -l)"
 t_done
