@@ -227,14 +227,15 @@ static void text_event(struct dump *d, const struct src *s)
 	const struct tape_column *tid = tape_column_find(s->table, "tid");
 	const struct tape_column *op = tape_column_find(s->table, "op");
 	uint64_t ts = tape_column_get(&s->cols[0], ev);
-	int transfer = 0;
+	int transfer = 0, output = 0;
 	char buf[32];
 	FILE *f = d->f;
 
 	if (op) {
 		enum tape_op_class k = tape_op_class((unsigned)tape_column_get(op, ev));
 
-		transfer = k == TAPE_OPC_READ || k == TAPE_OPC_WRITE;
+		output = tape_op_has_output((unsigned)tape_column_get(op, ev));
+		transfer = k == TAPE_OPC_READ || k == TAPE_OPC_WRITE || output;
 	}
 
 	if (ts >= d->t0)
@@ -280,12 +281,17 @@ static void text_event(struct dump *d, const struct src *s)
 			continue;
 		}
 		v = tape_column_get(c, ev);
+		if (op && !output && (strcmp(c->name, "fd2") == 0 ||
+				      strcmp(c->name, "file_id2") == 0 ||
+				      strcmp(c->name, "offset2") == 0))
+			continue;	/* only a copy has an output side */
 		if (strcmp(c->name, "dur_ns") == 0) {
 			cli_fmt_ns(buf, sizeof(buf), v);
 			fprintf(f, " dur=%s", buf);
 		} else if (op && strcmp(c->name, "ret") == 0) {
 			text_errno(f, col_signed(c, v));
 		} else if (op && (strcmp(c->name, "file_id") == 0 ||
+				  strcmp(c->name, "file_id2") == 0 ||
 				  strcmp(c->name, "flags") == 0) && !v) {
 			continue;	/* unknown file, no flags: noise */
 		} else if (op && strcmp(c->name, "fd") == 0 &&
@@ -300,6 +306,8 @@ static void text_event(struct dump *d, const struct src *s)
 			continue;	/* not a read or write */
 		} else if (op && strcmp(c->name, "offset") == 0) {
 			fprintf(f, " off=%" PRIu64, v);
+		} else if (op && strcmp(c->name, "offset2") == 0) {
+			fprintf(f, " off2=%" PRIu64, v);
 		} else if (strcmp(c->name, "dev") == 0) {
 			fprintf(f, " dev=%" PRIu64 ":%" PRIu64, v >> 20, v & 0xfffff);
 		} else {

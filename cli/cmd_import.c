@@ -384,8 +384,9 @@ static int op_transfers(unsigned op)
 {
 	enum tape_op_class k = tape_op_class(op);
 
-	return (k == TAPE_OPC_READ || k == TAPE_OPC_WRITE) &&
-	       op != TAPE_OP_FTRUNCATE && op != TAPE_OP_FALLOCATE;
+	return ((k == TAPE_OPC_READ || k == TAPE_OPC_WRITE) &&
+		op != TAPE_OP_FTRUNCATE && op != TAPE_OP_FALLOCATE) ||
+	       tape_op_has_output(op);
 }
 
 #define HAVE(col) (have[(col) - cols])
@@ -404,6 +405,8 @@ static int syscall_fill(struct sysstate *st, struct tape_syscall *ev,
 	const struct tape_column *c_path = COL("path"), *c_fd = COL("fd");
 	const struct tape_column *c_ret = COL("ret"), *c_off = COL("offset");
 	const struct tape_column *c_fid = COL("file_id");
+	const struct tape_column *c_fd2 = COL("fd2"), *c_fid2 = COL("file_id2");
+	const struct tape_column *c_off2 = COL("offset2"), *c_path2 = COL("path2");
 #undef COL
 	unsigned op = ev->op;
 	enum tape_op_class cls = tape_op_class(op);
@@ -460,6 +463,24 @@ static int syscall_fill(struct sysstate *st, struct tape_syscall *ev,
 		ev->offset = op_transfers(op) && fe ? fe->pos : 0;
 	if (!HAVE(c_fid))
 		ev->file_id = path >= 0 ? st->paths[path].file_id : 0;
+	if (!HAVE(c_fd2))
+		ev->fd2 = -1;
+	if (tape_op_has_output(op)) {
+		/* the output side from fd2's open file, as the input side
+		 * from fd's */
+		struct fd_ent *fe2 = ev->fd2 >= 0 ? fd_find(st, ev->pid, ev->fd2) : NULL;
+
+		if (!HAVE(c_path2) && fe2)
+			ev->path2 = st->paths[fe2->path].s;
+		if (!HAVE(c_fid2))
+			ev->file_id2 = fe2 ? st->paths[fe2->path].file_id : 0;
+		if (!HAVE(c_off2))
+			ev->offset2 = fe2 ? fe2->pos : 0;
+		/* the output fd's position moves (sendfile always writes at
+		 * it); the input is taken to be read at an explicit offset */
+		if (fe2 && ev->ret > 0)
+			fe2->pos = ev->offset2 + (uint64_t)ev->ret;
+	}
 
 	/* what this call did to the fd table */
 	if (cls == TAPE_OPC_OPEN && ev->ret >= 0 && path >= 0)

@@ -847,16 +847,19 @@ static int column_bytes(tape_cursor *c, size_t ci, const struct tape_column *col
  * (every column present): the same checks as the generic loop of
  * decode_block() (string indices, 32-bit fields, the time range). */
 #if defined(__x86_64__) && defined(__GNUC__)
-/* The struct as 12 little-endian words: pid and tid share one, op and _pad
+/* The struct as 15 little-endian words: pid and tid share one, op and _pad
  * the next. */
-_Static_assert(sizeof(struct tape_syscall) == 96 && sizeof(char *) == 8 &&
+_Static_assert(sizeof(struct tape_syscall) == 120 && sizeof(char *) == 8 &&
 	       offsetof(struct tape_syscall, pid) == 16 &&
 	       offsetof(struct tape_syscall, tid) == 20 &&
 	       offsetof(struct tape_syscall, op) == 24 &&
 	       offsetof(struct tape_syscall, fd) == 32 &&
 	       offsetof(struct tape_syscall, ret) == 64 &&
 	       offsetof(struct tape_syscall, path) == 80 &&
-	       offsetof(struct tape_syscall, path2) == 88, "struct tape_syscall layout");
+	       offsetof(struct tape_syscall, path2) == 88 &&
+	       offsetof(struct tape_syscall, fd2) == 96 &&
+	       offsetof(struct tape_syscall, offset2) == 112, "struct tape_syscall layout");
+#define SC_WORDS 15
 
 /* Rows [0, k & ~3) of build_syscalls() 4 at a time: the checks as vector
  * compares, the string pointers gathered, each group of 4 words of 4 rows
@@ -883,11 +886,11 @@ syscall_rows_avx2(const uint64_t *t, const char *const *str1, const char *const 
 		__m256i t0 = _mm256_unpacklo_epi64(a, b), t1 = _mm256_unpackhi_epi64(a, b); \
 		__m256i t2 = _mm256_unpacklo_epi64(c_, d), t3 = _mm256_unpackhi_epi64(c_, d); \
 		_mm256_storeu_si256((__m256i *)(o + (w)), _mm256_permute2x128_si256(t0, t2, 0x20)); \
-		_mm256_storeu_si256((__m256i *)(o + 12 + (w)), _mm256_permute2x128_si256(t1, t3, 0x20)); \
-		_mm256_storeu_si256((__m256i *)(o + 24 + (w)), _mm256_permute2x128_si256(t0, t2, 0x31)); \
-		_mm256_storeu_si256((__m256i *)(o + 36 + (w)), _mm256_permute2x128_si256(t1, t3, 0x31)); \
+		_mm256_storeu_si256((__m256i *)(o + SC_WORDS + (w)), _mm256_permute2x128_si256(t1, t3, 0x20)); \
+		_mm256_storeu_si256((__m256i *)(o + 2 * SC_WORDS + (w)), _mm256_permute2x128_si256(t0, t2, 0x31)); \
+		_mm256_storeu_si256((__m256i *)(o + 3 * SC_WORDS + (w)), _mm256_permute2x128_si256(t1, t3, 0x31)); \
 	} while (0)
-	for (; r + 4 <= k; r += 4, o += 48) {
+	for (; r + 4 <= k; r += 4, o += 4 * SC_WORDS) {
 		__m256i ts = LD(SC_TS), pid = LD(SC_PID), tid = LD(SC_TID), op = LD(SC_OP);
 		__m256i i1 = LD(SC_PATH), i2 = LD(SC_PATH2);
 		__m256i b1 = _mm256_cmpgt_epi64(_mm256_xor_si256(i1, sign), max1);
@@ -907,6 +910,9 @@ syscall_rows_avx2(const uint64_t *t, const char *const *str1, const char *const 
 		ROWS(ts, LD(SC_DUR), pt, op, 0);
 		ROWS(LD(SC_FD), LD(SC_FILE_ID), LD(SC_OFFSET), LD(SC_SIZE), 4);
 		ROWS(LD(SC_RET), LD(SC_FLAGS), s1, s2, 8);
+		/* words 11 to 14: path2 again, then the output side (three
+		 * words: a fourth store would run into the next row) */
+		ROWS(s2, LD(SC_FD2), LD(SC_FILE_ID2), LD(SC_OFFSET2), 11);
 	}
 #undef ROWS
 #undef LD
@@ -967,6 +973,9 @@ static int build_syscalls(tape_cursor *c, const struct entry *e, const uint64_t 
 		o->flags = T(SC_FLAGS);
 		o->path = str1[i1];
 		o->path2 = str2[i2];
+		o->fd2 = (int64_t)T(SC_FD2);
+		o->file_id2 = T(SC_FILE_ID2);
+		o->offset2 = T(SC_OFFSET2);
 	}
 #undef T
 	if (wide > UINT32_MAX)
@@ -1078,7 +1087,7 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 		pred_reset(&c->pred);
 	}
 
-	const uint64_t all_sc = (1ull << SC_NCOLS) - 1;
+	const uint64_t base_sc = SC_BASE;
 	for (size_t r0 = 0; r0 < n; r0 += TILE) {
 		size_t k = n - r0 < TILE ? n - r0 : TILE;
 		uint8_t *tile = c->evs + r0 * sz;
@@ -1087,7 +1096,9 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 			const struct tape_column *col = &def->cols[ci];
 			uint64_t *v = c->tile + c->tslot[ci] * TILE;
 			if (!((seen >> col->id) & 1)) {
-				memset(v, 0, k * sizeof(*v));
+				/* 0, but fd2 (added later) -1: no output fd */
+				int m1 = def->id == TAPE_TABLE_SYSCALL && col->id == SC_FD2;
+				memset(v, m1 ? 0xff : 0, k * sizeof(*v));
 				continue;
 			}
 			if ((err = tape_coldec_next(&c->dec[ci], k, v)))
@@ -1101,7 +1112,8 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 			if ((err = pred_decode_syscall(&c->pred, col, predmask, k)))
 				return err;
 		}
-		if (def->id == TAPE_TABLE_SYSCALL && c->byid && (seen & all_sc) == all_sc) {
+		/* the output side may be missing: its tiles hold the defaults */
+		if (def->id == TAPE_TABLE_SYSCALL && c->byid && (seen & base_sc) == base_sc) {
 			if ((err = build_syscalls(c, e, nd, tile, k)))
 				return err;
 			continue;

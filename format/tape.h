@@ -141,7 +141,13 @@ struct tape_syscall {
 	int64_t ret;	  /* return value (negative errno on failure) */
 	uint64_t flags;	  /* open flags, mmap prot|flags<<32, whence, ... */
 	const char *path; /* file the op hit ("" when unknown) */
-	const char *path2;/* second path (rename target), else "" */
+	const char *path2;/* second path (rename target, copy output), else "" */
+	/* The output side of a copy (sendfile, copy_file_range, splice: the
+	 * ops tape_op_has_output() names); for every other op the writer
+	 * stores -1, 0, 0 whatever the struct holds, and readers give those. */
+	int64_t fd2;	  /* out_fd / fd_out, -1 when none */
+	uint64_t file_id2;/* file table key, 0 = unknown or not a file */
+	uint64_t offset2; /* file offset the copy started writing at */
 };
 
 struct tape_block {
@@ -243,6 +249,8 @@ int tape_op_from_name(const char *name);	/* -EINVAL when unknown */
 enum tape_op_class tape_op_class(unsigned op);
 int tape_op_has_path(unsigned op);	/* op names a file by path */
 int tape_op_uses_fd(unsigned op);	/* op acts on an open fd */
+/* op copies from fd to fd2 (syscall columns fd2, file_id2, offset2) */
+int tape_op_has_output(unsigned op);
 const char *tape_cache_kind_name(unsigned kind);
 int tape_cache_kind_from_name(const char *name);
 const char *tape_metric_name(unsigned metric);

@@ -118,6 +118,9 @@ struct tbuf {
 	/* syscall table, for tbuf_put_syscall(): its columns lie in mem by
 	 * id (column id i at mem + i * stride); NULL for other tables */
 	struct sdict *sc_path, *sc_path2;
+	/* non-zero when a row of the block has an output side other than
+	 * fd2 -1, file_id2 0, offset2 0: else those columns are left out */
+	uint64_t sc_out;
 	/* file table, for tbuf_put_file(): the same by FC_ id; else NULL */
 	struct sdict *fc_path;
 	/* the path index of each thread's last row (index + 1, 0 none) by
@@ -475,14 +478,20 @@ static int encode_int_column(struct enc_ctx *x, const uint64_t *v, size_t n, uin
 	return 0;
 }
 
+/* omit: ids (< 64) of columns to leave out of the block, whose every row
+ * holds what a reader gives for a missing column. */
 static int encode_columns(struct enc_ctx *x, const struct tape_table_def *def,
 			  uint64_t **cols, struct sdict *dicts, size_t n,
-			  int extra_cols, struct buf *out)
+			  int extra_cols, uint64_t omit, struct buf *out)
 {
-	size_t ncols = def->ncols + (size_t)extra_cols;
+	size_t ncols = def->ncols + (size_t)extra_cols, nout = ncols, slot = 0;
 	unsigned predmask = 0;
 	size_t dir;
 	int err;
+
+	for (size_t c = 0; c < def->ncols; c++)
+		if (def->cols[c].id < 64 && ((omit >> def->cols[c].id) & 1))
+			nout--;
 
 	if (def->id == TAPE_TABLE_SYSCALL && n && !tape__no_predict) {
 		size_t hits;
@@ -494,15 +503,17 @@ static int encode_columns(struct enc_ctx *x, const struct tape_table_def *def,
 			predmask &= ~(1u << SC_OP);
 	}
 	out->len = 0;
-	if ((err = buf_reserve(out, 4 + 8 * ncols)))
+	if ((err = buf_reserve(out, 4 + 8 * nout)))
 		return err;
-	put_le16(out->p, (uint16_t)ncols);
+	put_le16(out->p, (uint16_t)nout);
 	put_le16(out->p + 2, 0);
 	dir = 4;
-	out->len = 4 + 8 * ncols;
+	out->len = 4 + 8 * nout;
 	for (size_t c = 0; c < ncols; c++) {
 		const struct tape_column *col = c < def->ncols ? &def->cols[c] : NULL;
 		size_t start = out->len;
+		if (col && col->id < 64 && ((omit >> col->id) & 1))
+			continue;
 		uint8_t enc, type = col ? col->type : TAPE_COL_U64;
 		int pred = col && col->id < 32 && ((predmask >> col->id) & 1);
 		/* extra (test) columns reuse ts_ns values */
@@ -546,7 +557,7 @@ static int encode_columns(struct enc_ctx *x, const struct tape_table_def *def,
 		size_t sz = out->len - start;
 		if (sz > UINT32_MAX)
 			return -E2BIG;
-		uint8_t *e = out->p + dir + 8 * c;
+		uint8_t *e = out->p + dir + 8 * slot++;
 		put_le16(e, col ? col->id : (uint16_t)(900 + (c - def->ncols)));
 		e[2] = type;
 		e[3] = enc;
@@ -619,12 +630,14 @@ static int write_block(tape_writer *w, struct tbuf *t)
 	if ((err = flush_meta(w)))
 		return err;
 	time_range(t->cols[0], t->rows, &tmin, &tmax);
-	err = encode_columns(&w->enc, t->def, t->cols, t->dicts, t->rows, 0, &w->raw);
+	err = encode_columns(&w->enc, t->def, t->cols, t->dicts, t->rows, 0,
+			     t->sc_path2 && !t->sc_out ? SC_OUTPUT : 0, &w->raw);
 	if (!err)
 		err = write_chunk(w, CHUNK_BLOCK, (uint16_t)t->def->id, (uint32_t)t->rows,
 				  tmin, tmax, w->raw.p, w->raw.len, 0);
 	t->rows = 0;
 	t->text = 0;
+	t->sc_out = 0;
 	for (size_t c = 0; c < t->def->ncols; c++)
 		if (t->def->cols[c].type == TAPE_COL_STR)
 			sdict_reset(&t->dicts[c]);
@@ -851,6 +864,15 @@ tbuf_put_syscall(struct tbuf *t, const struct tape_syscall *e)
 	t->tidpath[h] = pi + 1;
 	uint64_t *row = t->mem + r;
 	const size_t k = t->stride;
+	/* the output side only where the op has one: a zeroed struct is a
+	 * correct row of any other op, and the columns stay constant */
+	uint64_t fd2 = UINT64_MAX, fid2 = 0, off2 = 0;
+	if (__builtin_expect(tape__op_has_output(e->op), 0)) {
+		fd2 = (uint64_t)e->fd2;
+		fid2 = e->file_id2;
+		off2 = e->offset2;
+		t->sc_out |= (fd2 + 1) | fid2 | off2;
+	}
 	row[SC_TS * k] = e->ts_ns;
 	row[SC_DUR * k] = e->dur_ns;
 	row[SC_PID * k] = e->pid;
@@ -864,6 +886,9 @@ tbuf_put_syscall(struct tbuf *t, const struct tape_syscall *e)
 	row[SC_FLAGS * k] = e->flags;
 	row[SC_PATH * k] = pi;
 	row[SC_PATH2 * k] = pi2;
+	row[SC_FD2 * k] = fd2;
+	row[SC_FILE_ID2 * k] = fid2;
+	row[SC_OFFSET2 * k] = off2;
 	return 0;
 }
 
@@ -1097,7 +1122,10 @@ int tape__encode_block(int table, const void *evs, size_t n, int extra_cols,
 		if ((err = tbuf_put(&t, (const char *)evs + r * def->size)))
 			goto out;
 	struct enc_ctx x = { .cctx = ZSTD_createCCtx(), .level = 1 };
-	err = x.cctx ? encode_columns(&x, def, t.cols, t.dicts, n, extra_cols, out) : -ENOMEM;
+	/* every column, those a writer leaves out included: the tests
+	 * change and drop them by hand */
+	err = x.cctx ? encode_columns(&x, def, t.cols, t.dicts, n, extra_cols, 0, out) :
+		       -ENOMEM;
 	enc_ctx_release(&x);
 out:
 	tbuf_release(&t);

@@ -99,7 +99,7 @@ printf 'ts_ns,op,path\n1,openat,/a\0b\n' | bad_csv 2 "NUL byte"
 printf 'ts_ns,op,path,size\r\n\r\n0x10,openat,/a,0x0\r\n\n20,read,/a,0x10' >"$T/ok.csv"
 ok "$IOTAPE" import -o "$T/ok.tape" "$T/ok.csv"
 ok "$IOTAPE" dump -F csv "$T/ok.tape"
-[ "$(sed -n 3p "$T/out")" = "20,1,1,read,/a,3,0,16,16,0,1,0x0," ] || fail "hex/CRLF: $(cat "$T/out")"
+[ "$(sed -n 3p "$T/out")" = "20,1,1,read,/a,3,0,16,16,0,1,0x0,,-1,0,0" ] || fail "hex/CRLF: $(cat "$T/out")"
 
 # an existing output is refused without -f and left untouched
 printf 'precious\n' >"$T/exists.tape"

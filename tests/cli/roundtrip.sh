@@ -9,21 +9,25 @@
 max=18446744073709551615
 long=/$(head -c 4095 /dev/zero | tr '\0' 'p')
 
-# syscall: ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns,file_id,flags,path2
+# syscall: ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns,file_id,flags,path2,
+# fd2,file_id2,offset2 (the output side of the copies: -1,0,0 for other ops)
 {
-	echo 'ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns,file_id,flags,path2'
-	echo '100,4242,4243,openat,/data/train/shard-00001.tar,-1,0,0,7,1500,1,0x80000,'
-	echo '200,4242,4243,pread64,/data/train/shard-00001.tar,7,4096,131072,131072,12345,1,0x0,'
+	echo 'ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns,file_id,flags,path2,fd2,file_id2,offset2'
+	echo '100,4242,4243,openat,/data/train/shard-00001.tar,-1,0,0,7,1500,1,0x80000,,-1,0,0'
+	echo '200,4242,4243,pread64,/data/train/shard-00001.tar,7,4096,131072,131072,12345,1,0x0,,-1,0,0'
 	echo '300,4242,4244,openat,"/data/a,b ""quoted""'
-	echo 'and a newline",-1,0,0,-2,800,0,0x0,'
-	echo '400,1,1,rename,/tmp/a,-1,0,0,0,1,2,0x0,/tmp/b c'
-	echo "500,4294967295,4294967295,unknown,,-9223372036854775808,$max,$max,9223372036854775807,$max,$max,0xffffffffffffffff,"
-	echo '600,7,7,200,"  leading space",3,0,0,-5,0,0,0x1," trailing "'
-	printf '700,7,7,read,"cr\rinside",3,0,1,1,0,0,0x0,\n'
-	printf '800,7,7,write,bytes \377\376 not utf-8,3,0,1,-28,0,0,0x0,\n'
-	echo "900,7,7,read,$long,4,8192,4096,0,3,9,0x0,"
-	echo '1000,7,7,close,,4,0,0,0,0,0,0x0,'
-	echo '1000,8,9,uring_read,"tab	",5,0,65536,65536,0,0,0x0,'
+	echo 'and a newline",-1,0,0,-2,800,0,0x0,,-1,0,0'
+	echo '400,1,1,rename,/tmp/a,-1,0,0,0,1,2,0x0,/tmp/b c,-1,0,0'
+	echo "500,4294967295,4294967295,unknown,,-9223372036854775808,$max,$max,9223372036854775807,$max,$max,0xffffffffffffffff,,-1,0,0"
+	echo '600,7,7,200,"  leading space",3,0,0,-5,0,0,0x1," trailing ",-1,0,0'
+	printf '700,7,7,read,"cr\rinside",3,0,1,1,0,0,0x0,,-1,0,0\n'
+	printf '800,7,7,write,bytes \377\376 not utf-8,3,0,1,-28,0,0,0x0,,-1,0,0\n'
+	echo "900,7,7,read,$long,4,8192,4096,0,3,9,0x0,,-1,0,0"
+	echo '1000,7,7,close,,4,0,0,0,0,0,0x0,,-1,0,0'
+	echo '1000,8,9,uring_read,"tab	",5,0,65536,65536,0,0,0x0,,-1,0,0'
+	echo '1100,7,7,sendfile,/data/in,3,0,1048576,1048576,10,1,0x0,/data/out,4,2,65536'
+	echo "1200,7,7,copy_file_range,/data/in,3,$max,$max,9223372036854775807,0,$max,0x0,/x,-9223372036854775808,$max,$max"
+	echo '1300,7,7,splice,,5,0,4096,-32,0,0,0x0,,-1,0,0'
 } >"$T/syscall.csv"
 roundtrip "$T/syscall.csv" syscall
 # the 4 KiB path survives whole
@@ -93,16 +97,23 @@ roundtrip "$T/sample.csv" sample
 
 # the other formats see the same events
 ok "$IOTAPE" dump -F jsonl "$T/rt.syscall.tape"
-[ "$(wc -l <"$T/out")" -eq 11 ] || fail "jsonl: $(wc -l <"$T/out") lines, want 11"
+[ "$(wc -l <"$T/out")" -eq 14 ] || fail "jsonl: $(wc -l <"$T/out") lines, want 14"
 grep -q '"table":"syscall","ts_ns":500,"pid":4294967295' "$T/out" || fail "jsonl: row 500"
 grep -q "\"offset\":\"$max\"" "$T/out" || fail "jsonl: 2^64-1 not a decimal string"
+grep -q '"path2":"/data/out","fd2":4,"file_id2":2,"offset2":65536}' "$T/out" || fail "jsonl: output side"
 grep -q '"path":"bytes \\ufffd\\ufffd not utf-8"\|"path":"bytes �� not utf-8"' "$T/out" ||
 	fail "jsonl: non-UTF-8 path"
 ok "$IOTAPE" dump "$T/rt.syscall.tape"
-[ "$(wc -l <"$T/out")" -eq 11 ] || fail "text: $(wc -l <"$T/out") lines, want 11"
+[ "$(wc -l <"$T/out")" -eq 14 ] || fail "text: $(wc -l <"$T/out") lines, want 14"
 grep -q '^ *0\.000000100 .*4242/4243 pread64 /data/train/shard-00001.tar fd=7 off=4096 size=131072 ret=131072 dur=12.3us' "$T/out" ||
 	fail "text: pread64 line: $(sed -n 2p "$T/out")"
 grep -q 'ret=-2 (ENOENT)' "$T/out" || fail "text: errno name"
+# the output side of a copy, and none on other ops
+grep -q ' sendfile /data/in fd=3 off=0 size=1048576 ret=1048576 dur=10ns file_id=1 -> /data/out fd2=4 file_id2=2 off2=65536$' "$T/out" ||
+	fail "text: sendfile line: $(grep sendfile "$T/out")"
+grep -q ' splice fd=5 off=0 size=4096 ret=-32 (EPIPE) dur=0ns fd2=-1 off2=0$' "$T/out" ||
+	fail "text: splice line: $(grep splice "$T/out")"
+grep ' pread64 ' "$T/out" | grep -q 'fd2\|off2' && fail "text: output side on a pread64"
 ok "$IOTAPE" dump -F jsonl -t block "$T/rt.block.tape"
 grep -q '"rwbs":"WS"' "$T/out" || fail "jsonl: rwbs"
 exit 0

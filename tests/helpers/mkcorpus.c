@@ -126,6 +126,30 @@ int main(int argc, char **argv)
 	}
 	outdir = argv[1];
 
+	/* syscall copies (the output columns 13-15) among other rows, in
+	 * blocks with and without them */
+	{
+		struct t_rng r = { 46 };
+		static const unsigned ops[] = { TAPE_OP_PREAD64, TAPE_OP_SENDFILE,
+						TAPE_OP_COPY_FILE_RANGE, TAPE_OP_SPLICE };
+		w = start(4, &fd);
+		for (size_t i = 0; i < 12; i++) {
+			struct tape_syscall e;
+			memset(&e, 0, sizeof(e));
+			t_ev_random(&r, TAPE_TABLE_SYSCALL, &e, i & 1, NULL);
+			e.ts_ns = 1000 + i;
+			e.op = i < 4 ? TAPE_OP_READ : ops[i % 4];
+			free((char *)e.path);
+			free((char *)e.path2);
+			e.path = "/in";
+			e.path2 = i < 4 ? "" : "/out";
+			if ((err = tape_writer_append(w, TAPE_TABLE_SYSCALL, &e)))
+				die("append", err);
+		}
+		o = finish(w, fd, 1);
+		save_stored("copies", o, 1);
+		free(o.p);
+	}
 	/* one table each, a few small blocks */
 	for (int t = 1; t < TAPE_TABLE_MAX; t++) {
 		w = start(3, &fd);

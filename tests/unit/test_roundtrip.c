@@ -1152,6 +1152,73 @@ static void test_block_byte_limit(void **state)
 	free(s);
 }
 
+/*
+ * The output side of copies (fd2, file_id2, offset2): stored where the op
+ * has one, -1, 0, 0 elsewhere whatever the struct held, and left out of
+ * blocks without a copy, whose rows then read -1, 0, 0 all the same.
+ */
+static void test_copy_columns(void **state)
+{
+	struct tape_writer_opts o = { .block_rows = 4 };
+	tape_writer *w;
+	tape_reader *r;
+	int fd;
+
+	for (unsigned op = 0; op < 64; op++)
+		assert_int_equal(tape_op_has_output(op), tape__op_has_output(op));
+	assert_true(tape_op_has_output(TAPE_OP_SENDFILE));
+	assert_true(tape_op_has_output(TAPE_OP_COPY_FILE_RANGE));
+	assert_true(tape_op_has_output(TAPE_OP_SPLICE));
+	assert_false(tape_op_has_output(TAPE_OP_PREAD64));
+	assert_false(tape_op_has_output(TAPE_OP_MAX));
+
+	/* block 1: reads only (garbage in their output side); block 2: copies */
+	static const struct { unsigned op; int64_t fd2; uint64_t fid2, off2; } rows[] = {
+		{ TAPE_OP_READ, 5, 9, 7 }, { TAPE_OP_PREAD64, 0, 0, 0 },
+		{ TAPE_OP_WRITE, -1, 0, 0 }, { TAPE_OP_RENAMEAT, -100, 1, 1 },
+		{ TAPE_OP_SENDFILE, 4, 2, 65536 },
+		{ TAPE_OP_COPY_FILE_RANGE, INT64_MIN, UINT64_MAX, UINT64_MAX },
+		{ TAPE_OP_SPLICE, -1, 0, 0 }, { TAPE_OP_READ, 3, 3, 3 },
+	};
+	const size_t n = sizeof(rows) / sizeof(rows[0]);
+	assert_int_equal(t_writer_memfd(&w, &o, &fd), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct tape_syscall e = { .ts_ns = 10 * i, .pid = 1, .tid = 1, .op = rows[i].op,
+					  .fd = 3, .path = "/a", .path2 = "",
+					  .fd2 = rows[i].fd2, .file_id2 = rows[i].fid2,
+					  .offset2 = rows[i].off2 };
+		assert_int_equal(tape_writer_append(w, TAPE_TABLE_SYSCALL, &e), 0);
+	}
+	assert_int_equal(tape_writer_close(w), 0);
+	assert_int_equal(tape_reader_open_fd(&r, fd), 0);
+	struct t_evs got;
+	assert_int_equal(t_read_table(r, TAPE_TABLE_SYSCALL, 0, UINT64_MAX, &got), 0);
+	assert_int_equal(got.n, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct tape_syscall *e = t_evs_at(&got, i);
+		int out = tape_op_has_output(rows[i].op);
+		assert_int_equal(e->op, rows[i].op);
+		assert_true(e->fd2 == (out ? rows[i].fd2 : -1));
+		assert_true(e->file_id2 == (out ? rows[i].fid2 : 0));
+		assert_true(e->offset2 == (out ? rows[i].off2 : 0));
+	}
+	t_evs_release(&got);
+	/* the columns are in the second block only: ~0 bytes elsewhere */
+	struct tape_column_stats cs[TAPE_MAX_COLS_KNOWN];
+	size_t ncs, seen = 0;
+	assert_int_equal(tape_reader_column_stats(r, TAPE_TABLE_SYSCALL, cs, TAPE_MAX_COLS_KNOWN,
+						  &ncs), 0);
+	for (size_t i = 0; i < ncs; i++) {
+		if (cs[i].id < SC_FD2)
+			assert_int_equal(cs[i].blocks, 2);
+		else
+			assert_int_equal(cs[i].blocks, 1), seen++;
+	}
+	assert_int_equal(seen, 3);
+	tape_reader_free(r);
+	close(fd);
+}
+
 /* Arguments the API refuses. */
 static void test_api_errors(void **state)
 {
@@ -1203,6 +1270,7 @@ int main(void)
 		cmocka_unit_test(test_long_strings),
 		cmocka_unit_test(test_block_byte_limit),
 		cmocka_unit_test(test_api_errors),
+		cmocka_unit_test(test_copy_columns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL) ? 1 : 0;
 }
