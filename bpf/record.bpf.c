@@ -67,6 +67,13 @@ struct inflight {
 	__u32 active;		/* set by sys_enter, cleared by sys_exit */
 	__u32 acc_pending;	/* acc holds a page-cache access of this call */
 	struct rec_access acc;
+	/* REC_SF_COPY only: the output side, as file, pos, dev, ino above */
+	__u64 file2;
+	__u64 pos2;		/* f_pos of fd2 at entry, or *off2_arg */
+	__u64 dev2;
+	__u64 ino2;
+	__u32 ptr2_ok;		/* pos2 holds *off2_arg */
+	__u32 _pad2;
 };
 
 /* Per-thread storage: no allocation or hashing per syscall, freed with the
@@ -321,6 +328,31 @@ static __always_inline void access_flush_task(struct task_struct *t)
 
 /* ------------------------------------------------------------ syscalls */
 
+/* The output side of a copy at entry (only copies get here: the read and
+ * write path pays one flag test). */
+static __always_inline void copy_enter(struct inflight *e, const struct rec_spec *sp,
+				  struct task_struct *task)
+{
+	__u64 f, v = 0;
+	void *p;
+
+	e->file2 = e->pos2 = e->dev2 = e->ino2 = 0;
+	e->ptr2_ok = 0;
+	if (sp->fd2_arg < 0)
+		return;
+	f = task_fd_file(task, (int)arg(e, sp->fd2_arg));
+	if (f) {
+		e->file2 = f;
+		file_id(f, &e->dev2, &e->ino2);
+		e->pos2 = as_file(f)->f_pos;
+	}
+	p = sp->off2_arg >= 0 ? (void *)arg(e, sp->off2_arg) : NULL;
+	if (p && bpf_probe_read_user(&v, sizeof(v), p) == 0) {
+		e->pos2 = v;
+		e->ptr2_ok = 1;
+	}
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 {
@@ -376,8 +408,26 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 		if (p && bpf_probe_read_user(&e->pos, sizeof(e->pos), p) == 0)
 			e->ptr_ok = 1;
 	}
+	if (sp->sflags & REC_SF_COPY)
+		copy_enter(e, sp, task);
 	e->active = 1;
 	return 0;
+}
+
+/* Where a copy started writing: *off_out when given (the fd's position
+ * does not move then), else as pos_start() on the output file. */
+static __always_inline __u64 copy_pos2(const struct inflight *e, long ret)
+{
+	__u64 now;
+
+	if (e->ptr2_ok)
+		return e->pos2;
+	if (ret > 0 && e->file2) {
+		now = as_file(e->file2)->f_pos;
+		if (now >= (__u64)ret)
+			return now - ret;
+	}
+	return e->pos2;
 }
 
 /* Position a read/write without explicit offset started at.  For regular
@@ -500,6 +550,11 @@ static __always_inline void fill_syscall(struct rec_syscall *ev,
 
 	if ((sp->sflags & REC_SF_NEWFD) && ret >= 0)
 		new_file(ev, ret);
+	else if (sp->sflags & REC_SF_COPY) {
+		ev->dev2 = e->dev2;
+		ev->ino2 = e->ino2;
+		ev->off2 = copy_pos2(e, ret);
+	}
 }
 
 SEC("tp_btf/sys_exit")

@@ -72,6 +72,9 @@ enum rec_spec_flag {
 	REC_SF_FILE_ONLY = 1u << 3, /* mmap: skip MAP_ANONYMOUS */
 	REC_SF_OPENAT2 = 1u << 4, /* flags = how->flags (user memory) */
 	REC_SF_MMAP_FLAGS = 1u << 5, /* flags = prot | flags << 32 */
+	REC_SF_COPY = 1u << 6,	  /* copies fd_arg -> fd2_arg: the output side
+				   * in dev2, ino2, off2 (off2_arg: loff_t *,
+				   * NULL or none: fd2's position) */
 };
 
 struct rec_spec {
@@ -85,7 +88,7 @@ struct rec_spec {
 	__s8 off_arg;
 	__s8 size_arg;
 	__s8 flags_arg;
-	__u8 _pad;
+	__s8 off2_arg;	/* REC_SF_COPY: loff_t __user * of the output, -1 none */
 	__u32 sflags;	/* enum rec_spec_flag */
 	__u32 flags_const; /* ORed into flags (creat: O_CREAT|O_WRONLY|O_TRUNC) */
 };
@@ -116,9 +119,18 @@ struct rec_syscall {
 	__u64 flags;
 	__u64 dev;	/* file of fd (or of dirfd), 0 unknown */
 	__u64 ino;
-	__u64 ndev;	/* the file a successful open/dup returned */
-	__u64 nino;
-	__u64 nsize;	/* its i_size */
+	union {
+		struct {
+			__u64 ndev;	/* the file a successful open/dup returned */
+			__u64 nino;
+			__u64 nsize;	/* its i_size */
+		};
+		struct {	/* REC_SF_COPY: the output side; no new fd */
+			__u64 dev2;	/* file of fd2, 0 unknown */
+			__u64 ino2;
+			__u64 off2;	/* offset the copy started writing at */
+		};
+	};
 	__u32 nmode;	/* its i_mode */
 	__u32 _pad;
 	/* char paths[] follow */

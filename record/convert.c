@@ -687,7 +687,7 @@ static void on_syscall(struct rec_state *st, const struct rec_syscall *e, size_t
 	struct tape_syscall r = {
 		.ts_ns = e->h.ts, .dur_ns = e->dur, .pid = e->h.pid, .tid = e->h.tid,
 		.op = e->op, .fd = e->fd, .offset = e->offset, .size = e->size,
-		.ret = e->ret, .flags = e->flags, .path = "", .path2 = "",
+		.ret = e->ret, .flags = e->flags, .path = "", .path2 = "", .fd2 = -1,
 	};
 
 	if (tape_op_has_path(e->op)) {
@@ -735,6 +735,19 @@ static void on_syscall(struct rec_state *st, const struct rec_syscall *e, size_t
 		r.file_id = f->file_id;
 		if (!r.path[0])
 			r.path = f->path;
+	}
+	if (tape_op_has_output(e->op)) {
+		/* the output side, known as the input side is: its file by
+		 * (dev, inode) at entry, named for the dump in path2 */
+		struct rec_file *f2 = file_see(st, e->h.ts, e->dev2, e->ino2, NULL,
+					       e->h.pid, e->fd2, 0, 0);
+
+		r.fd2 = e->fd2;
+		r.offset2 = e->off2;
+		if (f2) {
+			r.file_id2 = f2->file_id;
+			r.path2 = f2->path;
+		}
 	}
 	rec_append(st, TAPE_TABLE_SYSCALL, &r);
 	free(r1);

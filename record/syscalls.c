@@ -18,10 +18,13 @@
 #define N -1
 /* op, layer, off_kind, fd, path, fd2, path2, off, size, flags, sflags, const */
 #define S(nr_, tp_, op_, l_, ok_, fd_, p_, fd2_, p2_, off_, sz_, fl_, sf_, c_) \
+	S2(nr_, tp_, op_, l_, ok_, fd_, p_, fd2_, p2_, off_, sz_, fl_, sf_, c_, -1)
+/* the same, and the output offset pointer of a copy (REC_SF_COPY) */
+#define S2(nr_, tp_, op_, l_, ok_, fd_, p_, fd2_, p2_, off_, sz_, fl_, sf_, c_, off2_) \
 	{ .nr = nr_, .tp = tp_, .spec = { .op = op_, .layer = l_, .off_kind = ok_, \
 	  .fd_arg = fd_, .path_arg = p_, .fd2_arg = fd2_, .path2_arg = p2_, \
 	  .off_arg = off_, .size_arg = sz_, .flags_arg = fl_, .sflags = sf_, \
-	  .flags_const = c_ } }
+	  .flags_const = c_, .off2_arg = off2_ } }
 #define SC REC_L_SYSCALL
 #define MM REC_L_MMAP
 
@@ -78,10 +81,14 @@ const struct rec_syscall_def rec_syscalls[] = {
 	S(SYS_stat, "newstat", TAPE_OP_NEWSTAT, SC, 0, N, 0, N, N, N, N, N, 0, 0),
 	S(SYS_lstat, "newlstat", TAPE_OP_NEWLSTAT, SC, 0, N, 0, N, N, N, N, N, 0, 0),
 	S(SYS_fstat, "newfstat", TAPE_OP_NEWFSTAT, SC, 0, 0, N, N, N, N, N, N, 0, 0),
-	S(SYS_sendfile, "sendfile64", TAPE_OP_SENDFILE, SC, REC_OFF_PTR, 1, N, 0, N, 2, 3, N, 0, 0),
-	S(SYS_copy_file_range, "copy_file_range", TAPE_OP_COPY_FILE_RANGE, SC, REC_OFF_PTR,
-	  0, N, 2, N, 1, 4, 5, 0, 0),
-	S(SYS_splice, "splice", TAPE_OP_SPLICE, SC, REC_OFF_PTR, 0, N, 2, N, 1, 4, 5, 0, 0),
+	/* copies: in fd, *off_in as fd and offset, out fd and *off_out as
+	 * fd2 and off2 (sendfile always writes at out_fd's position) */
+	S2(SYS_sendfile, "sendfile64", TAPE_OP_SENDFILE, SC, REC_OFF_PTR, 1, N, 0, N, 2, 3, N,
+	   REC_SF_COPY, 0, N),
+	S2(SYS_copy_file_range, "copy_file_range", TAPE_OP_COPY_FILE_RANGE, SC, REC_OFF_PTR,
+	   0, N, 2, N, 1, 4, 5, REC_SF_COPY, 0, 3),
+	S2(SYS_splice, "splice", TAPE_OP_SPLICE, SC, REC_OFF_PTR, 0, N, 2, N, 1, 4, 5,
+	   REC_SF_COPY, 0, 3),
 	S(SYS_io_uring_enter, "io_uring_enter", TAPE_OP_IO_URING_ENTER, SC, 0, 0, N, N, N, N, 1, 3, 0, 0),
 	/* internal: keep each process's cwd for relative paths */
 	S(SYS_chdir, "chdir", REC_OP_CHDIR, SC, 0, N, 0, N, N, N, N, N, 0, 0),

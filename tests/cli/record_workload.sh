@@ -49,6 +49,23 @@ t_expect 1 "openat(dirfd) resolved" "$P" "op=openat path=\"$D/child.bin\"" "ret=
 t_expect 1 "rename" "$P" "op=rename path=\"$D/log.txt\"" "path2=\"$D/log2.txt\""
 t_expect 1 "unlink" "$P" "op=unlink path=\"$D/log2.txt\"" "ret=0 "
 t_expect 1 "stat" "$P" "op=newfstatat $DATA fd=-1 " "ret=0 "
+# copies: both sides, the output's file by file_id2 and path2; the input
+# offset from *off_in or the position, the output from *off_out or the
+# position (sendfile always writes at it)
+SRC="path=\"$D/src.bin\"" DST="path2=\"$D/dst.bin\""
+dstid=$(t_field file_id "file " "path=\"$D/dst.bin\"")
+t_check "file row dst.bin" [ -n "$dstid" ]
+t_expect 1 "sendfile" "$P" "op=sendfile $SRC fd=3 offset=8192 size=16384 ret=16384 " \
+	"$DST fd2=4 file_id2=$dstid offset2=4096 "
+t_expect 1 "copy_file_range with offsets" "$P" \
+	"op=copy_file_range $SRC fd=3 offset=0 size=8192 ret=8192 " \
+	"$DST fd2=4 file_id2=$dstid offset2=32768 "
+t_expect 1 "copy_file_range at the positions" "$P" \
+	"op=copy_file_range $SRC fd=3 offset=12288 size=4096 ret=4096 " \
+	"$DST fd2=4 file_id2=$dstid offset2=20480 "
+t_expect 1 "copies: one sendfile" "op=sendfile "
+t_expect 2 "copies: two copy_file_range" "op=copy_file_range "
+t_expect 0 "an output side only on copies" "op=read " "fd2=4 "
 # reads and writes in the workload's directory: exactly the ones above
 t_expect 20 "all writes under $D" "op=write path=\"$D/"
 t_expect 5 "all reads under $D (main 2, dup 1, child 2)" "op=read path=\"$D/"

@@ -20,6 +20,12 @@
  * 12 chdir sub; open "../data.bin" -> DIR/data.bin; chdir ..
  * 13 openat(dirfd of DIR, "child.bin")
  * 14 rename log.txt log2.txt; unlink log2.txt; stat data.bin
+ * 15 copies: src.bin (64 KiB, ftruncate: no writes) to dst.bin, fds 3
+ *    and 4, dst's position at 4096:
+ *    sendfile(4, 3, &8192, 16384)          -> in 8192, out 4096 (f_pos)
+ *    copy_file_range(3, &0, 4, &32768, 8192) -> in 0, out 32768
+ *    lseek(3, 12288); copy_file_range(3, NULL, 4, NULL, 4096)
+ *                                          -> in 12288, out 20480
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -28,6 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -143,6 +150,28 @@ int main(int argc, char **argv)
 	CHECK(rename("log.txt", "log2.txt"));
 	CHECK(unlink("log2.txt"));
 	CHECK(stat("data.bin", &sb));
+
+	{
+		int src, dst;
+		off_t off = 8192;
+		loff_t in = 0, out = 32768;
+
+		CHECK(src = open("src.bin", O_CREAT | O_RDWR | O_TRUNC, 0644));
+		CHECK(dst = open("dst.bin", O_CREAT | O_RDWR | O_TRUNC, 0644));
+		if (src != 3 || dst != 4)
+			return 1;
+		CHECK(ftruncate(src, 65536));
+		CHECK(lseek(dst, 4096, SEEK_SET));
+		if (sendfile(dst, src, &off, 16384) != 16384)
+			return 1;
+		if (copy_file_range(src, &in, dst, &out, 8192, 0) != 8192)
+			return 1;
+		CHECK(lseek(src, 12288, SEEK_SET));
+		if (copy_file_range(src, NULL, dst, NULL, 4096, 0) != 4096)
+			return 1;
+		CHECK(close(src));
+		CHECK(close(dst));
+	}
 	(void)sum;
 	return 3;
 }
