@@ -21,9 +21,15 @@
 #define CKPT_MIN_BYTES (1ull << 20)	/* a checkpoint writes >= 1 MiB ... */
 #define CKPT_MIN_MEAN (16ull << 10)	/* ... in writes of >= 16 KiB on average */
 
+/* The class of copies in ana_pass_syscall()'s table: they are a read and
+ * a write (tape_op_has_output()), of no class of their own. */
+#define OPC_COPY 0x80
+
 /* The ops iotape replay reproduces (ana_opts.replayed_io). */
 static int replayed_op(unsigned op)
 {
+	if (tape_op_has_output(op))
+		return 1;
 	switch (tape_op_class(op)) {
 	case TAPE_OPC_OPEN:
 	case TAPE_OPC_CLOSE:
@@ -298,10 +304,11 @@ static void epoch_visit(struct ana_sys *s, uint32_t k, uint32_t file, uint64_t t
 
 /* Count a read (write 0) or write of n bytes: the file's counters, and
  * unless compare leaves the file out (files_only), the per-kind, total,
- * thread, size-class and timeline counters too.  0: left out. */
+ * thread, size-class and timeline counters too; the op's own counters
+ * unless byop is 0 (the second side of a copy).  0: left out. */
 static inline __attribute__((always_inline)) int
 count_io(struct ana *a, const struct tape_syscall *e, struct ana_thread *t,
-	 struct ana_file *f, uint64_t n, const int write)
+	 struct ana_file *f, uint64_t n, const int write, const int byop)
 {
 	struct ana_sys *s = &a->sys;
 
@@ -309,8 +316,10 @@ count_io(struct ana *a, const struct tape_syscall *e, struct ana_thread *t,
 	*(write ? &f->write_bytes : &f->read_bytes) += n;
 	if (a->o.files_only && ana_file_excluded(a, f))
 		return 0;
-	s->op_ops[e->op]++;
-	s->op_bytes[e->op] += n;
+	if (byop) {
+		s->op_ops[e->op]++;
+		s->op_bytes[e->op] += n;
+	}
 	*(write ? &s->write_ops : &s->read_ops) += 1;
 	*(write ? &s->write_bytes : &s->read_bytes) += n;
 	*(write ? &t->write_ops : &t->read_ops) += 1;
@@ -330,7 +339,7 @@ static void on_read(struct ana *a, const struct tape_syscall *e, struct ana_thre
 	struct ana_file *f = &a->files[fi];
 	uint64_t n = (uint64_t)e->ret, end = e->ts_ns + e->dur_ns;
 
-	if (!count_io(a, e, t, f, n, 0))
+	if (!count_io(a, e, t, f, n, 0, 1))
 		return;
 	if (!n)
 		return;	/* EOF probes move nothing: no pattern, no visit */
@@ -394,7 +403,8 @@ int ana_file_excluded(const struct ana *a, const struct ana_file *f)
 	return a->o.skip && a->o.skip(f->path, a->o.skip_arg);
 }
 
-static void on_write(struct ana *a, const struct tape_syscall *e, struct ana_thread *t)
+static void on_write(struct ana *a, const struct tape_syscall *e, struct ana_thread *t,
+		     const int byop)
 {
 	struct ana_sys *s = &a->sys;
 	struct ana_fd *fe;
@@ -402,7 +412,7 @@ static void on_write(struct ana *a, const struct tape_syscall *e, struct ana_thr
 	struct ana_file *f = &a->files[fi];
 	uint64_t n = (uint64_t)e->ret, end = e->ts_ns + e->dur_ns;
 
-	if (!count_io(a, e, t, f, n, 1))
+	if (!count_io(a, e, t, f, n, 1, byop))
 		return;
 
 	struct ana_wburst *w = wburst_of(s, f);
@@ -414,6 +424,34 @@ static void on_write(struct ana *a, const struct tape_syscall *e, struct ana_thr
 		w->end = end;
 	w->bytes += n;
 	w->ops++;
+}
+
+/* Whether a side of a copy is storage: a file we know, not a pipe or a
+ * socket (splice's and sendfile's other ends), which are left out. */
+static int copy_side(struct ana *a, const struct tape_syscall *e, struct ana_thread *t)
+{
+	struct ana_fd *fe;
+
+	if (e->fd < 0 && !e->file_id)
+		return 0;	/* not recorded (traces before fd2) */
+	return !a->files[file_of_io(a, e, t, &fe)].not_regular;
+}
+
+/* A copy: a read of ret bytes at (file_id, offset) and a write of them
+ * at (file_id2, offset2), each side as the read or write would be. */
+static void on_copy(struct ana *a, const struct tape_syscall *e, struct ana_thread *t)
+{
+	struct tape_syscall o = *e;
+	int rd = copy_side(a, e, t);
+
+	if (rd)
+		on_read(a, e, t);
+	o.fd = e->fd2;
+	o.file_id = e->file_id2;
+	o.offset = e->offset2;
+	o.path = e->path2;
+	if (copy_side(a, &o, t))
+		on_write(a, &o, t, !rd);	/* the op counted once */
 }
 
 static void on_sync(struct ana *a, const struct tape_syscall *e)
@@ -441,6 +479,9 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 	for (unsigned op = 0; op <= TAPE_OP_MAX; op++)
 		cls[op] = op < TAPE_OP_MAX ? (unsigned char)tape_op_class(op) : TAPE_OPC_OTHER;
 	cls[TAPE_OP_FTRUNCATE] = cls[TAPE_OP_FALLOCATE] = TAPE_OPC_META; /* no bytes */
+	for (unsigned op = 0; op < TAPE_OP_MAX; op++)
+		if (tape_op_has_output(op))
+			cls[op] = OPC_COPY;
 
 	s->lat_budget = 4u << 20;	/* exact latency samples, all ops (32 MiB) */
 	s->first_ns = UINT64_MAX;
@@ -524,7 +565,10 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 				on_read(a, e, t);
 				break;
 			case TAPE_OPC_WRITE:
-				on_write(a, e, t);
+				on_write(a, e, t, 1);
+				break;
+			case OPC_COPY:
+				on_copy(a, e, t);
 				break;
 			case TAPE_OPC_SYNC:
 				s->sync_ops++;

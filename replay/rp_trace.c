@@ -433,6 +433,77 @@ static int fault_read(struct loader *L, const struct tape_syscall *s, uint64_t t
 	return 0;
 }
 
+/* A read or write of a copy's side s (fd, file_id, offset, path: the
+ * input side, or the output side moved there): ret bytes at offset, as a
+ * read or write of them would be planned.  0 (unmatched and not-storage
+ * sides counted), or -errno; *last gets the op's end. */
+static int copy_side(struct loader *L, const struct tape_syscall *s, uint64_t t0,
+		     int direct, unsigned kind, uint64_t *last)
+{
+	struct rp_plan *p = L->p;
+	struct rp_op *op;
+	uint32_t file;
+	int sl;
+
+	if (s->fd < 0 && !s->file_id)
+		return 0;	/* not recorded (traces before fd2) */
+	if (s->file_id && umap_get(&L->nonreg, s->file_id)) {
+		p->not_storage++;	/* splice's pipe, sendfile's socket */
+		return 0;
+	}
+	sl = fd_slot(L, s, direct, kind == RP_WRITE);
+	if (sl < -1)
+		return sl;
+	if (sl < 0) {
+		p->unmatched++;
+		return 0;
+	}
+	if (!(op = new_op(L, s, t0, kind)))
+		return -ENOMEM;
+	op->slot = (uint32_t)sl;
+	file = p->slots[sl].file;
+	op->file = file;
+	op->off = s->offset;
+	op->len = (uint64_t)s->ret;
+	if (kind == RP_READ) {
+		struct rp_file *f = &p->files[file];
+		if (!f->from_table && op->off + op->len > f->size)
+			f->size = op->off + op->len;
+		f->rbytes += op->len;
+		add_dep(L, op, L->file_lastw[file]);
+	} else {
+		p->files[file].wbytes += op->len;
+		p->files[file].modified = 1;
+		L->file_lastw[file] = (int64_t)(op - p->ops);
+	}
+	add_dep(L, op, L->slot_last[sl]);
+	L->slot_last[sl] = (int64_t)(op - p->ops);
+	if (op->end > *last)
+		*last = op->end;
+	return 0;
+}
+
+/* A copy (sendfile, copy_file_range, splice): a read of ret bytes from
+ * the input side, then a write of them to the output side. */
+static int plan_copy(struct loader *L, const struct tape_syscall *s, uint64_t t0,
+		     int direct, uint64_t *last)
+{
+	struct tape_syscall o = *s;
+	int rc;
+
+	if (s->ret < 0) {
+		L->p->failed++;
+		return 0;
+	}
+	if ((rc = copy_side(L, s, t0, direct, RP_READ, last)))
+		return rc;
+	o.fd = s->fd2;
+	o.file_id = s->file_id2;
+	o.offset = s->offset2;
+	o.path = s->path2;
+	return copy_side(L, &o, t0, direct, RP_WRITE, last);
+}
+
 static int plan_build(struct loader *L, struct rec *recs, size_t n, int direct)
 {
 	struct rp_plan *p = L->p;
@@ -453,6 +524,11 @@ static int plan_build(struct loader *L, struct rec *recs, size_t n, int direct)
 			op = &p->ops[p->nops - 1];
 			if (op->end > last)
 				last = op->end;
+			continue;
+		}
+		if (tape_op_has_output(s->op)) {
+			if ((rc = plan_copy(L, s, t0, direct, &last)))
+				return rc;
 			continue;
 		}
 		if (s->ret < 0 && cls != TAPE_OPC_OTHER && cls != TAPE_OPC_META &&
