@@ -738,6 +738,54 @@ static void test_missing_layer_null(void **state)
 	json_decref(j);
 }
 
+/* Copies: a read of ret bytes on the input side and a write of them on
+ * the output side; a pipe's side is not storage and left out, and the op's
+ * own counters have each copy once. */
+static void copy_ev(struct tw *t, uint64_t ts, unsigned op, int64_t fd, uint64_t fid,
+		    uint64_t off, int64_t fd2, uint64_t fid2, uint64_t off2, int64_t ret)
+{
+	struct tape_syscall e = { .ts_ns = T0 + ts, .dur_ns = 1000, .pid = 100, .tid = 100,
+				  .op = op, .fd = fd, .file_id = fid, .offset = off,
+				  .size = (uint64_t)ret, .ret = ret, .path = "", .path2 = "",
+				  .fd2 = fd2, .file_id2 = fid2, .offset2 = off2 };
+	assert_int_equal(tape_writer_append(t->w, TAPE_TABLE_SYSCALL, &e), 0);
+}
+
+static void test_copies(void **state)
+{
+	struct tw t;
+	tw_open(&t);
+	file_row(&t, 1, "/data/in.bin", 8u << 20, 11, 2u << 20);
+	file_row(&t, 2, "/data/out.bin", 8u << 20, 12, 0);
+	struct tape_file pipe = { .ts_ns = T0, .file_id = 3, .dev = 13, .inode = 99,
+				  .mode = 010600, .path = "pipe:[99]" };
+	assert_int_equal(tape_writer_append(t.w, TAPE_TABLE_FILE, &pipe), 0);
+	sc(&t, 0, 1000, 100, 100, TAPE_OP_OPENAT, -100, 1, 0, 0, 3, "/data/in.bin");
+	sc(&t, MS, 1000, 100, 100, TAPE_OP_OPENAT, -100, 2, 0, 0, 4, "/data/out.bin");
+	copy_ev(&t, 2 * MS, TAPE_OP_SENDFILE, 3, 1, 0, 4, 2, 0, 1 << 20);
+	copy_ev(&t, 3 * MS, TAPE_OP_SPLICE, 3, 1, 1 << 20, 7, 3, 0, 4096);	 /* to a pipe */
+	copy_ev(&t, 4 * MS, TAPE_OP_SPLICE, 8, 3, 0, 4, 2, 1 << 20, 4096);	 /* from one */
+	copy_ev(&t, 5 * MS, TAPE_OP_COPY_FILE_RANGE, 3, 1, 0, -1, 0, 0, 512); /* no output */
+	tw_close(&t);
+
+	struct ana a;
+	run(&a, &t, NULL);
+	assert_int_equal(a.sys.read_ops, 3);
+	assert_int_equal(a.sys.read_bytes, (1u << 20) + 4096 + 512);
+	assert_int_equal(a.sys.write_ops, 2);
+	assert_int_equal(a.sys.write_bytes, (1u << 20) + 4096);
+	assert_int_equal(a.sys.op_ops[TAPE_OP_SENDFILE], 1);
+	assert_int_equal(a.sys.op_bytes[TAPE_OP_SENDFILE], 1u << 20);
+	assert_int_equal(a.sys.op_ops[TAPE_OP_SPLICE], 2);
+	assert_int_equal(a.sys.op_bytes[TAPE_OP_SPLICE], 8192);
+	assert_int_equal(a.sys.rd_hist[21], 1);	/* [1 MiB, 2 MiB) */
+	assert_int_equal(a.sys.wr_hist[21], 1);
+	/* the input is one sequential stream: 0, 1 MiB, then back to 0 */
+	assert_int_equal(a.sys.st_count, 1);
+	assert_int_equal(a.sys.st_consec, 1);
+	ana_release(&a);
+}
+
 static void test_checkpoints(void **state)
 {
 	struct tw t;
@@ -928,6 +976,7 @@ int main(void)
 		cmocka_unit_test(test_pid_filter),
 		cmocka_unit_test(test_damaged_block),
 		cmocka_unit_test(test_ivset),
+		cmocka_unit_test(test_copies),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char cmd[128];
