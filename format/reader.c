@@ -844,7 +844,8 @@ static int column_bytes(tape_cursor *c, size_t ci, const struct tape_column *col
  * tile is decoded column by column into c->tile, the syscall prediction is
  * undone row by row, then the rows are written as structs. */
 /* The structs of k syscall rows from the decoded tile, a row at a time
- * (every column present): the same checks as the generic loop of
+ * (every column present but perhaps the output side's, whose tiles then
+ * hold the defaults): the same checks as the generic loop of
  * decode_block() (string indices, 32-bit fields, the time range). */
 #if defined(__x86_64__) && defined(__GNUC__)
 /* The struct as 15 little-endian words: pid and tid share one, op and _pad
