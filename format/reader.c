@@ -70,6 +70,8 @@ struct tape_cursor {
 	struct buf *colz;	/* per known column: decompressed bytes */
 	uint64_t *tile;		/* ncols x TILE decoded values */
 	unsigned tslot[TAPE_MAX_COLS_KNOWN]; /* column -> its TILE in tile */
+	uint64_t deftile;	/* columns (by index) whose TILE holds the default
+				 * of a missing column whole: not filled again */
 	int byid;		/* tslot[ci] is the column's id */
 	struct pred pred;
 	int idxpred;		/* last string column's indices were predicted */
@@ -1097,11 +1099,17 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 			const struct tape_column *col = &def->cols[ci];
 			uint64_t *v = c->tile + c->tslot[ci] * TILE;
 			if (!((seen >> col->id) & 1)) {
-				/* 0, but fd2 (added later) -1: no output fd */
+				/* 0, but fd2 (added later) -1: no output fd.
+				 * Most blocks lack the same columns (the output
+				 * side): their tiles are filled once. */
+				if ((c->deftile >> ci) & 1)
+					continue;
 				int m1 = def->id == TAPE_TABLE_SYSCALL && col->id == SC_FD2;
-				memset(v, m1 ? 0xff : 0, k * sizeof(*v));
+				memset(v, m1 ? 0xff : 0, TILE * sizeof(*v));
+				c->deftile |= ci < 64 ? 1ull << ci : 0;
 				continue;
 			}
+			c->deftile &= ~(ci < 64 ? 1ull << ci : 0);
 			if ((err = tape_coldec_next(&c->dec[ci], k, v)))
 				return tape__fail(err, "block at offset %llu: column %s: %s",
 						  (unsigned long long)off, col->name, tape_error_detail());
