@@ -405,8 +405,13 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	}
 	if (sp->off_kind == REC_OFF_PTR && sp->off_arg >= 0) {
 		void *p = (void *)arg(e, sp->off_arg);
-		if (p && bpf_probe_read_user(&e->pos, sizeof(e->pos), p) == 0)
+		__u64 off;
+
+		/* a failed read zeroes off: e->pos keeps f_pos, the fallback */
+		if (p && bpf_probe_read_user(&off, sizeof(off), p) == 0) {
+			e->pos = off;
 			e->ptr_ok = 1;
+		}
 	}
 	if (sp->sflags & REC_SF_COPY)
 		copy_enter(e, sp, task);
