@@ -226,6 +226,7 @@ static void emit(struct thr *th, unsigned op, int64_t fd, uint64_t fid, uint64_t
 		.ts_ns = th->t, .dur_ns = dur, .pid = th->pid, .tid = th->tid, .op = op,
 		.fd = fd, .file_id = fid, .offset = off, .size = size, .ret = ret,
 		.flags = flags, .path = path ? path : "", .path2 = "",
+		.fd2 = -1,	/* no copies: what the writer stores for other ops */
 	};
 	th->t += dur + gap;
 }
