@@ -433,25 +433,18 @@ static int fault_read(struct loader *L, const struct tape_syscall *s, uint64_t t
 	return 0;
 }
 
-/* A read or write of a copy's side s (fd, file_id, offset, path: the
- * input side, or the output side moved there): ret bytes at offset, as a
- * read or write of them would be planned.  0 (unmatched and not-storage
- * sides counted), or -errno; *last gets the op's end. */
-static int copy_side(struct loader *L, const struct tape_syscall *s, uint64_t t0,
-		     int direct, unsigned kind, uint64_t *last)
+/* A read, write or sync of s on its fd's slot (kind RP_*): the op with
+ * its file's byte counts and its order after the slot's last op (and,
+ * unless a write, after the file's last write).  0 (unmatched counted),
+ * or -errno; *last gets the op's end. */
+static int plan_io(struct loader *L, const struct tape_syscall *s, uint64_t t0,
+		   int direct, unsigned kind, uint64_t *last)
 {
 	struct rp_plan *p = L->p;
 	struct rp_op *op;
 	uint32_t file;
-	int sl;
+	int sl = fd_slot(L, s, direct, kind == RP_WRITE);
 
-	if (s->fd < 0 && !s->file_id)
-		return 0;	/* not recorded (traces before fd2) */
-	if (s->file_id && umap_get(&L->nonreg, s->file_id)) {
-		p->not_storage++;	/* splice's pipe, sendfile's socket */
-		return 0;
-	}
-	sl = fd_slot(L, s, direct, kind == RP_WRITE);
 	if (sl < -1)
 		return sl;
 	if (sl < 0) {
@@ -463,24 +456,44 @@ static int copy_side(struct loader *L, const struct tape_syscall *s, uint64_t t0
 	op->slot = (uint32_t)sl;
 	file = p->slots[sl].file;
 	op->file = file;
-	op->off = s->offset;
-	op->len = (uint64_t)s->ret;
-	if (kind == RP_READ) {
-		struct rp_file *f = &p->files[file];
-		if (!f->from_table && op->off + op->len > f->size)
-			f->size = op->off + op->len;
-		f->rbytes += op->len;
-		add_dep(L, op, L->file_lastw[file]);
-	} else {
-		p->files[file].wbytes += op->len;
-		p->files[file].modified = 1;
-		L->file_lastw[file] = (int64_t)(op - p->ops);
+	if (kind == RP_READ || kind == RP_WRITE) {
+		op->off = s->offset;
+		op->len = (s->ret >= 0 && (uint64_t)s->ret < s->size) ? (uint64_t)s->ret : s->size;
+		if (kind == RP_READ) {
+			struct rp_file *f = &p->files[file];
+			if (!f->from_table && op->off + op->len > f->size)
+				f->size = op->off + op->len;
+			f->rbytes += op->len;
+		} else {
+			p->files[file].wbytes += op->len;
+			p->files[file].modified = 1;
+		}
 	}
 	add_dep(L, op, L->slot_last[sl]);
+	if (kind != RP_WRITE)
+		add_dep(L, op, L->file_lastw[file]);
 	L->slot_last[sl] = (int64_t)(op - p->ops);
+	if (kind == RP_WRITE)
+		L->file_lastw[file] = (int64_t)(op - p->ops);
 	if (op->end > *last)
 		*last = op->end;
 	return 0;
+}
+
+/* A read or write of a copy's side s (fd, file_id, offset, path: the
+ * input side, or the output side moved there): ret bytes at offset, as a
+ * read or write of them is planned.  0 (unmatched and not-storage sides
+ * counted), or -errno; *last gets the op's end. */
+static int copy_side(struct loader *L, const struct tape_syscall *s, uint64_t t0,
+		     int direct, unsigned kind, uint64_t *last)
+{
+	if (s->fd < 0 && !s->file_id)
+		return 0;	/* not recorded (traces before fd2) */
+	if (s->file_id && umap_get(&L->nonreg, s->file_id)) {
+		L->p->not_storage++;	/* splice's pipe, sendfile's socket */
+		return 0;
+	}
+	return plan_io(L, s, t0, direct, kind, last);
 }
 
 /* A copy (sendfile, copy_file_range, splice): a read of ret bytes from
@@ -495,7 +508,8 @@ static int plan_copy(struct loader *L, const struct tape_syscall *s, uint64_t t0
 		L->p->failed++;
 		return 0;
 	}
-	if ((rc = copy_side(L, s, t0, direct, RP_READ, last)))
+	o.size = (uint64_t)s->ret;	/* each side moves ret bytes */
+	if ((rc = copy_side(L, &o, t0, direct, RP_READ, last)))
 		return rc;
 	o.fd = s->fd2;
 	o.file_id = s->file_id2;
@@ -618,39 +632,9 @@ static int plan_build(struct loader *L, struct rec *recs, size_t n, int direct)
 				p->skipped++;
 				continue;
 			}
-			sl = fd_slot(L, s, direct, kind == RP_WRITE);
-			if (sl < -1)
-				return sl;
-			if (sl < 0) {
-				p->unmatched++;
-				continue;
-			}
-			if (!(op = new_op(L, s, t0, kind)))
-				return -ENOMEM;
-			op->slot = (uint32_t)sl;
-			file = p->slots[sl].file;
-			op->file = file;
-			if (kind == RP_READ || kind == RP_WRITE) {
-				op->off = s->offset;
-				op->len = (s->ret >= 0 && (uint64_t)s->ret < s->size) ?
-					  (uint64_t)s->ret : s->size;
-				if (kind == RP_READ) {
-					struct rp_file *f = &p->files[file];
-					if (!f->from_table && op->off + op->len > f->size)
-						f->size = op->off + op->len;
-					f->rbytes += op->len;
-				} else {
-					p->files[file].wbytes += op->len;
-					p->files[file].modified = 1;
-				}
-			}
-			add_dep(L, op, L->slot_last[sl]);
-			if (kind != RP_WRITE)
-				add_dep(L, op, L->file_lastw[file]);
-			L->slot_last[sl] = (int64_t)(op - p->ops);
-			if (kind == RP_WRITE)
-				L->file_lastw[file] = (int64_t)(op - p->ops);
-			break;
+			if ((rc = plan_io(L, s, t0, direct, kind, &last)))
+				return rc;
+			continue;
 		}
 		case TAPE_OPC_NAMESPACE: {
 			unsigned kind = (s->op == TAPE_OP_UNLINK || s->op == TAPE_OP_UNLINKAT) ?
