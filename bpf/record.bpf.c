@@ -328,13 +328,24 @@ static __always_inline void access_flush_task(struct task_struct *t)
 
 /* ------------------------------------------------------------ syscalls */
 
+/* *p (a loff_t * argument) into *pos; 1 when read.  A failed read zeroes
+ * its destination: *pos keeps what it held (f_pos, the fallback). */
+static __always_inline int read_off_ptr(void *p, __u64 *pos)
+{
+	__u64 v;
+
+	if (!p || bpf_probe_read_user(&v, sizeof(v), p))
+		return 0;
+	*pos = v;
+	return 1;
+}
+
 /* The output side of a copy at entry (only copies get here: the read and
  * write path pays one flag test). */
 static __always_inline void copy_enter(struct inflight *e, const struct rec_spec *sp,
 				  struct task_struct *task)
 {
-	__u64 f, v = 0;
-	void *p;
+	__u64 f;
 
 	e->file2 = e->pos2 = e->dev2 = e->ino2 = 0;
 	e->ptr2_ok = 0;
@@ -346,11 +357,8 @@ static __always_inline void copy_enter(struct inflight *e, const struct rec_spec
 		file_id(f, &e->dev2, &e->ino2);
 		e->pos2 = as_file(f)->f_pos;
 	}
-	p = sp->off2_arg >= 0 ? (void *)arg(e, sp->off2_arg) : NULL;
-	if (p && bpf_probe_read_user(&v, sizeof(v), p) == 0) {
-		e->pos2 = v;
-		e->ptr2_ok = 1;
-	}
+	if (sp->off2_arg >= 0)
+		e->ptr2_ok = read_off_ptr((void *)arg(e, sp->off2_arg), &e->pos2);
 }
 
 SEC("tp_btf/sys_enter")
@@ -403,52 +411,40 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 				e->pos = as_file(f)->f_pos;
 		}
 	}
-	if (sp->off_kind == REC_OFF_PTR && sp->off_arg >= 0) {
-		void *p = (void *)arg(e, sp->off_arg);
-		__u64 off;
-
-		/* a failed read zeroes off: e->pos keeps f_pos, the fallback */
-		if (p && bpf_probe_read_user(&off, sizeof(off), p) == 0) {
-			e->pos = off;
-			e->ptr_ok = 1;
-		}
-	}
+	if (sp->off_kind == REC_OFF_PTR && sp->off_arg >= 0)
+		e->ptr_ok = read_off_ptr((void *)arg(e, sp->off_arg), &e->pos);
 	if (sp->sflags & REC_SF_COPY)
 		copy_enter(e, sp, task);
 	e->active = 1;
 	return 0;
 }
 
-/* Where a copy started writing: *off_out when given (the fd's position
- * does not move then), else as pos_start() on the output file. */
-static __always_inline __u64 copy_pos2(const struct inflight *e, long ret)
-{
-	__u64 now;
-
-	if (e->ptr2_ok)
-		return e->pos2;
-	if (ret > 0 && e->file2) {
-		now = as_file(e->file2)->f_pos;
-		if (now >= (__u64)ret)
-			return now - ret;
-	}
-	return e->pos2;
-}
-
 /* Position a read/write without explicit offset started at.  For regular
  * files f_pos after the call minus bytes done is exact even with O_APPEND
  * (writes land at i_size) and with fds shared by dup/fork; f_pos at entry
  * is the fallback for failures and for streams. */
-static __always_inline __u64 pos_start(const struct inflight *e, long ret)
+static __always_inline __u64 pos_of(__u64 file, __u64 pos_at_entry, long ret)
 {
 	__u64 now;
 
-	if (ret > 0 && e->file) {
-		now = as_file(e->file)->f_pos;
+	if (ret > 0 && file) {
+		now = as_file(file)->f_pos;
 		if (now >= (__u64)ret)
 			return now - ret;
 	}
-	return e->pos;
+	return pos_at_entry;
+}
+
+static __always_inline __u64 pos_start(const struct inflight *e, long ret)
+{
+	return pos_of(e->file, e->pos, ret);
+}
+
+/* Where a copy started writing: *off_out when given (the fd's position
+ * does not move then), else the same on the output file. */
+static __always_inline __u64 copy_pos2(const struct inflight *e, long ret)
+{
+	return e->ptr2_ok ? e->pos2 : pos_of(e->file2, e->pos2, ret);
 }
 
 struct iov_sum {
