@@ -246,8 +246,8 @@ enum {
 /* The columns every syscall block of the reference writer holds. */
 #define SC_BASE ((1u << SC_FD2) - 1)
 #define SC_OUTPUT ((1u << SC_FD2) | (1u << SC_FILE_ID2) | (1u << SC_OFFSET2))
-/* Ops with an output side (tape_op_has_output()), as a mask the writer
- * tests inline; test_roundtrip checks it against the op table. */
+/* The ops with an output side, as a mask the writer tests inline;
+ * tape_op_has_output() answers from it too. */
 #define TAPE_OPS_OUTPUT ((1ull << TAPE_OP_SENDFILE) | (1ull << TAPE_OP_COPY_FILE_RANGE) | \
 			 (1ull << TAPE_OP_SPLICE))
 static inline int tape__op_has_output(uint64_t op)
