@@ -49,11 +49,16 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * leaving out the parts the detail already holds. */
 void cli_tape_error(const char *what, int err);
 
+/* Without force, an existing out is refused: 1 after one error line
+ * ("OUT: exists (use -f to replace it)"), else 0.  For a check before the
+ * input is read; cli_trace_create() refuses the same way. */
+int cli_output_refused(const char *out, int force);
+
 /*
  * Create the trace out for writing.  Without force it must not exist
  * (O_EXCL); with force the writer writes to a temporary file next to it,
  * *tmp (malloc'd), which the caller renames over out when done, or
- * unlinks on failure.  0 or -errno; opts may be NULL.
+ * unlinks on failure.  0, or -1 after one error line; opts may be NULL.
  */
 struct tape_writer_opts;
 typedef struct tape_writer tape_writer;

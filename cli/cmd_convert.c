@@ -127,17 +127,8 @@ int cmd_convert(int argc, char **argv)
 		cli_error("%s: is the input (write to another file)", out);
 		goto cleanup;
 	}
-	if (!force && lstat(out, &so) == 0) {
-		cli_error("%s: exists (use -f to replace it)", out);
+	if (cli_output_refused(out, force) || cli_trace_create(out, force, &o, &tmp, &w))
 		goto cleanup;
-	}
-	if ((err = cli_trace_create(out, force, &o, &tmp, &w)) < 0) {
-		if (err == -EEXIST)
-			cli_error("%s: exists (use -f to replace it)", out);
-		else
-			cli_tape_error(out, err);
-		goto cleanup;
-	}
 	for (size_t i = 0; i < tape_reader_meta_count(r); i++) {
 		const char *k, *v;
 		if (tape_reader_meta_at(r, i, &k, &v) == 0 &&

@@ -22,7 +22,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
 #include "opt.h"
@@ -750,7 +749,6 @@ int cmd_import(int argc, char **argv)
 	char *tmp = NULL;
 	int force = 0, c, err, ret = EXIT_FAIL, nmeta = 0;
 	char **meta = NULL, **m;
-	struct stat sb;
 
 	opt_init(&p, &import_cmd, argc, argv);
 	while ((c = opt_next(&p)) != OPT_END) {
@@ -798,10 +796,8 @@ int cmd_import(int argc, char **argv)
 	}
 	im.table = tape_table_from_name(table);
 	im.cols = tape_table_columns(im.table, &im.ncols);
-	if (!force && lstat(out, &sb) == 0) {
-		cli_error("%s: exists (use -f to replace it)", out);
+	if (cli_output_refused(out, force))
 		goto cleanup;
-	}
 	if (strcmp(in, "-") == 0) {
 		im.csv.f = stdin;
 		im.in_name = "<stdin>";
@@ -815,14 +811,8 @@ int cmd_import(int argc, char **argv)
 	}
 	im.csv.line = 1;
 
-	err = cli_trace_create(out, force, NULL, &tmp, &w);
-	if (err < 0) {
-		if (err == -EEXIST)
-			cli_error("%s: exists (use -f to replace it)", out);
-		else
-			cli_tape_error(out, err);
+	if (cli_trace_create(out, force, NULL, &tmp, &w))
 		goto cleanup;
-	}
 	if (tape_writer_set_meta(w, "source", "import:csv") ||
 	    tape_writer_set_meta(w, "iotape_version", IOTAPE_VERSION) ||
 	    tape_writer_set_meta(w, "clock", "unknown")) {

@@ -186,8 +186,23 @@ json_t *cli_json_str(const char *s)
 	return j;
 }
 
-int cli_trace_create(const char *out, int force, const struct tape_writer_opts *opts,
-		     char **tmp, tape_writer **w)
+static void exists_error(const char *out)
+{
+	cli_error("%s: exists (use -f to replace it)", out);
+}
+
+int cli_output_refused(const char *out, int force)
+{
+	struct stat sb;
+
+	if (force || lstat(out, &sb) < 0)
+		return 0;
+	exists_error(out);
+	return 1;
+}
+
+static int trace_create(const char *out, int force, const struct tape_writer_opts *opts,
+			char **tmp, tape_writer **w)
 {
 	struct tape_writer_opts o = { 0 };
 	mode_t mask;
@@ -231,6 +246,18 @@ int cli_trace_create(const char *out, int force, const struct tape_writer_opts *
 		*tmp = NULL;
 	}
 	return ret;
+}
+
+int cli_trace_create(const char *out, int force, const struct tape_writer_opts *opts,
+		     char **tmp, tape_writer **w)
+{
+	int err = trace_create(out, force, opts, tmp, w);
+
+	if (err == -EEXIST)
+		exists_error(out);
+	else if (err < 0)
+		cli_tape_error(out, err);
+	return err < 0 ? -1 : 0;
 }
 
 int cli_trace_finish(tape_writer *w, const char *out, const char *tmp)
