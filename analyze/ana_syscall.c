@@ -441,15 +441,11 @@ static int copy_side(struct ana *a, const struct tape_syscall *e, struct ana_thr
  * at (file_id2, offset2), each side as the read or write would be. */
 static void on_copy(struct ana *a, const struct tape_syscall *e, struct ana_thread *t)
 {
-	struct tape_syscall o = *e;
+	struct tape_syscall o = tape_syscall_output(e);
 	int rd = copy_side(a, e, t);
 
 	if (rd)
 		on_read(a, e, t);
-	o.fd = e->fd2;
-	o.file_id = e->file_id2;
-	o.offset = e->offset2;
-	o.path = e->path2;
 	if (copy_side(a, &o, t))
 		on_write(a, &o, t, !rd);	/* the op counted once */
 }

@@ -274,6 +274,17 @@ int tape_op_has_output(unsigned op)
 	return tape__op_has_output(op);
 }
 
+struct tape_syscall tape_syscall_output(const struct tape_syscall *e)
+{
+	struct tape_syscall o = *e;
+
+	o.fd = e->fd2;
+	o.file_id = e->file_id2;
+	o.offset = e->offset2;
+	o.path = e->path2;
+	return o;
+}
+
 /* ------------------------------------------------------- other enums */
 
 static const char *const cache_kinds[TAPE_CACHE_KIND_MAX] = {

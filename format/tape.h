@@ -251,6 +251,9 @@ int tape_op_has_path(unsigned op);	/* op names a file by path */
 int tape_op_uses_fd(unsigned op);	/* op acts on an open fd */
 /* op copies from fd to fd2 (syscall columns fd2, file_id2, offset2) */
 int tape_op_has_output(unsigned op);
+/* A copy's output side as a row of its own: e with fd, file_id, offset
+ * and path taken from fd2, file_id2, offset2 and path2. */
+struct tape_syscall tape_syscall_output(const struct tape_syscall *e);
 const char *tape_cache_kind_name(unsigned kind);
 int tape_cache_kind_from_name(const char *name);
 const char *tape_metric_name(unsigned metric);

@@ -501,21 +501,17 @@ static int copy_side(struct loader *L, const struct tape_syscall *s, uint64_t t0
 static int plan_copy(struct loader *L, const struct tape_syscall *s, uint64_t t0,
 		     int direct, uint64_t *last)
 {
-	struct tape_syscall o = *s;
+	struct tape_syscall in = *s, out = tape_syscall_output(s);
 	int rc;
 
 	if (s->ret < 0) {
 		L->p->failed++;
 		return 0;
 	}
-	o.size = (uint64_t)s->ret;	/* each side moves ret bytes */
-	if ((rc = copy_side(L, &o, t0, direct, RP_READ, last)))
+	in.size = out.size = (uint64_t)s->ret;	/* each side moves ret bytes */
+	if ((rc = copy_side(L, &in, t0, direct, RP_READ, last)))
 		return rc;
-	o.fd = s->fd2;
-	o.file_id = s->file_id2;
-	o.offset = s->offset2;
-	o.path = s->path2;
-	return copy_side(L, &o, t0, direct, RP_WRITE, last);
+	return copy_side(L, &out, t0, direct, RP_WRITE, last);
 }
 
 static int plan_build(struct loader *L, struct rec *recs, size_t n, int direct)
