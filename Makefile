@@ -40,7 +40,7 @@ endif
 CFLAGS   ?= -O2 -g
 WARN     := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 ALL_CFLAGS := $(CFLAGS) $(WARN) $(SANFLAGS) -std=gnu11 -D_GNU_SOURCE \
-	-DIOTAPE_VERSION='"$(VERSION)"' -Iformat -I$(OUT) -Icli -Ibpf
+	-DIOTAPE_VERSION='"$(VERSION)"'
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
 # Debian 12 packages: build, test, bench, demo.
@@ -49,13 +49,38 @@ DEB_PKGS := build-essential pkg-config clang llvm libbpf-dev bpftool libelf-dev 
 	libjansson-dev libcmocka-dev zstd fio strace man-db groff-base \
 	python3-torch python3-torchvision python3-numpy bpftrace
 
+# The layers, bottom up; each folder is a library but cli/, and each gets
+# only the -I of what it may include (DESIGN in README.md), so a wrong
+# include fails the build (tests/cli/layering.sh checks the rest):
+#   format/   libtape: the trace format          -Iformat
+#   common/   libcommon: maps, paths, histograms, op vocabulary, units
+#   analyze/  libanalyze: the analysis engines   -Icommon -Iformat
+#   replay/   libreplay: the replay engine and its op sources
+#   record/   librecord: the recorder            + -Ibpf and the skeletons
+#   cli/      the iotape front end: every module's public header
 FORMAT_SRCS := $(wildcard format/*.c)
 FORMAT_OBJS := $(FORMAT_SRCS:%.c=$(OUT)/%.o)
 LIBTAPE     := $(OUT)/libtape.a
+LIBCOMMON   := $(OUT)/libcommon.a
+LIBANALYZE  := $(OUT)/libanalyze.a
+LIBREPLAY   := $(OUT)/libreplay.a
+LIBRECORD   := $(OUT)/librecord.a
 
-CLI_SRCS  := $(wildcard cli/*.c) $(wildcard record/*.c) $(wildcard analyze/*.c) \
-	     $(wildcard replay/*.c)
-CLI_OBJS  := $(CLI_SRCS:%.c=$(OUT)/%.o)
+lib_objs = $(patsubst %.c,$(OUT)/%.o,$(wildcard $(1)/*.c))
+COMMON_OBJS  := $(call lib_objs,common)
+ANALYZE_OBJS := $(call lib_objs,analyze)
+REPLAY_OBJS  := $(call lib_objs,replay)
+RECORD_OBJS  := $(call lib_objs,record)
+CLI_OBJS     := $(call lib_objs,cli)
+
+INC_format  := -Iformat
+INC_common  := -Icommon -Iformat
+INC_analyze := -Icommon -Iformat
+INC_replay  := -Icommon -Iformat
+INC_record  := -Icommon -Iformat -Ibpf -I$(OUT) -Icli
+INC_cli     := -Icommon -Iformat -Ianalyze -Ireplay -Irecord -Ibpf -I$(OUT)
+INC_tests   := -Icommon -Iformat -Ianalyze -Ireplay
+INC_bench   := -Icommon -Iformat -Ianalyze -Ibpf -I$(OUT)
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(BPF_SRCS:bpf/%.bpf.c=$(OUT)/%.bpf.o)
@@ -63,7 +88,8 @@ BPF_SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(OUT)/%.skel.h)
 VMLINUX   := $(OUT)/vmlinux.h
 ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
-LIBS := $(LIBTAPE) $(shell pkg-config --libs libbpf liburing jansson 2>/dev/null || echo -lbpf -lelf -lz -luring -ljansson) \
+LIBS := $(LIBRECORD) $(LIBREPLAY) $(LIBANALYZE) $(LIBCOMMON) $(LIBTAPE) \
+	$(shell pkg-config --libs libbpf liburing jansson 2>/dev/null || echo -lbpf -lelf -lz -luring -ljansson) \
 	-lzstd -lxxhash -ldl -lpthread -lm
 
 .PHONY: all deps check test demo bench man install clean FORCE
@@ -82,13 +108,14 @@ deps:
 	fi
 
 # ------------------------------------------------------------------- build
+# INC_<top folder> of the source: what that layer may include.
 $(OUT)/%.o: %.c $(OUT)/.flags | $(OUT)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(INC_$(firstword $(subst /, ,$<))) -MMD -MP -c $< -o $@
 
 # The recorder includes the generated skeletons.
-$(filter $(OUT)/record/%,$(CLI_OBJS)): $(BPF_SKELS)
+$(RECORD_OBJS) $(OUT)/cli/cmd_record.o: $(BPF_SKELS)
 
 # Rebuild everything when the flags change.
 $(OUT)/.flags: FORCE | $(OUT)
@@ -98,10 +125,15 @@ $(OUT):
 	$(Q)mkdir -p $@
 
 $(LIBTAPE): $(FORMAT_OBJS)
+$(LIBCOMMON): $(COMMON_OBJS)
+$(LIBANALYZE): $(ANALYZE_OBJS)
+$(LIBREPLAY): $(REPLAY_OBJS)
+$(LIBRECORD): $(RECORD_OBJS)
+$(LIBTAPE) $(LIBCOMMON) $(LIBANALYZE) $(LIBREPLAY) $(LIBRECORD):
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(OUT)/iotape: $(CLI_OBJS) $(LIBTAPE)
+$(OUT)/iotape: $(CLI_OBJS) $(LIBRECORD) $(LIBREPLAY) $(LIBANALYZE) $(LIBCOMMON) $(LIBTAPE)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(LIBS)
 

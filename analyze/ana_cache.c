@@ -47,7 +47,7 @@ static struct ana_cfile *cfile_get(struct ana *a, struct ana_cache *c,
 	}
 	if (c->last != ANA_NONE && c->last_a == ka && c->last_b == kb)
 		return &c->f[c->last];
-	uint32_t *v = ana_map_put(&c->map, ka, kb);
+	uint64_t *v = ana_map_put(&c->map, ka, kb);
 	c->last_a = ka;
 	c->last_b = kb;
 	c->last = *v == ANA_NONE ? (uint32_t)c->nf : *v;

@@ -23,7 +23,7 @@
 
 struct ana_proc *ana_proc_get(struct ana *a, uint32_t pid)
 {
-	uint32_t *v = ana_map_put(&a->procmap, pid, 0);
+	uint64_t *v = ana_map_put(&a->procmap, pid, 0);
 	if (*v == ANA_NONE) {
 		*v = (uint32_t)a->nprocs;
 		ANA_VEC_GROW(a->procs, a->capprocs, a->nprocs);
@@ -37,7 +37,7 @@ struct ana_proc *ana_proc_get(struct ana *a, uint32_t pid)
 
 static struct ana_proc *proc_find(const struct ana *a, uint32_t pid)
 {
-	uint32_t *v = ana_map_get(&a->procmap, pid, 0);
+	uint64_t *v = ana_map_get(&a->procmap, pid, 0);
 	return v ? &a->procs[*v] : NULL;
 }
 
@@ -110,20 +110,24 @@ int ana_pass_process(struct ana *a)
 
 uint32_t ana_file_by_devino(const struct ana *a, uint64_t dev, uint64_t ino)
 {
-	uint32_t *v = ino ? ana_map_get(&a->devino_map, dev, ino) : NULL;
+	uint64_t *v = ino ? ana_map_get(&a->devino_map, dev, ino) : NULL;
 	return v ? *v : ANA_NONE;
 }
 
-uint32_t *ana_file_id_slot(struct ana *a, uint64_t file_id)
+void ana_file_id_set(struct ana *a, uint64_t file_id, uint32_t f)
 {
+	uint64_t *m = NULL;
 	uint32_t *v;
-	if (file_id < a->fid_idx.n && a->fid_idx.v[file_id] != ANA_NONE)
-		return &a->fid_idx.v[file_id];
-	/* an id stored in the map before the dense index reached it */
-	if (a->fileid_map.n && (v = ana_map_get(&a->fileid_map, file_id, 0)))
-		return v;
-	v = ana_idx_put(&a->fid_idx, file_id, ANA_IDX_LIMIT(a->nfiles));
-	return v ? v : ana_map_put(&a->fileid_map, file_id, 0);
+
+	/* an id stored in the map before the dense index reached it stays
+	 * there: an id is in one of the two */
+	if (ana_idx_get(&a->fid_idx, file_id) == ANA_NONE && a->fileid_map.n)
+		m = cm_map_get(&a->fileid_map, file_id, 0);
+	if (!m && (v = ana_idx_put(&a->fid_idx, file_id, ANA_IDX_LIMIT(a->nfiles)))) {
+		*v = f;
+		return;
+	}
+	*(m ? m : ana_map_put(&a->fileid_map, file_id, 0)) = f;
 }
 
 const char *ana_file_label(const struct ana_file *f, char *buf, size_t len)
@@ -153,14 +157,15 @@ int ana_pass_file(struct ana *a)
 	while ((err = tape_cursor_next_block(c, &evs, &n)) > 0) {
 		const struct tape_file *e = evs;
 		for (size_t i = 0; i < n; i++, e++) {
-			uint32_t *v = ana_file_id_slot(a, e->file_id);
-			if (*v == ANA_NONE) {
-				*v = (uint32_t)a->nfiles;
+			uint32_t v = ana_file_id_lookup(a, e->file_id);
+			if (v == ANA_NONE) {
+				v = (uint32_t)a->nfiles;
+				ana_file_id_set(a, e->file_id, v);
 				ANA_VEC_GROW_LINES(a->files, a->capfiles, a->nfiles);
 				ANA_VEC_CLEAR(a->files, a->nfiles, a->nfiles);
 				a->nfiles++;
 			}
-			struct ana_file *f = &a->files[*v];
+			struct ana_file *f = &a->files[v];
 			f->file_id = e->file_id;
 			f->dev = e->dev;
 			f->inode = e->inode;
@@ -173,7 +178,7 @@ int ana_pass_file(struct ana *a)
 				f->path = ana_xstrdup(e->path);
 			}
 			if (e->inode)
-				*ana_map_put(&a->devino_map, e->dev, e->inode) = *v;
+				*ana_map_put(&a->devino_map, e->dev, e->inode) = v;
 		}
 	}
 	if (err < 0)
@@ -497,10 +502,10 @@ void ana_join(struct ana *a)
 	}
 
 	for (int op = 0; op < TAPE_OP_MAX; op++)
-		ana_lat_finish(&a->sys.lat[op]);
-	ana_lat_finish(&a->blk.lat);
-	ana_lat_finish(&a->blk.rlat);
-	ana_lat_finish(&a->blk.wlat);
+		cm_lat_finish(&a->sys.lat[op]);
+	cm_lat_finish(&a->blk.lat);
+	cm_lat_finish(&a->blk.rlat);
+	cm_lat_finish(&a->blk.wlat);
 }
 
 /* -------------------------------------------------------------- metrics */
@@ -589,19 +594,19 @@ void ana_release(struct ana *a)
 		free(a->files[i].path);
 	free(a->files);
 	free(a->table_size);
-	ana_map_release(&a->procmap);
-	ana_map_release(&a->fileid_map);
+	cm_map_release(&a->procmap);
+	cm_map_release(&a->fileid_map);
 	ana_idx_release(&a->fid_idx);
-	ana_map_release(&a->devino_map);
-	ana_map_release(&a->path_map);
-	ana_map_release(&a->sys.fdmap);
-	ana_map_release(&a->sys.streammap);
-	ana_map_release(&a->sys.threadmap);
+	cm_map_release(&a->devino_map);
+	cm_map_release(&a->path_map);
+	cm_map_release(&a->sys.fdmap);
+	cm_map_release(&a->sys.streammap);
+	cm_map_release(&a->sys.threadmap);
 	free(a->sys.fds);
 	free(a->sys.streams);
 	free(a->sys.threads);
 	for (int op = 0; op < TAPE_OP_MAX; op++)
-		ana_lat_release(&a->sys.lat[op]);
+		cm_lat_release(&a->sys.lat[op]);
 	for (size_t e = 0; e < a->sys.nepochs; e++) {
 		free(a->sys.epochs[e].order);
 		free(a->sys.epochs[e].dts);
@@ -610,16 +615,16 @@ void ana_release(struct ana *a)
 	free(a->sys.epochs);
 	free(a->sys.bursts);
 	free(a->sys.wbs);
-	ana_map_release(&a->cache.map);
+	cm_map_release(&a->cache.map);
 	ana_idx_release(&a->cache.fidx);
 	for (size_t i = 0; i < a->cache.nf; i++)
 		ana_ivset_release(&a->cache.f[i].pending);
 	free(a->cache.f);
 	free(a->blk.d);
 	free(a->res.d);
-	ana_lat_release(&a->blk.lat);
-	ana_lat_release(&a->blk.rlat);
-	ana_lat_release(&a->blk.wlat);
+	cm_lat_release(&a->blk.lat);
+	cm_lat_release(&a->blk.rlat);
+	cm_lat_release(&a->blk.wlat);
 	free(a->tl_sys);
 	free(a->tl_cache);
 	free(a->tl_blk);

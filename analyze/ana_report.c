@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analyze.h"
-#include "cli.h"
+#include "fmt.h"
 
 #define JFLAGS (JSON_COMPACT | JSON_REAL_PRECISION(10))
 
@@ -32,20 +32,20 @@ static json_t *jreal(double v)
 /* A JSON string (bytes that are not UTF-8 become U+FFFD), null for NULL. */
 static json_t *jstr(const char *s)
 {
-	return s ? cli_json_str(s) : json_null();
+	return s ? cm_json_str(s) : json_null();
 }
 
-static json_t *jlat(const struct ana_lat *l)
+static json_t *jlat(const struct cm_lat *l)
 {
 	if (!l->count)
 		return json_null();
 	json_t *o = json_object();
-	json_object_set_new(o, "count", cli_json_u64(l->count));
-	json_object_set_new(o, "min", cli_json_u64(l->min));
+	json_object_set_new(o, "count", cm_json_u64(l->count));
+	json_object_set_new(o, "min", cm_json_u64(l->min));
 	json_object_set_new(o, "mean", json_real((double)l->sum / (double)l->count));
 	for (size_t i = 0; i < sizeof(pcts) / sizeof(*pcts); i++)
-		json_object_set_new(o, pct_keys[i], cli_json_u64(ana_lat_pct(l, pcts[i])));
-	json_object_set_new(o, "max", cli_json_u64(l->max));
+		json_object_set_new(o, pct_keys[i], cm_json_u64(cm_lat_pct(l, pcts[i])));
+	json_object_set_new(o, "max", cm_json_u64(l->max));
 	json_object_set_new(o, "exact", json_boolean(!l->inexact));
 	return o;
 }
@@ -59,10 +59,10 @@ static json_t *jhist(const uint64_t *rd, const uint64_t *wr)
 		json_t *o = json_object();
 		uint64_t lo = b ? 1ull << (b - 1) : 0;
 		uint64_t hi = b == 0 ? 0 : b == 64 ? UINT64_MAX : (1ull << b) - 1;
-		json_object_set_new(o, "min", cli_json_u64(lo));
-		json_object_set_new(o, "max", b == 64 ? json_real((double)hi) : cli_json_u64(hi));
-		json_object_set_new(o, "reads", cli_json_u64(rd[b]));
-		json_object_set_new(o, "writes", cli_json_u64(wr[b]));
+		json_object_set_new(o, "min", cm_json_u64(lo));
+		json_object_set_new(o, "max", b == 64 ? json_real((double)hi) : cm_json_u64(hi));
+		json_object_set_new(o, "reads", cm_json_u64(rd[b]));
+		json_object_set_new(o, "writes", cm_json_u64(wr[b]));
 		json_array_append_new(arr, o);
 	}
 	return arr;
@@ -176,7 +176,7 @@ static uint32_t *threads_sorted(const struct ana *a, size_t *n)
 
 static const char *proc_comm(const struct ana *a, uint32_t pid)
 {
-	uint32_t *v = ana_map_get(&a->procmap, pid, 0);
+	uint64_t *v = ana_map_get(&a->procmap, pid, 0);
 	return v ? a->procs[*v].comm : NULL;
 }
 
@@ -272,19 +272,19 @@ static json_t *j_summary(struct ana *a)
 	uint64_t files_r, files_w, procs;
 	summary_counts(a, &files_r, &files_w, &procs);
 	json_object_set_new(o, "duration_s", json_real(rel_s(a, trace_end(a))));
-	json_object_set_new(o, "read_ops", sys ? cli_json_u64(a->sys.read_ops) : json_null());
-	json_object_set_new(o, "read_bytes", sys ? cli_json_u64(a->sys.read_bytes) : json_null());
-	json_object_set_new(o, "write_ops", sys ? cli_json_u64(a->sys.write_ops) : json_null());
-	json_object_set_new(o, "write_bytes", sys ? cli_json_u64(a->sys.write_bytes) : json_null());
-	json_object_set_new(o, "files_read", sys ? cli_json_u64(files_r) : json_null());
-	json_object_set_new(o, "files_written", sys ? cli_json_u64(files_w) : json_null());
-	json_object_set_new(o, "processes", sys ? cli_json_u64(procs) : json_null());
-	json_object_set_new(o, "threads", sys ? cli_json_u64(a->sys.nthreads) : json_null());
-	json_object_set_new(o, "syscalls", sys ? cli_json_u64(a->sys.ops) : json_null());
-	json_object_set_new(o, "failed_syscalls", sys ? cli_json_u64(a->sys.errors) : json_null());
+	json_object_set_new(o, "read_ops", sys ? cm_json_u64(a->sys.read_ops) : json_null());
+	json_object_set_new(o, "read_bytes", sys ? cm_json_u64(a->sys.read_bytes) : json_null());
+	json_object_set_new(o, "write_ops", sys ? cm_json_u64(a->sys.write_ops) : json_null());
+	json_object_set_new(o, "write_bytes", sys ? cm_json_u64(a->sys.write_bytes) : json_null());
+	json_object_set_new(o, "files_read", sys ? cm_json_u64(files_r) : json_null());
+	json_object_set_new(o, "files_written", sys ? cm_json_u64(files_w) : json_null());
+	json_object_set_new(o, "processes", sys ? cm_json_u64(procs) : json_null());
+	json_object_set_new(o, "threads", sys ? cm_json_u64(a->sys.nthreads) : json_null());
+	json_object_set_new(o, "syscalls", sys ? cm_json_u64(a->sys.ops) : json_null());
+	json_object_set_new(o, "failed_syscalls", sys ? cm_json_u64(a->sys.errors) : json_null());
 	json_t *ev = json_object();
 	for (int t = 1; t < TAPE_TABLE_MAX; t++)
-		json_object_set_new(ev, tape_table_name(t), cli_json_u64(a->st[t].events));
+		json_object_set_new(ev, tape_table_name(t), cm_json_u64(a->st[t].events));
 	json_object_set_new(o, "trace_events", ev);
 	return o;
 }
@@ -308,15 +308,15 @@ static json_t *j_pattern(struct ana *a, json_t *un)
 	json_object_set_new(o, "sequential_read_fraction", jreal(ana_seq_read_fraction(a)));
 	json_object_set_new(o, "file_order_randomness", jreal(fo));
 	json_object_set_new(o, "file_order_tau", jreal(tau));
-	json_object_set_new(o, "read_pairs", cli_json_u64(pairs));
-	json_object_set_new(o, "consecutive_reads", cli_json_u64(consec));
-	json_object_set_new(o, "sequential_reads", cli_json_u64(seq));
+	json_object_set_new(o, "read_pairs", cm_json_u64(pairs));
+	json_object_set_new(o, "consecutive_reads", cm_json_u64(consec));
+	json_object_set_new(o, "sequential_reads", cm_json_u64(seq));
 	json_t *st = json_object();
-	json_object_set_new(st, "total", cli_json_u64(a->sys.st_count));
-	json_object_set_new(st, "single", cli_json_u64(cls[0]));
-	json_object_set_new(st, "sequential", cli_json_u64(cls[1]));
-	json_object_set_new(st, "strided", cli_json_u64(cls[2]));
-	json_object_set_new(st, "random", cli_json_u64(cls[3]));
+	json_object_set_new(st, "total", cm_json_u64(a->sys.st_count));
+	json_object_set_new(st, "single", cm_json_u64(cls[0]));
+	json_object_set_new(st, "sequential", cm_json_u64(cls[1]));
+	json_object_set_new(st, "strided", cm_json_u64(cls[2]));
+	json_object_set_new(st, "random", cm_json_u64(cls[3]));
 	json_object_set_new(o, "streams", st);
 	json_object_set_new(o, "request_size_histogram", jhist(a->sys.rd_hist, a->sys.wr_hist));
 	return o;
@@ -335,17 +335,17 @@ static json_t *j_cache(struct ana *a, json_t *un)
 		unavail(un, "cache.hit_ratio", "no page was accessed in the window");
 	json_t *o = json_object();
 	json_object_set_new(o, "hit_ratio", jreal(h));
-	json_object_set_new(o, "pages_accessed", cli_json_u64(c->accessed));
-	json_object_set_new(o, "pages_missed", cli_json_u64(c->missed));
-	json_object_set_new(o, "pages_inserted", cli_json_u64(c->inserted));
-	json_object_set_new(o, "pages_evicted", cli_json_u64(c->evicted));
-	json_object_set_new(o, "readahead_unused_pages", cli_json_u64(c->ra_unused));
-	json_object_set_new(o, "untracked_pages", cli_json_u64(c->untracked));
+	json_object_set_new(o, "pages_accessed", cm_json_u64(c->accessed));
+	json_object_set_new(o, "pages_missed", cm_json_u64(c->missed));
+	json_object_set_new(o, "pages_inserted", cm_json_u64(c->inserted));
+	json_object_set_new(o, "pages_evicted", cm_json_u64(c->evicted));
+	json_object_set_new(o, "readahead_unused_pages", cm_json_u64(c->ra_unused));
+	json_object_set_new(o, "untracked_pages", cm_json_u64(c->untracked));
 	json_object_set_new(o, "approximate", json_boolean(c->untracked > 0));
 	json_t *tl = json_object(), *acc = json_array(), *mis = json_array(), *hr = json_array();
 	for (size_t i = 0; i < a->ntl; i++) {
-		json_array_append_new(acc, cli_json_u64(a->tl[i].pages_accessed));
-		json_array_append_new(mis, cli_json_u64(a->tl[i].pages_missed));
+		json_array_append_new(acc, cm_json_u64(a->tl[i].pages_accessed));
+		json_array_append_new(mis, cm_json_u64(a->tl[i].pages_missed));
 		json_array_append_new(hr, jreal(ana_hit_ratio(a->tl[i].pages_accessed,
 							      a->tl[i].pages_missed)));
 	}
@@ -385,13 +385,13 @@ static json_t *j_block(struct ana *a, json_t *un)
 	if (!pairs)
 		unavail(un, "block.randomness", "fewer than two data requests on every device");
 	json_t *o = json_object();
-	json_object_set_new(o, "requests", cli_json_u64(a->blk.n_events));
-	json_object_set_new(o, "read_ops", cli_json_u64(ro));
-	json_object_set_new(o, "read_bytes", cli_json_u64(rb));
-	json_object_set_new(o, "write_ops", cli_json_u64(wo));
-	json_object_set_new(o, "write_bytes", cli_json_u64(wb));
-	json_object_set_new(o, "flushes", cli_json_u64(fl));
-	json_object_set_new(o, "errors", cli_json_u64(a->blk.errors));
+	json_object_set_new(o, "requests", cm_json_u64(a->blk.n_events));
+	json_object_set_new(o, "read_ops", cm_json_u64(ro));
+	json_object_set_new(o, "read_bytes", cm_json_u64(rb));
+	json_object_set_new(o, "write_ops", cm_json_u64(wo));
+	json_object_set_new(o, "write_bytes", cm_json_u64(wb));
+	json_object_set_new(o, "flushes", cm_json_u64(fl));
+	json_object_set_new(o, "errors", cm_json_u64(a->blk.errors));
 	json_object_set_new(o, "randomness", pairs ? json_real((double)nc / pairs) : json_null());
 	json_object_set_new(o, "latency_ns", jlat(&a->blk.lat));
 	json_object_set_new(o, "read_latency_ns", jlat(&a->blk.rlat));
@@ -407,9 +407,9 @@ static json_t *j_block(struct ana *a, json_t *un)
 		snprintf(nm, sizeof(nm), "%llu:%llu", (unsigned long long)(d->dev >> 20),
 			 (unsigned long long)(d->dev & 0xfffff));
 		json_object_set_new(x, "dev", json_string(nm));
-		json_object_set_new(x, "requests", cli_json_u64(d->reqs));
-		json_object_set_new(x, "read_bytes", cli_json_u64(d->read_bytes));
-		json_object_set_new(x, "write_bytes", cli_json_u64(d->write_bytes));
+		json_object_set_new(x, "requests", cm_json_u64(d->reqs));
+		json_object_set_new(x, "read_bytes", cm_json_u64(d->read_bytes));
+		json_object_set_new(x, "write_bytes", cm_json_u64(d->write_bytes));
 		json_object_set_new(x, "randomness",
 				    d->pairs ? json_real((double)d->nonconsec / d->pairs) : json_null());
 		json_array_append_new(devs, x);
@@ -418,8 +418,8 @@ static json_t *j_block(struct ana *a, json_t *un)
 	json_t *qd = json_object(), *m = json_array(), *rbs = json_array(), *wbs = json_array();
 	for (size_t i = 0; i < a->ntl; i++) {
 		json_array_append_new(m, json_real((double)a->tl[i].blk_busy_ns / a->bucket_ns));
-		json_array_append_new(rbs, cli_json_u64(a->tl[i].blk_read_bytes));
-		json_array_append_new(wbs, cli_json_u64(a->tl[i].blk_write_bytes));
+		json_array_append_new(rbs, cm_json_u64(a->tl[i].blk_read_bytes));
+		json_array_append_new(wbs, cm_json_u64(a->tl[i].blk_write_bytes));
 	}
 	json_object_set_new(qd, "bucket_s", json_real((double)a->bucket_ns / 1e9));
 	json_object_set_new(qd, "queue_depth", m);
@@ -447,13 +447,13 @@ static json_t *j_timeline(struct ana *a)
 	json_t *o = json_object();
 	json_t *ro = json_array(), *rb = json_array(), *wo = json_array(), *wb = json_array();
 	for (size_t i = 0; i < a->ntl; i++) {
-		json_array_append_new(ro, cli_json_u64(a->tl[i].read_ops));
-		json_array_append_new(rb, cli_json_u64(a->tl[i].read_bytes));
-		json_array_append_new(wo, cli_json_u64(a->tl[i].write_ops));
-		json_array_append_new(wb, cli_json_u64(a->tl[i].write_bytes));
+		json_array_append_new(ro, cm_json_u64(a->tl[i].read_ops));
+		json_array_append_new(rb, cm_json_u64(a->tl[i].read_bytes));
+		json_array_append_new(wo, cm_json_u64(a->tl[i].write_ops));
+		json_array_append_new(wb, cm_json_u64(a->tl[i].write_bytes));
 	}
 	json_object_set_new(o, "bucket_s", json_real((double)a->bucket_ns / 1e9));
-	json_object_set_new(o, "t0_ns", cli_json_u64(a->t0));
+	json_object_set_new(o, "t0_ns", cm_json_u64(a->t0));
 	json_object_set_new(o, "read_ops", ro);
 	json_object_set_new(o, "read_bytes", rb);
 	json_object_set_new(o, "write_ops", wo);
@@ -470,7 +470,7 @@ static const char *mmap_epochs_why(const struct ana *a, char *buf, size_t len)
 	if (fi == ANA_NONE)
 		return NULL;
 	char lb[128], b1[32];
-	cli_fmt_bytes(b1, sizeof(b1), bytes);
+	cm_fmt_bytes(b1, sizeof(b1), bytes);
 	snprintf(buf, len, "the data set is read through mmap (%.300s: %s reached by page "
 		 "faults, more than the epochs' reads); epochs are counted from reads",
 		 ana_file_label(&a->files[fi], lb, sizeof(lb)), b1);
@@ -495,23 +495,23 @@ static json_t *j_epochs(struct ana *a, json_t *un)
 	for (size_t i = 0; i < k; i++) {
 		const struct ana_epoch *ep = &a->sys.epochs[i];
 		json_t *x = json_object();
-		json_object_set_new(x, "index", cli_json_u64(i));
+		json_object_set_new(x, "index", cm_json_u64(i));
 		json_object_set_new(x, "start_s", json_real(rel_s(a, ep->start_ns)));
 		json_object_set_new(x, "duration_s", json_real((double)(ep->end_ns - ep->start_ns) / 1e9));
-		json_object_set_new(x, "bytes", cli_json_u64(ep->bytes));
-		json_object_set_new(x, "reads", cli_json_u64(ep->reads));
-		json_object_set_new(x, "files", cli_json_u64(ep->files));
+		json_object_set_new(x, "bytes", cm_json_u64(ep->bytes));
+		json_object_set_new(x, "reads", cm_json_u64(ep->reads));
+		json_object_set_new(x, "files", cm_json_u64(ep->files));
 		json_object_set_new(x, "file_order_randomness",
 				    jreal(ep->order_rand));
 		json_array_append_new(arr, x);
 	}
 	if (!k && !mapped)
 		unavail(un, "epochs", "no file was read");
-	json_object_set_new(o, "count", mapped ? json_null() : cli_json_u64(k));
+	json_object_set_new(o, "count", mapped ? json_null() : cm_json_u64(k));
 	json_object_set_new(o, "partial_passes",
-			    mapped ? json_null() : cli_json_u64(a->sys.nepochs - k));
-	json_object_set_new(o, "read_once_bytes", cli_json_u64(once));
-	json_object_set_new(o, "reread_bytes", cli_json_u64(again));
+			    mapped ? json_null() : cm_json_u64(a->sys.nepochs - k));
+	json_object_set_new(o, "read_once_bytes", cm_json_u64(once));
+	json_object_set_new(o, "reread_bytes", cm_json_u64(again));
 	json_object_set_new(o, "epochs", arr);
 	return o;
 }
@@ -529,15 +529,15 @@ static json_t *j_ckpts(struct ana *a)
 		json_t *x = json_object();
 		json_object_set_new(x, "start_s", json_real(rel_s(a, c->start_ns)));
 		json_object_set_new(x, "duration_s", json_real(d));
-		json_object_set_new(x, "bytes", cli_json_u64(c->bytes));
-		json_object_set_new(x, "files", cli_json_u64(c->files));
-		json_object_set_new(x, "write_ops", cli_json_u64(c->ops));
-		json_object_set_new(x, "fsyncs", cli_json_u64(c->syncs));
+		json_object_set_new(x, "bytes", cm_json_u64(c->bytes));
+		json_object_set_new(x, "files", cm_json_u64(c->files));
+		json_object_set_new(x, "write_ops", cm_json_u64(c->ops));
+		json_object_set_new(x, "fsyncs", cm_json_u64(c->syncs));
 		json_object_set_new(x, "bandwidth_Bps", d > 0 ? json_real(c->bytes / d) : json_null());
 		json_array_append_new(arr, x);
 	}
-	json_object_set_new(o, "count", cli_json_u64(a->nckpts));
-	json_object_set_new(o, "bytes", cli_json_u64(bytes));
+	json_object_set_new(o, "count", cm_json_u64(a->nckpts));
+	json_object_set_new(o, "bytes", cm_json_u64(bytes));
 	json_object_set_new(o, "checkpoints", arr);
 	return o;
 }
@@ -585,10 +585,10 @@ static void jw_compute(struct jw *w, struct ana *a)
 		const struct ana_thread *t = &a->sys.threads[idx[i]];
 		json_t *x = json_object();
 		double sp = (double)(t->last_end - t->first_ns);
-		json_object_set_new(x, "pid", cli_json_u64(t->pid));
-		json_object_set_new(x, "tid", cli_json_u64(t->tid));
+		json_object_set_new(x, "pid", cm_json_u64(t->pid));
+		json_object_set_new(x, "tid", cm_json_u64(t->tid));
 		json_object_set_new(x, "comm", jstr(proc_comm(a, t->pid)));
-		json_object_set_new(x, "ops", cli_json_u64(t->ops));
+		json_object_set_new(x, "ops", cm_json_u64(t->ops));
 		json_object_set_new(x, "io_s", json_real(t->io_ns / 1e9));
 		json_object_set_new(x, "gap_s", json_real(t->gap_ns / 1e9));
 		json_object_set_new(x, "span_s", json_real(sp / 1e9));
@@ -618,7 +618,7 @@ static void rb_s(struct rowbuf *r, const char *s)
 	r->n += l;
 }
 
-/* As cli_json_u64 prints it: a decimal string above INT64_MAX. */
+/* As cm_json_u64 prints it: a decimal string above INT64_MAX. */
 static void rb_u64(struct rowbuf *r, uint64_t v)
 {
 	char t[24];
@@ -735,14 +735,14 @@ static void jw_procs(struct jw *w, struct ana *a)
 	for (size_t i = 0; i < n && (lim < 0 || (long)i < lim); i++) {
 		const struct ana_proc *p = &a->procs[idx[i]];
 		json_t *x = json_object();
-		json_object_set_new(x, "pid", cli_json_u64(p->pid));
-		json_object_set_new(x, "ppid", a->have[TAPE_TABLE_PROCESS] ? cli_json_u64(p->ppid) : json_null());
+		json_object_set_new(x, "pid", cm_json_u64(p->pid));
+		json_object_set_new(x, "ppid", a->have[TAPE_TABLE_PROCESS] ? cm_json_u64(p->ppid) : json_null());
 		json_object_set_new(x, "comm", jstr(p->comm));
-		json_object_set_new(x, "threads", cli_json_u64(p->threads));
-		json_object_set_new(x, "read_ops", cli_json_u64(p->read_ops));
-		json_object_set_new(x, "read_bytes", cli_json_u64(p->read_bytes));
-		json_object_set_new(x, "write_ops", cli_json_u64(p->write_ops));
-		json_object_set_new(x, "write_bytes", cli_json_u64(p->write_bytes));
+		json_object_set_new(x, "threads", cm_json_u64(p->threads));
+		json_object_set_new(x, "read_ops", cm_json_u64(p->read_ops));
+		json_object_set_new(x, "read_bytes", cm_json_u64(p->read_bytes));
+		json_object_set_new(x, "write_ops", cm_json_u64(p->write_ops));
+		json_object_set_new(x, "write_bytes", cm_json_u64(p->write_bytes));
 		json_object_set_new(x, "io_s", json_real(p->io_ns / 1e9));
 		fputs(i ? ",\n    " : "\n    ", w->out);
 		json_dumpf(x, w->out, JFLAGS);
@@ -810,26 +810,26 @@ static json_t *j_resources(struct ana *a, json_t *un)
 	if (!r->has_gpu_mem)
 		unavail(un, "resources.gpu_mem_max_bytes", "no GPU samples (no GPU seen)");
 	json_t *o = json_object(), *pc = json_object();
-	json_object_set_new(o, "samples", cli_json_u64(r->n_events));
+	json_object_set_new(o, "samples", cm_json_u64(r->n_events));
 	json_object_set_new(o, "cpu_user_s", cpu ? json_real(u / 1e9) : json_null());
 	json_object_set_new(o, "cpu_sys_s", cpu ? json_real(sy / 1e9) : json_null());
 	json_object_set_new(o, "cpu_cores", cpu && w > 0 ? json_real((u + sy) / w) : json_null());
-	json_object_set_new(o, "peak_rss_bytes", r->has_rss ? cli_json_u64(r->rss_peak) : json_null());
-	json_object_set_new(pc, "min", r->has_pc ? cli_json_u64(r->pc_min) : json_null());
-	json_object_set_new(pc, "max", r->has_pc ? cli_json_u64(r->pc_max) : json_null());
+	json_object_set_new(o, "peak_rss_bytes", r->has_rss ? cm_json_u64(r->rss_peak) : json_null());
+	json_object_set_new(pc, "min", r->has_pc ? cm_json_u64(r->pc_min) : json_null());
+	json_object_set_new(pc, "max", r->has_pc ? cm_json_u64(r->pc_max) : json_null());
 	json_object_set_new(o, "pagecache_bytes", pc);
 	json_object_set_new(o, "mem_available_min_bytes",
-			    r->has_avail ? cli_json_u64(r->avail_min) : json_null());
-	json_object_set_new(o, "disk_read_bytes", disk ? cli_json_u64(dr) : json_null());
-	json_object_set_new(o, "disk_write_bytes", disk ? cli_json_u64(dw) : json_null());
+			    r->has_avail ? cm_json_u64(r->avail_min) : json_null());
+	json_object_set_new(o, "disk_read_bytes", disk ? cm_json_u64(dr) : json_null());
+	json_object_set_new(o, "disk_write_bytes", disk ? cm_json_u64(dw) : json_null());
 	json_object_set_new(o, "gpu_util_mean_pct", r->gpu_util_n ?
 			    json_real((double)r->gpu_util_sum / r->gpu_util_n) : json_null());
 	json_object_set_new(o, "gpu_mem_max_bytes",
-			    r->has_gpu_mem ? cli_json_u64(r->gpu_mem_max) : json_null());
+			    r->has_gpu_mem ? cm_json_u64(r->gpu_mem_max) : json_null());
 	return o;
 }
 
-int ana_report_json(struct ana *a, FILE *out)
+static int report_json(struct ana *a, FILE *out)
 {
 	struct jw w = { .out = out };
 	json_t *un = json_array();
@@ -849,10 +849,10 @@ int ana_report_json(struct ana *a, FILE *out)
 	jw_key(&w, "schema", json_string("iotape-analyze/1"));
 	json_t *win = json_object();
 	json_object_set_new(win, "trace", jstr(a->path));
-	json_object_set_new(win, "t0_ns", cli_json_u64(a->t0));
+	json_object_set_new(win, "t0_ns", cm_json_u64(a->t0));
 	json_object_set_new(win, "from_s", json_real(a->o.from_ns / 1e9));
 	json_object_set_new(win, "to_s", a->o.to_ns == UINT64_MAX ? json_null() : json_real(a->o.to_ns / 1e9));
-	json_object_set_new(win, "pid", a->o.has_pid ? cli_json_u64(a->o.pid) : json_null());
+	json_object_set_new(win, "pid", a->o.has_pid ? cm_json_u64(a->o.pid) : json_null());
 	jw_key(&w, "window", win);
 	jw_key(&w, "summary", j_summary(a));
 	jw_key(&w, "pattern", j_pattern(a, un));
@@ -887,17 +887,17 @@ int ana_report_json(struct ana *a, FILE *out)
 
 /* ---------------------------------------------------------------- text */
 
-/* Human units as in the other subcommands (cli_fmt_*), returning buf so
+/* Human units as in the other subcommands (cm_fmt_*), returning buf so
  * they fit in a printf argument list.  buf >= 32 bytes. */
 static const char *t_bytes(char *buf, uint64_t v)
 {
-	cli_fmt_bytes(buf, 32, v);
+	cm_fmt_bytes(buf, 32, v);
 	return buf;
 }
 
 static const char *t_ns(char *buf, uint64_t ns)
 {
-	cli_fmt_ns(buf, 32, ns);
+	cm_fmt_ns(buf, 32, ns);
 	return buf;
 }
 
@@ -925,12 +925,12 @@ static void t_hist(FILE *o, const uint64_t *rd, const uint64_t *wr)
 	}
 }
 
-static void t_lat_row(FILE *o, const char *name, const struct ana_lat *l)
+static void t_lat_row(FILE *o, const char *name, const struct cm_lat *l)
 {
 	char b[6][32], c[32];
 	fprintf(o, "  %-16s %10s %10s %10s %10s %10s %10s%s\n", name, ana_fmt_count(c, l->count),
-		t_ns(b[0], ana_lat_pct(l, 50)), t_ns(b[1], ana_lat_pct(l, 90)),
-		t_ns(b[2], ana_lat_pct(l, 99)), t_ns(b[3], ana_lat_pct(l, 99.9)),
+		t_ns(b[0], cm_lat_pct(l, 50)), t_ns(b[1], cm_lat_pct(l, 90)),
+		t_ns(b[2], cm_lat_pct(l, 99)), t_ns(b[3], cm_lat_pct(l, 99.9)),
 		t_ns(b[4], l->max), l->inexact ? "  ~" : "");
 }
 
@@ -940,12 +940,12 @@ static void t_lat_head(FILE *o, const char *what)
 		"p99", "p99.9", "max");
 }
 
-int ana_report_text(struct ana *a, FILE *o)
+static int report_text(struct ana *a, FILE *o)
 {
 	char b1[32], b2[32], b3[32], b4[32];
 	int sys = a->have[TAPE_TABLE_SYSCALL];
 	fputs("iotape analyze: ", o);
-	cli_put_escaped(o, a->path, 0);
+	cm_put_escaped(o, a->path, 0);
 	fputc('\n', o);
 	fprintf(o, "  window %.3f s .. %.3f s", a->o.from_ns / 1e9, rel_s(a, trace_end(a)) + a->o.from_ns / 1e9);
 	if (a->o.has_pid)
@@ -1028,7 +1028,7 @@ int ana_report_text(struct ana *a, FILE *o)
 		t_lat_head(o, "latency");
 		if (a->blk.lat.inexact)
 			fprintf(o, "  (~: above %u samples, percentiles from a histogram, error < 0.4 %%)\n",
-				ANA_LAT_EXACT);
+				CM_LAT_EXACT);
 		if (a->blk.lat.count)
 			t_lat_row(o, "all", &a->blk.lat);
 		if (a->blk.rlat.count)
@@ -1193,7 +1193,7 @@ int ana_report_text(struct ana *a, FILE *o)
 				t_bytes(b2, f->read_bytes), ana_fmt_count(b3, f->write_ops),
 				t_bytes(b4, f->write_bytes), ana_fmt_ratio(b5, file_randomness(f)),
 				ana_fmt_ratio(b6, file_hit(a, f)));
-			cli_put_escaped(o, ana_file_label(f, lb, sizeof(lb)), 0);
+			cm_put_escaped(o, ana_file_label(f, lb, sizeof(lb)), 0);
 			fputc('\n', o);
 		}
 		if (lim >= 0 && n > (size_t)lim)
@@ -1216,4 +1216,35 @@ int ana_report_text(struct ana *a, FILE *o)
 		free(idx);
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------- entry points */
+
+struct report_job {
+	struct ana *a;
+	FILE *out;
+};
+
+static int json_job(void *arg)
+{
+	struct report_job *j = arg;
+	return report_json(j->a, j->out);
+}
+
+static int text_job(void *arg)
+{
+	struct report_job *j = arg;
+	return report_text(j->a, j->out);
+}
+
+int ana_report_json(struct ana *a, FILE *out)
+{
+	struct report_job j = { a, out };
+	return ana_guard(json_job, &j);
+}
+
+int ana_report_text(struct ana *a, FILE *out)
+{
+	struct report_job j = { a, out };
+	return ana_guard(text_job, &j);
 }

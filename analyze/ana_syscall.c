@@ -50,28 +50,51 @@ static uint32_t file_new(struct ana *a)
 	return (uint32_t)a->nfiles++;
 }
 
+static const char *file_path(uint64_t i, void *arg)
+{
+	return ((const struct ana *)arg)->files[i].path;
+}
+
+/* The slot of path in path_map (a cm_strset over files[].path). */
+static uint64_t *path_slot(struct ana *a, const char *path, int *added)
+{
+	uint64_t *v;
+	int rc = cm_strset_put(&a->path_map, path, file_path, a, &v);
+
+	if (rc < 0)
+		ana_oom();
+	*added = rc;
+	return v;
+}
+
 static uint32_t file_for_path(struct ana *a, const char *path)
 {
+	int added;
+	uint64_t *v;
+
 	if (!a->path_map_built) {	/* most recordings never need it */
 		for (size_t i = 0; i < a->nfiles; i++)
-			if (a->files[i].path)
-				*ana_map_put(&a->path_map, ana_hash_str(a->files[i].path), 0) = (uint32_t)i;
+			if (a->files[i].path) {	/* the last file of a path wins */
+				v = path_slot(a, a->files[i].path, &added);
+				*v = i;
+			}
 		a->path_map_built = 1;
 	}
-	uint32_t *v = ana_map_put(&a->path_map, ana_hash_str(path), 0);
-	if (*v != ANA_NONE && a->files[*v].path && strcmp(a->files[*v].path, path) == 0)
-		return *v;
+	v = path_slot(a, path, &added);
+	if (!added)
+		return (uint32_t)*v;
+	/* (out of memory below, the analysis is dropped with the map) */
 	uint32_t f = file_new(a);
 	a->files[f].path = ana_xstrdup(path);
-	*v = f;		/* (a 64-bit hash collision re-points the entry) */
+	*v = f;
 	return f;
 }
 
 static uint32_t file_for_id(struct ana *a, uint64_t file_id, const char *path)
 {
-	uint32_t *v = ana_file_id_slot(a, file_id);
-	if (*v != ANA_NONE)
-		return *v;
+	uint32_t v = ana_file_id_lookup(a, file_id);
+	if (v != ANA_NONE)
+		return v;
 	uint32_t f;
 	if (path && *path) {
 		f = file_for_path(a, path);
@@ -84,14 +107,14 @@ static uint32_t file_for_id(struct ana *a, uint64_t file_id, const char *path)
 		f = file_new(a);
 	}
 	a->files[f].file_id = file_id;
-	*ana_file_id_slot(a, file_id) = f;	/* file_for_path may have moved v */
+	ana_file_id_set(a, file_id, f);
 	return f;
 }
 
 /* An fd we never saw opened and that names no file: one entry per (pid, fd). */
 static uint32_t file_for_unknown_fd(struct ana *a, uint32_t pid, int64_t fd)
 {
-	uint32_t *v = ana_map_put(&a->fileid_map, (1ull << 63) | pid, (uint64_t)fd + 1);
+	uint64_t *v = ana_map_put(&a->fileid_map, (1ull << 63) | pid, (uint64_t)fd + 1);
 	if (*v == ANA_NONE) {
 		uint32_t f = file_new(a);
 		char buf[64];
@@ -115,13 +138,13 @@ static uint32_t file_of_event(struct ana *a, const struct tape_syscall *e)
 
 static struct ana_fd *fd_get(struct ana_sys *s, uint32_t pid, int64_t fd)
 {
-	uint32_t *v = ana_map_get(&s->fdmap, pid, (uint64_t)fd);
+	uint64_t *v = ana_map_get(&s->fdmap, pid, (uint64_t)fd);
 	return v ? &s->fds[*v] : NULL;
 }
 
 static struct ana_fd *fd_put(struct ana_sys *s, uint32_t pid, int64_t fd, uint32_t file)
 {
-	uint32_t *v = ana_map_put(&s->fdmap, pid, (uint64_t)fd);
+	uint64_t *v = ana_map_put(&s->fdmap, pid, (uint64_t)fd);
 	if (*v == ANA_NONE) {
 		ANA_VEC_GROW(s->fds, s->capfds, s->nfds);
 		ANA_VEC_CLEAR(s->fds, s->nfds, s->nfds);
@@ -143,7 +166,7 @@ static uint32_t file_of_io(struct ana *a, const struct tape_syscall *e, struct a
 	if (t->last_fdi != ANA_NONE && t->last_fd == e->fd) {
 		fe = &s->fds[t->last_fdi];	/* same thread => same pid */
 	} else {
-		uint32_t *v = ana_map_get(&s->fdmap, e->pid, (uint64_t)e->fd);
+		uint64_t *v = ana_map_get(&s->fdmap, e->pid, (uint64_t)e->fd);
 		fe = v ? &s->fds[*v] : NULL;
 		if (v) {
 			t->last_fd = e->fd;
@@ -174,7 +197,7 @@ static uint32_t file_of_io(struct ana *a, const struct tape_syscall *e, struct a
 
 static struct ana_thread *thread_get(struct ana_sys *s, uint32_t tid, uint32_t pid)
 {
-	uint32_t *v = ana_map_put(&s->threadmap, tid, 0);
+	uint64_t *v = ana_map_put(&s->threadmap, tid, 0);
 	if (*v == ANA_NONE) {
 		ANA_VEC_GROW(s->threads, s->capthreads, s->nthreads);
 		ANA_VEC_CLEAR(s->threads, s->nthreads, s->nthreads);
@@ -196,7 +219,7 @@ static struct ana_stream *stream_get(struct ana *a, struct ana_thread *t, int64_
 	if (t->last_stream != ANA_NONE && s->streams[t->last_stream].fd == fd) {
 		st = &s->streams[t->last_stream];
 	} else {
-		uint32_t *v = ana_map_put(&s->streammap, t->tid, (uint64_t)fd);
+		uint64_t *v = ana_map_put(&s->streammap, t->tid, (uint64_t)fd);
 		if (*v == ANA_NONE) {
 			ANA_VEC_GROW(s->streams, s->capstreams, s->nstreams);
 			ANA_VEC_CLEAR(s->streams, s->nstreams, s->nstreams);

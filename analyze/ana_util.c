@@ -3,7 +3,7 @@
  * ana_util.c - containers and numbers for the analyzer: a 128-bit-key hash
  * map, latency samples (exact, then a log-linear histogram), an interval
  * set of page ranges, Kendall-tau order randomness, and the humanized
- * counts and ratios the text report needs beyond cli_fmt_bytes/cli_fmt_ns.
+ * counts and ratios the text report needs beyond cm_fmt_bytes/cm_fmt_ns.
  *
  * None of these prints; allocation failure jumps to the thread's catch
  * point (ana_oom_catch): the analyzer cannot produce a partial result worth
@@ -75,10 +75,31 @@ void ana_oom_cleanup(void)
 
 static void oom(size_t n)
 {
+	(void)n;
 	if (oom_jb)
 		longjmp(*oom_jb, 1);
-	fprintf(stderr, "iotape analyze: out of memory (%zu bytes more)\n", n);
-	exit(1);
+	abort();	/* no catch point: a bug (see analyze.h) */
+}
+
+void ana_oom(void)
+{
+	oom(0);
+}
+
+int ana_guard(int (*fn)(void *arg), void *arg)
+{
+	jmp_buf jb;
+	volatile int rc;
+
+	if (setjmp(jb)) {
+		oom_jb = NULL;
+		ana_oom_cleanup();
+		return -ENOMEM;
+	}
+	oom_jb = &jb;
+	rc = fn(arg);
+	oom_jb = NULL;
+	return rc;
 }
 
 static int fail_now(void)
@@ -126,63 +147,18 @@ char *ana_xstrdup(const char *s)
 
 /* ------------------------------------------------------------ hash map */
 
-static inline uint64_t mix64(uint64_t x)
+uint64_t *ana_map_put(struct cm_map *m, uint64_t a, uint64_t b)
 {
-	x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27; x *= 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
+	uint64_t *v;
+	/* the test hook counts the allocation a growing put makes */
+	int grows = (m->used + 1) * 4 > m->cap * 3 && !cm_map_get(m, a, b);
+	int rc = grows && fail_now() ? -ENOMEM : cm_map_put(m, a, b, &v);
 
-uint64_t ana_hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;	/* FNV-1a, then mixed */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return mix64(h);
-}
-
-static void map_grow(struct ana_map *m)
-{
-	size_t ncap = m->cap ? m->cap * 2 : 64, mask = ncap - 1;
-	struct ana_map_ent *ne = ana_xcalloc(ncap, sizeof(*ne));
-	for (size_t j = 0; j < m->cap; j++) {
-		struct ana_map_ent *e = &m->e[j];
-		if (!e->used)
-			continue;
-		size_t i = ana_map_slot(e->a, e->b, mask);
-		while (ne[i].used)
-			i = (i + 1) & mask;
-		ne[i] = *e;
-	}
-	free(m->e);
-	m->e = ne;
-	m->cap = ncap;
-}
-
-uint32_t *ana_map_put(struct ana_map *m, uint64_t a, uint64_t b)
-{
-	if ((m->n + 1) * 4 > m->cap * 3)	/* load <= 3/4 */
-		map_grow(m);
-	size_t mask = m->cap - 1;
-	for (size_t i = ana_map_slot(a, b, mask);; i = (i + 1) & mask) {
-		struct ana_map_ent *e = &m->e[i];
-		if (!e->used) {
-			e->used = 1;
-			e->a = a;
-			e->b = b;
-			e->v = ANA_NONE;
-			m->n++;
-			return &e->v;
-		}
-		if (e->a == a && e->b == b)
-			return &e->v;
-	}
-}
-
-void ana_map_release(struct ana_map *m)
-{
-	free(m->e);
-	memset(m, 0, sizeof(*m));
+	if (rc < 0)
+		oom(0);
+	if (rc == 1)
+		*v = ANA_NONE;
+	return v;
 }
 
 /* ---------------------------------------------------------- dense index */
@@ -206,138 +182,6 @@ void ana_idx_release(struct ana_idx *x)
 {
 	free(x->v);
 	memset(x, 0, sizeof(*x));
-}
-
-/* ------------------------------------------------------------- latency */
-
-/* Midpoint of a bucket (its only value below 256). */
-static uint64_t lat_bucket_mid(unsigned b)
-{
-	if (b < 256)
-		return b;
-	unsigned e = (b - 256) / ANA_LAT_SUB + 8, sub = (b - 256) % ANA_LAT_SUB;
-	uint64_t lo = (uint64_t)(ANA_LAT_SUB + sub) << (e - 7);
-	uint64_t width = 1ull << (e - 7);
-	return lo + width / 2;
-}
-
-static void lat_to_hist(struct ana_lat *l, size_t *budget)
-{
-	l->hist = ana_xcalloc(ANA_LAT_BUCKETS, sizeof(*l->hist));
-	for (size_t i = 0; i < l->n; i++)
-		l->hist[ana_lat_bucket(l->v[i])]++;
-	if (budget)
-		*budget += l->n;
-	free(l->v);
-	l->v = NULL;
-	l->n = l->cap = 0;
-	l->inexact = 1;
-}
-
-void ana_lat_add_slow(struct ana_lat *l, uint64_t v, size_t *budget)
-{
-	if (l->count == 0 || v < l->min)
-		l->min = v;
-	if (v > l->max)
-		l->max = v;
-	l->count++;
-	l->sum += v;
-	if (l->hist) {
-		l->hist[ana_lat_bucket(v)]++;
-		return;
-	}
-	if (l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 256;
-		if (nc > ANA_LAT_EXACT)
-			nc = ANA_LAT_EXACT;
-		if (l->n >= ANA_LAT_EXACT || (budget && *budget < nc - l->cap)) {
-			lat_to_hist(l, budget);
-			l->hist[ana_lat_bucket(v)]++;
-			return;
-		}
-		if (budget)
-			*budget -= nc - l->cap;
-		l->v = ana_xrealloc(l->v, nc * sizeof(*l->v));
-		l->cap = nc;
-	}
-	l->v[l->n++] = v;
-}
-
-/* LSD radix sort, 11-bit digits (the counts stay in the L1 cache),
- * skipping digits all values share. */
-#define RADIX_BITS 11
-#define RADIX_N (1u << RADIX_BITS)
-static void radix_u64(uint64_t *v, size_t n)
-{
-	if (n < 2)
-		return;
-	uint64_t *tmp = ana_tmp_calloc(n, sizeof(*tmp)), *src = v, *dst = tmp;
-	size_t cnt[RADIX_N];
-	uint64_t all_or = 0, all_and = ~0ull;
-	for (size_t i = 0; i < n; i++) {
-		all_or |= v[i];
-		all_and &= v[i];
-	}
-	for (unsigned sh = 0; sh < 64; sh += RADIX_BITS) {
-		if ((((all_or ^ all_and) >> sh) & (RADIX_N - 1)) == 0)
-			continue;	/* every value has the same digit here */
-		memset(cnt, 0, sizeof(cnt));
-		for (size_t i = 0; i < n; i++)
-			cnt[(src[i] >> sh) & (RADIX_N - 1)]++;
-		size_t sum = 0;
-		for (size_t d = 0; d < RADIX_N; d++) {
-			size_t c = cnt[d];
-			cnt[d] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			dst[cnt[(src[i] >> sh) & (RADIX_N - 1)]++] = src[i];
-		uint64_t *t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
-	ana_tmp_free(tmp);
-}
-
-void ana_lat_finish(struct ana_lat *l)
-{
-	if (l->v)
-		radix_u64(l->v, l->n);
-}
-
-uint64_t ana_lat_pct(const struct ana_lat *l, double p)
-{
-	if (!l->count)
-		return 0;
-	uint64_t rank = (uint64_t)ceil(p / 100.0 * (double)l->count - 1e-9);
-	if (rank < 1)
-		rank = 1;
-	if (rank > l->count)
-		rank = l->count;
-	if (!l->hist)
-		return l->v[rank - 1];
-	if (rank == l->count)
-		return l->max;
-	if (rank == 1)
-		return l->min;
-	uint64_t seen = 0;
-	for (unsigned b = 0; b < ANA_LAT_BUCKETS; b++) {
-		seen += l->hist[b];
-		if (seen >= rank) {
-			uint64_t m = lat_bucket_mid(b);
-			return m < l->min ? l->min : m > l->max ? l->max : m;
-		}
-	}
-	return l->max;
-}
-
-void ana_lat_release(struct ana_lat *l)
-{
-	free(l->v);
-	free(l->hist);
-	memset(l, 0, sizeof(*l));
 }
 
 /* -------------------------------------------------------- interval set */

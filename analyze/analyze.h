@@ -14,7 +14,7 @@
  * pairs, (thread, fd) streams, devices, checkpoints and seconds of trace
  * time, never with events; the exceptions: file visits (8 bytes each, for
  * the epochs' orders and starts), which grow with the job's length, and
- * exact latency samples, capped (see struct ana_lat).
+ * exact latency samples, capped (see common/hist.h).
  *
  * Every definition of a metric lives in man/iotape-analyze.1; the code
  * comments point there rather than repeating it.
@@ -26,6 +26,8 @@
 #include <stdio.h>
 #include <stddef.h>
 #include "tape.h"
+#include "map.h"
+#include "hist.h"
 
 #define ANA_NONE UINT32_MAX
 #define ANA_TS_FAR INT32_MIN
@@ -34,10 +36,11 @@
 
 /*
  * Allocation that cannot fail at the call site: out of memory, it jumps to
- * the catch point this thread set with ana_oom_catch (ana_run sets one for
- * each pass thread, and returns -ENOMEM); a thread without one prints one
- * error line and exits 1.  A failed grow leaves the old block in place, so
- * ana_release can still free everything.
+ * the catch point this thread set with ana_oom_catch, and the entry point
+ * that set it returns -ENOMEM (ana_run sets one for each pass thread; the
+ * reports and compare run under ana_guard).  Allocating without a catch
+ * point is a bug: the process aborts.  A failed grow leaves the old block
+ * in place, so ana_release can still free everything.
  */
 void *ana_xrealloc(void *p, size_t n);
 void *ana_xcalloc(size_t n, size_t sz);
@@ -56,6 +59,10 @@ void ana_cursor_free(tape_cursor *c);
 void *ana_tmp_calloc(size_t n, size_t sz);
 void ana_tmp_free(void *p);
 void ana_oom_cleanup(void);
+/* fn(arg) under a catch point: its result, or -ENOMEM when it ran out of
+ * memory (its cursor and temporaries freed).  Not nested: for entry
+ * points of the library. */
+int ana_guard(int (*fn)(void *arg), void *arg);
 
 /*
  * Grow a vector so index i is valid.  New elements are NOT zeroed: the
@@ -89,45 +96,15 @@ void *ana_xrealloc_lines(void *p, size_t old_n, size_t n);
 	memset((ptr) + (from), 0, ((size_t)(to) - (size_t)(from) + 1) * sizeof(*(ptr)))
 
 /*
- * Open-addressing hash map from a 128-bit key (a, b) to a u32 value (an
- * index into the caller's dense array).  Linear probing, load <= 3/4, no
- * deletion (callers overwrite values instead).
+ * The hash map is common/'s (struct cm_map); the analyzer's put follows
+ * its conventions: out of memory jumps to the catch point, and a new
+ * entry's value is ANA_NONE.
  */
-struct ana_map_ent { uint64_t a, b; uint32_t v, used; };
-struct ana_map {
-	struct ana_map_ent *e;
-	size_t cap, n;	/* cap is a power of two or 0 */
-};
-static inline size_t ana_map_slot(uint64_t a, uint64_t b, size_t mask)
+static inline uint64_t *ana_map_get(const struct cm_map *m, uint64_t a, uint64_t b)
 {
-	uint64_t x = (a ^ (b * 0xc2b2ae3d27d4eb4full)) * 0x9e3779b97f4a7c15ull;
-	return (x ^ (x >> 29) ^ (x >> 47)) & mask;
+	return cm_map_get(m, a, b);
 }
-/* Pointer to the value of (a, b), or NULL.  Inline: the passes look up a
- * map for almost every event. */
-static inline uint32_t *ana_map_get(const struct ana_map *m, uint64_t a, uint64_t b)
-{
-	if (!m->cap)
-		return NULL;
-	size_t mask = m->cap - 1;
-	for (size_t i = ana_map_slot(a, b, mask);; i = (i + 1) & mask) {
-		struct ana_map_ent *e = &m->e[i];
-		if (!e->used)
-			return NULL;
-		if (e->a == a && e->b == b)
-			return &e->v;
-	}
-}
-/* Pointer to the value of (a, b); a new entry gets ANA_NONE. */
-uint32_t *ana_map_put(struct ana_map *m, uint64_t a, uint64_t b);
-void ana_map_release(struct ana_map *m);
-/* Hint that (a, b) will be looked up soon (hides a cache miss). */
-static inline void ana_map_prefetch(const struct ana_map *m, uint64_t a, uint64_t b)
-{
-	if (m->cap)
-		__builtin_prefetch(&m->e[ana_map_slot(a, b, m->cap - 1)]);
-}
-uint64_t ana_hash_str(const char *s);
+uint64_t *ana_map_put(struct cm_map *m, uint64_t a, uint64_t b);
 
 /*
  * Dense index from a small integer key (a file id: the recorder numbers
@@ -135,7 +112,7 @@ uint64_t ana_hash_str(const char *s);
  * hash lookup on every event by one load from an array 32 times smaller
  * than the map.  Keys at or above the limit the caller passes to
  * ana_idx_put (a multiple of the files known) are not stored: the caller
- * keeps those in an ana_map, so memory still grows with files only.
+ * keeps those in a cm_map, so memory still grows with files only.
  */
 struct ana_idx {
 	uint32_t *v;
@@ -151,58 +128,13 @@ void ana_idx_release(struct ana_idx *x);
 /* The limit for a dense index of file ids when nfiles files are known. */
 #define ANA_IDX_LIMIT(nfiles) (8 * (size_t)(nfiles) + 4096)
 
-/*
- * Latency samples of one kind: exact values while there are at most
- * ANA_LAT_EXACT of them and the owner's budget allows, then a log-linear
- * histogram (values below 256 exact, above 128 sub-buckets per power of
- * two: relative error < 0.4 % with the bucket midpoint).
- */
-#define ANA_LAT_EXACT (1u << 20)
-#define ANA_LAT_SUB 128
-#define ANA_LAT_BUCKETS (256 + 56 * ANA_LAT_SUB)
-struct ana_lat {
-	uint64_t *v;	  /* exact values (NULL once switched to histogram) */
-	size_t n, cap;
-	uint32_t *hist;	  /* ANA_LAT_BUCKETS counters once switched */
-	uint64_t count, min, max;
-	uint64_t sum;	  /* ns: overflows after 584 years of latency */
-	int inexact;
-};
-/* budget: shared count of exact values the owner may still store. */
-void ana_lat_add_slow(struct ana_lat *l, uint64_t v, size_t *budget);
-/* Histogram bucket of v (see ANA_LAT_SUB). */
-static inline unsigned ana_lat_bucket(uint64_t v)
+/* Latency samples (common/hist.h); out of memory jumps to the catch point. */
+void ana_oom(void);
+static inline void ana_lat_add(struct cm_lat *l, uint64_t v, size_t *budget)
 {
-	if (v < 256)
-		return (unsigned)v;
-	unsigned e = 63 - (unsigned)__builtin_clzll(v);	/* >= 8 */
-	unsigned sub = (unsigned)(v >> (e - 7)) - ANA_LAT_SUB;	/* 0..127 */
-	return 256 + (e - 8) * ANA_LAT_SUB + sub;
+	if (cm_lat_add(l, v, budget))
+		ana_oom();
 }
-static inline void ana_lat_add(struct ana_lat *l, uint64_t v, size_t *budget)
-{
-	/* the common cases: room for an exact value, or a histogram already
-	 * (count > 0 there, so min is set) */
-	if (l->n < l->cap || l->hist) {
-		if (v < l->min)
-			l->min = v;
-		if (v > l->max)
-			l->max = v;
-		l->count++;
-		l->sum += v;
-		if (l->hist)
-			l->hist[ana_lat_bucket(v)]++;
-		else
-			l->v[l->n++] = v;
-		return;
-	}
-	ana_lat_add_slow(l, v, budget);
-}
-/* Prepare for ana_lat_pct (sorts the exact values). */
-void ana_lat_finish(struct ana_lat *l);
-/* Nearest-rank percentile p in (0, 100]: smallest x with >= p% of values <= x. */
-uint64_t ana_lat_pct(const struct ana_lat *l, double p);
-void ana_lat_release(struct ana_lat *l);
 
 /* Power-of-two size histogram: bucket 0 holds 0, bucket k>=1 [2^(k-1), 2^k). */
 #define ANA_SZ_BUCKETS 65
@@ -290,7 +222,7 @@ void ana_ivset_release(struct ana_ivset *set);
 double ana_order_randomness(const uint32_t *seq, size_t n, double *tau);
 
 /* Humanized text: "4.2 M", "0.973".  buf >= 32 bytes.  Bytes and times
- * use the CLI's cli_fmt_bytes / cli_fmt_ns (ana_report.c). */
+ * use the CLI's cm_fmt_bytes / cm_fmt_ns (ana_report.c). */
 const char *ana_fmt_count(char *buf, uint64_t v);
 const char *ana_fmt_ratio(char *buf, double v);	/* "0.973" or "n/a" */
 
@@ -432,14 +364,14 @@ struct ana_bucket {	/* one timeline bucket */
 };
 
 struct ana_sys {
-	struct ana_map fdmap, streammap, threadmap;
+	struct cm_map fdmap, streammap, threadmap;
 	struct ana_fd *fds; size_t nfds, capfds;
 	struct ana_stream *streams; size_t nstreams, capstreams;
 	uint32_t fd_gen;
 	/* folded streams (see struct ana_stream) */
 	uint64_t st_count, st_pairs, st_nonconsec, st_consec, st_seq, st_cls[4];
 	struct ana_thread *threads; size_t nthreads, capthreads;
-	struct ana_lat lat[TAPE_OP_MAX];
+	struct cm_lat lat[TAPE_OP_MAX];
 	size_t lat_budget;
 	uint64_t rd_hist[ANA_SZ_BUCKETS], wr_hist[ANA_SZ_BUCKETS];
 	uint64_t read_ops, read_bytes, write_ops, write_bytes, errors, ops;
@@ -469,7 +401,7 @@ struct ana_cfile {	/* per (dev, inode) or file_id: 112 bytes */
 };
 
 struct ana_cache {
-	struct ana_map map;
+	struct cm_map map;
 	struct ana_cfile *f; size_t nf, capf;
 	uint64_t accessed, missed, inserted, evicted, ra_unused, untracked;
 	uint64_t ivals;		/* intervals held, all files */
@@ -491,7 +423,7 @@ struct ana_dev {
 
 struct ana_blk {
 	struct ana_dev *d; size_t nd, capd;
-	struct ana_lat lat, rlat, wlat;
+	struct cm_lat lat, rlat, wlat;
 	size_t lat_budget;
 	uint64_t rd_hist[ANA_SZ_BUCKETS], wr_hist[ANA_SZ_BUCKETS];
 	uint64_t busy_ns, errors;
@@ -529,14 +461,14 @@ struct ana {
 	size_t ntl_sys, ntl_cache, ntl_blk, captl_sys, captl_cache, captl_blk;
 
 	struct ana_proc *procs; size_t nprocs, capprocs;
-	struct ana_map procmap;		/* pid -> procs[] */
+	struct cm_map procmap;		/* pid -> procs[] */
 	struct ana_file *files; size_t nfiles, capfiles;
 	size_t nfiles_table;		/* files[0..n) come from the file table */
 	uint64_t *table_size;		/* their sizes, frozen for the cache pass */
 	uint64_t page_size;		/* "page_size" meta key, else 4096 */
-	struct ana_map fileid_map, devino_map;	/* fileid_map: ids fid_idx does not hold */
+	struct cm_map fileid_map, devino_map;	/* fileid_map: ids fid_idx does not hold */
 	struct ana_idx fid_idx;		/* file id -> files[] (see ana_file_id_slot) */
-	struct ana_map path_map;	/* built on first use (events with a path only) */
+	struct cm_map path_map;	/* built on first use (events with a path only) */
 	int path_map_built;
 
 	struct ana_sys sys;
@@ -587,18 +519,21 @@ int ana_run(struct ana *a, const char *path, const struct ana_opts *o);
 int ana_pid_included(struct ana *a, uint32_t pid);
 struct ana_proc *ana_proc_get(struct ana *a, uint32_t pid);
 uint32_t ana_file_by_devino(const struct ana *a, uint64_t dev, uint64_t ino);
-static inline uint32_t ana_file_by_id(const struct ana *a, uint64_t file_id)
+/* files[] index of a file id (0 included), ANA_NONE when unknown. */
+static inline uint32_t ana_file_id_lookup(const struct ana *a, uint64_t file_id)
 {
 	uint32_t v = ana_idx_get(&a->fid_idx, file_id);
-	if (!file_id)
-		return ANA_NONE;
 	if (v != ANA_NONE || !a->fileid_map.n)
 		return v;
-	uint32_t *m = ana_map_get(&a->fileid_map, file_id, 0);
-	return m ? *m : ANA_NONE;
+	uint64_t *m = cm_map_get(&a->fileid_map, file_id, 0);
+	return m ? (uint32_t)*m : ANA_NONE;
 }
-/* Slot of a file id's files[] index, ANA_NONE when new (file_id != 0). */
-uint32_t *ana_file_id_slot(struct ana *a, uint64_t file_id);
+static inline uint32_t ana_file_by_id(const struct ana *a, uint64_t file_id)
+{
+	return file_id ? ana_file_id_lookup(a, file_id) : ANA_NONE;
+}
+/* Make file_id name files[f]. */
+void ana_file_id_set(struct ana *a, uint64_t file_id, uint32_t f);
 /* Text label of a file: its path or "[dev 8:1 inode 42]". buf >= 96. */
 const char *ana_file_label(const struct ana_file *f, char *buf, size_t len);
 
@@ -624,8 +559,8 @@ uint64_t ana_trace_end(const struct ana *a);
  * a file keeps its own read/write counters, and nothing else counts it. */
 int ana_file_excluded(const struct ana *a, const struct ana_file *f);
 
-/* Output, 0 or -errno.  ana_report.c uses cli/util.c's JSON, escaping and
- * unit helpers: what links the engines links cli/util.o too. */
+/* Output, 0 or -errno (-ENOMEM: out of memory).  Units, escaping and JSON
+ * values come from common/fmt.h. */
 int ana_report_json(struct ana *a, FILE *out);
 int ana_report_text(struct ana *a, FILE *out);
 

@@ -26,7 +26,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
-#include "../analyze/analyze.h"
+#include "analyze.h"
 
 static uint64_t rs = 0x9E3779B97F4A7C15ull;
 static uint64_t rnd(void)

@@ -8,8 +8,8 @@ $(OUT)/bench/%: $(OUT)/bench/%.o $(LIBTAPE)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lzstd -lxxhash -lpthread -lm
 
-# The analyze engines (ANALYZE_OBJS, tests/tests.mk) and jansson too.
-$(OUT)/bench/analyze_bench: $(OUT)/bench/analyze_bench.o $(ANALYZE_OBJS) $(LIBTAPE)
+# The analyze library (and what it stands on) and jansson too.
+$(OUT)/bench/analyze_bench: $(OUT)/bench/analyze_bench.o $(LIBANALYZE) $(LIBCOMMON) $(LIBTAPE)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -ljansson -lzstd -lxxhash -lpthread -lm
 

@@ -17,7 +17,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <jansson.h>
 
 #ifndef IOTAPE_VERSION
 #define IOTAPE_VERSION "0.0.0"
@@ -67,23 +66,5 @@ int cli_trace_create(const char *out, int force, const struct tape_writer_opts *
 /* Close w (freed in every case) and rename tmp, when not NULL, over out;
  * 0, or -1 after one error line (the caller then unlinks tmp or out). */
 int cli_trace_finish(tape_writer *w, const char *out, const char *tmp);
-
-/* Human units: "1.5 MiB", "12.3us", "1.234 s".  buf gets at most len. */
-void cli_fmt_bytes(char *buf, size_t len, uint64_t bytes);
-void cli_fmt_ns(char *buf, size_t len, uint64_t ns);
-
-/*
- * Escape a byte string for one-line human output: backslash and control
- * bytes become \\, \n, \t, \xNN; the rest (UTF-8 included) stays.  With
- * quote set, the result is wrapped in double quotes when it holds a space,
- * a double quote or anything escaped (and inner quotes become \").
- */
-int cli_put_escaped(FILE *f, const char *s, int quote);
-
-/* A JSON integer, or a decimal string when v > INT64_MAX (jansson's
- * integers are signed); NULL on allocation failure. */
-json_t *cli_json_u64(uint64_t v);
-/* A JSON string of s; bytes that are not UTF-8 become U+FFFD. */
-json_t *cli_json_str(const char *s);
 
 #endif /* IOTAPE_CLI_H */

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "fmt.h"
 #include "opt.h"
 #include "tape.h"
 
@@ -178,7 +179,7 @@ static json_t *json_col(const struct tape_column *c, const void *ev)
 	char buf[32];
 
 	if (c->type == TAPE_COL_STR)
-		return cli_json_str(col_str(c, ev));
+		return cm_json_str(col_str(c, ev));
 	v = tape_column_get(c, ev);
 	name = col_name(c, v);
 	if (name)
@@ -189,7 +190,7 @@ static json_t *json_col(const struct tape_column *c, const void *ev)
 	}
 	if (c->type == TAPE_COL_I64)
 		return json_integer(col_signed(c, v));
-	return cli_json_u64(v);
+	return cm_json_u64(v);
 }
 
 static int jsonl_event(struct dump *d, const struct src *s)
@@ -267,16 +268,16 @@ static void text_event(struct dump *d, const struct src *s)
 			if (op && strcmp(c->name, "path") == 0) {
 				if (*str) {
 					fputc(' ', f);
-					cli_put_escaped(f, str, 1);
+					cm_put_escaped(f, str, 1);
 				}
 			} else if (op && strcmp(c->name, "path2") == 0) {
 				if (*str) {
 					fputs(" -> ", f);
-					cli_put_escaped(f, str, 1);
+					cm_put_escaped(f, str, 1);
 				}
 			} else {
 				fprintf(f, " %s=", c->name);
-				cli_put_escaped(f, str, 1);
+				cm_put_escaped(f, str, 1);
 			}
 			continue;
 		}
@@ -286,7 +287,7 @@ static void text_event(struct dump *d, const struct src *s)
 				      strcmp(c->name, "offset2") == 0))
 			continue;	/* only a copy has an output side */
 		if (strcmp(c->name, "dur_ns") == 0) {
-			cli_fmt_ns(buf, sizeof(buf), v);
+			cm_fmt_ns(buf, sizeof(buf), v);
 			fprintf(f, " dur=%s", buf);
 		} else if (op && strcmp(c->name, "ret") == 0) {
 			text_errno(f, col_signed(c, v));

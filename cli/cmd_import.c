@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "map.h"
 #include "opt.h"
 #include "tape.h"
 
@@ -186,152 +187,48 @@ nul:
 	return -EBADMSG;
 }
 
-/* ------------------------------------------------------------ small maps */
-
-/* Open addressing map from a pair of u64 to a u64; entries are never
- * removed (values say "closed" instead). */
-struct kmap {
-	struct kent { uint64_t a, b, v; int used; } *e;
-	size_t cap, n;
-};
-
-static uint64_t mix(uint64_t a, uint64_t b)
-{
-	uint64_t h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull);
-
-	h ^= h >> 29;
-	h *= 0xbf58476d1ce4e5b9ull;
-	return h ^ (h >> 32);
-}
-
-static struct kent *kmap_slot(struct kmap *m, uint64_t a, uint64_t b)
-{
-	size_t i = mix(a, b) & (m->cap - 1);
-
-	while (m->e[i].used && (m->e[i].a != a || m->e[i].b != b))
-		i = (i + 1) & (m->cap - 1);
-	return &m->e[i];
-}
-
-static uint64_t *kmap_get(struct kmap *m, uint64_t a, uint64_t b)
-{
-	struct kent *e;
-
-	if (!m->cap)
-		return NULL;
-	e = kmap_slot(m, a, b);
-	return e->used ? &e->v : NULL;
-}
-
-static int kmap_put(struct kmap *m, uint64_t a, uint64_t b, uint64_t v)
-{
-	struct kent *e;
-
-	if (2 * (m->n + 1) > m->cap) {
-		struct kmap g = { calloc(m->cap ? 2 * m->cap : 64, sizeof(*g.e)),
-				  m->cap ? 2 * m->cap : 64, m->n };
-
-		if (!g.e)
-			return -ENOMEM;
-		for (size_t i = 0; i < m->cap; i++)
-			if (m->e[i].used)
-				*kmap_slot(&g, m->e[i].a, m->e[i].b) = m->e[i];
-		free(m->e);
-		*m = g;
-	}
-	e = kmap_slot(m, a, b);
-	if (!e->used) {
-		e->used = 1;
-		e->a = a;
-		e->b = b;
-		m->n++;
-	}
-	e->v = v;
-	return 0;
-}
-
-static void kmap_release(struct kmap *m)
-{
-	free(m->e);
-	memset(m, 0, sizeof(*m));
-}
-
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
 /* ------------------------------------------------------ syscall defaults */
-
-struct path_ent {
-	char *s;
-	uint64_t file_id;	/* 1, 2, ... in order of first appearance */
-};
 
 struct fd_ent {
 	uint32_t pid;
 	int64_t fd;
 	int open;
-	uint32_t path;		/* index in paths */
+	uint32_t path;		/* id in paths */
 	uint64_t pos;		/* file position */
 };
 
-/* What the rows so far did, to fill the columns the CSV leaves out. */
+/* What the rows so far did, to fill the columns the CSV leaves out.  A
+ * path's file id is its id in paths + 1: 1, 2, ... in order of first
+ * appearance. */
 struct sysstate {
-	struct path_ent *paths;
-	size_t npaths, pcap;
-	struct kmap by_hash;	/* (hash, n-th) -> path index */
+	struct cm_strtab paths;
 	struct fd_ent *fds;
 	size_t nfds, fcap;
-	struct kmap by_fd;	/* (pid, fd) -> fds index */
-	struct kmap last_open;	/* (pid, path index) -> fd */
+	struct cm_map by_fd;	/* (pid, fd) -> fds index */
+	struct cm_map last_open;/* (pid, path id) -> fd */
 };
 
 static void sysstate_release(struct sysstate *st)
 {
-	for (size_t i = 0; i < st->npaths; i++)
-		free(st->paths[i].s);
-	free(st->paths);
+	cm_strtab_release(&st->paths);
 	free(st->fds);
-	kmap_release(&st->by_hash);
-	kmap_release(&st->by_fd);
-	kmap_release(&st->last_open);
+	cm_map_release(&st->by_fd);
+	cm_map_release(&st->last_open);
 }
 
-/* Index of path s, added when new; -ENOMEM. */
+/* Id of path s, added when new; -ENOMEM. */
 static int64_t path_intern(struct sysstate *st, const char *s)
 {
-	uint64_t h = str_hash(s), *v;
-	uint64_t k;
+	uint32_t id;
+	int rc = cm_strtab_intern(&st->paths, s, &id);
 
-	for (k = 0; (v = kmap_get(&st->by_hash, h, k)); k++)
-		if (strcmp(st->paths[*v].s, s) == 0)
-			return (int64_t)*v;
-	if (st->npaths == st->pcap) {
-		size_t cap = st->pcap ? 2 * st->pcap : 64;
-		struct path_ent *p = realloc(st->paths, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		st->paths = p;
-		st->pcap = cap;
-	}
-	st->paths[st->npaths].s = strdup(s);
-	if (!st->paths[st->npaths].s ||
-	    kmap_put(&st->by_hash, h, k, st->npaths))
-		return -ENOMEM;
-	st->paths[st->npaths].file_id = st->npaths + 1;
-	return (int64_t)st->npaths++;
+	return rc < 0 ? rc : (int64_t)id;
 }
 
 /* The fd entry of (pid, fd) if it is open. */
 static struct fd_ent *fd_find(struct sysstate *st, uint32_t pid, int64_t fd)
 {
-	uint64_t *v = kmap_get(&st->by_fd, pid, (uint64_t)fd);
+	uint64_t *v = cm_map_get(&st->by_fd, pid, (uint64_t)fd);
 
 	return v && st->fds[*v].open ? &st->fds[*v] : NULL;
 }
@@ -339,7 +236,7 @@ static struct fd_ent *fd_find(struct sysstate *st, uint32_t pid, int64_t fd)
 static int fd_set_open(struct sysstate *st, uint32_t pid, int64_t fd,
 		       uint32_t path, uint64_t pos)
 {
-	uint64_t *v = kmap_get(&st->by_fd, pid, (uint64_t)fd);
+	uint64_t *v = cm_map_get(&st->by_fd, pid, (uint64_t)fd);
 	struct fd_ent *e;
 
 	if (!v) {
@@ -352,14 +249,14 @@ static int fd_set_open(struct sysstate *st, uint32_t pid, int64_t fd,
 			st->fds = p;
 			st->fcap = cap;
 		}
-		if (kmap_put(&st->by_fd, pid, (uint64_t)fd, st->nfds))
+		if (cm_map_set(&st->by_fd, pid, (uint64_t)fd, st->nfds))
 			return -ENOMEM;
 		e = &st->fds[st->nfds++];
 	} else {
 		e = &st->fds[*v];
 	}
 	*e = (struct fd_ent){ pid, fd, 1, path, pos };
-	return kmap_put(&st->last_open, pid, path, (uint64_t)fd);
+	return cm_map_set(&st->last_open, pid, path, (uint64_t)fd);
 }
 
 static int64_t fd_lowest_free(struct sysstate *st, uint32_t pid)
@@ -410,7 +307,7 @@ static int syscall_fill(struct sysstate *st, struct tape_syscall *ev,
 	unsigned op = ev->op;
 	enum tape_op_class cls = tape_op_class(op);
 	const char *opname = tape_op_name(op) ? tape_op_name(op) : "op";
-	int64_t path = -1;	/* index in st->paths */
+	int64_t path = -1;	/* id in st->paths */
 	struct fd_ent *fe;
 
 	if (!HAVE(c_pid))
@@ -430,7 +327,7 @@ static int syscall_fill(struct sysstate *st, struct tape_syscall *ev,
 		ev->fd = -1;
 		if (tape_op_uses_fd(op)) {
 			uint64_t *fd = path >= 0 ?
-				kmap_get(&st->last_open, ev->pid, (uint64_t)path) : NULL;
+				cm_map_get(&st->last_open, ev->pid, (uint64_t)path) : NULL;
 
 			if (path < 0) {
 				snprintf(err, errlen, "%s acts on an fd: add an fd column, or a path opened earlier",
@@ -447,7 +344,7 @@ static int syscall_fill(struct sysstate *st, struct tape_syscall *ev,
 	}
 	fe = tape_op_uses_fd(op) ? fd_find(st, ev->pid, ev->fd) : NULL;
 	if (!HAVE(c_path) && fe) {
-		ev->path = st->paths[fe->path].s;
+		ev->path = cm_strtab_str(&st->paths, fe->path);
 		path = fe->path;
 	}
 	if (!HAVE(c_ret)) {
@@ -461,7 +358,7 @@ static int syscall_fill(struct sysstate *st, struct tape_syscall *ev,
 	if (!HAVE(c_off))
 		ev->offset = op_transfers(op) && fe ? fe->pos : 0;
 	if (!HAVE(c_fid))
-		ev->file_id = path >= 0 ? st->paths[path].file_id : 0;
+		ev->file_id = path >= 0 ? (uint64_t)path + 1 : 0;
 	if (!HAVE(c_fd2))
 		ev->fd2 = -1;
 	if (tape_op_has_output(op)) {
@@ -470,9 +367,9 @@ static int syscall_fill(struct sysstate *st, struct tape_syscall *ev,
 		struct fd_ent *fe2 = ev->fd2 >= 0 ? fd_find(st, ev->pid, ev->fd2) : NULL;
 
 		if (!HAVE(c_path2) && fe2)
-			ev->path2 = st->paths[fe2->path].s;
+			ev->path2 = cm_strtab_str(&st->paths, fe2->path);
 		if (!HAVE(c_fid2))
-			ev->file_id2 = fe2 ? st->paths[fe2->path].file_id : 0;
+			ev->file_id2 = fe2 ? (uint64_t)fe2->path + 1 : 0;
 		if (!HAVE(c_off2))
 			ev->offset2 = fe2 ? fe2->pos : 0;
 		/* the output fd's position moves (sendfile always writes at

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include "cli.h"
+#include "fmt.h"
 #include "opt.h"
 #include "tape.h"
 
@@ -159,17 +160,17 @@ static json_t *columns_json(const struct info *in, int t)
 		json_t *co = json_object(), *enc = json_object();
 
 		json_object_set_new(co, "id", json_integer(c->id));
-		json_object_set_new(co, "blocks", cli_json_u64(c->blocks));
-		json_object_set_new(co, "bytes", cli_json_u64(c->bytes));
+		json_object_set_new(co, "blocks", cm_json_u64(c->blocks));
+		json_object_set_new(co, "bytes", cm_json_u64(c->bytes));
 		json_object_set_new(co, "bytes_per_event", in->st[t].events ?
 				    json_real((double)c->bytes / in->st[t].events) : json_null());
-		json_object_set_new(co, "zstd_blocks", cli_json_u64(c->zstd));
-		json_object_set_new(co, "pred_blocks", cli_json_u64(c->pred));
+		json_object_set_new(co, "zstd_blocks", cm_json_u64(c->zstd));
+		json_object_set_new(co, "pred_blocks", cm_json_u64(c->pred));
 		for (unsigned e = 0; e < 64; e++) {
 			char eb[16];
 			if (c->enc[e])
 				json_object_set_new(enc, enc_name(e, eb, sizeof(eb)),
-						    cli_json_u64(c->enc[e]));
+						    cm_json_u64(c->enc[e]));
 		}
 		json_object_set_new(co, "encodings", enc);
 		json_object_set_new(o, col_name(c, nb, sizeof(nb)), co);
@@ -239,37 +240,37 @@ static int info_json(struct info *in, FILE *f)
 	snprintf(ver, sizeof(ver), "%u.%u", major, minor);
 	json_object_set_new(o, "file", json_string(in->path));
 	json_object_set_new(o, "format_version", json_string(ver));
-	json_object_set_new(o, "file_bytes", cli_json_u64(size));
-	json_object_set_new(o, "events", cli_json_u64(in->events));
-	json_object_set_new(o, "lost_events", cli_json_u64(in->lost));
+	json_object_set_new(o, "file_bytes", cm_json_u64(size));
+	json_object_set_new(o, "events", cm_json_u64(in->events));
+	json_object_set_new(o, "lost_events", cm_json_u64(in->lost));
 	json_object_set_new(o, "bytes_per_event", in->events ?
 			    json_real((double)size / in->events) : json_null());
 	json_object_set_new(o, "t_min_ns", in->events ?
-			    cli_json_u64(in->t_min) : json_null());
+			    cm_json_u64(in->t_min) : json_null());
 	json_object_set_new(o, "t_max_ns", in->events ?
-			    cli_json_u64(in->t_max) : json_null());
-	json_object_set_new(o, "duration_ns", cli_json_u64(in->events ?
+			    cm_json_u64(in->t_max) : json_null());
+	json_object_set_new(o, "duration_ns", cm_json_u64(in->events ?
 			    in->t_max - in->t_min : 0));
 	json_object_set_new(o, "recovered", rec ? json_string(rec) : json_null());
 	json_object_set_new(o, "trailing_bytes",
-			    cli_json_u64(tape_reader_trailing_bytes(in->r)));
+			    cm_json_u64(tape_reader_trailing_bytes(in->r)));
 	json_object_set_new(o, "unknown_blocks",
-			    cli_json_u64(tape_reader_unknown_blocks(in->r)));
+			    cm_json_u64(tape_reader_unknown_blocks(in->r)));
 	const char *dmg;
 	uint64_t ndmg = tape_reader_damaged_meta(in->r, &dmg);
-	json_object_set_new(o, "damaged_meta_chunks", cli_json_u64(ndmg));
+	json_object_set_new(o, "damaged_meta_chunks", cm_json_u64(ndmg));
 	for (int t = 1; t < TAPE_TABLE_MAX; t++) {
 		const struct tape_table_stats *s = &in->st[t];
 		json_t *to = json_object();
 
-		json_object_set_new(to, "events", cli_json_u64(s->events));
-		json_object_set_new(to, "blocks", cli_json_u64(s->blocks));
-		json_object_set_new(to, "bytes", cli_json_u64(s->bytes));
+		json_object_set_new(to, "events", cm_json_u64(s->events));
+		json_object_set_new(to, "blocks", cm_json_u64(s->blocks));
+		json_object_set_new(to, "bytes", cm_json_u64(s->bytes));
 		json_object_set_new(to, "t_min_ns", s->events ?
-				    cli_json_u64(s->t_min) : json_null());
+				    cm_json_u64(s->t_min) : json_null());
 		json_object_set_new(to, "t_max_ns", s->events ?
-				    cli_json_u64(s->t_max) : json_null());
-		json_object_set_new(to, "lost", cli_json_u64(table_lost(in, t)));
+				    cm_json_u64(s->t_max) : json_null());
+		json_object_set_new(to, "lost", cm_json_u64(table_lost(in, t)));
 		if (in->cols)
 			json_object_set_new(to, "columns", columns_json(in, t));
 		json_object_set_new(tables, tape_table_name(t), to);
@@ -280,10 +281,10 @@ static int info_json(struct info *in, FILE *f)
 
 		if (tape_reader_meta_at(in->r, i, &k, &v) < 0)
 			continue;
-		json_object_set_new(meta, k, cli_json_str(v));
+		json_object_set_new(meta, k, cm_json_str(v));
 		if (strncmp(k, LOST_PREFIX, strlen(LOST_PREFIX)) == 0)
 			json_object_set_new(lost, k + strlen(LOST_PREFIX),
-					    cli_json_u64(meta_u64(v)));
+					    cm_json_u64(meta_u64(v)));
 	}
 	json_object_set_new(o, "lost", lost);
 	json_object_set_new(o, "meta", meta);
@@ -319,9 +320,9 @@ static void info_text(struct info *in, FILE *f)
 	char b1[32], b2[32], b3[32];
 
 	tape_reader_version(in->r, &major, &minor);
-	cli_fmt_bytes(b1, sizeof(b1), size);
+	cm_fmt_bytes(b1, sizeof(b1), size);
 	fprintf(f, "%-16s ", "trace");
-	cli_put_escaped(f, in->path, 0);
+	cm_put_escaped(f, in->path, 0);
 	fprintf(f, "\n%-16s %u.%u\n", "format", major, minor);
 	fprintf(f, "%-16s %s (%" PRIu64 " bytes)\n", "file size", b1, size);
 	fprintf(f, "%-16s %" PRIu64 "\n", "events", in->events);
@@ -331,7 +332,7 @@ static void info_text(struct info *in, FILE *f)
 	else
 		fprintf(f, "%-16s -\n", "bytes/event");
 	if (in->events) {
-		cli_fmt_ns(b2, sizeof(b2), in->t_max - in->t_min);
+		cm_fmt_ns(b2, sizeof(b2), in->t_max - in->t_min);
 		fprintf(f, "%-16s %s (%" PRIu64 " .. %" PRIu64 " ns)\n", "duration",
 			b2, in->t_min, in->t_max);
 	} else {
@@ -359,10 +360,10 @@ static void info_text(struct info *in, FILE *f)
 	for (int t = 1; t < TAPE_TABLE_MAX; t++) {
 		const struct tape_table_stats *s = &in->st[t];
 
-		cli_fmt_bytes(b1, sizeof(b1), s->bytes);
+		cm_fmt_bytes(b1, sizeof(b1), s->bytes);
 		if (s->events) {
-			cli_fmt_ns(b2, sizeof(b2), s->t_min - in->t_min);
-			cli_fmt_ns(b3, sizeof(b3), s->t_max - s->t_min);
+			cm_fmt_ns(b2, sizeof(b2), s->t_min - in->t_min);
+			cm_fmt_ns(b3, sizeof(b3), s->t_max - s->t_min);
 		} else {
 			strcpy(b2, "-");
 			strcpy(b3, "-");
@@ -382,9 +383,9 @@ static void info_text(struct info *in, FILE *f)
 		if (tape_reader_meta_at(in->r, i, &k, &v) < 0)
 			continue;
 		fputs("  ", f);
-		cli_put_escaped(f, k, 0);
+		cm_put_escaped(f, k, 0);
 		fprintf(f, "%*s", (int)(strlen(k) < 16 ? 16 - strlen(k) : 1), "");
-		cli_put_escaped(f, v, 0);
+		cm_put_escaped(f, v, 0);
 		fputc('\n', f);
 	}
 	if (!n)

@@ -32,6 +32,7 @@
 #include <linux/capability.h>
 #include <bpf/libbpf.h>
 #include "cli.h"
+#include "fmt.h"
 #include "opt.h"
 #include "rec.h"
 #include "loader.h"
@@ -324,7 +325,7 @@ static void print_summary(const char *output, const struct rec_state *st,
 	for (int t = 1; t < TAPE_TABLE_MAX; t++)
 		fprintf(stderr, " %s %llu%s", tape_table_name(t),
 			(unsigned long long)st->events[t], t + 1 < TAPE_TABLE_MAX ? "," : "\n");
-	cli_fmt_bytes(sz, sizeof(sz), stat(output, &sb) == 0 ? (uint64_t)sb.st_size : 0);
+	cm_fmt_bytes(sz, sizeof(sz), stat(output, &sb) == 0 ? (uint64_t)sb.st_size : 0);
 	fprintf(stderr, "iotape record: %llu events, %llu lost", (unsigned long long)total,
 		(unsigned long long)lost);
 	if (lost) {
@@ -584,7 +585,7 @@ int cmd_record(int argc, char **argv)
 			if (!quiet && isatty(2)) {
 				char mb[32];
 
-				cli_fmt_bytes(mb, sizeof(mb), tape_writer_bytes(w));
+				cm_fmt_bytes(mb, sizeof(mb), tape_writer_bytes(w));
 				fprintf(stderr, "\riotape record: %.0f events/s, %llu lost, "
 					"%s written, %d processes   ",
 					(st.bpf_events - last_ev) * 1e9 / (now - last_t),

@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include "path.h"
 #include "rec.h"
 
 uint64_t rec_now_ns(void)
@@ -32,94 +33,6 @@ uint64_t rec_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-/* ------------------------------------------------------------ hash map */
-
-static size_t slot_of(uint64_t k1, uint64_t k2, size_t cap)
-{
-	uint64_t h = k1 * 0x9e3779b97f4a7c15ull ^ (k2 + 0x632be59bd9b4e019ull) * 0xc2b2ae3d27d4eb4full;
-
-	h ^= h >> 29;
-	return h & (cap - 1);
-}
-
-/* Slot states: v != NULL used; v == NULL && !dead empty; dead = tombstone. */
-static struct rec_map_slot *map_find(const struct rec_map *m, uint64_t k1, uint64_t k2)
-{
-	if (!m->cap)
-		return NULL;
-	for (size_t i = slot_of(k1, k2, m->cap);; i = (i + 1) & (m->cap - 1)) {
-		struct rec_map_slot *s = &m->slots[i];
-		if (!s->v && !s->dead)
-			return NULL;
-		if (s->v && s->k1 == k1 && s->k2 == k2)
-			return s;
-	}
-}
-
-void *rec_map_get(const struct rec_map *m, uint64_t k1, uint64_t k2)
-{
-	struct rec_map_slot *s = map_find(m, k1, k2);
-
-	return s ? s->v : NULL;
-}
-
-static int map_grow(struct rec_map *m)
-{
-	struct rec_map n = { .cap = m->cap ? m->cap * 2 : 64 };
-
-	if (m->n * 4 < m->cap) /* mostly tombstones: rehash at the same size */
-		n.cap = m->cap;
-	n.slots = calloc(n.cap, sizeof(*n.slots));
-	if (!n.slots)
-		return -ENOMEM;
-	rec_map_for_each(m, s)
-		rec_map_put(&n, s->k1, s->k2, s->v);
-	free(m->slots);
-	*m = n;
-	return 0;
-}
-
-int rec_map_put(struct rec_map *m, uint64_t k1, uint64_t k2, void *v)
-{
-	struct rec_map_slot *s = map_find(m, k1, k2);
-	size_t i;
-
-	if (s) {
-		s->v = v;
-		return 0;
-	}
-	if ((m->used + 1) * 2 > m->cap && map_grow(m))
-		return -ENOMEM;
-	for (i = slot_of(k1, k2, m->cap); m->slots[i].v || m->slots[i].dead;
-	     i = (i + 1) & (m->cap - 1))
-		;
-	m->slots[i] = (struct rec_map_slot){ .k1 = k1, .k2 = k2, .v = v };
-	m->n++;
-	m->used++;
-	return 0;
-}
-
-void *rec_map_del(struct rec_map *m, uint64_t k1, uint64_t k2)
-{
-	struct rec_map_slot *s = map_find(m, k1, k2);
-	void *v;
-
-	if (!s)
-		return NULL;
-	v = s->v;
-	s->v = NULL;
-	s->dead = 1;
-	m->n--;
-	return v;
-}
-
-void rec_map_release(struct rec_map *m)
-{
-	free(m->slots);
-	m->slots = NULL;
-	m->cap = m->n = m->used = 0;
 }
 
 /* ------------------------------------------------------------ helpers */
@@ -161,33 +74,11 @@ static char *read_link(const char *fmt, uint32_t a, long b)
 	return xstrdup(buf);
 }
 
-/* Lexically normalise an absolute path: //, /./, /../ (symlinks are kept). */
+/* Lexically normalise an absolute path: //, /./, /../ (symlinks are kept;
+ * common/path.h has the rule). */
 static void normalize(char *p)
 {
-	char *out = p, *in = p;
-
-	while (*in) {
-		if (in[0] == '/' && (in[1] == '/' || in[1] == 0) && out > p) {
-			in++;
-			continue;
-		}
-		if (in[0] == '/' && in[1] == '.' && (in[2] == '/' || in[2] == 0)) {
-			in += 2;
-			continue;
-		}
-		if (in[0] == '/' && in[1] == '.' && in[2] == '.' && (in[3] == '/' || in[3] == 0)) {
-			while (out > p && out[-1] != '/')
-				out--;
-			if (out > p)
-				out--;
-			in += 3;
-			continue;
-		}
-		*out++ = *in++;
-	}
-	if (out == p)
-		*out++ = '/';
-	*out = 0;
+	cm_path_normalize(p, 0);
 }
 
 static char *join(const char *base, const char *rel)
@@ -402,13 +293,11 @@ void rec_add_process(struct rec_state *st, uint32_t pid, uint32_t ppid,
 
 void rec_finish_processes(struct rec_state *st)
 {
-	rec_map_for_each(&st->threads, s) {
-		emit_thread(st, s->v, 0, 0);
-		free(s->v);
-		s->v = NULL;
-		s->dead = 1;
+	rec_map_for_each(&st->threads, t) {
+		emit_thread(st, t, 0, 0);
+		free(t);
 	}
-	st->threads.n = 0;
+	cm_map_clear(&st->threads);
 }
 
 static void on_fork(struct rec_state *st, const struct rec_fork *e)
@@ -858,16 +747,16 @@ int rec_state_init(struct rec_state *st, tape_writer *w)
 
 void rec_state_release(struct rec_state *st)
 {
-	rec_map_for_each(&st->groups, s)
-		group_free(s->v);
-	rec_map_for_each(&st->threads, s)
-		free(s->v);
-	rec_map_for_each(&st->files, s) {
-		struct rec_file *f = s->v;
+	rec_map_for_each(&st->groups, g)
+		group_free(g);
+	rec_map_for_each(&st->threads, t)
+		free(t);
+	rec_map_for_each(&st->files, p) {
+		struct rec_file *f = p;
 		free(f->path);
 		free(f);
 	}
-	rec_map_release(&st->groups);
-	rec_map_release(&st->threads);
-	rec_map_release(&st->files);
+	cm_map_release(&st->groups);
+	cm_map_release(&st->threads);
+	cm_map_release(&st->files);
 }

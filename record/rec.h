@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <linux/types.h>
+#include "map.h"
 #include "record.h"
 #include "tape.h"
 
@@ -24,22 +25,26 @@ extern const struct rec_syscall_def rec_syscalls[];
 extern const size_t rec_nsyscalls;
 
 /* ------------------------------------------------------------ hash map */
-/* Open addressing, 128-bit keys, values are pointers owned by the caller. */
-struct rec_map {
-	struct rec_map_slot {
-		uint64_t k1, k2;
-		void *v;	/* NULL = empty or deleted */
-		int dead;	/* deleted (tombstone) */
-	} *slots;
-	size_t cap, n, used;	/* used counts tombstones too */
-};
-void *rec_map_get(const struct rec_map *m, uint64_t k1, uint64_t k2);
-int rec_map_put(struct rec_map *m, uint64_t k1, uint64_t k2, void *v);
-void *rec_map_del(struct rec_map *m, uint64_t k1, uint64_t k2);
-void rec_map_release(struct rec_map *m);
-#define rec_map_for_each(m, s) \
-	for (struct rec_map_slot *s = (m)->slots; s && s < (m)->slots + (m)->cap; s++) \
-		if (s->v)
+/* The common map (common/map.h) with pointer values owned by the caller. */
+static inline void *rec_map_get(const struct cm_map *m, uint64_t k1, uint64_t k2)
+{
+	uint64_t *v = cm_map_get(m, k1, k2);
+	return v ? (void *)(uintptr_t)*v : NULL;
+}
+static inline int rec_map_put(struct cm_map *m, uint64_t k1, uint64_t k2, void *v)
+{
+	return cm_map_set(m, k1, k2, (uintptr_t)v);
+}
+static inline void *rec_map_del(struct cm_map *m, uint64_t k1, uint64_t k2)
+{
+	uint64_t old;
+	return cm_map_del(m, k1, k2, &old) ? (void *)(uintptr_t)old : NULL;
+}
+/* Every value, as ptr (a void *). */
+#define rec_map_for_each(m, ptr) \
+	for (size_t i_##ptr = 0; i_##ptr < (m)->cap; i_##ptr++) \
+		for (void *ptr = (m)->e[i_##ptr].v < CM_MAP_DEAD ? \
+			(void *)(uintptr_t)(m)->e[i_##ptr].v : NULL; ptr; ptr = NULL)
 
 /* ------------------------------------------------------------ state */
 struct rec_mapping {		/* a file mapping, for munmap/madvise/msync */
@@ -69,9 +74,9 @@ struct rec_file {
 
 struct rec_state {
 	tape_writer *w;
-	struct rec_map groups;	/* tgid -> rec_group */
-	struct rec_map threads;	/* tid -> rec_thread */
-	struct rec_map files;	/* dev, ino -> rec_file */
+	struct cm_map groups;	/* tgid -> rec_group */
+	struct cm_map threads;	/* tid -> rec_thread */
+	struct cm_map files;	/* dev, ino -> rec_file */
 	uint64_t next_file_id;
 	uint64_t events[TAPE_TABLE_MAX];	/* appended per table */
 	uint64_t bpf_events;	/* ring buffer records consumed */

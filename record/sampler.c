@@ -96,8 +96,8 @@ void rec_sample(struct rec_state *st, uint64_t now)
 		tick_ns = 1000000000L / sysconf(_SC_CLK_TCK);
 		page = sysconf(_SC_PAGESIZE);
 	}
-	rec_map_for_each(&st->groups, s) {
-		struct rec_group *g = s->v;
+	rec_map_for_each(&st->groups, p) {
+		struct rec_group *g = p;
 		if (!g->exited)
 			sample_pid(st, now, g->pid, tick_ns, page);
 	}

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "cli.h"
+#include "fmt.h"
 #include "replay.h"
 
 static const double pcts[] = { 1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95,
@@ -73,14 +73,14 @@ static json_t *lat_json(struct rp_lat *l)
 	for (size_t i = 0; i < l->n; i++)
 		sd += ((double)l->v[i] - mean) * ((double)l->v[i] - mean);
 	sd = l->n > 1 ? sqrt(sd / (double)(l->n - 1)) : 0;
-	json_object_set_new(o, "min", cli_json_u64(l->n ? l->v[0] : 0));
-	json_object_set_new(o, "max", cli_json_u64(l->n ? l->v[l->n - 1] : 0));
+	json_object_set_new(o, "min", cm_json_u64(l->n ? l->v[0] : 0));
+	json_object_set_new(o, "max", cm_json_u64(l->n ? l->v[l->n - 1] : 0));
 	json_object_set_new(o, "mean", json_real(mean));
 	json_object_set_new(o, "stddev", json_real(sd));
-	json_object_set_new(o, "N", cli_json_u64(l->n));
+	json_object_set_new(o, "N", cm_json_u64(l->n));
 	for (size_t i = 0; i < NPCT && l->n; i++) {
 		snprintf(key, sizeof(key), "%f", pcts[i]);
-		json_object_set_new(pc, key, cli_json_u64(pct_of(l, pcts[i])));
+		json_object_set_new(pc, key, cm_json_u64(pct_of(l, pcts[i])));
 	}
 	json_object_set_new(o, "percentile", pc);
 	return o;
@@ -93,15 +93,15 @@ static json_t *dir_json(struct rp_dir_stats *d, uint64_t runtime_ns)
 	double bw = secs > 0 ? (double)d->bytes / secs : 0;
 	struct rp_lat none = { 0 };
 
-	json_object_set_new(o, "io_bytes", cli_json_u64(d->bytes));
-	json_object_set_new(o, "io_kbytes", cli_json_u64(d->bytes >> 10));
-	json_object_set_new(o, "bw_bytes", cli_json_u64((uint64_t)bw));
-	json_object_set_new(o, "bw", cli_json_u64((uint64_t)(bw / 1024)));
+	json_object_set_new(o, "io_bytes", cm_json_u64(d->bytes));
+	json_object_set_new(o, "io_kbytes", cm_json_u64(d->bytes >> 10));
+	json_object_set_new(o, "bw_bytes", cm_json_u64((uint64_t)bw));
+	json_object_set_new(o, "bw", cm_json_u64((uint64_t)(bw / 1024)));
 	json_object_set_new(o, "iops", json_real(secs > 0 ? (double)d->ios / secs : 0));
-	json_object_set_new(o, "runtime", cli_json_u64(runtime_ns / 1000000));
-	json_object_set_new(o, "total_ios", cli_json_u64(d->ios));
-	json_object_set_new(o, "short_ios", cli_json_u64(d->short_ios));
-	json_object_set_new(o, "drop_ios", cli_json_u64(d->drop_ios));
+	json_object_set_new(o, "runtime", cm_json_u64(runtime_ns / 1000000));
+	json_object_set_new(o, "total_ios", cm_json_u64(d->ios));
+	json_object_set_new(o, "short_ios", cm_json_u64(d->short_ios));
+	json_object_set_new(o, "drop_ios", cm_json_u64(d->drop_ios));
 	json_object_set_new(o, "slat_ns", lat_json(&none));
 	json_object_set_new(o, "clat_ns", lat_json(&d->clat));
 	json_object_set_new(o, "lat_ns", lat_json(&d->lat));
@@ -244,24 +244,24 @@ int rp_report_json(FILE *f, const struct rp_plan *plan, const struct rp_opts *o,
 		snprintf(buf, sizeof(buf), "tid-%u", j->tid);
 		json_object_set_new(jo, "jobname", json_string(buf));
 		json_object_set_new(jo, "groupid", json_integer(0));
-		json_object_set_new(jo, "pid", cli_json_u64(j->pid));
-		json_object_set_new(jo, "tid", cli_json_u64(j->tid));
+		json_object_set_new(jo, "pid", cm_json_u64(j->pid));
+		json_object_set_new(jo, "tid", cm_json_u64(j->tid));
 		json_object_set_new(jo, "error", json_integer(-j->first_error));
 		json_object_set_new(jo, "read", dir_json(&j->d[0], j->wall_ns));
 		json_object_set_new(jo, "write", dir_json(&j->d[1], j->wall_ns));
 		json_object_set_new(jo, "trim", dir_json(&trim, j->wall_ns));
 		json_object_set_new(jo, "sync", dir_json(&j->d[2], j->wall_ns));
-		json_object_set_new(jo, "job_runtime", cli_json_u64(j->wall_ns / 1000000));
+		json_object_set_new(jo, "job_runtime", cm_json_u64(j->wall_ns / 1000000));
 		json_object_set_new(jo, "usr_cpu", json_real(j->wall_ns ? 100.0 * (double)j->usr_ns / (double)j->wall_ns : 0));
 		json_object_set_new(jo, "sys_cpu", json_real(j->wall_ns ? 100.0 * (double)j->sys_ns / (double)j->wall_ns : 0));
-		json_object_set_new(jo, "ctx", cli_json_u64(j->ctx));
-		json_object_set_new(jo, "majf", cli_json_u64(j->majf));
-		json_object_set_new(jo, "minf", cli_json_u64(j->minf));
+		json_object_set_new(jo, "ctx", cm_json_u64(j->ctx));
+		json_object_set_new(jo, "majf", cm_json_u64(j->majf));
+		json_object_set_new(jo, "minf", cm_json_u64(j->minf));
 		lat_bins(jo, j);
-		json_object_set_new(jo, "compute_ns", cli_json_u64(j->compute_ns));
+		json_object_set_new(jo, "compute_ns", cm_json_u64(j->compute_ns));
 		json_object_set_new(jo, "accelerator_utilization",
 				    json_real(j->wall_ns ? (double)j->compute_ns / (double)j->wall_ns : 0));
-		json_object_set_new(jo, "errors", cli_json_u64(j->errors));
+		json_object_set_new(jo, "errors", cm_json_u64(j->errors));
 		json_array_append_new(jobs, jo);
 	}
 	json_object_set_new(root, "jobs", jobs);
@@ -271,46 +271,46 @@ int rp_report_json(FILE *f, const struct rp_plan *plan, const struct rp_opts *o,
 	json_object_set_new(rp, "compute_scale", json_real(o->compute_scale));
 	json_object_set_new(rp, "iodepth", json_integer(o->iodepth));
 	json_object_set_new(rp, "loops", json_integer(o->loops));
-	json_object_set_new(rp, "threads", cli_json_u64(res->njobs));
-	json_object_set_new(rp, "recorded_duration_ns", cli_json_u64(plan->span));
-	json_object_set_new(rp, "replayed_duration_ns", cli_json_u64(res->wall_ns));
+	json_object_set_new(rp, "threads", cm_json_u64(res->njobs));
+	json_object_set_new(rp, "recorded_duration_ns", cm_json_u64(plan->span));
+	json_object_set_new(rp, "replayed_duration_ns", cm_json_u64(res->wall_ns));
 	for (unsigned k = 1; k < RP_KIND_MAX; k++) {
-		json_object_set_new(exp, rp_kind_name(k), cli_json_u64(plan->expected[k] * o->loops));
-		json_object_set_new(done, rp_kind_name(k), cli_json_u64(t.done[k]));
+		json_object_set_new(exp, rp_kind_name(k), cm_json_u64(plan->expected[k] * o->loops));
+		json_object_set_new(done, rp_kind_name(k), cm_json_u64(t.done[k]));
 	}
 	json_object_set_new(rp, "ops_expected", exp);
 	json_object_set_new(rp, "ops_done", done);
-	json_object_set_new(rp, "ops_failed", cli_json_u64(t.errors));
-	json_object_set_new(rp, "recorded_skipped", cli_json_u64(plan->skipped));
-	json_object_set_new(rp, "recorded_failed", cli_json_u64(plan->failed));
-	json_object_set_new(rp, "recorded_unmatched", cli_json_u64(plan->unmatched));
-	json_object_set_new(rp, "recorded_not_storage", cli_json_u64(plan->not_storage));
-	json_object_set_new(rp, "implicit_opens", cli_json_u64(res->implicit_opens));
-	json_object_set_new(rp, "direct_adjusted", cli_json_u64(t.adjusted));
-	json_object_set_new(rp, "fault_reads_expected", cli_json_u64(plan->fault_reads * o->loops));
-	json_object_set_new(rp, "fault_reads", cli_json_u64(fault_reads(res)));
-	json_object_set_new(rp, "fault_pages", cli_json_u64(plan->fault_pages));
-	json_object_set_new(rp, "faults_unmatched", cli_json_u64(plan->faults_unmatched));
-	json_object_set_new(rp, "faults_code", cli_json_u64(plan->faults_code));
-	json_object_set_new(rp, "faults_shm", cli_json_u64(plan->faults_shm));
-	json_object_set_new(rp, "storage_read_bytes", cli_json_u64(res->dev_read_bytes));
+	json_object_set_new(rp, "ops_failed", cm_json_u64(t.errors));
+	json_object_set_new(rp, "recorded_skipped", cm_json_u64(plan->skipped));
+	json_object_set_new(rp, "recorded_failed", cm_json_u64(plan->failed));
+	json_object_set_new(rp, "recorded_unmatched", cm_json_u64(plan->unmatched));
+	json_object_set_new(rp, "recorded_not_storage", cm_json_u64(plan->not_storage));
+	json_object_set_new(rp, "implicit_opens", cm_json_u64(res->implicit_opens));
+	json_object_set_new(rp, "direct_adjusted", cm_json_u64(t.adjusted));
+	json_object_set_new(rp, "fault_reads_expected", cm_json_u64(plan->fault_reads * o->loops));
+	json_object_set_new(rp, "fault_reads", cm_json_u64(fault_reads(res)));
+	json_object_set_new(rp, "fault_pages", cm_json_u64(plan->fault_pages));
+	json_object_set_new(rp, "faults_unmatched", cm_json_u64(plan->faults_unmatched));
+	json_object_set_new(rp, "faults_code", cm_json_u64(plan->faults_code));
+	json_object_set_new(rp, "faults_shm", cm_json_u64(plan->faults_shm));
+	json_object_set_new(rp, "storage_read_bytes", cm_json_u64(res->dev_read_bytes));
 	json_object_set_new(rp, "scale_dataset", json_integer(o->scale ? o->scale : 1));
-	json_object_set_new(rp, "dataset_bytes", cli_json_u64(plan->dataset_bytes));
+	json_object_set_new(rp, "dataset_bytes", cm_json_u64(plan->dataset_bytes));
 	{
 		json_t *cb = json_array();
 		for (unsigned k = 0; k < (o->scale ? o->scale : 1); k++)
-			json_array_append_new(cb, cli_json_u64(copy_bytes(res, k)));
+			json_array_append_new(cb, cm_json_u64(copy_bytes(res, k)));
 		json_object_set_new(rp, "copy_read_bytes", cb);
 	}
 	if (o->mem_limit) {
 		json_t *m = json_object();
-		json_object_set_new(m, "limit", cli_json_u64(o->mem_limit));
+		json_object_set_new(m, "limit", cm_json_u64(o->mem_limit));
 		json_object_set_new(m, "cgroup_version", json_integer(res->cgroup));
-		json_object_set_new(m, "peak", cli_json_u64(res->mem_peak));
-		json_object_set_new(m, "limit_hits", cli_json_u64(res->mem_limit_hits));
+		json_object_set_new(m, "peak", cm_json_u64(res->mem_peak));
+		json_object_set_new(m, "limit_hits", cm_json_u64(res->mem_limit_hits));
 		json_object_set_new(rp, "mem_limit", m);
 	}
-	json_object_set_new(rp, "compute_ns", cli_json_u64(t.compute_ns));
+	json_object_set_new(rp, "compute_ns", cm_json_u64(t.compute_ns));
 	json_object_set_new(rp, "accelerator_utilization", json_real(au_of(res)));
 	if (o->timing == RP_TIME_ORIGINAL) {
 		json_object_set_new(rp, "timing_error_ns", lat_json(&t.terr));
@@ -318,10 +318,10 @@ int rp_report_json(FILE *f, const struct rp_plan *plan, const struct rp_opts *o,
 	}
 	for (size_t i = 0; i < plan->nfiles; i++) {
 		json_t *fo = json_object();
-		json_object_set_new(fo, "path", cli_json_str(plan->files[i].rel));
+		json_object_set_new(fo, "path", cm_json_str(plan->files[i].rel));
 		json_object_set_new(fo, "recorded_bytes",
-				    cli_json_u64((plan->files[i].rbytes + plan->files[i].wbytes) * o->loops));
-		json_object_set_new(fo, "replayed_bytes", cli_json_u64(t.file_bytes ? t.file_bytes[i] : 0));
+				    cm_json_u64((plan->files[i].rbytes + plan->files[i].wbytes) * o->loops));
+		json_object_set_new(fo, "replayed_bytes", cm_json_u64(t.file_bytes ? t.file_bytes[i] : 0));
 		json_array_append_new(files, fo);
 	}
 	json_object_set_new(rp, "files", files);
@@ -349,14 +349,14 @@ static void dir_text(FILE *f, const char *name, struct rp_dir_stats *d, uint64_t
 	if (!d->ios && !d->drop_ios)
 		return;
 	lat_sort(&d->clat);
-	cli_fmt_bytes(b1, sizeof(b1), secs > 0 ? (uint64_t)(d->bytes / secs) : 0);
-	cli_fmt_bytes(b2, sizeof(b2), d->bytes);
+	cm_fmt_bytes(b1, sizeof(b1), secs > 0 ? (uint64_t)(d->bytes / secs) : 0);
+	cm_fmt_bytes(b2, sizeof(b2), d->bytes);
 	fprintf(f, "  %5s: IOPS=%.0f, BW=%s/s (%s/%" PRIu64 "msec)\n", name,
 		secs > 0 ? d->ios / secs : 0, b1, b2, ns / 1000000);
-	cli_fmt_ns(b1, sizeof(b1), d->clat.n ? d->clat.v[0] : 0);
-	cli_fmt_ns(b2, sizeof(b2), pct_of(&d->clat, 50));
-	cli_fmt_ns(b3, sizeof(b3), pct_of(&d->clat, 99));
-	cli_fmt_ns(b4, sizeof(b4), d->clat.n ? d->clat.v[d->clat.n - 1] : 0);
+	cm_fmt_ns(b1, sizeof(b1), d->clat.n ? d->clat.v[0] : 0);
+	cm_fmt_ns(b2, sizeof(b2), pct_of(&d->clat, 50));
+	cm_fmt_ns(b3, sizeof(b3), pct_of(&d->clat, 99));
+	cm_fmt_ns(b4, sizeof(b4), d->clat.n ? d->clat.v[d->clat.n - 1] : 0);
 	fprintf(f, "    clat: min=%s, p50=%s, p99=%s, max=%s\n", b1, b2, b3, b4);
 	fprintf(f, "    issued: total=%" PRIu64 ", short=%" PRIu64 ", dropped=%" PRIu64 "\n",
 		d->ios, d->short_ios, d->drop_ios);
@@ -379,8 +379,8 @@ int rp_report_text(FILE *f, const struct rp_plan *plan, const struct rp_opts *o,
 	fprintf(f, "\nAll jobs:\n");
 	for (int d = 0; d < 3; d++)
 		dir_text(f, dir_names[d], &t.d[d], res->wall_ns);
-	cli_fmt_ns(b1, sizeof(b1), plan->span);
-	cli_fmt_ns(b2, sizeof(b2), res->wall_ns);
+	cm_fmt_ns(b1, sizeof(b1), plan->span);
+	cm_fmt_ns(b2, sizeof(b2), res->wall_ns);
 	fprintf(f, "\nReplay (%s timing): recorded %s, replayed %s, %zu threads\n",
 		timing_names[o->timing], b1, b2, res->njobs);
 	fprintf(f, "  ops:");
@@ -399,27 +399,27 @@ int rp_report_text(FILE *f, const struct rp_plan *plan, const struct rp_opts *o,
 			plan->faults_code, plan->faults_shm);
 	if (o->direct)
 		fprintf(f, "  aligned for O_DIRECT: %" PRIu64 " ops\n", t.adjusted);
-	cli_fmt_bytes(b1, sizeof(b1), res->dev_read_bytes);
+	cm_fmt_bytes(b1, sizeof(b1), res->dev_read_bytes);
 	fprintf(f, "  read from storage: %s\n", b1);
 	if (o->scale > 1) {
-		cli_fmt_bytes(b1, sizeof(b1), plan->dataset_bytes);
+		cm_fmt_bytes(b1, sizeof(b1), plan->dataset_bytes);
 		fprintf(f, "  dataset x%u (%s read per copy per loop), read per copy:", o->scale, b1);
 		for (unsigned k = 0; k < o->scale; k++) {
-			cli_fmt_bytes(b1, sizeof(b1), copy_bytes(res, k));
+			cm_fmt_bytes(b1, sizeof(b1), copy_bytes(res, k));
 			fprintf(f, " %s", b1);
 		}
 		fputc('\n', f);
 	}
 	if (o->mem_limit) {
-		cli_fmt_bytes(b1, sizeof(b1), o->mem_limit);
-		cli_fmt_bytes(b2, sizeof(b2), res->mem_peak);
+		cm_fmt_bytes(b1, sizeof(b1), o->mem_limit);
+		cm_fmt_bytes(b2, sizeof(b2), res->mem_peak);
 		fprintf(f, "  memory limit: %s (cgroup v%d), peak %s, limit hit %" PRIu64 " times\n",
 			b1, res->cgroup, b2, res->mem_limit_hits);
 	}
 	if (o->timing == RP_TIME_ORIGINAL) {
 		lat_sort(&t.terr);
-		cli_fmt_ns(b1, sizeof(b1), pct_of(&t.terr, 50));
-		cli_fmt_ns(b2, sizeof(b2), pct_of(&t.terr, 99));
+		cm_fmt_ns(b1, sizeof(b1), pct_of(&t.terr, 50));
+		cm_fmt_ns(b2, sizeof(b2), pct_of(&t.terr, 99));
 		fprintf(f, "  timing error: p50=%s, p99=%s\n", b1, b2);
 	}
 	fprintf(f, "  accelerator utilization: %.1f%%\n", 100.0 * au_of(res));

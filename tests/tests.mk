@@ -1,7 +1,7 @@
 # tests/tests.mk - test programs, included by the top Makefile.
 #
 # tests/unit/test_*.c   cmocka programs linked with libtape (exit 0/1/77);
-#                       test_analyze also with the analyze engines
+#                       (test_analyze: with libanalyze and libcommon)
 # tests/fuzz/fuzz_*.c   libFuzzer targets; tests/fuzz/replay.c gives each a
 #                       main() that replays tests/fuzz/corpus/<name>/
 # tests/cli/*.sh        shell tests of ./iotape (run by tests/run; lib.sh and
@@ -19,17 +19,13 @@ HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(OUT)/tests/%)
 .PHONY: tests fuzz
 tests: $(UNIT_BINS) $(FUZZ_BINS) $(HELPER_BINS)
 
-$(OUT)/tests/test_%: $(OUT)/tests/unit/test_%.o $(TESTLIB_OBJS) $(LIBTAPE)
+$(OUT)/tests/test_%: $(OUT)/tests/unit/test_%.o $(TESTLIB_OBJS) $(LIBCOMMON) $(LIBTAPE)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TESTLIB_OBJS) $(LIBTAPE) -lcmocka -lzstd -lxxhash -lpthread -lm
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TESTLIB_OBJS) $(LIBCOMMON) $(LIBTAPE) -lcmocka -ljansson -lzstd -lxxhash -lpthread -lm
 
-# The analyze engines without cmd_analyze.o (the CLI's), plus cli/util.o for
-# the report's JSON, escaping and unit helpers: what test_analyze and
-# bench/analyze_bench link (test_analyze needs no tests/lib).  The explicit
-# rule overrides the test_% pattern.
-ANALYZE_OBJS := $(filter-out %/cmd_analyze.o %/cmd_compare.o,$(filter $(OUT)/analyze/%,$(CLI_OBJS))) \
-	$(OUT)/cli/util.o
-$(OUT)/tests/test_analyze: $(OUT)/tests/unit/test_analyze.o $(ANALYZE_OBJS) $(LIBTAPE)
+# test_analyze links the analyze library (and what it stands on) instead
+# of tests/lib; the explicit rule overrides the test_% pattern.
+$(OUT)/tests/test_analyze: $(OUT)/tests/unit/test_analyze.o $(LIBANALYZE) $(LIBCOMMON) $(LIBTAPE)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka -ljansson -lzstd -lxxhash -lpthread -lm
 

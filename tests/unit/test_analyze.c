@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "../../analyze/analyze.h"
+#include "analyze.h"
 
 static char dir[64];
 static int seq_no;
@@ -658,12 +658,12 @@ static void test_latency_exact(void **state)
 	tw_close(&t);
 	struct ana a;
 	run(&a, &t, NULL);
-	const struct ana_lat *l = &a.sys.lat[TAPE_OP_READ];
+	const struct cm_lat *l = &a.sys.lat[TAPE_OP_READ];
 	assert_int_equal(l->count, 100);
-	assert_int_equal(ana_lat_pct(l, 50), 50000);
-	assert_int_equal(ana_lat_pct(l, 90), 90000);
-	assert_int_equal(ana_lat_pct(l, 99), 99000);
-	assert_int_equal(ana_lat_pct(l, 99.9), 100000);
+	assert_int_equal(cm_lat_pct(l, 50), 50000);
+	assert_int_equal(cm_lat_pct(l, 90), 90000);
+	assert_int_equal(cm_lat_pct(l, 99), 99000);
+	assert_int_equal(cm_lat_pct(l, 99.9), 100000);
 	assert_int_equal(l->max, 100000);
 	assert_int_equal(l->min, 1000);
 	assert_false(l->inexact);
@@ -672,20 +672,20 @@ static void test_latency_exact(void **state)
 
 static void test_latency_histogram(void **state)
 {
-	struct ana_lat l = { 0 };
+	struct cm_lat l = { 0 };
 	size_t budget = SIZE_MAX;
 	for (uint64_t i = 1; i <= 3000000; i++)
 		ana_lat_add(&l, i * 37, &budget);
-	ana_lat_finish(&l);
+	cm_lat_finish(&l);
 	assert_true(l.inexact);
 	const double p[] = { 50, 90, 99, 99.9 };
 	for (int k = 0; k < 4; k++) {
 		double want = ceil(p[k] / 100 * 3000000) * 37;
-		double got = (double)ana_lat_pct(&l, p[k]);
+		double got = (double)cm_lat_pct(&l, p[k]);
 		assert_true(fabs(got - want) / want < 0.01);
 	}
-	assert_int_equal(ana_lat_pct(&l, 100), 3000000ull * 37);
-	ana_lat_release(&l);
+	assert_int_equal(cm_lat_pct(&l, 100), 3000000ull * 37);
+	cm_lat_release(&l);
 }
 
 static void test_missing_layer_null(void **state)
@@ -852,8 +852,8 @@ static void test_block(void **state)
 	assert_int_equal(a.blk.d[0].nonconsec, 10);	/* first write + 9 scattered */
 	assert_int_equal(a.blk.d[0].read_bytes, 10 * 131072);
 	assert_int_equal(a.blk.d[0].flushes, 1);
-	assert_int_equal(ana_lat_pct(&a.blk.rlat, 50), 500000);
-	assert_int_equal(ana_lat_pct(&a.blk.wlat, 90), 1900000);
+	assert_int_equal(cm_lat_pct(&a.blk.rlat, 50), 500000);
+	assert_int_equal(cm_lat_pct(&a.blk.wlat, 90), 1900000);
 	assert_int_equal(a.blk.lat.count, 21);
 	ana_release(&a);
 }

@@ -27,10 +27,11 @@
 #include <string.h>
 #include "analyze.h"
 #include "cli.h"
+#include "faults.h"
+#include "fmt.h"
+#include "ops.h"
 #include "opt.h"
-#include "../replay/replay.h"
-
-#define CMP_MARKER ".iotape-replay"	/* RP_MARKER: written by replay in DIR */
+#include "path.h"
 
 /* fidelity thresholds (iotape-compare(1), CHECKS) */
 #define CHK_RANDOMNESS 0.02	/* |B - A| of read_randomness */
@@ -80,7 +81,7 @@ struct cmp {
 	char *under;		/* its absolute form */
 	struct cmp_file *f;
 	size_t nf, capf;
-	struct ana_map fmap;	/* (hash, length) of key -> f[] */
+	struct cm_map fmap;	/* key -> f[] (a cm_strset) */
 	uint64_t excluded[2];	/* files with I/O left out (no path, pipe, ...) */
 	uint64_t gap[2], io[2];	/* threads with counted reads or writes */
 	uint64_t nthr[2];
@@ -93,45 +94,32 @@ struct cmp {
 
 /* ------------------------------------------------------------ matching */
 
-/* "/a//b/./c/" -> "a/b/c", in place. */
+/* The key of a path: normalized (common/path.h), without a leading '/'. */
 static void norm_path(char *s)
 {
-	char *w = s;
-	const char *p = s;
+	cm_path_normalize(s, CM_PATH_RELATIVE);
+}
 
-	while (*p) {
-		const char *e = strchr(p, '/');
-		size_t l = e ? (size_t)(e - p) : strlen(p);
-
-		if (l && !(l == 1 && p[0] == '.')) {
-			if (w != s)
-				*w++ = '/';
-			memmove(w, p, l);
-			w += l;
-		}
-		p += l;
-		if (*p == '/')
-			p++;
-	}
-	*w = 0;
+static const char *file_key(uint64_t i, void *arg)
+{
+	return ((const struct cmp *)arg)->f[i].key;
 }
 
 static struct cmp_file *cmp_file_get(struct cmp *c, const char *key)
 {
-	uint64_t h = ana_hash_str(key), l = strlen(key);
+	uint64_t *v;
+	int rc = cm_strset_put(&c->fmap, key, file_key, c, &v);
 
-	for (;; l += 1ull << 32) {	/* a hash collision probes another key */
-		uint32_t *v = ana_map_put(&c->fmap, h, l);
-		if (*v == ANA_NONE) {
-			ANA_VEC_GROW(c->f, c->capf, c->nf);
-			memset(&c->f[c->nf], 0, sizeof(*c->f));
-			c->f[c->nf].key = ana_xstrdup(key);
-			*v = (uint32_t)c->nf++;
-			return &c->f[*v];
-		}
-		if (strcmp(c->f[*v].key, key) == 0)
-			return &c->f[*v];
+	if (rc < 0)
+		ana_oom();
+	if (rc == 1) {
+		/* (out of memory below, the comparison is dropped with the map) */
+		ANA_VEC_GROW(c->f, c->capf, c->nf);
+		memset(&c->f[c->nf], 0, sizeof(*c->f));
+		c->f[c->nf].key = ana_xstrdup(key);
+		*v = c->nf++;
 	}
+	return &c->f[*v];
 }
 
 static int cmp_thread(const void *x, const void *y, void *arg)
@@ -164,7 +152,7 @@ static int is_marker(const char *rel)
 {
 	char *key = ana_xstrdup(rel);
 	norm_path(key);
-	int m = strcmp(key, CMP_MARKER) == 0;
+	int m = strcmp(key, CM_REPLAY_MARKER) == 0;
 	free(key);
 	return m;
 }
@@ -183,22 +171,13 @@ static int skip_b(const char *path, void *arg)
 	else
 		strcpy(buf, path + ul);
 	norm_path(key);
-	if (c->under && strcmp(key, CMP_MARKER) == 0) {
+	if (c->under && strcmp(key, CM_REPLAY_MARKER) == 0) {
 		if (key != buf)
 			free(key);
 		return 1;
 	}
-	uint64_t h = ana_hash_str(key), l = strlen(key);
-	int skip = 0;
-	for (;; l += 1ull << 32) {
-		uint32_t *v = ana_map_get(&c->fmap, h, l);
-		if (!v)
-			break;
-		if (strcmp(c->f[*v].key, key) == 0) {
-			skip = c->f[*v].excluded;
-			break;
-		}
-	}
+	uint64_t id;
+	int skip = cm_strset_find(&c->fmap, key, file_key, c, &id) == 0 && c->f[id].excluded;
 	if (key != buf)
 		free(key);
 	return skip;
@@ -274,24 +253,17 @@ static void cmp_collect(struct cmp *c, int k)
  */
 static int cmp_faults(struct cmp *c)
 {
-	struct rp_plan plan;
 	struct ana *a = &c->a[0];
-	char err[512];
-	int rc;
+	struct cm_faults *fl;
+	struct cm_fault_read fr;
+	int rc = cm_faults_open(&fl, a->r);
 
-	rc = rp_plan_load(&plan, c->path[0], 0, err, sizeof(err));
-	if (rc) {
-		cli_error("%s: %s", c->path[0], err[0] ? err : tape_strerror(rc));
-		return rc;
-	}
-	for (size_t i = 0; i < plan.nops; i++) {
-		const struct rp_op *op = &plan.ops[i];
-		if (!(op->flags & RP_F_FAULT))
-			continue;
-		char *key = ana_xstrdup(plan.files[op->file].rel);
+	while (rc == 0 && fl && (rc = cm_faults_next(fl, &fr)) == 1) {
+		char *key = ana_xstrdup(fr.path);
 		norm_path(key);
 		struct cmp_file *e = cmp_file_get(c, key);
 		free(key);
+		rc = 0;
 		if (!e->excluded && !e->rops[0] && !e->wops[0] && !e->faults) {
 			e->excluded = 1;	/* only mapped */
 			c->fault_only++;
@@ -301,15 +273,34 @@ static int cmp_faults(struct cmp *c)
 			continue;
 		e->seen[0] = 1;
 		e->rops[0]++;
-		e->rbytes[0] += op->len;
+		e->rbytes[0] += fr.len;
 		a->sys.read_ops++;
-		a->sys.read_bytes += op->len;
-		a->sys.rd_hist[ana_sz_bucket(op->len)]++;
+		a->sys.read_bytes += fr.len;
+		a->sys.rd_hist[ana_sz_bucket(fr.len)]++;
 		c->fault_reads++;
-		c->fault_bytes += op->len;
+		c->fault_bytes += fr.len;
 	}
-	rp_plan_release(&plan);
+	cm_faults_free(fl);
+	return rc;
+}
+
+/* The steps of the comparison that allocate with the analyzer's helpers,
+ * under its catch point (ana_guard): 0 or -ENOMEM. */
+struct cmp_step {
+	struct cmp *c;
+	int side;
+};
+
+static int collect_job(void *arg)
+{
+	struct cmp_step *j = arg;
+	cmp_collect(j->c, j->side);
 	return 0;
+}
+
+static int faults_job(void *arg)
+{
+	return cmp_faults(((struct cmp_step *)arg)->c);
 }
 
 /* -------------------------------------------------------------- checks */
@@ -423,15 +414,27 @@ static void cmp_checks(struct cmp *c, struct checks *k)
 
 	char x[32], y[32];
 	double g = rel_diff((double)c->gap[0], (double)c->gap[1]);
-	cli_fmt_ns(x, sizeof(x), c->gap[0]);
-	cli_fmt_ns(y, sizeof(y), c->gap[1]);
+	cm_fmt_ns(x, sizeof(x), c->gap[0]);
+	cm_fmt_ns(y, sizeof(y), c->gap[1]);
 	check_add(k, "compute_gap", fabs(g) <= CHK_GAP, "A %s, B %s, %+.1f%% (within %.0f%%)",
 		  x, y, 100 * g, 100 * CHK_GAP);
 	double d = rel_diff((double)duration_ns(a), (double)duration_ns(b));
-	cli_fmt_ns(x, sizeof(x), duration_ns(a));
-	cli_fmt_ns(y, sizeof(y), duration_ns(b));
+	cm_fmt_ns(x, sizeof(x), duration_ns(a));
+	cm_fmt_ns(y, sizeof(y), duration_ns(b));
 	check_add(k, "duration", fabs(d) <= CHK_DURATION, "A %s, B %s, %+.1f%% (within %.0f%%)",
 		  x, y, 100 * d, 100 * CHK_DURATION);
+}
+
+struct cmp_checks_job {
+	struct cmp *c;
+	struct checks *k;
+};
+
+static int checks_job(void *arg)
+{
+	struct cmp_checks_job *j = arg;
+	cmp_checks(j->c, j->k);
+	return 0;
 }
 
 /* ---------------------------------------------------------------- text */
@@ -456,7 +459,7 @@ static void t_count(FILE *o, const char *name, uint64_t a, uint64_t b)
 	fprintf(o, "  %-28s %14" PRIu64 " %14" PRIu64 " %9s\n", name, a, b, d);
 }
 
-/* A line of two values in human units (fmt: cli_fmt_bytes, cli_fmt_ns). */
+/* A line of two values in human units (fmt: cm_fmt_bytes, cm_fmt_ns). */
 static void t_units(FILE *o, const char *name, uint64_t a, uint64_t b,
 		    void (*fmt)(char *, size_t, uint64_t))
 {
@@ -469,12 +472,12 @@ static void t_units(FILE *o, const char *name, uint64_t a, uint64_t b,
 
 static void t_bytes(FILE *o, const char *name, uint64_t a, uint64_t b)
 {
-	t_units(o, name, a, b, cli_fmt_bytes);
+	t_units(o, name, a, b, cm_fmt_bytes);
 }
 
 static void t_ns(FILE *o, const char *name, uint64_t a, uint64_t b)
 {
-	t_units(o, name, a, b, cli_fmt_ns);
+	t_units(o, name, a, b, cm_fmt_ns);
 }
 
 /* Ratios differ by an absolute amount. */
@@ -504,12 +507,12 @@ static void cmp_text(struct cmp *c, const struct checks *k, long top, FILE *o)
 	char b1[32], b2[32];
 
 	fputs("iotape compare\n  A  ", o);
-	cli_put_escaped(o, c->path[0], 0);
+	cm_put_escaped(o, c->path[0], 0);
 	fputs("\n  B  ", o);
-	cli_put_escaped(o, c->path[1], 0);
+	cm_put_escaped(o, c->path[1], 0);
 	if (c->map) {
 		fputs("   (files under ", o);
-		cli_put_escaped(o, c->under, 0);
+		cm_put_escaped(o, c->under, 0);
 		fputs(", named without it)", o);
 	}
 	fprintf(o, "\n  reads and writes of regular files with a path; left out: %" PRIu64
@@ -517,7 +520,7 @@ static void cmp_text(struct cmp *c, const struct checks *k, long top, FILE *o)
 		c->excluded[0], c->excluded[1]);
 	if (c->fault_reads || c->fault_only) {
 		char fb[32];
-		cli_fmt_bytes(fb, sizeof(fb), c->fault_bytes);
+		cm_fmt_bytes(fb, sizeof(fb), c->fault_bytes);
 		fprintf(o, "  A's reads include %" PRIu64 " page-fault reads (%s) that the replay"
 			" issues as reads; %" PRIu64 " files A only mapped are left out\n",
 			c->fault_reads, fb, c->fault_only);
@@ -566,11 +569,11 @@ static void cmp_text(struct cmp *c, const struct checks *k, long top, FILE *o)
 		if (i <= 1)
 			snprintf(r, sizeof(r), "%u B", i);
 		else {
-			cli_fmt_bytes(b1, sizeof(b1), 1ull << (i - 1));
+			cm_fmt_bytes(b1, sizeof(b1), 1ull << (i - 1));
 			if (i == 64)
 				snprintf(b2, sizeof(b2), "16.0 EiB");
 			else
-				cli_fmt_bytes(b2, sizeof(b2), 1ull << i);
+				cm_fmt_bytes(b2, sizeof(b2), 1ull << i);
 			snprintf(r, sizeof(r), "%s - <%s", b1, b2);
 		}
 		char n[96];
@@ -621,7 +624,7 @@ static void cmp_text(struct cmp *c, const struct checks *k, long top, FILE *o)
 			f->rops[1], f->rbytes[0], f->rbytes[1], f->wops[0], f->wops[1],
 			f->wbytes[0], f->wbytes[1],
 			!f->seen[1] ? "  [not in B]" : !f->seen[0] ? "  [not in A]" : "");
-		cli_put_escaped(o, f->key, 0);
+		cm_put_escaped(o, f->key, 0);
 		fputc('\n', o);
 	}
 	if (top >= 0 && nd > (size_t)top)
@@ -650,8 +653,8 @@ static json_t *jreal(double v)
 static json_t *j_pair_u64(uint64_t a, uint64_t b)
 {
 	json_t *o = json_object();
-	json_object_set_new(o, "a", cli_json_u64(a));
-	json_object_set_new(o, "b", cli_json_u64(b));
+	json_object_set_new(o, "a", cm_json_u64(a));
+	json_object_set_new(o, "b", cm_json_u64(b));
 	json_object_set_new(o, "diff", json_real((double)b - (double)a));
 	json_object_set_new(o, "rel", jreal(rel_diff((double)a, (double)b)));
 	return o;
@@ -675,14 +678,14 @@ static int cmp_json(struct cmp *c, const struct checks *k, FILE *out)
 
 	json_object_set_new(root, "schema", json_string("iotape-compare/1"));
 	x = json_object();
-	json_object_set_new(x, "a", cli_json_str(c->path[0]));
-	json_object_set_new(x, "b", cli_json_str(c->path[1]));
-	json_object_set_new(x, "map", c->under ? cli_json_str(c->under) : json_null());
-	json_object_set_new(x, "excluded_files_a", cli_json_u64(c->excluded[0]));
-	json_object_set_new(x, "excluded_files_b", cli_json_u64(c->excluded[1]));
-	json_object_set_new(x, "fault_reads_a", cli_json_u64(c->fault_reads));
-	json_object_set_new(x, "fault_read_bytes_a", cli_json_u64(c->fault_bytes));
-	json_object_set_new(x, "mapped_only_files_a", cli_json_u64(c->fault_only));
+	json_object_set_new(x, "a", cm_json_str(c->path[0]));
+	json_object_set_new(x, "b", cm_json_str(c->path[1]));
+	json_object_set_new(x, "map", c->under ? cm_json_str(c->under) : json_null());
+	json_object_set_new(x, "excluded_files_a", cm_json_u64(c->excluded[0]));
+	json_object_set_new(x, "excluded_files_b", cm_json_u64(c->excluded[1]));
+	json_object_set_new(x, "fault_reads_a", cm_json_u64(c->fault_reads));
+	json_object_set_new(x, "fault_read_bytes_a", cm_json_u64(c->fault_bytes));
+	json_object_set_new(x, "mapped_only_files_a", cm_json_u64(c->fault_only));
 	json_object_set_new(root, "traces", x);
 
 	x = json_object();
@@ -719,9 +722,9 @@ static int cmp_json(struct cmp *c, const struct checks *k, FILE *out)
 		    !b->sys.wr_hist[i])
 			continue;
 		json_t *y = json_object();
-		json_object_set_new(y, "min", cli_json_u64(i ? 1ull << (i - 1) : 0));
+		json_object_set_new(y, "min", cm_json_u64(i ? 1ull << (i - 1) : 0));
 		json_object_set_new(y, "max", i == 64 ? json_real(18446744073709551615.0) :
-				    cli_json_u64(i ? (1ull << i) - 1 : 0));
+				    cm_json_u64(i ? (1ull << i) - 1 : 0));
 		json_object_set_new(y, "reads", j_pair_u64(a->sys.rd_hist[i], b->sys.rd_hist[i]));
 		json_object_set_new(y, "writes", j_pair_u64(a->sys.wr_hist[i], b->sys.wr_hist[i]));
 		json_array_append_new(h, y);
@@ -745,8 +748,8 @@ static int cmp_json(struct cmp *c, const struct checks *k, FILE *out)
 		const struct ana_thread *p = i < c->nthr[0] ? &a->sys.threads[c->thr[0][i]] : NULL;
 		const struct ana_thread *q = i < c->nthr[1] ? &b->sys.threads[c->thr[1][i]] : NULL;
 		json_t *y = json_object();
-		json_object_set_new(y, "tid", json_pack("{s:o,s:o}", "a", p ? cli_json_u64(p->tid) : json_null(),
-							"b", q ? cli_json_u64(q->tid) : json_null()));
+		json_object_set_new(y, "tid", json_pack("{s:o,s:o}", "a", p ? cm_json_u64(p->tid) : json_null(),
+							"b", q ? cm_json_u64(q->tid) : json_null()));
 		json_object_set_new(y, "gap_s", j_pair_real(p ? p->gap_ns / 1e9 : NAN,
 							    q ? q->gap_ns / 1e9 : NAN, 1));
 		json_object_set_new(y, "io_s", j_pair_real(p ? p->io_ns / 1e9 : NAN,
@@ -762,7 +765,7 @@ static int cmp_json(struct cmp *c, const struct checks *k, FILE *out)
 	for (size_t i = 0; i < c->nf; i++) {
 		const struct cmp_file *f = &c->f[i];
 		json_t *y = json_object();
-		json_object_set_new(y, "path", cli_json_str(f->key));
+		json_object_set_new(y, "path", cm_json_str(f->key));
 		json_object_set_new(y, "in_a", json_boolean(f->seen[0]));
 		json_object_set_new(y, "in_b", json_boolean(f->seen[1]));
 		json_object_set_new(y, "read_ops", j_pair_u64(f->rops[0], f->rops[1]));
@@ -801,7 +804,7 @@ static void cmp_release(struct cmp *c)
 	for (size_t i = 0; i < c->nf; i++)
 		free(c->f[i].key);
 	free(c->f);
-	ana_map_release(&c->fmap);
+	cm_map_release(&c->fmap);
 	free(c->under);
 }
 
@@ -866,7 +869,10 @@ int cmd_compare(int argc, char **argv)
 		/* the recorder names files by their absolute, resolved path */
 		c.under = realpath(c.map, NULL);
 		if (!c.under) {
-			c.under = ana_xstrdup(c.map);
+			if (!(c.under = strdup(c.map))) {
+				cli_error("out of memory");
+				return EXIT_FAIL;
+			}
 			size_t n = strlen(c.under);
 			while (n > 1 && c.under[n - 1] == '/')
 				c.under[--n] = 0;
@@ -897,9 +903,14 @@ int cmd_compare(int argc, char **argv)
 				  c.path[s]);
 			goto out;
 		}
-		cmp_collect(&c, s);
-		if (s == 0 && c.map && cmp_faults(&c))
+		struct cmp_step step = { &c, s };
+		err = ana_guard(collect_job, &step);
+		if (!err && s == 0 && c.map)
+			err = ana_guard(faults_job, &step);
+		if (err) {
+			cli_tape_error(c.path[s], err);
 			goto out;
+		}
 	}
 	/* the files left out were kept only to leave them out of B too */
 	size_t n = 0;
@@ -911,7 +922,11 @@ int cmd_compare(int argc, char **argv)
 	}
 	c.nf = n;
 	qsort(c.f, c.nf, sizeof(*c.f), cmp_key);
-	cmp_checks(&c, &k);
+	struct cmp_checks_job cj = { &c, &k };
+	if ((err = ana_guard(checks_job, &cj))) {
+		cli_error("out of memory");
+		goto out;
+	}
 	if (json)
 		err = cmp_json(&c, &k, stdout);
 	else
