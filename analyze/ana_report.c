@@ -3,6 +3,10 @@
  * ana_report.c - print an analysis: JSON (schema "iotape-analyze/1", see
  * iotape-analyze(1)) or text for people.
  *
+ * Text is printed one section at a time, each by its own t_* function
+ * (t_summary prints SUMMARY, ...), which report_text calls in order; a
+ * section whose table the trace lacks says why in its place.
+ *
  * JSON is written one top-level key at a time, and the files, processes
  * and threads arrays one element at a time, so a trace with a million files
  * does not build a million-node tree.  A metric that cannot be computed is
@@ -940,10 +944,28 @@ static void t_lat_head(FILE *o, const char *what)
 		"p99", "p99.9", "max");
 }
 
-static int report_text(struct ana *a, FILE *o)
+/* A section's title; when the table it reports on is missing, the reason
+ * in its place ("  <what>not available: <why>") and 0. */
+static int t_section_of(FILE *o, const struct ana *a, const char *name, int table,
+			const char *what)
 {
-	char b1[32], b2[32], b3[32], b4[32];
-	int sys = a->have[TAPE_TABLE_SYSCALL];
+	t_section(o, name);
+	if (a->have[table])
+		return 1;
+	fprintf(o, "  %snot available: %s\n", what, no_layer(a, table));
+	return 0;
+}
+
+/* The note under a list cut at lim entries of n (lim < 0: not cut). */
+static void t_more(FILE *o, size_t n, long lim, const char *what)
+{
+	if (lim >= 0 && n > (size_t)lim)
+		fprintf(o, "  (%zu more %s: --top 0 lists all)\n", n - lim, what);
+}
+
+/* The trace, the window and the damaged tables. */
+static void t_header(FILE *o, const struct ana *a)
+{
 	fputs("iotape analyze: ", o);
 	cm_put_escaped(o, a->path, 0);
 	fputc('\n', o);
@@ -955,10 +977,14 @@ static int report_text(struct ana *a, FILE *o)
 		if (a->damage[t])
 			fprintf(o, "  WARNING: %s table damaged (%s): its metrics cover only the events before it\n",
 				tape_table_name(t), a->damage_detail[t]);
+}
 
+static void t_summary(FILE *o, const struct ana *a)
+{
+	char b1[32], b2[32], b3[32];
 	t_section(o, "SUMMARY");
 	fprintf(o, "  %-20s %s\n", "duration", t_ns(b1, trace_end(a) - a->t0));
-	if (sys) {
+	if (a->have[TAPE_TABLE_SYSCALL]) {
 		uint64_t fr, fw, np;
 		summary_counts(a, &fr, &fw, &np);
 		double d = window_ns(a) / 1e9;
@@ -978,243 +1004,272 @@ static int report_text(struct ana *a, FILE *o)
 		ana_fmt_count(b1, a->st[TAPE_TABLE_SYSCALL].events),
 		ana_fmt_count(b2, a->st[TAPE_TABLE_BLOCK].events),
 		ana_fmt_count(b3, a->st[TAPE_TABLE_CACHE].events));
+}
 
-	t_section(o, "ACCESS PATTERN");
-	if (sys) {
-		double tau, fo = ana_file_order_randomness(a, &tau);
-		uint64_t cls[4], pairs = a->sys.st_pairs, consec = a->sys.st_consec,
-			 seq = a->sys.st_seq;
-		stream_classes(a, cls);
-		fprintf(o, "  %-26s %s   (0: each read continues the stream's previous read, 1: none does)\n",
-			"read randomness", ana_fmt_ratio(b1, ana_read_randomness(a)));
-		fprintf(o, "  %-26s %s   (reads at or after the previous end)\n",
-			"sequential read fraction", ana_fmt_ratio(b1, ana_seq_read_fraction(a)));
-		fprintf(o, "  %-26s %s   (0: name order, 1: shuffled; tau %s)\n",
-			"file order randomness", ana_fmt_ratio(b1, fo),
-			isnan(tau) ? "n/a" : (snprintf(b2, sizeof(b2), "%+.3f", tau), b2));
-		fprintf(o, "  %-26s %" PRIu64 " consecutive, %" PRIu64 " sequential of %" PRIu64 " read pairs\n",
-			"darshan-style counts", consec, seq, pairs);
-		fprintf(o, "  %-26s %" PRIu64 " sequential, %" PRIu64 " strided, %" PRIu64
-			" random, %" PRIu64 " single-read\n", "streams", cls[1], cls[2], cls[3], cls[0]);
-		t_hist(o, a->sys.rd_hist, a->sys.wr_hist);
-	} else {
-		fprintf(o, "  not available: %s\n", NO_SYS);
-	}
+static void t_pattern(FILE *o, const struct ana *a)
+{
+	char b1[32], b2[32];
+	if (!t_section_of(o, a, "ACCESS PATTERN", TAPE_TABLE_SYSCALL, ""))
+		return;
+	double tau, fo = ana_file_order_randomness(a, &tau);
+	uint64_t cls[4], pairs = a->sys.st_pairs, consec = a->sys.st_consec,
+		 seq = a->sys.st_seq;
+	stream_classes(a, cls);
+	fprintf(o, "  %-26s %s   (0: each read continues the stream's previous read, 1: none does)\n",
+		"read randomness", ana_fmt_ratio(b1, ana_read_randomness(a)));
+	fprintf(o, "  %-26s %s   (reads at or after the previous end)\n",
+		"sequential read fraction", ana_fmt_ratio(b1, ana_seq_read_fraction(a)));
+	fprintf(o, "  %-26s %s   (0: name order, 1: shuffled; tau %s)\n",
+		"file order randomness", ana_fmt_ratio(b1, fo),
+		isnan(tau) ? "n/a" : (snprintf(b2, sizeof(b2), "%+.3f", tau), b2));
+	fprintf(o, "  %-26s %" PRIu64 " consecutive, %" PRIu64 " sequential of %" PRIu64 " read pairs\n",
+		"darshan-style counts", consec, seq, pairs);
+	fprintf(o, "  %-26s %" PRIu64 " sequential, %" PRIu64 " strided, %" PRIu64
+		" random, %" PRIu64 " single-read\n", "streams", cls[1], cls[2], cls[3], cls[0]);
+	t_hist(o, a->sys.rd_hist, a->sys.wr_hist);
+}
 
-	t_section(o, "PAGE CACHE");
-	if (a->have[TAPE_TABLE_CACHE]) {
-		const struct ana_cache *c = &a->cache;
-		fprintf(o, "  %-26s %s%s\n", "hit ratio", ana_fmt_ratio(b1, ana_hit_ratio(c->accessed, c->missed)),
-			c->untracked ? "   (approximate: interval limit reached, may be high)" : "");
-		fprintf(o, "  %-26s %s accessed, %s missed, %s inserted, %s evicted\n", "pages",
-			ana_fmt_count(b1, c->accessed), ana_fmt_count(b2, c->missed),
-			ana_fmt_count(b3, c->inserted), ana_fmt_count(b4, c->evicted));
-		fprintf(o, "  %-26s %s pages (inserted, never accessed)\n", "readahead unused",
-			ana_fmt_count(b1, c->ra_unused));
-	} else {
-		fprintf(o, "  hit ratio: not available: %s\n", NO_CACHE);
-	}
+static void t_cache(FILE *o, const struct ana *a)
+{
+	char b1[32], b2[32], b3[32], b4[32];
+	if (!t_section_of(o, a, "PAGE CACHE", TAPE_TABLE_CACHE, "hit ratio: "))
+		return;
+	const struct ana_cache *c = &a->cache;
+	fprintf(o, "  %-26s %s%s\n", "hit ratio", ana_fmt_ratio(b1, ana_hit_ratio(c->accessed, c->missed)),
+		c->untracked ? "   (approximate: interval limit reached, may be high)" : "");
+	fprintf(o, "  %-26s %s accessed, %s missed, %s inserted, %s evicted\n", "pages",
+		ana_fmt_count(b1, c->accessed), ana_fmt_count(b2, c->missed),
+		ana_fmt_count(b3, c->inserted), ana_fmt_count(b4, c->evicted));
+	fprintf(o, "  %-26s %s pages (inserted, never accessed)\n", "readahead unused",
+		ana_fmt_count(b1, c->ra_unused));
+}
 
-	t_section(o, "BLOCK");
-	if (a->have[TAPE_TABLE_BLOCK]) {
-		uint64_t ro, rb, wo, wb, pairs, nc, fl;
-		blk_totals(a, &ro, &rb, &wo, &wb, &pairs, &nc, &fl);
-		double w = window_ns(a);
-		fprintf(o, "  %-26s %s requests, %s read, %s written, %" PRIu64 " flushes\n", "requests",
-			ana_fmt_count(b1, a->blk.n_events), t_bytes(b2, rb), t_bytes(b3, wb), fl);
-		fprintf(o, "  %-26s %s   (requests not starting where the previous one on the device ended)\n",
-			"randomness", ana_fmt_ratio(b1, pairs ? (double)nc / pairs : NAN));
-		fprintf(o, "  %-26s %.2f\n", "mean queue depth", w > 0 ? a->blk.busy_ns / w : 0.0);
-		t_lat_head(o, "latency");
-		if (a->blk.lat.inexact)
-			fprintf(o, "  (~: above %u samples, percentiles from a histogram, error < 0.4 %%)\n",
-				CM_LAT_EXACT);
-		if (a->blk.lat.count)
-			t_lat_row(o, "all", &a->blk.lat);
-		if (a->blk.rlat.count)
-			t_lat_row(o, "read", &a->blk.rlat);
-		if (a->blk.wlat.count)
-			t_lat_row(o, "write", &a->blk.wlat);
-		t_hist(o, a->blk.rd_hist, a->blk.wr_hist);
-	} else {
-		fprintf(o, "  not available: %s\n", NO_BLK);
-	}
+static void t_block(FILE *o, const struct ana *a)
+{
+	char b1[32], b2[32], b3[32];
+	if (!t_section_of(o, a, "BLOCK", TAPE_TABLE_BLOCK, ""))
+		return;
+	uint64_t ro, rb, wo, wb, pairs, nc, fl;
+	blk_totals(a, &ro, &rb, &wo, &wb, &pairs, &nc, &fl);
+	double w = window_ns(a);
+	fprintf(o, "  %-26s %s requests, %s read, %s written, %" PRIu64 " flushes\n", "requests",
+		ana_fmt_count(b1, a->blk.n_events), t_bytes(b2, rb), t_bytes(b3, wb), fl);
+	fprintf(o, "  %-26s %s   (requests not starting where the previous one on the device ended)\n",
+		"randomness", ana_fmt_ratio(b1, pairs ? (double)nc / pairs : NAN));
+	fprintf(o, "  %-26s %.2f\n", "mean queue depth", w > 0 ? a->blk.busy_ns / w : 0.0);
+	t_lat_head(o, "latency");
+	if (a->blk.lat.inexact)
+		fprintf(o, "  (~: above %u samples, percentiles from a histogram, error < 0.4 %%)\n",
+			CM_LAT_EXACT);
+	if (a->blk.lat.count)
+		t_lat_row(o, "all", &a->blk.lat);
+	if (a->blk.rlat.count)
+		t_lat_row(o, "read", &a->blk.rlat);
+	if (a->blk.wlat.count)
+		t_lat_row(o, "write", &a->blk.wlat);
+	t_hist(o, a->blk.rd_hist, a->blk.wr_hist);
+}
 
-	t_section(o, "SYSCALL LATENCY");
-	if (sys) {
-		t_lat_head(o, "op");
-		for (unsigned op = 0; op < TAPE_OP_MAX; op++)
-			if (a->sys.lat[op].inexact) {
-				fprintf(o, "  (~: percentiles from a histogram, error < 0.4 %%)\n");
-				break;
-			}
-		for (unsigned op = 0; op < TAPE_OP_MAX; op++)
-			if (a->sys.lat[op].count)
-				t_lat_row(o, tape_op_name(op), &a->sys.lat[op]);
-	} else {
-		fprintf(o, "  not available: %s\n", NO_SYS);
-	}
-
-	t_section(o, "EPOCHS");
-	if (sys) {
-		size_t k = ana_epoch_count(a);
-		uint64_t once = 0, again = 0;
-		char why[512];
-		for (size_t i = 0; i < a->sys.nepochs; i++)
-			*(i ? &again : &once) += a->sys.epochs[i].bytes;
-		int mapped = mmap_epochs_why(a, why, sizeof(why)) != NULL;
-		if (mapped) {
-			fprintf(o, "  count: not available: %s\n  ", why);
-			k = 0;
-		} else {
-			fprintf(o, "  %zu epoch%s; ", k, k == 1 ? "" : "s");
+static void t_latency(FILE *o, const struct ana *a)
+{
+	if (!t_section_of(o, a, "SYSCALL LATENCY", TAPE_TABLE_SYSCALL, ""))
+		return;
+	t_lat_head(o, "op");
+	for (unsigned op = 0; op < TAPE_OP_MAX; op++)
+		if (a->sys.lat[op].inexact) {
+			fprintf(o, "  (~: percentiles from a histogram, error < 0.4 %%)\n");
+			break;
 		}
-		fprintf(o, "read once %s, re-read %s", t_bytes(b1, once), t_bytes(b2, again));
-		if (a->sys.nepochs > k && !mapped)
-			fprintf(o, " (%zu partial pass%s over < 1/2 of the files not counted)",
-				a->sys.nepochs - k, a->sys.nepochs - k == 1 ? "" : "es");
+	for (unsigned op = 0; op < TAPE_OP_MAX; op++)
+		if (a->sys.lat[op].count)
+			t_lat_row(o, tape_op_name(op), &a->sys.lat[op]);
+}
+
+static void t_epochs(FILE *o, const struct ana *a)
+{
+	char b1[32], b2[32], b3[32], b4[32];
+	if (!t_section_of(o, a, "EPOCHS", TAPE_TABLE_SYSCALL, ""))
+		return;
+	size_t k = ana_epoch_count(a);
+	uint64_t once = 0, again = 0;
+	char why[512];
+	for (size_t i = 0; i < a->sys.nepochs; i++)
+		*(i ? &again : &once) += a->sys.epochs[i].bytes;
+	int mapped = mmap_epochs_why(a, why, sizeof(why)) != NULL;
+	if (mapped) {
+		fprintf(o, "  count: not available: %s\n  ", why);
+		k = 0;
+	} else {
+		fprintf(o, "  %zu epoch%s; ", k, k == 1 ? "" : "s");
+	}
+	fprintf(o, "read once %s, re-read %s", t_bytes(b1, once), t_bytes(b2, again));
+	if (a->sys.nepochs > k && !mapped)
+		fprintf(o, " (%zu partial pass%s over < 1/2 of the files not counted)",
+			a->sys.nepochs - k, a->sys.nepochs - k == 1 ? "" : "es");
+	fputc('\n', o);
+	if (k)
+		fprintf(o, "  %5s %10s %10s %12s %10s %8s\n", "epoch", "start", "duration",
+			"bytes", "files", "order");
+	long lim = list_limit(a, 0);
+	for (size_t i = 0; i < k && (lim < 0 || (long)i < lim); i++) {
+		const struct ana_epoch *ep = &a->sys.epochs[i];
+		fprintf(o, "  %5zu %10s %10s %12s %10" PRIu64 " %8s\n", i,
+			t_ns(b1, rel_ns(a, ep->start_ns)),
+			t_ns(b2, ep->end_ns - ep->start_ns),
+			t_bytes(b3, ep->bytes), ep->files,
+			ana_fmt_ratio(b4, ep->order_rand));
+	}
+	t_more(o, k, lim, "epochs");
+}
+
+static void t_ckpts(FILE *o, const struct ana *a)
+{
+	char b1[32], b2[32], b3[32], b4[32];
+	if (!t_section_of(o, a, "CHECKPOINTS", TAPE_TABLE_SYSCALL, ""))
+		return;
+	fprintf(o, "  %zu write bursts of >= 1 MiB\n", a->nckpts);
+	if (a->nckpts)
+		fprintf(o, "  %10s %10s %12s %6s %7s %12s\n", "start", "duration", "bytes",
+			"files", "fsyncs", "bandwidth");
+	for (size_t i = 0; i < a->nckpts; i++) {
+		const struct ana_ckpt *c = &a->ckpts[i];
+		double d = (double)(c->end_ns - c->start_ns);
+		char bw[40];
+		snprintf(bw, sizeof(bw), "%s/s", t_bytes(b4, d > 0 ? (uint64_t)(c->bytes / (d / 1e9)) : 0));
+		fprintf(o, "  %10s %10s %12s %6" PRIu64 " %7" PRIu64 " %12s\n",
+			t_ns(b1, rel_ns(a, c->start_ns)), t_ns(b2, c->end_ns - c->start_ns),
+			t_bytes(b3, c->bytes), c->files, c->syncs, d > 0 ? bw : "n/a");
+	}
+}
+
+static void t_compute(FILE *o, const struct ana *a)
+{
+	char b1[32], b2[32], b3[32];
+	if (!t_section_of(o, a, "COMPUTE", TAPE_TABLE_SYSCALL, ""))
+		return;
+	uint64_t io, gap;
+	compute_totals(a, &io, &gap);
+	double span = (double)(a->sys.last_ns > a->sys.first_ns ? a->sys.last_ns - a->sys.first_ns : 0);
+	fprintf(o, "  %-26s %s in I/O syscalls, %s between them (all threads)\n", "thread time",
+		t_ns(b1, io), t_ns(b2, gap));
+	fprintf(o, "  %-26s %s   (I/O time / thread time)\n", "blocked fraction",
+		ana_fmt_ratio(b1, io + gap ? (double)io / (io + gap) : NAN));
+	fprintf(o, "  %-26s %s   (wall time with any thread in I/O)\n", "I/O busy fraction",
+		ana_fmt_ratio(b1, span > 0 ? a->sys.busy_ns / span : NAN));
+	size_t n;
+	uint32_t *idx = threads_sorted(a, &n);
+	long lim = a->o.per_process ? list_limit(a, 0) : 5;
+	fprintf(o, "  %8s %8s %-16s %10s %10s %8s\n", "pid", "tid", "comm", "io", "gap", "io frac");
+	for (size_t i = 0; i < n && (lim < 0 || (long)i < lim); i++) {
+		const struct ana_thread *t = &a->sys.threads[idx[i]];
+		const char *comm = proc_comm(a, t->pid);
+		double sp = (double)(t->last_end - t->first_ns);
+		fprintf(o, "  %8u %8u %-16.16s %10s %10s %8s\n", t->pid, t->tid, comm ? comm : "?",
+			t_ns(b1, t->io_ns), t_ns(b2, t->gap_ns),
+			ana_fmt_ratio(b3, sp > 0 ? t->io_ns / sp : NAN));
+	}
+	if (n > 5 && !a->o.per_process)
+		fprintf(o, "  (%zu more threads: --per-process)\n", n - 5);
+	free(idx);
+}
+
+static void t_resources(FILE *o, const struct ana *a)
+{
+	char b1[32], b2[32];
+	if (!t_section_of(o, a, "RESOURCES", TAPE_TABLE_SAMPLE, "CPU time, RSS, page cache size, GPU: "))
+		return;
+	const struct ana_res *r = &a->res;
+	uint64_t u, sy, dr, dw;
+	int cpu, disk;
+	double w = window_ns(a);
+	res_totals(a, &u, &sy, &cpu, &dr, &dw, &disk);
+	if (cpu)
+		fprintf(o, "  %-26s %s user, %s system (%.2f cores on average)\n", "job CPU time",
+			t_ns(b1, u), t_ns(b2, sy), w > 0 ? (u + sy) / w : 0.0);
+	else
+		fprintf(o, "  %-26s not available: no CPU-time samples of the job's processes\n",
+			"job CPU time");
+	if (r->has_rss)
+		fprintf(o, "  %-26s %s (its processes' RSS summed per sample)\n", "job peak RSS",
+			t_bytes(b1, r->rss_peak));
+	else
+		fprintf(o, "  %-26s not available: no RSS samples\n", "job peak RSS");
+	if (r->has_pc)
+		fprintf(o, "  %-26s %s .. %s\n", "page cache size", t_bytes(b1, r->pc_min),
+			t_bytes(b2, r->pc_max));
+	if (r->has_avail)
+		fprintf(o, "  %-26s %s at the lowest\n", "memory available",
+			t_bytes(b1, r->avail_min));
+	if (disk)
+		fprintf(o, "  %-26s %s read, %s written (device counters)\n", "disks",
+			t_bytes(b1, dr), t_bytes(b2, dw));
+	if (r->gpu_util_n)
+		fprintf(o, "  %-26s %.1f %% mean utilization, %s memory at most\n", "GPU",
+			(double)r->gpu_util_sum / r->gpu_util_n,
+			r->has_gpu_mem ? t_bytes(b1, r->gpu_mem_max) : "?");
+	else
+		fprintf(o, "  %-26s not available: no GPU samples (no GPU seen)\n", "GPU");
+}
+
+/* --per-file */
+static void t_files(FILE *o, const struct ana *a)
+{
+	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], lb[128];
+	size_t n;
+	uint32_t *idx = files_sorted(a, &n);
+	long lim = list_limit(a, 0);
+	t_section(o, "FILES");
+	fprintf(o, "  %10s %10s %10s %10s %8s %8s  %s\n", "reads", "read", "writes", "written",
+		"random", "hit", "path");
+	for (size_t i = 0; i < n && (lim < 0 || (long)i < lim); i++) {
+		const struct ana_file *f = &a->files[idx[i]];
+		fprintf(o, "  %10s %10s %10s %10s %8s %8s  ", ana_fmt_count(b1, f->read_ops),
+			t_bytes(b2, f->read_bytes), ana_fmt_count(b3, f->write_ops),
+			t_bytes(b4, f->write_bytes), ana_fmt_ratio(b5, file_randomness(f)),
+			ana_fmt_ratio(b6, file_hit(a, f)));
+		cm_put_escaped(o, ana_file_label(f, lb, sizeof(lb)), 0);
 		fputc('\n', o);
-		if (k)
-			fprintf(o, "  %5s %10s %10s %12s %10s %8s\n", "epoch", "start", "duration",
-				"bytes", "files", "order");
-		long lim = list_limit(a, 0);
-		for (size_t i = 0; i < k && (lim < 0 || (long)i < lim); i++) {
-			const struct ana_epoch *ep = &a->sys.epochs[i];
-			fprintf(o, "  %5zu %10s %10s %12s %10" PRIu64 " %8s\n", i,
-				t_ns(b1, rel_ns(a, ep->start_ns)),
-				t_ns(b2, ep->end_ns - ep->start_ns),
-				t_bytes(b3, ep->bytes), ep->files,
-				ana_fmt_ratio(b4, ep->order_rand));
-		}
-		if (lim >= 0 && k > (size_t)lim)
-			fprintf(o, "  (%zu more epochs: --top 0 lists all)\n", k - lim);
-	} else {
-		fprintf(o, "  not available: %s\n", NO_SYS);
 	}
+	t_more(o, n, lim, "files");
+	free(idx);
+}
 
-	t_section(o, "CHECKPOINTS");
-	if (sys) {
-		fprintf(o, "  %zu write bursts of >= 1 MiB\n", a->nckpts);
-		if (a->nckpts)
-			fprintf(o, "  %10s %10s %12s %6s %7s %12s\n", "start", "duration", "bytes",
-				"files", "fsyncs", "bandwidth");
-		for (size_t i = 0; i < a->nckpts; i++) {
-			const struct ana_ckpt *c = &a->ckpts[i];
-			double d = (double)(c->end_ns - c->start_ns);
-			char bw[40];
-			snprintf(bw, sizeof(bw), "%s/s", t_bytes(b4, d > 0 ? (uint64_t)(c->bytes / (d / 1e9)) : 0));
-			fprintf(o, "  %10s %10s %12s %6" PRIu64 " %7" PRIu64 " %12s\n",
-				t_ns(b1, rel_ns(a, c->start_ns)), t_ns(b2, c->end_ns - c->start_ns),
-				t_bytes(b3, c->bytes), c->files, c->syncs, d > 0 ? bw : "n/a");
-		}
-	} else {
-		fprintf(o, "  not available: %s\n", NO_SYS);
+/* --per-process */
+static void t_procs(FILE *o, const struct ana *a)
+{
+	char b1[32], b2[32], b3[32];
+	size_t n;
+	uint32_t *idx = procs_sorted(a, &n);
+	long lim = list_limit(a, 0);
+	t_section(o, "PROCESSES");
+	fprintf(o, "  %8s %8s %-16s %8s %12s %12s %10s\n", "pid", "ppid", "comm", "threads",
+		"read", "written", "io");
+	for (size_t i = 0; i < n && (lim < 0 || (long)i < lim); i++) {
+		const struct ana_proc *p = &a->procs[idx[i]];
+		fprintf(o, "  %8u %8u %-16.16s %8" PRIu64 " %12s %12s %10s\n", p->pid, p->ppid,
+			p->comm ? p->comm : "?", p->threads, t_bytes(b1, p->read_bytes),
+			t_bytes(b2, p->write_bytes), t_ns(b3, p->io_ns));
 	}
+	free(idx);
+}
 
-	t_section(o, "COMPUTE");
-	if (sys) {
-		uint64_t io, gap;
-		compute_totals(a, &io, &gap);
-		double span = (double)(a->sys.last_ns > a->sys.first_ns ? a->sys.last_ns - a->sys.first_ns : 0);
-		fprintf(o, "  %-26s %s in I/O syscalls, %s between them (all threads)\n", "thread time",
-			t_ns(b1, io), t_ns(b2, gap));
-		fprintf(o, "  %-26s %s   (I/O time / thread time)\n", "blocked fraction",
-			ana_fmt_ratio(b1, io + gap ? (double)io / (io + gap) : NAN));
-		fprintf(o, "  %-26s %s   (wall time with any thread in I/O)\n", "I/O busy fraction",
-			ana_fmt_ratio(b1, span > 0 ? a->sys.busy_ns / span : NAN));
-		size_t n;
-		uint32_t *idx = threads_sorted(a, &n);
-		long lim = a->o.per_process ? list_limit(a, 0) : 5;
-		fprintf(o, "  %8s %8s %-16s %10s %10s %8s\n", "pid", "tid", "comm", "io", "gap", "io frac");
-		for (size_t i = 0; i < n && (lim < 0 || (long)i < lim); i++) {
-			const struct ana_thread *t = &a->sys.threads[idx[i]];
-			const char *comm = proc_comm(a, t->pid);
-			double sp = (double)(t->last_end - t->first_ns);
-			fprintf(o, "  %8u %8u %-16.16s %10s %10s %8s\n", t->pid, t->tid, comm ? comm : "?",
-				t_ns(b1, t->io_ns), t_ns(b2, t->gap_ns),
-				ana_fmt_ratio(b3, sp > 0 ? t->io_ns / sp : NAN));
-		}
-		if (n > 5 && !a->o.per_process)
-			fprintf(o, "  (%zu more threads: --per-process)\n", n - 5);
-		free(idx);
-	} else {
-		fprintf(o, "  not available: %s\n", NO_SYS);
-	}
-
-	t_section(o, "RESOURCES");
-	if (a->have[TAPE_TABLE_SAMPLE]) {
-		const struct ana_res *r = &a->res;
-		uint64_t u, sy, dr, dw;
-		int cpu, disk;
-		double w = window_ns(a);
-		res_totals(a, &u, &sy, &cpu, &dr, &dw, &disk);
-		if (cpu)
-			fprintf(o, "  %-26s %s user, %s system (%.2f cores on average)\n", "job CPU time",
-				t_ns(b1, u), t_ns(b2, sy), w > 0 ? (u + sy) / w : 0.0);
-		else
-			fprintf(o, "  %-26s not available: no CPU-time samples of the job's processes\n",
-				"job CPU time");
-		if (r->has_rss)
-			fprintf(o, "  %-26s %s (its processes' RSS summed per sample)\n", "job peak RSS",
-				t_bytes(b1, r->rss_peak));
-		else
-			fprintf(o, "  %-26s not available: no RSS samples\n", "job peak RSS");
-		if (r->has_pc)
-			fprintf(o, "  %-26s %s .. %s\n", "page cache size", t_bytes(b1, r->pc_min),
-				t_bytes(b2, r->pc_max));
-		if (r->has_avail)
-			fprintf(o, "  %-26s %s at the lowest\n", "memory available",
-				t_bytes(b1, r->avail_min));
-		if (disk)
-			fprintf(o, "  %-26s %s read, %s written (device counters)\n", "disks",
-				t_bytes(b1, dr), t_bytes(b2, dw));
-		if (r->gpu_util_n)
-			fprintf(o, "  %-26s %.1f %% mean utilization, %s memory at most\n", "GPU",
-				(double)r->gpu_util_sum / r->gpu_util_n,
-				r->has_gpu_mem ? t_bytes(b1, r->gpu_mem_max) : "?");
-		else
-			fprintf(o, "  %-26s not available: no GPU samples (no GPU seen)\n", "GPU");
-	} else {
-		fprintf(o, "  CPU time, RSS, page cache size, GPU: not available: %s\n", NO_SAMPLE);
-	}
-
-	if (a->o.per_file) {
-		size_t n;
-		uint32_t *idx = files_sorted(a, &n);
-		long lim = list_limit(a, 0);
-		t_section(o, "FILES");
-		fprintf(o, "  %10s %10s %10s %10s %8s %8s  %s\n", "reads", "read", "writes", "written",
-			"random", "hit", "path");
-		char lb[128];
-		for (size_t i = 0; i < n && (lim < 0 || (long)i < lim); i++) {
-			const struct ana_file *f = &a->files[idx[i]];
-			char b5[32], b6[32];
-			fprintf(o, "  %10s %10s %10s %10s %8s %8s  ", ana_fmt_count(b1, f->read_ops),
-				t_bytes(b2, f->read_bytes), ana_fmt_count(b3, f->write_ops),
-				t_bytes(b4, f->write_bytes), ana_fmt_ratio(b5, file_randomness(f)),
-				ana_fmt_ratio(b6, file_hit(a, f)));
-			cm_put_escaped(o, ana_file_label(f, lb, sizeof(lb)), 0);
-			fputc('\n', o);
-		}
-		if (lim >= 0 && n > (size_t)lim)
-			fprintf(o, "  (%zu more files: --top 0 lists all)\n", n - lim);
-		free(idx);
-	}
-	if (a->o.per_process) {
-		size_t n;
-		uint32_t *idx = procs_sorted(a, &n);
-		long lim = list_limit(a, 0);
-		t_section(o, "PROCESSES");
-		fprintf(o, "  %8s %8s %-16s %8s %12s %12s %10s\n", "pid", "ppid", "comm", "threads",
-			"read", "written", "io");
-		for (size_t i = 0; i < n && (lim < 0 || (long)i < lim); i++) {
-			const struct ana_proc *p = &a->procs[idx[i]];
-			fprintf(o, "  %8u %8u %-16.16s %8" PRIu64 " %12s %12s %10s\n", p->pid, p->ppid,
-				p->comm ? p->comm : "?", p->threads, t_bytes(b1, p->read_bytes),
-				t_bytes(b2, p->write_bytes), t_ns(b3, p->io_ns));
-		}
-		free(idx);
-	}
+/* The sections in order; FILES and PROCESSES only when asked for. */
+static int report_text(struct ana *a, FILE *o)
+{
+	t_header(o, a);
+	t_summary(o, a);
+	t_pattern(o, a);
+	t_cache(o, a);
+	t_block(o, a);
+	t_latency(o, a);
+	t_epochs(o, a);
+	t_ckpts(o, a);
+	t_compute(o, a);
+	t_resources(o, a);
+	if (a->o.per_file)
+		t_files(o, a);
+	if (a->o.per_process)
+		t_procs(o, a);
 	return 0;
 }
 
