@@ -3,14 +3,16 @@
  * ana_report.c - print an analysis: JSON (schema "iotape-analyze/1", see
  * iotape-analyze(1)) or text for people.
  *
+ * JSON is written one top-level key at a time, each built by its j_*
+ * function (j_summary for "summary", ...) or written piecewise by its jw_*
+ * one, which report_json calls in order; the files, processes and threads
+ * arrays are written one element at a time, so a trace with a million
+ * files does not build a million-node tree.  A metric that cannot be
+ * computed is null, never 0, and "unavailable" lists it with the reason.
+ *
  * Text is printed one section at a time, each by its own t_* function
  * (t_summary prints SUMMARY, ...), which report_text calls in order; a
  * section whose table the trace lacks says why in its place.
- *
- * JSON is written one top-level key at a time, and the files, processes
- * and threads arrays one element at a time, so a trace with a million files
- * does not build a million-node tree.  A metric that cannot be computed is
- * null, never 0, and "unavailable" lists it with the reason.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -833,10 +835,10 @@ static json_t *j_resources(struct ana *a, json_t *un)
 	return o;
 }
 
-static int report_json(struct ana *a, FILE *out)
+/* What a trace without syscall or process table lacks beyond what the
+ * j_* functions list. */
+static void unavail_tables(const struct ana *a, json_t *un)
 {
-	struct jw w = { .out = out };
-	json_t *un = json_array();
 	if (!a->have[TAPE_TABLE_SYSCALL]) {
 		const char *m[] = { "summary.read_ops", "summary.read_bytes", "summary.write_ops",
 				    "summary.write_bytes", "summary.files_read", "summary.files_written",
@@ -848,28 +850,22 @@ static int report_json(struct ana *a, FILE *out)
 	}
 	if (!a->have[TAPE_TABLE_PROCESS])
 		unavail(un, "processes[].comm", "the trace has no process table");
+}
 
-	fputs("{", out);
-	jw_key(&w, "schema", json_string("iotape-analyze/1"));
+static json_t *j_window(const struct ana *a)
+{
 	json_t *win = json_object();
 	json_object_set_new(win, "trace", jstr(a->path));
 	json_object_set_new(win, "t0_ns", cm_json_u64(a->t0));
 	json_object_set_new(win, "from_s", json_real(a->o.from_ns / 1e9));
 	json_object_set_new(win, "to_s", a->o.to_ns == UINT64_MAX ? json_null() : json_real(a->o.to_ns / 1e9));
 	json_object_set_new(win, "pid", a->o.has_pid ? cm_json_u64(a->o.pid) : json_null());
-	jw_key(&w, "window", win);
-	jw_key(&w, "summary", j_summary(a));
-	jw_key(&w, "pattern", j_pattern(a, un));
-	jw_key(&w, "cache", j_cache(a, un));
-	jw_key(&w, "block", j_block(a, un));
-	jw_key(&w, "latency", j_latency(a));
-	jw_key(&w, "timeline", j_timeline(a));
-	jw_key(&w, "epochs", j_epochs(a, un));
-	jw_key(&w, "checkpoints", j_ckpts(a));
-	jw_compute(&w, a);
-	jw_files(&w, a);
-	jw_procs(&w, a);
-	jw_key(&w, "resources", j_resources(a, un));
+	return win;
+}
+
+/* Damaged tables and a rebuilt index. */
+static json_t *j_warnings(const struct ana *a)
+{
 	json_t *warn = json_array();
 	for (int t = 1; t < TAPE_TABLE_MAX; t++) {
 		if (!a->damage[t])
@@ -883,7 +879,33 @@ static int report_json(struct ana *a, FILE *out)
 	}
 	if (tape_reader_recovered(a->r))
 		json_array_append_new(warn, jstr("index rebuilt by scanning (the recording did not finish)"));
-	jw_key(&w, "warnings", warn);
+	return warn;
+}
+
+/* The top-level keys in order; "unavailable" last, once every section
+ * has added to it. */
+static int report_json(struct ana *a, FILE *out)
+{
+	struct jw w = { .out = out };
+	json_t *un = json_array();
+	unavail_tables(a, un);
+
+	fputs("{", out);
+	jw_key(&w, "schema", json_string("iotape-analyze/1"));
+	jw_key(&w, "window", j_window(a));
+	jw_key(&w, "summary", j_summary(a));
+	jw_key(&w, "pattern", j_pattern(a, un));
+	jw_key(&w, "cache", j_cache(a, un));
+	jw_key(&w, "block", j_block(a, un));
+	jw_key(&w, "latency", j_latency(a));
+	jw_key(&w, "timeline", j_timeline(a));
+	jw_key(&w, "epochs", j_epochs(a, un));
+	jw_key(&w, "checkpoints", j_ckpts(a));
+	jw_compute(&w, a);
+	jw_files(&w, a);
+	jw_procs(&w, a);
+	jw_key(&w, "resources", j_resources(a, un));
+	jw_key(&w, "warnings", j_warnings(a));
 	jw_key(&w, "unavailable", un);
 	fputs("\n}\n", out);
 	return 0;
