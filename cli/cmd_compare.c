@@ -349,6 +349,13 @@ static void check_count(struct checks *k, const char *name, uint64_t a, uint64_t
 	check_add(k, name, a == b, "A %" PRIu64 ", B %" PRIu64 " (must be equal)", a, b);
 }
 
+/* A file differs when its read or write ops or bytes do. */
+static int file_differs(const struct cmp_file *f)
+{
+	return f->rops[0] != f->rops[1] || f->rbytes[0] != f->rbytes[1] ||
+	       f->wops[0] != f->wops[1] || f->wbytes[0] != f->wbytes[1];
+}
+
 static void cmp_checks(struct cmp *c, struct checks *k)
 {
 	const struct ana *a = &c->a[0], *b = &c->a[1];
@@ -362,8 +369,7 @@ static void cmp_checks(struct cmp *c, struct checks *k)
 	const struct cmp_file *first = NULL;
 	for (size_t i = 0; i < c->nf; i++) {
 		const struct cmp_file *f = &c->f[i];
-		if (f->rops[0] == f->rops[1] && f->rbytes[0] == f->rbytes[1] &&
-		    f->wops[0] == f->wops[1] && f->wbytes[0] == f->wbytes[1])
+		if (!file_differs(f))
 			continue;
 		bad++;
 		only_a += !f->seen[1];
@@ -501,11 +507,35 @@ static double hit(uint64_t acc, uint64_t miss, int have)
 	return have ? ana_hit_ratio(acc, miss) : NAN;
 }
 
-static void cmp_text(struct cmp *c, const struct checks *k, long top, FILE *o)
+/* Rows of the threads side by side: as many as the side with more. */
+static size_t thread_rows(const struct cmp *c)
 {
-	const struct ana *a = &c->a[0], *b = &c->a[1];
-	char b1[32], b2[32];
+	return c->nthr[0] > c->nthr[1] ? c->nthr[0] : c->nthr[1];
+}
 
+/* Side s's thread in row i (most bytes first), NULL past its last. */
+static const struct ana_thread *thread_at(const struct cmp *c, int s, size_t i)
+{
+	return i < c->nthr[s] ? &c->a[s].sys.threads[c->thr[s][i]] : NULL;
+}
+
+/* Request size class i has reads or writes on either side. */
+static int size_class_used(const struct cmp *c, unsigned i)
+{
+	const struct ana_sys *a = &c->a[0].sys, *b = &c->a[1].sys;
+	return a->rd_hist[i] || b->rd_hist[i] || a->wr_hist[i] || b->wr_hist[i];
+}
+
+/* The note under a list cut at top entries of n (top < 0: not cut). */
+static void t_more(FILE *o, size_t n, long top, const char *what)
+{
+	if (top >= 0 && n > (size_t)top)
+		fprintf(o, "  (%zu more %s: --top 0 lists all)\n", n - top, what);
+}
+
+/* The traces, what is counted, and A's page-fault reads. */
+static void t_header(FILE *o, const struct cmp *c)
+{
 	fputs("iotape compare\n  A  ", o);
 	cm_put_escaped(o, c->path[0], 0);
 	fputs("\n  B  ", o);
@@ -525,7 +555,11 @@ static void cmp_text(struct cmp *c, const struct checks *k, long top, FILE *o)
 			" issues as reads; %" PRIu64 " files A only mapped are left out\n",
 			c->fault_reads, fb, c->fault_only);
 	}
+}
 
+static void t_summary(FILE *o, const struct cmp *c)
+{
+	const struct ana *a = &c->a[0], *b = &c->a[1];
 	t_head(o, "SUMMARY");
 	t_ns(o, "duration", duration_ns(a), duration_ns(b));
 	t_count(o, "read ops", a->sys.read_ops, b->sys.read_ops);
@@ -540,7 +574,11 @@ static void cmp_text(struct cmp *c, const struct checks *k, long top, FILE *o)
 		}
 	t_count(o, "files read", fr[0], fr[1]);
 	t_count(o, "files written", fw[0], fw[1]);
+}
 
+static void t_kinds(FILE *o, const struct cmp *c)
+{
+	const struct ana *a = &c->a[0], *b = &c->a[1];
 	t_head(o, "BY KIND");
 	for (unsigned op = 0; op < TAPE_OP_MAX; op++) {
 		if (!a->sys.op_ops[op] && !b->sys.op_ops[op])
@@ -551,19 +589,27 @@ static void cmp_text(struct cmp *c, const struct checks *k, long top, FILE *o)
 		snprintf(n, sizeof(n), "%s bytes", tape_op_name(op));
 		t_bytes(o, n, a->sys.op_bytes[op], b->sys.op_bytes[op]);
 	}
+}
 
-	t_head(o, "ACCESS PATTERN");
+static void t_pattern(FILE *o, const struct cmp *c)
+{
+	const struct ana *a = &c->a[0], *b = &c->a[1];
 	double ta, tb;
+	t_head(o, "ACCESS PATTERN");
 	t_ratio(o, "read randomness", ana_read_randomness(a), ana_read_randomness(b));
 	t_ratio(o, "sequential read fraction", ana_seq_read_fraction(a), ana_seq_read_fraction(b));
 	double fa = ana_file_order_randomness(a, &ta), fb = ana_file_order_randomness(b, &tb);
 	t_ratio(o, "file order randomness", fa, fb);
 	t_count(o, "epochs", ana_epoch_count(a), ana_epoch_count(b));
+}
 
+static void t_sizes(FILE *o, const struct cmp *c)
+{
+	const struct ana *a = &c->a[0], *b = &c->a[1];
+	char b1[32], b2[32];
 	t_head(o, "REQUEST SIZES (reads, writes)");
 	for (unsigned i = 0; i < ANA_SZ_BUCKETS; i++) {
-		if (!a->sys.rd_hist[i] && !b->sys.rd_hist[i] && !a->sys.wr_hist[i] &&
-		    !b->sys.wr_hist[i])
+		if (!size_class_used(c, i))
 			continue;
 		char r[80];
 		if (i <= 1)
@@ -586,33 +632,40 @@ static void cmp_text(struct cmp *c, const struct checks *k, long top, FILE *o)
 			t_count(o, n, a->sys.wr_hist[i], b->sys.wr_hist[i]);
 		}
 	}
+}
 
+static void t_cache(FILE *o, const struct cmp *c)
+{
 	t_head(o, "PAGE CACHE");
 	t_ratio(o, "hit ratio", hit(c->acc[0], c->miss[0], c->have_cache[0]),
 		hit(c->acc[1], c->miss[1], c->have_cache[1]));
 	t_count(o, "pages accessed", c->acc[0], c->acc[1]);
 	t_count(o, "pages missed", c->miss[0], c->miss[1]);
+}
 
+static void t_compute(FILE *o, const struct cmp *c, long top)
+{
 	t_head(o, "COMPUTE");
 	t_ns(o, "compute gap (all threads)", c->gap[0], c->gap[1]);
 	t_ns(o, "I/O time (all threads)", c->io[0], c->io[1]);
 	t_count(o, "threads with I/O", c->nthr[0], c->nthr[1]);
-	size_t nt = c->nthr[0] > c->nthr[1] ? c->nthr[0] : c->nthr[1];
+	size_t nt = thread_rows(c);
 	for (size_t i = 0; i < nt && (top < 0 || (long)i < top); i++) {
-		const struct ana_thread *x = i < c->nthr[0] ? &a->sys.threads[c->thr[0][i]] : NULL;
-		const struct ana_thread *y = i < c->nthr[1] ? &b->sys.threads[c->thr[1][i]] : NULL;
+		const struct ana_thread *x = thread_at(c, 0, i), *y = thread_at(c, 1, i);
 		char n[64];
 		snprintf(n, sizeof(n), "gap tid %u / %u", x ? x->tid : 0, y ? y->tid : 0);
 		t_ns(o, n, x ? x->gap_ns : 0, y ? y->gap_ns : 0);
 	}
-	if (top >= 0 && nt > (size_t)top)
-		fprintf(o, "  (%zu more threads: --top 0 lists all)\n", nt - top);
+	t_more(o, nt, top, "threads");
+}
 
+/* Listed only if some file differs. */
+static void t_differ(FILE *o, const struct cmp *c, long top)
+{
 	size_t nd = 0;
 	for (size_t i = 0; i < c->nf; i++) {
 		const struct cmp_file *f = &c->f[i];
-		if (f->rops[0] == f->rops[1] && f->rbytes[0] == f->rbytes[1] &&
-		    f->wops[0] == f->wops[1] && f->wbytes[0] == f->wbytes[1])
+		if (!file_differs(f))
 			continue;
 		if (!nd++)
 			fprintf(o, "\nFILES THAT DIFFER (A/B)\n");
@@ -627,19 +680,43 @@ static void cmp_text(struct cmp *c, const struct checks *k, long top, FILE *o)
 		cm_put_escaped(o, f->key, 0);
 		fputc('\n', o);
 	}
-	if (top >= 0 && nd > (size_t)top)
-		fprintf(o, "  (%zu more files: --top 0 lists all)\n", nd - top);
+	t_more(o, nd, top, "files");
+}
+
+static void t_files(FILE *o, const struct cmp *c)
+{
+	size_t nd = 0;
+	for (size_t i = 0; i < c->nf; i++)
+		nd += file_differs(&c->f[i]);
 	fprintf(o, "\nFILES\n  %zu compared, %zu equal in ops and bytes, %zu differ\n", c->nf,
 		c->nf - nd, nd);
+}
 
-	if (k) {
-		fprintf(o, "\nCHECK (B reproduces A)\n");
-		for (size_t i = 0; i < k->n; i++)
-			fprintf(o, "  %-4s %-16s %s\n", k->v[i].ok ? "ok" : "FAIL", k->v[i].name,
-				k->v[i].detail);
-		fprintf(o, "  %s: %d of %zu checks failed\n", k->failed ? "FAILED" : "PASSED",
-			k->failed, k->n);
-	}
+/* --check */
+static void t_check(FILE *o, const struct checks *k)
+{
+	fprintf(o, "\nCHECK (B reproduces A)\n");
+	for (size_t i = 0; i < k->n; i++)
+		fprintf(o, "  %-4s %-16s %s\n", k->v[i].ok ? "ok" : "FAIL", k->v[i].name,
+			k->v[i].detail);
+	fprintf(o, "  %s: %d of %zu checks failed\n", k->failed ? "FAILED" : "PASSED",
+		k->failed, k->n);
+}
+
+/* The sections in order; CHECK only with k (--check). */
+static void cmp_text(struct cmp *c, const struct checks *k, long top, FILE *o)
+{
+	t_header(o, c);
+	t_summary(o, c);
+	t_kinds(o, c);
+	t_pattern(o, c);
+	t_sizes(o, c);
+	t_cache(o, c);
+	t_compute(o, c, top);
+	t_differ(o, c, top);
+	t_files(o, c);
+	if (k)
+		t_check(o, k);
 }
 
 /* ---------------------------------------------------------------- JSON */
