@@ -16,6 +16,10 @@
  *
  * Every check and its threshold is in man/iotape-compare.1; this is the
  * only place that decides them.
+ *
+ * The report is one function per section, t_* for text and j_* for JSON
+ * (t_summary prints SUMMARY, j_summary builds "summary"), which cmp_text
+ * and cmp_json call in order.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -748,13 +752,10 @@ static json_t *j_pair_real(double a, double b, int rel)
 	return o;
 }
 
-static int cmp_json(struct cmp *c, const struct checks *k, FILE *out)
+/* The traces and what is counted of them. */
+static json_t *j_traces(const struct cmp *c)
 {
-	const struct ana *a = &c->a[0], *b = &c->a[1];
-	json_t *root = json_object(), *x;
-
-	json_object_set_new(root, "schema", json_string("iotape-compare/1"));
-	x = json_object();
+	json_t *x = json_object();
 	json_object_set_new(x, "a", cm_json_str(c->path[0]));
 	json_object_set_new(x, "b", cm_json_str(c->path[1]));
 	json_object_set_new(x, "map", c->under ? cm_json_str(c->under) : json_null());
@@ -763,17 +764,25 @@ static int cmp_json(struct cmp *c, const struct checks *k, FILE *out)
 	json_object_set_new(x, "fault_reads_a", cm_json_u64(c->fault_reads));
 	json_object_set_new(x, "fault_read_bytes_a", cm_json_u64(c->fault_bytes));
 	json_object_set_new(x, "mapped_only_files_a", cm_json_u64(c->fault_only));
-	json_object_set_new(root, "traces", x);
+	return x;
+}
 
-	x = json_object();
+static json_t *j_summary(const struct cmp *c)
+{
+	const struct ana *a = &c->a[0], *b = &c->a[1];
+	json_t *x = json_object();
 	json_object_set_new(x, "duration_s", j_pair_real(duration_ns(a) / 1e9, duration_ns(b) / 1e9, 1));
 	json_object_set_new(x, "read_ops", j_pair_u64(a->sys.read_ops, b->sys.read_ops));
 	json_object_set_new(x, "read_bytes", j_pair_u64(a->sys.read_bytes, b->sys.read_bytes));
 	json_object_set_new(x, "write_ops", j_pair_u64(a->sys.write_ops, b->sys.write_ops));
 	json_object_set_new(x, "write_bytes", j_pair_u64(a->sys.write_bytes, b->sys.write_bytes));
-	json_object_set_new(root, "summary", x);
+	return x;
+}
 
-	x = json_object();
+static json_t *j_kinds(const struct cmp *c)
+{
+	const struct ana *a = &c->a[0], *b = &c->a[1];
+	json_t *x = json_object();
 	for (unsigned op = 0; op < TAPE_OP_MAX; op++) {
 		if (!a->sys.op_ops[op] && !b->sys.op_ops[op])
 			continue;
@@ -782,21 +791,15 @@ static int cmp_json(struct cmp *c, const struct checks *k, FILE *out)
 		json_object_set_new(y, "bytes", j_pair_u64(a->sys.op_bytes[op], b->sys.op_bytes[op]));
 		json_object_set_new(x, tape_op_name(op), y);
 	}
-	json_object_set_new(root, "kinds", x);
+	return x;
+}
 
-	x = json_object();
-	double ta, tb;
-	json_object_set_new(x, "read_randomness",
-			    j_pair_real(ana_read_randomness(a), ana_read_randomness(b), 0));
-	json_object_set_new(x, "sequential_read_fraction",
-			    j_pair_real(ana_seq_read_fraction(a), ana_seq_read_fraction(b), 0));
-	double fa = ana_file_order_randomness(a, &ta), fb = ana_file_order_randomness(b, &tb);
-	json_object_set_new(x, "file_order_randomness", j_pair_real(fa, fb, 0));
-	json_object_set_new(x, "epochs", j_pair_u64(ana_epoch_count(a), ana_epoch_count(b)));
+static json_t *j_sizes(const struct cmp *c)
+{
+	const struct ana *a = &c->a[0], *b = &c->a[1];
 	json_t *h = json_array();
 	for (unsigned i = 0; i < ANA_SZ_BUCKETS; i++) {
-		if (!a->sys.rd_hist[i] && !b->sys.rd_hist[i] && !a->sys.wr_hist[i] &&
-		    !b->sys.wr_hist[i])
+		if (!size_class_used(c, i))
 			continue;
 		json_t *y = json_object();
 		json_object_set_new(y, "min", cm_json_u64(i ? 1ull << (i - 1) : 0));
@@ -806,24 +809,45 @@ static int cmp_json(struct cmp *c, const struct checks *k, FILE *out)
 		json_object_set_new(y, "writes", j_pair_u64(a->sys.wr_hist[i], b->sys.wr_hist[i]));
 		json_array_append_new(h, y);
 	}
-	json_object_set_new(x, "request_size_histogram", h);
-	json_object_set_new(root, "pattern", x);
+	return h;
+}
 
-	x = json_object();
+/* The access pattern, with the request sizes. */
+static json_t *j_pattern(const struct cmp *c)
+{
+	const struct ana *a = &c->a[0], *b = &c->a[1];
+	json_t *x = json_object();
+	double ta, tb;
+	json_object_set_new(x, "read_randomness",
+			    j_pair_real(ana_read_randomness(a), ana_read_randomness(b), 0));
+	json_object_set_new(x, "sequential_read_fraction",
+			    j_pair_real(ana_seq_read_fraction(a), ana_seq_read_fraction(b), 0));
+	double fa = ana_file_order_randomness(a, &ta), fb = ana_file_order_randomness(b, &tb);
+	json_object_set_new(x, "file_order_randomness", j_pair_real(fa, fb, 0));
+	json_object_set_new(x, "epochs", j_pair_u64(ana_epoch_count(a), ana_epoch_count(b)));
+	json_object_set_new(x, "request_size_histogram", j_sizes(c));
+	return x;
+}
+
+static json_t *j_cache(const struct cmp *c)
+{
+	json_t *x = json_object();
 	json_object_set_new(x, "hit_ratio", j_pair_real(hit(c->acc[0], c->miss[0], c->have_cache[0]),
 							 hit(c->acc[1], c->miss[1], c->have_cache[1]), 0));
 	json_object_set_new(x, "pages_accessed", j_pair_u64(c->acc[0], c->acc[1]));
 	json_object_set_new(x, "pages_missed", j_pair_u64(c->miss[0], c->miss[1]));
-	json_object_set_new(root, "cache", x);
+	return x;
+}
 
-	x = json_object();
+static json_t *j_compute(const struct cmp *c)
+{
+	json_t *x = json_object();
 	json_object_set_new(x, "gap_s", j_pair_real(c->gap[0] / 1e9, c->gap[1] / 1e9, 1));
 	json_object_set_new(x, "io_s", j_pair_real(c->io[0] / 1e9, c->io[1] / 1e9, 1));
 	json_t *th = json_array();
-	size_t nt = c->nthr[0] > c->nthr[1] ? c->nthr[0] : c->nthr[1];
+	size_t nt = thread_rows(c);
 	for (size_t i = 0; i < nt; i++) {
-		const struct ana_thread *p = i < c->nthr[0] ? &a->sys.threads[c->thr[0][i]] : NULL;
-		const struct ana_thread *q = i < c->nthr[1] ? &b->sys.threads[c->thr[1][i]] : NULL;
+		const struct ana_thread *p = thread_at(c, 0, i), *q = thread_at(c, 1, i);
 		json_t *y = json_object();
 		json_object_set_new(y, "tid", json_pack("{s:o,s:o}", "a", p ? cm_json_u64(p->tid) : json_null(),
 							"b", q ? cm_json_u64(q->tid) : json_null()));
@@ -836,8 +860,11 @@ static int cmp_json(struct cmp *c, const struct checks *k, FILE *out)
 		json_array_append_new(th, y);
 	}
 	json_object_set_new(x, "threads", th);
-	json_object_set_new(root, "compute", x);
+	return x;
+}
 
+static json_t *j_files(const struct cmp *c)
+{
 	json_t *fs = json_array();
 	for (size_t i = 0; i < c->nf; i++) {
 		const struct cmp_file *f = &c->f[i];
@@ -853,16 +880,35 @@ static int cmp_json(struct cmp *c, const struct checks *k, FILE *out)
 								hit(f->acc[1], f->miss[1], c->have_cache[1]), 0));
 		json_array_append_new(fs, y);
 	}
-	json_object_set_new(root, "files", fs);
+	return fs;
+}
 
+static json_t *j_fidelity(const struct checks *k)
+{
 	json_t *ck = json_array();
 	for (size_t i = 0; i < k->n; i++)
 		json_array_append_new(ck, json_pack("{s:s,s:b,s:s}", "name", k->v[i].name,
 						    "ok", k->v[i].ok, "detail", k->v[i].detail));
-	x = json_object();
+	json_t *x = json_object();
 	json_object_set_new(x, "passed", json_boolean(!k->failed));
 	json_object_set_new(x, "checks", ck);
-	json_object_set_new(root, "fidelity", x);
+	return x;
+}
+
+/* The top-level keys in order. */
+static int cmp_json(struct cmp *c, const struct checks *k, FILE *out)
+{
+	json_t *root = json_object();
+
+	json_object_set_new(root, "schema", json_string("iotape-compare/1"));
+	json_object_set_new(root, "traces", j_traces(c));
+	json_object_set_new(root, "summary", j_summary(c));
+	json_object_set_new(root, "kinds", j_kinds(c));
+	json_object_set_new(root, "pattern", j_pattern(c));
+	json_object_set_new(root, "cache", j_cache(c));
+	json_object_set_new(root, "compute", j_compute(c));
+	json_object_set_new(root, "files", j_files(c));
+	json_object_set_new(root, "fidelity", j_fidelity(k));
 
 	int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 	fputc('\n', out);
