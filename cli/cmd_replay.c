@@ -2,12 +2,13 @@
 /*
  * cmd_replay.c - `iotape replay`: run a recorded job's I/O against DIR.
  *
- * Steps: parse options, load the plan (rp_trace.c: paths confined,
- * "..": refused), open DIR (rp_prep.c: empty or marked unless --force),
- * enter the --mem-limit cgroup (rp_cgroup.c: before prepare, so the page
- * cache the prepared data fills is charged to it), prepare the dataset,
- * optionally drop caches, replay (rp_run.c), report (rp_report.c).  Only
- * this file prints; errors are one line, exit 1 (runtime) or 2 (usage).
+ * Phases, one function each: parse options; open the trace source
+ * (rp_trace_open: the layout; paths confined, "..": refused); open DIR
+ * (empty or marked unless --force) and enter the --mem-limit cgroup
+ * (before prepare, so the page cache the prepared data fills is charged
+ * to it); prepare the dataset; optionally drop caches; run the engine
+ * (progress through a hook); report.  Only this file prints; errors are
+ * one line, exit 1 (runtime) or 2 (usage).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -135,6 +136,121 @@ static int drop_caches(void)
 	return close(fd) ? -errno : 0;
 }
 
+/* ------------------------------------------------------------ phases */
+
+static int has_ops(const struct rp_layout *l)
+{
+	for (size_t i = 0; i < l->nthreads; i++)
+		if (l->threads[i].nops)
+			return 1;
+	return 0;
+}
+
+/* Open DIR (refusing one that is not empty and not ours) and, with
+ * --mem-limit, enter the memory cgroup before prepare, so that the page
+ * cache the prepared data fills is charged to it.  The dirfd, or -1
+ * after one error line. */
+static int setup_dir(const char *dir, int force, const struct rp_opts *o, int prep_only,
+		     struct rp_cgroup *cg)
+{
+	char err[512];
+	int dirfd = rp_dir_open(dir, force, err, sizeof(err));
+
+	if (dirfd < 0) {
+		cli_error("%s", err);
+		return -1;
+	}
+	if (o->mem_limit && !prep_only && rp_cgroup_enter(cg, o->mem_limit, err, sizeof(err))) {
+		cli_error("%s", err);
+		close(dirfd);
+		return -1;
+	}
+	return dirfd;
+}
+
+struct progress_line {
+	int printed;
+};
+
+static void prep_progress(void *arg, uint64_t files, uint64_t nfiles, uint64_t bytes,
+			  uint64_t total)
+{
+	struct progress_line *pl = arg;
+
+	fprintf(stderr, "\riotape replay: preparing %" PRIu64 "/%" PRIu64 " files, %" PRIu64
+		"/%" PRIu64 " MiB ", files, nfiles, bytes >> 20, total >> 20);
+	pl->printed = 1;
+}
+
+static void run_progress(void *arg, uint64_t done, uint64_t total)
+{
+	struct progress_line *pl = arg;
+
+	fprintf(stderr, "\riotape replay: %" PRIu64 "/%" PRIu64 " ops ", done, total);
+	pl->printed = 1;
+}
+
+/* Create the files the layout reads (with a progress line on a terminal):
+ * 0, or -1 after one error line. */
+static int prepare(int dirfd, const struct rp_layout *l, int sparse, unsigned scale,
+		   int progress)
+{
+	struct progress_line pl = { 0 };
+	struct rp_prep_opts po = { .sparse = sparse, .scale = scale,
+				   .progress = progress ? prep_progress : NULL, .arg = &pl };
+	struct rp_prep_stats ps;
+	char err[512];
+	int rc = rp_prepare(dirfd, l, &po, &ps, err, sizeof(err));
+
+	if (pl.printed)
+		fputc('\n', stderr);
+	if (rc)
+		cli_error("%s", err);
+	return rc ? -1 : 0;
+}
+
+/* Replay src under dirfd into res, with what /proc/self/io and the cgroup
+ * say about it: 0, or -1 after one error line. */
+static int run(struct rp_source *src, int dirfd, const struct rp_opts *o, int progress,
+	       struct rp_cgroup *cg, struct rp_result *res)
+{
+	struct progress_line pl = { 0 };
+	struct rp_hooks hooks = { .arg = &pl, .progress = run_progress };
+	struct rp_engine *e;
+	char err[512];
+	uint64_t rb0;
+	int rc;
+
+	if (rp_engine_init(&e, src, dirfd, o, err, sizeof(err))) {
+		cli_error("%s", err);
+		return -1;
+	}
+	if (progress && rp_engine_add_hooks(e, &hooks)) {
+		rp_engine_free(e);
+		cli_error("out of memory");
+		return -1;
+	}
+	rb0 = io_read_bytes();
+	rc = rp_engine_run(e, err, sizeof(err));
+	if (pl.printed)
+		fputc('\n', stderr);
+	if (rc) {
+		cli_error("%s", err);
+		rp_engine_free(e);
+		return -1;
+	}
+	rp_engine_finish(e, res);
+	rp_engine_free(e);
+	res->dev_read_bytes = io_read_bytes() - rb0;
+	if (cg->entered) {
+		rp_cgroup_stats(cg);
+		res->cgroup = cg->v2 ? 2 : 1;
+		res->mem_peak = cg->peak;
+		res->mem_limit_hits = cg->limit_hits;
+	}
+	return 0;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct rp_opts o = { .timing = RP_TIME_THINK, .speed = 1, .compute_scale = 1,
@@ -142,12 +258,11 @@ int cmd_replay(int argc, char **argv)
 	struct rp_cgroup cg = { 0 };
 	const char *dir = NULL, *trace, *output = NULL;
 	int prep_only = 0, no_prep = 0, sparse = 0, drop = 0, force = 0, json = 0;
-	struct rp_plan plan;
+	struct rp_source *src = NULL;
 	struct rp_result res = { 0 };
-	struct rp_prep_stats ps;
 	struct opt_parser p;
 	char err[512];
-	int c, dirfd = -1, ret = EXIT_FAIL, rc;
+	int c, dirfd = -1, ret = EXIT_FAIL, rc, progress;
 	FILE *out = stdout;
 
 	opt_init(&p, &replay_cmd, argc, argv);
@@ -220,39 +335,23 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (!o.loops)
 		o.loops = o.scale;	/* each copy read once */
-	o.progress = isatty(STDERR_FILENO);
+	progress = isatty(STDERR_FILENO);
 
-	rc = rp_plan_load(&plan, trace, o.direct, err, sizeof(err));
+	rc = rp_trace_open(&src, trace, o.direct, err, sizeof(err));
 	if (rc) {
 		cli_error("%s", err);
 		return EXIT_FAIL;
 	}
-	if (!plan.nops) {
+	if (!has_ops(&src->layout)) {
 		cli_error("%s: no file operations to replay (%" PRIu64 " skipped, %" PRIu64
 			  " failed, %" PRIu64 " unmatched in the recording)", trace,
-			  plan.skipped, plan.failed, plan.unmatched);
+			  src->layout.skipped, src->layout.failed, src->layout.unmatched);
 		goto out;
 	}
-	dirfd = rp_dir_open(dir, force, err, sizeof(err));
-	if (dirfd < 0) {
-		cli_error("%s", err);
+	if ((dirfd = setup_dir(dir, force, &o, prep_only, &cg)) < 0)
 		goto out;
-	}
-	if (o.mem_limit && !prep_only) {
-		rc = rp_cgroup_enter(&cg, o.mem_limit, err, sizeof(err));
-		if (rc) {
-			cli_error("%s", err);
-			goto out;
-		}
-	}
-	if (!no_prep) {
-		rc = rp_prepare(dirfd, &plan, sparse, o.direct, o.scale, o.progress, &ps,
-				err, sizeof(err));
-		if (rc) {
-			cli_error("%s", err);
-			goto out;
-		}
-	}
+	if (!no_prep && prepare(dirfd, &src->layout, sparse, o.scale, progress))
+		goto out;
 	if (prep_only) {
 		ret = EXIT_OK;
 		goto out;
@@ -262,31 +361,15 @@ int cmd_replay(int argc, char **argv)
 			  rc == -EACCES || rc == -EPERM ? " (needs root)" : "");
 		goto out;
 	}
-	if (output) {
-		out = fopen(output, "w");
-		if (!out) {
-			cli_error("%s: %s", output, strerror(errno));
-			out = stdout;
-			goto out;
-		}
-	}
-	uint64_t rb0 = io_read_bytes();
-	rc = rp_run(dirfd, &plan, &o, &res, err, sizeof(err));
-	if (rc) {
-		cli_error("%s", err);
+	if (output && !(out = fopen(output, "w"))) {
+		cli_error("%s: %s", output, strerror(errno));
+		out = stdout;
 		goto out;
 	}
-	res.dev_read_bytes = io_read_bytes() - rb0;
-	if (cg.entered) {
-		rp_cgroup_stats(&cg);
-		res.cgroup = cg.v2 ? 2 : 1;
-		res.mem_peak = cg.peak;
-		res.mem_limit_hits = cg.limit_hits;
-	}
-	if (json)
-		rc = rp_report_json(out, &plan, &o, &res);
-	else
-		rc = rp_report_text(out, &plan, &o, &res);
+	if (run(src, dirfd, &o, progress, &cg, &res))
+		goto out;
+	rc = json ? rp_report_json(out, &src->layout, &o, &res) :
+		    rp_report_text(out, &src->layout, &o, &res);
 	/* stdout is checked by main(); a report file here */
 	if (rc || (out != stdout && (fflush(out) || ferror(out)))) {
 		cli_error("%s: write error: %s", output ? output : "stdout",
@@ -302,7 +385,7 @@ out:
 	}
 	if (dirfd >= 0)
 		close(dirfd);
-	rp_result_release(&res, plan.nfiles);
-	rp_plan_release(&plan);
+	rp_result_release(&res);
+	rp_source_free(src);
 	return ret;
 }

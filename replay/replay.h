@@ -1,19 +1,34 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * replay.h - what the parts of `iotape replay` share.
+ * replay.h - the replay engine, its op sources and its hooks (libreplay).
  *
- * The replay is built in three steps, each its own file:
- *   rp_trace.c   read the syscall table into a plan: ops sorted by time,
- *                fds resolved to slots, paths confined under DIR, one op
- *                list per recorded thread, cross-thread dependencies;
- *   rp_prep.c    check DIR (empty or marked), create the files the plan
- *                reads; every path goes through rp_path_*() (openat2
- *                RESOLVE_BENEATH on a dirfd of DIR);
- *   rp_run.c     one thread per recorded thread, io_uring, timing;
+ *   source  --ops-->  engine (threads, io_uring, timing)  --results-->  report
+ *     |                  |
+ *   layout             hooks (loop start, progress, ...)
+ *
+ * An op source says what to replay: its layout (the files to prepare and
+ * name, the threads to run, what is expected) before anything runs, then,
+ * while the replay runs, each thread's ops one at a time (next()).  Memory
+ * grows with files and threads, never with operations: nothing holds a
+ * whole plan.  The trace source (rp_trace.c) decodes a trace's syscall
+ * and cache tables as the replay runs; other sources (a job-file
+ * generator, replicas of a source) plug in the same way.  Hooks let a
+ * caller act at points of the run (a barrier per loop across nodes,
+ * progress lines, metrics) without a change to the engine.
+ *
+ * Files:
+ *   rp_trace.c   the trace source: a layout pass over the trace, then a
+ *                feeder thread that walks it again and hands each replay
+ *                thread its ops through a bounded queue;
+ *   rp_prep.c    DIR: confinement (openat2 RESOLVE_BENEATH on a dirfd of
+ *                DIR) and the preparation of the files a layout reads;
+ *   rp_run.c     the engine: one thread and one io_uring per layout
+ *                thread, timing, cross-thread order, results;
  *   rp_cgroup.c  --mem-limit: the process in a memory-limited cgroup;
  *   rp_report.c  fio-shaped text and JSON.
- * Library-style functions return 0 or -errno and fill an error buffer;
- * only cmd_replay.c prints.
+ * Library code: functions return 0 or -errno and fill an error buffer
+ * (err, errlen) where a message helps; nothing here prints on its own (the
+ * report functions write to the FILE * they are given) or exits.
  */
 #ifndef IOTAPE_REPLAY_H
 #define IOTAPE_REPLAY_H
@@ -21,83 +36,94 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "hist.h"
+#include "map.h"
+#include "ops.h"
 
-#define RP_MARKER ".iotape-replay"	/* marker file in a prepared DIR */
+#define RP_MARKER CM_REPLAY_MARKER	/* marker file in a prepared DIR */
 #define RP_ALIGN 4096u			/* O_DIRECT alignment */
 #define RP_COPY_DIR ".iotape-copy-"	/* --scale-dataset: DIR/.iotape-copy-K/ */
 
-enum rp_kind {
-	RP_OPEN = 1, RP_CLOSE, RP_READ, RP_WRITE, RP_FSYNC, RP_FDATASYNC,
-	RP_UNLINK, RP_RENAME, RP_MKDIR,
-	RP_KIND_MAX
-};
+/* Op kinds are the op vocabulary's (common/ops.h). */
+#define RP_KIND_MAX CM_KIND_MAX
+#define rp_kind_name cm_kind_name
 
 enum rp_timing { RP_TIME_ORIGINAL, RP_TIME_THINK, RP_TIME_AFAP };	/* choice order */
+
+/* ---------------------------------------------------------------- ops */
 
 /* rp_op.flags */
 #define RP_F_OVERLAP (1u << 0)	/* recorded while earlier data ops of the
 				 * thread were in flight: may be issued
 				 * without waiting for them */
-#define RP_F_NEEDED  (1u << 1)	/* another thread waits for this op */
 #define RP_F_REALCLOSE (1u << 2) /* last alias of the slot: close the fd */
 #define RP_F_FAULT   (1u << 3)	/* a read replaying page faults on a file
-				 * mapping (cache table), not a syscall */
+				 * mapping, not a syscall */
 
+/*
+ * One op, as a source hands it to the engine.  Cross-thread order is a
+ * (thread, sequence) pair: the op may start once thread dep_thread has
+ * completed its first dep_seq ops of the loop (dep_seq 0: no wait).  A
+ * thread's ops are numbered 1, 2, ... in the order next() gives them.
+ */
 struct rp_op {
-	uint64_t ts;		/* ns since the first op of the trace */
-	uint64_t end;		/* ts + dur */
+	uint64_t ts;		/* ns since the recorded start */
+	uint64_t end;		/* ts + recorded duration */
 	uint64_t off, len;	/* data ops: what the recording transferred */
-	uint32_t kind;		/* enum rp_kind */
+	uint32_t kind;		/* enum cm_kind */
 	uint32_t flags;		/* RP_F_* */
 	uint32_t slot;		/* fd slot (open, close, data, sync) */
-	uint32_t file, file2;	/* path indexes (open, namespace ops) */
-	uint32_t oflags;	/* open(2) flags to use */
-	int64_t dep;		/* global op index this one waits for, -1 */
+	uint32_t file, file2;	/* layout file indexes (open, namespace ops) */
+	uint32_t oflags;	/* open: open(2) flags to use */
 	uint32_t conc;		/* data ops of the thread in flight when it was
 				 * issued, itself included (1 = none before) */
-	uint32_t _pad;
+	uint32_t dep_thread;
+	uint32_t dep_seq;
 };
 
+/* ------------------------------------------------------------- layout */
+
 struct rp_file {
-	char *rel;		/* path relative to DIR, confined */
 	uint64_t size;		/* size to prepare */
-	uint64_t rbytes, wbytes;/* recorded bytes read / written */
-	int prepare;		/* must exist before the replay */
-	int from_table;		/* size came from the file table */
-	int isdir;		/* opened O_DIRECTORY or a directory in the
-				 * file table: prepared with mkdir */
-	int modified;		/* opened for writing, written, created,
-				 * unlinked or renamed by the trace */
-	int dataset;		/* prepared, only read (no write, create,
+	uint64_t rbytes, wbytes;/* recorded bytes read / written, one loop */
+	uint8_t prepare : 1;	/* must exist before the replay */
+	uint8_t from_table : 1;	/* size came from the file table */
+	uint8_t isdir : 1;	/* a directory: prepared with mkdir */
+	uint8_t modified : 1;	/* opened for writing, written, created,
+				 * unlinked or renamed by the job */
+	uint8_t dataset : 1;	/* prepared, only read (no write, create,
 				 * unlink or rename): --scale-dataset copies it */
 };
 
-struct rp_slot {
-	uint32_t file;
-	uint32_t oflags;
-	int implicit;		/* used without a recorded open: opened before
-				 * the clock starts */
-};
-
-struct rp_thread_plan {
-	uint32_t tid, pid;
-	uint32_t *ops;		/* global op indexes, in order */
-	size_t nops;
+struct rp_thread {
+	uint32_t tid, pid;	/* as recorded */
+	uint64_t nops;		/* ops per loop */
 	uint64_t maxlen;	/* largest data op */
 	unsigned depth;		/* most data ops the recording had in flight */
 };
 
-struct rp_plan {
-	struct rp_op *ops;
-	size_t nops;
+/* A slot opened before the clock starts: used without a recorded open
+ * (opened before the recording began, or a page-fault read's mapping). */
+struct rp_slot0 {
+	uint32_t slot, file, oflags;
+};
+
+/*
+ * What prepare, the engine and the report need before the replay runs:
+ * grows with files and threads only.  Filled by the source's open; read
+ * only from then on (the engine's threads read it concurrently).
+ */
+struct rp_layout {
+	struct cm_strtab paths;	/* file i's path relative to DIR: id i */
 	struct rp_file *files;
 	size_t nfiles;
-	struct rp_slot *slots;
-	size_t nslots;
-	struct rp_thread_plan *threads;
+	struct rp_thread *threads;
 	size_t nthreads;
-	uint64_t span;		/* last op end - first op ts (ns) */
-	uint64_t expected[RP_KIND_MAX];	/* ops to replay per kind */
+	struct rp_slot0 *slot0;
+	size_t nslot0;
+	uint32_t nslots;	/* slot numbers are below this */
+	uint64_t span;		/* last op end - first op start (ns) */
+	uint64_t expected[RP_KIND_MAX];	/* ops per kind and loop */
 	uint64_t skipped;	/* recorded ops not replayed (stat, mmap, ...) */
 	uint64_t failed;	/* recorded ops that failed (not replayed) */
 	uint64_t unmatched;	/* fd ops with no open and no path */
@@ -108,21 +134,62 @@ struct rp_plan {
 	uint64_t faults_code;	/* fault events on programs and libraries */
 	uint64_t faults_shm;	/* fault events on files under /dev (memory) */
 	uint64_t dataset_bytes;	/* recorded reads of dataset files */
+	uint64_t late;		/* rows further out of time order than the
+				 * source's window: replayed where they came */
 };
 
-/* rp_trace.c */
-/* Read TRACE into plan.  A path with "..", or empty where a file is
- * needed, is an error (-EPERM / -EINVAL with err set). */
-int rp_plan_load(struct rp_plan *plan, const char *trace, int direct,
-		 char *err, size_t errlen);
-void rp_plan_release(struct rp_plan *plan);
-/* Map a recorded path to one relative to DIR: leading '/' stripped,
- * "." and empty components dropped; -EPERM on "..", -EINVAL when empty,
- * naming the marker or under a dataset copy (RP_COPY_DIR*).  out gets a malloc'd string. */
-int rp_path_map(const char *path, char **out);
-const char *rp_kind_name(unsigned kind);
+static inline const char *rp_file_path(const struct rp_layout *l, uint32_t f)
+{
+	return cm_strtab_str(&l->paths, f);
+}
+void rp_layout_release(struct rp_layout *l);
 
-/* rp_prep.c */
+/* Map a recorded path to one relative to DIR (common/path.h, relative, no
+ * ".."): -EPERM on "..", -EINVAL when empty, naming the marker or under a
+ * dataset copy (RP_COPY_DIR*).  In place. */
+int rp_path_map(char *path);
+/* Path of dataset copy k of file f (k 0: the file's own path) in buf. */
+const char *rp_copy_path(const struct rp_layout *l, uint32_t f, unsigned k, char *buf,
+			 size_t len);
+
+/* ------------------------------------------------------------- sources */
+
+struct rp_source;
+struct rp_source_ops {
+	/* Begin handing out ops for loops 0 .. loops-1 (the trace source
+	 * starts its feeder and fills the queues before it returns). */
+	int (*start)(struct rp_source *s, unsigned loops);
+	/* Thread t's next op of the current loop: 1, 0 when the thread's
+	 * loop is over (the next call gives the next loop's first op), or
+	 * -errno.  Called only from thread t's replay thread. */
+	int (*next)(struct rp_source *s, unsigned t, struct rp_op *op);
+	/* Before loop > 0, from thread t: start its ops again.  NULL for a
+	 * source that hands out the loops in order by itself. */
+	int (*rewind)(struct rp_source *s, unsigned t, unsigned loop);
+	/* After the threads ended (also after a failed start): stop
+	 * handing out ops; 0, or the -errno that cut the ops short. */
+	int (*stop)(struct rp_source *s);
+	void (*free)(struct rp_source *s);
+};
+
+struct rp_source {
+	const struct rp_source_ops *ops;
+	struct rp_layout layout;
+	char err[256];		/* what stop()'s error was about */
+};
+
+/*
+ * The trace source: a pass over TRACE makes the layout (paths confined:
+ * ".." refused with -EPERM and a message in err, as are empty paths and
+ * paths naming the marker); start() then decodes the trace again, once
+ * per loop, as the replay runs.  direct: sizes aligned for O_DIRECT.
+ */
+int rp_trace_open(struct rp_source **out, const char *trace, int direct, char *err,
+		  size_t errlen);
+void rp_source_free(struct rp_source *s);	/* NULL: nothing */
+
+/* -------------------------------------------------------------- prepare */
+
 /* Open DIR (created when missing), refusing a non-empty unmarked one
  * unless force; writes the marker.  Returns the dirfd or -errno. */
 int rp_dir_open(const char *dir, int force, char *err, size_t errlen);
@@ -131,13 +198,23 @@ int rp_open_beneath(int dirfd, const char *rel, int flags, unsigned mode);
 /* Open the parent directory of rel beneath dirfd (creating missing
  * directories when mkdirs); *base points into rel at the last component. */
 int rp_parent_beneath(int dirfd, const char *rel, int mkdirs, const char **base);
-struct rp_prep_stats { uint64_t files, created, skipped, bytes; };
-/* Creates the files to prepare, and scale - 1 more copies of the dataset
- * files under RP_COPY_DIR"K"/. */
-int rp_prepare(int dirfd, struct rp_plan *plan, int sparse, int direct,
-	       unsigned scale, int progress, struct rp_prep_stats *st, char *err, size_t errlen);
 
-/* rp_run.c */
+struct rp_prep_stats { uint64_t files, created, skipped, bytes; };
+struct rp_prep_opts {
+	int sparse;		/* holes instead of random data */
+	unsigned scale;		/* --scale-dataset K: copies 1..K-1 too */
+	/* called every 200 ms or so: files and bytes done and in all */
+	void (*progress)(void *arg, uint64_t files, uint64_t nfiles, uint64_t bytes,
+			 uint64_t total);
+	void *arg;
+};
+/* Create the files the layout reads, and scale - 1 more copies of the
+ * dataset files under RP_COPY_DIR"K"/. */
+int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *po,
+	       struct rp_prep_stats *st, char *err, size_t errlen);
+
+/* --------------------------------------------------------------- engine */
+
 struct rp_opts {
 	int timing;		/* enum rp_timing */
 	double speed, compute_scale;
@@ -146,21 +223,29 @@ struct rp_opts {
 	unsigned loops;
 	unsigned scale;		/* --scale-dataset K (1: no copies): loop l
 				 * reads copy l % K of the dataset files */
-	uint64_t mem_limit;	/* --mem-limit bytes, 0 none */
-	int progress;
+	uint64_t mem_limit;	/* --mem-limit bytes, 0 none (the report) */
 };
 
-struct rp_lat {			/* latencies of one direction */
-	uint64_t *v;
-	size_t n, cap;
+/*
+ * Hooks: callbacks at points of the run, each optional; several sets may
+ * be added (rp_engine_add_hooks), called in the order added.  They run on
+ * the threads named, and must not block for long.
+ */
+struct rp_hooks {
+	void *arg;
+	/* Serial replay thread, at the loop's start, before its clock starts
+	 * (all replay threads are at the loop barrier). */
+	void (*loop_start)(void *arg, unsigned loop);
+	/* The thread that called rp_engine_run, about twice a second. */
+	void (*progress)(void *arg, uint64_t ops_done, uint64_t ops_total);
 };
 
 struct rp_dir_stats {		/* fio's read / write / sync */
 	uint64_t ios, bytes, short_ios, drop_ios;
-	struct rp_lat clat, lat;
+	struct cm_lat clat, lat;
 };
 
-struct rp_job {
+struct rp_job {			/* one replay thread */
 	uint32_t tid, pid;
 	struct rp_dir_stats d[3];	/* 0 read, 1 write, 2 sync */
 	uint64_t done[RP_KIND_MAX];
@@ -170,9 +255,7 @@ struct rp_job {
 	uint64_t compute_ns;	/* synthetic compute delays */
 	uint64_t adjusted;	/* ops aligned for O_DIRECT */
 	int realtime;		/* ran SCHED_FIFO (original timing, root) */
-	struct rp_lat terr;	/* original timing: issue - target (ns) */
-	uint64_t *file_bytes;	/* per file index: bytes read + written */
-	uint64_t *copy_bytes;	/* per dataset copy: bytes read */
+	struct cm_lat terr;	/* original timing: issue - target (ns) */
 	uint64_t fault_reads;	/* RP_F_FAULT reads done */
 	uint64_t usr_ns, sys_ns;/* the thread's CPU time (getrusage) */
 	uint64_t ctx, majf, minf;/* its context switches and page faults */
@@ -181,26 +264,40 @@ struct rp_job {
 struct rp_result {
 	struct rp_job *jobs;
 	size_t njobs;
+	uint64_t *file_bytes;	/* per layout file: bytes read + written */
+	size_t nfiles;
+	uint64_t *copy_bytes;	/* per dataset copy: bytes read */
+	unsigned ncopies;
 	uint64_t wall_ns;
 	uint64_t implicit_opens;
 	int64_t start_unix;
+	/* filled by the caller, for the report */
 	uint64_t dev_read_bytes;/* /proc/self/io read_bytes during the run:
 				 * what the storage delivered, page cache
 				 * misses included */
 	int cgroup;		/* --mem-limit: cgroup version 1 or 2 */
-	uint64_t mem_peak;	/* its peak usage (v2 memory.peak, v1
-				 * memory.max_usage_in_bytes) */
-	uint64_t mem_limit_hits;/* v2 memory.events "max", v1 memory.failcnt */
+	uint64_t mem_peak;	/* its peak usage */
+	uint64_t mem_limit_hits;
 };
+void rp_result_release(struct rp_result *res);
 
-/* Path of dataset copy k of file f (k 0: f->rel) in buf. */
-const char *rp_copy_path(const struct rp_file *f, unsigned k, char *buf, size_t len);
+struct rp_engine;
+/* Set up the replay of src's layout under dirfd: threads' rings and
+ * buffers.  The source and dirfd must outlive the engine. */
+int rp_engine_init(struct rp_engine **out, struct rp_source *src, int dirfd,
+		   const struct rp_opts *o, char *err, size_t errlen);
+/* Add a set of hooks (copied); 0 or -ENOMEM. */
+int rp_engine_add_hooks(struct rp_engine *e, const struct rp_hooks *h);
+/* Run every loop: 0 (failed ops are counted in the results, not an
+ * error here), or -errno when the replay could not run (a thread could
+ * not start, the source failed). */
+int rp_engine_run(struct rp_engine *e, char *err, size_t errlen);
+/* Move the results into res (rp_result_release frees them). */
+void rp_engine_finish(struct rp_engine *e, struct rp_result *res);
+void rp_engine_free(struct rp_engine *e);	/* NULL: nothing */
 
-int rp_run(int dirfd, const struct rp_plan *plan, const struct rp_opts *o,
-	   struct rp_result *res, char *err, size_t errlen);
-void rp_result_release(struct rp_result *res, size_t nfiles);
+/* ---------------------------------------------------------------- cgroup */
 
-/* rp_cgroup.c */
 struct rp_cgroup {
 	int v2;			/* 1 cgroup v2, 0 v1 */
 	int entered;
@@ -217,10 +314,11 @@ void rp_cgroup_stats(struct rp_cgroup *cg);
 /* Back to the original cgroup, remove ours; NULL or left: nothing. */
 void rp_cgroup_leave(struct rp_cgroup *cg);
 
-/* rp_report.c */
-int rp_report_text(FILE *f, const struct rp_plan *plan, const struct rp_opts *o,
-		   const struct rp_result *res);
-int rp_report_json(FILE *f, const struct rp_plan *plan, const struct rp_opts *o,
-		   const struct rp_result *res);
+/* ---------------------------------------------------------------- report */
+
+int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
+		   struct rp_result *res);
+int rp_report_json(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
+		   struct rp_result *res);
 
 #endif /* IOTAPE_REPLAY_H */

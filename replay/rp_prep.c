@@ -172,14 +172,14 @@ static void fill_random(uint64_t *buf, size_t words, uint64_t *state)
 
 #define PREP_CHUNK (1u << 20)
 
-static int prep_one(int dirfd, const struct rp_file *f, int sparse, uint64_t *buf,
-		    uint64_t *rng, struct rp_prep_stats *st)
+static int prep_one(int dirfd, const char *rel, const struct rp_file *f, int sparse,
+		    uint64_t *buf, uint64_t *rng, struct rp_prep_stats *st)
 {
 	const char *base;
 	struct stat sb;
 	int pfd, fd, rc = 0;
 
-	pfd = rp_parent_beneath(dirfd, f->rel, 1, &base);
+	pfd = rp_parent_beneath(dirfd, rel, 1, &base);
 	if (pfd < 0)
 		return pfd;
 	if (f->isdir) {
@@ -190,7 +190,7 @@ static int prep_one(int dirfd, const struct rp_file *f, int sparse, uint64_t *bu
 		return rc;
 	}
 	close(pfd);
-	fd = rp_open_beneath(dirfd, f->rel, O_RDWR | O_CREAT, 0644);
+	fd = rp_open_beneath(dirfd, rel, O_RDWR | O_CREAT, 0644);
 	if (fd < 0)
 		return fd;
 	if (fstat(fd, &sb)) {
@@ -237,63 +237,49 @@ out:
 	return rc;
 }
 
-const char *rp_copy_path(const struct rp_file *f, unsigned k, char *buf, size_t len)
-{
-	if (!k || !f->dataset)
-		return f->rel;
-	snprintf(buf, len, RP_COPY_DIR "%u/%s", k, f->rel);
-	return buf;
-}
-
-int rp_prepare(int dirfd, struct rp_plan *plan, int sparse, int direct,
-	       unsigned scale, int progress, struct rp_prep_stats *st, char *err,
-	       size_t errlen)
+int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *po,
+	       struct rp_prep_stats *st, char *err, size_t errlen)
 {
 	uint64_t *buf = malloc(PREP_CHUNK + 8), rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)now_ns();
-	uint64_t total = 0, nfiles = 0, done = 0, last = 0;
+	uint64_t total = 0, nfiles = 0, done = 0, last = now_ns();
+	unsigned scale = po->scale ? po->scale : 1;
 	char cpath[4096 + 32];
 	int rc = 0;
 
-	(void)direct;
 	memset(st, 0, sizeof(*st));
 	if (!buf)
 		return -ENOMEM;
-	if (!scale)
-		scale = 1;
-	for (size_t i = 0; i < plan->nfiles; i++)
-		if (plan->files[i].prepare || plan->files[i].isdir) {
-			unsigned k = plan->files[i].dataset ? scale : 1;
+	for (size_t i = 0; i < l->nfiles; i++)
+		if (l->files[i].prepare || l->files[i].isdir) {
+			unsigned k = l->files[i].dataset ? scale : 1;
 			nfiles += k;
-			total += plan->files[i].size * k;
+			total += l->files[i].size * k;
 		}
 	/* copy by copy: copy 0 is the trace's own layout */
-	for (size_t n = 0; n < plan->nfiles * scale; n++) {
-		unsigned k = (unsigned)(n / plan->nfiles);
-		struct rp_file f = plan->files[n % plan->nfiles];
+	for (size_t n = 0; n < l->nfiles * scale; n++) {
+		unsigned k = (unsigned)(n / l->nfiles);
+		uint32_t i = (uint32_t)(n % l->nfiles);
+		const struct rp_file *f = &l->files[i];
+		const char *rel;
 
-		if ((!f.prepare && !f.isdir) || (k && !f.dataset))
+		if ((!f->prepare && !f->isdir) || (k && !f->dataset))
 			continue;
-		f.rel = (char *)rp_copy_path(&f, k, cpath, sizeof(cpath));
-		rc = prep_one(dirfd, &f, sparse, buf, &rng, st);
+		rel = rp_copy_path(l, i, k, cpath, sizeof(cpath));
+		rc = prep_one(dirfd, rel, f, po->sparse, buf, &rng, st);
 		if (rc) {
-			snprintf(err, errlen, "preparing '%s': %s%s", f.rel,
+			snprintf(err, errlen, "preparing '%s': %s%s", rel,
 				 rc == -EXDEV || rc == -ELOOP ?
 				 "a symlink leads out of DIR, refused" : strerror(-rc),
 				 rc == -EINVAL ? " (not a regular file)" : "");
 			break;
 		}
 		st->files++;
-		done += f.size;
-		if (progress && now_ns() - last > 200000000ull) {
+		done += f->size;
+		if (po->progress && now_ns() - last > 200000000ull) {
 			last = now_ns();
-			fprintf(stderr, "\riotape replay: preparing %" PRIu64 "/%" PRIu64
-				" files, %" PRIu64 "/%" PRIu64 " MiB ", st->files, nfiles,
-				done >> 20, total >> 20);
+			po->progress(po->arg, st->files, nfiles, done, total);
 		}
 	}
-	if (progress && last)
-		fputc('\n', stderr);
-
 	free(buf);
 	return rc;
 }

@@ -6,7 +6,8 @@
  * job read/write/trim/sync with io_bytes, bw_bytes, iops, runtime,
  * clat_ns/lat_ns {min, max, mean, stddev, N, percentile}) so tools that
  * read fio output read ours; what fio has no word for is in "replay".
- * Latency arrays are sorted in place here.
+ * Latencies are the engine's histograms (common/hist.h): percentiles
+ * within 0.4 %, min, max, mean and stddev exact.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -23,64 +24,20 @@ static const double pcts[] = { 1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95,
 static const char *const dir_names[3] = { "read", "write", "sync" };
 static const char *const timing_names[] = { "original", "think", "afap" };
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static uint64_t pct_of(const struct rp_lat *l, double p)
-{
-	size_t i;
-
-	if (!l->n)
-		return 0;
-	i = (size_t)ceil(p / 100.0 * (double)l->n);
-	return l->v[i ? i - 1 : 0];
-}
-
-static void lat_sort(struct rp_lat *l)
-{
-	if (l->n > 1)
-		qsort(l->v, l->n, sizeof(*l->v), cmp_u64);
-}
-
-/* Merge b into a (for the total). */
-static void lat_merge(struct rp_lat *a, const struct rp_lat *b)
-{
-	if (!b->n)
-		return;
-	uint64_t *v = realloc(a->v, (a->n + b->n) * sizeof(*v));
-	if (!v)
-		return;
-	memcpy(v + a->n, b->v, b->n * sizeof(*v));
-	a->v = v;
-	a->n += b->n;
-	a->cap = a->n;
-}
-
-static json_t *lat_json(struct rp_lat *l)
+static json_t *lat_json(struct cm_lat *l)
 {
 	json_t *o = json_object(), *pc = json_object();
-	double mean = 0, sd = 0;
 	char key[32];
 
-	lat_sort(l);
-	for (size_t i = 0; i < l->n; i++)
-		mean += (double)l->v[i];
-	if (l->n)
-		mean /= (double)l->n;
-	for (size_t i = 0; i < l->n; i++)
-		sd += ((double)l->v[i] - mean) * ((double)l->v[i] - mean);
-	sd = l->n > 1 ? sqrt(sd / (double)(l->n - 1)) : 0;
-	json_object_set_new(o, "min", cm_json_u64(l->n ? l->v[0] : 0));
-	json_object_set_new(o, "max", cm_json_u64(l->n ? l->v[l->n - 1] : 0));
-	json_object_set_new(o, "mean", json_real(mean));
-	json_object_set_new(o, "stddev", json_real(sd));
-	json_object_set_new(o, "N", cm_json_u64(l->n));
-	for (size_t i = 0; i < NPCT && l->n; i++) {
+	cm_lat_finish(l);
+	json_object_set_new(o, "min", cm_json_u64(l->count ? l->min : 0));
+	json_object_set_new(o, "max", cm_json_u64(l->max));
+	json_object_set_new(o, "mean", json_real(cm_lat_mean(l)));
+	json_object_set_new(o, "stddev", json_real(cm_lat_stddev(l)));
+	json_object_set_new(o, "N", cm_json_u64(l->count));
+	for (size_t i = 0; i < NPCT && l->count; i++) {
 		snprintf(key, sizeof(key), "%f", pcts[i]);
-		json_object_set_new(pc, key, cm_json_u64(pct_of(l, pcts[i])));
+		json_object_set_new(pc, key, cm_json_u64(cm_lat_pct(l, pcts[i])));
 	}
 	json_object_set_new(o, "percentile", pc);
 	return o;
@@ -91,7 +48,7 @@ static json_t *dir_json(struct rp_dir_stats *d, uint64_t runtime_ns)
 	json_t *o = json_object();
 	double secs = runtime_ns / 1e9;
 	double bw = secs > 0 ? (double)d->bytes / secs : 0;
-	struct rp_lat none = { 0 };
+	struct cm_lat none = { 0 };
 
 	json_object_set_new(o, "io_bytes", cm_json_u64(d->bytes));
 	json_object_set_new(o, "io_kbytes", cm_json_u64(d->bytes >> 10));
@@ -110,54 +67,54 @@ static json_t *dir_json(struct rp_dir_stats *d, uint64_t runtime_ns)
 
 /* fio's latency_ns / latency_us / latency_ms: percent of the job's ops
  * (read, write, sync) whose total latency falls in each bucket, a bucket
- * holding latencies above the previous key up to its own. */
-static void lat_bins(json_t *jo, const struct rp_job *j)
+ * holding latencies above the previous key up to its own (from the
+ * histograms: to within their 0.4 %). */
+static void lat_bins(json_t *jo, struct rp_job *j)
 {
 	static const unsigned keys[] = { 2, 4, 10, 20, 50, 100, 250, 500, 750, 1000 };
 	static const char *const names[] = { "latency_ns", "latency_us", "latency_ms" };
-	uint64_t cnt[3][11] = { { 0 } }, over = 0, n = 0;
+	uint64_t n = 0, prev = 0;
+	double cnt[3][11] = { { 0 } }, over;
 	char key[16];
 
-	for (int d = 0; d < 3; d++)
-		for (size_t i = 0; i < j->d[d].lat.n; i++) {
-			uint64_t v = j->d[d].lat.v[i], unit = 1;
-			int u, k;
-
-			n++;
-			for (u = 0; u < 3; u++, unit *= 1000)
-				if (v <= 1000 * unit)
-					break;
-			if (u == 3) {
-				/* fio's last ms buckets: 2000 and >=2000 */
-				if (v <= 2000000000ull)
-					cnt[2][10]++;
-				else
-					over++;
-				continue;
-			}
-			for (k = 0; k < 10 && v > keys[k] * unit; k++)
-				;
-			cnt[u][k]++;
+	for (int d = 0; d < 3; d++) {
+		cm_lat_finish(&j->d[d].lat);
+		n += j->d[d].lat.count;
+	}
+	/* ops at or below x, all directions */
+	#define LE(x) (cm_lat_count_le(&j->d[0].lat, (x)) + cm_lat_count_le(&j->d[1].lat, (x)) + \
+		       cm_lat_count_le(&j->d[2].lat, (x)))
+	uint64_t unit = 1;
+	for (int u = 0; u < 3; u++, unit *= 1000)
+		for (int k = 0; k < 10; k++) {
+			uint64_t le = LE(keys[k] * unit);
+			cnt[u][k] = (double)(le - prev);
+			prev = le;
 		}
+	uint64_t le2000 = LE(2000000000ull);
+	cnt[2][10] = (double)(le2000 - prev);	/* fio's last ms buckets: 2000 and >=2000 */
+	over = (double)(n - le2000);
+	#undef LE
 	for (int u = 0; u < 3; u++) {
 		json_t *o = json_object();
 		for (int k = 0; k < 10; k++) {
 			snprintf(key, sizeof(key), "%u", keys[k]);
-			json_object_set_new(o, key, json_real(n ? 100.0 * (double)cnt[u][k] / (double)n : 0));
+			json_object_set_new(o, key, json_real(n ? 100.0 * cnt[u][k] / (double)n : 0));
 		}
 		if (u == 2) {
-			json_object_set_new(o, "2000", json_real(n ? 100.0 * (double)cnt[2][10] / (double)n : 0));
-			json_object_set_new(o, ">=2000", json_real(n ? 100.0 * (double)over / (double)n : 0));
+			json_object_set_new(o, "2000", json_real(n ? 100.0 * cnt[2][10] / (double)n : 0));
+			json_object_set_new(o, ">=2000", json_real(n ? 100.0 * over / (double)n : 0));
 		}
 		json_object_set_new(jo, names[u], o);
 	}
 }
 
-/* Sum of the jobs (latencies merged). */
-static void total_job(const struct rp_result *res, struct rp_job *t, size_t nfiles)
+/* Sum of the jobs (latencies merged as histograms). */
+static void total_job(const struct rp_result *res, struct rp_job *t)
 {
+	size_t none = 0;
+
 	memset(t, 0, sizeof(*t));
-	t->file_bytes = calloc(nfiles ? nfiles : 1, 8);
 	for (size_t i = 0; i < res->njobs; i++) {
 		const struct rp_job *j = &res->jobs[i];
 		for (int d = 0; d < 3; d++) {
@@ -165,8 +122,8 @@ static void total_job(const struct rp_result *res, struct rp_job *t, size_t nfil
 			t->d[d].bytes += j->d[d].bytes;
 			t->d[d].short_ios += j->d[d].short_ios;
 			t->d[d].drop_ios += j->d[d].drop_ios;
-			lat_merge(&t->d[d].clat, &j->d[d].clat);
-			lat_merge(&t->d[d].lat, &j->d[d].lat);
+			cm_lat_merge(&t->d[d].clat, &j->d[d].clat, &none);
+			cm_lat_merge(&t->d[d].lat, &j->d[d].lat, &none);
 		}
 		for (unsigned k = 0; k < RP_KIND_MAX; k++)
 			t->done[k] += j->done[k];
@@ -175,9 +132,7 @@ static void total_job(const struct rp_result *res, struct rp_job *t, size_t nfil
 			t->first_error = j->first_error;
 		t->compute_ns += j->compute_ns;
 		t->adjusted += j->adjusted;
-		lat_merge(&t->terr, &j->terr);
-		for (size_t f = 0; t->file_bytes && f < nfiles; f++)
-			t->file_bytes[f] += j->file_bytes[f];
+		cm_lat_merge(&t->terr, &j->terr, &none);
 	}
 	t->wall_ns = res->wall_ns;
 }
@@ -185,20 +140,16 @@ static void total_job(const struct rp_result *res, struct rp_job *t, size_t nfil
 static void total_release(struct rp_job *t)
 {
 	for (int d = 0; d < 3; d++) {
-		free(t->d[d].clat.v);
-		free(t->d[d].lat.v);
+		cm_lat_release(&t->d[d].clat);
+		cm_lat_release(&t->d[d].lat);
 	}
-	free(t->terr.v);
-	free(t->file_bytes);
+	cm_lat_release(&t->terr);
 }
 
 /* Bytes read from dataset copy k, all jobs. */
 static uint64_t copy_bytes(const struct rp_result *res, unsigned k)
 {
-	uint64_t b = 0;
-	for (size_t i = 0; i < res->njobs; i++)
-		b += res->jobs[i].copy_bytes ? res->jobs[i].copy_bytes[k] : 0;
-	return b;
+	return k < res->ncopies ? res->copy_bytes[k] : 0;
 }
 
 static uint64_t fault_reads(const struct rp_result *res)
@@ -220,8 +171,8 @@ static double au_of(const struct rp_result *res)
 	return w > 0 ? c / w : 0;
 }
 
-int rp_report_json(FILE *f, const struct rp_plan *plan, const struct rp_opts *o,
-		   const struct rp_result *res)
+int rp_report_json(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
+		   struct rp_result *res)
 {
 	json_t *root = json_object(), *jobs = json_array(), *rp = json_object();
 	json_t *exp = json_object(), *done = json_object(), *files = json_array();
@@ -230,7 +181,7 @@ int rp_report_json(FILE *f, const struct rp_plan *plan, const struct rp_opts *o,
 	time_t now = time(NULL);
 	int rc;
 
-	total_job(res, &t, plan->nfiles);
+	total_job(res, &t);
 	json_object_set_new(root, "fio version", json_string("iotape-" IOTAPE_VERSION));
 	json_object_set_new(root, "timestamp", json_integer((json_int_t)now));
 	json_object_set_new(root, "timestamp_ms", json_integer((json_int_t)now * 1000));
@@ -272,30 +223,30 @@ int rp_report_json(FILE *f, const struct rp_plan *plan, const struct rp_opts *o,
 	json_object_set_new(rp, "iodepth", json_integer(o->iodepth));
 	json_object_set_new(rp, "loops", json_integer(o->loops));
 	json_object_set_new(rp, "threads", cm_json_u64(res->njobs));
-	json_object_set_new(rp, "recorded_duration_ns", cm_json_u64(plan->span));
+	json_object_set_new(rp, "recorded_duration_ns", cm_json_u64(l->span));
 	json_object_set_new(rp, "replayed_duration_ns", cm_json_u64(res->wall_ns));
 	for (unsigned k = 1; k < RP_KIND_MAX; k++) {
-		json_object_set_new(exp, rp_kind_name(k), cm_json_u64(plan->expected[k] * o->loops));
+		json_object_set_new(exp, rp_kind_name(k), cm_json_u64(l->expected[k] * o->loops));
 		json_object_set_new(done, rp_kind_name(k), cm_json_u64(t.done[k]));
 	}
 	json_object_set_new(rp, "ops_expected", exp);
 	json_object_set_new(rp, "ops_done", done);
 	json_object_set_new(rp, "ops_failed", cm_json_u64(t.errors));
-	json_object_set_new(rp, "recorded_skipped", cm_json_u64(plan->skipped));
-	json_object_set_new(rp, "recorded_failed", cm_json_u64(plan->failed));
-	json_object_set_new(rp, "recorded_unmatched", cm_json_u64(plan->unmatched));
-	json_object_set_new(rp, "recorded_not_storage", cm_json_u64(plan->not_storage));
+	json_object_set_new(rp, "recorded_skipped", cm_json_u64(l->skipped));
+	json_object_set_new(rp, "recorded_failed", cm_json_u64(l->failed));
+	json_object_set_new(rp, "recorded_unmatched", cm_json_u64(l->unmatched));
+	json_object_set_new(rp, "recorded_not_storage", cm_json_u64(l->not_storage));
 	json_object_set_new(rp, "implicit_opens", cm_json_u64(res->implicit_opens));
 	json_object_set_new(rp, "direct_adjusted", cm_json_u64(t.adjusted));
-	json_object_set_new(rp, "fault_reads_expected", cm_json_u64(plan->fault_reads * o->loops));
+	json_object_set_new(rp, "fault_reads_expected", cm_json_u64(l->fault_reads * o->loops));
 	json_object_set_new(rp, "fault_reads", cm_json_u64(fault_reads(res)));
-	json_object_set_new(rp, "fault_pages", cm_json_u64(plan->fault_pages));
-	json_object_set_new(rp, "faults_unmatched", cm_json_u64(plan->faults_unmatched));
-	json_object_set_new(rp, "faults_code", cm_json_u64(plan->faults_code));
-	json_object_set_new(rp, "faults_shm", cm_json_u64(plan->faults_shm));
+	json_object_set_new(rp, "fault_pages", cm_json_u64(l->fault_pages));
+	json_object_set_new(rp, "faults_unmatched", cm_json_u64(l->faults_unmatched));
+	json_object_set_new(rp, "faults_code", cm_json_u64(l->faults_code));
+	json_object_set_new(rp, "faults_shm", cm_json_u64(l->faults_shm));
 	json_object_set_new(rp, "storage_read_bytes", cm_json_u64(res->dev_read_bytes));
 	json_object_set_new(rp, "scale_dataset", json_integer(o->scale ? o->scale : 1));
-	json_object_set_new(rp, "dataset_bytes", cm_json_u64(plan->dataset_bytes));
+	json_object_set_new(rp, "dataset_bytes", cm_json_u64(l->dataset_bytes));
 	{
 		json_t *cb = json_array();
 		for (unsigned k = 0; k < (o->scale ? o->scale : 1); k++)
@@ -316,12 +267,12 @@ int rp_report_json(FILE *f, const struct rp_plan *plan, const struct rp_opts *o,
 		json_object_set_new(rp, "timing_error_ns", lat_json(&t.terr));
 		json_object_set_new(rp, "realtime", json_boolean(res->njobs && res->jobs[0].realtime));
 	}
-	for (size_t i = 0; i < plan->nfiles; i++) {
+	for (size_t i = 0; i < l->nfiles; i++) {
 		json_t *fo = json_object();
-		json_object_set_new(fo, "path", cm_json_str(plan->files[i].rel));
+		json_object_set_new(fo, "path", cm_json_str(rp_file_path(l, (uint32_t)i)));
 		json_object_set_new(fo, "recorded_bytes",
-				    cm_json_u64((plan->files[i].rbytes + plan->files[i].wbytes) * o->loops));
-		json_object_set_new(fo, "replayed_bytes", cm_json_u64(t.file_bytes ? t.file_bytes[i] : 0));
+				    cm_json_u64((l->files[i].rbytes + l->files[i].wbytes) * o->loops));
+		json_object_set_new(fo, "replayed_bytes", cm_json_u64(i < res->nfiles ? res->file_bytes[i] : 0));
 		json_array_append_new(files, fo);
 	}
 	json_object_set_new(rp, "files", files);
@@ -348,27 +299,27 @@ static void dir_text(FILE *f, const char *name, struct rp_dir_stats *d, uint64_t
 
 	if (!d->ios && !d->drop_ios)
 		return;
-	lat_sort(&d->clat);
+	cm_lat_finish(&d->clat);
 	cm_fmt_bytes(b1, sizeof(b1), secs > 0 ? (uint64_t)(d->bytes / secs) : 0);
 	cm_fmt_bytes(b2, sizeof(b2), d->bytes);
 	fprintf(f, "  %5s: IOPS=%.0f, BW=%s/s (%s/%" PRIu64 "msec)\n", name,
 		secs > 0 ? d->ios / secs : 0, b1, b2, ns / 1000000);
-	cm_fmt_ns(b1, sizeof(b1), d->clat.n ? d->clat.v[0] : 0);
-	cm_fmt_ns(b2, sizeof(b2), pct_of(&d->clat, 50));
-	cm_fmt_ns(b3, sizeof(b3), pct_of(&d->clat, 99));
-	cm_fmt_ns(b4, sizeof(b4), d->clat.n ? d->clat.v[d->clat.n - 1] : 0);
+	cm_fmt_ns(b1, sizeof(b1), d->clat.count ? d->clat.min : 0);
+	cm_fmt_ns(b2, sizeof(b2), cm_lat_pct(&d->clat, 50));
+	cm_fmt_ns(b3, sizeof(b3), cm_lat_pct(&d->clat, 99));
+	cm_fmt_ns(b4, sizeof(b4), d->clat.max);
 	fprintf(f, "    clat: min=%s, p50=%s, p99=%s, max=%s\n", b1, b2, b3, b4);
 	fprintf(f, "    issued: total=%" PRIu64 ", short=%" PRIu64 ", dropped=%" PRIu64 "\n",
 		d->ios, d->short_ios, d->drop_ios);
 }
 
-int rp_report_text(FILE *f, const struct rp_plan *plan, const struct rp_opts *o,
-		   const struct rp_result *res)
+int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
+		   struct rp_result *res)
 {
 	struct rp_job t;
 	char b1[32], b2[32];
 
-	total_job(res, &t, plan->nfiles);
+	total_job(res, &t);
 	for (size_t i = 0; i < res->njobs; i++) {
 		struct rp_job *j = &res->jobs[i];
 		fprintf(f, "tid-%u: (groupid=0): err=%3d, ops failed=%" PRIu64 "\n",
@@ -379,30 +330,30 @@ int rp_report_text(FILE *f, const struct rp_plan *plan, const struct rp_opts *o,
 	fprintf(f, "\nAll jobs:\n");
 	for (int d = 0; d < 3; d++)
 		dir_text(f, dir_names[d], &t.d[d], res->wall_ns);
-	cm_fmt_ns(b1, sizeof(b1), plan->span);
+	cm_fmt_ns(b1, sizeof(b1), l->span);
 	cm_fmt_ns(b2, sizeof(b2), res->wall_ns);
 	fprintf(f, "\nReplay (%s timing): recorded %s, replayed %s, %zu threads\n",
 		timing_names[o->timing], b1, b2, res->njobs);
 	fprintf(f, "  ops:");
 	for (unsigned k = 1; k < RP_KIND_MAX; k++)
-		if (plan->expected[k])
+		if (l->expected[k])
 			fprintf(f, " %s %" PRIu64 "/%" PRIu64, rp_kind_name(k), t.done[k],
-				plan->expected[k] * o->loops);
+				l->expected[k] * o->loops);
 	fprintf(f, "\n  not replayed from the recording: %" PRIu64 " skipped, %" PRIu64
 		" failed, %" PRIu64 " unmatched, %" PRIu64 " on pipes, sockets and devices\n",
-		plan->skipped, plan->failed, plan->unmatched, plan->not_storage);
-	if (plan->fault_reads || plan->faults_unmatched || plan->faults_code || plan->faults_shm)
+		l->skipped, l->failed, l->unmatched, l->not_storage);
+	if (l->fault_reads || l->faults_unmatched || l->faults_code || l->faults_shm)
 		fprintf(f, "  page faults: %" PRIu64 "/%" PRIu64 " reads (%" PRIu64
 			" pages); not replayed: %" PRIu64 " on unknown files, %" PRIu64
 			" on programs and libraries, %" PRIu64 " under /dev\n", fault_reads(res),
-			plan->fault_reads * o->loops, plan->fault_pages, plan->faults_unmatched,
-			plan->faults_code, plan->faults_shm);
+			l->fault_reads * o->loops, l->fault_pages, l->faults_unmatched,
+			l->faults_code, l->faults_shm);
 	if (o->direct)
 		fprintf(f, "  aligned for O_DIRECT: %" PRIu64 " ops\n", t.adjusted);
 	cm_fmt_bytes(b1, sizeof(b1), res->dev_read_bytes);
 	fprintf(f, "  read from storage: %s\n", b1);
 	if (o->scale > 1) {
-		cm_fmt_bytes(b1, sizeof(b1), plan->dataset_bytes);
+		cm_fmt_bytes(b1, sizeof(b1), l->dataset_bytes);
 		fprintf(f, "  dataset x%u (%s read per copy per loop), read per copy:", o->scale, b1);
 		for (unsigned k = 0; k < o->scale; k++) {
 			cm_fmt_bytes(b1, sizeof(b1), copy_bytes(res, k));
@@ -417,9 +368,9 @@ int rp_report_text(FILE *f, const struct rp_plan *plan, const struct rp_opts *o,
 			b1, res->cgroup, b2, res->mem_limit_hits);
 	}
 	if (o->timing == RP_TIME_ORIGINAL) {
-		lat_sort(&t.terr);
-		cm_fmt_ns(b1, sizeof(b1), pct_of(&t.terr, 50));
-		cm_fmt_ns(b2, sizeof(b2), pct_of(&t.terr, 99));
+		cm_lat_finish(&t.terr);
+		cm_fmt_ns(b1, sizeof(b1), cm_lat_pct(&t.terr, 50));
+		cm_fmt_ns(b2, sizeof(b2), cm_lat_pct(&t.terr, 99));
 		fprintf(f, "  timing error: p50=%s, p99=%s\n", b1, b2);
 	}
 	fprintf(f, "  accelerator utilization: %.1f%%\n", 100.0 * au_of(res));

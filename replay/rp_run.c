@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rp_run.c - replay a plan: one thread and one io_uring per recorded thread.
+ * rp_run.c - the replay engine: one thread and one io_uring per thread of
+ * the source's layout, fed op by op by the source (replay.h).
  *
- * Each thread issues its ops in recorded order.  A read or write recorded
- * while earlier data ops of the same thread were still in flight (flag
- * RP_F_OVERLAP: io_uring or AIO in the recording) is issued without
- * waiting for them, up to --iodepth; every other op first waits for the
- * thread's in-flight ops.  An op that another thread's op must follow
- * (RP_F_NEEDED: an open before the reads that use its fd, a write before
- * a read of that file, a close after the last use) publishes its
- * completion; the follower waits for it (after draining its own ring, so
- * two threads never wait on each other's unreaped completions).
+ * Each thread issues its ops in the order the source gives them.  A read
+ * or write recorded while earlier data ops of the same thread were still
+ * in flight (RP_F_OVERLAP: io_uring or AIO in the recording) is issued
+ * without waiting for them, up to --iodepth; every other op first waits
+ * for the thread's in-flight ops.  Cross-thread order: an op names
+ * (thread, sequence) it must follow; each thread publishes how many of
+ * its ops of the loop are done, in order (done[], with the loop in the
+ * high 32 bits so a waiter never mistakes the last loop's count), and a
+ * follower waits for that count (after draining its own ring, so two
+ * threads never wait on each other's unreaped completions).
  *
  * Timing (enum rp_timing):
  *   original  op i is issued at T0 + ts_i / speed (absolute, like
@@ -28,6 +30,8 @@
  * dataset K times the recorded one do.
  * Opens go through IORING_OP_OPENAT2 with RESOLVE_BENEATH on DIR's fd;
  * unlink, rename and mkdir through the parent fd (rp_parent_beneath).
+ * Memory: per thread a ring, its buffers and fixed-size latency
+ * histograms; per file one counter; nothing per op.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,43 +51,69 @@
 #include <unistd.h>
 #include "replay.h"
 
-struct shared {
-	const struct rp_plan *plan;
-	const struct rp_opts *o;
-	int dirfd;
-	_Atomic int *slot_fd;
-	_Atomic uint32_t *done_gen;	/* loop + 1 once the op completed */
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	pthread_barrier_t bar;
-	uint64_t t0;			/* start of the current loop */
-	uint64_t start;			/* start of the first loop */
-	_Atomic uint64_t ops_done;
-	_Atomic int finished;
-	uint64_t implicit_opens;
-	int setup_err;
-	unsigned copy;			/* dataset copy of the current loop */
-};
+#define MAX_HOOKS 8
 
 struct inflight {
-	uint32_t op;
-	uint32_t buf;
+	uint32_t buf;		/* its buffer, and its index in ifl[] */
+	uint32_t order;		/* its place in the thread's order ring */
+	uint32_t kind, flags, file;
 	uint64_t len;
 	uint64_t t_prep, t_sub;
 };
 
 struct tctx {
-	struct shared *sh;
-	const struct rp_thread_plan *tp;
+	struct rp_engine *e;
+	unsigned idx;
+	const struct rp_thread *tp;
 	struct rp_job *job;
 	struct io_uring ring;
+	int ring_ok;
 	unsigned depth, inflight;
 	struct inflight *ifl;
 	uint32_t *freebufs;
 	unsigned nfree;
 	char **bufs;
 	uint64_t buflen;
-	uint32_t gen;
+	/* done in order: the seqs in flight, oldest first (a ring of depth) */
+	uint32_t *oseq;
+	uint8_t *odone;
+	unsigned ohead, on;
+	uint32_t taken;		/* ops of the loop done or in flight; the op
+				 * being prepared is number taken + 1 */
+	uint32_t published;
+	unsigned loop;
+	size_t lat_budget;	/* 0: latencies are histograms from the start */
+};
+
+struct rp_engine {
+	struct rp_source *src;
+	const struct rp_layout *l;
+	struct rp_opts o;
+	int dirfd;
+	struct rp_hooks hooks[MAX_HOOKS];
+	unsigned nhooks;
+	size_t n;		/* threads */
+	struct tctx *ctx;
+	pthread_t *th;
+	_Atomic int *slot_fd;
+	_Atomic uint32_t *slot_oflags;
+	_Atomic uint64_t *done;	/* per thread: loop << 32 | ops done in order */
+	_Atomic uint32_t *waiters;/* per thread: threads waiting on it */
+	_Atomic uint64_t *file_bytes;
+	_Atomic uint64_t *copy_bytes;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_barrier_t bar;
+	int go, abort;		/* the start gate (under mu) */
+	uint64_t t0;		/* start of the current loop */
+	uint64_t start;		/* start of the first loop */
+	unsigned copy;		/* dataset copy of the current loop */
+	int quit;		/* stop after this loop (set by the serial thread) */
+	_Atomic uint64_t ops_done;
+	_Atomic int finished;
+	_Atomic int src_err;	/* the source failed: no more loops */
+	uint64_t implicit_opens;
+	struct rp_result res;
 };
 
 static uint64_t now_ns(void)
@@ -113,18 +143,9 @@ static void sleep_until(uint64_t t)
 		;
 }
 
-static int lat_push(struct rp_lat *l, uint64_t v)
+static void lat_add(struct tctx *c, struct cm_lat *l, uint64_t v)
 {
-	if (l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 1024;
-		uint64_t *a = realloc(l->v, nc * sizeof(*a));
-		if (!a)
-			return -ENOMEM;
-		l->v = a;
-		l->cap = nc;
-	}
-	l->v[l->n++] = v;
-	return 0;
+	cm_lat_add(l, v, &c->lat_budget);	/* a failure is counted in l */
 }
 
 static void op_error(struct tctx *c, int err)
@@ -134,47 +155,73 @@ static void op_error(struct tctx *c, int err)
 		c->job->first_error = err;
 }
 
-static void publish(struct tctx *c, uint32_t idx)
-{
-	struct shared *sh = c->sh;
+/* ------------------------------------------------------- order, waits */
 
-	atomic_fetch_add_explicit(&sh->ops_done, 1, memory_order_relaxed);
-	if (!(sh->plan->ops[idx].flags & RP_F_NEEDED))
+/* Publish how many of the thread's ops of the loop are done in order:
+ * those before the oldest in flight, or all taken. */
+static void publish(struct tctx *c)
+{
+	struct rp_engine *e = c->e;
+	uint32_t p = c->on ? c->oseq[c->ohead] - 1 : c->taken;
+
+	if (p == c->published)
 		return;
-	atomic_store(&sh->done_gen[idx], c->gen);
-	pthread_mutex_lock(&sh->mu);
-	pthread_cond_broadcast(&sh->cv);
-	pthread_mutex_unlock(&sh->mu);
+	c->published = p;
+	atomic_store(&e->done[c->idx], (uint64_t)c->loop << 32 | p);
+	if (atomic_load(&e->waiters[c->idx])) {
+		pthread_mutex_lock(&e->mu);
+		pthread_cond_broadcast(&e->cv);
+		pthread_mutex_unlock(&e->mu);
+	}
+}
+
+/* The thread's current op is done: a synchronous one, or a data op not
+ * issued (complete() does the issued ones). */
+static void op_done(struct tctx *c)
+{
+	c->taken++;
+	atomic_fetch_add_explicit(&c->e->ops_done, 1, memory_order_relaxed);
+	publish(c);
 }
 
 static int dir_of(unsigned kind)
 {
-	return kind == RP_READ ? 0 : kind == RP_WRITE ? 1 : 2;
+	return kind == CM_READ ? 0 : kind == CM_WRITE ? 1 : 2;
 }
 
 /* Account one completed ring op. */
-static void complete(struct tctx *c, struct inflight *e, int res, uint64_t t)
+static void complete(struct tctx *c, struct inflight *f, int res, uint64_t t)
 {
-	const struct rp_op *op = &c->sh->plan->ops[e->op];
-	struct rp_dir_stats *d = &c->job->d[dir_of(op->kind)];
+	struct rp_engine *e = c->e;
+	struct rp_dir_stats *d = &c->job->d[dir_of(f->kind)];
 
 	if (res < 0) {
 		op_error(c, res);
 	} else {
 		d->ios++;
 		d->bytes += (uint64_t)res;
-		if ((uint64_t)res < e->len)
+		if ((uint64_t)res < f->len)
 			d->short_ios++;
-		lat_push(&d->clat, t - e->t_sub);
-		lat_push(&d->lat, t - e->t_prep);
-		c->job->file_bytes[op->file] += (uint64_t)res;
-		if (op->kind == RP_READ && c->sh->plan->files[op->file].dataset)
-			c->job->copy_bytes[c->sh->copy] += (uint64_t)res;
-		if (op->flags & RP_F_FAULT)
+		lat_add(c, &d->clat, t - f->t_sub);
+		lat_add(c, &d->lat, t - f->t_prep);
+		atomic_fetch_add_explicit(&e->file_bytes[f->file], (uint64_t)res,
+					  memory_order_relaxed);
+		if (f->kind == CM_READ && e->l->files[f->file].dataset)
+			atomic_fetch_add_explicit(&e->copy_bytes[e->copy], (uint64_t)res,
+						  memory_order_relaxed);
+		if (f->flags & RP_F_FAULT)
 			c->job->fault_reads++;
-		c->job->done[op->kind]++;
+		c->job->done[f->kind]++;
 	}
-	publish(c, e->op);
+	/* out of the order ring: the oldest done ones leave it */
+	c->odone[f->order] = 1;
+	while (c->on && c->odone[c->ohead]) {
+		c->odone[c->ohead] = 0;
+		c->ohead = (c->ohead + 1) % c->depth;
+		c->on--;
+	}
+	atomic_fetch_add_explicit(&e->ops_done, 1, memory_order_relaxed);
+	publish(c);
 }
 
 static void reap_one(struct tctx *c)
@@ -188,16 +235,18 @@ static void reap_one(struct tctx *c)
 	if (rc < 0) {
 		op_error(c, rc);
 		c->inflight = 0;	/* ring broken: give up on them */
+		c->on = 0;
+		publish(c);
 		return;
 	}
 	uint64_t t = now_ns();
-	struct inflight *e = &c->ifl[cqe->user_data];
+	struct inflight *f = &c->ifl[cqe->user_data];
 	int res = cqe->res;
 
 	io_uring_cqe_seen(&c->ring, cqe);
-	complete(c, e, res, t);
-	c->freebufs[c->nfree++] = e->buf;
+	c->freebufs[c->nfree++] = f->buf;
 	c->inflight--;
+	complete(c, f, res, t);
 }
 
 static void drain(struct tctx *c)
@@ -208,20 +257,26 @@ static void drain(struct tctx *c)
 
 static void wait_dep(struct tctx *c, const struct rp_op *op)
 {
-	struct shared *sh = c->sh;
+	struct rp_engine *e = c->e;
+	uint64_t want = (uint64_t)c->loop << 32 | op->dep_seq;
+	unsigned d = op->dep_thread;
 
-	if (op->dep < 0 || atomic_load(&sh->done_gen[op->dep]) >= c->gen)
+	if (!op->dep_seq || d >= e->n || atomic_load(&e->done[d]) >= want)
 		return;
 	drain(c);
-	pthread_mutex_lock(&sh->mu);
-	while (atomic_load(&sh->done_gen[op->dep]) < c->gen)
-		pthread_cond_wait(&sh->cv, &sh->mu);
-	pthread_mutex_unlock(&sh->mu);
+	atomic_fetch_add(&e->waiters[d], 1);
+	pthread_mutex_lock(&e->mu);
+	while (atomic_load(&e->done[d]) < want && !atomic_load(&e->src_err))
+		pthread_cond_wait(&e->cv, &e->mu);
+	pthread_mutex_unlock(&e->mu);
+	atomic_fetch_sub(&e->waiters[d], 1);
 }
 
+/* ------------------------------------------------------------- ops */
+
 /* Submit one SQE prepared by the caller and wait for its completion. */
-static int submit_wait(struct tctx *c, struct io_uring_sqe *sqe, uint32_t idx,
-		       uint64_t *t_sub, uint64_t *t_done)
+static int submit_wait(struct tctx *c, struct io_uring_sqe *sqe, uint64_t *t_sub,
+		       uint64_t *t_done)
 {
 	struct io_uring_cqe *cqe;
 	int rc;
@@ -239,7 +294,6 @@ static int submit_wait(struct tctx *c, struct io_uring_sqe *sqe, uint32_t idx,
 	*t_done = now_ns();
 	rc = cqe->res;
 	io_uring_cqe_seen(&c->ring, cqe);
-	(void)idx;
 	return rc;
 }
 
@@ -254,21 +308,21 @@ static struct io_uring_sqe *get_sqe(struct tctx *c)
 	return sqe;
 }
 
-static void do_data(struct tctx *c, uint32_t idx, uint64_t t_prep)
+static void do_data(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 {
-	const struct rp_op *op = &c->sh->plan->ops[idx];
-	int fd = atomic_load(&c->sh->slot_fd[op->slot]);
+	struct rp_engine *e = c->e;
+	int fd = atomic_load(&e->slot_fd[op->slot]);
 	uint64_t off = op->off, len = op->len;
 	struct rp_dir_stats *d = &c->job->d[dir_of(op->kind)];
 	struct io_uring_sqe *sqe;
-	struct inflight *e;
+	struct inflight *f;
 
 	if (fd < 0) {
 		d->drop_ios++;	/* its open failed */
-		publish(c, idx);
+		op_done(c);
 		return;
 	}
-	if (c->sh->plan->slots[op->slot].oflags & O_DIRECT) {
+	if (atomic_load(&e->slot_oflags[op->slot]) & O_DIRECT) {
 		uint64_t a = off & ~(uint64_t)(RP_ALIGN - 1);
 		uint64_t b = (off + len + RP_ALIGN - 1) & ~(uint64_t)(RP_ALIGN - 1);
 		if (b == a)
@@ -284,116 +338,126 @@ static void do_data(struct tctx *c, uint32_t idx, uint64_t t_prep)
 	while (c->inflight && (c->inflight >= c->depth || c->inflight >= op->conc))
 		reap_one(c);
 	sqe = get_sqe(c);
-	e = &c->ifl[c->freebufs[--c->nfree]];
-	e->buf = (uint32_t)(e - c->ifl);
-	e->op = idx;
-	e->len = len;
-	e->t_prep = t_prep;
-	if (op->kind == RP_READ)
-		io_uring_prep_read(sqe, fd, c->bufs[e->buf], (unsigned)len, off);
+	f = &c->ifl[c->freebufs[--c->nfree]];
+	f->buf = (uint32_t)(f - c->ifl);
+	f->kind = op->kind;
+	f->flags = op->flags;
+	f->file = op->file;
+	f->len = len;
+	f->t_prep = t_prep;
+	if (op->kind == CM_READ)
+		io_uring_prep_read(sqe, fd, c->bufs[f->buf], (unsigned)len, off);
 	else
-		io_uring_prep_write(sqe, fd, c->bufs[e->buf], (unsigned)len, off);
-	sqe->user_data = e->buf;
-	e->t_sub = now_ns();
+		io_uring_prep_write(sqe, fd, c->bufs[f->buf], (unsigned)len, off);
+	sqe->user_data = f->buf;
+	f->t_sub = now_ns();
 	if (io_uring_submit(&c->ring) < 0) {
 		op_error(c, -errno);
-		c->freebufs[c->nfree++] = e->buf;
-		publish(c, idx);
+		c->freebufs[c->nfree++] = f->buf;
+		op_done(c);
 		return;
 	}
+	f->order = (c->ohead + c->on) % c->depth;
+	c->oseq[f->order] = ++c->taken;
+	c->odone[f->order] = 0;
+	c->on++;
 	c->inflight++;
 }
 
-static void do_other(struct tctx *c, uint32_t idx, uint64_t t_prep)
+static void do_other(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 {
-	struct shared *sh = c->sh;
-	const struct rp_op *op = &sh->plan->ops[idx];
-	const struct rp_file *f = &sh->plan->files[op->file];
+	struct rp_engine *e = c->e;
+	const struct rp_layout *l = e->l;
 	struct io_uring_sqe *sqe;
 	uint64_t t_sub = t_prep, t_done;
 	int rc = 0, fd, pfd, pfd2;
-	const char *base, *base2;
+	const char *base, *base2, *rel = NULL;
 	char cpath[4096 + 32];
 
+	if (op->kind == CM_OPEN || op->kind == CM_UNLINK || op->kind == CM_MKDIR ||
+	    op->kind == CM_RENAME)
+		rel = rp_file_path(l, op->file);
+
 	switch (op->kind) {
-	case RP_OPEN: {
+	case CM_OPEN: {
 		struct open_how how = {
 			.flags = op->oflags | O_CLOEXEC,
 			.mode = (op->oflags & O_CREAT) ? 0644 : 0,
 			.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
 		};
 		if (op->oflags & O_CREAT) {	/* its directory may be new */
-			pfd = rp_parent_beneath(sh->dirfd, f->rel, 1, &base);
+			pfd = rp_parent_beneath(e->dirfd, rel, 1, &base);
 			if (pfd >= 0)
 				close(pfd);
 		}
 		sqe = get_sqe(c);
-		io_uring_prep_openat2(sqe, sh->dirfd,
-				      rp_copy_path(f, sh->copy, cpath, sizeof(cpath)), &how);
-		rc = submit_wait(c, sqe, idx, &t_sub, &t_done);
+		io_uring_prep_openat2(sqe, e->dirfd,
+				      rp_copy_path(l, op->file, e->copy, cpath, sizeof(cpath)), &how);
+		rc = submit_wait(c, sqe, &t_sub, &t_done);
 		if (rc >= 0) {
-			fd = atomic_exchange(&sh->slot_fd[op->slot], rc);
+			atomic_store(&e->slot_oflags[op->slot], op->oflags);
+			fd = atomic_exchange(&e->slot_fd[op->slot], rc);
 			if (fd >= 0)
 				close(fd);	/* a previous loop left it open */
 			rc = 0;
 		}
 		break;
 	}
-	case RP_CLOSE:
-		fd = atomic_exchange(&sh->slot_fd[op->slot], -1);
+	case CM_CLOSE:
+		fd = atomic_exchange(&e->slot_fd[op->slot], -1);
 		if (fd < 0) {
 			rc = -EBADF;
 			break;
 		}
 		sqe = get_sqe(c);
 		io_uring_prep_close(sqe, fd);
-		rc = submit_wait(c, sqe, idx, &t_sub, &t_done);
+		rc = submit_wait(c, sqe, &t_sub, &t_done);
 		break;
-	case RP_FSYNC:
-	case RP_FDATASYNC:
-		fd = atomic_load(&sh->slot_fd[op->slot]);
+	case CM_FSYNC:
+	case CM_FDATASYNC:
+		fd = atomic_load(&e->slot_fd[op->slot]);
 		if (fd < 0) {
 			c->job->d[2].drop_ios++;
-			publish(c, idx);
+			op_done(c);
 			return;
 		}
 		sqe = get_sqe(c);
-		io_uring_prep_fsync(sqe, fd, op->kind == RP_FDATASYNC ? IORING_FSYNC_DATASYNC : 0);
-		rc = submit_wait(c, sqe, idx, &t_sub, &t_done);
+		io_uring_prep_fsync(sqe, fd, op->kind == CM_FDATASYNC ? IORING_FSYNC_DATASYNC : 0);
+		rc = submit_wait(c, sqe, &t_sub, &t_done);
 		if (rc >= 0) {
 			struct rp_dir_stats *d = &c->job->d[2];
 			d->ios++;
-			lat_push(&d->clat, t_done - t_sub);
-			lat_push(&d->lat, t_done - t_prep);
+			lat_add(c, &d->clat, t_done - t_sub);
+			lat_add(c, &d->lat, t_done - t_prep);
 		}
 		break;
-	case RP_UNLINK:
-	case RP_MKDIR:
-		pfd = rp_parent_beneath(sh->dirfd, f->rel, op->kind == RP_MKDIR, &base);
+	case CM_UNLINK:
+	case CM_MKDIR:
+		pfd = rp_parent_beneath(e->dirfd, rel, op->kind == CM_MKDIR, &base);
 		if (pfd < 0) {
 			rc = pfd;
 			break;
 		}
-		if (op->kind == RP_UNLINK)
+		if (op->kind == CM_UNLINK)
 			rc = unlinkat(pfd, base, 0) ? -errno : 0;
 		else
 			rc = mkdirat(pfd, base, 0755) && errno != EEXIST ? -errno : 0;
 		close(pfd);
 		break;
-	case RP_RENAME: {
-		const char *rel2 = sh->plan->files[op->file2].rel;
-		const char *s1 = strrchr(f->rel, '/'), *s2 = strrchr(rel2, '/');
-		size_t l1 = s1 ? (size_t)(s1 - f->rel) : 0, l2 = s2 ? (size_t)(s2 - rel2) : 0;
+	case CM_RENAME: {
+		const char *rel2 = rp_file_path(l, op->file2);
+		const char *s1 = strrchr(rel, '/'), *s2 = strrchr(rel2, '/');
+		size_t l1 = s1 ? (size_t)(s1 - rel) : 0, l2 = s2 ? (size_t)(s2 - rel2) : 0;
 
-		pfd = rp_parent_beneath(sh->dirfd, f->rel, 0, &base);
+		pfd = rp_parent_beneath(e->dirfd, rel, 0, &base);
 		/* one parent fd when both are in the same directory (the
 		 * usual tmp -> final): one open less, and a recording of the
 		 * replay can name the target through that fd */
-		if (l1 == l2 && memcmp(f->rel, rel2, l1) == 0 && pfd >= 0) {
+		if (l1 == l2 && memcmp(rel, rel2, l1) == 0 && pfd >= 0) {
 			pfd2 = pfd;
 			base2 = s2 ? s2 + 1 : rel2;
 		} else {
-			pfd2 = rp_parent_beneath(sh->dirfd, rel2, 1, &base2);
+			pfd2 = rp_parent_beneath(e->dirfd, rel2, 1, &base2);
 		}
 		if (pfd < 0 || pfd2 < 0)
 			rc = pfd < 0 ? pfd : pfd2;
@@ -410,50 +474,122 @@ static void do_other(struct tctx *c, uint32_t idx, uint64_t t_prep)
 		op_error(c, rc);
 	else
 		c->job->done[op->kind]++;
-	publish(c, idx);
+	op_done(c);
 }
 
-/* Open the slots used without a recorded open, before the clock starts;
- * close what the previous loop left open.  rp_run before the threads start
- * (the first loop), then the serial thread only. */
-static void loop_setup(struct shared *sh, unsigned loop)
+/* ------------------------------------------------------------- loops */
+
+/* Close what the previous loop left open and open the slots used without
+ * a recorded open, before the clock starts.  rp_engine_run before the
+ * threads start (the first loop), then the serial thread only. */
+static void loop_setup(struct rp_engine *e, unsigned loop)
 {
-	const struct rp_plan *p = sh->plan;
-	int first = loop == 0;
+	const struct rp_layout *l = e->l;
 	char cpath[4096 + 32];
 
-	sh->copy = loop % (sh->o->scale ? sh->o->scale : 1);
-	for (size_t s = 0; s < p->nslots; s++) {
-		int fd = atomic_exchange(&sh->slot_fd[s], -1);
+	e->copy = loop % (e->o.scale ? e->o.scale : 1);
+	for (size_t s = 0; s < l->nslots; s++) {
+		int fd = atomic_exchange(&e->slot_fd[s], -1);
 		if (fd >= 0)
 			close(fd);
-		if (!p->slots[s].implicit)
-			continue;
-		fd = rp_open_beneath(sh->dirfd,
-				     rp_copy_path(&p->files[p->slots[s].file], sh->copy,
-						  cpath, sizeof(cpath)),
-				     (int)p->slots[s].oflags, 0644);
+	}
+	for (size_t i = 0; i < l->nslot0; i++) {
+		const struct rp_slot0 *s = &l->slot0[i];
+		int fd = rp_open_beneath(e->dirfd, rp_copy_path(l, s->file, e->copy, cpath,
+								  sizeof(cpath)),
+					 (int)s->oflags, 0644);
+		atomic_store(&e->slot_oflags[s->slot], s->oflags);
 		if (fd >= 0) {
-			atomic_store(&sh->slot_fd[s], fd);
-			if (first)
-				sh->implicit_opens++;
+			atomic_store(&e->slot_fd[s->slot], fd);
+			if (!loop)
+				e->implicit_opens++;
 		}
 	}
-	for (size_t i = 0; i < p->nops; i++)
-		atomic_store(&sh->done_gen[i], 0);
+	for (unsigned h = 0; h < e->nhooks; h++)
+		if (e->hooks[h].loop_start)
+			e->hooks[h].loop_start(e->hooks[h].arg, loop);
+}
+
+/* One loop of thread c: take ops from the source until its loop ends. */
+static void run_loop(struct tctx *c)
+{
+	struct rp_engine *e = c->e;
+	const struct rp_opts *o = &e->o;
+	double speed = o->speed > 0 ? o->speed : 1.0;
+	double think = o->compute_scale / speed;
+	uint64_t prev_end = 0;	/* recorded end of the thread's previous ops */
+	uint64_t late = 0;	/* think: how much the thread's sleeps overran */
+	struct rp_op op;
+	int rc;
+
+	while ((rc = e->src->ops->next(e->src, c->idx, &op)) == 1) {
+		int data = op.kind == CM_READ || op.kind == CM_WRITE;
+		int overlap = data && (op.flags & RP_F_OVERLAP) && c->depth > 1;
+		uint64_t target = 0;
+
+		if (!overlap)
+			drain(c);
+		/* the thread's previous I/O is over: its compute starts now,
+		 * and a wait for another thread overlaps it */
+		uint64_t io_done = now_ns();
+		wait_dep(c, &op);
+		if (o->timing == RP_TIME_ORIGINAL) {
+			target = e->t0 + (uint64_t)((double)op.ts / speed);
+			if (op.ts > prev_end)
+				c->job->compute_ns += (uint64_t)((double)(op.ts - prev_end) / speed);
+			if (now_ns() < target)
+				sleep_until(target);
+		} else if (o->timing == RP_TIME_THINK && !overlap && op.ts > prev_end) {
+			uint64_t delay = (uint64_t)((double)(op.ts - prev_end) * think);
+			if (delay) {
+				/* a sleep that woke late (a busy CPU) is taken
+				 * off the next ones: the thread's compute sums
+				 * to the recorded */
+				uint64_t want = delay > late ? delay - late : 0;
+				late -= delay - want;
+				uint64_t t = now_ns();
+				if (want && t < io_done + want) {
+					sleep_until(io_done + want);
+					t = now_ns();
+					if (t > io_done + want)
+						late += t - (io_done + want);
+				}
+				c->job->compute_ns += delay;
+			}
+		}
+		uint64_t t_prep = now_ns();
+		if (o->timing == RP_TIME_ORIGINAL)
+			lat_add(c, &c->job->terr, t_prep > target ? t_prep - target : 0);
+		if (data)
+			do_data(c, &op, t_prep);
+		else
+			do_other(c, &op, t_prep);
+		if (op.end > prev_end)
+			prev_end = op.end;
+	}
+	drain(c);
+	if (rc < 0) {
+		atomic_store(&e->src_err, rc);
+		pthread_mutex_lock(&e->mu);	/* waiters give up */
+		pthread_cond_broadcast(&e->cv);
+		pthread_mutex_unlock(&e->mu);
+	}
+	c->job->wall_ns = now_ns() - e->start;
 }
 
 static void *thread_main(void *arg)
 {
 	struct tctx *c = arg;
-	struct shared *sh = c->sh;
-	const struct rp_plan *p = sh->plan;
-	const struct rp_opts *o = sh->o;
-	double speed = o->speed > 0 ? o->speed : 1.0;
-	double think = o->compute_scale / speed;
+	struct rp_engine *e = c->e;
 
+	pthread_mutex_lock(&e->mu);
+	while (!e->go)
+		pthread_cond_wait(&e->cv, &e->mu);
+	pthread_mutex_unlock(&e->mu);
+	if (e->abort)
+		return NULL;
 	prctl(PR_SET_TIMERSLACK, 1UL);	/* wake at the target, not 50us later */
-	if (o->timing == RP_TIME_ORIGINAL) {
+	if (e->o.timing == RP_TIME_ORIGINAL) {
 		/* best effort (root): a busy machine must not delay issue
 		 * times; the spin in sleep_until() is bounded, and the
 		 * kernel's RT throttling keeps the rest of the system alive */
@@ -461,69 +597,25 @@ static void *thread_main(void *arg)
 		if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0)
 			c->job->realtime = 1;
 	}
-
-	for (unsigned loop = 0; loop < o->loops; loop++) {
-		if (pthread_barrier_wait(&sh->bar) == PTHREAD_BARRIER_SERIAL_THREAD) {
-			if (loop)	/* the first: rp_run, before the threads */
-				loop_setup(sh, loop);
-			sh->t0 = now_ns();
+	for (unsigned loop = 0; loop < e->o.loops; loop++) {
+		if (pthread_barrier_wait(&e->bar) == PTHREAD_BARRIER_SERIAL_THREAD) {
+			e->quit = atomic_load(&e->src_err) != 0;
+			if (loop && !e->quit)	/* the first: rp_engine_run */
+				loop_setup(e, loop);
+			e->t0 = now_ns();
 			if (!loop)
-				sh->start = sh->t0;
+				e->start = e->t0;
 		}
-		pthread_barrier_wait(&sh->bar);
-		c->gen = loop + 1;
-
-		uint64_t prev_end = 0;	/* recorded end of the thread's previous ops */
-		uint64_t late = 0;	/* think: how much the thread's sleeps overran */
-		for (size_t j = 0; j < c->tp->nops; j++) {
-			uint32_t idx = c->tp->ops[j];
-			const struct rp_op *op = &p->ops[idx];
-			int data = op->kind == RP_READ || op->kind == RP_WRITE;
-			int overlap = data && (op->flags & RP_F_OVERLAP) && c->depth > 1;
-			uint64_t target = 0;
-
-			if (!overlap)
-				drain(c);
-			/* the thread's previous I/O is over: its compute starts
-			 * now, and a wait for another thread overlaps it */
-			uint64_t io_done = now_ns();
-			wait_dep(c, op);
-			if (o->timing == RP_TIME_ORIGINAL) {
-				target = sh->t0 + (uint64_t)((double)op->ts / speed);
-				if (op->ts > prev_end)
-					c->job->compute_ns += (uint64_t)((double)(op->ts - prev_end) / speed);
-				if (now_ns() < target)
-					sleep_until(target);
-			} else if (o->timing == RP_TIME_THINK && !overlap && op->ts > prev_end) {
-				uint64_t delay = (uint64_t)((double)(op->ts - prev_end) * think);
-				if (delay) {
-					/* a sleep that woke late (a busy CPU) is
-					 * taken off the next ones: the thread's
-					 * compute sums to the recorded */
-					uint64_t want = delay > late ? delay - late : 0;
-					late -= delay - want;
-					uint64_t t = now_ns();
-					if (want && t < io_done + want) {
-						sleep_until(io_done + want);
-						t = now_ns();
-						if (t > io_done + want)
-							late += t - (io_done + want);
-					}
-					c->job->compute_ns += delay;
-				}
-			}
-			uint64_t t_prep = now_ns();
-			if (o->timing == RP_TIME_ORIGINAL)
-				lat_push(&c->job->terr, t_prep > target ? t_prep - target : 0);
-			if (data)
-				do_data(c, idx, t_prep);
-			else
-				do_other(c, idx, t_prep);
-			if (op->end > prev_end)
-				prev_end = op->end;
-		}
-		drain(c);
-		c->job->wall_ns = now_ns() - sh->start;
+		pthread_barrier_wait(&e->bar);
+		if (e->quit)
+			break;
+		if (loop && e->src->ops->rewind &&
+		    (atomic_load(&e->src_err) || e->src->ops->rewind(e->src, c->idx, loop)))
+			atomic_store(&e->src_err, -EIO);
+		c->loop = loop;
+		c->taken = c->published = 0;
+		atomic_store(&e->done[c->idx], (uint64_t)loop << 32);
+		run_loop(c);
 	}
 	struct rusage ru;
 	if (getrusage(RUSAGE_THREAD, &ru) == 0) {	/* fio's usr_cpu, sys_cpu, ctx, ... */
@@ -535,11 +627,13 @@ static void *thread_main(void *arg)
 		c->job->majf = (uint64_t)ru.ru_majflt;
 		c->job->minf = (uint64_t)ru.ru_minflt;
 	}
-	atomic_fetch_add(&sh->finished, 1);
+	atomic_fetch_add(&e->finished, 1);
 	return NULL;
 }
 
-static int tctx_init(struct tctx *c, const struct rp_opts *o, size_t nfiles)
+/* ------------------------------------------------------------- setup */
+
+static int tctx_init(struct tctx *c, const struct rp_opts *o)
 {
 	unsigned depth = c->tp->depth < o->iodepth ? c->tp->depth : o->iodepth;
 	int rc;
@@ -557,13 +651,13 @@ static int tctx_init(struct tctx *c, const struct rp_opts *o, size_t nfiles)
 		rc = io_uring_queue_init(depth < 8 ? 8 : depth * 2, &c->ring, 0);
 	if (rc < 0)
 		return rc;
+	c->ring_ok = 1;
 	c->ifl = calloc(depth, sizeof(*c->ifl));
 	c->freebufs = calloc(depth, sizeof(*c->freebufs));
 	c->bufs = calloc(depth, sizeof(*c->bufs));
-	c->job->file_bytes = calloc(nfiles ? nfiles : 1, 8);
-	c->job->copy_bytes = calloc(o->scale ? o->scale : 1, 8);
-	if (!c->ifl || !c->freebufs || !c->bufs || !c->job->file_bytes ||
-	    !c->job->copy_bytes)
+	c->oseq = calloc(depth, sizeof(*c->oseq));
+	c->odone = calloc(depth, sizeof(*c->odone));
+	if (!c->ifl || !c->freebufs || !c->bufs || !c->oseq || !c->odone)
 		return -ENOMEM;
 	uint64_t x = 0x243f6a8885a308d3ull ^ c->tp->tid;
 	for (unsigned i = 0; i < depth; i++) {
@@ -586,119 +680,213 @@ static int tctx_init(struct tctx *c, const struct rp_opts *o, size_t nfiles)
 
 static void tctx_release(struct tctx *c)
 {
-	if (c->ring.ring_fd > 0)
+	if (c->ring_ok)
 		io_uring_queue_exit(&c->ring);
 	for (unsigned i = 0; c->bufs && i < c->depth; i++)
 		free(c->bufs[i]);
 	free(c->bufs);
 	free(c->ifl);
 	free(c->freebufs);
+	free(c->oseq);
+	free(c->odone);
 }
 
-int rp_run(int dirfd, const struct rp_plan *plan, const struct rp_opts *o,
-	   struct rp_result *res, char *err, size_t errlen)
+int rp_engine_init(struct rp_engine **out, struct rp_source *src, int dirfd,
+		   const struct rp_opts *o, char *err, size_t errlen)
 {
-	struct shared sh = { .plan = plan, .o = o, .dirfd = dirfd };
-	size_t n = plan->nthreads;
-	struct tctx *ctx = NULL;
-	pthread_t *th = NULL;
-	size_t started = 0;
-	int rc = 0;
-	struct timespec rt;
+	const struct rp_layout *l = &src->layout;
+	struct rp_engine *e = calloc(1, sizeof(*e));
+	unsigned ncopies = o->scale ? o->scale : 1;
+	int rc = -ENOMEM;
 
-	memset(res, 0, sizeof(*res));
-	if (!n)
-		return 0;
-	sh.slot_fd = malloc((plan->nslots ? plan->nslots : 1) * sizeof(*sh.slot_fd));
-	sh.done_gen = calloc(plan->nops ? plan->nops : 1, sizeof(*sh.done_gen));
-	ctx = calloc(n, sizeof(*ctx));
-	th = calloc(n, sizeof(*th));
-	res->jobs = calloc(n, sizeof(*res->jobs));
-	if (!sh.slot_fd || !sh.done_gen || !ctx || !th || !res->jobs) {
-		rc = -ENOMEM;
+	*out = NULL;
+	if (!e) {
 		snprintf(err, errlen, "out of memory");
-		goto out;
+		return -ENOMEM;
 	}
-	res->njobs = n;
-	for (size_t s = 0; s < plan->nslots; s++)
-		atomic_init(&sh.slot_fd[s], -1);
-	pthread_mutex_init(&sh.mu, NULL);
-	pthread_cond_init(&sh.cv, NULL);
-	pthread_barrier_init(&sh.bar, NULL, (unsigned)n);
-	for (size_t i = 0; i < n; i++) {
-		ctx[i].sh = &sh;
-		ctx[i].tp = &plan->threads[i];
-		ctx[i].job = &res->jobs[i];
-		res->jobs[i].tid = plan->threads[i].tid;
-		res->jobs[i].pid = plan->threads[i].pid;
-		rc = tctx_init(&ctx[i], o, plan->nfiles);
-		if (rc) {
+	e->src = src;
+	e->l = l;
+	e->o = *o;
+	if (!e->o.loops)
+		e->o.loops = 1;
+	e->dirfd = dirfd;
+	e->n = l->nthreads;
+	pthread_mutex_init(&e->mu, NULL);
+	pthread_cond_init(&e->cv, NULL);
+	e->slot_fd = malloc((l->nslots ? l->nslots : 1) * sizeof(*e->slot_fd));
+	e->slot_oflags = calloc(l->nslots ? l->nslots : 1, sizeof(*e->slot_oflags));
+	e->done = calloc(e->n ? e->n : 1, sizeof(*e->done));
+	e->waiters = calloc(e->n ? e->n : 1, sizeof(*e->waiters));
+	e->file_bytes = calloc(l->nfiles ? l->nfiles : 1, sizeof(*e->file_bytes));
+	e->copy_bytes = calloc(ncopies, sizeof(*e->copy_bytes));
+	e->ctx = calloc(e->n ? e->n : 1, sizeof(*e->ctx));
+	e->th = calloc(e->n ? e->n : 1, sizeof(*e->th));
+	e->res.jobs = calloc(e->n ? e->n : 1, sizeof(*e->res.jobs));
+	if (!e->slot_fd || !e->slot_oflags || !e->done || !e->waiters || !e->file_bytes ||
+	    !e->copy_bytes || !e->ctx || !e->th || !e->res.jobs) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	for (size_t s = 0; s < l->nslots; s++)
+		atomic_init(&e->slot_fd[s], -1);
+	e->res.njobs = e->n;
+	e->res.ncopies = ncopies;
+	for (size_t i = 0; i < e->n; i++) {
+		struct tctx *c = &e->ctx[i];
+		c->e = e;
+		c->idx = (unsigned)i;
+		c->tp = &l->threads[i];
+		c->job = &e->res.jobs[i];
+		c->job->tid = l->threads[i].tid;
+		c->job->pid = l->threads[i].pid;
+		if ((rc = tctx_init(c, &e->o))) {
 			snprintf(err, errlen, "setting up thread %zu: %s%s", i, strerror(-rc),
 				 rc == -ENOMEM ? "" : " (io_uring)");
-			goto out;
+			goto fail;
+		}
+	}
+	*out = e;
+	return 0;
+fail:
+	rp_engine_free(e);
+	return rc;
+}
+
+int rp_engine_add_hooks(struct rp_engine *e, const struct rp_hooks *h)
+{
+	if (e->nhooks == MAX_HOOKS)
+		return -ENOMEM;
+	e->hooks[e->nhooks++] = *h;
+	return 0;
+}
+
+static void progress(struct rp_engine *e, uint64_t done, uint64_t total)
+{
+	for (unsigned h = 0; h < e->nhooks; h++)
+		if (e->hooks[h].progress)
+			e->hooks[h].progress(e->hooks[h].arg, done, total);
+}
+
+int rp_engine_run(struct rp_engine *e, char *err, size_t errlen)
+{
+	const struct rp_layout *l = e->l;
+	size_t started = 0;
+	struct timespec rt;
+	int rc = 0, want_progress = 0;
+
+	if (!e->n)
+		return 0;
+	if ((rc = e->src->ops->start(e->src, e->o.loops))) {
+		snprintf(err, errlen, "%s", e->src->err[0] ? e->src->err : strerror(-rc));
+		e->src->ops->stop(e->src);
+		return rc;
+	}
+	pthread_barrier_init(&e->bar, NULL, (unsigned)e->n);
+	for (; started < e->n; started++) {
+		rc = -pthread_create(&e->th[started], NULL, thread_main, &e->ctx[started]);
+		if (rc) {
+			snprintf(err, errlen, "starting thread: %s", strerror(-rc));
+			break;
 		}
 	}
 	/* implicit opens of the first loop on this thread: a replay thread's
 	 * first system call is then its first op, as the recorded thread's
 	 * (a recording of the replay sees it start there, not at t0) */
-	loop_setup(&sh, 0);
+	if (!rc)
+		loop_setup(e, 0);
 	clock_gettime(CLOCK_REALTIME, &rt);
-	res->start_unix = rt.tv_sec;
-	for (; started < n; started++) {
-		rc = -pthread_create(&th[started], NULL, thread_main, &ctx[started]);
-		if (rc) {
-			snprintf(err, errlen, "starting thread: %s", strerror(-rc));
-			/* the barrier waits for n: the started ones cannot finish */
-			_exit(1);
-		}
-	}
+	e->res.start_unix = rt.tv_sec;
+	pthread_mutex_lock(&e->mu);
+	e->abort = rc != 0;	/* the barrier waits for all: none may run */
+	e->go = 1;
+	pthread_cond_broadcast(&e->cv);
+	pthread_mutex_unlock(&e->mu);
+
 	uint64_t total = 0, lastp = 0;
 	for (unsigned k = 1; k < RP_KIND_MAX; k++)
-		total += plan->expected[k];
-	total *= o->loops;
-	while (o->progress && atomic_load(&sh.finished) < (int)n) {
+		total += l->expected[k];
+	total *= e->o.loops;
+	for (unsigned h = 0; h < e->nhooks; h++)
+		want_progress |= e->hooks[h].progress != NULL;
+	while (!rc && want_progress && atomic_load(&e->finished) < (int)e->n) {
 		usleep(50000);
 		if (now_ns() - lastp < 500000000ull)
 			continue;
 		lastp = now_ns();
-		fprintf(stderr, "\riotape replay: %" PRIu64 "/%" PRIu64 " ops ",
-			atomic_load(&sh.ops_done), total);
+		progress(e, atomic_load(&e->ops_done), total);
 	}
-	if (o->progress && lastp)
-		fputc('\n', stderr);
 	for (size_t i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-	res->wall_ns = now_ns() - sh.start;
-	res->implicit_opens = sh.implicit_opens;
-	for (size_t s = 0; s < plan->nslots; s++) {
-		int fd = atomic_load(&sh.slot_fd[s]);
+		pthread_join(e->th[i], NULL);
+	if (!rc && want_progress && lastp)
+		progress(e, atomic_load(&e->ops_done), total);
+	if (!e->abort)
+		e->res.wall_ns = now_ns() - e->start;
+	e->res.implicit_opens = e->implicit_opens;
+	for (size_t s = 0; s < l->nslots; s++) {
+		int fd = atomic_exchange(&e->slot_fd[s], -1);
 		if (fd >= 0)
 			close(fd);
 	}
-	pthread_barrier_destroy(&sh.bar);
-out:
-	for (size_t i = 0; ctx && i < n; i++)
-		tctx_release(&ctx[i]);
-	free(ctx);
-	free(th);
-	free(sh.slot_fd);
-	free(sh.done_gen);
+	pthread_barrier_destroy(&e->bar);
+	int src_rc = e->src->ops->stop(e->src);
+	if (!rc && (src_rc || atomic_load(&e->src_err))) {
+		rc = src_rc ? src_rc : atomic_load(&e->src_err);
+		snprintf(err, errlen, "%s", e->src->err[0] ? e->src->err : strerror(-rc));
+	}
 	return rc;
 }
 
-void rp_result_release(struct rp_result *res, size_t nfiles)
+void rp_engine_finish(struct rp_engine *e, struct rp_result *res)
 {
-	(void)nfiles;
-	for (size_t i = 0; i < res->njobs; i++) {
+	const struct rp_layout *l = e->l;
+
+	*res = e->res;
+	memset(&e->res, 0, sizeof(e->res));
+	res->nfiles = l->nfiles;
+	res->file_bytes = malloc((l->nfiles ? l->nfiles : 1) * sizeof(*res->file_bytes));
+	res->copy_bytes = malloc(res->ncopies * sizeof(*res->copy_bytes));
+	for (size_t i = 0; res->file_bytes && i < l->nfiles; i++)
+		res->file_bytes[i] = atomic_load(&e->file_bytes[i]);
+	for (unsigned k = 0; res->copy_bytes && k < res->ncopies; k++)
+		res->copy_bytes[k] = atomic_load(&e->copy_bytes[k]);
+	if (!res->file_bytes)
+		res->nfiles = 0;
+	if (!res->copy_bytes)
+		res->ncopies = 0;
+}
+
+void rp_engine_free(struct rp_engine *e)
+{
+	if (!e)
+		return;
+	for (size_t i = 0; e->ctx && i < e->n; i++)
+		tctx_release(&e->ctx[i]);
+	free(e->ctx);
+	free(e->th);
+	free((void *)e->slot_fd);
+	free((void *)e->slot_oflags);
+	free((void *)e->done);
+	free((void *)e->waiters);
+	free((void *)e->file_bytes);
+	free((void *)e->copy_bytes);
+	rp_result_release(&e->res);
+	pthread_mutex_destroy(&e->mu);
+	pthread_cond_destroy(&e->cv);
+	free(e);
+}
+
+void rp_result_release(struct rp_result *res)
+{
+	for (size_t i = 0; res->jobs && i < res->njobs; i++) {
 		struct rp_job *j = &res->jobs[i];
 		for (int d = 0; d < 3; d++) {
-			free(j->d[d].clat.v);
-			free(j->d[d].lat.v);
+			cm_lat_release(&j->d[d].clat);
+			cm_lat_release(&j->d[d].lat);
 		}
-		free(j->terr.v);
-		free(j->file_bytes);
-		free(j->copy_bytes);
+		cm_lat_release(&j->terr);
 	}
 	free(res->jobs);
+	free(res->file_bytes);
+	free(res->copy_bytes);
 	memset(res, 0, sizeof(*res));
 }

@@ -1,348 +1,334 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rp_trace.c - turn a trace's syscall table into a replay plan.
+ * rp_trace.c - the trace source: a trace's syscall and cache tables as
+ * ops for the replay engine, decoded as the replay runs.
  *
- * Invariants the runner relies on:
- *  - every path in the plan is relative, has no ".." component and is not
- *    the marker file (rp_path_map); the runner still opens it with
- *    RESOLVE_BENEATH, so a symlink under DIR cannot lead out of it;
- *  - ops are sorted by recorded time (ties in file order) and each
- *    thread's list follows that order, so a dependency always points to an
- *    earlier op: waiting on it cannot deadlock;
- *  - fds are resolved here to slots (one per recorded open, shared by its
- *    dups), so the runner needs no fd table.
+ * One walk (struct walk) turns the trace into ops: it merges the syscall
+ * rows with the page-fault reads of the cache table (common/faults.h),
+ * puts them in time order through a window of WINDOW_ROWS rows (rows come
+ * in the order calls ended; a row further out of order than the window is
+ * taken where it comes and counted in layout.late), and plans each row as
+ * the replay will issue it: fds resolved to slots, paths confined under
+ * DIR (rp_path_map), cross-thread order as (thread, sequence) pairs.  The
+ * walk runs once to make the layout (rp_trace_open: files, threads, slots,
+ * expected counts), then once per loop on the feeder thread, which hands
+ * each replay thread its ops through a bounded queue.  Both runs are the
+ * same code over the same rows, so they number files, threads, slots and
+ * ops alike; the second only reads the layout.
  *
- * Page faults on file mappings (cache table, recorded with the mmap
- * layer) become reads, in the faulting thread's order among its
- * syscalls, through an implicit read-only slot per (process, file): the
- * mapping's fd is often closed by then.
- *   fault      (mm_filemap_fault: the page was not mapped from the cache
- *              by fault-around) -> a read of that page;
- *   map_pages  (fault-around: one fault mapped the cached pages of a
- *              window) -> one read of the window, unless the same
- *              thread's next cache event is a fault inside that window
- *              on the same file: then it was the first half of that
- *              fault (the kernel tries fault-around first), and the
- *              fault's page read stands for both.
- * Pages are the recording's page_size (meta, default 4096).  Faults on a
- * file the trace ever maps executable (a program or a shared library:
- * the loader maps its code PROT_EXEC) are left out: they are the loading
- * of code, which page-fault reads would inflate to whole fault-around
- * windows of libraries, not the job's data (plan->faults_code counts them);
- * so are faults on files under /dev (DataLoader's shared-memory batches
- * and semaphores in /dev/shm: memory, not storage; plan->faults_shm).
+ * Invariants the engine relies on:
+ *  - every path is relative, has no ".." component and is not the marker
+ *    file (rp_path_map); the engine still opens it with RESOLVE_BENEATH,
+ *    so a symlink under DIR cannot lead out of it;
+ *  - a dependency names an op earlier in the walk, which the feeder handed
+ *    out before: waiting on it cannot deadlock (the earliest op not done
+ *    is always in its thread's queue, its own dependencies done);
+ *  - a slot number is reused by a later open only after the close that
+ *    freed it (the open depends on that close); slots used without a
+ *    recorded open (struct rp_slot0) are never reused.
+ * Memory: the layout and the walk's state grow with files, threads and
+ * open fds; the window and the queues are bounded (QUEUE_BUDGET: a trace
+ * whose loop fits is queued whole before the clock starts, as a plan
+ * in memory was; a larger one streams).
+ *
+ * Page faults (common/faults.h) become reads through an implicit
+ * read-only slot per (process, file): the mapping's fd is often closed by
+ * then.  Pipes, sockets and devices (by the file table's modes) are not
+ * storage: their ops are counted, not replayed.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include "faults.h"
+#include "path.h"
 #include "replay.h"
 #include "tape.h"
 
-static const char *const kind_names[RP_KIND_MAX] = {
-	[RP_OPEN] = "open", [RP_CLOSE] = "close", [RP_READ] = "read",
-	[RP_WRITE] = "write", [RP_FSYNC] = "fsync", [RP_FDATASYNC] = "fdatasync",
-	[RP_UNLINK] = "unlink", [RP_RENAME] = "rename", [RP_MKDIR] = "mkdir",
-};
+#define WINDOW_ROWS (1u << 16)		/* time-order window, rows */
+#define QUEUE_BUDGET (64ull << 20)	/* queued ops of all threads, bytes */
+#define QUEUE_MIN 1024u			/* ops a thread's queue holds at least */
+#define BATCH 64u			/* ops a consumer takes at a time */
+#define ROW_FAULT 0x7fff0001u		/* row.op of a page-fault read */
 
-const char *rp_kind_name(unsigned kind)
+/* ------------------------------------------------------------ paths */
+
+int rp_path_map(char *path)
 {
-	return kind < RP_KIND_MAX && kind_names[kind] ? kind_names[kind] : "?";
-}
+	int rc = cm_path_normalize(path, CM_PATH_RELATIVE | CM_PATH_NO_DOTDOT);
 
-int rp_path_map(const char *path, char **out)
-{
-	size_t n = strlen(path);
-	char *r = malloc(n + 1), *w = r;
-	const char *p = path;
-
-	*out = NULL;
-	if (!r)
-		return -ENOMEM;
-	while (*p) {
-		const char *e = strchr(p, '/');
-		size_t l = e ? (size_t)(e - p) : strlen(p);
-
-		if (l == 2 && p[0] == '.' && p[1] == '.') {
-			free(r);
-			return -EPERM;
-		}
-		if (l && !(l == 1 && p[0] == '.')) {
-			if (w != r)
-				*w++ = '/';
-			memcpy(w, p, l);
-			w += l;
-		}
-		p += l;
-		if (*p == '/')
-			p++;
-	}
-	*w = 0;
-	if (!*r || strcmp(r, RP_MARKER) == 0 ||
-	    strncmp(r, RP_COPY_DIR, sizeof(RP_COPY_DIR) - 1) == 0) {
-		free(r);
+	if (rc)
+		return rc;
+	if (!*path || strcmp(path, RP_MARKER) == 0 ||
+	    strncmp(path, RP_COPY_DIR, sizeof(RP_COPY_DIR) - 1) == 0)
 		return -EINVAL;
-	}
-	*out = r;
 	return 0;
 }
 
-/* ------------------------------------------------------- hash tables */
-
-static uint64_t hash_str(const char *s)
+const char *rp_copy_path(const struct rp_layout *l, uint32_t f, unsigned k, char *buf,
+			 size_t len)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
+	if (!k || !l->files[f].dataset)
+		return rp_file_path(l, f);
+	snprintf(buf, len, RP_COPY_DIR "%u/%s", k, rp_file_path(l, f));
+	return buf;
 }
 
-static uint64_t hash_u64(uint64_t k)
+void rp_layout_release(struct rp_layout *l)
 {
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	k ^= k >> 33;
-	return k;
+	cm_strtab_release(&l->paths);
+	free(l->files);
+	free(l->threads);
+	free(l->slot0);
+	memset(l, 0, sizeof(*l));
 }
 
-/* key -> value, keys any u64, open addressing; val 0 means absent. */
-struct umap {
-	uint64_t *k, *v;
-	size_t cap, n;
+/* ------------------------------------------------------------ the walk */
+
+/* A row in the time-order window: a syscall, or a fault read. */
+struct row {
+	uint64_t ts, dur;
+	uint32_t pid, tid, op;
+	uint32_t path, path2;	/* ids in trace_src.raw; 0 is "" */
+	int64_t fd, ret, fd2;
+	uint64_t file_id, file_id2, offset, offset2, size, flags;
 };
 
-static int umap_grow(struct umap *m)
-{
-	size_t ncap = m->cap ? m->cap * 2 : 1024;
-	uint64_t *nk = calloc(ncap, 8), *nv = calloc(ncap, 8);
+struct went {			/* the window's order: (ts, seq) -> row */
+	uint64_t ts, seq;
+	uint32_t row, _pad;
+};
 
-	if (!nk || !nv) {
-		free(nk);
-		free(nv);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < m->cap; i++) {
-		if (!m->v[i])
-			continue;
-		size_t j = hash_u64(m->k[i]) & (ncap - 1);
-		while (nv[j])
-			j = (j + 1) & (ncap - 1);
-		nk[j] = m->k[i];
-		nv[j] = m->v[i];
-	}
-	free(m->k);
-	free(m->v);
-	m->k = nk;
-	m->v = nv;
-	m->cap = ncap;
-	return 0;
-}
+/* The last op on a slot or a file, for ordering: gidx is its place in the
+ * walk (1, 2, ...; 0 = none), (thread, seq) its name for the engine. */
+struct dep {
+	uint64_t gidx;
+	uint32_t thread, seq;
+};
 
-static uint64_t *umap_slot(struct umap *m, uint64_t key)
-{
-	size_t j;
+struct wslot {
+	uint32_t file, oflags, refs;
+	int implicit;
+	struct dep last;
+};
 
-	if ((m->n + 1) * 2 > m->cap && umap_grow(m))
-		return NULL;
-	j = hash_u64(key) & (m->cap - 1);
-	while (m->v[j] && m->k[j] != key)
-		j = (j + 1) & (m->cap - 1);
-	if (!m->v[j])
-		m->k[j] = key;
-	return &m->v[j];
-}
+struct wthread {
+	uint32_t seq;		/* ops handed out this loop */
+	uint64_t *ends;		/* min-heap: ends of data ops in flight */
+	size_t nends, capends;
+};
 
-static uint64_t umap_get(const struct umap *m, uint64_t key)
-{
-	if (!m->cap)
-		return 0;
-	for (size_t j = hash_u64(key) & (m->cap - 1); m->v[j]; j = (j + 1) & (m->cap - 1))
-		if (m->k[j] == key)
-			return m->v[j];
-	return 0;
-}
+/* The op being planned. */
+struct pop {
+	struct rp_op op;
+	uint32_t thread;
+	uint64_t dep_gidx;
+};
 
-static int umap_put(struct umap *m, uint64_t key, uint64_t val)
-{
-	uint64_t *s = umap_slot(m, key);
-	if (!s)
-		return -ENOMEM;
-	if (!*s)
-		m->n++;
-	*s = val;	/* val 0 deletes logically; counts stay approximate */
-	return 0;
-}
+struct queue {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;	/* producer and consumer, broadcast */
+	struct rp_op *ops;
+	size_t cap;
+	uint64_t head, tail;	/* pop at head, push at tail (monotonic) */
+	int waiting;		/* someone sleeps on cv */
+	/* the consumer's own batch */
+	struct rp_op batch[BATCH];
+	unsigned nb, pb;
+};
 
-static void umap_free(struct umap *m)
-{
-	free(m->k);
-	free(m->v);
-}
+struct trace_src;
 
-/* ------------------------------------------------------------ loading */
+struct walk {
+	struct trace_src *t;
+	int emit;		/* feeding the queues: the layout is read-only */
+	uint64_t gidx;
+	struct cm_map fds;	/* (pid, fd) -> slot + 1 */
+	struct cm_map fslots;	/* (pid, file) -> fault slot + 1 */
+	struct wslot *slots;
+	uint32_t nslots, capslots;
+	uint32_t *freeslots;
+	size_t nfree, capfree;
+	struct dep *file_last;	/* last open or namespace op on the file */
+	struct dep *file_lastw;	/* last write */
+	size_t capfiles;
+	struct wthread *th;
+	size_t capth;
+	uint64_t t_min, end_max, last_ts;
+	struct pop cur;
+	/* the window */
+	struct row *rows;
+	uint32_t *freerows;
+	size_t nfreerows;
+	struct went *ent;
+	size_t lo, hi;		/* live entries ent[lo, hi) */
+	uint64_t seq;
+	/* inputs */
+	tape_cursor *c;
+	const struct tape_syscall *blk;
+	size_t nblk, pblk;
+	int sys_eof, flt_eof;
+	uint64_t sys_pos, flt_pos;
+	char *pbuf;		/* a path being mapped */
+	size_t pcap;
+};
 
-struct loader {
-	struct rp_plan *p;
-	size_t capops, capfiles, capslots;
-	struct umap paths;	/* hash(rel) -> file index + 1 (chained by probing on rel) */
-	struct umap fds;	/* pid << 32 | fd -> slot + 1 */
-	struct umap tids;	/* tid -> thread + 1 */
-	struct umap fslots;	/* pid << 32 | file -> fault slot + 1 */
-	struct umap nonreg;	/* file_id -> 1: a pipe, socket or device */
-	uint32_t *slot_refs;
-	int64_t *slot_last;	/* last op (global index) on the slot, -1 */
-	int64_t *file_last;	/* last open/namespace op on the path */
-	int64_t *file_lastw;	/* last write on the path */
-	uint32_t *op_tid;
-	uint32_t *op_pid;
-	char *err;
+struct trace_src {
+	struct rp_source src;	/* first: the public part */
+	tape_reader *r;
+	int direct;
+	struct cm_strtab raw;	/* rows' paths as recorded */
+	uint32_t *raw_file;	/* raw id -> file + 1, 0 = not mapped yet */
+	size_t capraw;
+	struct cm_map nonreg;	/* file_id -> 1: pipe, socket, device */
+	struct cm_map tids;	/* tid -> thread */
+	struct cm_faults *faults;
+	uint64_t t0;
+	uint32_t *slot0_ids;	/* the walk's implicit slots, in order */
+	size_t capslot0, capthreads;
+	struct walk w;
+	/* the feeder */
+	struct queue *q;
+	unsigned loops;
+	pthread_t feeder;
+	int started;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int primed;		/* the queues are full, or loop 0 is fed */
+	_Atomic int stop;
+	_Atomic int dead;	/* the feeder ended early: err says why */
+	int err;
+	char *errbuf;
 	size_t errlen;
 };
 
-struct rec {
-	struct tape_syscall s;
-	uint64_t seq;
-};
-
-/* tape_syscall.op of a page-fault read made from the cache table */
-#define REC_OP_FAULT 0x7fff0001u
-
-static int file_index(struct loader *L, const char *path, uint32_t *out)
+/* tape_syscall.op of a row is known to the vocabulary (ROW_FAULT is not) */
+static unsigned row_class(const struct row *r)
 {
-	struct rp_plan *p = L->p;
-	char *rel;
-	int rc = rp_path_map(path, &rel);
-	uint64_t h, *s;
+	return r->op < TAPE_OP_MAX ? (unsigned)tape_op_class(r->op) : TAPE_OPC_OTHER;
+}
 
-	if (rc == -EPERM) {
-		snprintf(L->err, L->errlen, "path '%s' has a '..' component: refused", path);
-		return rc;
-	}
-	if (rc == -EINVAL) {
-		snprintf(L->err, L->errlen, "path '%s' names no file under DIR: refused", path);
-		return rc;
-	}
-	if (rc)
-		return rc;
-	/* probe by hash; compare strings on collision */
-	for (h = hash_str(rel);; h++) {
-		s = umap_slot(&L->paths, h);
-		if (!s) {
-			free(rel);
-			return -ENOMEM;
-		}
-		if (!*s)
-			break;
-		if (strcmp(p->files[*s - 1].rel, rel) == 0) {
-			free(rel);
-			*out = (uint32_t)(*s - 1);
-			return 0;
-		}
-	}
-	if (p->nfiles == L->capfiles) {
-		size_t nc = L->capfiles ? L->capfiles * 2 : 256;
-		void *nf = realloc(p->files, nc * sizeof(*p->files));
-		int64_t *a = realloc(L->file_last, nc * 8), *b;
-		if (a)
-			L->file_last = a;
-		b = realloc(L->file_lastw, nc * 8);
-		if (b)
-			L->file_lastw = b;
-		if (!nf || !a || !b) {
-			if (nf)
-				p->files = nf;
-			free(rel);
-			return -ENOMEM;
-		}
-		p->files = nf;
-		L->capfiles = nc;
-	}
-	memset(&p->files[p->nfiles], 0, sizeof(p->files[0]));
-	p->files[p->nfiles].rel = rel;
-	L->file_last[p->nfiles] = -1;
-	L->file_lastw[p->nfiles] = -1;
-	*s = p->nfiles + 1;
-	L->paths.n++;
-	*out = (uint32_t)p->nfiles++;
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t nc = *cap ? *cap : 64;
+	void *a;
+
+	if (need <= *cap)
+		return 0;
+	while (nc < need)
+		nc *= 2;
+	if (!(a = realloc(*p, nc * size)))
+		return -ENOMEM;
+	*p = a;
+	*cap = nc;
 	return 0;
 }
 
-static int new_slot(struct loader *L, uint32_t file, uint32_t oflags, int implicit)
-{
-	struct rp_plan *p = L->p;
+/* ------------------------------------------------------------ files */
 
-	if (p->nslots == L->capslots) {
-		size_t nc = L->capslots ? L->capslots * 2 : 256;
-		void *a = realloc(p->slots, nc * sizeof(*p->slots));
-		if (a)
-			p->slots = a;
-		void *b = realloc(L->slot_refs, nc * 4);
-		if (b)
-			L->slot_refs = b;
-		void *c = realloc(L->slot_last, nc * 8);
-		if (c)
-			L->slot_last = c;
-		if (!a || !b || !c)
+/* The layout file of raw path id (mapped and, in the layout pass, added
+ * when new): 0, or -errno with the message in the source's err. */
+static int file_index(struct walk *w, uint32_t raw, uint32_t *out)
+{
+	struct trace_src *t = w->t;
+	struct rp_layout *l = &t->src.layout;
+	const char *path = cm_strtab_str(&t->raw, raw);
+	size_t n = strlen(path);
+	uint32_t id;
+	int rc;
+
+	if (t->raw_file[raw]) {
+		*out = t->raw_file[raw] - 1;
+		return 0;
+	}
+	if ((rc = grow((void **)&w->pbuf, &w->pcap, n + 1, 1)))
+		return rc;
+	memcpy(w->pbuf, path, n + 1);
+	if ((rc = rp_path_map(w->pbuf))) {
+		snprintf(t->errbuf, t->errlen, rc == -EPERM ?
+			 "path '%s' has a '..' component: refused" :
+			 "path '%s' names no file under DIR: refused", path);
+		return rc;
+	}
+	if (w->emit) {	/* the layout is final and read by the engine */
+		if (cm_strtab_find(&l->paths, w->pbuf, &id)) {
+			snprintf(t->errbuf, t->errlen, "path '%s' was not in the trace's "
+				 "first reading (the trace changed?)", path);
+			return -EIO;
+		}
+	} else {
+		if (l->nfiles == w->capfiles) {	/* room for one more, first */
+			size_t nc = w->capfiles ? 2 * w->capfiles : 256;
+			void *a = realloc(l->files, nc * sizeof(*l->files));
+			if (a)
+				l->files = a;
+			void *b = realloc(w->file_last, nc * sizeof(struct dep));
+			if (b)
+				w->file_last = b;
+			void *c = realloc(w->file_lastw, nc * sizeof(struct dep));
+			if (c)
+				w->file_lastw = c;
+			if (!a || !b || !c)
+				return -ENOMEM;
+			w->capfiles = nc;
+		}
+		rc = cm_strtab_intern(&l->paths, w->pbuf, &id);
+		if (rc < 0)
+			return rc;
+		if (rc == 1) {
+			memset(&l->files[id], 0, sizeof(l->files[0]));
+			w->file_last[id] = w->file_lastw[id] = (struct dep){ 0 };
+			l->nfiles = id + 1;
+		}
+	}
+	t->raw_file[raw] = id + 1;
+	*out = id;
+	return 0;
+}
+
+/* Layout changes, made in the layout pass only (the engine reads it). */
+#define LAYOUT(w) (!(w)->emit ? &(w)->t->src.layout : NULL)
+
+/* ------------------------------------------------------------ slots */
+
+static int new_slot(struct walk *w, uint32_t file, uint32_t oflags, int implicit)
+{
+	uint32_t sl;
+
+	if (!implicit && w->nfree) {
+		sl = w->freeslots[--w->nfree];	/* its last op: the close */
+	} else {
+		size_t cap = w->capslots;
+		if (grow((void **)&w->slots, &cap, (size_t)w->nslots + 1, sizeof(*w->slots)))
 			return -ENOMEM;
-		L->capslots = nc;
+		w->capslots = (uint32_t)cap;
+		sl = w->nslots++;
+		w->slots[sl].last = (struct dep){ 0 };
 	}
-	p->slots[p->nslots] = (struct rp_slot){ file, oflags, implicit };
-	L->slot_refs[p->nslots] = 1;
-	L->slot_last[p->nslots] = -1;
-	return (int)p->nslots++;
-}
-
-static struct rp_op *new_op(struct loader *L, const struct tape_syscall *s,
-			    uint64_t t0, unsigned kind)
-{
-	struct rp_plan *p = L->p;
-
-	if (p->nops == L->capops) {
-		size_t nc = L->capops ? L->capops * 2 : 4096;
-		void *a = realloc(p->ops, nc * sizeof(*p->ops));
-		void *b = realloc(L->op_tid, nc * 4);
-		if (a)
-			p->ops = a;
-		if (b)
-			L->op_tid = b;
-		void *c = realloc(L->op_pid, nc * 4);
-		if (c)
-			L->op_pid = c;
-		if (!a || !b || !c)
-			return NULL;
-		L->capops = nc;
+	w->slots[sl].file = file;
+	w->slots[sl].oflags = oflags;
+	w->slots[sl].refs = 1;
+	w->slots[sl].implicit = implicit;
+	if (implicit && !w->emit) {
+		struct trace_src *t = w->t;
+		if (grow((void **)&t->slot0_ids, &t->capslot0, t->src.layout.nslot0 + 1,
+			 sizeof(uint32_t)))
+			return -ENOMEM;
+		t->slot0_ids[t->src.layout.nslot0++] = sl;
 	}
-	struct rp_op *op = &p->ops[p->nops];
-	memset(op, 0, sizeof(*op));
-	op->ts = s->ts_ns - t0;
-	op->end = op->ts + s->dur_ns;
-	op->kind = kind;
-	op->dep = -1;
-	L->op_tid[p->nops] = s->tid;
-	L->op_pid[p->nops] = s->pid;
-	p->nops++;
-	p->expected[kind]++;
-	return op;
+	return (int)sl;
 }
 
-/* dep = the latest of the candidates done by another thread */
-static void add_dep(struct loader *L, struct rp_op *op, int64_t cand)
+static void free_slot(struct walk *w, uint32_t sl)
 {
-	size_t self = (size_t)(op - L->p->ops);
-
-	if (cand < 0 || L->op_tid[cand] == L->op_tid[self])
-		return;
-	if (cand > op->dep)
-		op->dep = cand;
-}
-
-static int cmp_rec(const void *a, const void *b)
-{
-	const struct rec *x = a, *y = b;
-	if (x->s.ts_ns != y->s.ts_ns)
-		return x->s.ts_ns < y->s.ts_ns ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	if (w->slots[sl].implicit)
+		return;	/* opened before the clock, every loop */
+	if (w->nfree == w->capfree &&
+	    grow((void **)&w->freeslots, &w->capfree, w->nfree + 1, sizeof(uint32_t)))
+		return;	/* no memory: the number is not reused */
+	w->freeslots[w->nfree++] = sl;
 }
 
 /* Open flags the replay uses: access mode, create/truncate/append. */
@@ -362,629 +348,720 @@ static uint32_t open_flags(uint64_t rec, unsigned op, int direct)
 	return f | O_CLOEXEC;
 }
 
-/* Resolve the slot of an fd op: the recorded open, or an implicit one by
- * path.  Returns the slot, -1 when unmatched, or -errno. */
-static int fd_slot(struct loader *L, const struct tape_syscall *s, int direct,
-		   int writes)
+/* ------------------------------------------------------------ ops */
+
+static int thread_of(struct walk *w, const struct row *r, uint32_t *out)
 {
-	uint64_t key = (uint64_t)s->pid << 32 | (uint32_t)s->fd;
-	uint64_t v = umap_get(&L->fds, key);
-	uint32_t file;
-	int rc, sl;
+	struct trace_src *t = w->t;
+	uint64_t *v = cm_map_get(&t->tids, r->tid, 0);
 
-	if (v) {
-		sl = (int)(v - 1);
-		if (writes && (L->p->slots[sl].oflags & O_ACCMODE) == O_RDONLY &&
-		    L->p->slots[sl].implicit)
-			L->p->slots[sl].oflags = (L->p->slots[sl].oflags & ~O_ACCMODE) | O_RDWR;
-		return sl;
+	if (!v) {
+		struct rp_layout *l = LAYOUT(w);
+		if (!l)
+			return -EIO;	/* not in the layout: the trace changed */
+		if (grow((void **)&l->threads, &t->capthreads, l->nthreads + 1,
+			 sizeof(*l->threads)) ||
+		    cm_map_set(&t->tids, r->tid, 0, l->nthreads))
+			return -ENOMEM;
+		memset(&l->threads[l->nthreads], 0, sizeof(l->threads[0]));
+		l->threads[l->nthreads].tid = r->tid;
+		l->threads[l->nthreads].pid = r->pid;
+		v = cm_map_get(&t->tids, r->tid, 0);
+		l->nthreads++;
 	}
-	if (!s->path || !*s->path)
-		return -1;
-	rc = file_index(L, s->path, &file);
-	if (rc)
-		return rc;
-	sl = new_slot(L, file, open_flags(writes ? O_RDWR : O_RDONLY, 0, direct), 1);
-	if (sl < 0)
-		return sl;
-	L->p->files[file].prepare = 1;
-	rc = umap_put(&L->fds, key, (uint64_t)sl + 1);
-	return rc ? rc : sl;
-}
-
-/* A page-fault read: the (process, file) fault slot, opened implicitly. */
-static int fault_read(struct loader *L, const struct tape_syscall *s, uint64_t t0,
-		      int direct)
-{
-	struct rp_plan *p = L->p;
-	uint32_t file;
-	uint64_t v;
-	struct rp_op *op;
-	int rc, sl;
-
-	if ((rc = file_index(L, s->path, &file)))
-		return rc;
-	v = umap_get(&L->fslots, (uint64_t)s->pid << 32 | file);
-	if (v) {
-		sl = (int)(v - 1);
-	} else {
-		sl = new_slot(L, file, open_flags(O_RDONLY, 0, direct), 1);
-		if (sl < 0)
-			return sl;
-		if ((rc = umap_put(&L->fslots, (uint64_t)s->pid << 32 | file, (uint64_t)sl + 1)))
-			return rc;
+	if (*v >= w->capth) {
+		size_t old = w->capth;
+		if (grow((void **)&w->th, &w->capth, *v + 1, sizeof(*w->th)))
+			return -ENOMEM;
+		memset(w->th + old, 0, (w->capth - old) * sizeof(*w->th));
 	}
-	if (!(op = new_op(L, s, t0, RP_READ)))
-		return -ENOMEM;
-	op->flags |= RP_F_FAULT;
-	op->slot = (uint32_t)sl;
-	op->file = file;
-	op->off = s->offset;
-	op->len = s->size;
-	struct rp_file *f = &p->files[file];
-	f->prepare = 1;
-	if (!f->from_table && op->off + op->len > f->size)
-		f->size = op->off + op->len;
-	f->rbytes += op->len;
-	p->fault_reads++;
-	p->fault_pages += s->flags;
-	add_dep(L, op, L->file_lastw[file]);
-	L->slot_last[sl] = (int64_t)(op - p->ops);
+	*out = (uint32_t)*v;
 	return 0;
 }
 
-/* A read, write or sync of s on its fd's slot (kind RP_*): the op with
- * its file's byte counts and its order after the slot's last op (and,
- * unless a write, after the file's last write).  0 (unmatched counted),
- * or -errno; *last gets the op's end. */
-static int plan_io(struct loader *L, const struct tape_syscall *s, uint64_t t0,
-		   int direct, unsigned kind, uint64_t *last)
+/* Start planning an op of row r's thread: w->cur. */
+static int new_op(struct walk *w, const struct row *r, unsigned kind)
 {
-	struct rp_plan *p = L->p;
-	struct rp_op *op;
+	struct pop *p = &w->cur;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	if ((rc = thread_of(w, r, &p->thread)))
+		return rc;
+	p->op.ts = r->ts - w->t->t0;
+	p->op.end = p->op.ts + r->dur;
+	p->op.kind = kind;
+	p->op.conc = 1;
+	return 0;
+}
+
+/* The current op as others name it. */
+static struct dep cur_dep(const struct walk *w)
+{
+	return (struct dep){ w->gidx + 1, w->cur.thread, w->th[w->cur.thread].seq + 1 };
+}
+
+/* dep = the latest candidate done by another thread */
+static void add_dep(struct walk *w, struct dep cand)
+{
+	struct pop *p = &w->cur;
+
+	if (!cand.gidx || cand.thread == p->thread || cand.gidx <= p->dep_gidx)
+		return;
+	p->dep_gidx = cand.gidx;
+	p->op.dep_thread = cand.thread;
+	p->op.dep_seq = cand.seq;
+}
+
+static int push(struct trace_src *t, unsigned thread, const struct rp_op *op);
+
+/* The recorded concurrency of the current op (a min-heap of the ends of
+ * the thread's data ops still in flight at its start), then count it in
+ * the layout or hand it to its thread. */
+static int finish_op(struct walk *w)
+{
+	struct pop *p = &w->cur;
+	struct rp_op *op = &p->op;
+	struct wthread *th = &w->th[p->thread];
+	struct rp_layout *l = LAYOUT(w);
+	uint64_t *h;
+
+	if (op->kind != CM_READ && op->kind != CM_WRITE) {
+		th->nends = 0;	/* the engine drains before other ops */
+	} else {
+		while (th->nends && th->ends[0] <= op->ts) {	/* pop finished */
+			size_t i = 0, n = --th->nends;
+			h = th->ends;
+			h[0] = h[n];
+			for (;;) {
+				size_t a = 2 * i + 1, b = a + 1, m = i;
+				if (a < n && h[a] < h[m]) m = a;
+				if (b < n && h[b] < h[m]) m = b;
+				if (m == i) break;
+				uint64_t x = h[i]; h[i] = h[m]; h[m] = x;
+				i = m;
+			}
+		}
+		if (th->nends) {
+			op->flags |= RP_F_OVERLAP;
+			op->conc = th->nends + 1 > UINT32_MAX ? UINT32_MAX : (uint32_t)th->nends + 1;
+		}
+		if (grow((void **)&th->ends, &th->capends, th->nends + 1, sizeof(uint64_t)))
+			return -ENOMEM;
+		h = th->ends;
+		size_t i = th->nends++;	/* push the end */
+		h[i] = op->end;
+		while (i && h[(i - 1) / 2] > h[i]) {
+			uint64_t x = h[i]; h[i] = h[(i - 1) / 2]; h[(i - 1) / 2] = x;
+			i = (i - 1) / 2;
+		}
+	}
+	w->gidx++;
+	th->seq++;
+	if (l) {
+		struct rp_thread *lt = &l->threads[p->thread];
+		lt->nops++;
+		if ((op->kind == CM_READ || op->kind == CM_WRITE) && op->len > lt->maxlen)
+			lt->maxlen = op->len;
+		if (op->conc > lt->depth)
+			lt->depth = op->conc;
+		l->expected[op->kind]++;
+		if (op->end + w->t->t0 > w->end_max)
+			w->end_max = op->end + w->t->t0;
+		return 0;
+	}
+	return push(w->t, p->thread, op);
+}
+
+/* The slot of an fd op: the recorded open, or an implicit one by path.
+ * The slot, -1 when unmatched, or -errno. */
+static int fd_slot(struct walk *w, const struct row *r, int writes)
+{
+	struct rp_layout *l = LAYOUT(w);
+	uint64_t *v = cm_map_get(&w->fds, r->pid, (uint64_t)r->fd);
 	uint32_t file;
-	int sl = fd_slot(L, s, direct, kind == RP_WRITE);
+	int rc, sl;
+
+	if (v) {
+		struct wslot *s = &w->slots[*v - 1];
+		if (writes && (s->oflags & O_ACCMODE) == O_RDONLY && s->implicit)
+			s->oflags = (s->oflags & ~O_ACCMODE) | O_RDWR;
+		return (int)(*v - 1);
+	}
+	if (!r->path)
+		return -1;
+	if ((rc = file_index(w, r->path, &file)))
+		return rc;
+	sl = new_slot(w, file, open_flags(writes ? O_RDWR : O_RDONLY, 0, w->t->direct), 1);
+	if (sl < 0)
+		return sl;
+	if (l)
+		l->files[file].prepare = 1;
+	rc = cm_map_set(&w->fds, r->pid, (uint64_t)r->fd, (uint64_t)sl + 1);
+	return rc ? rc : sl;
+}
+
+/* A read of recorded bytes: the file grows to cover it. */
+static void count_read(struct rp_layout *l, uint32_t file, uint64_t off, uint64_t len)
+{
+	struct rp_file *f;
+
+	if (!l)
+		return;
+	f = &l->files[file];
+	if (!f->from_table && off + len > f->size)
+		f->size = off + len;
+	f->rbytes += len;
+}
+
+/* A page-fault read: the (process, file) fault slot, opened implicitly. */
+static int fault_read(struct walk *w, const struct row *r)
+{
+	struct rp_layout *l = LAYOUT(w);
+	uint32_t file;
+	uint64_t *v;
+	int rc, sl;
+
+	if ((rc = file_index(w, r->path, &file)))
+		return rc;
+	v = cm_map_get(&w->fslots, r->pid, file);
+	if (v) {
+		sl = (int)(*v - 1);
+	} else {
+		sl = new_slot(w, file, open_flags(O_RDONLY, 0, w->t->direct), 1);
+		if (sl < 0)
+			return sl;
+		if ((rc = cm_map_set(&w->fslots, r->pid, file, (uint64_t)sl + 1)))
+			return rc;
+	}
+	if ((rc = new_op(w, r, CM_READ)))
+		return rc;
+	w->cur.op.flags |= RP_F_FAULT;
+	w->cur.op.slot = (uint32_t)sl;
+	w->cur.op.file = file;
+	w->cur.op.off = r->offset;
+	w->cur.op.len = r->size;
+	if (l) {
+		l->files[file].prepare = 1;
+		count_read(l, file, r->offset, r->size);
+		l->fault_reads++;
+		l->fault_pages += r->flags;
+	}
+	add_dep(w, w->file_lastw[file]);
+	w->slots[sl].last = cur_dep(w);
+	return finish_op(w);
+}
+
+/* A read, write or sync of r on its fd's slot: the op with its file's
+ * byte counts and its order after the slot's last op (and, unless a
+ * write, after the file's last write).  0 (unmatched counted), -errno. */
+static int plan_io(struct walk *w, const struct row *r, unsigned kind)
+{
+	struct rp_layout *l = LAYOUT(w);
+	uint32_t file;
+	int rc, sl = fd_slot(w, r, kind == CM_WRITE);
 
 	if (sl < -1)
 		return sl;
 	if (sl < 0) {
-		p->unmatched++;
+		if (l)
+			l->unmatched++;
 		return 0;
 	}
-	if (!(op = new_op(L, s, t0, kind)))
-		return -ENOMEM;
-	op->slot = (uint32_t)sl;
-	file = p->slots[sl].file;
-	op->file = file;
-	if (kind == RP_READ || kind == RP_WRITE) {
-		op->off = s->offset;
-		op->len = (s->ret >= 0 && (uint64_t)s->ret < s->size) ? (uint64_t)s->ret : s->size;
-		if (kind == RP_READ) {
-			struct rp_file *f = &p->files[file];
-			if (!f->from_table && op->off + op->len > f->size)
-				f->size = op->off + op->len;
-			f->rbytes += op->len;
-		} else {
-			p->files[file].wbytes += op->len;
-			p->files[file].modified = 1;
+	if ((rc = new_op(w, r, kind)))
+		return rc;
+	w->cur.op.slot = (uint32_t)sl;
+	file = w->slots[sl].file;
+	w->cur.op.file = file;
+	if (kind == CM_READ || kind == CM_WRITE) {
+		uint64_t len = (r->ret >= 0 && (uint64_t)r->ret < r->size) ? (uint64_t)r->ret : r->size;
+		w->cur.op.off = r->offset;
+		w->cur.op.len = len;
+		if (kind == CM_READ) {
+			count_read(l, file, r->offset, len);
+		} else if (l) {
+			l->files[file].wbytes += len;
+			l->files[file].modified = 1;
 		}
 	}
-	add_dep(L, op, L->slot_last[sl]);
-	if (kind != RP_WRITE)
-		add_dep(L, op, L->file_lastw[file]);
-	L->slot_last[sl] = (int64_t)(op - p->ops);
-	if (kind == RP_WRITE)
-		L->file_lastw[file] = (int64_t)(op - p->ops);
-	if (op->end > *last)
-		*last = op->end;
-	return 0;
+	add_dep(w, w->slots[sl].last);
+	if (kind != CM_WRITE)
+		add_dep(w, w->file_lastw[file]);
+	w->slots[sl].last = cur_dep(w);
+	if (kind == CM_WRITE)
+		w->file_lastw[file] = cur_dep(w);
+	return finish_op(w);
 }
 
-/* A read or write of a copy's side s (fd, file_id, offset, path: the
- * input side, or the output side moved there): ret bytes at offset, as a
- * read or write of them is planned.  0 (unmatched and not-storage sides
- * counted), or -errno; *last gets the op's end. */
-static int copy_side(struct loader *L, const struct tape_syscall *s, uint64_t t0,
-		     int direct, unsigned kind, uint64_t *last)
+/* A read or write of a copy's side (the input side, or the output side
+ * moved there): ret bytes at offset.  0 (unmatched and not-storage sides
+ * counted), or -errno. */
+static int copy_side(struct walk *w, const struct row *r, unsigned kind)
 {
-	if (s->fd < 0 && !s->file_id)
+	struct rp_layout *l = LAYOUT(w);
+
+	if (r->fd < 0 && !r->file_id)
 		return 0;	/* not recorded (traces before fd2) */
-	if (s->file_id && umap_get(&L->nonreg, s->file_id)) {
-		L->p->not_storage++;	/* splice's pipe, sendfile's socket */
+	if (r->file_id && cm_map_get(&w->t->nonreg, r->file_id, 0)) {
+		if (l)
+			l->not_storage++;	/* splice's pipe, sendfile's socket */
 		return 0;
 	}
-	return plan_io(L, s, t0, direct, kind, last);
+	return plan_io(w, r, kind);
 }
 
 /* A copy (sendfile, copy_file_range, splice): a read of ret bytes from
  * the input side, then a write of them to the output side. */
-static int plan_copy(struct loader *L, const struct tape_syscall *s, uint64_t t0,
-		     int direct, uint64_t *last)
+static int plan_copy(struct walk *w, const struct row *r)
 {
-	struct tape_syscall in = *s, out = tape_syscall_output(s);
+	struct row in = *r, out = *r;
 	int rc;
 
-	if (s->ret < 0) {
-		L->p->failed++;
+	if (r->ret < 0) {
+		if (LAYOUT(w))
+			LAYOUT(w)->failed++;
 		return 0;
 	}
-	in.size = out.size = (uint64_t)s->ret;	/* each side moves ret bytes */
-	if ((rc = copy_side(L, &in, t0, direct, RP_READ, last)))
+	in.size = out.size = (uint64_t)r->ret;	/* each side moves ret bytes */
+	out.fd = r->fd2;
+	out.file_id = r->file_id2;
+	out.offset = r->offset2;
+	out.path = r->path2;
+	if ((rc = copy_side(w, &in, CM_READ)))
 		return rc;
-	return copy_side(L, &out, t0, direct, RP_WRITE, last);
+	return copy_side(w, &out, CM_WRITE);
 }
 
-static int plan_build(struct loader *L, struct rec *recs, size_t n, int direct)
+static int plan_open(struct walk *w, const struct row *r)
 {
-	struct rp_plan *p = L->p;
-	uint64_t t0 = n ? recs[0].s.ts_ns : 0, last = 0;
+	struct rp_layout *l = LAYOUT(w);
+	uint32_t file;
+	int rc, sl;
+
+	if ((rc = file_index(w, r->path, &file)) || (rc = new_op(w, r, CM_OPEN)))
+		return rc;
+	struct rp_op *op = &w->cur.op;
+	op->file = file;
+	op->oflags = open_flags(r->flags, r->op, w->t->direct);
+	if (l) {
+		struct rp_file *f = &l->files[file];
+		if ((op->oflags & O_ACCMODE) != O_RDONLY || (op->oflags & (O_CREAT | O_TRUNC)))
+			f->modified = 1;
+		if (op->oflags & O_DIRECTORY)
+			f->isdir = 1;	/* opendir() */
+		else if (!(op->oflags & O_CREAT))
+			f->prepare = 1;
+		else if (!(op->oflags & O_TRUNC) && !w->file_last[file].gidx)
+			f->prepare = 1;	/* may exist: its data may be read */
+	}
+	sl = new_slot(w, file, op->oflags, 0);
+	if (sl < 0)
+		return sl;
+	op->slot = (uint32_t)sl;
+	add_dep(w, w->file_last[file]);
+	add_dep(w, w->slots[sl].last);	/* a reused number: after its close */
+	w->file_last[file] = w->slots[sl].last = cur_dep(w);
+	if ((rc = cm_map_set(&w->fds, r->pid, (uint64_t)r->ret, (uint64_t)sl + 1)))
+		return rc;
+	return finish_op(w);
+}
+
+static int plan_close(struct walk *w, const struct row *r)
+{
+	struct rp_layout *l = LAYOUT(w);
+	uint64_t *v = cm_map_get(&w->fds, r->pid, (uint64_t)r->fd);
+	uint32_t sl;
 	int rc;
 
-	for (size_t i = 0; i < n; i++) {
-		const struct tape_syscall *s = &recs[i].s;
-		enum tape_op_class cls = tape_op_class(s->op);
-		struct rp_op *op;
-		uint32_t file, file2;
-		uint64_t key = (uint64_t)s->pid << 32 | (uint32_t)s->fd;
-		int sl;
-
-		if (s->op == REC_OP_FAULT) {
-			if ((rc = fault_read(L, s, t0, direct)))
-				return rc;
-			op = &p->ops[p->nops - 1];
-			if (op->end > last)
-				last = op->end;
-			continue;
+	if (r->op == TAPE_OP_CLOSE_RANGE || !v) {
+		if (l) {
+			if (r->op == TAPE_OP_CLOSE_RANGE)
+				l->skipped++;
+			else
+				l->unmatched++;
 		}
-		if (tape_op_has_output(s->op)) {
-			if ((rc = plan_copy(L, s, t0, direct, &last)))
-				return rc;
-			continue;
-		}
-		if (s->ret < 0 && cls != TAPE_OPC_OTHER && cls != TAPE_OPC_META &&
-		    cls != TAPE_OPC_MMAP) {
-			p->failed++;
-			continue;
-		}
-		/* I/O on a pipe, socket or device is not storage I/O (the
-		 * recorder names a pipe "pipe:[N]": it must not become a file) */
-		if (s->file_id && cls >= TAPE_OPC_OPEN && cls <= TAPE_OPC_SYNC &&
-		    umap_get(&L->nonreg, s->file_id)) {
-			p->not_storage++;
-			continue;
-		}
-		switch (cls) {
-		case TAPE_OPC_OPEN:
-			if ((rc = file_index(L, s->path ? s->path : "", &file)))
-				return rc;
-			if (!(op = new_op(L, s, t0, RP_OPEN)))
-				return -ENOMEM;
-			op->file = file;
-			op->oflags = open_flags(s->flags, s->op, direct);
-			if ((op->oflags & O_ACCMODE) != O_RDONLY ||
-			    (op->oflags & (O_CREAT | O_TRUNC)))
-				p->files[file].modified = 1;
-			if (op->oflags & O_DIRECTORY)
-				p->files[file].isdir = 1;	/* opendir() */
-			else if (!(op->oflags & O_CREAT))
-				p->files[file].prepare = 1;
-			else if (!(op->oflags & O_TRUNC) && L->file_last[file] < 0)
-				p->files[file].prepare = 1;	/* may exist: its data may be read */
-			sl = new_slot(L, file, op->oflags, 0);
-			if (sl < 0)
-				return sl;
-			op->slot = (uint32_t)sl;
-			add_dep(L, op, L->file_last[file]);
-			L->file_last[file] = (int64_t)(op - p->ops);
-			L->slot_last[sl] = L->file_last[file];
-			key = (uint64_t)s->pid << 32 | (uint32_t)s->ret;
-			if ((rc = umap_put(&L->fds, key, (uint64_t)sl + 1)))
-				return rc;
-			break;
-		case TAPE_OPC_DUP: {
-			uint64_t v = umap_get(&L->fds, key);
-			if (!v || s->op == TAPE_OP_UNKNOWN) {
-				p->unmatched++;
-				continue;
-			}
-			L->slot_refs[v - 1]++;
-			if ((rc = umap_put(&L->fds, (uint64_t)s->pid << 32 | (uint32_t)s->ret, v)))
-				return rc;
-			p->skipped++;	/* mapped, not replayed */
-			continue;
-		}
-		case TAPE_OPC_CLOSE: {
-			uint64_t v = umap_get(&L->fds, key);
-			if (s->op == TAPE_OP_CLOSE_RANGE || !v) {
-				if (s->op == TAPE_OP_CLOSE_RANGE)
-					p->skipped++;
-				else
-					p->unmatched++;
-				continue;
-			}
-			sl = (int)(v - 1);
-			umap_put(&L->fds, key, 0);
-			if (--L->slot_refs[sl]) {
-				p->skipped++;	/* an alias: the fd stays open */
-				continue;
-			}
-			if (!(op = new_op(L, s, t0, RP_CLOSE)))
-				return -ENOMEM;
-			op->slot = (uint32_t)sl;
-			op->flags |= RP_F_REALCLOSE;
-			add_dep(L, op, L->slot_last[sl]);
-			L->slot_last[sl] = (int64_t)(op - p->ops);
-			break;
-		}
-		case TAPE_OPC_READ:
-		case TAPE_OPC_WRITE:
-		case TAPE_OPC_SYNC: {
-			unsigned kind = cls == TAPE_OPC_READ ? RP_READ :
-					cls == TAPE_OPC_WRITE ? RP_WRITE :
-					s->op == TAPE_OP_FSYNC || s->op == TAPE_OP_URING_FSYNC ?
-					RP_FSYNC : RP_FDATASYNC;
-			if (s->op == TAPE_OP_FTRUNCATE || s->op == TAPE_OP_FALLOCATE ||
-			    s->op == TAPE_OP_MSYNC) {
-				p->skipped++;
-				continue;
-			}
-			if ((rc = plan_io(L, s, t0, direct, kind, &last)))
-				return rc;
-			continue;
-		}
-		case TAPE_OPC_NAMESPACE: {
-			unsigned kind = (s->op == TAPE_OP_UNLINK || s->op == TAPE_OP_UNLINKAT) ?
-					RP_UNLINK : (s->op == TAPE_OP_MKDIR || s->op == TAPE_OP_MKDIRAT) ?
-					RP_MKDIR : RP_RENAME;
-			if ((rc = file_index(L, s->path ? s->path : "", &file)))
-				return rc;
-			file2 = file;
-			if (kind == RP_RENAME &&
-			    (rc = file_index(L, s->path2 ? s->path2 : "", &file2)))
-				return rc;
-			if (!(op = new_op(L, s, t0, kind)))
-				return -ENOMEM;
-			op->file = file;
-			op->file2 = file2;
-			p->files[file].modified = p->files[file2].modified = 1;
-			if (kind != RP_MKDIR && L->file_last[file] < 0)
-				p->files[file].prepare = 1;	/* exists before the trace */
-			add_dep(L, op, L->file_last[file]);
-			add_dep(L, op, L->file_lastw[file]);
-			add_dep(L, op, L->file_last[file2]);
-			L->file_last[file] = L->file_last[file2] = (int64_t)(op - p->ops);
-			break;
-		}
-		default:
-			p->skipped++;
-			continue;
-		}
-		if (op->end > last)
-			last = op->end;
+		return 0;
 	}
-	p->span = last;
+	sl = (uint32_t)(*v - 1);
+	cm_map_del(&w->fds, r->pid, (uint64_t)r->fd, NULL);
+	if (--w->slots[sl].refs) {
+		if (l)
+			l->skipped++;	/* an alias: the fd stays open */
+		return 0;
+	}
+	if ((rc = new_op(w, r, CM_CLOSE)))
+		return rc;
+	w->cur.op.slot = sl;
+	w->cur.op.flags |= RP_F_REALCLOSE;
+	add_dep(w, w->slots[sl].last);
+	w->slots[sl].last = cur_dep(w);
+	free_slot(w, sl);
+	return finish_op(w);
+}
+
+static int plan_dup(struct walk *w, const struct row *r)
+{
+	struct rp_layout *l = LAYOUT(w);
+	uint64_t *v = cm_map_get(&w->fds, r->pid, (uint64_t)r->fd);
+	uint64_t sl;
+
+	if (!v) {
+		if (l)
+			l->unmatched++;
+		return 0;
+	}
+	sl = *v;
+	w->slots[sl - 1].refs++;
+	if (cm_map_set(&w->fds, r->pid, (uint64_t)r->ret, sl))
+		return -ENOMEM;
+	if (l)
+		l->skipped++;	/* mapped, not replayed */
 	return 0;
 }
 
-/* Threads: lists in global order, overlap flags, max depth. */
-static int plan_threads(struct loader *L)
+static int plan_namespace(struct walk *w, const struct row *r, unsigned kind)
 {
-	struct rp_plan *p = L->p;
-	size_t cap = 0;
+	struct rp_layout *l = LAYOUT(w);
+	uint32_t file, file2;
+	int rc;
 
-	for (size_t i = 0; i < p->nops; i++) {
-		uint64_t v = umap_get(&L->tids, L->op_tid[i] + 1ull);
-		struct rp_thread_plan *t;
-
-		if (!v) {
-			if (p->nthreads == cap) {
-				cap = cap ? cap * 2 : 16;
-				void *a = realloc(p->threads, cap * sizeof(*p->threads));
-				if (!a)
-					return -ENOMEM;
-				p->threads = a;
-			}
-			memset(&p->threads[p->nthreads], 0, sizeof(p->threads[0]));
-			p->threads[p->nthreads].tid = L->op_tid[i];
-			p->threads[p->nthreads].pid = L->op_pid[i];
-			if (umap_put(&L->tids, L->op_tid[i] + 1ull, ++p->nthreads))
-				return -ENOMEM;
-			v = p->nthreads;
-		}
-		t = &p->threads[v - 1];
-		if ((t->nops & (t->nops + 1)) == 0 || t->nops == 0) {
-			/* grow at powers of two */
-			size_t nc = t->nops ? (t->nops + 1) * 2 : 16;
-			void *a = realloc(t->ops, nc * 4);
-			if (!a)
-				return -ENOMEM;
-			t->ops = a;
-		}
-		t->ops[t->nops++] = (uint32_t)i;
-		if (p->ops[i].dep >= 0)
-			p->ops[p->ops[i].dep].flags |= RP_F_NEEDED;
+	if ((rc = file_index(w, r->path, &file)))
+		return rc;
+	file2 = file;
+	if (kind == CM_RENAME && (rc = file_index(w, r->path2, &file2)))
+		return rc;
+	if ((rc = new_op(w, r, kind)))
+		return rc;
+	w->cur.op.file = file;
+	w->cur.op.file2 = file2;
+	if (l) {
+		l->files[file].modified = l->files[file2].modified = 1;
+		if (kind != CM_MKDIR && !w->file_last[file].gidx)
+			l->files[file].prepare = 1;	/* exists before the trace */
 	}
-	/* recorded concurrency: a min-heap of the ends of the thread's data
-	 * ops still in flight at each op's start */
-	uint64_t *heap = NULL;
-	size_t hcap = 0;
-	for (size_t k = 0; k < p->nthreads; k++) {
-		struct rp_thread_plan *t = &p->threads[k];
-		size_t hn = 0;
-
-		t->depth = 1;
-		for (size_t j = 0; j < t->nops; j++) {
-			struct rp_op *op = &p->ops[t->ops[j]];
-			int data = op->kind == RP_READ || op->kind == RP_WRITE;
-
-			op->conc = 1;
-			if (!data) {
-				hn = 0;	/* the runner drains before other ops */
-				continue;
-			}
-			if (op->len > t->maxlen)
-				t->maxlen = op->len;
-			while (hn && heap[0] <= op->ts) {	/* pop finished */
-				size_t i = 0;
-				heap[0] = heap[--hn];
-				for (;;) {
-					size_t l = 2 * i + 1, r = l + 1, m = i;
-					if (l < hn && heap[l] < heap[m]) m = l;
-					if (r < hn && heap[r] < heap[m]) m = r;
-					if (m == i) break;
-					uint64_t x = heap[i]; heap[i] = heap[m]; heap[m] = x;
-					i = m;
-				}
-			}
-			if (hn) {
-				op->flags |= RP_F_OVERLAP;
-				op->conc = hn + 1 > UINT32_MAX ? UINT32_MAX : (uint32_t)hn + 1;
-			}
-			if (op->conc > t->depth)
-				t->depth = op->conc;
-			if (hn == hcap) {
-				hcap = hcap ? hcap * 2 : 64;
-				uint64_t *a = realloc(heap, hcap * sizeof(*heap));
-				if (!a) {
-					free(heap);
-					return -ENOMEM;
-				}
-				heap = a;
-			}
-			size_t i = hn++;	/* push the end */
-			heap[i] = op->end;
-			while (i && heap[(i - 1) / 2] > heap[i]) {
-				uint64_t x = heap[i]; heap[i] = heap[(i - 1) / 2]; heap[(i - 1) / 2] = x;
-				i = (i - 1) / 2;
-			}
-		}
-	}
-	free(heap);
-	return 0;
+	add_dep(w, w->file_last[file]);
+	add_dep(w, w->file_lastw[file]);
+	add_dep(w, w->file_last[file2]);
+	w->file_last[file] = w->file_last[file2] = cur_dep(w);
+	return finish_op(w);
 }
 
-struct fev {
-	struct tape_cache c;
-	const char *path;	/* points into the path table */
-	uint64_t seq;
-};
-
-static int cmp_fev(const void *a, const void *b)
+/* One row, in time order. */
+static int plan_row(struct walk *w, const struct row *r)
 {
-	const struct fev *x = a, *y = b;
-	if (x->c.tid != y->c.tid)
-		return x->c.tid < y->c.tid ? -1 : 1;
-	if (x->c.ts_ns != y->c.ts_ns)
-		return x->c.ts_ns < y->c.ts_ns ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	struct rp_layout *l = LAYOUT(w);
+	unsigned cls = row_class(r);
+	struct cm_op_rule rule = cm_op_rule(r->op);
+
+	if (r->op == ROW_FAULT)
+		return fault_read(w, r);
+	if (rule.how == CM_COPY)
+		return plan_copy(w, r);
+	if (r->ret < 0 && cls != TAPE_OPC_OTHER && cls != TAPE_OPC_META &&
+	    cls != TAPE_OPC_MMAP) {
+		if (l)
+			l->failed++;
+		return 0;
+	}
+	/* I/O on a pipe, socket or device is not storage I/O (the recorder
+	 * names a pipe "pipe:[N]": it must not become a file) */
+	if (r->file_id && cls >= TAPE_OPC_OPEN && cls <= TAPE_OPC_SYNC &&
+	    cm_map_get(&w->t->nonreg, r->file_id, 0)) {
+		if (l)
+			l->not_storage++;
+		return 0;
+	}
+	if (rule.how == CM_MAPS_FD)
+		return plan_dup(w, r);
+	if (rule.how == CM_SKIP && cls != TAPE_OPC_CLOSE) {
+		if (l)
+			l->skipped++;
+		return 0;
+	}
+	switch (rule.kind) {
+	case CM_OPEN:
+		return plan_open(w, r);
+	case CM_CLOSE:
+	case 0:	/* close_range */
+		return plan_close(w, r);
+	case CM_READ:
+	case CM_WRITE:
+	case CM_FSYNC:
+	case CM_FDATASYNC:
+		return plan_io(w, r, rule.kind);
+	default:
+		return plan_namespace(w, r, rule.kind);
+	}
 }
 
-static int add_rec(struct rec **recs, size_t *n, size_t *cap)
+/* ------------------------------------------------------------ the window */
+
+/* Whether the row's paths are used by its plan (others are not kept). */
+static int row_needs_path(unsigned op, int second)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 4096;
-		void *a = realloc(*recs, nc * sizeof(**recs));
-		if (!a)
+	struct cm_op_rule rule = cm_op_rule(op);
+
+	if (second)
+		return rule.how == CM_COPY || rule.kind == CM_RENAME;
+	return rule.how == CM_ISSUE || rule.how == CM_COPY;
+}
+
+static int raw_id(struct walk *w, const char *s, uint32_t *id)
+{
+	struct trace_src *t = w->t;
+	int rc;
+
+	if (!s || !*s) {
+		*id = 0;
+		return 0;
+	}
+	rc = cm_strtab_intern(&t->raw, s, id);
+	if (rc < 0)
+		return rc;
+	if (*id >= t->capraw) {
+		size_t old = t->capraw;
+		if (grow((void **)&t->raw_file, &t->capraw, *id + 1, sizeof(uint32_t)))
 			return -ENOMEM;
-		*recs = a;
-		*cap = nc;
+		memset(t->raw_file + old, 0, (t->capraw - old) * sizeof(uint32_t));
 	}
 	return 0;
 }
 
-/* Page faults on file mappings -> REC_OP_FAULT records (see the top). */
-static int load_faults(struct loader *L, tape_reader *r, struct rec **recs,
-		       size_t *n, size_t *cap)
+static int window_push(struct walk *w, const struct row *r)
 {
-	const char *ps = tape_reader_meta(r, "page_size");
-	uint64_t page = ps ? strtoull(ps, NULL, 10) : 0;
-	struct umap ids = { 0 };	/* file_id -> path index + 1 */
-	char **paths = NULL;
-	size_t npaths = 0, nf = 0, capf = 0;
-	struct fev *fe = NULL;
-	tape_cursor *c = NULL;
-	const void *ev;
+	uint32_t slot = w->freerows[--w->nfreerows];
+	struct went e = { r->ts, w->seq++, slot, 0 };
+	size_t i;
+
+	w->rows[slot] = *r;
+	if (r->ts < w->t_min)
+		w->t_min = r->ts;
+	if (w->hi == 2 * WINDOW_ROWS) {	/* to the front */
+		memmove(w->ent, w->ent + w->lo, (w->hi - w->lo) * sizeof(*w->ent));
+		w->hi -= w->lo;
+		w->lo = 0;
+	}
+	/* insertion from the back: rows come nearly in order */
+	for (i = w->hi; i > w->lo && w->ent[i - 1].ts > e.ts; i--)
+		;
+	memmove(w->ent + i + 1, w->ent + i, (w->hi - i) * sizeof(*w->ent));
+	w->ent[i] = e;
+	w->hi++;
+	return 0;
+}
+
+/* The next syscall row into the window: 1, 0 at the end, -errno. */
+static int pull_syscall(struct walk *w)
+{
+	const struct tape_syscall *s;
+	struct row r;
 	int rc;
 
-	struct umap code = { 0 };	/* file_id -> 1: mapped PROT_EXEC */
-
-	if (!page || (page & (page - 1)) || page > (1u << 24))
-		page = 4096;
-	/* the syscall rows are loaded already: mmap's flags column has the
-	 * prot in its low 32 bits */
-	rc = 0;
-	for (size_t i = 0; i < *n && !rc; i++) {
-		const struct tape_syscall *m = &(*recs)[i].s;
-		if (m->op == TAPE_OP_MMAP && m->file_id && (m->flags & PROT_EXEC))
-			rc = umap_put(&code, m->file_id, 1);
+	while (w->pblk == w->nblk) {
+		const void *evs;
+		rc = tape_cursor_next_block(w->c, &evs, &w->nblk);
+		if (rc <= 0)
+			return rc;
+		w->blk = evs;
+		w->pblk = 0;
 	}
-	if (rc < 0)
-		goto out;
-	rc = tape_cursor_open(r, TAPE_TABLE_FILE, 0, UINT64_MAX, &c);
-	while (!rc && (rc = tape_cursor_next(c, &ev)) == 1) {
-		const struct tape_file *f = ev;
-		rc = 0;
-		if (!f->file_id || !f->path || !f->path[0] ||
-		    (f->mode && (f->mode & 0170000) != 0100000))
-			continue;	/* faults are on regular files */
-		if ((npaths & (npaths + 1)) == 0 || !npaths) {
-			void *a = realloc(paths, (npaths + 1) * 2 * sizeof(*paths));
-			if (!a) {
-				rc = -ENOMEM;
-				break;
-			}
-			paths = a;
+	s = &w->blk[w->pblk++];
+	r = (struct row){
+		.ts = s->ts_ns, .dur = s->dur_ns, .pid = s->pid, .tid = s->tid, .op = s->op,
+		.fd = s->fd, .ret = s->ret, .fd2 = s->fd2, .file_id = s->file_id,
+		.file_id2 = s->file_id2, .offset = s->offset, .offset2 = s->offset2,
+		.size = s->size, .flags = s->flags,
+	};
+	if ((row_needs_path(s->op, 0) && (rc = raw_id(w, s->path, &r.path))) ||
+	    (row_needs_path(s->op, 1) && (rc = raw_id(w, s->path2, &r.path2))))
+		return rc;
+	w->sys_pos = s->ts_ns + s->dur_ns;
+	return window_push(w, &r) ? -ENOMEM : 1;
+}
+
+static int pull_fault(struct walk *w)
+{
+	struct cm_fault_read f;
+	struct row r;
+	int rc = cm_faults_next(w->t->faults, &f);
+
+	if (rc <= 0)
+		return rc;
+	r = (struct row){
+		.ts = f.ts, .pid = f.pid, .tid = f.tid, .op = ROW_FAULT, .fd = -1,
+		.fd2 = -1, .file_id = f.file_id, .offset = f.offset, .size = f.len,
+		.ret = (int64_t)f.len, .flags = f.pages,
+	};
+	if ((rc = raw_id(w, f.path, &r.path)))
+		return rc;
+	w->flt_pos = f.ts;
+	return window_push(w, &r) ? -ENOMEM : 1;
+}
+
+/* Fill the window from whichever input is behind. */
+static int window_fill(struct walk *w)
+{
+	int rc;
+
+	while (w->hi - w->lo < WINDOW_ROWS && !(w->sys_eof && w->flt_eof)) {
+		if (!w->sys_eof && (w->flt_eof || w->sys_pos <= w->flt_pos)) {
+			if ((rc = pull_syscall(w)) < 0)
+				return rc;
+			w->sys_eof = rc == 0;
+		} else {
+			if ((rc = pull_fault(w)) < 0)
+				return rc;
+			w->flt_eof = rc == 0;
 		}
-		if (!(paths[npaths] = strdup(f->path)) ||
-		    umap_put(&ids, f->file_id, npaths + 1)) {
-			free(paths[npaths]);
-			rc = -ENOMEM;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ one pass */
+
+static void walk_release(struct walk *w)
+{
+	tape_cursor_free(w->c);
+	w->c = NULL;
+	cm_map_release(&w->fds);
+	cm_map_release(&w->fslots);
+	free(w->slots);
+	free(w->freeslots);
+	free(w->file_last);
+	free(w->file_lastw);
+	for (size_t i = 0; i < w->capth; i++)
+		free(w->th[i].ends);
+	free(w->th);
+	free(w->rows);
+	free(w->freerows);
+	free(w->ent);
+	free(w->pbuf);
+	memset(w, 0, sizeof(*w));
+}
+
+/* Reset the walk for a pass over the whole trace. */
+static int walk_begin(struct walk *w, int emit)
+{
+	struct trace_src *t = w->t;
+	int rc;
+
+	w->emit = emit;
+	w->gidx = 0;
+	cm_map_clear(&w->fds);
+	cm_map_clear(&w->fslots);
+	w->nslots = 0;
+	w->nfree = 0;
+	if (w->file_last) {
+		memset(w->file_last, 0, w->capfiles * sizeof(struct dep));
+		memset(w->file_lastw, 0, w->capfiles * sizeof(struct dep));
+	}
+	for (size_t i = 0; i < w->capth; i++) {
+		w->th[i].seq = 0;
+		w->th[i].nends = 0;
+	}
+	w->t_min = UINT64_MAX;
+	w->end_max = w->last_ts = 0;
+	if (!w->rows) {
+		w->rows = malloc(WINDOW_ROWS * sizeof(*w->rows));
+		w->freerows = malloc(WINDOW_ROWS * sizeof(*w->freerows));
+		w->ent = malloc(2 * WINDOW_ROWS * sizeof(*w->ent));
+		if (!w->rows || !w->freerows || !w->ent)
+			return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < WINDOW_ROWS; i++)
+		w->freerows[i] = WINDOW_ROWS - 1 - i;
+	w->nfreerows = WINDOW_ROWS;
+	w->lo = w->hi = 0;
+	w->seq = 0;
+	tape_cursor_free(w->c);
+	w->c = NULL;
+	if ((rc = tape_cursor_open(t->r, TAPE_TABLE_SYSCALL, 0, UINT64_MAX, &w->c)))
+		return rc;
+	w->nblk = w->pblk = 0;
+	w->sys_eof = 0;
+	w->flt_eof = !t->faults;
+	w->sys_pos = w->flt_pos = 0;
+	if (t->faults)
+		cm_faults_rewind(t->faults);
+	return 0;
+}
+
+/* The whole trace through the window and the planner: 0 or -errno (a
+ * tape error: tape_error_detail(); a planning error: the message in the
+ * source's err). */
+static int walk_pass(struct walk *w, int emit)
+{
+	int rc = walk_begin(w, emit);
+
+	while (!rc && !atomic_load(&w->t->stop)) {
+		if ((rc = window_fill(w)))
 			break;
+		if (w->lo == w->hi)
+			break;
+		struct went e = w->ent[w->lo++];
+		const struct row *r = &w->rows[e.row];
+		if (r->ts < w->last_ts) {
+			if (!emit)
+				w->t->src.layout.late++;
+		} else {
+			w->last_ts = r->ts;
 		}
-		npaths++;
+		rc = plan_row(w, r);
+		w->freerows[w->nfreerows++] = e.row;
 	}
-	tape_cursor_free(c);
-	c = NULL;
-	if (rc < 0)
-		goto out;
-	rc = tape_cursor_open(r, TAPE_TABLE_CACHE, 0, UINT64_MAX, &c);
-	while (!rc && (rc = tape_cursor_next(c, &ev)) == 1) {
-		const struct tape_cache *e = ev;
-		uint64_t v;
-
-		rc = 0;
-		if (e->kind != TAPE_CACHE_FAULT && e->kind != TAPE_CACHE_MAP_PAGES)
-			continue;
-		if (!e->count)
-			continue;
-		if (umap_get(&code, e->file_id)) {
-			L->p->faults_code++;
-			continue;
-		}
-		v = umap_get(&ids, e->file_id);
-		if (!v) {
-			L->p->faults_unmatched++;
-			continue;
-		}
-		if (strncmp(paths[v - 1], "/dev/", 5) == 0) {
-			L->p->faults_shm++;
-			continue;
-		}
-		if (nf == capf) {
-			capf = capf ? capf * 2 : 1024;
-			void *a = realloc(fe, capf * sizeof(*fe));
-			if (!a) {
-				rc = -ENOMEM;
-				break;
-			}
-			fe = a;
-		}
-		fe[nf].c = *e;
-		fe[nf].path = paths[v - 1];
-		fe[nf].seq = nf;
-		nf++;
-	}
-	if (rc < 0)
-		goto out;
-	rc = 0;
-	if (nf > 1)
-		qsort(fe, nf, sizeof(*fe), cmp_fev);
-	for (size_t i = 0; i < nf; i++) {
-		const struct tape_cache *e = &fe[i].c;
-		struct rec *x;
-
-		if (e->kind == TAPE_CACHE_MAP_PAGES && i + 1 < nf &&
-		    fe[i + 1].c.tid == e->tid && fe[i + 1].c.kind == TAPE_CACHE_FAULT &&
-		    fe[i + 1].c.file_id == e->file_id && fe[i + 1].c.index >= e->index &&
-		    fe[i + 1].c.index < e->index + e->count)
-			continue;	/* fault-around that did not map the page */
-		if ((rc = add_rec(recs, n, cap)))
-			goto out;
-		x = &(*recs)[*n];
-		memset(x, 0, sizeof(*x));
-		x->s.ts_ns = e->ts_ns;
-		x->s.pid = e->pid;
-		x->s.tid = e->tid;
-		x->s.op = REC_OP_FAULT;
-		x->s.fd = -1;
-		x->s.offset = e->index * page;
-		x->s.size = e->count * page;
-		x->s.ret = (int64_t)x->s.size;
-		x->s.flags = e->count;
-		x->s.path = strdup(fe[i].path);
-		x->s.path2 = strdup("");
-		x->seq = *n;
-		if (!x->s.path || !x->s.path2) {
-			free((char *)x->s.path);
-			free((char *)x->s.path2);
-			rc = -ENOMEM;
-			goto out;
-		}
-		(*n)++;
-	}
-out:
-	tape_cursor_free(c);
-	for (size_t i = 0; i < npaths; i++)
-		free(paths[i]);
-	free(paths);
-	free(fe);
-	umap_free(&ids);
-	umap_free(&code);
+	tape_cursor_free(w->c);
+	w->c = NULL;
 	return rc;
 }
 
+/* ------------------------------------------------------------ layout */
+
 /* Call fn for every row of the file table; 0 or -errno. */
-static int each_file_row(struct loader *L, tape_reader *r,
-			 int (*fn)(struct loader *L, const struct tape_file *f))
+static int each_file_row(struct trace_src *t, int (*fn)(struct trace_src *t,
+							const struct tape_file *f))
 {
 	tape_cursor *c;
 	const void *ev;
-	int rc;
+	int rc = tape_cursor_open(t->r, TAPE_TABLE_FILE, 0, UINT64_MAX, &c);
 
-	rc = tape_cursor_open(r, TAPE_TABLE_FILE, 0, UINT64_MAX, &c);
 	if (rc)
 		return rc;
 	while ((rc = tape_cursor_next(c, &ev)) == 1)
-		if ((rc = fn(L, ev)) < 0)
+		if ((rc = fn(t, ev)) < 0)
 			break;
 	tape_cursor_free(c);
 	return rc < 0 ? rc : 0;
 }
 
 /* The file ids of pipes, sockets and devices, by their mode at open. */
-static int nonreg_row(struct loader *L, const struct tape_file *f)
+static int nonreg_row(struct trace_src *t, const struct tape_file *f)
 {
 	unsigned type = f->mode & 0170000;
 
 	if (f->file_id && (type == 0010000 || type == 0140000 ||	/* fifo, socket */
 			   type == 0020000 || type == 0060000))		/* chr, blk */
-		return umap_put(&L->nonreg, f->file_id, 1);
+		return cm_map_set(&t->nonreg, f->file_id, 0, 1);
 	return 0;
 }
 
-/* Sizes at open and directories, for the files the plan names. */
-static int table_row(struct loader *L, const struct tape_file *f)
+/* Sizes at open and directories, for the files the layout names. */
+static int table_row(struct trace_src *t, const struct tape_file *f)
 {
+	struct rp_layout *l = &t->src.layout;
 	char *rel;
-	uint64_t h, *s;
+	uint32_t id;
 
-	if (!f->path || rp_path_map(f->path, &rel))
-		return 0;	/* the syscall table decides about bad paths */
-	for (h = hash_str(rel);; h++) {
-		s = umap_slot(&L->paths, h);
-		if (!s || !*s)
-			break;
-		if (strcmp(L->p->files[*s - 1].rel, rel) == 0) {
-			struct rp_file *pf = &L->p->files[*s - 1];
-			/* size at open; reads past it (a growing file)
-			 * keep their extent */
-			if (f->size > pf->size)
-				pf->size = f->size;
-			pf->from_table = 1;
-			if ((f->mode & 0170000) == 0040000)
-				pf->isdir = 1;
-			break;
-		}
+	if (!f->path || !(rel = strdup(f->path)))
+		return f->path ? -ENOMEM : 0;
+	if (rp_path_map(rel) == 0 && cm_strtab_find(&l->paths, rel, &id) == 0) {
+		struct rp_file *pf = &l->files[id];
+		/* size at open; reads past it (a growing file) keep their
+		 * extent */
+		if (f->size > pf->size)
+			pf->size = f->size;
+		pf->from_table = 1;
+		if ((f->mode & 0170000) == 0040000)
+			pf->isdir = 1;
 	}
 	free(rel);
 	return 0;
@@ -994,147 +1071,344 @@ static int table_row(struct loader *L, const struct tape_file *f)
  * when nothing in the trace opened it O_DIRECTORY (a directory opened by
  * os.open, a mkdir'ed socket directory missing from the file table): if
  * prepare is to create it, it creates a directory, not a regular file. */
-static void mark_parent_dirs(struct loader *L)
+static int mark_parent_dirs(struct rp_layout *l)
 {
-	struct rp_plan *p = L->p;
-	for (size_t i = 0; i < p->nfiles; i++) {
-		const char *rel = p->files[i].rel;
+	char *pre = NULL;
+	size_t cap = 0;
+
+	for (size_t i = 0; i < l->nfiles; i++) {
+		const char *rel = rp_file_path(l, (uint32_t)i);
 		for (const char *q = strchr(rel, '/'); q; q = strchr(q + 1, '/')) {
-			char *pre = strndup(rel, (size_t)(q - rel));
-			if (!pre)
-				return;
-			for (uint64_t h = hash_str(pre);; h++) {
-				uint64_t *s = umap_slot(&L->paths, h);
-				if (!s || !*s)
-					break;
-				if (strcmp(p->files[*s - 1].rel, pre) == 0) {
-					/* only what prepare would otherwise make a
-					 * regular file: a directory the trace
-					 * creates itself stays the trace's */
-					if (p->files[*s - 1].prepare)
-						p->files[*s - 1].isdir = 1;
-					break;
-				}
+			size_t n = (size_t)(q - rel);
+			uint32_t id;
+			if (grow((void **)&pre, &cap, n + 1, 1)) {
+				free(pre);
+				return -ENOMEM;
 			}
-			free(pre);
+			memcpy(pre, rel, n);
+			pre[n] = 0;
+			/* only what prepare would otherwise make a regular
+			 * file: a directory the job creates itself stays the
+			 * job's */
+			if (cm_strtab_find(&l->paths, pre, &id) == 0 && l->files[id].prepare)
+				l->files[id].isdir = 1;
 		}
 	}
+	free(pre);
+	return 0;
 }
 
-int rp_plan_load(struct rp_plan *p, const char *trace, int direct,
-		 char *err, size_t errlen)
+static int layout_finish(struct trace_src *t)
 {
-	struct loader L = { .p = p, .err = err, .errlen = errlen };
-	tape_reader *r = NULL;
-	tape_cursor *c = NULL;
-	struct rec *recs = NULL;
-	size_t n = 0, cap = 0;
-	const void *ev;
+	struct rp_layout *l = &t->src.layout;
+	struct walk *w = &t->w;
 	int rc;
 
-	memset(p, 0, sizeof(*p));
-	err[0] = 0;
-	rc = tape_reader_open(&r, trace);
-	if (rc) {
-		snprintf(err, errlen, "%s: %s", trace, tape_strerror(rc));
+	l->span = w->end_max > t->t0 ? w->end_max - t->t0 : 0;
+	l->nslots = w->nslots;
+	if (l->nslot0 && !(l->slot0 = malloc(l->nslot0 * sizeof(*l->slot0))))
+		return -ENOMEM;
+	for (size_t i = 0; i < l->nslot0; i++) {
+		const struct wslot *s = &w->slots[t->slot0_ids[i]];
+		l->slot0[i] = (struct rp_slot0){ t->slot0_ids[i], s->file, s->oflags };
+	}
+	if (t->faults) {
+		const struct cm_fault_stats *fs = cm_faults_stats(t->faults);
+		l->faults_unmatched = fs->unmatched;
+		l->faults_code = fs->code;
+		l->faults_shm = fs->shm;
+	}
+	if ((rc = each_file_row(t, table_row)) < 0) {
+		snprintf(t->errbuf, t->errlen, "file table: %s", tape_strerror(rc));
 		return rc;
 	}
-	rc = tape_cursor_open(r, TAPE_TABLE_SYSCALL, 0, UINT64_MAX, &c);
-	while (!rc && (rc = tape_cursor_next(c, &ev)) == 1) {
-		const struct tape_syscall *s = ev;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 4096;
-			void *a = realloc(recs, cap * sizeof(*recs));
-			if (!a) {
-				rc = -ENOMEM;
-				break;
-			}
-			recs = a;
-		}
-		recs[n].s = *s;
-		/* strings point into the cursor: keep our own copies */
-		recs[n].s.path = strdup(s->path ? s->path : "");
-		recs[n].s.path2 = strdup(s->path2 ? s->path2 : "");
-		recs[n].seq = n;
-		if (!recs[n].s.path || !recs[n].s.path2) {
-			free((char *)recs[n].s.path);
-			free((char *)recs[n].s.path2);
-			rc = -ENOMEM;
-			break;
-		}
-		n++;
-		rc = 0;
-	}
-	if (rc < 0) {
-		const char *d = tape_error_detail();
-		snprintf(err, errlen, "%s: %s%s%s", trace, tape_strerror(rc),
-			 d && *d ? ": " : "", d && *d ? d : "");
-		goto out;
-	}
-	rc = 0;
-	if ((rc = load_faults(&L, r, &recs, &n, &cap))) {
-		const char *d = tape_error_detail();
-		snprintf(err, errlen, "%s: page faults: %s%s%s", trace, tape_strerror(rc),
-			 d && *d ? ": " : "", d && *d ? d : "");
-		goto out;
-	}
-	if (n > 1)
-		qsort(recs, n, sizeof(*recs), cmp_rec);
-	if ((rc = each_file_row(&L, r, nonreg_row)) < 0) {
-		snprintf(err, errlen, "%s: file table: %s", trace, tape_strerror(rc));
-		goto out;
-	}
-	if ((rc = plan_build(&L, recs, n, direct)))
-		goto out;
-	if ((rc = each_file_row(&L, r, table_row)) < 0) {
-		snprintf(err, errlen, "%s: file table: %s", trace, tape_strerror(rc));
-		goto out;
-	}
-	mark_parent_dirs(&L);
-	for (size_t i = 0; i < p->nfiles; i++) {
-		struct rp_file *f = &p->files[i];
-		if (!f->isdir && direct && f->size % RP_ALIGN)
+	if ((rc = mark_parent_dirs(l)))
+		return rc;
+	for (size_t i = 0; i < l->nfiles; i++) {
+		struct rp_file *f = &l->files[i];
+		if (!f->isdir && t->direct && f->size % RP_ALIGN)
 			f->size += RP_ALIGN - f->size % RP_ALIGN;
 		f->dataset = f->prepare && !f->isdir && !f->modified;
 		if (f->dataset)
-			p->dataset_bytes += f->rbytes;
+			l->dataset_bytes += f->rbytes;
 	}
-	rc = plan_threads(&L);
-out:
-	if (rc && !err[0])
-		snprintf(err, errlen, "%s: %s", trace, strerror(-rc));
-	for (size_t i = 0; i < n; i++) {
-		free((char *)recs[i].s.path);
-		free((char *)recs[i].s.path2);
-	}
-	free(recs);
-	tape_cursor_free(c);
-	tape_reader_free(r);
-	umap_free(&L.paths);
-	umap_free(&L.fds);
-	umap_free(&L.tids);
-	umap_free(&L.fslots);
-	umap_free(&L.nonreg);
-	free(L.slot_refs);
-	free(L.slot_last);
-	free(L.file_last);
-	free(L.file_lastw);
-	free(L.op_tid);
-	free(L.op_pid);
-	if (rc)
-		rp_plan_release(p);
-	return rc;
+	return 0;
 }
 
-void rp_plan_release(struct rp_plan *p)
+/* ------------------------------------------------------------ queues */
+
+static int push(struct trace_src *t, unsigned thread, const struct rp_op *op)
 {
-	for (size_t i = 0; i < p->nfiles; i++)
-		free(p->files[i].rel);
-	for (size_t i = 0; i < p->nthreads; i++)
-		free(p->threads[i].ops);
-	free(p->files);
-	free(p->ops);
-	free(p->slots);
-	free(p->threads);
-	memset(p, 0, sizeof(*p));
+	struct queue *q = &t->q[thread];
+
+	pthread_mutex_lock(&q->mu);
+	while (q->tail - q->head == q->cap && !atomic_load(&t->stop)) {
+		/* a full queue: the replay can start, it is what empties it */
+		pthread_mutex_lock(&t->mu);
+		if (!t->primed) {
+			t->primed = 1;
+			pthread_cond_broadcast(&t->cv);
+		}
+		pthread_mutex_unlock(&t->mu);
+		q->waiting = 1;
+		pthread_cond_wait(&q->cv, &q->mu);
+	}
+	if (!atomic_load(&t->stop)) {
+		q->ops[q->tail++ % q->cap] = *op;
+		if (q->waiting) {
+			q->waiting = 0;
+			pthread_cond_broadcast(&q->cv);
+		}
+	}
+	pthread_mutex_unlock(&q->mu);
+	return atomic_load(&t->stop) ? -ECANCELED : 0;
+}
+
+static void set_primed(struct trace_src *t)
+{
+	pthread_mutex_lock(&t->mu);
+	t->primed = 1;
+	pthread_cond_broadcast(&t->cv);
+	pthread_mutex_unlock(&t->mu);
+}
+
+/* Wake every consumer (the feeder ended early or was stopped). */
+static void wake_all(struct trace_src *t)
+{
+	for (size_t i = 0; i < t->src.layout.nthreads; i++) {
+		struct queue *q = &t->q[i];
+		pthread_mutex_lock(&q->mu);
+		q->waiting = 0;
+		pthread_cond_broadcast(&q->cv);
+		pthread_mutex_unlock(&q->mu);
+	}
+}
+
+static void *feeder_main(void *arg)
+{
+	struct trace_src *t = arg;
+	const struct rp_op end = { 0 };	/* kind 0: the thread's loop is over */
+	int rc = 0;
+
+	for (unsigned loop = 0; loop < t->loops && !rc; loop++) {
+		rc = walk_pass(&t->w, 1);
+		for (size_t i = 0; !rc && i < t->src.layout.nthreads; i++)
+			rc = push(t, (unsigned)i, &end);
+		if (!loop)
+			set_primed(t);
+	}
+	if (rc && rc != -ECANCELED) {
+		const char *d = tape_error_detail();
+		if (!t->errbuf[0])
+			snprintf(t->errbuf, t->errlen, "reading the trace: %s%s%s",
+				 tape_strerror(rc), d && *d ? ": " : "", d && *d ? d : "");
+		t->err = rc;
+		atomic_store(&t->dead, 1);
+		wake_all(t);
+	}
+	set_primed(t);
+	return NULL;
+}
+
+/* Queue sizes: a loop of each thread when they fit the budget together,
+ * else shares of it (at least QUEUE_MIN). */
+static int queues_init(struct trace_src *t)
+{
+	const struct rp_layout *l = &t->src.layout;
+	uint64_t all = 0, budget = QUEUE_BUDGET / sizeof(struct rp_op);
+
+	if (!(t->q = calloc(l->nthreads ? l->nthreads : 1, sizeof(*t->q))))
+		return -ENOMEM;
+	for (size_t i = 0; i < l->nthreads; i++)
+		all += l->threads[i].nops + 1;
+	for (size_t i = 0; i < l->nthreads; i++) {
+		struct queue *q = &t->q[i];
+		uint64_t n = l->threads[i].nops + 1;
+		if (all > budget)
+			n = n * budget / all;
+		if (n < QUEUE_MIN)
+			n = QUEUE_MIN;
+		if (n > l->threads[i].nops + 1 && all <= budget)
+			n = l->threads[i].nops + 1;
+		q->cap = (size_t)n;
+		pthread_mutex_init(&q->mu, NULL);
+		pthread_cond_init(&q->cv, NULL);
+		if (!(q->ops = malloc(q->cap * sizeof(*q->ops))))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ the source */
+
+static int trace_start(struct rp_source *s, unsigned loops)
+{
+	struct trace_src *t = (struct trace_src *)s;
+	int rc;
+
+	t->loops = loops;
+	s->err[0] = 0;
+	t->errbuf = s->err;
+	t->errlen = sizeof(s->err);
+	if ((rc = queues_init(t))) {
+		snprintf(s->err, sizeof(s->err), "out of memory (queues)");
+		return rc;
+	}
+	if ((rc = -pthread_create(&t->feeder, NULL, feeder_main, t))) {
+		snprintf(s->err, sizeof(s->err), "starting the trace reader: %s", strerror(-rc));
+		return rc;
+	}
+	t->started = 1;
+	pthread_mutex_lock(&t->mu);
+	while (!t->primed)
+		pthread_cond_wait(&t->cv, &t->mu);
+	pthread_mutex_unlock(&t->mu);
+	return atomic_load(&t->dead) ? t->err : 0;
+}
+
+static int trace_next(struct rp_source *s, unsigned thread, struct rp_op *op)
+{
+	struct trace_src *t = (struct trace_src *)s;
+	struct queue *q = &t->q[thread];
+
+	if (q->pb == q->nb) {
+		pthread_mutex_lock(&q->mu);
+		while (q->head == q->tail && !atomic_load(&t->dead) && !atomic_load(&t->stop)) {
+			q->waiting = 1;
+			pthread_cond_wait(&q->cv, &q->mu);
+		}
+		uint64_t n = q->tail - q->head;
+		if (n > BATCH)
+			n = BATCH;
+		for (unsigned i = 0; i < n; i++)
+			q->batch[i] = q->ops[q->head++ % q->cap];
+		q->nb = (unsigned)n;
+		q->pb = 0;
+		if (n && q->waiting) {
+			q->waiting = 0;
+			pthread_cond_broadcast(&q->cv);
+		}
+		pthread_mutex_unlock(&q->mu);
+		if (!n)
+			return atomic_load(&t->dead) ? t->err : -ECANCELED;
+	}
+	*op = q->batch[q->pb++];
+	return op->kind ? 1 : 0;
+}
+
+static int trace_stop(struct rp_source *s)
+{
+	struct trace_src *t = (struct trace_src *)s;
+
+	if (!t->started)
+		return 0;
+	atomic_store(&t->stop, 1);
+	wake_all(t);
+	pthread_join(t->feeder, NULL);
+	t->started = 0;
+	return atomic_load(&t->dead) ? t->err : 0;
+}
+
+static void trace_free(struct rp_source *s)
+{
+	struct trace_src *t = (struct trace_src *)s;
+
+	trace_stop(s);
+	for (size_t i = 0; t->q && i < s->layout.nthreads; i++) {
+		pthread_mutex_destroy(&t->q[i].mu);
+		pthread_cond_destroy(&t->q[i].cv);
+		free(t->q[i].ops);
+	}
+	free(t->q);
+	walk_release(&t->w);
+	cm_faults_free(t->faults);
+	cm_strtab_release(&t->raw);
+	free(t->raw_file);
+	cm_map_release(&t->nonreg);
+	cm_map_release(&t->tids);
+	free(t->slot0_ids);
+	tape_reader_free(t->r);
+	rp_layout_release(&s->layout);
+	pthread_mutex_destroy(&t->mu);
+	pthread_cond_destroy(&t->cv);
+	free(t);
+}
+
+static const struct rp_source_ops trace_ops = {
+	.start = trace_start,
+	.next = trace_next,
+	.stop = trace_stop,
+	.free = trace_free,
+};
+
+void rp_source_free(struct rp_source *s)
+{
+	if (s)
+		s->ops->free(s);
+}
+
+static void tape_msg(char *err, size_t errlen, const char *trace, const char *what, int rc)
+{
+	const char *d = tape_error_detail();
+
+	snprintf(err, errlen, "%s: %s%s%s%s%s", trace, what, what[0] ? ": " : "",
+		 tape_strerror(rc), d && *d ? ": " : "", d && *d ? d : "");
+}
+
+int rp_trace_open(struct rp_source **out, const char *trace, int direct, char *err,
+		  size_t errlen)
+{
+	struct trace_src *t = calloc(1, sizeof(*t));
+	uint32_t id;
+	int rc;
+
+	*out = NULL;
+	err[0] = 0;
+	if (!t) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	t->src.ops = &trace_ops;
+	t->direct = direct;
+	t->w.t = t;
+	t->errbuf = err;
+	t->errlen = errlen;
+	pthread_mutex_init(&t->mu, NULL);
+	pthread_cond_init(&t->cv, NULL);
+	if ((rc = tape_reader_open(&t->r, trace))) {
+		snprintf(err, errlen, "%s: %s", trace, tape_strerror(rc));
+		goto fail;
+	}
+	/* raw id 0 is "": a row without a path (raw_id) */
+	if ((rc = cm_strtab_intern(&t->raw, "", &id)) < 0 ||
+	    (rc = grow((void **)&t->raw_file, &t->capraw, 1, sizeof(uint32_t))))
+		goto fail;
+	memset(t->raw_file, 0, t->capraw * sizeof(uint32_t));
+	if ((rc = each_file_row(t, nonreg_row)) < 0) {
+		tape_msg(err, errlen, trace, "file table", rc);
+		goto fail;
+	}
+	if ((rc = cm_faults_open(&t->faults, t->r))) {
+		tape_msg(err, errlen, trace, "page faults", rc);
+		goto fail;
+	}
+	/* the layout pass plans with absolute times (t0 = 0); the first
+	 * row's time, the origin of the ops' times, is known after it */
+	if ((rc = walk_pass(&t->w, 0)) == 0)
+		t->t0 = t->w.t_min == UINT64_MAX ? 0 : t->w.t_min;
+	if (rc) {
+		if (!err[0])
+			tape_msg(err, errlen, trace, "", rc);
+		goto fail;
+	}
+	if ((rc = layout_finish(t))) {
+		if (!err[0])
+			snprintf(err, errlen, "%s: %s", trace, strerror(-rc));
+		goto fail;
+	}
+	*out = &t->src;
+	return 0;
+fail:
+	trace_free(&t->src);
+	return rc;
 }
