@@ -53,7 +53,7 @@ static const struct opt analyze_opts[] = {
 };
 #undef CFG
 
-static const struct opt_cmd analyze_cmd = {
+const struct opt_cmd analyze_cmd = {
 	"analyze", "TRACE", "Characterize the I/O of a recorded training job.",
 	"Access pattern, page cache, block layer, syscall latency, epochs,\n"
 	"checkpoints and compute/I/O overlap, as text or one JSON object.\n"

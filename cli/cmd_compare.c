@@ -63,8 +63,8 @@ static const struct opt compare_opts[] = {
 	{ 0 }
 };
 
-static const struct opt_cmd compare_cmd = {
-	"compare", "A B", "Compare the analyses of two traces.",
+const struct opt_cmd compare_cmd = {
+	"compare", "A B", "Compare two traces' analyses; check a replay's fidelity.",
 	"Operations and bytes per kind and per file, access pattern, request\n"
 	"sizes, hit ratio, compute gaps and duration of A and B side by side.\n"
 	"With --map DIR --check: is B, a recorded replay of A under DIR, faithful?\n"

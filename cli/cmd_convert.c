@@ -43,7 +43,7 @@ static const struct opt convert_opts[] = {
 	{ 0 }
 };
 
-static const struct opt_cmd convert_cmd = {
+const struct opt_cmd convert_cmd = {
 	"convert", "IN", "Rewrite a trace with another format version or encoder settings.",
 	"Every event of every known table and every metadata key is copied; see\n"
 	"iotape-convert(1) and iotape-format(5).",

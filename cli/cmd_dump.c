@@ -44,7 +44,7 @@ static const struct opt dump_opts[] = {
 	{ 0 }
 };
 
-static const struct opt_cmd dump_cmd = {
+const struct opt_cmd dump_cmd = {
 	"dump", "TRACE", "Print the events of a trace, one per line.",
 	"Text and jsonl merge all tables in timestamp order unless --table is\n"
 	"given; csv prints one table (syscall by default) in the form that\n"

@@ -48,10 +48,11 @@ static const struct opt import_opts[] = {
 	{ 0 }
 };
 
-static const struct opt_cmd import_cmd = {
-	"import", "FILE", "Build a trace from a CSV file ('-' reads stdin).",
-	"The header row names the columns, as 'iotape dump --format csv' prints\n"
-	"them; columns may be left out (see iotape-import(1) for the defaults).",
+const struct opt_cmd import_cmd = {
+	"import", "FILE", "Build a trace from a CSV file.",
+	"FILE '-' reads stdin.  The header row names the columns, as 'iotape dump\n"
+	"--format csv' prints them; columns may be left out (see iotape-import(1)\n"
+	"for the defaults).",
 	import_opts,
 };
 

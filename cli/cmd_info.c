@@ -33,7 +33,7 @@ static const struct opt info_opts[] = {
 	{ 0 }
 };
 
-static const struct opt_cmd info_cmd = {
+const struct opt_cmd info_cmd = {
 	"info", "TRACE", "Show the metadata, tables and health of a trace.",
 	NULL, info_opts,
 };

@@ -59,8 +59,8 @@ static const struct opt replay_opts[] = {
 };
 #undef CFG
 
-static const struct opt_cmd replay_cmd = {
-	"replay", "TRACE", "Replay the I/O of a trace under a directory.",
+const struct opt_cmd replay_cmd = {
+	"replay", "TRACE", "Replay the I/O of a trace under a directory, reporting like fio.",
 	"Creates the files the trace reads under DIR, then issues the recorded\n"
 	"ops with io_uring, one thread per recorded thread, and reports like fio.",
 	replay_opts,
