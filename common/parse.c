@@ -221,21 +221,18 @@ static void explain(const struct cm_optdef *d, char *why, size_t whylen)
 		snprintf(hi, sizeof(hi), "%llu", (unsigned long long)int_bound(d->max, top));
 		break;
 	case CM_OPT_SIZE:
-		noun = "size";
-		hint = " (a number with k, m, g or t)";
+	case CM_OPT_DURATION: {
+		int size = d->type == CM_OPT_SIZE;
+		void (*fmt)(char *, size_t, uint64_t) = size ? fmt_size : fmt_duration;
+
+		noun = size ? "size" : "time";
+		hint = size ? " (a number with k, m, g or t)" : " (e.g. 12, 1.5s, 250ms)";
 		if (d->min > 0)
-			fmt_size(lo, sizeof(lo), int_bound(d->min, top));
+			fmt(lo, sizeof(lo), int_bound(d->min, top));
 		if (d->max < 0x1p64)
-			fmt_size(hi, sizeof(hi), int_bound(d->max, top));
+			fmt(hi, sizeof(hi), int_bound(d->max, top));
 		break;
-	case CM_OPT_DURATION:
-		noun = "time";
-		hint = " (e.g. 12, 1.5s, 250ms)";
-		if (d->min > 0)
-			fmt_duration(lo, sizeof(lo), int_bound(d->min, top));
-		if (d->max < 0x1p64)
-			fmt_duration(hi, sizeof(hi), int_bound(d->max, top));
-		break;
+	}
 	case CM_OPT_DOUBLE:
 		if (isfinite(d->min))
 			fmt_double(lo, sizeof(lo), d->min);

@@ -15,28 +15,45 @@
 #include "parse.h"
 
 #define U64_MAX UINT64_MAX
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+struct good {
+	const char *s;
+	uint64_t v;
+};
+typedef int (*parse_fn)(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* parse takes every good[] to its value and refuses every bad[] with
+ * -EINVAL, storing nothing (no bounds but the type's). */
+static void check_rule(parse_fn parse, const struct good *good, size_t ngood,
+		       const char *const *bad, size_t nbad)
+{
+	uint64_t v;
+
+	for (size_t i = 0; i < ngood; i++) {
+		v = 1234;
+		assert_int_equal(parse(good[i].s, 0, U64_MAX, &v), 0);
+		assert_true(v == good[i].v);
+	}
+	for (size_t i = 0; i < nbad; i++) {
+		v = 1234;
+		assert_int_equal(parse(bad[i], 0, U64_MAX, &v), -EINVAL);
+		assert_int_equal(v, 1234);
+	}
+}
 
 static void test_u64(void **state)
 {
-	static const struct { const char *s; uint64_t v; } good[] = {
+	static const struct good good[] = {
 		{ "0", 0 }, { "42", 42 }, { "+7", 7 }, { " 7", 7 }, { "007", 7 },
 		{ "18446744073709551615", U64_MAX },
 	};
-	static const char *bad[] = { "", " ", "-1", " -1", "-0", "x", "1x", "7 ", "1.5",
-				     "0x10", "+", "1e3" };
+	static const char *const bad[] = { "", " ", "-1", " -1", "-0", "x", "1x", "7 ", "1.5",
+					   "0x10", "+", "1e3" };
 	uint64_t v;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-		v = 1234;
-		assert_int_equal(cm_parse_u64(good[i].s, 0, U64_MAX, &v), 0);
-		assert_true(v == good[i].v);
-	}
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		v = 1234;
-		assert_int_equal(cm_parse_u64(bad[i], 0, U64_MAX, &v), -EINVAL);
-		assert_int_equal(v, 1234);
-	}
+	check_rule(cm_parse_u64, good, N(good), bad, N(bad));
 	assert_int_equal(cm_parse_u64("18446744073709551616", 0, U64_MAX, &v), -ERANGE);
 	assert_int_equal(cm_parse_u64("0", 1, 65536, &v), -ERANGE);
 	assert_int_equal(cm_parse_u64("65537", 1, 65536, &v), -ERANGE);
@@ -48,28 +65,19 @@ static void test_u64(void **state)
 
 static void test_size(void **state)
 {
-	static const struct { const char *s; uint64_t v; } good[] = {
+	static const struct good good[] = {
 		{ "0", 0 }, { "4096", 4096 }, { "64k", 64 << 10 }, { "64K", 64 << 10 },
 		{ "16m", 16 << 20 }, { "16M", 16 << 20 }, { "1g", 1ull << 30 },
 		{ "1GiB", 1ull << 30 }, { "1Gib", 1ull << 30 }, { "2tb", 2ull << 40 },
 		{ "2TB", 2ull << 40 }, { "3kB", 3 << 10 }, { "+5k", 5 << 10 }, { " 5k", 5 << 10 },
 		{ "16777215t", 16777215ull << 40 },
 	};
-	static const char *bad[] = { "", "k", "-1k", "1x", "1k5", "1KIB", "1kiB ", "1.5g",
-				     "1B", "5 k", "1kbb", "1kIb", "nan", "inf" };
+	static const char *const bad[] = { "", "k", "-1k", "1x", "1k5", "1KIB", "1kiB ", "1.5g",
+					   "1B", "5 k", "1kbb", "1kIb", "nan", "inf" };
 	uint64_t v;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-		v = 1234;
-		assert_int_equal(cm_parse_size(good[i].s, 0, U64_MAX, &v), 0);
-		assert_true(v == good[i].v);
-	}
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		v = 1234;
-		assert_int_equal(cm_parse_size(bad[i], 0, U64_MAX, &v), -EINVAL);
-		assert_int_equal(v, 1234);
-	}
+	check_rule(cm_parse_size, good, N(good), bad, N(bad));
 	assert_int_equal(cm_parse_size("16777216t", 0, U64_MAX, &v), -ERANGE);
 	assert_int_equal(cm_parse_size("99999999999999999999", 0, U64_MAX, &v), -ERANGE);
 	assert_int_equal(cm_parse_size("99999999999999999999x", 0, U64_MAX, &v), -EINVAL);
@@ -82,27 +90,18 @@ static void test_size(void **state)
 
 static void test_duration(void **state)
 {
-	static const struct { const char *s; uint64_t v; } good[] = {
+	static const struct good good[] = {
 		{ "12", 12000000000ull }, { "0", 0 }, { "-0", 0 }, { "1.5s", 1500000000 },
 		{ "250ms", 250000000 }, { "3us", 3000 }, { "7ns", 7 }, { "0.4ns", 0 },
 		{ "0.5ns", 1 }, { "2m", 120000000000ull }, { "2min", 120000000000ull },
 		{ "1h", 3600000000000ull }, { "1e3ms", 1000000000 }, { " 1s", 1000000000 },
 	};
-	static const char *bad[] = { "", "s", "5x", "-1", "-1s", "nan", "nans", "1 s", "1s ",
-				     "1S", "1sec", "1hh" };
-	uint64_t v;
+	static const char *const bad[] = { "", "s", "5x", "-1", "-1s", "nan", "nans", "1 s", "1s ",
+					   "1S", "1sec", "1hh" };
+	uint64_t v = 1234;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-		v = 1234;
-		assert_int_equal(cm_parse_duration(good[i].s, 0, U64_MAX, &v), 0);
-		assert_true(v == good[i].v);
-	}
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		v = 1234;
-		assert_int_equal(cm_parse_duration(bad[i], 0, U64_MAX, &v), -EINVAL);
-		assert_int_equal(v, 1234);
-	}
+	check_rule(cm_parse_duration, good, N(good), bad, N(bad));
 	assert_int_equal(cm_parse_duration("inf", 0, U64_MAX, &v), -ERANGE);
 	assert_int_equal(cm_parse_duration("infs", 0, U64_MAX, &v), -ERANGE);
 	assert_int_equal(cm_parse_duration("1e400", 0, U64_MAX, &v), -ERANGE);
@@ -114,7 +113,7 @@ static void test_duration(void **state)
 
 static void test_double(void **state)
 {
-	static const char *bad[] = { "", "x", "1x", "1 ", "nan", "NaN", "-nan", "1,5" };
+	static const char *const bad[] = { "", "x", "1x", "1 ", "nan", "NaN", "-nan", "1,5" };
 	double v;
 
 	(void)state;
