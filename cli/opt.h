@@ -85,14 +85,14 @@ struct opt {
 	.type = CM_OPT_STR, .off = CM_OPT_OFF(cfg, field, const char *)
 #define OPT_T_CHOICE(cfg, field) \
 	.type = CM_OPT_CHOICE, .off = CM_OPT_OFF(cfg, field, int)
-#define OPT_T_UINT(cfg, field, lo, hi) .type = CM_OPT_UINT, .min = (lo), .max = (hi), \
-	.off = CM_OPT_OFF(cfg, field, unsigned)
-#define OPT_T_SIZE(cfg, field, lo, hi) .type = CM_OPT_SIZE, .min = (lo), .max = (hi), \
-	.off = CM_OPT_OFF(cfg, field, uint64_t)
-#define OPT_T_DURATION(cfg, field, lo, hi) .type = CM_OPT_DURATION, .min = (lo), \
-	.max = (hi), .off = CM_OPT_OFF(cfg, field, uint64_t)
-#define OPT_T_DOUBLE(cfg, field, lo, hi) .type = CM_OPT_DOUBLE, .min = (lo), .max = (hi), \
-	.off = CM_OPT_OFF(cfg, field, double)
+#define OPT_T_UINT(cfg, field, lo, hi) \
+	.type = CM_OPT_UINT, .min = (lo), .max = (hi), .off = CM_OPT_OFF(cfg, field, unsigned)
+#define OPT_T_SIZE(cfg, field, lo, hi) \
+	.type = CM_OPT_SIZE, .min = (lo), .max = (hi), .off = CM_OPT_OFF(cfg, field, uint64_t)
+#define OPT_T_DURATION(cfg, field, lo, hi) \
+	.type = CM_OPT_DURATION, .min = (lo), .max = (hi), .off = CM_OPT_OFF(cfg, field, uint64_t)
+#define OPT_T_DOUBLE(cfg, field, lo, hi) \
+	.type = CM_OPT_DOUBLE, .min = (lo), .max = (hi), .off = CM_OPT_OFF(cfg, field, double)
 
 struct opt_cmd {
 	const char *name;	/* "dump" */
