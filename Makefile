@@ -53,7 +53,7 @@ DEB_PKGS := build-essential pkg-config clang llvm libbpf-dev bpftool libelf-dev 
 # only the -I of what it may include (DESIGN in README.md), so a wrong
 # include fails the build (tests/cli/layering.sh checks the rest):
 #   format/   libtape: the trace format          -Iformat
-#   common/   libcommon: maps, paths, histograms, op vocabulary, units
+#   common/   libcommon: maps, paths, histograms, op vocabulary, units, option values
 #   analyze/  libanalyze: the analysis engines   -Icommon -Iformat
 #   replay/   libreplay: the replay engine and its op sources
 #   record/   librecord: the recorder            + -Ibpf and the skeletons

@@ -367,32 +367,3 @@ const char *ana_fmt_ratio(char *buf, double v)
 		snprintf(buf, 32, "%.3f", v);
 	return buf;
 }
-
-int ana_parse_time(const char *s, uint64_t *ns)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || v < 0 || isnan(v))
-		return -EINVAL;
-	double mul = 1e9;
-	if (*end == '\0' || strcmp(end, "s") == 0)
-		mul = 1e9;
-	else if (strcmp(end, "ms") == 0)
-		mul = 1e6;
-	else if (strcmp(end, "us") == 0)
-		mul = 1e3;
-	else if (strcmp(end, "ns") == 0)
-		mul = 1;
-	else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
-		mul = 60e9;
-	else if (strcmp(end, "h") == 0)
-		mul = 3600e9;
-	else
-		return -EINVAL;
-	double r = v * mul;
-	if (r >= 1.8e19)
-		return -ERANGE;
-	*ns = (uint64_t)(r + 0.5);
-	return 0;
-}

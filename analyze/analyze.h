@@ -226,9 +226,6 @@ double ana_order_randomness(const uint32_t *seq, size_t n, double *tau);
 const char *ana_fmt_count(char *buf, uint64_t v);
 const char *ana_fmt_ratio(char *buf, double v);	/* "0.973" or "n/a" */
 
-/* Parse "12", "1.5s", "250ms", "3m" as nanoseconds; -EINVAL when bad. */
-int ana_parse_time(const char *s, uint64_t *ns);
-
 /* ------------------------------------------------------------- options */
 
 struct ana_opts {

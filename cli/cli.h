@@ -8,8 +8,8 @@
  * Only cmd_* functions print to the user; helpers below write to the FILE *
  * they are given and return 0 or -errno.
  *
- * Adding a command: declare it here and add one line to the table in
- * iotape.c.
+ * Adding a command: declare it and its struct opt_cmd here and add one
+ * line to the table in iotape.c.
  */
 #ifndef IOTAPE_CLI_H
 #define IOTAPE_CLI_H
@@ -29,15 +29,24 @@ enum {
 	EXIT_USAGE = 2,	/* bad option or argument */
 };
 
-/* Subcommands (one file each). */
+/* Subcommands (one file each): the function, and its option table and
+ * usage (cli/opt.h), whose name and summary `iotape -h` shows too. */
+struct opt_cmd;
 int cmd_info(int argc, char **argv);
+extern const struct opt_cmd info_cmd;
 int cmd_dump(int argc, char **argv);
+extern const struct opt_cmd dump_cmd;
 int cmd_import(int argc, char **argv);
+extern const struct opt_cmd import_cmd;
 int cmd_analyze(int argc, char **argv);
+extern const struct opt_cmd analyze_cmd;
 int cmd_compare(int argc, char **argv);
-int cmd_record(int argc, char **argv);
+extern const struct opt_cmd compare_cmd;
+int cmd_record(int argc, char **argv);	/* its record_cmd is static (record/) */
 int cmd_replay(int argc, char **argv);
+extern const struct opt_cmd replay_cmd;
 int cmd_convert(int argc, char **argv);
+extern const struct opt_cmd convert_cmd;
 
 /* Command being run ("dump"), for error messages; set by main(). */
 extern const char *cli_cmd;

@@ -8,9 +8,7 @@
  * usage.  The engines (ana_*.c) link without this file.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include "analyze.h"
 #include "cli.h"
@@ -27,21 +25,35 @@ enum {
 	O_THREADS = OPT_LONG(7),
 };
 
-static const struct opt analyze_opts[] = {
-	{ O_JSON, "json", NULL, "print JSON (schema iotape-analyze/1) instead of text" },
-	{ O_PER_FILE, "per-file", NULL, "list files (text; JSON always has them)" },
-	{ O_PER_PROCESS, "per-process", NULL, "list processes and every thread (text)" },
-	{ O_TOP, "top", "N", "list at most N files, processes, threads (0: all)", NULL,
-	  "20; all in JSON" },
-	{ O_FROM, "from", "T", "start T after the trace start (12, 1.5s, 250ms, 2m)" },
-	{ O_TO, "to", "T", "stop T after the trace start" },
-	{ O_PID, "pid", "P", "only process P and its descendants" },
-	{ O_THREADS, "threads", "N", "2: cache and block passes on a second thread", "1|2",
-	  "2" },
-	{ 0 }
+struct analyze_cfg {
+	struct ana_opts o;
+	unsigned top;
+	int threads;		/* index in "1|2" */
 };
 
-static const struct opt_cmd analyze_cmd = {
+#define CFG struct analyze_cfg
+static const struct opt analyze_opts[] = {
+	{ O_JSON, "json", NULL, "print JSON (schema iotape-analyze/1) instead of text",
+	  OPT_T_FLAG(CFG, o.json) },
+	{ O_PER_FILE, "per-file", NULL, "list files (text; JSON always has them)",
+	  OPT_T_FLAG(CFG, o.per_file) },
+	{ O_PER_PROCESS, "per-process", NULL, "list processes and every thread (text)",
+	  OPT_T_FLAG(CFG, o.per_process) },
+	{ O_TOP, "top", "N", "list at most N files, processes, threads (0: all)", NULL,
+	  "20; all in JSON", OPT_T_UINT(CFG, top, 0, CM_OPT_NOMAX) },
+	{ O_FROM, "from", "T", "start T after the trace start (12, 1.5s, 250ms, 2m)", NULL, "0",
+	  OPT_T_DURATION(CFG, o.from_ns, 0, CM_OPT_NOMAX) },
+	{ O_TO, "to", "T", "stop T after the trace start",
+	  OPT_T_DURATION(CFG, o.to_ns, 0, CM_OPT_NOMAX) },
+	{ O_PID, "pid", "P", "only process P and its descendants",
+	  OPT_T_UINT(CFG, o.pid, 0, UINT32_MAX) },
+	{ O_THREADS, "threads", "N", "2: cache and block passes on a second thread", "1|2",
+	  "2", OPT_T_CHOICE(CFG, threads) },
+	{ 0 }
+};
+#undef CFG
+
+const struct opt_cmd analyze_cmd = {
 	"analyze", "TRACE", "Characterize the I/O of a recorded training job.",
 	"Access pattern, page cache, block layer, syscall latency, epochs,\n"
 	"checkpoints and compute/I/O overlap, as text or one JSON object.\n"
@@ -49,75 +61,34 @@ static const struct opt_cmd analyze_cmd = {
 	analyze_opts,
 };
 
-/* A decimal count with nothing after it; -1 when it is not one. */
-static long parse_count(const char *s, unsigned long max)
-{
-	unsigned long v;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v > max)
-		return -1;
-	return (long)v;
-}
-
 int cmd_analyze(int argc, char **argv)
 {
 	struct opt_parser p;
-	struct ana_opts o = { .top = -1, .to_ns = UINT64_MAX, .threads = 2 };
+	/* no --to: the end */
+	struct analyze_cfg cfg = { .o = { .to_ns = UINT64_MAX } };
+	struct ana_opts o;
 	struct ana a;
 	const char *path, *why;
-	int c, err;
-	long v;
+	int c, err, top_given = 0;
 
-	opt_init(&p, &analyze_cmd, argc, argv);
+	opt_init_cfg(&p, &analyze_cmd, &cfg, argc, argv);
 	while ((c = opt_next(&p)) != OPT_END) {
 		switch (c) {
 		case OPT_HELP:
 			return EXIT_OK;
 		case OPT_ERR:
 			return EXIT_USAGE;
-		case O_JSON:
-			o.json = 1;
-			break;
-		case O_PER_FILE:
-			o.per_file = 1;
-			break;
-		case O_PER_PROCESS:
-			o.per_process = 1;
-			break;
 		case O_TOP:
-			o.top = parse_count(p.arg, LONG_MAX);
-			if (o.top < 0) {
-				opt_error(&analyze_cmd, "--top: not a count: '%s'", p.arg);
-				return EXIT_USAGE;
-			}
-			break;
-		case O_FROM:
-		case O_TO:
-			if (ana_parse_time(p.arg, c == O_FROM ? &o.from_ns : &o.to_ns)) {
-				opt_error(&analyze_cmd, "--%s: not a time: '%s' (e.g. 12, 1.5s, 250ms)",
-					  c == O_FROM ? "from" : "to", p.arg);
-				return EXIT_USAGE;
-			}
+			top_given = 1;
 			break;
 		case O_PID:
-			v = parse_count(p.arg, UINT32_MAX);
-			if (v < 0) {
-				opt_error(&analyze_cmd, "--pid: not a pid: '%s'", p.arg);
-				return EXIT_USAGE;
-			}
-			o.pid = (uint32_t)v;
-			o.has_pid = 1;
-			break;
-		case O_THREADS:
-			o.threads = p.choice + 1;	/* "1|2" */
+			cfg.o.has_pid = 1;
 			break;
 		}
 	}
+	o = cfg.o;
+	o.top = top_given || !o.json ? (long)cfg.top : -1;	/* -1: the engine's, all */
+	o.threads = cfg.threads + 1;
 	if (!(path = opt_one_arg(&p, "TRACE"))) {
 		return EXIT_USAGE;
 	}

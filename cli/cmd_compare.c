@@ -49,17 +49,26 @@ enum {
 	O_TOP = OPT_LONG(3),
 };
 
+struct compare_cfg {
+	int json, check;
+	const char *map;
+	unsigned top;		/* text only: JSON lists all */
+};
+
 static const struct opt compare_opts[] = {
-	{ O_JSON, "json", NULL, "print JSON (schema iotape-compare/1) instead of text" },
-	{ O_MAP, "map", "DIR", "B replayed A under DIR: count B's files under DIR, named without DIR" },
-	{ O_CHECK, "check", NULL, "exit 1 unless B reproduces A within the fidelity thresholds" },
+	{ O_JSON, "json", NULL, "print JSON (schema iotape-compare/1) instead of text",
+	  OPT_T_FLAG(struct compare_cfg, json) },
+	{ O_MAP, "map", "DIR", "B replayed A under DIR: count B's files under DIR, named without DIR",
+	  OPT_T_STR(struct compare_cfg, map) },
+	{ O_CHECK, "check", NULL, "exit 1 unless B reproduces A within the fidelity thresholds",
+	  OPT_T_FLAG(struct compare_cfg, check) },
 	{ O_TOP, "top", "N", "list at most N differing files and threads (0: all)", NULL,
-	  "20; all in JSON" },
+	  "20; all in JSON", OPT_T_UINT(struct compare_cfg, top, 0, CM_OPT_NOMAX) },
 	{ 0 }
 };
 
-static const struct opt_cmd compare_cmd = {
-	"compare", "A B", "Compare the analyses of two traces.",
+const struct opt_cmd compare_cmd = {
+	"compare", "A B", "Compare two traces' analyses; check a replay's fidelity.",
 	"Operations and bytes per kind and per file, access pattern, request\n"
 	"sizes, hit ratio, compute gaps and duration of A and B side by side.\n"
 	"With --map DIR --check: is B, a recorded replay of A under DIR, faithful?\n"
@@ -931,55 +940,24 @@ static void cmp_release(struct cmp *c)
 	free(c->under);
 }
 
-static long parse_count(const char *s)
-{
-	char *end;
-	unsigned long v;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	return errno || *end || v > LONG_MAX ? -1 : (long)v;
-}
-
 int cmd_compare(int argc, char **argv)
 {
 	struct opt_parser p;
+	struct compare_cfg cfg = { 0 };
 	struct cmp c;
 	struct checks k = { 0 };
-	int ch, json = 0, check = 0, err, nargs, ret = EXIT_FAIL;
-	long top = 20;
+	int ch, json, check, err, nargs, ret = EXIT_FAIL;
+	long top;
 	char **args;
 
 	memset(&c, 0, sizeof(c));
-	opt_init(&p, &compare_cmd, argc, argv);
-	while ((ch = opt_next(&p)) != OPT_END) {
-		switch (ch) {
-		case OPT_HELP:
-			return EXIT_OK;
-		case OPT_ERR:
-			return EXIT_USAGE;
-		case O_JSON:
-			json = 1;
-			break;
-		case O_MAP:
-			c.map = p.arg;
-			break;
-		case O_CHECK:
-			check = 1;
-			break;
-		case O_TOP:
-			top = parse_count(p.arg);
-			if (top < 0) {
-				opt_error(&compare_cmd, "--top: not a count: '%s'", p.arg);
-				return EXIT_USAGE;
-			}
-			if (!top)
-				top = -1;
-			break;
-		}
-	}
+	opt_init_cfg(&p, &compare_cmd, &cfg, argc, argv);
+	if ((ch = opt_all(&p)) != OPT_END)
+		return ch == OPT_HELP ? EXIT_OK : EXIT_USAGE;
+	json = cfg.json;
+	check = cfg.check;
+	c.map = cfg.map;
+	top = cfg.top ? (long)cfg.top : -1;	/* -1: all */
 	args = opt_args(&p, &nargs);
 	if (nargs != 2) {
 		opt_error(&compare_cmd, nargs < 2 ? "missing trace (expected A B)" :

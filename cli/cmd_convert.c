@@ -22,17 +22,28 @@
 #include "opt.h"
 #include "tape.h"
 
+struct convert_cfg {
+	const char *out;
+	int force, fast, quiet;
+	int v10;		/* --format-version 1.0 (the second choice) */
+	unsigned level;
+};
+
 static const struct opt convert_opts[] = {
-	{ 'o', "output", "TRACE", "trace to create", NULL, NULL, OPT_REQUIRED },
-	{ 'f', "force", NULL, "replace TRACE if it exists" },
-	{ 'V', "format-version", "VERSION", "format version to write", "1.1|1.0", "1.1" },
-	{ OPT_LONG(0), "fast", NULL, "no EXP/DEXP columns: faster to write and read, larger" },
-	{ 'l', "level", "N", "zstd level of the compressed columns, 1-19", NULL, "1" },
-	{ 'q', "quiet", NULL, "no summary line on stderr" },
+	{ 'o', "output", "TRACE", "trace to create", NULL, NULL, OPT_REQUIRED,
+	  OPT_T_STR(struct convert_cfg, out) },
+	{ 'f', "force", NULL, "replace TRACE if it exists", OPT_T_FLAG(struct convert_cfg, force) },
+	{ 'V', "format-version", "VERSION", "format version to write", "1.1|1.0", "1.1",
+	  OPT_T_CHOICE(struct convert_cfg, v10) },
+	{ OPT_LONG(0), "fast", NULL, "no EXP/DEXP columns: faster to write and read, larger",
+	  OPT_T_FLAG(struct convert_cfg, fast) },
+	{ 'l', "level", "N", "zstd level of the compressed columns, 1-19", NULL, "1",
+	  OPT_T_UINT(struct convert_cfg, level, 1, 19) },
+	{ 'q', "quiet", NULL, "no summary line on stderr", OPT_T_FLAG(struct convert_cfg, quiet) },
 	{ 0 }
 };
 
-static const struct opt_cmd convert_cmd = {
+const struct opt_cmd convert_cmd = {
 	"convert", "IN", "Rewrite a trace with another format version or encoder settings.",
 	"Every event of every known table and every metadata key is copied; see\n"
 	"iotape-convert(1) and iotape-format(5).",
@@ -68,50 +79,22 @@ static int copy_table(tape_reader *r, tape_writer *w, int table, uint64_t *n, ch
 int cmd_convert(int argc, char **argv)
 {
 	struct tape_writer_opts o = { 0 };
+	struct convert_cfg cfg = { 0 };
 	struct opt_parser p;
-	const char *in, *out = NULL;
-	int c, force = 0, quiet = 0, ret = EXIT_FAIL, err;
+	const char *in, *out;
+	int c, ret = EXIT_FAIL, err;
 	tape_reader *r = NULL;
 	tape_writer *w = NULL;
-	char *tmp = NULL, *end;
+	char *tmp = NULL;
 	struct stat si, so;
 	uint64_t events = 0;
 
-	opt_init(&p, &convert_cmd, argc, argv);
-	while ((c = opt_next(&p)) != OPT_END) {
-		switch (c) {
-		case OPT_HELP:
-			return EXIT_OK;
-		case OPT_ERR:
-			return EXIT_USAGE;
-		case 'o':
-			out = p.arg;
-			break;
-		case 'f':
-			force = 1;
-			break;
-		case 'V':
-			if (p.choice == 1)
-				o.flags |= TAPE_WRITE_V10;
-			break;
-		case OPT_LONG(0):
-			o.flags |= TAPE_WRITE_FAST;
-			break;
-		case 'l': {
-			long v = strtol(p.arg, &end, 10);
-			if (*end || end == p.arg || v < 1 || v > 19) {
-				opt_error(&convert_cmd, "--level '%s': want a number from 1 to 19",
-					  p.arg);
-				return EXIT_USAGE;
-			}
-			o.zstd_level = (int)v;
-			break;
-		}
-		case 'q':
-			quiet = 1;
-			break;
-		}
-	}
+	opt_init_cfg(&p, &convert_cmd, &cfg, argc, argv);
+	if ((c = opt_all(&p)) != OPT_END)
+		return c == OPT_HELP ? EXIT_OK : EXIT_USAGE;
+	out = cfg.out;
+	o.flags = (cfg.v10 ? TAPE_WRITE_V10 : 0) | (cfg.fast ? TAPE_WRITE_FAST : 0);
+	o.zstd_level = (int)cfg.level;
 	if (!(in = opt_one_arg(&p, "IN")))
 		return EXIT_USAGE;
 	if (!out) {
@@ -127,7 +110,7 @@ int cmd_convert(int argc, char **argv)
 		cli_error("%s: is the input (write to another file)", out);
 		goto cleanup;
 	}
-	if (cli_output_refused(out, force) || cli_trace_create(out, force, &o, &tmp, &w))
+	if (cli_output_refused(out, cfg.force) || cli_trace_create(out, cfg.force, &o, &tmp, &w))
 		goto cleanup;
 	for (size_t i = 0; i < tape_reader_meta_count(r); i++) {
 		const char *k, *v;
@@ -148,7 +131,7 @@ int cmd_convert(int argc, char **argv)
 	w = NULL;
 	if (err)
 		goto fail;
-	if (!quiet && stat(out, &so) == 0) {
+	if (!cfg.quiet && stat(out, &so) == 0) {
 		uint64_t ib = tape_reader_file_size(r), ob = (uint64_t)so.st_size;
 		fprintf(stderr, "%s: %" PRIu64 " events, %" PRIu64 " -> %" PRIu64
 			" bytes (%.2f -> %.2f bytes/event), format %s\n", out, events, ib, ob,

@@ -28,15 +28,23 @@
 
 enum dump_fmt { FMT_TEXT, FMT_CSV, FMT_JSONL };	/* order of the choices */
 
+struct dump_cfg {
+	int fmt;		/* enum dump_fmt */
+	const char *out;
+};
+
+/* --table is untyped: its default depends on --format */
 static const struct opt dump_opts[] = {
 	{ 't', "table", "TABLE", "only this table", "syscall|block|cache|process|file|sample",
 	  "all; syscall for csv" },
-	{ 'F', "format", "FORMAT", "output format", "text|csv|jsonl", "text" },
-	{ 'o', "output", "FILE", "write to FILE instead of stdout" },
+	{ 'F', "format", "FORMAT", "output format", "text|csv|jsonl", "text",
+	  OPT_T_CHOICE(struct dump_cfg, fmt) },
+	{ 'o', "output", "FILE", "write to FILE instead of stdout",
+	  OPT_T_STR(struct dump_cfg, out) },
 	{ 0 }
 };
 
-static const struct opt_cmd dump_cmd = {
+const struct opt_cmd dump_cmd = {
 	"dump", "TRACE", "Print the events of a trace, one per line.",
 	"Text and jsonl merge all tables in timestamp order unless --table is\n"
 	"given; csv prints one table (syscall by default) in the form that\n"
@@ -386,30 +394,22 @@ static int dump_merge(struct dump *d, struct src *srcs, int n, struct src **bad)
 int cmd_dump(int argc, char **argv)
 {
 	struct opt_parser p;
-	struct dump d = { .f = stdout, .fmt = FMT_TEXT, .t0 = UINT64_MAX };
+	struct dump_cfg cfg = { 0 };
+	struct dump d = { .f = stdout, .t0 = UINT64_MAX };
 	struct src srcs[TAPE_TABLE_MAX], *bad = NULL;
-	const char *table = NULL, *out = NULL, *path;
+	const char *table = NULL, *out, *path;
 	tape_reader *r = NULL;
 	int nsrc = 0, c, err, ret = EXIT_FAIL;
 
-	opt_init(&p, &dump_cmd, argc, argv);
+	opt_init_cfg(&p, &dump_cmd, &cfg, argc, argv);
 	while ((c = opt_next(&p)) != OPT_END) {
-		switch (c) {
-		case OPT_HELP:
-			return EXIT_OK;
-		case OPT_ERR:
-			return EXIT_USAGE;
-		case 't':
+		if (c == OPT_HELP || c == OPT_ERR)
+			return c == OPT_HELP ? EXIT_OK : EXIT_USAGE;
+		if (c == 't')
 			table = p.arg;
-			break;
-		case 'F':
-			d.fmt = (enum dump_fmt)p.choice;
-			break;
-		case 'o':
-			out = p.arg;
-			break;
-		}
 	}
+	d.fmt = (enum dump_fmt)cfg.fmt;
+	out = cfg.out;
 	if (!(path = opt_one_arg(&p, "TRACE"))) {
 		return EXIT_USAGE;
 	}

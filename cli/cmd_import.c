@@ -28,20 +28,31 @@
 #include "opt.h"
 #include "tape.h"
 
+struct import_cfg {
+	int format;		/* csv, the only one */
+	const char *table, *out;
+	int force;
+};
+
+/* --meta is untyped: it may be repeated */
 static const struct opt import_opts[] = {
-	{ 'F', "format", "FORMAT", "input format", "csv", "csv" },
+	{ 'F', "format", "FORMAT", "input format", "csv", "csv",
+	  OPT_T_CHOICE(struct import_cfg, format) },
 	{ 't', "table", "TABLE", "table the rows belong to",
-	  "syscall|block|cache|process|file|sample", "syscall" },
-	{ 'f', "force", NULL, "replace TRACE if it exists" },
+	  "syscall|block|cache|process|file|sample", "syscall",
+	  OPT_T_STR(struct import_cfg, table) },
+	{ 'f', "force", NULL, "replace TRACE if it exists", OPT_T_FLAG(struct import_cfg, force) },
 	{ 'm', "meta", "KEY=VALUE", "set a metadata key (repeatable; after the defaults)" },
-	{ 'o', "output", "TRACE", "trace to create", NULL, NULL, OPT_REQUIRED },
+	{ 'o', "output", "TRACE", "trace to create", NULL, NULL, OPT_REQUIRED,
+	  OPT_T_STR(struct import_cfg, out) },
 	{ 0 }
 };
 
-static const struct opt_cmd import_cmd = {
-	"import", "FILE", "Build a trace from a CSV file ('-' reads stdin).",
-	"The header row names the columns, as 'iotape dump --format csv' prints\n"
-	"them; columns may be left out (see iotape-import(1) for the defaults).",
+const struct opt_cmd import_cmd = {
+	"import", "FILE", "Build a trace from a CSV file.",
+	"FILE '-' reads stdin.  The header row names the columns, as 'iotape dump\n"
+	"--format csv' prints them; columns may be left out (see iotape-import(1)\n"
+	"for the defaults).",
 	import_opts,
 };
 
@@ -640,31 +651,22 @@ bad:
 int cmd_import(int argc, char **argv)
 {
 	struct opt_parser p;
+	struct import_cfg cfg = { 0 };
 	struct import im = { 0 };
-	const char *table = "syscall", *out = NULL, *in;
+	const char *out, *in;
 	tape_writer *w = NULL;
 	char *tmp = NULL;
-	int force = 0, c, err, ret = EXIT_FAIL, nmeta = 0;
+	int force, c, err, ret = EXIT_FAIL, nmeta = 0;
 	char **meta = NULL, **m;
 
-	opt_init(&p, &import_cmd, argc, argv);
+	opt_init_cfg(&p, &import_cmd, &cfg, argc, argv);
 	while ((c = opt_next(&p)) != OPT_END) {
 		switch (c) {
 		case OPT_HELP:
 			return EXIT_OK;
 		case OPT_ERR:
+			free(meta);
 			return EXIT_USAGE;
-		case 'F':
-			break;	/* csv is the only choice */
-		case 't':
-			table = p.arg;
-			break;
-		case 'o':
-			out = p.arg;
-			break;
-		case 'f':
-			force = 1;
-			break;
 		case 'm':
 			if (!strchr(p.arg, '=') || p.arg[0] == '=') {
 				opt_error(&import_cmd, "--meta '%s': want KEY=VALUE", p.arg);
@@ -682,6 +684,8 @@ int cmd_import(int argc, char **argv)
 			break;
 		}
 	}
+	out = cfg.out;
+	force = cfg.force;
 	if (!(in = opt_one_arg(&p, "FILE"))) {
 		free(meta);
 		return EXIT_USAGE;
@@ -691,7 +695,7 @@ int cmd_import(int argc, char **argv)
 		free(meta);
 		return EXIT_USAGE;
 	}
-	im.table = tape_table_from_name(table);
+	im.table = tape_table_from_name(cfg.table);
 	im.cols = tape_table_columns(im.table, &im.ncols);
 	if (cli_output_refused(out, force))
 		goto cleanup;

@@ -18,16 +18,22 @@
 #include "cli.h"
 #include "fmt.h"
 #include "opt.h"
+#include "parse.h"
 #include "tape.h"
+
+struct info_cfg {
+	int columns, json;
+};
 
 static const struct opt info_opts[] = {
 	{ 'c', "columns", NULL, "also show each table's bytes by column and encoding "
-	  "(reads every block)" },
-	{ 'j', "json", NULL, "print one JSON object instead of text" },
+	  "(reads every block)", OPT_T_FLAG(struct info_cfg, columns) },
+	{ 'j', "json", NULL, "print one JSON object instead of text",
+	  OPT_T_FLAG(struct info_cfg, json) },
 	{ 0 }
 };
 
-static const struct opt_cmd info_cmd = {
+const struct opt_cmd info_cmd = {
 	"info", "TRACE", "Show the metadata, tables and health of a trace.",
 	NULL, info_opts,
 };
@@ -51,14 +57,9 @@ struct info {
  * a decimal number. */
 static uint64_t meta_u64(const char *v)
 {
-	char *end;
-	unsigned long long n;
+	uint64_t n;
 
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (errno || end == v || *end || *v == '-')
-		return 0;
-	return n;
+	return cm_parse_u64(v, 0, UINT64_MAX, &n) ? 0 : n;
 }
 
 static uint64_t table_lost(const struct info *in, int t)
@@ -395,24 +396,13 @@ static void info_text(struct info *in, FILE *f)
 int cmd_info(int argc, char **argv)
 {
 	struct opt_parser p;
+	struct info_cfg cfg = { 0 };
 	struct info in = { 0 };
-	int json = 0, columns = 0, c, err;
+	int c, err;
 
-	opt_init(&p, &info_cmd, argc, argv);
-	while ((c = opt_next(&p)) != OPT_END) {
-		switch (c) {
-		case OPT_HELP:
-			return EXIT_OK;
-		case OPT_ERR:
-			return EXIT_USAGE;
-		case 'j':
-			json = 1;
-			break;
-		case 'c':
-			columns = 1;
-			break;
-		}
-	}
+	opt_init_cfg(&p, &info_cmd, &cfg, argc, argv);
+	if ((c = opt_all(&p)) != OPT_END)
+		return c == OPT_HELP ? EXIT_OK : EXIT_USAGE;
 	if (!(in.path = opt_one_arg(&p, "TRACE"))) {
 		return EXIT_USAGE;
 	}
@@ -422,13 +412,13 @@ int cmd_info(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	info_collect(&in);
-	if (columns && (err = info_columns(&in)) < 0) {
+	if (cfg.columns && (err = info_columns(&in)) < 0) {
 		cli_tape_error(in.path, err);
 		free(in.cols);
 		tape_reader_free(in.r);
 		return EXIT_FAIL;
 	}
-	if (json) {
+	if (cfg.json) {
 		err = info_json(&in, stdout);
 		if (err == -ENOMEM)
 			cli_error("out of memory");

@@ -26,81 +26,46 @@ enum {
 	O_SCALE_DS,
 };
 
+/* Typed options go to struct rp_opts; the others are taken in cmd_replay(). */
+#define CFG struct rp_opts
 static const struct opt replay_opts[] = {
 	{ 'd', "dir", "DIR", "replay under DIR (every trace path is mapped into it)",
 	  NULL, NULL, OPT_REQUIRED },
 	{ O_PREP_ONLY, "prepare-only", NULL, "create the dataset and stop" },
 	{ O_NO_PREP, "no-prepare", NULL, "do not create the dataset (it must be there)" },
 	{ O_SPARSE, "sparse", NULL, "prepare files as holes instead of random data" },
-	{ O_TIMING, "timing", "MODE", "when ops are issued", "original|think|afap", "think" },
-	{ O_SPEED, "speed", "X", "run X times faster (all recorded times / X)", NULL, "1" },
-	{ O_SCALE, "compute-scale", "X", "scale think-time compute delays by X", NULL, "1" },
-	{ O_IODEPTH, "iodepth", "N", "at most N ops in flight per thread where the recording overlapped them", NULL, "32" },
-	{ O_DIRECT_OPT, "direct", NULL, "open files O_DIRECT (ops aligned to 4 KiB)" },
+	{ O_TIMING, "timing", "MODE", "when ops are issued", "original|think|afap", "think",
+	  OPT_T_CHOICE(CFG, timing) },
+	{ O_SPEED, "speed", "X", "run X times faster (all recorded times / X)", NULL, "1",
+	  OPT_T_DOUBLE(CFG, speed, 1e-3, 1e6) },
+	{ O_SCALE, "compute-scale", "X", "scale think-time compute delays by X", NULL, "1",
+	  OPT_T_DOUBLE(CFG, compute_scale, 0, 1000) },
+	{ O_IODEPTH, "iodepth", "N", "at most N ops in flight per thread where the recording overlapped them", NULL, "32",
+	  OPT_T_UINT(CFG, iodepth, 1, 65536) },
+	{ O_DIRECT_OPT, "direct", NULL, "open files O_DIRECT (ops aligned to 4 KiB)",
+	  OPT_T_FLAG(CFG, direct) },
 	{ O_DROP, "drop-caches", NULL, "drop the page cache before replaying (root)" },
-	{ O_LOOPS, "loops", "N", "replay N times", NULL, "1; K with --scale-dataset" },
-	{ O_MEMLIMIT, "mem-limit", "SIZE", "run in a cgroup limited to SIZE bytes of memory, k/m/g suffixes (root)" },
-	{ O_SCALE_DS, "scale-dataset", "K", "prepare K copies of the read-only files; loop L reads copy L % K", NULL, "1" },
+	{ O_LOOPS, "loops", "N", "replay N times", NULL, "1; K with --scale-dataset",
+	  OPT_T_UINT(CFG, loops, 1, 65536) },
+	/* the replayer's own memory (code, rings, plan) is a few MiB: under a
+	 * 1 MiB limit it is OOM-killed before the first op */
+	{ O_MEMLIMIT, "mem-limit", "SIZE", "run in a cgroup limited to SIZE bytes of memory, k/m/g suffixes (root)",
+	  OPT_T_SIZE(CFG, mem_limit, 8 << 20, CM_OPT_NOMAX) },
+	{ O_SCALE_DS, "scale-dataset", "K", "prepare K copies of the read-only files; loop L reads copy L % K", NULL, "1",
+	  OPT_T_UINT(CFG, scale, 1, 1024) },
 	{ O_FMT, "output-format", "FORMAT", "report format", "normal|json", "normal" },
 	{ 'o', "output", "FILE", "write the report to FILE instead of stdout" },
 	{ 'f', "force", NULL, "use a DIR that is neither empty nor prepared by iotape" },
 	{ 0 }
 };
+#undef CFG
 
-static const struct opt_cmd replay_cmd = {
-	"replay", "TRACE", "Replay the I/O of a trace under a directory.",
+const struct opt_cmd replay_cmd = {
+	"replay", "TRACE", "Replay the I/O of a trace under a directory, reporting like fio.",
 	"Creates the files the trace reads under DIR, then issues the recorded\n"
 	"ops with io_uring, one thread per recorded thread, and reports like fio.",
 	replay_opts,
 };
-
-static int parse_double(const char *s, double *out)
-{
-	char *end;
-	errno = 0;
-	*out = strtod(s, &end);
-	return !*s || *end || errno || *out < 0 ? -EINVAL : 0;
-}
-
-static int parse_uint(const char *s, unsigned *out)
-{
-	char *end;
-	unsigned long v;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (!*s || *end || errno || v == 0 || v > 65536 || *s == '-')
-		return -EINVAL;
-	*out = (unsigned)v;
-	return 0;
-}
-
-/* SIZE with an optional k/m/g/t suffix (powers of 1024). */
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	int sh = 0;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (end == s || errno || *s == '-')
-		return -EINVAL;
-	switch (*end) {
-	case 0: break;
-	case 'k': case 'K': sh = 10; break;
-	case 'm': case 'M': sh = 20; break;
-	case 'g': case 'G': sh = 30; break;
-	case 't': case 'T': sh = 40; break;
-	default: return -EINVAL;
-	}
-	if (*end && end[1] && !((end[1] == 'b' || end[1] == 'B') && !end[2]) &&
-	    !((end[1] == 'i') && (end[2] == 'b' || end[2] == 'B') && !end[3]))
-		return -EINVAL;
-	if (!v || (sh && v > (UINT64_MAX >> sh)))
-		return -EINVAL;
-	*out = (uint64_t)v << sh;
-	return 0;
-}
 
 /* read_bytes of /proc/self/io: what the storage delivered to us. */
 static uint64_t io_read_bytes(void)
@@ -253,11 +218,10 @@ static int run(struct rp_source *src, int dirfd, const struct rp_opts *o, int pr
 
 int cmd_replay(int argc, char **argv)
 {
-	struct rp_opts o = { .timing = RP_TIME_THINK, .speed = 1, .compute_scale = 1,
-			     .iodepth = 32, .loops = 0, .scale = 1 };
+	struct rp_opts o = { 0 };	/* the defaults are replay_opts' */
 	struct rp_cgroup cg = { 0 };
 	const char *dir = NULL, *trace, *output = NULL;
-	int prep_only = 0, no_prep = 0, sparse = 0, drop = 0, force = 0, json = 0;
+	int prep_only = 0, no_prep = 0, sparse = 0, drop = 0, force = 0, json = 0, loops_given = 0;
 	struct rp_source *src = NULL;
 	struct rp_result res = { 0 };
 	struct opt_parser p;
@@ -265,7 +229,7 @@ int cmd_replay(int argc, char **argv)
 	int c, dirfd = -1, ret = EXIT_FAIL, rc, progress;
 	FILE *out = stdout;
 
-	opt_init(&p, &replay_cmd, argc, argv);
+	opt_init_cfg(&p, &replay_cmd, &o, argc, argv);
 	while ((c = opt_next(&p)) != OPT_END) {
 		switch (c) {
 		case OPT_HELP: return EXIT_OK;
@@ -274,45 +238,8 @@ int cmd_replay(int argc, char **argv)
 		case O_PREP_ONLY: prep_only = 1; break;
 		case O_NO_PREP: no_prep = 1; break;
 		case O_SPARSE: sparse = 1; break;
-		case O_TIMING: o.timing = p.choice; break;
-		case O_SPEED:
-			if (parse_double(p.arg, &o.speed) || o.speed == 0) {
-				opt_error(&replay_cmd, "--speed: '%s' is not a positive number", p.arg);
-				return EXIT_USAGE;
-			}
-			break;
-		case O_SCALE:
-			if (parse_double(p.arg, &o.compute_scale)) {
-				opt_error(&replay_cmd, "--compute-scale: '%s' is not a number >= 0", p.arg);
-				return EXIT_USAGE;
-			}
-			break;
-		case O_IODEPTH:
-			if (parse_uint(p.arg, &o.iodepth)) {
-				opt_error(&replay_cmd, "--iodepth: '%s' is not a number from 1 to 65536", p.arg);
-				return EXIT_USAGE;
-			}
-			break;
-		case O_DIRECT_OPT: o.direct = 1; break;
 		case O_DROP: drop = 1; break;
-		case O_LOOPS:
-			if (parse_uint(p.arg, &o.loops)) {
-				opt_error(&replay_cmd, "--loops: '%s' is not a number from 1 to 65536", p.arg);
-				return EXIT_USAGE;
-			}
-			break;
-		case O_MEMLIMIT:
-			if (parse_size(p.arg, &o.mem_limit)) {
-				opt_error(&replay_cmd, "--mem-limit: '%s' is not a size (a number with k, m or g)", p.arg);
-				return EXIT_USAGE;
-			}
-			break;
-		case O_SCALE_DS:
-			if (parse_uint(p.arg, &o.scale) || o.scale > 1024) {
-				opt_error(&replay_cmd, "--scale-dataset: '%s' is not a number from 1 to 1024", p.arg);
-				return EXIT_USAGE;
-			}
-			break;
+		case O_LOOPS: loops_given = 1; break;
 		case O_FMT: json = p.choice == 1; break;
 		case 'o': output = p.arg; break;
 		case 'f': force = 1; break;
@@ -333,7 +260,7 @@ int cmd_replay(int argc, char **argv)
 		cli_error("--mem-limit needs root (it creates a cgroup)");
 		return EXIT_FAIL;
 	}
-	if (!o.loops)
+	if (!loops_given)
 		o.loops = o.scale;	/* each copy read once */
 	progress = isatty(STDERR_FILENO);
 

@@ -6,6 +6,7 @@
  * argv[0] = "CMD".  Whatever the command, stdout is flushed and checked
  * before exit: a full disk or a closed pipe is an error, not silence.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,24 +14,30 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cli.h"
+#include "opt.h"
 #include "tape.h"
 
 struct cmd_struct {
-	const char *name;
 	int (*fn)(int argc, char **argv);
-	const char *summary;	/* one line for `iotape -h` */
+	const struct opt_cmd *cmd;	/* its name and summary */
+};
+
+/* record's struct opt_cmd is static in record/cmd_record.c: its name and
+ * summary are copied here until record/ exports it. */
+static const struct opt_cmd record_line = {
+	"record", NULL, "Record the I/O of a command and its children with eBPF.",
 };
 
 /* Add new subcommands here (and declare them in cli.h). */
 static const struct cmd_struct commands[] = {
-	{ "record", cmd_record, "record the I/O of a command and its children with eBPF" },
-	{ "info", cmd_info, "show the metadata, tables and health of a trace" },
-	{ "dump", cmd_dump, "print the events of a trace as text, CSV or JSON lines" },
-	{ "import", cmd_import, "build a trace from a CSV file" },
-	{ "convert", cmd_convert, "rewrite a trace: another format version or encoder settings" },
-	{ "analyze", cmd_analyze, "characterize a trace: access pattern, cache, block, epochs" },
-	{ "compare", cmd_compare, "compare two traces' analyses; check a replay's fidelity" },
-	{ "replay", cmd_replay, "replay the I/O of a trace under a directory, reporting like fio" },
+	{ cmd_record, &record_line },
+	{ cmd_info, &info_cmd },
+	{ cmd_dump, &dump_cmd },
+	{ cmd_import, &import_cmd },
+	{ cmd_convert, &convert_cmd },
+	{ cmd_analyze, &analyze_cmd },
+	{ cmd_compare, &compare_cmd },
+	{ cmd_replay, &replay_cmd },
 };
 
 #define NCMDS (sizeof(commands) / sizeof(commands[0]))
@@ -38,7 +45,7 @@ static const struct cmd_struct commands[] = {
 static const struct cmd_struct *cmd_find(const char *name)
 {
 	for (size_t i = 0; i < NCMDS; i++)
-		if (strcmp(commands[i].name, name) == 0)
+		if (strcmp(commands[i].cmd->name, name) == 0)
 			return &commands[i];
 	return NULL;
 }
@@ -48,8 +55,15 @@ static void usage(FILE *f)
 	fputs("usage: iotape [--version] [-h | --help] COMMAND [ARGS]\n\n"
 	      "Record, analyze and replay the I/O of deep-learning jobs.\n\n"
 	      "commands:\n", f);
-	for (size_t i = 0; i < NCMDS; i++)
-		fprintf(f, "   %-10s %s\n", commands[i].name, commands[i].summary);
+	for (size_t i = 0; i < NCMDS; i++) {
+		/* the summary without its capital and period */
+		const char *s = commands[i].cmd->summary;
+		int n = (int)strlen(s);
+
+		n -= n && s[n - 1] == '.';
+		fprintf(f, "   %-10s %c%.*s\n", commands[i].cmd->name,
+			tolower((unsigned char)s[0]), n - 1, s + 1);
+	}
 	fputs("   help       show the manual page of a command (-u: its options)\n\n"
 	      "See 'iotape help COMMAND' or 'iotape COMMAND -h' for the options "
 	      "of a command.\n", f);
@@ -166,8 +180,8 @@ static int cmd_help(int argc, char **argv)
 		printf("See %s(%d).\n", page, section);
 		return EXIT_OK;
 	}
-	hargv[0] = (char *)c->name;
-	cli_cmd = c->name;
+	hargv[0] = (char *)c->cmd->name;
+	cli_cmd = c->cmd->name;
 	ret = c->fn(2, hargv);
 	printf("\nSee %s(%d).\n", page, section);
 	return ret;

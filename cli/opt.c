@@ -3,9 +3,10 @@
  * opt.c - parse options and print usage from one table per subcommand.
  *
  * getopt_long() does the parsing (GNU permutation, so options may follow
- * the positional arguments); this file only builds its arrays from the
- * table, turns its errors into one line on stderr, checks arguments that
- * must be one of a set of words, and prints the help.
+ * the positional arguments); this file builds its arrays from the table,
+ * turns its errors into one line on stderr, checks arguments that must be
+ * one of a set of words, has common/parse.h store typed options and their
+ * defaults, and prints the help.
  */
 #include <stdarg.h>
 #include <string.h>
@@ -27,8 +28,42 @@ static const struct opt *opt_at(const struct opt_cmd *cmd, int i)
 	return i == n ? &help_opt : NULL;
 }
 
+/* The typed description of o, for common/parse.h. */
+static void opt_def(const struct opt *o, struct cm_optdef *d)
+{
+	*d = (struct cm_optdef){ o->name, o->type, o->def, o->min, o->max, o->choices,
+				 o->off };
+}
+
 void opt_init(struct opt_parser *p, const struct opt_cmd *cmd, int argc,
 	      char **argv)
+{
+	opt_init_cfg(p, cmd, NULL, argc, argv);
+}
+
+/* Store the default of every typed option in p->cfg; a default that does
+ * not parse is a bug of the table, said once. */
+static void opt_defaults(struct opt_parser *p)
+{
+	const struct opt *o;
+	struct cm_optdef d;
+	char why[128] = "no config struct";
+
+	for (int i = 0; (o = opt_at(p->cmd, i)); i++) {
+		if (o->type == CM_OPT_NONE)
+			continue;
+		opt_def(o, &d);
+		if (!p->cfg || cm_opt_default(&d, p->cfg, why, sizeof(why)) < 0) {
+			fprintf(stderr, "iotape %s: bug: --%s: default '%s': %s\n",
+				p->cmd->name, o->name, o->def ? o->def : "", why);
+			p->bad_table = 1;
+			return;
+		}
+	}
+}
+
+void opt_init_cfg(struct opt_parser *p, const struct opt_cmd *cmd, void *cfg, int argc,
+		  char **argv)
 {
 	const struct opt *o;
 	size_t s = 0;
@@ -36,6 +71,7 @@ void opt_init(struct opt_parser *p, const struct opt_cmd *cmd, int argc,
 
 	memset(p, 0, sizeof(*p));
 	p->cmd = cmd;
+	p->cfg = cfg;
 	p->argc = argc;
 	p->argv = argv;
 	p->choice = -1;
@@ -58,6 +94,7 @@ void opt_init(struct opt_parser *p, const struct opt_cmd *cmd, int argc,
 	p->sopts[s] = '\0';
 	optind = 0;	/* glibc: re-initialise */
 	opterr = 0;
+	opt_defaults(p);
 }
 
 static const struct opt *opt_by_id(const struct opt_cmd *cmd, int id)
@@ -82,24 +119,6 @@ int opt_error(const struct opt_cmd *cmd, const char *fmt, ...)
 	return OPT_ERR;
 }
 
-/* Index of word in "a|b|c", or -1. */
-static int choice_index(const char *choices, const char *word)
-{
-	size_t wl = strlen(word);
-	int i = 0;
-
-	for (const char *c = choices; *c; i++) {
-		size_t l = strcspn(c, "|");
-
-		if (l == wl && strncmp(c, word, l) == 0)
-			return i;
-		c += l;
-		if (*c == '|')
-			c++;
-	}
-	return -1;
-}
-
 static const char *opt_label(const struct opt *o, char *buf, size_t len)
 {
 	if (o->id > 0 && o->id < 256)
@@ -112,11 +131,14 @@ static const char *opt_label(const struct opt *o, char *buf, size_t len)
 int opt_next(struct opt_parser *p)
 {
 	const struct opt *o;
-	char lbl[64];
+	struct cm_optdef d;
+	char lbl[64], why[128];
 	int c;
 
 	p->arg = NULL;
 	p->choice = -1;
+	if (p->bad_table)
+		return OPT_ERR;
 	c = getopt_long(p->argc, p->argv, p->sopts, p->lopts, NULL);
 	if (c == -1)
 		return OPT_END;
@@ -144,12 +166,26 @@ int opt_next(struct opt_parser *p)
 	o = opt_by_id(p->cmd, c);
 	p->arg = optarg;
 	if (o && o->choices && optarg) {
-		p->choice = choice_index(o->choices, optarg);
+		p->choice = cm_parse_choice(o->choices, optarg);
 		if (p->choice < 0)
-			return opt_error(p->cmd, "%s: '%s' is not one of %s",
-					 opt_label(o, lbl, sizeof(lbl)), optarg,
-					 o->choices);
+			return opt_error(p->cmd, "--%s: '%s' is not one of %s", o->name,
+					 optarg, o->choices);
 	}
+	if (o && o->type != CM_OPT_NONE) {
+		opt_def(o, &d);
+		if (cm_opt_set(&d, p->cfg, optarg, why, sizeof(why)) < 0)
+			return opt_error(p->cmd, "--%s: '%s' is %s", o->name,
+					 optarg ? optarg : "", why);
+	}
+	return c;
+}
+
+int opt_all(struct opt_parser *p)
+{
+	int c;
+
+	while ((c = opt_next(p)) >= 0)
+		;
 	return c;
 }
 

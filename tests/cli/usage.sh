@@ -1,6 +1,7 @@
 #!/bin/sh
 # Top-level usage, help, version, and the one-line errors of bad command
-# lines; each man page SYNOPSIS agrees with the command's -h usage line.
+# lines; each man page SYNOPSIS agrees with the command's -h usage line, and
+# its NAME line with the command's summary in -h and in `iotape -h`.
 . "$(dirname "$0")/lib.sh"
 
 ok "$IOTAPE" -h
@@ -36,6 +37,13 @@ for c in record info dump import convert analyze compare replay; do
 	syn=$(sed -n '/^\.SH SYNOPSIS/,/^\.SH/p' "$man" | sed '1d;$d; s/^\.[BI] //' |
 		sed 's/\\-/-/g; s/\\f[BIRP]//g' | tr -s ' \n' ' ' | sed 's/ $//')
 	[ "$syn" = "$usage" ] || fail "$c: man SYNOPSIS '$syn' != usage '$usage'"
+
+	# NAME of the man page = the summary of iotape -h = the sentence of -h
+	name=$(sed -n '/^\.SH NAME/{n;p;}' "$man" | sed 's/^.*\\- //')
+	sum=$(sed -n "s/^   $c  *//p" "$T/help1")
+	[ "$sum" = "$name" ] || fail "$c: man NAME '$name' != iotape -h '$sum'"
+	sum=$(awk 'NR == 3 { s = tolower(substr($0, 1, 1)) substr($0, 2); sub(/\.$/, "", s); print s }' "$T/h.$c")
+	[ "$sum" = "$name" ] || fail "$c: man NAME '$name' != '$c -h' '$sum'"
 done
 
 run "$IOTAPE" foo
