@@ -171,51 +171,44 @@ static double au_of(const struct rp_result *res)
 	return w > 0 ? c / w : 0;
 }
 
-int rp_report_json(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
-		   struct rp_result *res)
+#define JFLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER)
+
+/* One job (a replay thread) in fio's shape. */
+static json_t *job_json(struct rp_job *j)
 {
-	json_t *root = json_object(), *jobs = json_array(), *rp = json_object();
-	json_t *exp = json_object(), *done = json_object(), *files = json_array();
-	struct rp_job t;
-	char buf[64];
-	time_t now = time(NULL);
-	int rc;
+	json_t *jo = json_object();
+	struct rp_dir_stats trim = { 0 };
+	char buf[32];
 
-	total_job(res, &t);
-	json_object_set_new(root, "fio version", json_string("iotape-" IOTAPE_VERSION));
-	json_object_set_new(root, "timestamp", json_integer((json_int_t)now));
-	json_object_set_new(root, "timestamp_ms", json_integer((json_int_t)now * 1000));
-	strftime(buf, sizeof(buf), "%a %b %e %H:%M:%S %Y", localtime(&now));
-	json_object_set_new(root, "time", json_string(buf));
-	for (size_t i = 0; i < res->njobs; i++) {
-		struct rp_job *j = &res->jobs[i];
-		json_t *jo = json_object();
-		struct rp_dir_stats trim = { 0 };
+	snprintf(buf, sizeof(buf), "tid-%u", j->tid);
+	json_object_set_new(jo, "jobname", json_string(buf));
+	json_object_set_new(jo, "groupid", json_integer(0));
+	json_object_set_new(jo, "pid", cm_json_u64(j->pid));
+	json_object_set_new(jo, "tid", cm_json_u64(j->tid));
+	json_object_set_new(jo, "error", json_integer(-j->first_error));
+	json_object_set_new(jo, "read", dir_json(&j->d[0], j->wall_ns));
+	json_object_set_new(jo, "write", dir_json(&j->d[1], j->wall_ns));
+	json_object_set_new(jo, "trim", dir_json(&trim, j->wall_ns));
+	json_object_set_new(jo, "sync", dir_json(&j->d[2], j->wall_ns));
+	json_object_set_new(jo, "job_runtime", cm_json_u64(j->wall_ns / 1000000));
+	json_object_set_new(jo, "usr_cpu", json_real(j->wall_ns ? 100.0 * (double)j->usr_ns / (double)j->wall_ns : 0));
+	json_object_set_new(jo, "sys_cpu", json_real(j->wall_ns ? 100.0 * (double)j->sys_ns / (double)j->wall_ns : 0));
+	json_object_set_new(jo, "ctx", cm_json_u64(j->ctx));
+	json_object_set_new(jo, "majf", cm_json_u64(j->majf));
+	json_object_set_new(jo, "minf", cm_json_u64(j->minf));
+	lat_bins(jo, j);
+	json_object_set_new(jo, "compute_ns", cm_json_u64(j->compute_ns));
+	json_object_set_new(jo, "accelerator_utilization",
+			    json_real(j->wall_ns ? (double)j->compute_ns / (double)j->wall_ns : 0));
+	json_object_set_new(jo, "errors", cm_json_u64(j->errors));
+	return jo;
+}
 
-		snprintf(buf, sizeof(buf), "tid-%u", j->tid);
-		json_object_set_new(jo, "jobname", json_string(buf));
-		json_object_set_new(jo, "groupid", json_integer(0));
-		json_object_set_new(jo, "pid", cm_json_u64(j->pid));
-		json_object_set_new(jo, "tid", cm_json_u64(j->tid));
-		json_object_set_new(jo, "error", json_integer(-j->first_error));
-		json_object_set_new(jo, "read", dir_json(&j->d[0], j->wall_ns));
-		json_object_set_new(jo, "write", dir_json(&j->d[1], j->wall_ns));
-		json_object_set_new(jo, "trim", dir_json(&trim, j->wall_ns));
-		json_object_set_new(jo, "sync", dir_json(&j->d[2], j->wall_ns));
-		json_object_set_new(jo, "job_runtime", cm_json_u64(j->wall_ns / 1000000));
-		json_object_set_new(jo, "usr_cpu", json_real(j->wall_ns ? 100.0 * (double)j->usr_ns / (double)j->wall_ns : 0));
-		json_object_set_new(jo, "sys_cpu", json_real(j->wall_ns ? 100.0 * (double)j->sys_ns / (double)j->wall_ns : 0));
-		json_object_set_new(jo, "ctx", cm_json_u64(j->ctx));
-		json_object_set_new(jo, "majf", cm_json_u64(j->majf));
-		json_object_set_new(jo, "minf", cm_json_u64(j->minf));
-		lat_bins(jo, j);
-		json_object_set_new(jo, "compute_ns", cm_json_u64(j->compute_ns));
-		json_object_set_new(jo, "accelerator_utilization",
-				    json_real(j->wall_ns ? (double)j->compute_ns / (double)j->wall_ns : 0));
-		json_object_set_new(jo, "errors", cm_json_u64(j->errors));
-		json_array_append_new(jobs, jo);
-	}
-	json_object_set_new(root, "jobs", jobs);
+/* What fio has no word for: "replay", but its per-file list. */
+static json_t *replay_json(const struct rp_layout *l, const struct rp_opts *o,
+			   const struct rp_result *res, struct rp_job *t)
+{
+	json_t *rp = json_object(), *exp = json_object(), *done = json_object();
 
 	json_object_set_new(rp, "timing", json_string(timing_names[o->timing]));
 	json_object_set_new(rp, "speed", json_real(o->speed));
@@ -227,17 +220,18 @@ int rp_report_json(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 	json_object_set_new(rp, "replayed_duration_ns", cm_json_u64(res->wall_ns));
 	for (unsigned k = 1; k < RP_KIND_MAX; k++) {
 		json_object_set_new(exp, rp_kind_name(k), cm_json_u64(l->expected[k] * o->loops));
-		json_object_set_new(done, rp_kind_name(k), cm_json_u64(t.done[k]));
+		json_object_set_new(done, rp_kind_name(k), cm_json_u64(t->done[k]));
 	}
 	json_object_set_new(rp, "ops_expected", exp);
 	json_object_set_new(rp, "ops_done", done);
-	json_object_set_new(rp, "ops_failed", cm_json_u64(t.errors));
+	json_object_set_new(rp, "ops_failed", cm_json_u64(t->errors));
 	json_object_set_new(rp, "recorded_skipped", cm_json_u64(l->skipped));
 	json_object_set_new(rp, "recorded_failed", cm_json_u64(l->failed));
 	json_object_set_new(rp, "recorded_unmatched", cm_json_u64(l->unmatched));
 	json_object_set_new(rp, "recorded_not_storage", cm_json_u64(l->not_storage));
+	json_object_set_new(rp, "recorded_out_of_order", cm_json_u64(l->late));
 	json_object_set_new(rp, "implicit_opens", cm_json_u64(res->implicit_opens));
-	json_object_set_new(rp, "direct_adjusted", cm_json_u64(t.adjusted));
+	json_object_set_new(rp, "direct_adjusted", cm_json_u64(t->adjusted));
 	json_object_set_new(rp, "fault_reads_expected", cm_json_u64(l->fault_reads * o->loops));
 	json_object_set_new(rp, "fault_reads", cm_json_u64(fault_reads(res)));
 	json_object_set_new(rp, "fault_pages", cm_json_u64(l->fault_pages));
@@ -247,12 +241,10 @@ int rp_report_json(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 	json_object_set_new(rp, "storage_read_bytes", cm_json_u64(res->dev_read_bytes));
 	json_object_set_new(rp, "scale_dataset", json_integer(o->scale ? o->scale : 1));
 	json_object_set_new(rp, "dataset_bytes", cm_json_u64(l->dataset_bytes));
-	{
-		json_t *cb = json_array();
-		for (unsigned k = 0; k < (o->scale ? o->scale : 1); k++)
-			json_array_append_new(cb, cm_json_u64(copy_bytes(res, k)));
-		json_object_set_new(rp, "copy_read_bytes", cb);
-	}
+	json_t *cb = json_array();
+	for (unsigned k = 0; k < (o->scale ? o->scale : 1); k++)
+		json_array_append_new(cb, cm_json_u64(copy_bytes(res, k)));
+	json_object_set_new(rp, "copy_read_bytes", cb);
 	if (o->mem_limit) {
 		json_t *m = json_object();
 		json_object_set_new(m, "limit", cm_json_u64(o->mem_limit));
@@ -261,33 +253,92 @@ int rp_report_json(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 		json_object_set_new(m, "limit_hits", cm_json_u64(res->mem_limit_hits));
 		json_object_set_new(rp, "mem_limit", m);
 	}
-	json_object_set_new(rp, "compute_ns", cm_json_u64(t.compute_ns));
+	json_object_set_new(rp, "compute_ns", cm_json_u64(t->compute_ns));
 	json_object_set_new(rp, "accelerator_utilization", json_real(au_of(res)));
 	if (o->timing == RP_TIME_ORIGINAL) {
-		json_object_set_new(rp, "timing_error_ns", lat_json(&t.terr));
+		json_object_set_new(rp, "timing_error_ns", lat_json(&t->terr));
 		json_object_set_new(rp, "realtime", json_boolean(res->njobs && res->jobs[0].realtime));
 	}
+	json_t *to = json_object();	/* the total in fio's shape */
+	json_object_set_new(to, "read", dir_json(&t->d[0], res->wall_ns));
+	json_object_set_new(to, "write", dir_json(&t->d[1], res->wall_ns));
+	json_object_set_new(to, "sync", dir_json(&t->d[2], res->wall_ns));
+	json_object_set_new(rp, "total", to);
+	return rp;
+}
+
+/* v (freed) as JSON, its lines after the first indented by ind spaces;
+ * with cut, less its last byte (the closing brace: the caller adds keys). */
+static int put_json(FILE *f, json_t *v, int ind, int cut)
+{
+	char *s = v ? json_dumps(v, JFLAGS | JSON_ENCODE_ANY) : NULL;
+
+	json_decref(v);
+	if (!s)
+		return -1;
+	if (cut) {
+		size_t n = strlen(s) - 1;
+		while (n && (s[n - 1] == ' ' || s[n - 1] == '\n'))
+			n--;
+		s[n] = 0;
+	}
+	for (const char *p = s; *p; p++) {
+		fputc(*p, f);
+		if (*p == '\n')
+			fprintf(f, "%*s", ind, "");
+	}
+	free(s);
+	return 0;
+}
+
+/* "key": v, at the top level. */
+static int put_key(FILE *f, int *n, const char *key, json_t *v)
+{
+	fprintf(f, "%s\n  \"%s\": ", (*n)++ ? "," : "", key);
+	return put_json(f, v, 2, 0);
+}
+
+/*
+ * The report is written as it is made: the jobs one by one, and the
+ * replay's per-file list (a million files would be a gigabyte of JSON
+ * objects) one file at a time, so memory does not grow with files here.
+ */
+int rp_report_json(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
+		   struct rp_result *res)
+{
+	struct rp_job t;
+	char buf[64];
+	time_t now = time(NULL);
+	int rc = 0, n = 0;
+
+	total_job(res, &t);
+	strftime(buf, sizeof(buf), "%a %b %e %H:%M:%S %Y", localtime(&now));
+	fputc('{', f);
+	rc |= put_key(f, &n, "fio version", json_string("iotape-" IOTAPE_VERSION));
+	rc |= put_key(f, &n, "timestamp", json_integer((json_int_t)now));
+	rc |= put_key(f, &n, "timestamp_ms", json_integer((json_int_t)now * 1000));
+	rc |= put_key(f, &n, "time", json_string(buf));
+	fprintf(f, ",\n  \"jobs\": [");
+	for (size_t i = 0; i < res->njobs; i++) {
+		fputs(i ? ",\n    " : "\n    ", f);
+		rc |= put_json(f, job_json(&res->jobs[i]), 4, 0);
+	}
+	fputs("\n  ],\n  \"replay\": ", f);
+	/* "replay" but its last key, then "files": [ ... ] */
+	rc |= put_json(f, replay_json(l, o, res, &t), 2, 1);
+	fputs(",\n    \"files\": [", f);
 	for (size_t i = 0; i < l->nfiles; i++) {
 		json_t *fo = json_object();
 		json_object_set_new(fo, "path", cm_json_str(rp_file_path(l, (uint32_t)i)));
 		json_object_set_new(fo, "recorded_bytes",
 				    cm_json_u64((l->files[i].rbytes + l->files[i].wbytes) * o->loops));
-		json_object_set_new(fo, "replayed_bytes", cm_json_u64(i < res->nfiles ? res->file_bytes[i] : 0));
-		json_array_append_new(files, fo);
+		json_object_set_new(fo, "replayed_bytes",
+				    cm_json_u64(i < res->nfiles ? res->file_bytes[i] : 0));
+		fputs(i ? ",\n      " : "\n      ", f);
+		rc |= json_dumpf(fo, f, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		json_decref(fo);
 	}
-	json_object_set_new(rp, "files", files);
-	{
-		struct rp_job tt = t;	/* total in fio's shape */
-		json_t *to = json_object();
-		json_object_set_new(to, "read", dir_json(&tt.d[0], res->wall_ns));
-		json_object_set_new(to, "write", dir_json(&tt.d[1], res->wall_ns));
-		json_object_set_new(to, "sync", dir_json(&tt.d[2], res->wall_ns));
-		json_object_set_new(rp, "total", to);
-	}
-	json_object_set_new(root, "replay", rp);
-	rc = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	fputc('\n', f);
-	json_decref(root);
+	fputs("\n    ]\n  }\n}\n", f);
 	total_release(&t);
 	return rc ? -EIO : 0;
 }
