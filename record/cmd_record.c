@@ -104,6 +104,19 @@ static void on_sigchld(int sig)
 	(void)sig;
 }
 
+/* The errno of the command's failed execvp, or 0 once it ran (end of file:
+ * the exec closed the pipe). */
+static int exec_error(int fd)
+{
+	ssize_t n;
+	int e;
+
+	do
+		n = read(fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	return n == sizeof(e) ? e : 0;
+}
+
 /* Clear the live status line so that the next message starts a line. */
 static void status_clear(void)
 {
@@ -366,7 +379,7 @@ int cmd_record(int argc, char **argv)
 	int ncmd;
 	char **cmd;
 	pid_t child = -1;
-	int go[2] = { -1, -1 };
+	int go[2] = { -1, -1 }, ex[2] = { -1, -1 };
 	struct rec_bpf bpf = { 0 };
 	struct ring_buffer *ring = NULL;
 	struct rec_state st = { 0 };
@@ -456,13 +469,14 @@ int cmd_record(int argc, char **argv)
 	if (check_privileges())
 		goto out;
 
-	/* The command waits on a pipe until BPF is attached, then execs. */
+	/* The command waits on a pipe (go) until BPF is attached, then execs;
+	 * a failed execvp sends its errno back on the other (ex), which the
+	 * exec closes. */
 	if (ncmd) {
-		if (pipe2(go, O_CLOEXEC)) {
+		if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC)) {
 			cli_error("pipe: %s", strerror(errno));
 			goto out;
 		}
-		fflush(NULL);	/* nothing buffered is written twice */
 		child = fork();
 		if (child < 0) {
 			cli_error("fork: %s", strerror(errno));
@@ -470,16 +484,23 @@ int cmd_record(int argc, char **argv)
 		}
 		if (child == 0) {
 			char b;
+			int e;
+			ssize_t n;
 
 			close(go[1]);
+			close(ex[0]);
 			if (read(go[0], &b, 1) != 1)
 				_exit(127);
 			execvp(cmd[0], cmd);
-			cli_error("%s: %s", cmd[0], strerror(errno));
+			e = errno;
+			n = write(ex[1], &e, sizeof(e));
+			(void)n;	/* a parent that cannot read it is gone */
 			_exit(127);
 		}
 		close(go[0]);
 		go[0] = -1;
+		close(ex[1]);
+		ex[1] = -1;
 	}
 
 	/* Output after the fork so the command does not inherit its fd; before
@@ -561,6 +582,14 @@ int cmd_record(int argc, char **argv)
 		}
 		close(go[1]);
 		go[1] = -1;
+		/* a command that cannot be executed is a failed start */
+		if ((err = exec_error(ex[0]))) {
+			waitpid(child, NULL, 0);
+			child = -1;
+			cli_error("%s: %s", cmd[0], strerror(err));
+			rc = 127;
+			goto out;
+		}
 	}
 
 	next_sample = t0;
@@ -688,6 +717,8 @@ out:
 	}
 	if (go[0] >= 0)
 		close(go[0]);
+	if (ex[0] >= 0)
+		close(ex[0]);
 	ring_buffer__free(ring);
 	rec_bpf_free(&bpf);
 	if (w) {
