@@ -36,7 +36,6 @@
 #include "opt.h"
 #include "rec.h"
 #include "loader.h"
-#include "record.skel.h"
 
 #define DEFAULT_OUTPUT "iotape.iotape"
 #define DEFAULT_BUFFER_MB 64
@@ -115,6 +114,12 @@ static int exec_error(int fd)
 		n = read(fd, &e, sizeof(e));
 	while (n < 0 && errno == EINTR);
 	return n == sizeof(e) ? e : 0;
+}
+
+static void note(void *arg, const char *msg)
+{
+	(void)arg;
+	cli_error("%s", msg);
 }
 
 /* Clear the live status line so that the next message starts a line. */
@@ -519,7 +524,8 @@ int cmd_record(int argc, char **argv)
 	if (layers & REC_LAYER_SAMPLE)
 		st.gpu = rec_gpu_open();
 
-	err = rec_bpf_open(&bpf, layers, (size_t)(buffer_mb * 1048576), cgroup_id, cgroup_level, stderr);
+	err = rec_bpf_open(&bpf, layers, (size_t)(buffer_mb * 1048576), cgroup_id, cgroup_level,
+			   note, NULL);
 	if (err) {
 		const char *what = bpf.what[0] ? bpf.what : "setting up BPF";
 
@@ -531,7 +537,7 @@ int cmd_record(int argc, char **argv)
 				  what, strerror(-err));
 		goto out;
 	}
-	ring = ring_buffer__new(bpf_map__fd(bpf.skel->maps.rb), rec_handle_event, &st, NULL);
+	ring = ring_buffer__new(rec_bpf_ring_fd(&bpf), rec_handle_event, &st, NULL);
 	if (!ring) {
 		cli_error("ring buffer: %s", strerror(errno));
 		goto out;
