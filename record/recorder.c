@@ -61,6 +61,8 @@ struct rec_session {
 	int go[2];		/* the command waits on go[0] until released */
 	int ex;			/* its failed execvp's errno; end of file once it ran */
 	tape_writer *w;		/* NULL once closed */
+	char *tmp;		/* -f: the file written, renamed over the output
+				 * at the end; NULL: the output itself */
 	struct rec_bpf bpf;
 	struct ring_buffer *ring;
 	struct rec_state st;
@@ -327,14 +329,12 @@ fail:
 }
 
 /* After the command's fork; before BPF, so a refused overwrite costs
- * nothing. */
+ * nothing.  With force the old trace stays until the new one is complete:
+ * the recording goes to a temporary file next to it. */
 static int create_trace(rec_session *s, char *err, size_t errlen)
 {
-	struct tape_writer_opts wo = { 0 };
-	int ret;
+	int ret = cm_trace_create(s->o.output, s->o.force, NULL, &s->tmp, &s->w);
 
-	wo.flags = s->o.force ? TAPE_WRITE_FORCE : 0;
-	ret = tape_writer_open(&s->w, s->o.output, &wo);
 	if (ret == -EEXIST)
 		snprintf(err, errlen, "%s exists; use -f to overwrite", s->o.output);
 	else if (ret)
@@ -634,9 +634,14 @@ int rec_session_finish(rec_session *s, struct rec_result *res, char *err, size_t
 	s->w = NULL;
 	if (!ret)
 		ret = s->st.write_err;
+	if (ret)	/* kept, readable up to its last flush: say where */
+		cm_trace_error(err, errlen, s->tmp ? s->tmp : s->o.output, ret);
+	else if (s->tmp && rename(s->tmp, s->o.output) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s (the new trace is %s)", s->o.output,
+			 strerror(-ret), s->tmp);
+	}
 	fill_result(s, now, res);
-	if (ret)
-		cm_trace_error(err, errlen, s->o.output, ret);
 	return ret;
 }
 
@@ -693,8 +698,9 @@ void rec_session_free(rec_session *s)
 	rec_bpf_free(&s->bpf);
 	if (s->w) {
 		tape_writer_free(s->w);
-		unlink(s->o.output);
+		unlink(s->tmp ? s->tmp : s->o.output);
 	}
+	free(s->tmp);
 	rec_gpu_free(s->st.gpu);
 	rec_state_release(&s->st);
 	if (s->caught)

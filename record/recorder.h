@@ -19,7 +19,9 @@
  * and, on error, put one line (no newline) in err; nothing here prints or
  * exits: the caller says what it has to.  The trace is flushed every
  * second, so a recorder killed with SIGKILL leaves a trace that reads up
- * to its last second.
+ * to its last second: the output, or with force the temporary file
+ * (common/trace.h: OUTPUT CM_TRACE_TMP "XXXXXX") that a finished
+ * recording renames over the output, which until then is untouched.
  */
 #ifndef IOTAPE_RECORDER_H
 #define IOTAPE_RECORDER_H
@@ -47,7 +49,7 @@ typedef void rec_progress_fn(void *arg, const struct rec_progress *p);
 
 struct rec_opts {
 	const char *output;	/* the trace */
-	int force;		/* replace output if it exists */
+	int force;		/* replace output if it exists (see above) */
 	uint32_t layers;	/* rec_layers_parse(), or REC_LAYERS_ALL */
 	char **cmd;		/* the command to run (execvp), ncmd words */
 	int ncmd;
@@ -94,7 +96,8 @@ typedef struct rec_session rec_session;
  * Set up a recording of o (copied; its strings and arrays must outlive the
  * session): everything that can fail before the command runs.  Without
  * o->force an existing output is refused (-EEXIST).  On error *s is NULL,
- * the command never ran and no trace is left.
+ * the command never ran, no file was created and an old output is as it
+ * was.
  */
 int rec_session_open(rec_session **s, const struct rec_opts *o, char *err, size_t errlen);
 
@@ -118,9 +121,10 @@ int rec_session_run(rec_session *s, char *err, size_t errlen);
 
 /*
  * Detach, write the last events and the metadata of the end, close the
- * trace; pass a SIGINT or SIGTERM that stopped the recording on to the
- * command.  Fills res.  0, or the first write error (the trace is kept,
- * readable up to its last flush).
+ * trace (with force: rename it over the output); pass a SIGINT or SIGTERM
+ * that stopped the recording on to the command.  Fills res.  0, or the
+ * first write error (the file written is kept, readable up to its last
+ * flush, and err names it; with force the old output is untouched).
  */
 int rec_session_finish(rec_session *s, struct rec_result *res, char *err, size_t errlen);
 
@@ -137,7 +141,7 @@ int rec_session_signal(const rec_session *s);
 int rec_session_wait(rec_session *s, int patience_ms, int *status);
 
 /* Free s (NULL accepted).  When rec_session_finish() was not called the
- * trace is removed; a command that was never released never runs.  The
+ * file written is removed (an old output is as it was); a command that was never released never runs.  The
  * signal dispositions rec_session_start() changed are restored. */
 void rec_session_free(rec_session *s);
 
