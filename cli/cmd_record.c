@@ -10,7 +10,6 @@
  * command's (128 + signal when it was killed).
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

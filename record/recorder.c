@@ -335,12 +335,13 @@ static int create_trace(rec_session *s, char *err, size_t errlen)
 {
 	int ret = cm_trace_create(s->o.output, s->o.force, NULL, &s->tmp, &s->w);
 
-	if (ret == -EEXIST)
-		snprintf(err, errlen, "%s exists; use -f to overwrite", s->o.output);
-	else if (ret)
-		cm_trace_error(err, errlen, s->o.output, ret);
-	if (ret)
+	if (ret) {
+		if (ret == -EEXIST)
+			snprintf(err, errlen, "%s exists; use -f to overwrite", s->o.output);
+		else
+			cm_trace_error(err, errlen, s->o.output, ret);
 		return ret;
+	}
 	rec_state_init(&s->st, s->w);
 	s->st.layers = s->o.layers;
 	if (s->o.layers & REC_LAYER_SAMPLE)
@@ -411,6 +412,10 @@ int rec_session_open(rec_session **out, const struct rec_opts *o, char *err, siz
 	int ret;
 
 	*out = NULL;
+	if (!o->ncmd && !o->npids && !o->cgroup_id) {
+		snprintf(err, errlen, "nothing to record: no command, process or cgroup");
+		return -EINVAL;
+	}
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		snprintf(err, errlen, "out of memory");

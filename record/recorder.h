@@ -47,11 +47,13 @@ struct rec_progress {
 };
 typedef void rec_progress_fn(void *arg, const struct rec_progress *p);
 
+/* What to record: a command, processes, a cgroup (at least one). */
 struct rec_opts {
 	const char *output;	/* the trace */
 	int force;		/* replace output if it exists (see above) */
 	uint32_t layers;	/* rec_layers_parse(), or REC_LAYERS_ALL */
-	char **cmd;		/* the command to run (execvp), ncmd words */
+	char **cmd;		/* the command to run (execvp): ncmd words,
+				 * cmd[ncmd] NULL */
 	int ncmd;
 	const uint32_t *pids;	/* processes to attach to */
 	size_t npids;
@@ -124,7 +126,8 @@ int rec_session_run(rec_session *s, char *err, size_t errlen);
  * trace (with force: rename it over the output); pass a SIGINT or SIGTERM
  * that stopped the recording on to the command.  Fills res.  0, or the
  * first write error (the file written is kept, readable up to its last
- * flush, and err names it; with force the old output is untouched).
+ * flush, and err names it; with force the old output is untouched), or
+ * the rename's error (err names the complete new trace).
  */
 int rec_session_finish(rec_session *s, struct rec_result *res, char *err, size_t errlen);
 
@@ -141,8 +144,9 @@ int rec_session_signal(const rec_session *s);
 int rec_session_wait(rec_session *s, int patience_ms, int *status);
 
 /* Free s (NULL accepted).  When rec_session_finish() was not called the
- * file written is removed (an old output is as it was); a command that was never released never runs.  The
- * signal dispositions rec_session_start() changed are restored. */
+ * file written is removed (an old output is as it was); a command that
+ * was never released never runs.  The signal dispositions that
+ * rec_session_start() changed are restored. */
 void rec_session_free(rec_session *s);
 
 #endif /* IOTAPE_RECORDER_H */
