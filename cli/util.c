@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * util.c - error lines and trace creation shared by the
- * subcommands.
+ * subcommands (the creation itself is common/trace.c's, here with the
+ * messages).
  *
  * Every message a subcommand prints on stderr goes through cli_error(), so
  * each one is a single line starting "iotape CMD: ".
  */
 #include <errno.h>
 #include <stdarg.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include "cli.h"
 #include "tape.h"
+#include "trace.h"
 
 const char *cli_cmd = "iotape";
 
@@ -31,20 +31,9 @@ void cli_error(const char *fmt, ...)
 
 void cli_tape_error(const char *what, int err)
 {
-	const char *detail = tape_error_detail();
-	const char *msg = tape_strerror(err);
+	char msg[8192];
 
-	if (!detail || !*detail) {
-		cli_error("%s: %s", what, msg);
-		return;
-	}
-	/* the detail often says it all already: do not repeat it */
-	if (strstr(detail, what))
-		what = NULL;
-	if (strstr(detail, msg))
-		msg = NULL;
-	cli_error("%s%s%s%s%s", what ? what : "", what ? ": " : "",
-		  msg ? msg : "", msg ? ": " : "", detail);
+	cli_error("%s", cm_trace_error(msg, sizeof(msg), what, err));
 }
 
 static void exists_error(const char *out)
@@ -62,57 +51,10 @@ int cli_output_refused(const char *out, int force)
 	return 1;
 }
 
-static int trace_create(const char *out, int force, const struct tape_writer_opts *opts,
-			char **tmp, tape_writer **w)
-{
-	struct tape_writer_opts o = { 0 };
-	mode_t mask;
-	int fd, ret;
-
-	if (opts)
-		o = *opts;
-	o.flags &= ~TAPE_WRITE_FORCE;
-	*tmp = NULL;
-	if (!force)
-		return tape_writer_open(w, out, &o);
-	if (asprintf(tmp, "%s.tmp.XXXXXX", out) < 0) {
-		*tmp = NULL;
-		return -ENOMEM;
-	}
-	fd = mkstemp(*tmp);
-	if (fd < 0) {
-		ret = -errno;
-		free(*tmp);
-		*tmp = NULL;
-		return ret;
-	}
-	/* mkstemp makes it 0600: give it the mode the writer's own open gives
-	 * a new trace without -f (0644 less the umask) */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0644 & ~mask) < 0) {
-		ret = -errno;
-		close(fd);
-		unlink(*tmp);
-		free(*tmp);
-		*tmp = NULL;
-		return ret;
-	}
-	close(fd);
-	o.flags |= TAPE_WRITE_FORCE;
-	ret = tape_writer_open(w, *tmp, &o);
-	if (ret < 0) {
-		unlink(*tmp);
-		free(*tmp);
-		*tmp = NULL;
-	}
-	return ret;
-}
-
 int cli_trace_create(const char *out, int force, const struct tape_writer_opts *opts,
 		     char **tmp, tape_writer **w)
 {
-	int err = trace_create(out, force, opts, tmp, w);
+	int err = cm_trace_create(out, force, opts, tmp, w);
 
 	if (err == -EEXIST)
 		exists_error(out);

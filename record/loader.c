@@ -180,7 +180,8 @@ static int silent_print(enum libbpf_print_level lvl, const char *fmt, va_list ap
 }
 
 int rec_bpf_open(struct rec_bpf *b, uint32_t layers, size_t ring_bytes,
-		 uint64_t cgroup_id, unsigned cgroup_level, FILE *log)
+		 uint64_t cgroup_id, unsigned cgroup_level,
+		 void (*note)(void *arg, const char *msg), void *arg)
 {
 	struct btf *vmlinux = NULL;
 	int err;
@@ -212,8 +213,12 @@ int rec_bpf_open(struct rec_bpf *b, uint32_t layers, size_t ring_bytes,
 		if (!p)
 			continue;
 		if (want && !have) {
-			fprintf(log, "iotape record: tracepoint %s:%s not in this kernel; "
-				"its events are not recorded\n", d->cat, d->name);
+			char msg[160];
+
+			snprintf(msg, sizeof(msg), "tracepoint %s:%s not in this kernel; "
+				 "its events are not recorded", d->cat, d->name);
+			if (note)
+				note(arg, msg);
 			b->missing++;
 		}
 		if (!want || !have)
@@ -282,4 +287,9 @@ int rec_bpf_trace_pid(struct rec_bpf *b, uint32_t tgid)
 uint64_t rec_bpf_lost(const struct rec_bpf *b, int layer)
 {
 	return __atomic_load_n(&b->skel->bss->lost[layer], __ATOMIC_RELAXED);
+}
+
+int rec_bpf_ring_fd(const struct rec_bpf *b)
+{
+	return bpf_map__fd(b->skel->maps.rb);
 }

@@ -3,7 +3,6 @@
 #ifndef IOTAPE_LOADER_H
 #define IOTAPE_LOADER_H
 #include <stdint.h>
-#include <stdio.h>
 
 struct record_bpf;
 struct bpf_link;
@@ -17,14 +16,18 @@ struct rec_bpf {
 	char what[160];		/* after a failure: the step that failed */
 };
 
-/* Open, load and attach for the REC_LAYER_BIT()s in layers; messages about
- * missing tracepoints go to log (one line each).  Returns 0 or -errno, with
- * b->what saying which step failed; call rec_bpf_free() in every case. */
+/* Open, load and attach for the REC_LAYER_BIT()s in layers; a tracepoint
+ * this kernel lacks is said to note (one message each, without a newline;
+ * note may be NULL).  Returns 0 or -errno, with b->what saying which step
+ * failed; call rec_bpf_free() in every case. */
 int rec_bpf_open(struct rec_bpf *b, uint32_t layers, size_t ring_bytes,
-		 uint64_t cgroup_id, unsigned cgroup_level, FILE *log);
+		 uint64_t cgroup_id, unsigned cgroup_level,
+		 void (*note)(void *arg, const char *msg), void *arg);
 void rec_bpf_free(struct rec_bpf *b);
 /* Detach every program (in parallel: each detach waits for a grace period). */
 void rec_bpf_detach(struct rec_bpf *b);
 int rec_bpf_trace_pid(struct rec_bpf *b, uint32_t tgid);
 uint64_t rec_bpf_lost(const struct rec_bpf *b, int layer);
+/* The ring buffer map's fd (for ring_buffer__new). */
+int rec_bpf_ring_fd(const struct rec_bpf *b);
 #endif

@@ -29,7 +29,7 @@ public() {
 
 bad=$T/bad
 : >"$bad"
-for m in format common analyze replay cli; do
+for m in format common analyze replay record cli; do
 	for f in $m/*.c $m/*.h; do
 		[ -f "$f" ] || continue
 		sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f" >"$T/inc" ||
@@ -76,8 +76,8 @@ done
 # folder (private headers of the modules it may use are policed above:
 # -I cannot tell them apart)
 command -v "${CC:-cc}" >/dev/null || skip "no C compiler"
-for m in format common analyze replay; do
-	for o in common analyze replay cli; do
+for m in format common analyze replay record; do
+	for o in common analyze replay record cli; do
 		[ "$o" = "$m" ] && continue
 		echo " $(may $m) " | grep -q " $o " && continue
 		h=$(cd "$o" && ls *.h | head -n 1)

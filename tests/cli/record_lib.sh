@@ -19,6 +19,24 @@ rec_need_bpf() {
 	[ -x "$TB/tdump" ] || skip "no test helpers in $TB (run make tests)"
 }
 
+# rec_signal SIG DATA OPTION...: record (-q OPTION...) preadbench reading
+# DATA in a loop, send SIG to the recorder after 2.5 s, wait for it (its
+# status in $rec_rc), then kill preadbench (started with &, it ignores
+# SIGINT and outlives the recorder).
+rec_signal() {
+	_sig=$1 _dat=$2
+	shift 2
+	"$IOTAPE" record -q "$@" -- "$TB/preadbench" "$_dat" 1000000000 4096 2>/dev/null &
+	_rec=$!
+	sleep 2.5
+	_child=$(pgrep -P $_rec)
+	kill -"$_sig" $_rec
+	wait $_rec 2>/dev/null
+	rec_rc=$?
+	[ -n "$_child" ] && kill -KILL $_child 2>/dev/null
+	return 0
+}
+
 # t_dump TRACE [table] -> $T/dump
 # t_samples DIR N: the data set of tests/torch_job.py, N random 4 KiB files
 t_samples() {

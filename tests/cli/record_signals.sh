@@ -5,29 +5,16 @@
 rec_need_bpf
 head -c 1048576 /dev/urandom > "$T/f.dat"
 
-"$IOTAPE" record -q -o "$T/int.iotape" -- "$TB/preadbench" "$T/f.dat" 1000000000 4096 2>/dev/null &
-rec=$!
-sleep 2.5
-child=$(pgrep -P $rec)
-kill -INT $rec
-wait $rec
-rc=$?
 # a command started with & ignores SIGINT: the recorder closes the trace,
 # waits 3 s, and leaves it running
-[ -n "$child" ] && kill -KILL $child 2>/dev/null
-t_eq "exit status after SIGINT" 130 "$rc"
+rec_signal INT "$T/f.dat" -o "$T/int.iotape"
+t_eq "exit status after SIGINT" 130 "$rec_rc"
 t_dump "$T/int.iotape"
 t_expect 0 "SIGINT: complete file, no recovery" "# recovered"
 t_expect_ge 1000 "SIGINT: syscall rows" "syscall " "op=pread64 "
 t_expect 1 "SIGINT: meta written at close" "meta end_mono_ns="
 
-"$IOTAPE" record -q -o "$T/kill.iotape" -- "$TB/preadbench" "$T/f.dat" 1000000000 4096 2>/dev/null &
-rec=$!
-sleep 2.5
-child=$(pgrep -P $rec)
-kill -KILL $rec
-wait $rec 2>/dev/null
-[ -n "$child" ] && kill -KILL $child 2>/dev/null
+rec_signal KILL "$T/f.dat" -o "$T/kill.iotape"
 t_dump "$T/kill.iotape"
 t_expect 1 "SIGKILL: index rebuilt by scanning" "# recovered"
 t_expect_ge 1000 "SIGKILL: syscall rows of the flushed prefix" "syscall " "op=pread64 "

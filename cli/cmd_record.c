@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_record.c - `iotape record`: options, messages and the exit status of
+ * a recording (record/recorder.h does the recording).
+ *
+ * One function per phase of the session: set up, start, run, finish (and
+ * the summary), wait for the command.  Every message is one line
+ * "iotape record: ..." (cli_error); the live status line (a terminal only)
+ * is cleared before any of them.  With a command the exit status is the
+ * command's (128 + signal when it was killed).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include "cli.h"
+#include "fmt.h"
+#include "opt.h"
+#include "recorder.h"
+
+#define DEFAULT_OUTPUT "iotape.iotape"
+#define DEFAULT_BUFFER_MB 64
+#define PATIENCE_MS 3000	/* for the command after SIGINT or SIGTERM */
+
+enum {
+	OPT_CGROUP = OPT_LONG(0),
+	OPT_DURATION = OPT_LONG(1),
+	OPT_BUFFER = OPT_LONG(2),
+};
+
+static const struct opt record_opts[] = {
+	{ 'o', "output", "TRACE", "trace file", NULL, DEFAULT_OUTPUT },
+	{ 'f', "force", NULL, "overwrite TRACE if it exists" },
+	{ 'e', "events", "EVENTS", "comma-separated layers: syscall,mmap,cache,block,sample",
+	  NULL, "all" },
+	{ 'p', "pid", "PID", "attach to a running process and the processes it starts",
+	  NULL, NULL, OPT_MULTI },
+	{ OPT_CGROUP, "cgroup", "PATH", "trace the processes of a cgroup v2 (and of the cgroups below it)" },
+	{ OPT_DURATION, "duration", "SEC", "stop after SEC seconds" },
+	{ OPT_BUFFER, "buffer", "MB", "BPF ring buffer size in MiB", NULL, "64" },
+	{ 'q', "quiet", NULL, "no status line and no summary" },
+	{ 0 }
+};
+
+static const struct opt_cmd record_cmd = {
+	"record", "[-- COMMAND [ARGS...]]",
+	"Record the I/O of a command and its children with eBPF.",
+	"Runs COMMAND (or attaches to -p PIDs or a --cgroup) and writes the file\n"
+	"I/O of it and of every process it starts into TRACE.  With a command,\n"
+	"exits with its status.  Needs root, or CAP_BPF and CAP_PERFMON.",
+	record_opts, OPT_CMD_STOP,
+};
+
+struct record {
+	struct rec_opts o;
+	uint32_t *pids;		/* o.pids, ours */
+	int quiet;
+	rec_session *s;
+	char err[8192];		/* the session's last error */
+};
+
+static int status_shown;	/* a status line is on the terminal */
+
+/* Clear the live status line so that the next message starts a line. */
+static void status_clear(void)
+{
+	if (status_shown) {
+		fprintf(stderr, "\r%-79s\r", "");
+		status_shown = 0;
+	}
+}
+
+static void show_note(void *arg, const char *msg)
+{
+	(void)arg;
+	status_clear();
+	cli_error("%s", msg);
+}
+
+static void show_progress(void *arg, const struct rec_progress *p)
+{
+	char mb[32];
+
+	(void)arg;
+	cm_fmt_bytes(mb, sizeof(mb), p->bytes);
+	fprintf(stderr, "\riotape record: %.0f events/s, %llu lost, %s written, %d processes   ",
+		p->events_per_s, (unsigned long long)p->lost, mb, p->processes);
+	status_shown = 1;
+}
+
+/* A positive decimal number (fractions allowed) in [lo, hi]. */
+static int parse_num(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= lo && v <= hi))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* -p PID, once more: 0, or an exit status after the message. */
+static int add_pid(struct record *r, const char *arg)
+{
+	char *end;
+	long v;
+	void *n;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v <= 0 || v > INT32_MAX) {
+		opt_error(&record_cmd, "-p: bad pid '%s'", arg);
+		return EXIT_USAGE;
+	}
+	n = realloc(r->pids, (r->o.npids + 1) * sizeof(*r->pids));
+	if (!n) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
+	r->pids = n;
+	r->pids[r->o.npids++] = (uint32_t)v;
+	r->o.pids = r->pids;
+	return 0;
+}
+
+/* The options into r->o: -1 to go on, or the exit status (after a
+ * message, or -h). */
+static int parse_args(struct record *r, int argc, char **argv)
+{
+	struct opt_parser p;
+	double buffer_mb = DEFAULT_BUFFER_MB;
+	int c, rc;
+
+	r->o.output = DEFAULT_OUTPUT;
+	r->o.layers = REC_LAYERS_ALL;
+	opt_init(&p, &record_cmd, argc, argv);
+	while ((c = opt_next(&p)) != OPT_END) {
+		switch (c) {
+		case OPT_HELP:
+			return EXIT_OK;
+		case OPT_ERR:
+			return EXIT_USAGE;
+		case 'o':
+			r->o.output = p.arg;
+			break;
+		case 'f':
+			r->o.force = 1;
+			break;
+		case 'e':
+			if (rec_layers_parse(p.arg, &r->o.layers, r->err, sizeof(r->err))) {
+				opt_error(&record_cmd, "%s", r->err);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'p':
+			if ((rc = add_pid(r, p.arg)))
+				return rc;
+			break;
+		case OPT_CGROUP:
+			if (rec_cgroup_lookup(p.arg, &r->o.cgroup_id, &r->o.cgroup_level)) {
+				opt_error(&record_cmd, "--cgroup %s: not a cgroup v2 directory",
+					  p.arg);
+				return EXIT_USAGE;
+			}
+			r->o.cgroup = p.arg;
+			break;
+		case OPT_DURATION:
+			if (parse_num(p.arg, 1e-3, 1e9, &r->o.duration)) {
+				opt_error(&record_cmd, "--duration: bad number of seconds '%s'",
+					  p.arg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_BUFFER:
+			/* fractions for tests: 0.0625 = 64 KiB */
+			if (parse_num(p.arg, 0.004, 4096, &buffer_mb)) {
+				opt_error(&record_cmd, "--buffer: '%s' is not 0.004..4096 (MiB)",
+					  p.arg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'q':
+			r->quiet = 1;
+			break;
+		}
+	}
+	r->o.buffer_bytes = (size_t)(buffer_mb * 1048576);
+	r->o.cmd = opt_args(&p, &r->o.ncmd);
+	if (!r->o.ncmd && !r->o.npids && !r->o.cgroup_id) {
+		opt_error(&record_cmd, "give a COMMAND, -p PID or --cgroup PATH");
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* The exit status of a command from its wait(2) status. */
+static int exit_status(int status)
+{
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Privileges, the held command, the trace, BPF: -1 to go on, or the exit
+ * status after the message. */
+static int setup(struct record *r)
+{
+	r->o.note = show_note;
+	if (!r->quiet && isatty(2))
+		r->o.progress = show_progress;
+	if (rec_session_open(&r->s, &r->o, r->err, sizeof(r->err))) {
+		cli_error("%s", r->err);
+		return EXIT_FAIL;
+	}
+	return -1;
+}
+
+/* The start metadata, then the command runs: -1 to go on, or the exit
+ * status (the command's when it could not be executed). */
+static int start(struct record *r)
+{
+	int status;
+
+	if (!rec_session_start(r->s, r->err, sizeof(r->err)))
+		return -1;
+	cli_error("%s", r->err);
+	if (rec_session_wait(r->s, 0, &status) == 0)
+		return exit_status(status);
+	return EXIT_FAIL;
+}
+
+static void run(struct record *r)
+{
+	if (rec_session_run(r->s, r->err, sizeof(r->err))) {
+		status_clear();
+		cli_error("%s", r->err);
+	}
+}
+
+static void print_summary(const char *output, const struct rec_result *res)
+{
+	char sz[32];
+	double wall = res->wall_s;
+
+	fprintf(stderr, "iotape record: %s:", output);
+	for (int t = 1; t < TAPE_TABLE_MAX; t++)
+		fprintf(stderr, " %s %llu%s", tape_table_name(t),
+			(unsigned long long)res->events[t], t + 1 < TAPE_TABLE_MAX ? "," : "\n");
+	cm_fmt_bytes(sz, sizeof(sz), res->bytes);
+	fprintf(stderr, "iotape record: %llu events, %llu lost",
+		(unsigned long long)res->events_total, (unsigned long long)res->lost_total);
+	if (res->lost_total) {
+		int first = 1;
+
+		fputs(" (", stderr);
+		for (size_t i = 0; i < REC_NLOST; i++) {
+			if (!res->lost[i].n)
+				continue;
+			fprintf(stderr, "%s%s %llu", first ? "" : ", ",
+				tape_table_name(res->lost[i].table),
+				(unsigned long long)res->lost[i].n);
+			first = 0;
+		}
+		fputs(")", stderr);
+	}
+	fprintf(stderr, ", %s, %.2f bytes/event\n", sz,
+		res->events_total ? (double)res->bytes / res->events_total : 0.0);
+	fprintf(stderr, "iotape record: recorder CPU %.2f s over %.2f s (%.1f%% of a core), "
+		"%.0f events/s\n", res->cpu_s, wall, wall > 0 ? 100 * res->cpu_s / wall : 0.0,
+		wall > 0 ? res->events_total / wall : 0.0);
+}
+
+/* Close the trace and say what it holds: -1 to go on, or the exit status
+ * after the message. */
+static int finish(struct record *r, struct rec_result *res)
+{
+	int err = rec_session_finish(r->s, res, r->err, sizeof(r->err));
+
+	status_clear();
+	if (err) {
+		cli_error("%s", r->err);
+		return EXIT_FAIL;
+	}
+	if (!r->quiet)
+		print_summary(r->o.output, res);
+	else if (res->lost_total)
+		cli_error("%llu events lost (see --buffer)", (unsigned long long)res->lost_total);
+	return -1;
+}
+
+/* The trace is closed.  After SIGINT/SIGTERM wait a little for the command
+ * (it may ignore the signal, e.g. started with &); a second signal stops
+ * waiting at once.  The exit status. */
+static int wait_command(struct record *r, const struct rec_result *res)
+{
+	int status, err;
+
+	err = rec_session_wait(r->s, rec_session_signal(r->s) ? PATIENCE_MS : -1, &status);
+	if (err == -ECHILD)
+		return EXIT_OK;
+	if (err == -ETIMEDOUT) {
+		cli_error("%s (pid %d) is still running; not waiting for it",
+			  r->o.cmd[0], (int)res->cmd_pid);
+		return 128 + rec_session_signal(r->s);
+	}
+	if (err) {
+		cli_error("waiting for %s: %s", r->o.cmd[0], strerror(-err));
+		return EXIT_FAIL;
+	}
+	return exit_status(status);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record r = { 0 };
+	struct rec_result res;
+	int rc;
+
+	rc = parse_args(&r, argc, argv);
+	if (rc < 0)
+		rc = setup(&r);
+	if (rc < 0)
+		rc = start(&r);
+	if (rc < 0) {
+		run(&r);
+		rc = finish(&r, &res);
+	}
+	if (rc < 0)
+		rc = wait_command(&r, &res);
+	rec_session_free(r.s);
+	free(r.pids);
+	return rc;
+}
