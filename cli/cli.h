@@ -42,7 +42,8 @@ int cmd_analyze(int argc, char **argv);
 extern const struct opt_cmd analyze_cmd;
 int cmd_compare(int argc, char **argv);
 extern const struct opt_cmd compare_cmd;
-int cmd_record(int argc, char **argv);	/* its record_cmd is static (record/) */
+int cmd_record(int argc, char **argv);
+extern const struct opt_cmd record_cmd;
 int cmd_replay(int argc, char **argv);
 extern const struct opt_cmd replay_cmd;
 int cmd_convert(int argc, char **argv);

@@ -21,7 +21,6 @@
 #include "recorder.h"
 
 #define DEFAULT_OUTPUT "iotape.iotape"
-#define DEFAULT_BUFFER_MB 64
 #define PATIENCE_MS 3000	/* for the command after SIGINT or SIGTERM */
 
 enum {
@@ -30,21 +29,38 @@ enum {
 	OPT_BUFFER = OPT_LONG(2),
 };
 
+struct record {
+	struct rec_opts o;
+	uint32_t *pids;		/* o.pids, ours */
+	int quiet;
+	double buffer_mb;
+	rec_session *s;
+	char err[8192];		/* the session's last error */
+};
+
+/* Typed options go to struct record; -e, -p and --cgroup are
+ * taken in parse_args(). */
+#define CFG struct record
+
 static const struct opt record_opts[] = {
-	{ 'o', "output", "TRACE", "trace file", NULL, DEFAULT_OUTPUT },
-	{ 'f', "force", NULL, "overwrite TRACE if it exists" },
+	{ 'o', "output", "TRACE", "trace file", NULL, DEFAULT_OUTPUT,
+	  OPT_T_STR(CFG, o.output) },
+	{ 'f', "force", NULL, "overwrite TRACE if it exists", OPT_T_FLAG(CFG, o.force) },
 	{ 'e', "events", "EVENTS", "comma-separated layers: syscall,mmap,cache,block,sample",
 	  NULL, "all" },
 	{ 'p', "pid", "PID", "attach to a running process and the processes it starts",
 	  NULL, NULL, OPT_MULTI },
 	{ OPT_CGROUP, "cgroup", "PATH", "trace the processes of a cgroup v2 (and of the cgroups below it)" },
-	{ OPT_DURATION, "duration", "SEC", "stop after SEC seconds" },
-	{ OPT_BUFFER, "buffer", "MB", "BPF ring buffer size in MiB", NULL, "64" },
-	{ 'q', "quiet", NULL, "no status line and no summary" },
+	{ OPT_DURATION, "duration", "SEC", "stop after SEC seconds (0.001 to 10^9)",
+	  OPT_T_DOUBLE(CFG, o.duration, 1e-3, 1e9) },
+	/* fractions for tests: 0.0625 = 64 KiB */
+	{ OPT_BUFFER, "buffer", "MB", "BPF ring buffer size in MiB (0.004 to 4096)", NULL, "64",
+	  OPT_T_DOUBLE(CFG, buffer_mb, 0.004, 4096) },
+	{ 'q', "quiet", NULL, "no status line and no summary", OPT_T_FLAG(CFG, quiet) },
 	{ 0 }
 };
 
-static const struct opt_cmd record_cmd = {
+const struct opt_cmd record_cmd = {
 	"record", "[-- COMMAND [ARGS...]]",
 	"Record the I/O of a command and its children with eBPF.",
 	"Runs COMMAND (or attaches to -p PIDs or a --cgroup) and writes the file\n"
@@ -53,13 +69,6 @@ static const struct opt_cmd record_cmd = {
 	record_opts, OPT_CMD_STOP,
 };
 
-struct record {
-	struct rec_opts o;
-	uint32_t *pids;		/* o.pids, ours */
-	int quiet;
-	rec_session *s;
-	char err[8192];		/* the session's last error */
-};
 
 static int status_shown;	/* a status line is on the terminal */
 
@@ -88,20 +97,6 @@ static void show_progress(void *arg, const struct rec_progress *p)
 	fprintf(stderr, "\riotape record: %.0f events/s, %llu lost, %s written, %d processes   ",
 		p->events_per_s, (unsigned long long)p->lost, mb, p->processes);
 	status_shown = 1;
-}
-
-/* A positive decimal number (fractions allowed) in [lo, hi]. */
-static int parse_num(const char *s, double lo, double hi, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= lo && v <= hi))
-		return -EINVAL;
-	*out = v;
-	return 0;
 }
 
 /* -p PID, once more: 0, or an exit status after the message. */
@@ -133,24 +128,16 @@ static int add_pid(struct record *r, const char *arg)
 static int parse_args(struct record *r, int argc, char **argv)
 {
 	struct opt_parser p;
-	double buffer_mb = DEFAULT_BUFFER_MB;
 	int c, rc;
 
-	r->o.output = DEFAULT_OUTPUT;
 	r->o.layers = REC_LAYERS_ALL;
-	opt_init(&p, &record_cmd, argc, argv);
+	opt_init_cfg(&p, &record_cmd, r, argc, argv);
 	while ((c = opt_next(&p)) != OPT_END) {
 		switch (c) {
 		case OPT_HELP:
 			return EXIT_OK;
 		case OPT_ERR:
 			return EXIT_USAGE;
-		case 'o':
-			r->o.output = p.arg;
-			break;
-		case 'f':
-			r->o.force = 1;
-			break;
 		case 'e':
 			if (rec_layers_parse(p.arg, &r->o.layers, r->err, sizeof(r->err))) {
 				opt_error(&record_cmd, "%s", r->err);
@@ -169,27 +156,9 @@ static int parse_args(struct record *r, int argc, char **argv)
 			}
 			r->o.cgroup = p.arg;
 			break;
-		case OPT_DURATION:
-			if (parse_num(p.arg, 1e-3, 1e9, &r->o.duration)) {
-				opt_error(&record_cmd, "--duration: bad number of seconds '%s'",
-					  p.arg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_BUFFER:
-			/* fractions for tests: 0.0625 = 64 KiB */
-			if (parse_num(p.arg, 0.004, 4096, &buffer_mb)) {
-				opt_error(&record_cmd, "--buffer: '%s' is not 0.004..4096 (MiB)",
-					  p.arg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'q':
-			r->quiet = 1;
-			break;
 		}
 	}
-	r->o.buffer_bytes = (size_t)(buffer_mb * 1048576);
+	r->o.buffer_bytes = (size_t)(r->buffer_mb * 1048576);
 	r->o.cmd = opt_args(&p, &r->o.ncmd);
 	if (!r->o.ncmd && !r->o.npids && !r->o.cgroup_id) {
 		opt_error(&record_cmd, "give a COMMAND, -p PID or --cgroup PATH");

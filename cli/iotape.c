@@ -22,15 +22,10 @@ struct cmd_struct {
 	const struct opt_cmd *cmd;	/* its name and summary */
 };
 
-/* record's struct opt_cmd is static in record/cmd_record.c: its name and
- * summary are copied here until record/ exports it. */
-static const struct opt_cmd record_line = {
-	"record", NULL, "Record the I/O of a command and its children with eBPF.",
-};
 
 /* Add new subcommands here (and declare them in cli.h). */
 static const struct cmd_struct commands[] = {
-	{ cmd_record, &record_line },
+	{ cmd_record, &record_cmd },
 	{ cmd_info, &info_cmd },
 	{ cmd_dump, &dump_cmd },
 	{ cmd_import, &import_cmd },

@@ -1,6 +1,6 @@
 #!/bin/sh
 # options.sh - the typed option tables (cli/opt.h, common/parse.h): every
-# number of every command but record refuses NaN, infinities, negatives,
+# number of every command refuses NaN, infinities, negatives,
 # values out of its range and garbage with exit 2 and one line naming the
 # option, the value and the range; takes good values, its bounds included;
 # -h shows the defaults, and replay stores them.
@@ -24,6 +24,7 @@ bad() {
 		compare) err_line 2 "iotape $c: " "$msg" "$IOTAPE" $c "--$o" "$v" "$T/a.tape" "$T/a.tape" ;;
 		convert) err_line 2 "iotape $c: " "$msg" "$IOTAPE" $c "--$o" "$v" -o "$T/c.tape" "$T/a.tape" ;;
 		replay) err_line 2 "iotape $c: " "$msg" "$IOTAPE" $c "--$o" "$v" -d "$T/d" "$T/a.tape" ;;
+		record) err_line 2 "iotape $c: " "$msg" "$IOTAPE" $c -o "$T/r.tape" "--$o" "$v" -- true ;;
 		*) fail "bad: no command line for $c" ;;
 		esac
 	done
@@ -43,6 +44,9 @@ bad analyze from "not a time (e.g. 12, 1.5s, 250ms)" nan inf -1 -1s 5x 1e400 '' 
 bad analyze to "not a time (e.g. 12, 1.5s, 250ms)" nan inf -inf -0.5ms 1y 1e30h
 bad compare top "not a number from 0 to 4294967295" $NONNUM -1 4294967296 1.5
 bad convert level "not a number from 1 to 19" $NONNUM -1 0 20 1.5
+bad record duration "not a number from 0.001 to 1000000000" $NONNUM '' -1 0 0.0009 2e9
+bad record buffer "not a number from 0.004 to 4096" $NONNUM '' -1 0 0.001 4097
+[ ! -e "$T/r.tape" ] || fail "a usage error of record created the trace"
 # the short form and --name=value say the same
 err_line 2 "iotape convert: " "--level: '0' is not a number from 1 to 19" \
 	"$IOTAPE" convert -l0 -o "$T/c.tape" "$T/a.tape"
