@@ -4,12 +4,15 @@
  * pattern of `iotape replay --timing original` (SCHED_FIFO when allowed,
  * a timer sleep to 100 us before the target, then polling the clock):
  *
- *   jitter THREADS OPS PERIOD_NS
+ *   jitter THREADS OPS PERIOD_NS [FILE]
  *
- * THREADS threads take turns, one target every PERIOD_NS, OPS in all; it
- * prints the 99th percentile of (wake - target) in ns.  replay_timing.sh
- * compares the replay's issue error with it: a host that stalls its VM's
- * timers for milliseconds makes any replay late by as much.
+ * THREADS threads take turns, one target every PERIOD_NS, OPS in all; at
+ * each, with FILE, a thread reads 4 KiB of it at a random page (pread, as
+ * the replay's ops do through io_uring), which delays its next target as
+ * the replay's would; it prints the 99th percentile of (wake - target) in
+ * ns.  replay_timing.sh compares the replay's issue error with it: a host
+ * that stalls its VM's timers or page cache for milliseconds makes any
+ * replay late by as much.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -18,10 +21,14 @@
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 static uint64_t t0, period;
 static unsigned nthreads, nops;
 static uint64_t *errs;
+static int fd = -1;
+static off_t pages;
 
 static uint64_t now_ns(void)
 {
@@ -34,6 +41,8 @@ static void *run(void *arg)
 {
 	unsigned k = (unsigned)(uintptr_t)arg;
 	struct sched_param sp = { .sched_priority = 1 };
+	uint64_t x = 0x9e3779b97f4a7c15ull * (k + 1);
+	char buf[4096];
 
 	prctl(PR_SET_TIMERSLACK, 1UL);
 	pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);	/* best effort */
@@ -45,6 +54,11 @@ static void *run(void *arg)
 		while (now_ns() < t)
 			;
 		errs[i] = now_ns() - t;
+		if (fd >= 0) {
+			x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+			if (pread(fd, buf, sizeof(buf), (off_t)(x % (uint64_t)pages) * 4096) < 0)
+				errs[i] = UINT64_MAX;
+		}
 	}
 	return NULL;
 }
@@ -59,9 +73,15 @@ int main(int argc, char **argv)
 {
 	pthread_t th[64];
 
-	if (argc != 4 || (nthreads = (unsigned)atoi(argv[1])) < 1 || nthreads > 64 ||
+	if (argc == 5) {
+		if ((fd = open(argv[4], O_RDONLY)) < 0 || (pages = lseek(fd, 0, SEEK_END) / 4096) < 1) {
+			perror(argv[4]);
+			return 1;
+		}
+	}
+	if ((argc != 4 && argc != 5) || (nthreads = (unsigned)atoi(argv[1])) < 1 || nthreads > 64 ||
 	    (nops = (unsigned)atoi(argv[2])) < 1 || !(period = strtoull(argv[3], NULL, 10))) {
-		fprintf(stderr, "usage: jitter THREADS OPS PERIOD_NS\n");
+		fprintf(stderr, "usage: jitter THREADS OPS PERIOD_NS [FILE]\n");
 		return 2;
 	}
 	if (!(errs = calloc(nops, sizeof(*errs))))
