@@ -50,15 +50,12 @@ int rec_append(struct rec_state *st, int table, const void *ev)
 	return 0;
 }
 
+/* A copy of s (NULL: ""), or NULL when out of memory: each caller keeps
+ * going without the string (an empty path, an unknown argv), and the
+ * trace's rows stay consistent. */
 static char *xstrdup(const char *s)
 {
-	char *d = strdup(s ? s : "");
-
-	if (!d) {
-		perror("iotape record");
-		exit(1);
-	}
-	return d;
+	return strdup(s ? s : "");
 }
 
 static char *read_link(const char *fmt, uint32_t a, long b)
@@ -425,9 +422,10 @@ static struct rec_file *file_see(struct rec_state *st, uint64_t ts, uint64_t dev
 		f = NULL;
 	}
 	if (f) {
-		if (!f->path[0] && path && path[0]) {
+		char *np;
+		if (!f->path[0] && path && path[0] && (np = xstrdup(path))) {
 			free(f->path);
-			f->path = xstrdup(path);
+			f->path = np;
 		}
 		return f;
 	}
@@ -455,7 +453,11 @@ static struct rec_file *file_see(struct rec_state *st, uint64_t ts, uint64_t dev
 	f->dev = dev;
 	f->ino = ino;
 	f->path = p ? p : xstrdup(path);
-	rec_map_put(&st->files, dev, ino, f);
+	if (!f->path || rec_map_put(&st->files, dev, ino, f)) {
+		free(f->path);
+		free(f);
+		return NULL;	/* out of memory: the event names no file */
+	}
 	struct tape_file r = {
 		.ts_ns = ts, .file_id = f->file_id, .dev = dev, .inode = ino,
 		.size = size, .mode = mode, .path = f->path,
@@ -582,12 +584,12 @@ static void on_syscall(struct rec_state *st, const struct rec_syscall *e, size_t
 	if (tape_op_has_path(e->op)) {
 		/* ops without a dirfd argument (open, rename, ...) are cwd-relative */
 		r1 = resolve(st, e->h.pid, e->fd == -1 ? AT_FDCWD : e->fd, e->dev, e->ino, p1);
-		r.path = r1;
+		r.path = r1 ? r1 : "";	/* NULL: out of memory */
 		if (e->path2_len) {
 			int d2 = e->fd2 == -1 ? AT_FDCWD : e->fd2;
 			int same = e->fd2 == e->fd;	/* renameat(d, a, d, b) */
 			r2 = resolve(st, e->h.pid, d2, same ? e->dev : 0, same ? e->ino : 0, p2);
-			r.path2 = r2;
+			r.path2 = r2 ? r2 : "";
 		}
 		/* the dirfd is not an I/O target; an empty path means the op
 		 * acts on the fd itself (AT_EMPTY_PATH) */
