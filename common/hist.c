@@ -46,17 +46,6 @@ static int to_hist(struct cm_lat *l, size_t *budget)
 	return 0;
 }
 
-static void count_value(struct cm_lat *l, uint64_t v)
-{
-	if (l->count == 0 || v < l->min)
-		l->min = v;
-	if (v > l->max)
-		l->max = v;
-	l->count++;
-	l->sum += v;
-	l->sq += (double)v * (double)v;
-}
-
 int cm_lat_add_slow(struct cm_lat *l, uint64_t v, size_t *budget)
 {
 	if (!l->hist && l->n == l->cap) {
@@ -80,7 +69,7 @@ int cm_lat_add_slow(struct cm_lat *l, uint64_t v, size_t *budget)
 			l->cap = nc;
 		}
 	}
-	count_value(l, v);
+	cm_lat__count(l, v);
 	if (l->hist)
 		l->hist[cm_lat_bucket(v)]++;
 	else

@@ -47,21 +47,26 @@ static inline unsigned cm_lat_bucket(uint64_t v)
 	return 256 + (e - 8) * CM_LAT_SUB + sub;
 }
 
+/* The exact figures of one more value (cm_lat_add's part). */
+static inline void cm_lat__count(struct cm_lat *l, uint64_t v)
+{
+	if (l->count == 0 || v < l->min)
+		l->min = v;
+	if (v > l->max)
+		l->max = v;
+	l->count++;
+	l->sum += v;
+	l->sq += (double)v * (double)v;
+}
+
 /* budget: the exact values the owner may still store (NULL: no limit but
  * CM_LAT_EXACT).  0 or -ENOMEM (the value is dropped). */
 int cm_lat_add_slow(struct cm_lat *l, uint64_t v, size_t *budget);
 static inline int cm_lat_add(struct cm_lat *l, uint64_t v, size_t *budget)
 {
-	/* the common cases: room for an exact value, or a histogram already
-	 * (count > 0 there, so min is set) */
+	/* the common cases: room for an exact value, or a histogram already */
 	if (l->n < l->cap || l->hist) {
-		if (v < l->min)
-			l->min = v;
-		if (v > l->max)
-			l->max = v;
-		l->count++;
-		l->sum += v;
-		l->sq += (double)v * (double)v;
+		cm_lat__count(l, v);
 		if (l->hist)
 			l->hist[cm_lat_bucket(v)]++;
 		else
