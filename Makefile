@@ -163,10 +163,10 @@ include bench/bench.mk
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory all tests
-	$(Q)tests/run $(OUT)
+	$(Q)SANITIZE=$(SANITIZE) tests/run $(OUT)
 
 test: all tests
-	$(Q)tests/run $(OUT)
+	$(Q)SANITIZE=$(SANITIZE) tests/run $(OUT)
 
 # ---------------------------------------------------------------- the rest
 demo: deps

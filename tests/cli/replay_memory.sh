@@ -8,6 +8,8 @@
 #    RSS under 160 MiB;
 #  - compare --map of the 2 M-read trace with itself: under 64 MiB (it
 #    used to build a whole replay plan to count page-fault reads).
+# Built with the sanitizers (SANITIZE=1: shadow memory, a quarantine of
+# freed blocks) only the first, relative, check is made.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/replay_lib.sh"
 need_uring
@@ -59,6 +61,10 @@ peak "$IOTAPE" replay --sparse --timing afap --output-format json -o "$T/f.json"
 	-d "$T/df" "$T/f.tape"
 echo "peak RSS: 10^5 files, 10^6 ops: $RSS_KB KiB"
 [ "$(jq_py "$T/f.json" "d['replay']['ops_done']['read']")" = 800000 ] || fail "10^5 files: reads"
+if [ "${SANITIZE:-}" = 1 ]; then
+	echo "sanitizers: the absolute bounds are not checked" >&2
+	exit 0
+fi
 [ "$RSS_KB" -lt $((160 * 1024)) ] || fail "10^5 files: peak RSS $((RSS_KB / 1024)) MiB"
 
 peak "$IOTAPE" compare --map "$T/d" "$T/r2000000.tape" "$T/r2000000.tape"
