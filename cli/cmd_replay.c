@@ -23,7 +23,7 @@
 enum {
 	O_PREP_ONLY = OPT_LONG(1), O_NO_PREP, O_SPARSE, O_TIMING, O_SPEED,
 	O_SCALE, O_IODEPTH, O_DIRECT_OPT, O_DROP, O_LOOPS, O_FMT, O_MEMLIMIT,
-	O_SCALE_DS,
+	O_SCALE_DS, O_IGNORE,
 };
 
 /* Typed options go to struct rp_opts; the others are taken in cmd_replay(). */
@@ -56,6 +56,7 @@ static const struct opt replay_opts[] = {
 	{ O_FMT, "output-format", "FORMAT", "report format", "normal|json", "normal" },
 	{ 'o', "output", "FILE", "write the report to FILE instead of stdout" },
 	{ 'f', "force", NULL, "use a DIR that is neither empty nor prepared by iotape" },
+	{ O_IGNORE, "ignore-errors", NULL, "exit 0 even when ops failed in the replay" },
 	{ 0 }
 };
 #undef CFG
@@ -216,12 +217,38 @@ static int run(struct rp_source *src, int dirfd, const struct rp_opts *o, int pr
 	return 0;
 }
 
+/* Ops that failed in the replay: one line saying how many and the first
+ * (unless ignore), and whether there were any. */
+static int failures(const struct rp_layout *l, const struct rp_result *res, int ignore)
+{
+	const struct rp_failure *first = NULL;
+	unsigned kind = 0;
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < res->njobs; i++)
+		for (unsigned k = 0; k < RP_KIND_MAX; k++) {
+			const struct rp_job *j = &res->jobs[i];
+			n += j->failed[k];
+			if (j->failed[k] && (!first || j->first_fail[k].ts < first->ts)) {
+				first = &j->first_fail[k];
+				kind = k;
+			}
+		}
+	if (n && !ignore)
+		cli_error("%" PRIu64 " ops failed in the replay (the first: %s %s: %s); "
+			  "--ignore-errors exits 0", n, kind ? rp_kind_name(kind) : "ring",
+			  kind && first->file < l->nfiles ? rp_file_path(l, first->file) : "-",
+			  strerror(-first->err));
+	return n && !ignore;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct rp_opts o = { 0 };	/* the defaults are replay_opts' */
 	struct rp_cgroup cg = { 0 };
 	const char *dir = NULL, *trace, *output = NULL;
 	int prep_only = 0, no_prep = 0, sparse = 0, drop = 0, force = 0, json = 0, loops_given = 0;
+	int ignore = 0;
 	struct rp_source *src = NULL;
 	struct rp_result res = { 0 };
 	struct opt_parser p;
@@ -237,12 +264,13 @@ int cmd_replay(int argc, char **argv)
 		case 'd': dir = p.arg; break;
 		case O_PREP_ONLY: prep_only = 1; break;
 		case O_NO_PREP: no_prep = 1; break;
-		case O_SPARSE: sparse = 1; break;
+		case O_SPARSE: sparse = o.sparse = 1; break;
 		case O_DROP: drop = 1; break;
 		case O_LOOPS: loops_given = 1; break;
 		case O_FMT: json = p.choice == 1; break;
 		case 'o': output = p.arg; break;
 		case 'f': force = 1; break;
+		case O_IGNORE: ignore = 1; break;
 		}
 	}
 	trace = opt_one_arg(&p, "TRACE");
@@ -303,7 +331,7 @@ int cmd_replay(int argc, char **argv)
 			  strerror(errno ? errno : EIO));
 		goto out;
 	}
-	ret = EXIT_OK;
+	ret = failures(&src->layout, &res, ignore) ? EXIT_FAIL : EXIT_OK;
 out:
 	rp_cgroup_leave(&cg);
 	if (out != stdout && fclose(out) && ret == EXIT_OK) {

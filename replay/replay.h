@@ -93,6 +93,8 @@ struct rp_file {
 				 * unlinked or renamed by the job */
 	uint8_t dataset : 1;	/* prepared, only read (no write, create,
 				 * unlink or rename): --scale-dataset copies it */
+	uint8_t excl : 1;	/* first made by an O_CREAT|O_EXCL open: it must
+				 * not exist when a loop starts */
 };
 
 struct rp_thread {
@@ -136,6 +138,8 @@ struct rp_layout {
 	uint64_t dataset_bytes;	/* recorded reads of dataset files */
 	uint64_t late;		/* rows further out of time order than the
 				 * source's window: replayed where they came */
+	uint64_t opens_inferred;/* opens whose flags the trace did not carry,
+				 * inferred from the writes through them */
 };
 
 static inline const char *rp_file_path(const struct rp_layout *l, uint32_t f)
@@ -213,6 +217,11 @@ struct rp_prep_opts {
 int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *po,
 	       struct rp_prep_stats *st, char *err, size_t errlen);
 
+/* Put back, as prepare made them, the prepared files the job changes
+ * (writes, truncates, unlinks, renames): before a loop after the first.
+ * 0, or the first -errno (the others are still done). */
+int rp_restore(int dirfd, const struct rp_layout *l, int sparse);
+
 /* --------------------------------------------------------------- engine */
 
 struct rp_opts {
@@ -224,6 +233,7 @@ struct rp_opts {
 	unsigned scale;		/* --scale-dataset K (1: no copies): loop l
 				 * reads copy l % K of the dataset files */
 	uint64_t mem_limit;	/* --mem-limit bytes, 0 none (the report) */
+	int sparse;		/* prepared as holes (loops restore files so) */
 };
 
 /*
@@ -245,11 +255,22 @@ struct rp_dir_stats {		/* fio's read / write / sync */
 	struct cm_lat clat, lat;
 };
 
+struct rp_failure {
+	int err;		/* -errno */
+	uint32_t file;		/* layout file */
+	uint64_t ts;		/* CLOCK_MONOTONIC ns */
+};
+
 struct rp_job {			/* one replay thread */
 	uint32_t tid, pid;
 	struct rp_dir_stats d[3];	/* 0 read, 1 write, 2 sync */
 	uint64_t done[RP_KIND_MAX];
-	uint64_t errors;
+	/* ops that failed in the replay, or were not issued because their
+	 * fd's open failed, per kind (0: the ring itself broke), and the
+	 * first of each kind */
+	uint64_t failed[RP_KIND_MAX];
+	struct rp_failure first_fail[RP_KIND_MAX];
+	uint64_t errors;	/* all of failed[] */
 	int first_error;	/* -errno of the first failed op, 0 */
 	uint64_t wall_ns;	/* first op to last completion */
 	uint64_t compute_ns;	/* synthetic compute delays */

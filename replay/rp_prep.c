@@ -283,3 +283,24 @@ int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *
 	free(buf);
 	return rc;
 }
+
+int rp_restore(int dirfd, const struct rp_layout *l, int sparse)
+{
+	uint64_t *buf = NULL, rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)now_ns();
+	struct rp_prep_stats st = { 0 };
+	int rc = 0;
+
+	for (uint32_t i = 0; i < l->nfiles; i++) {
+		const struct rp_file *f = &l->files[i];
+		int e;
+		if (!f->prepare || !f->modified || f->isdir)
+			continue;
+		if (!buf && !(buf = malloc(PREP_CHUNK + 8)))
+			return -ENOMEM;
+		if ((e = prep_one(dirfd, rp_file_path(l, i), f, sparse, buf, &rng, &st)) && !rc)
+			rc = e;
+	}
+	free(buf);
+	return rc;
+}
+

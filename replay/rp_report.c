@@ -125,8 +125,13 @@ static void total_job(const struct rp_result *res, struct rp_job *t)
 			cm_lat_merge(&t->d[d].clat, &j->d[d].clat, &none);
 			cm_lat_merge(&t->d[d].lat, &j->d[d].lat, &none);
 		}
-		for (unsigned k = 0; k < RP_KIND_MAX; k++)
+		for (unsigned k = 0; k < RP_KIND_MAX; k++) {
 			t->done[k] += j->done[k];
+			if (j->failed[k] && (!t->failed[k] ||
+					     j->first_fail[k].ts < t->first_fail[k].ts))
+				t->first_fail[k] = j->first_fail[k];
+			t->failed[k] += j->failed[k];
+		}
 		t->errors += j->errors;
 		if (!t->first_error)
 			t->first_error = j->first_error;
@@ -204,6 +209,32 @@ static json_t *job_json(struct rp_job *j)
 	return jo;
 }
 
+static const char *fail_kind(unsigned k)
+{
+	return k ? rp_kind_name(k) : "ring";
+}
+
+/* The failed ops per kind: count and the first one's error and file. */
+static json_t *failed_json(const struct rp_layout *l, const struct rp_job *t)
+{
+	json_t *o = json_object();
+
+	for (unsigned k = 0; k < RP_KIND_MAX; k++) {
+		const struct rp_failure *f = &t->first_fail[k];
+		json_t *x;
+		if (!t->failed[k])
+			continue;
+		x = json_object();
+		json_object_set_new(x, "count", cm_json_u64(t->failed[k]));
+		json_object_set_new(x, "first_errno", json_integer(-f->err));
+		json_object_set_new(x, "first_error", json_string(strerror(-f->err)));
+		json_object_set_new(x, "first_path", k && f->file < l->nfiles ?
+				    cm_json_str(rp_file_path(l, f->file)) : json_null());
+		json_object_set_new(o, fail_kind(k), x);
+	}
+	return o;
+}
+
 /* What fio has no word for: "replay", but its per-file list. */
 static json_t *replay_json(const struct rp_layout *l, const struct rp_opts *o,
 			   const struct rp_result *res, struct rp_job *t)
@@ -225,11 +256,13 @@ static json_t *replay_json(const struct rp_layout *l, const struct rp_opts *o,
 	json_object_set_new(rp, "ops_expected", exp);
 	json_object_set_new(rp, "ops_done", done);
 	json_object_set_new(rp, "ops_failed", cm_json_u64(t->errors));
+	json_object_set_new(rp, "failed", failed_json(l, t));
 	json_object_set_new(rp, "recorded_skipped", cm_json_u64(l->skipped));
 	json_object_set_new(rp, "recorded_failed", cm_json_u64(l->failed));
 	json_object_set_new(rp, "recorded_unmatched", cm_json_u64(l->unmatched));
 	json_object_set_new(rp, "recorded_not_storage", cm_json_u64(l->not_storage));
 	json_object_set_new(rp, "recorded_out_of_order", cm_json_u64(l->late));
+	json_object_set_new(rp, "opens_inferred", cm_json_u64(l->opens_inferred));
 	json_object_set_new(rp, "implicit_opens", cm_json_u64(res->implicit_opens));
 	json_object_set_new(rp, "direct_adjusted", cm_json_u64(t->adjusted));
 	json_object_set_new(rp, "fault_reads_expected", cm_json_u64(l->fault_reads * o->loops));
@@ -364,6 +397,29 @@ static void dir_text(FILE *f, const char *name, struct rp_dir_stats *d, uint64_t
 		d->ios, d->short_ios, d->drop_ios);
 }
 
+/* "failed in the replay: none", or the count and the first failure of
+ * each kind. */
+static void failed_text(FILE *f, const struct rp_layout *l, const struct rp_job *t)
+{
+	if (!t->errors) {
+		fputs("  failed in the replay: none\n", f);
+		return;
+	}
+	fprintf(f, "  failed in the replay: %" PRIu64 " ops:", t->errors);
+	for (unsigned k = 0; k < RP_KIND_MAX; k++) {
+		const struct rp_failure *e = &t->first_fail[k];
+		if (!t->failed[k])
+			continue;
+		fprintf(f, " %s %" PRIu64 " (first: ", fail_kind(k), t->failed[k]);
+		if (k && e->file < l->nfiles) {
+			cm_put_escaped(f, rp_file_path(l, e->file), 0);
+			fputs(": ", f);
+		}
+		fprintf(f, "%s)", strerror(-e->err));
+	}
+	fputc('\n', f);
+}
+
 int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 		   struct rp_result *res)
 {
@@ -390,9 +446,15 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 		if (l->expected[k])
 			fprintf(f, " %s %" PRIu64 "/%" PRIu64, rp_kind_name(k), t.done[k],
 				l->expected[k] * o->loops);
-	fprintf(f, "\n  not replayed from the recording: %" PRIu64 " skipped, %" PRIu64
-		" failed, %" PRIu64 " unmatched, %" PRIu64 " on pipes, sockets and devices\n",
+	fputc('\n', f);
+	failed_text(f, l, &t);
+	fprintf(f, "  not replayed from the recording: %" PRIu64 " skipped, %" PRIu64
+		" that failed when recorded, %" PRIu64 " unmatched, %" PRIu64
+		" on pipes, sockets and devices\n",
 		l->skipped, l->failed, l->unmatched, l->not_storage);
+	if (l->opens_inferred)
+		fprintf(f, "  open flags inferred from the writes (the trace has none): %" PRIu64
+			" opens\n", l->opens_inferred);
 	if (l->fault_reads || l->faults_unmatched || l->faults_code || l->faults_shm)
 		fprintf(f, "  page faults: %" PRIu64 "/%" PRIu64 " reads (%" PRIu64
 			" pages); not replayed: %" PRIu64 " on unknown files, %" PRIu64

@@ -148,11 +148,19 @@ static void lat_add(struct tctx *c, struct cm_lat *l, uint64_t v)
 	cm_lat_add(l, v, &c->lat_budget);	/* a failure is counted in l */
 }
 
-static void op_error(struct tctx *c, int err)
+/* An op of kind on file failed in the replay with -errno err (or was not
+ * issued: its fd's open had failed, err -EBADF). */
+static void op_error(struct tctx *c, unsigned kind, uint32_t file, int err)
 {
-	c->job->errors++;
-	if (!c->job->first_error)
-		c->job->first_error = err;
+	struct rp_job *j = c->job;
+
+	j->errors++;
+	if (!j->first_error)
+		j->first_error = err;
+	if (kind >= RP_KIND_MAX)
+		kind = 0;
+	if (!j->failed[kind]++)
+		j->first_fail[kind] = (struct rp_failure){ err, file, now_ns() };
 }
 
 /* ------------------------------------------------------- order, waits */
@@ -196,7 +204,7 @@ static void complete(struct tctx *c, struct inflight *f, int res, uint64_t t)
 	struct rp_dir_stats *d = &c->job->d[dir_of(f->kind)];
 
 	if (res < 0) {
-		op_error(c, res);
+		op_error(c, f->kind, f->file, res);
 	} else {
 		d->ios++;
 		d->bytes += (uint64_t)res;
@@ -233,7 +241,7 @@ static void reap_one(struct tctx *c)
 		rc = io_uring_wait_cqe(&c->ring, &cqe);
 	while (rc == -EINTR);
 	if (rc < 0) {
-		op_error(c, rc);
+		op_error(c, 0, 0, rc);	/* the ring, no op of its own */
 		c->inflight = 0;	/* ring broken: give up on them */
 		c->on = 0;
 		publish(c);
@@ -319,6 +327,7 @@ static void do_data(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 
 	if (fd < 0) {
 		d->drop_ios++;	/* its open failed */
+		op_error(c, op->kind, op->file, -EBADF);
 		op_done(c);
 		return;
 	}
@@ -352,7 +361,7 @@ static void do_data(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 	sqe->user_data = f->buf;
 	f->t_sub = now_ns();
 	if (io_uring_submit(&c->ring) < 0) {
-		op_error(c, -errno);
+		op_error(c, op->kind, op->file, -errno);
 		c->freebufs[c->nfree++] = f->buf;
 		op_done(c);
 		return;
@@ -418,6 +427,7 @@ static void do_other(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 		fd = atomic_load(&e->slot_fd[op->slot]);
 		if (fd < 0) {
 			c->job->d[2].drop_ios++;
+			op_error(c, op->kind, op->file, -EBADF);
 			op_done(c);
 			return;
 		}
@@ -471,7 +481,7 @@ static void do_other(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 	}
 	}
 	if (rc < 0)
-		op_error(c, rc);
+		op_error(c, op->kind, op->file, rc);
 	else
 		c->job->done[op->kind]++;
 	op_done(c);
@@ -488,6 +498,22 @@ static void loop_setup(struct rp_engine *e, unsigned loop)
 	char cpath[4096 + 32];
 
 	e->copy = loop % (e->o.scale ? e->o.scale : 1);
+	/* every loop starts from the prepared state: files the previous one
+	 * changed are put back (the first loop's were just prepared) */
+	if (loop)
+		rp_restore(e->dirfd, l, e->o.sparse);
+	/* what the job made with O_EXCL must not be there (a previous loop
+	 * or replay left it) */
+	for (uint32_t f = 0; f < l->nfiles; f++) {
+		const char *base;
+		int pfd;
+		if (!l->files[f].excl)
+			continue;
+		if ((pfd = rp_parent_beneath(e->dirfd, rp_file_path(l, f), 0, &base)) >= 0) {
+			unlinkat(pfd, base, 0);
+			close(pfd);
+		}
+	}
 	for (size_t s = 0; s < l->nslots; s++) {
 		int fd = atomic_exchange(&e->slot_fd[s], -1);
 		if (fd >= 0)

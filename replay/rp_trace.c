@@ -110,9 +110,18 @@ struct dep {
 
 struct wslot {
 	uint32_t file, oflags, refs;
-	int implicit;
+	uint8_t implicit;
+	uint8_t ro;		/* a recorded open said read-only */
+	uint8_t did_read;	/* read through since its open */
 	struct dep last;
 };
+
+/* What a trace without open flags did with a file opened "read-only"
+ * (trace_src.infer: see infer_write()). */
+#define INF_W 1u		/* written through such an fd */
+#define INF_R 2u		/* ... and read through it before */
+#define INF_NEW 4u		/* its first write was at 0 of a file the
+				 * trace had not read: created, truncated */
 
 struct wthread {
 	uint32_t seq;		/* ops handed out this loop */
@@ -188,6 +197,11 @@ struct trace_src {
 	uint64_t t0;
 	uint32_t *slot0_ids;	/* the walk's implicit slots, in order */
 	size_t capslot0, capthreads;
+	/* Open flags inferred per file (INF_*), for traces without them;
+	 * NULL until a write goes through an fd opened read-only (which a
+	 * recording has only as a failed write).  ro_opens: such opens. */
+	uint8_t *infer;
+	uint32_t *ro_opens;
 	struct walk w;
 	/* the feeder */
 	struct queue *q;
@@ -270,8 +284,18 @@ static int file_index(struct walk *w, uint32_t raw, uint32_t *out)
 			void *c = realloc(w->file_lastw, nc * sizeof(struct dep));
 			if (c)
 				w->file_lastw = c;
-			if (!a || !b || !c)
+			void *d = realloc(t->ro_opens, nc * sizeof(uint32_t));
+			if (d)
+				t->ro_opens = d;
+			if (!a || !b || !c || !d)
 				return -ENOMEM;
+			if (t->infer) {
+				uint8_t *e = realloc(t->infer, nc);
+				if (!e)
+					return -ENOMEM;
+				memset(e + w->capfiles, 0, nc - w->capfiles);
+				t->infer = e;
+			}
 			w->capfiles = nc;
 		}
 		rc = cm_strtab_intern(&l->paths, w->pbuf, &id);
@@ -280,6 +304,7 @@ static int file_index(struct walk *w, uint32_t raw, uint32_t *out)
 		if (rc == 1) {
 			memset(&l->files[id], 0, sizeof(l->files[0]));
 			w->file_last[id] = w->file_lastw[id] = (struct dep){ 0 };
+			t->ro_opens[id] = 0;
 			l->nfiles = id + 1;
 		}
 	}
@@ -310,7 +335,8 @@ static int new_slot(struct walk *w, uint32_t file, uint32_t oflags, int implicit
 	w->slots[sl].file = file;
 	w->slots[sl].oflags = oflags;
 	w->slots[sl].refs = 1;
-	w->slots[sl].implicit = implicit;
+	w->slots[sl].implicit = (uint8_t)implicit;
+	w->slots[sl].ro = w->slots[sl].did_read = 0;
 	if (implicit && !w->emit) {
 		struct trace_src *t = w->t;
 		if (grow((void **)&t->slot0_ids, &t->capslot0, t->src.layout.nslot0 + 1,
@@ -331,18 +357,24 @@ static void free_slot(struct walk *w, uint32_t sl)
 	w->freeslots[w->nfree++] = sl;
 }
 
-/* Open flags the replay uses: access mode, create/truncate/append. */
+/* The open flags that change what the storage sees, which the replay
+ * keeps: access mode, create (exclusive, truncating, nameless), append,
+ * O_DIRECT, O_SYNC and O_DSYNC, O_NOATIME, a directory. */
+#define KEPT_FLAGS (O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_APPEND | O_DIRECT | \
+		    O_SYNC | O_DSYNC | O_NOATIME | O_DIRECTORY | O_TMPFILE)
+
+/* Open flags the replay uses for recorded flags rec of op. */
 static uint32_t open_flags(uint64_t rec, unsigned op, int direct)
 {
 	uint32_t f;
 
 	if (op == TAPE_OP_CREAT)
 		rec = O_WRONLY | O_CREAT | O_TRUNC;
-	f = (uint32_t)rec & (O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND | O_DIRECT |
-			     O_DIRECTORY);
-	if (f & O_DIRECTORY)
-		return (f & ~(O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND | O_DIRECT)) |
-		       O_RDONLY | O_CLOEXEC;
+	f = (uint32_t)rec & KEPT_FLAGS;
+	if ((f & O_TMPFILE) == O_TMPFILE)	/* a nameless file in a directory */
+		f &= ~(uint32_t)(O_CREAT | O_EXCL | O_TRUNC);
+	else if (f & O_DIRECTORY)
+		return (f & (O_DIRECTORY | O_NOATIME)) | O_RDONLY | O_CLOEXEC;
 	if (direct)
 		f |= O_DIRECT;
 	return f | O_CLOEXEC;
@@ -552,6 +584,34 @@ static int fault_read(struct walk *w, const struct row *r)
 	return finish_op(w);
 }
 
+/* A successful write through an fd whose recorded open said read-only:
+ * the trace did not carry the open flags (an imported CSV without them),
+ * so they are inferred from what the job did with the file (layout pass;
+ * the feeder's opens take them). */
+static int infer_write(struct walk *w, const struct wslot *s, const struct row *r)
+{
+	struct trace_src *t = w->t;
+	const struct rp_layout *l = &t->src.layout;
+
+	if (!t->infer && !(t->infer = calloc(w->capfiles, 1)))
+		return -ENOMEM;
+	t->infer[s->file] |= INF_W | (s->did_read ? INF_R : 0);
+	if (!w->file_lastw[s->file].gidx && r->offset == 0 && !l->files[s->file].rbytes)
+		t->infer[s->file] |= INF_NEW;
+	return 0;
+}
+
+/* The open flags of a read-only open of file, from what was inferred. */
+static uint32_t inferred_flags(const struct trace_src *t, uint32_t file, uint32_t oflags)
+{
+	uint8_t f = t->infer ? t->infer[file] : 0;
+
+	if (!(f & INF_W))
+		return oflags;
+	oflags = (oflags & ~(uint32_t)O_ACCMODE) | ((f & INF_R) ? O_RDWR : O_WRONLY);
+	return (f & INF_NEW) ? oflags | O_CREAT | O_TRUNC : oflags;
+}
+
 /* A read, write or sync of r on its fd's slot: the op with its file's
  * byte counts and its order after the slot's last op (and, unless a
  * write, after the file's last write).  0 (unmatched counted), -errno. */
@@ -579,7 +639,10 @@ static int plan_io(struct walk *w, const struct row *r, unsigned kind)
 		w->cur.op.len = len;
 		if (kind == CM_READ) {
 			count_read(l, file, r->offset, len);
+			w->slots[sl].did_read = 1;
 		} else if (l) {
+			if (w->slots[sl].ro && (rc = infer_write(w, &w->slots[sl], r)))
+				return rc;
 			l->files[file].wbytes += len;
 			l->files[file].modified = 1;
 		}
@@ -643,20 +706,29 @@ static int plan_open(struct walk *w, const struct row *r)
 	struct rp_op *op = &w->cur.op;
 	op->file = file;
 	op->oflags = open_flags(r->flags, r->op, w->t->direct);
+	int ro = (op->oflags & O_ACCMODE) == O_RDONLY && !(op->oflags & O_DIRECTORY);
+	if (ro && w->emit)
+		op->oflags = inferred_flags(w->t, file, op->oflags);
+	if (ro && l)
+		w->t->ro_opens[file]++;
 	if (l) {
 		struct rp_file *f = &l->files[file];
 		if ((op->oflags & O_ACCMODE) != O_RDONLY || (op->oflags & (O_CREAT | O_TRUNC)))
 			f->modified = 1;
 		if (op->oflags & O_DIRECTORY)
-			f->isdir = 1;	/* opendir() */
+			f->isdir = 1;	/* opendir(), or O_TMPFILE in it */
 		else if (!(op->oflags & O_CREAT))
 			f->prepare = 1;
+		else if (op->oflags & O_EXCL)
+			f->excl = !w->file_last[file].gidx;	/* the job made it */
 		else if (!(op->oflags & O_TRUNC) && !w->file_last[file].gidx)
 			f->prepare = 1;	/* may exist: its data may be read */
 	}
 	sl = new_slot(w, file, op->oflags, 0);
 	if (sl < 0)
 		return sl;
+	w->slots[sl].ro = (uint8_t)ro;
+	w->slots[sl].did_read = 0;
 	op->slot = (uint32_t)sl;
 	add_dep(w, w->file_last[file]);
 	add_dep(w, w->slots[sl].last);	/* a reused number: after its close */
@@ -1124,6 +1196,13 @@ static int layout_finish(struct trace_src *t)
 	}
 	if ((rc = mark_parent_dirs(l)))
 		return rc;
+	for (size_t i = 0; t->infer && i < l->nfiles; i++) {
+		if (!(t->infer[i] & INF_W))
+			continue;
+		l->opens_inferred += t->ro_opens[i];
+		if (t->infer[i] & INF_NEW)	/* the job made it: nothing to prepare */
+			l->files[i].prepare = 0;
+	}
 	for (size_t i = 0; i < l->nfiles; i++) {
 		struct rp_file *f = &l->files[i];
 		if (!f->isdir && t->direct && f->size % RP_ALIGN)
@@ -1327,6 +1406,8 @@ static void trace_free(struct rp_source *s)
 	cm_map_release(&t->nonreg);
 	cm_map_release(&t->tids);
 	free(t->slot0_ids);
+	free(t->infer);
+	free(t->ro_opens);
 	tape_reader_free(t->r);
 	rp_layout_release(&s->layout);
 	pthread_mutex_destroy(&t->mu);

@@ -84,9 +84,18 @@ ok "$IOTAPE" replay --sparse --prepare-only -d "$T/s" "$T/job.tape"
 [ "$(stat -c %b "$T/s/data/train/s0.bin")" -lt 64 ] || fail "--sparse file has blocks"
 [ ! -e "$T/s/ckpt" ] || fail "--prepare-only replayed ops"
 
-# --no-prepare on an empty DIR: opens fail, reported, no crash
-ok "$IOTAPE" replay --no-prepare --timing afap --output-format json -o "$T/n.json" -d "$T/n" "$T/job.tape"
+# --no-prepare on an empty DIR: opens fail, every op that could not run is
+# counted as failed with the first error, and the exit status says so
+err_line 1 "iotape replay: " "ops failed in the replay (the first: open data/train/s" \
+	"$IOTAPE" replay --no-prepare --timing afap --output-format json -o "$T/n.json" -d "$T/n" "$T/job.tape"
 [ "$(jq_py "$T/n.json" "d['replay']['ops_done']['read']")" = 0 ] || fail "--no-prepare read a missing file"
+[ "$(jq_py "$T/n.json" "d['replay']['failed']['read']['count']")" = \
+  "$(jq_py "$T/n.json" "d['replay']['ops_expected']['read']")" ] || fail "--no-prepare: reads not counted failed"
+[ "$(jq_py "$T/n.json" "d['replay']['failed']['open']['first_errno']")" = 2 ] || fail "--no-prepare: open errno"
+[ "$(jq_py "$T/n.json" "d['replay']['ops_failed']")" -gt 0 ] || fail "--no-prepare: ops_failed 0"
+ok "$IOTAPE" replay --no-prepare --ignore-errors --timing afap -o "$T/n.txt" -d "$T/n" "$T/job.tape"
+grep -q "^  failed in the replay: [1-9][0-9]* ops: open [1-9]" "$T/n.txt" || fail "--no-prepare: text: $(grep failed "$T/n.txt")"
+grep -q "failed in the replay: none" "$T/n.txt" && fail "text says none failed"
 
 # --direct: the two 1000-byte reads are the only ops to align
 rm -rf "$T/d"
