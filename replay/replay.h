@@ -74,7 +74,8 @@ struct rp_op {
 	uint32_t flags;		/* RP_F_* */
 	uint32_t slot;		/* fd slot (open, close, data, sync) */
 	uint32_t file, file2;	/* layout file indexes (open, namespace ops) */
-	uint32_t oflags;	/* open: open(2) flags to use */
+	uint32_t oflags;	/* open: open(2) flags to use; unlink:
+				 * AT_REMOVEDIR for a rmdir */
 	uint32_t conc;		/* data ops of the thread in flight when it was
 				 * issued, itself included (1 = none before) */
 	uint32_t dep_thread;
@@ -83,9 +84,13 @@ struct rp_op {
 
 /* ------------------------------------------------------------- layout */
 
+#define RP_NO_DIR UINT32_MAX	/* rp_file.dir of a file right under DIR */
+
 struct rp_file {
 	uint64_t size;		/* size to prepare */
 	uint64_t rbytes, wbytes;/* recorded bytes read / written, one loop */
+	uint32_t dir;		/* the layout dir it is created, unlinked or
+				 * renamed in, RP_NO_DIR */
 	uint8_t prepare : 1;	/* must exist before the replay */
 	uint8_t from_table : 1;	/* size came from the file table */
 	uint8_t isdir : 1;	/* a directory: prepared with mkdir */
@@ -95,6 +100,7 @@ struct rp_file {
 				 * unlink or rename): --scale-dataset copies it */
 	uint8_t excl : 1;	/* first made by an O_CREAT|O_EXCL open: it must
 				 * not exist when a loop starts */
+	uint8_t made_dir : 1;	/* the job made it with mkdir */
 };
 
 struct rp_thread {
@@ -119,6 +125,12 @@ struct rp_layout {
 	struct cm_strtab paths;	/* file i's path relative to DIR: id i */
 	struct rp_file *files;
 	size_t nfiles;
+	/* The directories the job creates, unlinks or renames files in (the
+	 * parents of those files), relative to DIR: the engine keeps an fd
+	 * of each open instead of resolving them at every op.  Those the job
+	 * does not make itself (dir_made 0) are made by prepare. */
+	struct cm_strtab dirs;
+	uint8_t *dir_made;
 	struct rp_thread *threads;
 	size_t nthreads;
 	struct rp_slot0 *slot0;
@@ -271,6 +283,7 @@ struct rp_job {			/* one replay thread */
 	uint64_t failed[RP_KIND_MAX];
 	struct rp_failure first_fail[RP_KIND_MAX];
 	uint64_t errors;	/* all of failed[] */
+	uint64_t mkdir_existed;	/* mkdirs (done) that found the directory */
 	int first_error;	/* -errno of the first failed op, 0 */
 	uint64_t wall_ns;	/* first op to last completion */
 	uint64_t compute_ns;	/* synthetic compute delays */

@@ -255,8 +255,29 @@ int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *
 			nfiles += k;
 			total += l->files[i].size * k;
 		}
+	/* the directories the job creates files in but did not make: there
+	 * before the replay, so that its creates need no mkdir of their own */
+	for (uint32_t d = 0; !rc && d < cm_strtab_count(&l->dirs); d++) {
+		const char *dir = cm_strtab_str(&l->dirs, d), *base;
+		char *sub;
+		int pfd;
+		if (l->dir_made[d])
+			continue;
+		if (asprintf(&sub, "%s/.", dir) < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		if ((pfd = rp_parent_beneath(dirfd, sub, 1, &base)) >= 0)
+			close(pfd);
+		else
+			snprintf(err, errlen, "preparing '%s': %s", dir,
+				 pfd == -EXDEV || pfd == -ELOOP ?
+				 "a symlink leads out of DIR, refused" : strerror(-pfd));
+		rc = pfd < 0 ? pfd : 0;
+		free(sub);
+	}
 	/* copy by copy: copy 0 is the trace's own layout */
-	for (size_t n = 0; n < l->nfiles * scale; n++) {
+	for (size_t n = 0; !rc && n < l->nfiles * scale; n++) {
 		unsigned k = (unsigned)(n / l->nfiles);
 		uint32_t i = (uint32_t)(n % l->nfiles);
 		const struct rp_file *f = &l->files[i];

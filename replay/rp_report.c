@@ -133,6 +133,7 @@ static void total_job(const struct rp_result *res, struct rp_job *t)
 			t->failed[k] += j->failed[k];
 		}
 		t->errors += j->errors;
+		t->mkdir_existed += j->mkdir_existed;
 		if (!t->first_error)
 			t->first_error = j->first_error;
 		t->compute_ns += j->compute_ns;
@@ -255,6 +256,7 @@ static json_t *replay_json(const struct rp_layout *l, const struct rp_opts *o,
 	}
 	json_object_set_new(rp, "ops_expected", exp);
 	json_object_set_new(rp, "ops_done", done);
+	json_object_set_new(rp, "mkdir_existed", cm_json_u64(t->mkdir_existed));
 	json_object_set_new(rp, "ops_failed", cm_json_u64(t->errors));
 	json_object_set_new(rp, "failed", failed_json(l, t));
 	json_object_set_new(rp, "recorded_skipped", cm_json_u64(l->skipped));
@@ -442,10 +444,14 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 	fprintf(f, "\nReplay (%s timing): recorded %s, replayed %s, %zu threads\n",
 		timing_names[o->timing], b1, b2, res->njobs);
 	fprintf(f, "  ops:");
-	for (unsigned k = 1; k < RP_KIND_MAX; k++)
-		if (l->expected[k])
-			fprintf(f, " %s %" PRIu64 "/%" PRIu64, rp_kind_name(k), t.done[k],
-				l->expected[k] * o->loops);
+	for (unsigned k = 1; k < RP_KIND_MAX; k++) {
+		if (!l->expected[k])
+			continue;
+		fprintf(f, " %s %" PRIu64 "/%" PRIu64, rp_kind_name(k), t.done[k],
+			l->expected[k] * o->loops);
+		if (k == CM_MKDIR && t.mkdir_existed)
+			fprintf(f, " (%" PRIu64 " existed)", t.mkdir_existed);
+	}
 	fputc('\n', f);
 	failed_text(f, l, &t);
 	fprintf(f, "  not replayed from the recording: %" PRIu64 " skipped, %" PRIu64

@@ -52,6 +52,7 @@
 #include "replay.h"
 
 #define MAX_HOOKS 8
+#define MAX_STALE 1024		/* dir fds kept after a rename, then leaked */
 
 struct inflight {
 	uint32_t buf;		/* its buffer, and its index in ifl[] */
@@ -97,6 +98,9 @@ struct rp_engine {
 	pthread_t *th;
 	_Atomic int *slot_fd;
 	_Atomic uint32_t *slot_oflags;
+	_Atomic int *dir_fd;	/* per layout dir, -1 not open (parent_fd) */
+	int stale[MAX_STALE];	/* dir fds dropped by dirs_moved(), under mu */
+	unsigned nstale;
 	_Atomic uint64_t *done;	/* per thread: loop << 32 | ops done in order */
 	_Atomic uint32_t *waiters;/* per thread: threads waiting on it */
 	_Atomic uint64_t *file_bytes;
@@ -316,6 +320,79 @@ static struct io_uring_sqe *get_sqe(struct tctx *c)
 	return sqe;
 }
 
+/* ------------------------------------------------------- directories */
+
+/*
+ * The fd of the directory file is created, unlinked or renamed in, and in
+ * *base its last component: DIR's own fd, or the layout dir's, opened
+ * beneath DIR once and kept (the job resolves its directories once, in
+ * the kernel's dentry cache; the replay must not add an openat per op).
+ * Opened at loop setup when there, else at first use (a directory the job
+ * makes).  *own is set when the fd is the op's own (a directory the
+ * source did not note): parent_put() closes it.  -errno when the
+ * directory is not there.
+ */
+static int parent_fd(struct rp_engine *e, uint32_t file, const char **base, int *own)
+{
+	const struct rp_layout *l = e->l;
+	const char *rel = rp_file_path(l, file), *slash = strrchr(rel, '/');
+	uint32_t d = l->files[file].dir;
+	int fd, old = -1;
+
+	*own = 0;
+	*base = slash ? slash + 1 : rel;
+	if (!slash)
+		return e->dirfd;
+	if (d == RP_NO_DIR) {	/* not noted by the source: resolve it now */
+		*own = 1;
+		return rp_parent_beneath(e->dirfd, rel, 0, base);
+	}
+	if ((fd = atomic_load(&e->dir_fd[d])) >= 0)
+		return fd;
+	fd = rp_open_beneath(e->dirfd, cm_strtab_str(&l->dirs, d), O_PATH | O_DIRECTORY, 0);
+	if (fd < 0)
+		return fd;
+	if (!atomic_compare_exchange_strong(&e->dir_fd[d], &old, fd)) {
+		close(fd);	/* another thread's open won */
+		return old;
+	}
+	return fd;
+}
+
+static void parent_put(int fd, int own)
+{
+	if (own && fd >= 0)
+		close(fd);
+}
+
+/*
+ * file was just unlinked or renamed: if it is one of the layout's
+ * directories (or holds some), their kept fds name what is no longer at
+ * those paths, and are dropped (opened again at their next use).  Not
+ * closed: another thread may be about to use one; they are closed with
+ * the engine.
+ */
+static void dirs_moved(struct rp_engine *e, uint32_t file)
+{
+	const struct rp_layout *l = e->l;
+	const char *p = rp_file_path(l, file);
+	size_t n = strlen(p);
+
+	if (!l->files[file].isdir && !l->files[file].made_dir &&
+	    cm_strtab_find(&l->dirs, p, &(uint32_t){ 0 }))
+		return;	/* a file: the usual case */
+	pthread_mutex_lock(&e->mu);
+	for (uint32_t d = 0; d < cm_strtab_count(&l->dirs); d++) {
+		const char *q = cm_strtab_str(&l->dirs, d);
+		int fd;
+		if (strncmp(q, p, n) || (q[n] && q[n] != '/'))
+			continue;
+		if ((fd = atomic_exchange(&e->dir_fd[d], -1)) >= 0 && e->nstale < MAX_STALE)
+			e->stale[e->nstale++] = fd;
+	}
+	pthread_mutex_unlock(&e->mu);
+}
+
 static void do_data(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 {
 	struct rp_engine *e = c->e;
@@ -379,13 +456,9 @@ static void do_other(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 	const struct rp_layout *l = e->l;
 	struct io_uring_sqe *sqe;
 	uint64_t t_sub = t_prep, t_done;
-	int rc = 0, fd, pfd, pfd2;
-	const char *base, *base2, *rel = NULL;
+	int rc = 0, fd, pfd, pfd2, own = 0, own2 = 0;
+	const char *base, *base2;
 	char cpath[4096 + 32];
-
-	if (op->kind == CM_OPEN || op->kind == CM_UNLINK || op->kind == CM_MKDIR ||
-	    op->kind == CM_RENAME)
-		rel = rp_file_path(l, op->file);
 
 	switch (op->kind) {
 	case CM_OPEN: {
@@ -394,15 +467,18 @@ static void do_other(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 			.mode = (op->oflags & O_CREAT) ? 0644 : 0,
 			.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
 		};
-		if (op->oflags & O_CREAT) {	/* its directory may be new */
-			pfd = rp_parent_beneath(e->dirfd, rel, 1, &base);
-			if (pfd >= 0)
-				close(pfd);
+		pfd = e->dirfd;
+		base = rp_copy_path(l, op->file, e->copy, cpath, sizeof(cpath));
+		/* a create goes through its directory's fd (made by prepare
+		 * or by the job's mkdir, which it follows) */
+		if ((op->oflags & O_CREAT) && (pfd = parent_fd(e, op->file, &base, &own)) < 0) {
+			rc = pfd;
+			break;
 		}
 		sqe = get_sqe(c);
-		io_uring_prep_openat2(sqe, e->dirfd,
-				      rp_copy_path(l, op->file, e->copy, cpath, sizeof(cpath)), &how);
+		io_uring_prep_openat2(sqe, pfd, base, &how);
 		rc = submit_wait(c, sqe, &t_sub, &t_done);
+		parent_put(pfd, own);
 		if (rc >= 0) {
 			atomic_store(&e->slot_oflags[op->slot], op->oflags);
 			fd = atomic_exchange(&e->slot_fd[op->slot], rc);
@@ -443,42 +519,36 @@ static void do_other(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 		break;
 	case CM_UNLINK:
 	case CM_MKDIR:
-		pfd = rp_parent_beneath(e->dirfd, rel, op->kind == CM_MKDIR, &base);
-		if (pfd < 0) {
+		if ((pfd = parent_fd(e, op->file, &base, &own)) < 0) {
 			rc = pfd;
 			break;
 		}
-		if (op->kind == CM_UNLINK)
-			rc = unlinkat(pfd, base, 0) ? -errno : 0;
+		if (op->kind == CM_UNLINK)	/* oflags: AT_REMOVEDIR for a rmdir */
+			rc = unlinkat(pfd, base, (int)op->oflags) ? -errno : 0;
+		else if (mkdirat(pfd, base, 0755) == 0)
+			rc = 0;
+		else if (errno == EEXIST)	/* done all the same, and counted */
+			c->job->mkdir_existed++;
 		else
-			rc = mkdirat(pfd, base, 0755) && errno != EEXIST ? -errno : 0;
-		close(pfd);
+			rc = -errno;
+		parent_put(pfd, own);
+		if (!rc && op->kind == CM_UNLINK)
+			dirs_moved(e, op->file);
 		break;
-	case CM_RENAME: {
-		const char *rel2 = rp_file_path(l, op->file2);
-		const char *s1 = strrchr(rel, '/'), *s2 = strrchr(rel2, '/');
-		size_t l1 = s1 ? (size_t)(s1 - rel) : 0, l2 = s2 ? (size_t)(s2 - rel2) : 0;
-
-		pfd = rp_parent_beneath(e->dirfd, rel, 0, &base);
-		/* one parent fd when both are in the same directory (the
-		 * usual tmp -> final): one open less, and a recording of the
-		 * replay can name the target through that fd */
-		if (l1 == l2 && memcmp(rel, rel2, l1) == 0 && pfd >= 0) {
-			pfd2 = pfd;
-			base2 = s2 ? s2 + 1 : rel2;
-		} else {
-			pfd2 = rp_parent_beneath(e->dirfd, rel2, 1, &base2);
-		}
+	case CM_RENAME:
+		pfd = parent_fd(e, op->file, &base, &own);
+		pfd2 = parent_fd(e, op->file2, &base2, &own2);
 		if (pfd < 0 || pfd2 < 0)
 			rc = pfd < 0 ? pfd : pfd2;
 		else
 			rc = renameat(pfd, base, pfd2, base2) ? -errno : 0;
-		if (pfd2 >= 0 && pfd2 != pfd)
-			close(pfd2);
-		if (pfd >= 0)
-			close(pfd);
+		parent_put(pfd, own);
+		parent_put(pfd2, own2);
+		if (!rc) {
+			dirs_moved(e, op->file);
+			dirs_moved(e, op->file2);
+		}
 		break;
-	}
 	}
 	if (rc < 0)
 		op_error(c, op->kind, op->file, rc);
@@ -488,6 +558,29 @@ static void do_other(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 }
 
 /* ------------------------------------------------------------- loops */
+
+/* (Re)open the fds of the layout's directories that are there (those the
+ * job makes are opened at their first use), no thread running. */
+static void dirs_open(struct rp_engine *e)
+{
+	const struct rp_layout *l = e->l;
+
+	for (unsigned i = 0; i < e->nstale; i++)
+		close(e->stale[i]);
+	e->nstale = 0;
+	for (uint32_t d = 0; d < cm_strtab_count(&l->dirs); d++) {
+		int fd = atomic_exchange(&e->dir_fd[d], -1);
+		if (fd >= 0)
+			close(fd);
+		if (l->dir_made[d])
+			continue;
+		fd = rp_open_beneath(e->dirfd, cm_strtab_str(&l->dirs, d), O_PATH | O_DIRECTORY, 0);
+		if (fd == -EMFILE || fd == -ENFILE)
+			break;	/* the rest at their first use, each for its op */
+		if (fd >= 0)
+			atomic_store(&e->dir_fd[d], fd);
+	}
+}
 
 /* Close what the previous loop left open and open the slots used without
  * a recorded open, before the clock starts.  rp_engine_run before the
@@ -519,6 +612,7 @@ static void loop_setup(struct rp_engine *e, unsigned loop)
 		if (fd >= 0)
 			close(fd);
 	}
+	dirs_open(e);
 	for (size_t i = 0; i < l->nslot0; i++) {
 		const struct rp_slot0 *s = &l->slot0[i];
 		int fd = rp_open_beneath(e->dirfd, rp_copy_path(l, s->file, e->copy, cpath,
@@ -741,6 +835,9 @@ int rp_engine_init(struct rp_engine **out, struct rp_source *src, int dirfd,
 	pthread_cond_init(&e->cv, NULL);
 	e->slot_fd = malloc((l->nslots ? l->nslots : 1) * sizeof(*e->slot_fd));
 	e->slot_oflags = calloc(l->nslots ? l->nslots : 1, sizeof(*e->slot_oflags));
+	e->dir_fd = malloc((cm_strtab_count(&l->dirs) + 1) * sizeof(*e->dir_fd));
+	for (size_t d = 0; e->dir_fd && d < cm_strtab_count(&l->dirs); d++)
+		atomic_init(&e->dir_fd[d], -1);
 	e->done = calloc(e->n ? e->n : 1, sizeof(*e->done));
 	e->waiters = calloc(e->n ? e->n : 1, sizeof(*e->waiters));
 	e->file_bytes = calloc(l->nfiles ? l->nfiles : 1, sizeof(*e->file_bytes));
@@ -748,7 +845,7 @@ int rp_engine_init(struct rp_engine **out, struct rp_source *src, int dirfd,
 	e->ctx = calloc(e->n ? e->n : 1, sizeof(*e->ctx));
 	e->th = calloc(e->n ? e->n : 1, sizeof(*e->th));
 	e->res.jobs = calloc(e->n ? e->n : 1, sizeof(*e->res.jobs));
-	if (!e->slot_fd || !e->slot_oflags || !e->done || !e->waiters || !e->file_bytes ||
+	if (!e->slot_fd || !e->slot_oflags || !e->dir_fd || !e->done || !e->waiters || !e->file_bytes ||
 	    !e->copy_bytes || !e->ctx || !e->th || !e->res.jobs) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
@@ -889,8 +986,14 @@ void rp_engine_free(struct rp_engine *e)
 		tctx_release(&e->ctx[i]);
 	free(e->ctx);
 	free(e->th);
+	for (size_t d = 0; e->dir_fd && d < cm_strtab_count(&e->l->dirs); d++)
+		if (atomic_load(&e->dir_fd[d]) >= 0)
+			close(atomic_load(&e->dir_fd[d]));
+	for (unsigned i = 0; i < e->nstale; i++)
+		close(e->stale[i]);
 	free((void *)e->slot_fd);
 	free((void *)e->slot_oflags);
+	free((void *)e->dir_fd);
 	free((void *)e->done);
 	free((void *)e->waiters);
 	free((void *)e->file_bytes);

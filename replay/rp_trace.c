@@ -79,6 +79,8 @@ const char *rp_copy_path(const struct rp_layout *l, uint32_t f, unsigned k, char
 void rp_layout_release(struct rp_layout *l)
 {
 	cm_strtab_release(&l->paths);
+	cm_strtab_release(&l->dirs);
+	free(l->dir_made);
 	free(l->files);
 	free(l->threads);
 	free(l->slot0);
@@ -303,6 +305,7 @@ static int file_index(struct walk *w, uint32_t raw, uint32_t *out)
 			return rc;
 		if (rc == 1) {
 			memset(&l->files[id], 0, sizeof(l->files[0]));
+			l->files[id].dir = RP_NO_DIR;
 			w->file_last[id] = w->file_lastw[id] = (struct dep){ 0 };
 			t->ro_opens[id] = 0;
 			l->nfiles = id + 1;
@@ -695,6 +698,37 @@ static int plan_copy(struct walk *w, const struct row *r)
 	return copy_side(w, &out, CM_WRITE);
 }
 
+/*
+ * The current op creates, unlinks, renames or makes file: the engine
+ * reaches it through the fd of its directory (layout.dirs, noted in the
+ * layout pass), and the op follows the last namespace op on that
+ * directory (its mkdir, when the job made it).
+ */
+static int in_dir(struct walk *w, uint32_t file)
+{
+	struct rp_layout *l = &w->t->src.layout;
+	const char *rel = rp_file_path(l, file), *slash = strrchr(rel, '/');
+	size_t n;
+	uint32_t id;
+	int rc;
+
+	if (!slash)
+		return 0;	/* right under DIR: layout's RP_NO_DIR */
+	n = (size_t)(slash - rel);
+	if ((rc = grow((void **)&w->pbuf, &w->pcap, n + 1, 1)))
+		return rc;
+	memcpy(w->pbuf, rel, n);
+	w->pbuf[n] = 0;
+	if (!w->emit) {
+		if ((rc = cm_strtab_intern(&l->dirs, w->pbuf, &id)) < 0)
+			return rc;
+		l->files[file].dir = id;
+	}
+	if (cm_strtab_find(&l->paths, w->pbuf, &id) == 0)
+		add_dep(w, w->file_last[id]);
+	return 0;
+}
+
 static int plan_open(struct walk *w, const struct row *r)
 {
 	struct rp_layout *l = LAYOUT(w);
@@ -724,6 +758,8 @@ static int plan_open(struct walk *w, const struct row *r)
 		else if (!(op->oflags & O_TRUNC) && !w->file_last[file].gidx)
 			f->prepare = 1;	/* may exist: its data may be read */
 	}
+	if ((op->oflags & O_CREAT) && (rc = in_dir(w, file)))
+		return rc;
 	sl = new_slot(w, file, op->oflags, 0);
 	if (sl < 0)
 		return sl;
@@ -806,10 +842,16 @@ static int plan_namespace(struct walk *w, const struct row *r, unsigned kind)
 		return rc;
 	w->cur.op.file = file;
 	w->cur.op.file2 = file2;
+	if (kind == CM_UNLINK && r->op == TAPE_OP_UNLINKAT)
+		w->cur.op.oflags = (uint32_t)r->flags & AT_REMOVEDIR;	/* rmdir */
+	if ((rc = in_dir(w, file)) || (kind == CM_RENAME && (rc = in_dir(w, file2))))
+		return rc;
 	if (l) {
 		l->files[file].modified = l->files[file2].modified = 1;
 		if (kind != CM_MKDIR && !w->file_last[file].gidx)
 			l->files[file].prepare = 1;	/* exists before the trace */
+		if (kind == CM_MKDIR)
+			l->files[file].made_dir = 1;
 	}
 	add_dep(w, w->file_last[file]);
 	add_dep(w, w->file_lastw[file]);
@@ -1200,8 +1242,19 @@ static int layout_finish(struct trace_src *t)
 		if (!(t->infer[i] & INF_W))
 			continue;
 		l->opens_inferred += t->ro_opens[i];
-		if (t->infer[i] & INF_NEW)	/* the job made it: nothing to prepare */
+		if (t->infer[i] & INF_NEW) {	/* the job made it: nothing to prepare */
 			l->files[i].prepare = 0;
+			if ((rc = in_dir(w, (uint32_t)i)))	/* its opens create it */
+				return rc;
+		}
+	}
+	if (cm_strtab_count(&l->dirs) &&
+	    !(l->dir_made = calloc(cm_strtab_count(&l->dirs), 1)))
+		return -ENOMEM;
+	for (uint32_t d = 0; d < cm_strtab_count(&l->dirs); d++) {
+		uint32_t id;
+		if (cm_strtab_find(&l->paths, cm_strtab_str(&l->dirs, d), &id) == 0)
+			l->dir_made[d] = l->files[id].made_dir;
 	}
 	for (size_t i = 0; i < l->nfiles; i++) {
 		struct rp_file *f = &l->files[i];
