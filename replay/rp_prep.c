@@ -18,9 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "fmt.h"
 #include "replay.h"
 
 int rp_open_beneath(int dirfd, const char *rel, int flags, unsigned mode)
@@ -172,13 +174,39 @@ static void fill_random(uint64_t *buf, size_t words, uint64_t *state)
 
 #define PREP_CHUNK (1u << 20)
 
+/* Write n bytes of buf at off, through short writes: 0 or -errno (a full
+ * disk is ENOSPC, not a short write's EIO). */
+static int write_all(int fd, const void *buf, size_t n, uint64_t off)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t w = pwrite(fd, p, n, (off_t)off);
+		if (w < 0)
+			return -errno;
+		if (w == 0)
+			return -EIO;
+		p += w;
+		n -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
+/* A file prepare did not make itself with more than one link may be a
+ * hard link planted to a file outside DIR: never written through. */
+#define LINKED_WHY "has more than one link (a hard link may lead out of DIR), refused"
+
+/* Create or resize rel as f says; *why: what went wrong, when the errno
+ * does not say it. */
 static int prep_one(int dirfd, const char *rel, const struct rp_file *f, int sparse,
-		    uint64_t *buf, uint64_t *rng, struct rp_prep_stats *st)
+		    uint64_t *buf, uint64_t *rng, struct rp_prep_stats *st, const char **why)
 {
 	const char *base;
 	struct stat sb;
 	int pfd, fd, rc = 0;
 
+	*why = NULL;
 	pfd = rp_parent_beneath(dirfd, rel, 1, &base);
 	if (pfd < 0)
 		return pfd;
@@ -199,6 +227,12 @@ static int prep_one(int dirfd, const char *rel, const struct rp_file *f, int spa
 	}
 	if (!S_ISREG(sb.st_mode)) {
 		rc = -EINVAL;
+		*why = "not a regular file";
+		goto out;
+	}
+	if (sb.st_nlink > 1) {
+		rc = -EMLINK;
+		*why = LINKED_WHY;
 		goto out;
 	}
 	if ((uint64_t)sb.st_size == f->size) {
@@ -209,16 +243,11 @@ static int prep_one(int dirfd, const char *rel, const struct rp_file *f, int spa
 		rc = -errno;
 		goto out;
 	}
-	if (!sparse) {
-		for (uint64_t off = 0; off < f->size; off += PREP_CHUNK) {
-			size_t n = f->size - off < PREP_CHUNK ? (size_t)(f->size - off) : PREP_CHUNK;
-			fill_random(buf, (n + 7) / 8, rng);
-			ssize_t w = pwrite(fd, buf, n, (off_t)off);
-			if (w != (ssize_t)n) {
-				rc = w < 0 ? -errno : -EIO;
-				goto out;
-			}
-		}
+	for (uint64_t off = 0; !sparse && off < f->size; off += PREP_CHUNK) {
+		size_t n = f->size - off < PREP_CHUNK ? (size_t)(f->size - off) : PREP_CHUNK;
+		fill_random(buf, (n + 7) / 8, rng);
+		if ((rc = write_all(fd, buf, n, off)))
+			goto out;
 	}
 	/* on disk before the replay, so its reads do not wait for
 	 * writeback: big files are synced, small ones only start writeback
@@ -237,45 +266,131 @@ out:
 	return rc;
 }
 
+/* A file the job writes, creates or truncates, and prepare does not make:
+ * if it is there, it must not be a hard link (LINKED_WHY).  0 or -errno. */
+static int check_links(int dirfd, const char *rel)
+{
+	struct stat sb;
+	int fd = rp_open_beneath(dirfd, rel, O_PATH | O_NOFOLLOW, 0), rc = 0;
+
+	if (fd == -ENOENT || fd == -ENOTDIR)
+		return 0;	/* not there: the job makes it */
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &sb))
+		rc = -errno;
+	else if (S_ISREG(sb.st_mode) && sb.st_nlink > 1)
+		rc = -EMLINK;
+	close(fd);
+	return rc;
+}
+
+static void prep_error(char *err, size_t errlen, const char *rel, int rc, const char *why)
+{
+	snprintf(err, errlen, "preparing '%s': %s", rel, why ? why :
+		 rc == -EXDEV || rc == -ELOOP ? "a symlink leads out of DIR, refused" :
+		 rc == -EMLINK ? LINKED_WHY : strerror(-rc));
+}
+
+/* Bytes of the files to prepare that are not there with their size. */
+static uint64_t bytes_missing(int dirfd, const struct rp_layout *l, unsigned scale)
+{
+	char cpath[4096 + 32];
+	uint64_t need = 0;
+
+	for (size_t n = 0; n < l->nfiles * scale; n++) {
+		unsigned k = (unsigned)(n / l->nfiles);
+		uint32_t i = (uint32_t)(n % l->nfiles);
+		const struct rp_file *f = &l->files[i];
+		struct stat sb;
+		int fd;
+
+		if (!f->prepare || f->isdir || (k && !f->dataset))
+			continue;
+		fd = rp_open_beneath(dirfd, rp_copy_path(l, i, k, cpath, sizeof(cpath)),
+				     O_PATH | O_NOFOLLOW, 0);
+		if (fd < 0 || fstat(fd, &sb) || (uint64_t)sb.st_size != f->size)
+			need += f->size;
+		if (fd >= 0)
+			close(fd);
+	}
+	return need;
+}
+
+/* Refuse what does not fit DIR's file system: 0, or -ENOSPC with err. */
+static int check_space(int dirfd, const struct rp_layout *l, unsigned scale, uint64_t total,
+		       uint64_t nfiles, char *err, size_t errlen)
+{
+	struct statvfs sv;
+	uint64_t avail, need;
+	char a[32], b[32];
+
+	if (fstatvfs(dirfd, &sv))
+		return 0;	/* cannot tell: the writes will */
+	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	if (total <= avail || (need = bytes_missing(dirfd, l, scale)) <= avail)
+		return 0;
+	cm_fmt_bytes(a, sizeof(a), need);
+	cm_fmt_bytes(b, sizeof(b), avail);
+	snprintf(err, errlen, "preparing %" PRIu64 " files needs %s (%" PRIu64 " bytes), and "
+		 "DIR's file system has %s (%" PRIu64 " bytes) free: refused (--sparse makes "
+		 "holes)", nfiles, a, need, b, avail);
+	return -ENOSPC;
+}
+
+/* The directories the job creates files in but did not make: there
+ * before the replay, so that its creates need no mkdir of their own. */
+static int prep_dirs(int dirfd, const struct rp_layout *l, char *err, size_t errlen)
+{
+	for (uint32_t d = 0; d < cm_strtab_count(&l->dirs); d++) {
+		const char *dir = cm_strtab_str(&l->dirs, d), *base;
+		char *sub;
+		int pfd;
+		if (l->dir_made[d])
+			continue;
+		if (asprintf(&sub, "%s/.", dir) < 0)
+			return -ENOMEM;
+		pfd = rp_parent_beneath(dirfd, sub, 1, &base);
+		free(sub);
+		if (pfd < 0) {
+			prep_error(err, errlen, dir, pfd, NULL);
+			return pfd;
+		}
+		close(pfd);
+	}
+	return 0;
+}
+
 int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *po,
 	       struct rp_prep_stats *st, char *err, size_t errlen)
 {
-	uint64_t *buf = malloc(PREP_CHUNK + 8), rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)now_ns();
+	uint64_t *buf = NULL, rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)now_ns();
 	uint64_t total = 0, nfiles = 0, done = 0, last = now_ns();
 	unsigned scale = po->scale ? po->scale : 1;
 	char cpath[4096 + 32];
-	int rc = 0;
+	const char *why;
+	int rc;
 
 	memset(st, 0, sizeof(*st));
-	if (!buf)
-		return -ENOMEM;
 	for (size_t i = 0; i < l->nfiles; i++)
 		if (l->files[i].prepare || l->files[i].isdir) {
 			unsigned k = l->files[i].dataset ? scale : 1;
 			nfiles += k;
 			total += l->files[i].size * k;
 		}
-	/* the directories the job creates files in but did not make: there
-	 * before the replay, so that its creates need no mkdir of their own */
-	for (uint32_t d = 0; !rc && d < cm_strtab_count(&l->dirs); d++) {
-		const char *dir = cm_strtab_str(&l->dirs, d), *base;
-		char *sub;
-		int pfd;
-		if (l->dir_made[d])
-			continue;
-		if (asprintf(&sub, "%s/.", dir) < 0) {
-			rc = -ENOMEM;
-			break;
+	if (!po->sparse && (rc = check_space(dirfd, l, scale, total, nfiles, err, errlen)))
+		return rc;
+	/* what the job writes and prepare does not make must not be a link */
+	for (uint32_t i = 0; i < l->nfiles; i++)
+		if (l->files[i].modified && !l->files[i].prepare && !l->files[i].isdir &&
+		    (rc = check_links(dirfd, rp_file_path(l, i)))) {
+			prep_error(err, errlen, rp_file_path(l, i), rc, NULL);
+			return rc;
 		}
-		if ((pfd = rp_parent_beneath(dirfd, sub, 1, &base)) >= 0)
-			close(pfd);
-		else
-			snprintf(err, errlen, "preparing '%s': %s", dir,
-				 pfd == -EXDEV || pfd == -ELOOP ?
-				 "a symlink leads out of DIR, refused" : strerror(-pfd));
-		rc = pfd < 0 ? pfd : 0;
-		free(sub);
-	}
+	if ((rc = prep_dirs(dirfd, l, err, errlen)))
+		return rc;
+	if (!(buf = malloc(PREP_CHUNK + 8)))
+		return -ENOMEM;
 	/* copy by copy: copy 0 is the trace's own layout */
 	for (size_t n = 0; !rc && n < l->nfiles * scale; n++) {
 		unsigned k = (unsigned)(n / l->nfiles);
@@ -286,12 +401,8 @@ int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *
 		if ((!f->prepare && !f->isdir) || (k && !f->dataset))
 			continue;
 		rel = rp_copy_path(l, i, k, cpath, sizeof(cpath));
-		rc = prep_one(dirfd, rel, f, po->sparse, buf, &rng, st);
-		if (rc) {
-			snprintf(err, errlen, "preparing '%s': %s%s", rel,
-				 rc == -EXDEV || rc == -ELOOP ?
-				 "a symlink leads out of DIR, refused" : strerror(-rc),
-				 rc == -EINVAL ? " (not a regular file)" : "");
+		if ((rc = prep_one(dirfd, rel, f, po->sparse, buf, &rng, st, &why))) {
+			prep_error(err, errlen, rel, rc, why);
 			break;
 		}
 		st->files++;
@@ -309,6 +420,7 @@ int rp_restore(int dirfd, const struct rp_layout *l, int sparse)
 {
 	uint64_t *buf = NULL, rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)now_ns();
 	struct rp_prep_stats st = { 0 };
+	const char *why;
 	int rc = 0;
 
 	for (uint32_t i = 0; i < l->nfiles; i++) {
@@ -318,7 +430,7 @@ int rp_restore(int dirfd, const struct rp_layout *l, int sparse)
 			continue;
 		if (!buf && !(buf = malloc(PREP_CHUNK + 8)))
 			return -ENOMEM;
-		if ((e = prep_one(dirfd, rp_file_path(l, i), f, sparse, buf, &rng, &st)) && !rc)
+		if ((e = prep_one(dirfd, rp_file_path(l, i), f, sparse, buf, &rng, &st, &why)) && !rc)
 			rc = e;
 	}
 	free(buf);

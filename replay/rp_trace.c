@@ -38,6 +38,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -536,6 +537,19 @@ static int fd_slot(struct walk *w, const struct row *r, int writes)
 	return rc ? rc : sl;
 }
 
+/* A read of len bytes at off must fit a file (off_t): a hostile trace's
+ * offset near 2^64 would wrap the size prepared.  0, or -EFBIG with the
+ * message. */
+static int read_fits(struct walk *w, uint32_t file, uint64_t off, uint64_t len)
+{
+	if (len <= INT64_MAX && off <= (uint64_t)INT64_MAX - len)
+		return 0;
+	snprintf(w->t->errbuf, w->t->errlen, "a read of %" PRIu64 " bytes at offset %" PRIu64
+		 " of '%s' ends past the largest file size: refused", len, off,
+		 rp_file_path(&w->t->src.layout, file));
+	return -EFBIG;
+}
+
 /* A read of recorded bytes: the file grows to cover it. */
 static void count_read(struct rp_layout *l, uint32_t file, uint64_t off, uint64_t len)
 {
@@ -569,7 +583,7 @@ static int fault_read(struct walk *w, const struct row *r)
 		if ((rc = cm_map_set(&w->fslots, r->pid, file, (uint64_t)sl + 1)))
 			return rc;
 	}
-	if ((rc = new_op(w, r, CM_READ)))
+	if ((rc = read_fits(w, file, r->offset, r->size)) || (rc = new_op(w, r, CM_READ)))
 		return rc;
 	w->cur.op.flags |= RP_F_FAULT;
 	w->cur.op.slot = (uint32_t)sl;
@@ -641,6 +655,8 @@ static int plan_io(struct walk *w, const struct row *r, unsigned kind)
 		w->cur.op.off = r->offset;
 		w->cur.op.len = len;
 		if (kind == CM_READ) {
+			if ((rc = read_fits(w, file, r->offset, len)))
+				return rc;
 			count_read(l, file, r->offset, len);
 			w->slots[sl].did_read = 1;
 		} else if (l) {
@@ -1169,6 +1185,12 @@ static int table_row(struct trace_src *t, const struct tape_file *f)
 		return f->path ? -ENOMEM : 0;
 	if (rp_path_map(rel) == 0 && cm_strtab_find(&l->paths, rel, &id) == 0) {
 		struct rp_file *pf = &l->files[id];
+		if (f->size > INT64_MAX) {
+			snprintf(t->errbuf, t->errlen, "file table: size %" PRIu64 " of '%s' is "
+				 "past the largest file size: refused", f->size, f->path);
+			free(rel);
+			return -EFBIG;
+		}
 		/* size at open; reads past it (a growing file) keep their
 		 * extent */
 		if (f->size > pf->size)
@@ -1233,7 +1255,8 @@ static int layout_finish(struct trace_src *t)
 		l->faults_shm = fs->shm;
 	}
 	if ((rc = each_file_row(t, table_row)) < 0) {
-		snprintf(t->errbuf, t->errlen, "file table: %s", tape_strerror(rc));
+		if (!t->errbuf[0])
+			snprintf(t->errbuf, t->errlen, "file table: %s", tape_strerror(rc));
 		return rc;
 	}
 	if ((rc = mark_parent_dirs(l)))

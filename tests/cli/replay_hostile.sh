@@ -130,6 +130,49 @@ printf 'not a trace at all\n' >"$T/junk.tape"
 err_line 1 "iotape replay: " "junk.tape" "$IOTAPE" replay -d "$T/d7" "$T/junk.tape"
 unchanged "truncated"
 
+# a hard link planted in DIR to an outside file: never written through
+# (prepare resizes what it reads; the job truncates what it creates)
+mkdir -p "$T/d9" && : >"$T/d9/.iotape-replay"
+ln "$O/s" "$T/d9/h" || fail "ln"
+csv hlread <<EOF2
+1000,1,1,openat,/h,-1,0,0,3,10,0,
+2000,1,1,read,/h,3,0,4096,4096,10,0,
+EOF2
+err_line 1 "iotape replay: " "preparing 'h': has more than one link (a hard link may lead out of DIR), refused" \
+	"$IOTAPE" replay -d "$T/d9" "$T/hlread.tape"
+csv hltrunc <<EOF2
+1000,1,1,openat,/h,-1,0,0,3,10,0x241,
+2000,1,1,write,/h,3,0,6,6,10,0,
+EOF2
+err_line 1 "iotape replay: " "preparing 'h': has more than one link" \
+	"$IOTAPE" replay -d "$T/d9" "$T/hltrunc.tape"
+unchanged "hard link"
+rm -f "$T/d9/h"
+
+# sizes: a read ending past 2^63 is refused when the trace is read (it
+# wrapped the prepared size), a file table size past it too, and a
+# dataset larger than the free space of DIR's file system is refused
+# before anything is written, naming both
+csv wrap <<EOF2
+1000,1,1,openat,/w,-1,0,0,3,10,0,
+2000,1,1,pread64,/w,3,18446744073709547520,4096,4096,10,0,
+EOF2
+err_line 1 "iotape replay: " "a read of 4096 bytes at offset 18446744073709547520 of 'w' ends past the largest file size: refused" \
+	"$IOTAPE" replay -d "$T/d10" "$T/wrap.tape"
+[ ! -e "$T/d10" ] || fail "wrap: DIR made for a refused trace"
+free=$(df -B1 --output=avail "$T" | tail -n 1)
+csv huge <<EOF2
+1000,1,1,openat,/big,-1,0,0,3,10,0,
+2000,1,1,pread64,/big,3,$((free + 1048576)),4096,4096,10,0,
+EOF2
+run "$IOTAPE" replay -d "$T/d11" "$T/huge.tape"
+[ "$rc" = 1 ] && [ "$(wc -l <"$T/err")" = 1 ] || fail "huge: exit $rc: $(cat "$T/err")"
+grep -q "^iotape replay: preparing 1 files needs .* ($((free + 1048576 + 4096)) bytes), and DIR's file system has .* free: refused" "$T/err" ||
+	fail "huge: $(cat "$T/err")"
+[ ! -e "$T/d11/big" ] || fail "huge: the file was made"
+ok "$IOTAPE" replay --prepare-only --sparse -d "$T/d12" "$T/huge.tape"	# holes fit
+unchanged "sizes"
+
 # many tiny files (REPLAY_FILES, default 20000): prepared and read, nothing else
 nf=${REPLAY_FILES:-20000}
 awk -v hdr="$HDR" -v n="$nf" 'BEGIN { print hdr
