@@ -16,6 +16,8 @@
 #include <errno.h>
 #include <string.h>
 #include "analyze.h"
+#include "ops.h"
+#include "path.h"
 
 #define CKPT_GAP_NS 1000000000ull	/* burst ends after 1 s without writes */
 #define CKPT_MIN_BYTES (1ull << 20)	/* a checkpoint writes >= 1 MiB ... */
@@ -25,22 +27,19 @@
  * a write (tape_op_has_output()), of no class of their own. */
 #define OPC_COPY 0x80
 
-/* The ops iotape replay reproduces (ana_opts.replayed_io). */
-static int replayed_op(unsigned op)
+
+/* ana_opts.replayed_io: whether iotape replay reproduces the op: one the
+ * op vocabulary replays (common/ops.h), that succeeded, on storage (not a
+ * pipe, socket or device by the file table's mode, not a memory or pseudo
+ * file system by its path).  The rest is the replay's think time. */
+static int replay_does(const struct ana *a, const struct tape_syscall *e, unsigned op)
 {
-	if (tape_op_has_output(op))
-		return 1;
-	switch (tape_op_class(op)) {
-	case TAPE_OPC_OPEN:
-	case TAPE_OPC_CLOSE:
-	case TAPE_OPC_READ:
-	case TAPE_OPC_WRITE:
-	case TAPE_OPC_SYNC:
-	case TAPE_OPC_NAMESPACE:
-		return 1;
-	default:
+	uint32_t fi;
+
+	if (e->ret < 0 || !cm_op_replayed(op) || (e->path && cm_path_is_pseudo(e->path, NULL)))
 		return 0;
-	}
+	fi = ana_file_by_id(a, e->file_id);
+	return fi == ANA_NONE || !a->files[fi].not_regular;
 }
 
 static uint32_t file_new(struct ana *a)
@@ -416,7 +415,8 @@ int ana_file_excluded(const struct ana *a, const struct ana_file *f)
 {
 	if (!a->o.files_only)
 		return 0;
-	if (f->anon || f->not_regular || !f->path)
+	/* memory and pseudo file systems: the replay leaves them out too */
+	if (f->anon || f->not_regular || !f->path || cm_path_is_pseudo(f->path, NULL))
 		return 1;
 	if (a->o.under) {
 		size_t n = strlen(a->o.under);
@@ -553,7 +553,7 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 			s->ops++;
 
 			/* compute vs I/O: io_uring completions do not block */
-			if (op < TAPE_OP_URING_READ && (!a->o.replayed_io || (e->ret >= 0 && replayed_op(op)))) {
+			if (op < TAPE_OP_URING_READ && (!a->o.replayed_io || replay_does(a, e, op))) {
 				if (!t->ops) {
 					t->first_ns = e->ts_ns;
 					t->last_end = e->ts_ns;

@@ -58,3 +58,23 @@ int cm_path_normalize(char *p, unsigned flags)
 	*w = 0;
 	return 0;
 }
+
+/* Whether path is dir or below it. */
+static int under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || !path[n]);
+}
+
+int cm_path_is_pseudo(const char *path, const char **where)
+{
+	static const char *const dirs[] = { "/dev/shm", "/proc", "/sys", "/dev" };
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (under(path, dirs[i])) {
+			if (where)
+				*where = dirs[i];
+			return 1;
+		}
+	return 0;
+}

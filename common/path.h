@@ -28,4 +28,12 @@
  * under CM_PATH_NO_DOTDOT (p unchanged). */
 int cm_path_normalize(char *p, unsigned flags);
 
+/*
+ * Whether an absolute path lies on a pseudo or memory file system by
+ * where Linux mounts them: /proc, /sys and /dev (devtmpfs, and /dev/shm's
+ * tmpfs).  For traces that do not say each file's file system; *where gets
+ * the mount point ("/proc", "/sys", "/dev/shm", "/dev").  0 when not.
+ */
+int cm_path_is_pseudo(const char *path, const char **where);
+
 #endif /* IOTAPE_COMMON_PATH_H */

@@ -85,6 +85,7 @@ struct rp_op {
 /* ------------------------------------------------------------- layout */
 
 #define RP_NO_DIR UINT32_MAX	/* rp_file.dir of a file right under DIR */
+#define RP_MEMFS_MAX 8		/* places of skipped memory fs ops told apart */
 
 struct rp_file {
 	uint64_t size;		/* size to prepare */
@@ -152,6 +153,11 @@ struct rp_layout {
 				 * source's window: replayed where they came */
 	uint64_t opens_inferred;/* opens whose flags the trace did not carry,
 				 * inferred from the writes through them */
+	/* ops on pseudo and memory file systems (/proc, /sys, /dev/shm, ...:
+	 * kernel state and memory, not storage), not replayed, by where */
+	uint64_t memfs_ops;
+	struct rp_memfs { char where[24]; uint64_t ops; } memfs[RP_MEMFS_MAX];
+	unsigned nmemfs;
 };
 
 static inline const char *rp_file_path(const struct rp_layout *l, uint32_t f)
@@ -230,8 +236,9 @@ int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *
 	       struct rp_prep_stats *st, char *err, size_t errlen);
 
 /* Put back, as prepare made them, the prepared files the job changes
- * (writes, truncates, unlinks, renames): before a loop after the first.
- * 0, or the first -errno (the others are still done). */
+ * (writes, truncates, unlinks, renames) that are missing or resized: the
+ * engine does it before each loop.  0, or the first -errno (the others
+ * are still done). */
 int rp_restore(int dirfd, const struct rp_layout *l, int sparse);
 
 /* --------------------------------------------------------------- engine */

@@ -425,8 +425,18 @@ int rp_restore(int dirfd, const struct rp_layout *l, int sparse)
 
 	for (uint32_t i = 0; i < l->nfiles; i++) {
 		const struct rp_file *f = &l->files[i];
-		int e;
+		struct stat sb;
+		int e, fd;
 		if (!f->prepare || !f->modified || f->isdir)
+			continue;
+		/* there with its size: nothing to do (two calls, not prepare's
+		 * walk of its parents) */
+		fd = rp_open_beneath(dirfd, rp_file_path(l, i), O_PATH | O_NOFOLLOW, 0);
+		e = fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+		    (uint64_t)sb.st_size == f->size;
+		if (fd >= 0)
+			close(fd);
+		if (e)
 			continue;
 		if (!buf && !(buf = malloc(PREP_CHUNK + 8)))
 			return -ENOMEM;

@@ -265,6 +265,11 @@ static json_t *replay_json(const struct rp_layout *l, const struct rp_opts *o,
 	json_object_set_new(rp, "recorded_not_storage", cm_json_u64(l->not_storage));
 	json_object_set_new(rp, "recorded_out_of_order", cm_json_u64(l->late));
 	json_object_set_new(rp, "opens_inferred", cm_json_u64(l->opens_inferred));
+	json_t *mf = json_object();
+	for (unsigned i = 0; i < l->nmemfs; i++)
+		json_object_set_new(mf, l->memfs[i].where, cm_json_u64(l->memfs[i].ops));
+	json_object_set_new(rp, "recorded_memory_fs", json_pack("{s:o,s:o}", "ops",
+				cm_json_u64(l->memfs_ops), "where", mf));
 	json_object_set_new(rp, "implicit_opens", cm_json_u64(res->implicit_opens));
 	json_object_set_new(rp, "direct_adjusted", cm_json_u64(t->adjusted));
 	json_object_set_new(rp, "fault_reads_expected", cm_json_u64(l->fault_reads * o->loops));
@@ -458,6 +463,13 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 		" that failed when recorded, %" PRIu64 " unmatched, %" PRIu64
 		" on pipes, sockets and devices\n",
 		l->skipped, l->failed, l->unmatched, l->not_storage);
+	if (l->memfs_ops) {
+		fprintf(f, "  not replayed, on memory and pseudo file systems: %" PRIu64 " ops (",
+			l->memfs_ops);
+		for (unsigned i = 0; i < l->nmemfs; i++)
+			fprintf(f, "%s%s %" PRIu64, i ? ", " : "", l->memfs[i].where, l->memfs[i].ops);
+		fputs(")\n", f);
+	}
 	if (l->opens_inferred)
 		fprintf(f, "  open flags inferred from the writes (the trace has none): %" PRIu64
 			" opens\n", l->opens_inferred);

@@ -591,10 +591,9 @@ static void loop_setup(struct rp_engine *e, unsigned loop)
 	char cpath[4096 + 32];
 
 	e->copy = loop % (e->o.scale ? e->o.scale : 1);
-	/* every loop starts from the prepared state: files the previous one
-	 * changed are put back (the first loop's were just prepared) */
-	if (loop)
-		rp_restore(e->dirfd, l, e->o.sparse);
+	/* every loop starts from the prepared state: files a previous loop
+	 * (or replay: --no-prepare) changed are put back */
+	rp_restore(e->dirfd, l, e->o.sparse);
 	/* what the job made with O_EXCL must not be there (a previous loop
 	 * or replay left it) */
 	for (uint32_t f = 0; f < l->nfiles; f++) {

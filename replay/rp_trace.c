@@ -509,6 +509,72 @@ static int finish_op(struct walk *w)
 	return push(w->t, p->thread, op);
 }
 
+/* fds map value of an fd open on a memory file system: MEMFS_FD + the
+ * index of its place in layout.memfs (the layout pass; 0 after) */
+#define MEMFS_FD ((uint64_t)UINT32_MAX)
+#define IS_MEMFS_FD(v) ((v) >= MEMFS_FD && (v) < MEMFS_FD + RP_MEMFS_MAX)
+
+/* Count an op on a memory or pseudo file system at where (layout pass):
+ * the first RP_MEMFS_MAX - 1 places by name, then "other". */
+static unsigned count_memfs(struct walk *w, const char *where)
+{
+	struct rp_layout *l = LAYOUT(w);
+	unsigned i;
+
+	if (!l)
+		return 0;
+	l->memfs_ops++;
+	for (i = 0; i < l->nmemfs && strcmp(l->memfs[i].where, where); i++)
+		;
+	if (i == l->nmemfs) {
+		if (i == RP_MEMFS_MAX - 1)
+			where = "other";
+		else if (i == RP_MEMFS_MAX)
+			i = RP_MEMFS_MAX - 1;
+		if (i == l->nmemfs) {
+			snprintf(l->memfs[i].where, sizeof(l->memfs[i].where), "%s", where);
+			l->nmemfs++;
+		}
+	}
+	l->memfs[i].ops++;
+	return i;
+}
+
+/*
+ * Whether the row acts on a pseudo or memory file system (common/path.h):
+ * by its path, or by its fd when that was opened on one; *where gets the
+ * place.  Such ops are kernel state and memory (DataLoader's shared
+ * memory in /dev/shm, /proc reads), not storage: not replayed, counted.
+ */
+static int on_memfs(struct walk *w, const struct row *r, const char **where)
+{
+	const char *p = cm_strtab_str(&w->t->raw, r->path);
+	uint64_t *v;
+
+	if (*p && cm_path_is_pseudo(p, where))
+		return 1;
+	if (r->path2 && cm_path_is_pseudo(cm_strtab_str(&w->t->raw, r->path2), where))
+		return 1;
+	if (tape_op_uses_fd(r->op) && (v = cm_map_get(&w->fds, r->pid, (uint64_t)r->fd)) &&
+	    IS_MEMFS_FD(*v)) {
+		*where = !w->emit ? w->t->src.layout.memfs[*v - MEMFS_FD].where : "";
+		return 1;
+	}
+	return 0;
+}
+
+/* An op on a memory file system: an open's fd (and its dups) are noted,
+ * so the ops on them are known too; a close forgets it. */
+static int skip_memfs(struct walk *w, const struct row *r, unsigned kind, const char *where)
+{
+	unsigned i = count_memfs(w, where);
+	if (kind == CM_OPEN)
+		return cm_map_set(&w->fds, r->pid, (uint64_t)r->ret, MEMFS_FD + i);
+	if (kind == CM_CLOSE)
+		cm_map_del(&w->fds, r->pid, (uint64_t)r->fd, NULL);
+	return 0;
+}
+
 /* The slot of an fd op: the recorded open, or an implicit one by path.
  * The slot, -1 when unmatched, or -errno. */
 static int fd_slot(struct walk *w, const struct row *r, int writes)
@@ -567,9 +633,15 @@ static void count_read(struct rp_layout *l, uint32_t file, uint64_t off, uint64_
 static int fault_read(struct walk *w, const struct row *r)
 {
 	struct rp_layout *l = LAYOUT(w);
+	const char *where;
 	uint32_t file;
 	uint64_t *v;
 	int rc, sl;
+
+	if (on_memfs(w, r, &where)) {
+		count_memfs(w, where);
+		return 0;
+	}
 
 	if ((rc = file_index(w, r->path, &file)))
 		return rc;
@@ -682,8 +754,14 @@ static int copy_side(struct walk *w, const struct row *r, unsigned kind)
 {
 	struct rp_layout *l = LAYOUT(w);
 
+	const char *where;
+
 	if (r->fd < 0 && !r->file_id)
 		return 0;	/* not recorded (traces before fd2) */
+	if (on_memfs(w, r, &where)) {
+		count_memfs(w, where);
+		return 0;
+	}
 	if (r->file_id && cm_map_get(&w->t->nonreg, r->file_id, 0)) {
 		if (l)
 			l->not_storage++;	/* splice's pipe, sendfile's socket */
@@ -835,7 +913,8 @@ static int plan_dup(struct walk *w, const struct row *r)
 		return 0;
 	}
 	sl = *v;
-	w->slots[sl - 1].refs++;
+	if (!IS_MEMFS_FD(sl))
+		w->slots[sl - 1].refs++;
 	if (cm_map_set(&w->fds, r->pid, (uint64_t)r->ret, sl))
 		return -ENOMEM;
 	if (l)
@@ -882,6 +961,7 @@ static int plan_row(struct walk *w, const struct row *r)
 	struct rp_layout *l = LAYOUT(w);
 	unsigned cls = row_class(r);
 	struct cm_op_rule rule = cm_op_rule(r->op);
+	const char *where;
 
 	if (r->op == ROW_FAULT)
 		return fault_read(w, r);
@@ -908,6 +988,8 @@ static int plan_row(struct walk *w, const struct row *r)
 			l->skipped++;
 		return 0;
 	}
+	if (on_memfs(w, r, &where))
+		return skip_memfs(w, r, rule.kind, where);
 	switch (rule.kind) {
 	case CM_OPEN:
 		return plan_open(w, r);

@@ -52,7 +52,12 @@ csv abs <<EOF2
 EOF2
 ok "$IOTAPE" replay --timing afap --output-format json -o "$T/abs.json" -d "$T/d2" "$T/abs.tape"
 [ "$(jq_py "$T/abs.json" "d['replay']['ops_failed']")" = 0 ] || fail "abs: ops failed"
-[ -d "$T/d2/etc" ] && [ -f "$T/d2/proc/self/root$O/s" ] || fail "abs: not mapped under DIR"
+[ -d "$T/d2/etc" ] && [ -d "$T/d2$O/sub" ] && [ ! -e "$T/d2$O/s" ] && [ ! -e "$T/d2$O/sub/k" ] ||
+	fail "abs: not mapped under DIR"
+# /proc/self/root/...: on a pseudo file system, not replayed at all
+[ "$(jq_py "$T/abs.json" "d['replay']['recorded_memory_fs']['where']")" = "{'/proc': 1}" ] ||
+	fail "abs: /proc/self/root not left out: $(jq_py "$T/abs.json" "d['replay']['recorded_memory_fs']")"
+[ ! -e "$T/d2/proc" ] || fail "abs: /proc mapped under DIR"
 unchanged "absolute paths"
 
 # a directory symlink under DIR that leads out: prepare refuses
