@@ -214,7 +214,9 @@ static void print_summary(const char *output, const struct rec_result *res)
 	char sz[32];
 	double wall = res->wall_s;
 
-	fprintf(stderr, "iotape record: %s:", output);
+	fputs("iotape record: ", stderr);
+	cm_put_escaped(stderr, output, 0);
+	fputc(':', stderr);
 	for (int t = 1; t < TAPE_TABLE_MAX; t++)
 		fprintf(stderr, " %s %llu%s", tape_table_name(t),
 			(unsigned long long)res->events[t], t + 1 < TAPE_TABLE_MAX ? "," : "\n");
