@@ -14,6 +14,7 @@
 #ifndef IOTAPE_CLI_H
 #define IOTAPE_CLI_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -52,8 +53,14 @@ extern const struct opt_cmd convert_cmd;
 /* Command being run ("dump"), for error messages; set by main(). */
 extern const char *cli_cmd;
 
-/* Print "iotape CMD: <message>\n" on stderr (one line). */
+/* Print "iotape CMD: <message>\n" on stderr: one line, whatever the
+ * message holds (its control bytes and backslashes escaped like a path in
+ * `iotape dump`: \n, \t, \x1b, \\). */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same for any line: "iotape CMD: <message><tail>\n", without " CMD"
+ * when cmd is NULL; only the message is escaped. */
+void cli_verror(const char *cmd, const char *tail, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 /* Same, for a libtape error: "iotape CMD: <what>: <strerror>: <detail>",
  * leaving out the parts the detail already holds. */
 void cli_tape_error(const char *what, int err);

@@ -390,10 +390,14 @@ static void cmp_checks(struct cmp *c, struct checks *k)
 		if (!first)
 			first = f;
 	}
-	if (bad)
+	if (bad) {
+		/* the path cut to 60 bytes, not inside a UTF-8 character */
+		int cut = (int)cm_utf8_cut(first->key, 60);
+
 		check_add(k, "files", 0, "%zu of %zu files differ in read/write ops or bytes "
-			  "(%zu not in B, %zu not in A; first: %.60s)", bad, c->nf, only_a,
-			  only_b, first->key);
+			  "(%zu not in B, %zu not in A; first: %.*s%s)", bad, c->nf, only_a,
+			  only_b, cut, first->key, first->key[cut] ? "..." : "");
+	}
 	else
 		check_add(k, "files", 1, "%zu files: equal read/write ops and bytes", c->nf);
 
@@ -709,9 +713,11 @@ static void t_files(FILE *o, const struct cmp *c)
 static void t_check(FILE *o, const struct checks *k)
 {
 	fprintf(o, "\nCHECK (B reproduces A)\n");
-	for (size_t i = 0; i < k->n; i++)
-		fprintf(o, "  %-4s %-16s %s\n", k->v[i].ok ? "ok" : "FAIL", k->v[i].name,
-			k->v[i].detail);
+	for (size_t i = 0; i < k->n; i++) {	/* a detail may hold a path */
+		fprintf(o, "  %-4s %-16s ", k->v[i].ok ? "ok" : "FAIL", k->v[i].name);
+		cm_put_escaped(o, k->v[i].detail, 0);
+		fputc('\n', o);
+	}
 	fprintf(o, "  %s: %d of %zu checks failed\n", k->failed ? "FAILED" : "PASSED",
 		k->failed, k->n);
 }
@@ -895,9 +901,16 @@ static json_t *j_files(const struct cmp *c)
 static json_t *j_fidelity(const struct checks *k)
 {
 	json_t *ck = json_array();
-	for (size_t i = 0; i < k->n; i++)
-		json_array_append_new(ck, json_pack("{s:s,s:b,s:s}", "name", k->v[i].name,
-						    "ok", k->v[i].ok, "detail", k->v[i].detail));
+	for (size_t i = 0; i < k->n; i++) {
+		/* cm_json_str: json_pack's "s" refuses a path that is not
+		 * UTF-8, and the check would be left out */
+		json_t *y = json_object();
+
+		json_object_set_new(y, "name", cm_json_str(k->v[i].name));
+		json_object_set_new(y, "ok", json_boolean(k->v[i].ok));
+		json_object_set_new(y, "detail", cm_json_str(k->v[i].detail));
+		json_array_append_new(ck, y);
+	}
 	json_t *x = json_object();
 	json_object_set_new(x, "passed", json_boolean(!k->failed));
 	json_object_set_new(x, "checks", ck);

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
+#include "fmt.h"
 #include "opt.h"
 #include "tape.h"
 
@@ -133,8 +134,9 @@ int cmd_convert(int argc, char **argv)
 		goto fail;
 	if (!cfg.quiet && stat(out, &so) == 0) {
 		uint64_t ib = tape_reader_file_size(r), ob = (uint64_t)so.st_size;
-		fprintf(stderr, "%s: %" PRIu64 " events, %" PRIu64 " -> %" PRIu64
-			" bytes (%.2f -> %.2f bytes/event), format %s\n", out, events, ib, ob,
+		cm_put_escaped(stderr, out, 0);
+		fprintf(stderr, ": %" PRIu64 " events, %" PRIu64 " -> %" PRIu64
+			" bytes (%.2f -> %.2f bytes/event), format %s\n", events, ib, ob,
 			events ? (double)ib / (double)events : 0.0,
 			events ? (double)ob / (double)events : 0.0,
 			o.flags & TAPE_WRITE_V10 ? "1.0" : "1.1");

@@ -69,6 +69,7 @@ struct csv {
 	size_t *off;		/* offset of each field in buf */
 	size_t nf, fcap;
 	char err[128];
+	int read_errno;		/* why getc failed (EISDIR for a directory) */
 };
 
 static int csv_putc(struct csv *c, char ch)
@@ -128,6 +129,7 @@ again:
 				if (ch == EOF) {
 					snprintf(c->err, sizeof(c->err),
 						 "quoted field never ends");
+					c->read_errno = errno;
 					return ferror(c->f) ? -EIO : -EBADMSG;
 				}
 				if (ch == '"') {
@@ -183,6 +185,7 @@ again:
 			c->line++;
 		if (ch == EOF && ferror(c->f)) {
 			snprintf(c->err, sizeof(c->err), "read error");
+			c->read_errno = errno;
 			return -EIO;
 		}
 		if (!any) {
@@ -641,7 +644,8 @@ bad:
 	if (ret == -ENOMEM)
 		cli_error("out of memory");
 	else if (ret == -EIO)
-		cli_error("%s: read error", im->in_name);
+		cli_error("%s: read error: %s", im->in_name,
+			  strerror(im->csv.read_errno ? im->csv.read_errno : EIO));
 	else
 		cli_error("%s:%lu: %s", im->in_name, im->err_line,
 			  im->err[0] ? im->err : im->csv.err);

@@ -239,7 +239,7 @@ static int info_json(struct info *in, FILE *f)
 	}
 	tape_reader_version(in->r, &major, &minor);
 	snprintf(ver, sizeof(ver), "%u.%u", major, minor);
-	json_object_set_new(o, "file", json_string(in->path));
+	json_object_set_new(o, "file", cm_json_str(in->path));
 	json_object_set_new(o, "format_version", json_string(ver));
 	json_object_set_new(o, "file_bytes", cm_json_u64(size));
 	json_object_set_new(o, "events", cm_json_u64(in->events));
@@ -252,7 +252,7 @@ static int info_json(struct info *in, FILE *f)
 			    cm_json_u64(in->t_max) : json_null());
 	json_object_set_new(o, "duration_ns", cm_json_u64(in->events ?
 			    in->t_max - in->t_min : 0));
-	json_object_set_new(o, "recovered", rec ? json_string(rec) : json_null());
+	json_object_set_new(o, "recovered", rec ? cm_json_str(rec) : json_null());
 	json_object_set_new(o, "trailing_bytes",
 			    cm_json_u64(tape_reader_trailing_bytes(in->r)));
 	json_object_set_new(o, "unknown_blocks",

@@ -214,7 +214,9 @@ static void print_summary(const char *output, const struct rec_result *res)
 	char sz[32];
 	double wall = res->wall_s;
 
-	fprintf(stderr, "iotape record: %s:", output);
+	fputs("iotape record: ", stderr);
+	cm_put_escaped(stderr, output, 0);
+	fputc(':', stderr);
 	for (int t = 1; t < TAPE_TABLE_MAX; t++)
 		fprintf(stderr, " %s %llu%s", tape_table_name(t),
 			(unsigned long long)res->events[t], t + 1 < TAPE_TABLE_MAX ? "," : "\n");
@@ -243,14 +245,20 @@ static void print_summary(const char *output, const struct rec_result *res)
 }
 
 /* Close the trace and say what it holds: -1 to go on, or the exit status
- * after the message. */
+ * after the message.  When the trace could not be written (a full disk)
+ * the recording stopped with the command still running: it is left
+ * running, and the one line says so, with its pid. */
 static int finish(struct record *r, struct rec_result *res)
 {
-	int err = rec_session_finish(r->s, res, r->err, sizeof(r->err));
+	int err = rec_session_finish(r->s, res, r->err, sizeof(r->err)), status;
 
 	status_clear();
 	if (err) {
-		cli_error("%s", r->err);
+		if (rec_session_wait(r->s, 0, &status) == -ETIMEDOUT)
+			cli_error("%s: recording stopped; %s (pid %d) is still running; "
+				  "not waiting for it", r->err, r->o.cmd[0], (int)res->cmd_pid);
+		else
+			cli_error("%s", r->err);
 		return EXIT_FAIL;
 	}
 	if (!r->quiet)

@@ -7,6 +7,7 @@
  * before exit: a full disk or a closed pipe is an error, not silence.
  */
 #include <ctype.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,10 +65,19 @@ static void usage(FILE *f)
 	      "of a command.\n", f);
 }
 
+/* "iotape: <message>\n" on stderr, escaped as cli_error() escapes. */
+static void __attribute__((format(printf, 1, 2))) main_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cli_verror(NULL, "", fmt, ap);
+	va_end(ap);
+}
+
 static void unknown(const char *name)
 {
-	fprintf(stderr, "iotape: '%s' is not an iotape command. See 'iotape -h'.\n",
-		name);
+	main_error("'%s' is not an iotape command. See 'iotape -h'.", name);
 }
 
 /*
@@ -214,8 +224,7 @@ int main(int argc, char **argv)
 		return check_stdout(EXIT_OK);
 	}
 	if (argv[1][0] == '-') {
-		fprintf(stderr, "iotape: unknown option '%s'. See 'iotape -h'.\n",
-			argv[1]);
+		main_error("unknown option '%s'. See 'iotape -h'.", argv[1]);
 		return EXIT_USAGE;
 	}
 	cli_cmd = argv[1];

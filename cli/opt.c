@@ -10,6 +10,7 @@
  */
 #include <stdarg.h>
 #include <string.h>
+#include "cli.h"
 #include "opt.h"
 
 static const struct opt help_opt = {
@@ -109,13 +110,13 @@ static const struct opt *opt_by_id(const struct opt_cmd *cmd, int id)
 
 int opt_error(const struct opt_cmd *cmd, const char *fmt, ...)
 {
+	char tail[64];
 	va_list ap;
 
-	fprintf(stderr, "iotape %s: ", cmd->name);
+	snprintf(tail, sizeof(tail), " (see 'iotape %s -h')", cmd->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_verror(cmd->name, tail, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, " (see 'iotape %s -h')\n", cmd->name);
 	return OPT_ERR;
 }
 

@@ -5,28 +5,51 @@
  * messages).
  *
  * Every message a subcommand prints on stderr goes through cli_error(), so
- * each one is a single line starting "iotape CMD: ".
+ * each one is a single line starting "iotape CMD: ": the message's control
+ * bytes and backslashes are escaped as dump escapes paths, so that a path
+ * holding a newline or a terminal escape sequence can neither split the
+ * line nor reach the terminal.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "cli.h"
+#include "fmt.h"
 #include "tape.h"
 #include "trace.h"
 
 const char *cli_cmd = "iotape";
 
+void cli_verror(const char *cmd, const char *tail, const char *fmt, va_list ap)
+{
+	char buf[1024], *msg = buf, *big = NULL;
+	va_list again;
+	int n;
+
+	va_copy(again, ap);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (n >= (int)sizeof(buf) && (big = malloc((size_t)n + 1))) {
+		vsnprintf(big, (size_t)n + 1, fmt, again);
+		msg = big;
+	}	/* else (out of memory) the message is cut */
+	va_end(again);
+	fprintf(stderr, "iotape%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+	if (n > 0)
+		cm_put_escaped(stderr, msg, 0);
+	fprintf(stderr, "%s\n", tail);
+	free(big);
+}
+
 void cli_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "iotape %s: ", cli_cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_verror(cli_cmd, "", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void cli_tape_error(const char *what, int err)

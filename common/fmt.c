@@ -111,6 +111,25 @@ static size_t utf8_len(const unsigned char *p, size_t n)
 	return len;
 }
 
+size_t cm_utf8_cut(const char *s, size_t max)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strnlen(s, max + 4), i = 0;	/* a sequence is <= 4 bytes */
+
+	if (n <= max)
+		return n;
+	while (i < max) {	/* whole sequences that end by max */
+		size_t l = utf8_len(p + i, n - i);
+
+		if (!l)
+			l = 1;
+		if (i + l > max)
+			break;
+		i += l;
+	}
+	return i;
+}
+
 json_t *cm_json_str(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;

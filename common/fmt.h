@@ -29,4 +29,8 @@ json_t *cm_json_u64(uint64_t v);
 /* A JSON string of s; bytes that are not UTF-8 become U+FFFD. */
 json_t *cm_json_str(const char *s);
 
+/* The length of s cut to at most max bytes without splitting a UTF-8
+ * sequence (the bytes of an invalid one count one by one). */
+size_t cm_utf8_cut(const char *s, size_t max);
+
 #endif /* IOTAPE_COMMON_FMT_H */

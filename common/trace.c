@@ -69,6 +69,19 @@ int cm_trace_create(const char *out, int force, const struct tape_writer_opts *o
 	return err;
 }
 
+/* Does detail name what the way libtape names a path, in single quotes
+ * ("cannot open 'x': ...")?  A bare substring is not enough: the trace
+ * "d" is in "not a regular file (a directory)". */
+static int names(const char *detail, const char *what)
+{
+	size_t n = strlen(what);
+
+	for (const char *p = detail; (p = strchr(p, '\'')); p++)
+		if (strncmp(p + 1, what, n) == 0 && p[n + 1] == '\'')
+			return 1;
+	return 0;
+}
+
 char *cm_trace_error(char *buf, size_t len, const char *what, int err)
 {
 	const char *detail = tape_error_detail();
@@ -79,7 +92,7 @@ char *cm_trace_error(char *buf, size_t len, const char *what, int err)
 		return buf;
 	}
 	/* the detail often says it all already: do not repeat it */
-	if (strstr(detail, what))
+	if (names(detail, what))
 		what = NULL;
 	if (strstr(detail, msg))
 		msg = NULL;

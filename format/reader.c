@@ -414,6 +414,22 @@ static int load_meta(tape_reader *r, const struct entry *e, ZSTD_DCtx *dctx)
 	return err;
 }
 
+/* What a file that is not a regular file is, for the error. */
+static const char *file_kind(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	if (S_ISSOCK(m))
+		return "a socket";
+	return "of an unknown type";
+}
+
 int tape_reader_open_fd(tape_reader **out, int fd)
 {
 	tape_reader *r;
@@ -426,7 +442,7 @@ int tape_reader_open_fd(tape_reader **out, int fd)
 	if (fstat(fd, &st))
 		return tape__fail(-errno, "stat: %s", strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return tape__fail(-EINVAL, "not a regular file");
+		return tape__fail(-EINVAL, "not a regular file (%s)", file_kind(st.st_mode));
 	if (!(r = calloc(1, sizeof(*r))))
 		return -ENOMEM;
 	r->fd = fd;
@@ -517,13 +533,25 @@ fail:
 	return err;
 }
 
+/*
+ * O_NONBLOCK so that opening a FIFO returns at once (a blocking open waits
+ * for a writer, forever); tape_reader_open_fd() then refuses it, as any
+ * file that is not a regular one.  The flag is cleared before any read,
+ * though a regular file ignores it.
+ */
 int tape_reader_open(tape_reader **out, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	int err;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int err, fl;
 	*out = NULL;
 	if (fd < 0)
 		return tape__fail(-errno, "cannot open '%s': %s", path, strerror(errno));
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		err = tape__fail(-errno, "cannot open '%s': fcntl: %s", path, strerror(errno));
+		close(fd);
+		return err;
+	}
 	err = tape_reader_open_fd(out, fd);
 	if (err) {
 		close(fd);

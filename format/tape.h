@@ -325,7 +325,9 @@ typedef struct tape_cursor tape_cursor;
 /*
  * Open a trace.  Reads the header and the footer index; when the footer is
  * missing or damaged the index is rebuilt by scanning chunk headers and
- * tape_reader_recovered() says why.  On error *out is NULL.
+ * tape_reader_recovered() says why.  On error *out is NULL.  A path that
+ * is not a regular file (a FIFO, a directory, a device) is refused with
+ * -EINVAL ("not a regular file") without blocking or reading it.
  */
 int tape_reader_open(tape_reader **out, const char *path);
 /* Same on an fd; the reader does not close it. */

@@ -19,12 +19,26 @@
  * the new one; a SIGINT/SIGTERM/SIGHUP handler does the same with
  * async-signal-safe calls only (open, write, close, rmdir), so Ctrl-C
  * leaves no cgroup behind.
+ *
+ * A process that dies without running either (SIGKILL, the OOM killer
+ * when the limit is below iotape's own memory, SIGPIPE) cannot remove
+ * its cgroup: a watcher does.  Before moving in, iotape starts /bin/sh in
+ * a session of its own, outside the cgroup, reading a pipe whose other
+ * end only iotape holds; when iotape is gone, however it went, the read
+ * ends and the watcher removes the cgroup once the last thread has left
+ * it (retrying for 10 s), then exits.  It is an exec'd shell rather than a
+ * fork of iotape so that it holds none of iotape's memory.  A leftover
+ * whose watcher was killed too is removed by the next --mem-limit replay:
+ * every iotape-replay.PID next to the one it makes whose PID no longer
+ * exists (rmdir refuses a cgroup that still has processes).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +46,8 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 #include "replay.h"
+
+#define NAME "iotape-replay."	/* the cgroup's name, then the PID */
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -41,6 +57,9 @@
 #endif
 
 static struct rp_cgroup *active;	/* for the signal handler */
+static int watch_fd = -1;		/* the write end of the watcher's pipe */
+
+extern char **environ;
 
 static int write_str(const char *path, const char *s)
 {
@@ -143,6 +162,84 @@ static int pick(char *root, size_t len, char *err, size_t errlen)
 	return -ENOTSUP;
 }
 
+/* Remove the cgroups of replays that died and whose watcher was killed
+ * too: NAME PID under parent, PID gone. */
+static void sweep(const char *parent)
+{
+	char path[PATH_MAX + 64];
+	struct dirent *e;
+	DIR *d = opendir(parent);
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char *end;
+		long pid;
+
+		if (e->d_type != DT_DIR || strncmp(e->d_name, NAME, strlen(NAME)))
+			continue;
+		errno = 0;
+		pid = strtol(e->d_name + strlen(NAME), &end, 10);
+		if (errno || *end || pid <= 0 || pid > INT_MAX || pid == getpid() ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", parent, e->d_name);
+		rmdir(path);	/* fails when it still has processes */
+	}
+	closedir(d);
+}
+
+/*
+ * Start the watcher of dir (see the top of this file); watch_fd is the end
+ * of its pipe that this process holds, closed by rp_cgroup_leave.  -errno
+ * when it cannot be started.
+ */
+static int watch(const char *dir)
+{
+	static const char script[] =
+		"trap '' INT TERM HUP QUIT PIPE\n"
+		"while read -r x; do :; done\n"	/* until iotape is gone */
+		"i=0\n"
+		"while [ -d \"$1\" ] && [ $i -lt 200 ]; do\n"
+		"	rmdir \"$1\" 2>/dev/null || sleep 0.05\n"
+		"	i=$((i + 1))\n"
+		"done\n";
+	char *argv[] = { "sh", "-c", (char *)script, "iotape-replay-watch", (char *)dir, NULL };
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t none;
+	int p[2], rc;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	sigemptyset(&none);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&at);
+	rc = posix_spawn_file_actions_adddup2(&fa, p[0], 0);
+	if (!rc)
+		rc = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	if (!rc)
+		rc = posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	if (!rc)
+		rc = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+	if (!rc)
+		rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK);
+	if (!rc)
+		rc = posix_spawnattr_setsigmask(&at, &none);
+	if (!rc)
+		rc = posix_spawn(&pid, "/bin/sh", &fa, &at, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	close(p[0]);
+	if (rc) {
+		close(p[1]);
+		return -rc;
+	}
+	watch_fd = p[1];
+	return 0;
+}
+
 static void on_signal(int sig)
 {
 	rp_cgroup_leave(active);
@@ -152,7 +249,7 @@ static void on_signal(int sig)
 
 int rp_cgroup_enter(struct rp_cgroup *cg, uint64_t limit, char *err, size_t errlen)
 {
-	char root[64], own[2048], path[PATH_MAX + 64], buf[512], num[32];
+	char root[64], own[2048], parent[2200], path[PATH_MAX + 64], buf[512], num[32];
 	int v2, rc;
 
 	memset(cg, 0, sizeof(*cg));
@@ -181,11 +278,12 @@ int rp_cgroup_enter(struct rp_cgroup *cg, uint64_t limit, char *err, size_t errl
 				 path, strerror(-rc));
 			return rc;
 		}
-		snprintf(cg->dir, sizeof(cg->dir), "%s/iotape-replay.%d", root, (int)getpid());
+		snprintf(parent, sizeof(parent), "%s", root);
 	} else {
-		snprintf(cg->dir, sizeof(cg->dir), "%s%s/iotape-replay.%d", root,
-			 strcmp(own, "/") ? own : "", (int)getpid());
+		snprintf(parent, sizeof(parent), "%s%s", root, strcmp(own, "/") ? own : "");
 	}
+	snprintf(cg->dir, sizeof(cg->dir), "%s/" NAME "%d", parent, (int)getpid());
+	sweep(parent);
 	if (mkdir(cg->dir, 0755) && errno != EEXIST) {
 		rc = -errno;
 		snprintf(err, errlen, "--mem-limit: %s: %s", cg->dir, strerror(-rc));
@@ -201,6 +299,8 @@ int rp_cgroup_enter(struct rp_cgroup *cg, uint64_t limit, char *err, size_t errl
 		if (access(path, F_OK) == 0)
 			rc = write_str(path, v2 ? "0" : num);
 	}
+	if (!rc && (rc = watch(cg->dir)))
+		snprintf(path, sizeof(path), "cannot start /bin/sh to watch %s", cg->dir);
 	if (rc) {
 		snprintf(err, errlen, "--mem-limit: %s: %s", path, strerror(-rc));
 		rmdir(cg->dir);
@@ -260,8 +360,12 @@ void rp_cgroup_leave(struct rp_cgroup *cg)
 		(void)w;
 		close(fd);
 	}
-	rmdir(cg->dir);
+	rmdir(cg->dir);	/* or, when a thread is still leaving, the watcher */
 	cg->dir[0] = 0;
+	if (watch_fd >= 0) {	/* the watcher's read ends: it removes, exits */
+		close(watch_fd);
+		watch_fd = -1;
+	}
 	if (active == cg)
 		active = NULL;
 }

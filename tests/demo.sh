@@ -24,6 +24,19 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 trace="$tmp/job.iotape"
 
 step() { printf '\n== %s\n' "$*"; }
+# summary CMD...: run CMD (a replay), show its report from "All jobs:" on;
+# if it fails, everything it said, and stop (a pipe into sed would hide
+# both the failure and its message)
+summary() {
+	if "$@" >"$tmp/summary.out" 2>&1; then
+		sed -n '/^All jobs:/,$p' "$tmp/summary.out"
+	else
+		st=$?
+		cat "$tmp/summary.out" >&2
+		echo "demo: the replay failed (exit status $st)" >&2
+		exit 1
+	fi
+}
 
 if [ "$(id -u)" = 0 ] && [ -r /sys/kernel/btf/vmlinux ] &&
    $py -c 'import torch, torchvision' 2>/dev/null; then
@@ -47,7 +60,7 @@ step "3. iotape analyze job.iotape"
 
 if [ "$(id -u)" != 0 ]; then
 	step "4. iotape replay job.iotape --dir REPLAY (think timing: recorded compute as delays)"
-	"$iotape" replay "$trace" --dir "$tmp/replay" 2>&1 | sed -n '/^All jobs:/,$p'
+	summary "$iotape" replay "$trace" --dir "$tmp/replay"
 	step "done: record -> analyze -> replay (compare needs the replay recorded: run as root)"
 	exit 0
 fi
@@ -55,9 +68,8 @@ fi
 step "4. iotape replay job.iotape --dir REPLAY --drop-caches (think timing: recorded compute as delays), recorded"
 "$iotape" replay "$trace" --dir "$tmp/replay" --prepare-only
 echo "   iotape record -o replay.iotape -- iotape replay --no-prepare --drop-caches job.iotape"
-"$iotape" record -q -o "$tmp/replay.iotape" -- \
-	"$iotape" replay "$trace" --dir "$tmp/replay" --no-prepare --drop-caches 2>&1 |
-	sed -n '/^All jobs:/,$p'
+summary "$iotape" record -q -o "$tmp/replay.iotape" -- \
+	"$iotape" replay "$trace" --dir "$tmp/replay" --no-prepare --drop-caches
 
 step "5. iotape compare --map REPLAY --check job.iotape replay.iotape (fidelity of the replay)"
 if "$iotape" compare --top 5 --map "$tmp/replay" --check "$trace" "$tmp/replay.iotape"; then

@@ -31,9 +31,11 @@ for mode in 1.1 fast 1.0; do
 	[ "$mode" = 1.0 ] && want=1.0
 	[ "$v" = "$want" ] || fail "$mode: format_version $v, want $want"
 	# the metadata is copied key by key
-	"$IOTAPE" info "$src" | sed -n '/^meta/,$p' >"$T/meta.src"
-	sed -n '/^meta/,$p' "$T/out" >/dev/null
-	"$IOTAPE" info "$T/$mode.iotape" | sed -n '/^meta/,$p' >"$T/meta.got"
+	ok "$IOTAPE" info "$src"
+	sed -n '/^meta/,$p' "$T/out" >"$T/meta.src"
+	ok "$IOTAPE" info "$T/$mode.iotape"
+	sed -n '/^meta/,$p' "$T/out" >"$T/meta.got"
+	[ -s "$T/meta.src" ] || fail "$mode: no metadata in info's output"
 	same "$T/meta.src" "$T/meta.got"
 done
 s11=$(wc -c <"$T/1.1.iotape")

@@ -117,4 +117,14 @@ while d[o:o + 4] == b"ITCK":
 [ -n "$off" ] || fail "no block chunk in $T/bad.tape"
 printf '\377\377\377\377' | dd of="$T/bad.tape" bs=1 seek="$off" conv=notrunc 2>/dev/null
 err_line 1 "iotape info: " "bad.tape" "$IOTAPE" info --columns "$T/bad.tape"
+
+# a trace whose name is not UTF-8: "file" is there, the byte as U+FFFD
+# (jansson's json_string refused it, and the key was left out)
+cp "$T/t.tape" "$T/$(printf 'x\377.tape')"
+ok "$IOTAPE" info --json "$T/$(printf 'x\377.tape')"
+/usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+sys.exit(d.get("file") != sys.argv[2] + "/x\ufffd.tape")' "$T/out" "$T" ||
+	fail "json: file of a name that is not UTF-8: $(grep file "$T/out")"
 exit 0

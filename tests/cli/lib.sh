@@ -70,9 +70,14 @@ roundtrip() {
 	ok "$IOTAPE" import --table "$table" -o "$base.tape" "$csv"
 	ok "$IOTAPE" dump --format csv --table "$table" -o "$base.csv" "$base.tape"
 	same "$csv" "$base.csv"
-	"$IOTAPE" dump --format csv --table "$table" "$base.tape" |
+	# a pipe as import's stdin; the dump's status checked too, not only
+	# the import's (sh has no pipefail)
+	rm -f "$T/dump.rc"
+	{ "$IOTAPE" dump --format csv --table "$table" "$base.tape" ||
+		echo $? >"$T/dump.rc"; } |
 		"$IOTAPE" import --table "$table" -o "$base.2.tape" - ||
-		fail "dump | import failed for $table"
+		fail "dump | import: import failed for $table"
+	[ -e "$T/dump.rc" ] && fail "dump | import: dump exited $(cat "$T/dump.rc") for $table"
 	ok "$IOTAPE" dump --format csv --table "$table" -o "$base.2.csv" "$base.2.tape"
 	same "$csv" "$base.2.csv"
 }

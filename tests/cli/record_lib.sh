@@ -37,7 +37,6 @@ rec_signal() {
 	return 0
 }
 
-# t_dump TRACE [table] -> $T/dump
 # t_samples DIR N: the data set of tests/torch_job.py, N random 4 KiB files
 t_samples() {
 	mkdir "$1" || exit 1
@@ -48,8 +47,12 @@ t_samples() {
 	done
 }
 
+# t_dump TRACE [table] -> $T/dump; a trace tdump cannot read (missing,
+# damaged) fails the test: its status is checked, not the filter's.
 t_dump() {
-	"$TB/tdump" "$@" | sed 's/$/ /' >"$T/dump" || fail "cannot read $1"
+	"$TB/tdump" "$@" >"$T/dump.raw" || fail "cannot read $1"
+	sed 's/$/ /' "$T/dump.raw" >"$T/dump" || fail "sed failed on the dump of $1"
+	rm -f "$T/dump.raw"
 }
 
 # t_grep PATTERN...: rows of $T/dump matching all fixed-string patterns

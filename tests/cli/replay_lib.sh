@@ -25,3 +25,32 @@ need_uring() {
 snapshot() {
 	find "$1" -printf '%p %s %m %T@ %l\n' | sort
 }
+
+# with_pid CMD...: run CMD with its pid in $T/pid (a shell that execs it),
+# for a replay's cgroup iotape-replay.PID; every such pid is added to
+# $T/pids, for cg_cleanup, which removes what a failed test left.  cg_of PID: the cgroup of the
+# replay with that pid, if any (only its own: other replays may be running
+# on this machine).  cg_gone PID WHAT: fail unless it is gone within 5 s
+# (a thread still leaving keeps it a moment: the watcher removes it then).
+with_pid() {
+	sh -c 'echo $$ >"$0"; echo $$ >>"$0s"; exec "$@"' "$T/pid" "$@"
+}
+cg_of() {
+	find /sys/fs/cgroup -maxdepth 6 -type d -name "iotape-replay.$1" 2>/dev/null
+}
+cg_cleanup() {
+	[ -f "$T/pids" ] || return 0
+	for _p in $(cat "$T/pids"); do
+		_c=$(cg_of "$_p")
+		[ -n "$_c" ] && rmdir "$_c"
+	done
+	return 0
+}
+cg_gone() {
+	_i=0
+	while [ -n "$(cg_of "$1")" ]; do
+		[ $_i -lt 50 ] || fail "$2: cgroup left behind: $(cg_of "$1")"
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+}

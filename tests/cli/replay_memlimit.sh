@@ -24,18 +24,17 @@ awk -v hdr="$HDR" -v M=$MiB 'BEGIN { print hdr
 }' >"$T/big.csv"
 ok "$IOTAPE" import -o "$T/big.tape" "$T/big.csv"
 
-cgroups() {	# our cgroups left anywhere
-	find /sys/fs/cgroup -maxdepth 6 -type d -name 'iotape-replay.*' 2>/dev/null
-}
-before=$(cgroups)
-ok "$IOTAPE" replay --timing afap --mem-limit 16m --output-format json -o "$T/m.json" -d "$T/d" "$T/big.tape"
+trap 'cg_cleanup; rm -rf "$T"' EXIT
+# (each replay's own cgroup: a replay elsewhere on this machine may have
+# one, and ours removes leftovers of dead replays)
+ok with_pid "$IOTAPE" replay --timing afap --mem-limit 16m --output-format json -o "$T/m.json" -d "$T/d" "$T/big.tape"
 [ "$(jq_py "$T/m.json" "d['replay']['ops_done']['read']")" = 128 ] || fail "reads: $(cat "$T/m.json")"
 [ "$(jq_py "$T/m.json" "d['replay']['mem_limit']['limit']")" = $((16 * MiB)) ] || fail "limit not reported"
 peak=$(jq_py "$T/m.json" "d['replay']['mem_limit']['peak']")
 [ "$peak" -gt 0 ] && [ "$peak" -le $((16 * MiB)) ] || fail "cgroup peak $peak, limit 16 MiB"
 rb=$(jq_py "$T/m.json" "d['replay']['storage_read_bytes']")
 [ "$rb" -ge $((112 * MiB)) ] || fail "read $rb bytes from storage: the page cache held more than the limit"
-[ "$(cgroups)" = "$before" ] || fail "cgroup left behind: $(cgroups)"
+cg_gone "$(cat "$T/pid")" "replay"
 
 # text report line
 ok "$IOTAPE" replay --timing afap --mem-limit 16M -d "$T/d" "$T/big.tape"
@@ -51,12 +50,12 @@ ok "$IOTAPE" import -o "$T/slow.tape" "$T/slow.csv"
 "$IOTAPE" replay --timing original --mem-limit 64m -d "$T/d" "$T/slow.tape" >"$T/out" 2>&1 &
 pid=$!
 sleep 1
-[ -n "$(cgroups)" ] || fail "no cgroup while replaying"
+[ -n "$(cg_of $pid)" ] || fail "no cgroup while replaying"
 kill -INT $pid
 wait $pid
 st=$?
 [ $st -ne 0 ] || fail "interrupted replay exited 0"
-[ "$(cgroups)" = "$before" ] || fail "cgroup left behind after SIGINT: $(cgroups)"
+cg_gone $pid "SIGINT"
 
 # usage and non-root errors
 err_line 2 "iotape replay: " "--mem-limit: '12q' is not a size" "$IOTAPE" replay --mem-limit 12q -d "$T/d" "$T/big.tape"

@@ -2,7 +2,8 @@
 /*
  * test_common.c - common/: the hash map (with deletion), the string table,
  * the path rule, the latency histogram (exact, histogram, merge), the op
- * vocabulary and the page-fault rule on a trace written here.
+ * vocabulary, the page-fault rule on a trace written here, and a string
+ * cut without splitting a UTF-8 character.
  */
 #include <errno.h>
 #include <math.h>
@@ -16,6 +17,7 @@
 #include <sys/mman.h>
 #include <cmocka.h>
 #include "faults.h"
+#include "fmt.h"
 #include "hist.h"
 #include "map.h"
 #include "ops.h"
@@ -290,6 +292,24 @@ static void test_faults(void **state)
 	unlink(path);
 }
 
+/* A cut ends before a character that does not fit whole; bytes that are
+ * not UTF-8 count one by one. */
+static void test_utf8_cut(void **state)
+{
+	(void)state;
+	assert_int_equal(cm_utf8_cut("abc", 5), 3);
+	assert_int_equal(cm_utf8_cut("abcdef", 5), 5);
+	assert_int_equal(cm_utf8_cut("abcd\xc3\xa9", 5), 4);		/* é at 4-5 */
+	assert_int_equal(cm_utf8_cut("abcd\xc3\xa9", 6), 6);
+	assert_int_equal(cm_utf8_cut("abc\xe2\x82\xac", 5), 3);	/* € at 3-5 */
+	assert_int_equal(cm_utf8_cut("ab\xf0\x9f\x98\x80z", 5), 2);	/* 4 bytes at 2-5 */
+	assert_int_equal(cm_utf8_cut("ab\xf0\x9f\x98\x80z", 6), 6);
+	assert_int_equal(cm_utf8_cut("abcd\xff\xffx", 5), 5);		/* not UTF-8 */
+	assert_int_equal(cm_utf8_cut("abcd\xc3", 5), 5);		/* cut short already */
+	assert_int_equal(cm_utf8_cut("abcd\xc3(", 5), 5);		/* a lone lead byte */
+	assert_int_equal(cm_utf8_cut("", 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -299,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_hist),
 		cmocka_unit_test(test_ops),
 		cmocka_unit_test(test_faults),
+		cmocka_unit_test(test_utf8_cut),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
