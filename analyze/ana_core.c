@@ -173,6 +173,7 @@ int ana_pass_file(struct ana *a)
 			f->from_table = 1;
 			/* sockets come without a mode and without a path */
 			f->not_regular = e->mode ? !S_ISREG(e->mode) : !e->path || !*e->path;
+			f->dir = S_ISDIR(e->mode);
 			if (e->path && *e->path) {
 				free(f->path);
 				f->path = ana_xstrdup(e->path);

@@ -29,17 +29,19 @@
 
 
 /* ana_opts.replayed_io: whether iotape replay reproduces the op: one the
- * op vocabulary replays (common/ops.h), that succeeded, on storage (not a
- * pipe, socket or device by the file table's mode, not a memory or pseudo
- * file system by its path).  The rest is the replay's think time. */
+ * op vocabulary replays (common/ops.h: that succeeded, or a metadata op),
+ * on storage (a file or directory, not a pipe, socket or device by the
+ * file table's mode; not on a memory or pseudo file system by its path).
+ * The rest is the replay's think time. */
 static int replay_does(const struct ana *a, const struct tape_syscall *e, unsigned op)
 {
 	uint32_t fi;
 
-	if (e->ret < 0 || !cm_op_replayed(op) || (e->path && cm_path_is_pseudo(e->path, NULL)))
+	if (!cm_op_replayed(op, !a->o.no_metadata, e->ret < 0) ||
+	    (e->path && cm_path_is_pseudo(e->path, NULL)))
 		return 0;
 	fi = ana_file_by_id(a, e->file_id);
-	return fi == ANA_NONE || !a->files[fi].not_regular;
+	return fi == ANA_NONE || !a->files[fi].not_regular || a->files[fi].dir;
 }
 
 static uint32_t file_new(struct ana *a)
@@ -411,19 +413,61 @@ static void on_read(struct ana *a, const struct tape_syscall *e, struct ana_thre
 	st->last_end = e->offset + n;
 }
 
+/* files_only: a path outside what is compared (memory and pseudo file
+ * systems, which the replay leaves out too; outside ana_opts.under; one
+ * ana_opts.skip names) */
+static int path_outside(const struct ana *a, const char *path)
+{
+	if (cm_path_is_pseudo(path, NULL))
+		return 1;
+	if (a->o.under) {
+		size_t n = strlen(a->o.under);
+		if (strncmp(path, a->o.under, n) != 0 || path[n] != '/')
+			return 1;
+	}
+	return 0;
+}
+
+static int path_excluded(const struct ana *a, const char *path)
+{
+	return path_outside(a, path) || (a->o.skip && a->o.skip(path, a->o.skip_arg));
+}
+
 int ana_file_excluded(const struct ana *a, const struct ana_file *f)
 {
 	if (!a->o.files_only)
 		return 0;
-	/* memory and pseudo file systems: the replay leaves them out too */
-	if (f->anon || f->not_regular || !f->path || cm_path_is_pseudo(f->path, NULL))
-		return 1;
-	if (a->o.under) {
-		size_t n = strlen(a->o.under);
-		if (strncmp(f->path, a->o.under, n) != 0 || f->path[n] != '/')
-			return 1;
+	return f->anon || f->not_regular || !f->path || path_excluded(a, f->path);
+}
+
+/*
+ * A metadata op the replay issues (kind: common/ops.h), on the file its
+ * path or fd names.  With files_only, counted where the replay does it:
+ * on storage (a directory too; not "/": iotape-replay(1) leaves out DIR
+ * itself), under ana_opts.under but for the replay's marker there.  Not
+ * ana_opts.skip's: the files A leaves out of the I/O it compares (only
+ * mapped, directories) are stat'ed by the job and its replay alike.
+ */
+static void count_meta(struct ana *a, const struct tape_syscall *e, unsigned kind)
+{
+	uint32_t fi = file_of_event(a, e);
+	const struct ana_file *f;
+
+	if (fi == ANA_NONE) {
+		struct ana_fd *fe = fd_get(&a->sys, e->pid, e->fd);
+		fi = fe ? fe->file : ANA_NONE;
 	}
-	return a->o.skip && a->o.skip(f->path, a->o.skip_arg);
+	if (a->o.files_only) {
+		if (fi == ANA_NONE)
+			return;
+		f = &a->files[fi];
+		if (f->anon || (f->not_regular && !f->dir) || !f->path ||
+		    !f->path[strspn(f->path, "/.")] || path_outside(a, f->path))
+			return;
+		if (a->o.under && !strcmp(f->path + strlen(a->o.under) + 1, CM_REPLAY_MARKER))
+			return;
+	}
+	a->sys.meta_ops[kind]++;
 }
 
 static void on_write(struct ana *a, const struct tape_syscall *e, struct ana_thread *t,
@@ -501,6 +545,10 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 	for (unsigned op = 0; op < TAPE_OP_MAX; op++)
 		if (tape_op_has_output(op))
 			cls[op] = OPC_COPY;
+	unsigned char meta[TAPE_OP_MAX + 1] = { 0 };	/* its metadata kind, 0 */
+	for (unsigned op = 0; op < TAPE_OP_MAX; op++)
+		if (cm_kind_is_meta(cm_op_rule(op).kind))
+			meta[op] = (unsigned char)cm_op_rule(op).kind;
 
 	s->lat_budget = 4u << 20;	/* exact latency samples, all ops (32 MiB) */
 	s->first_ns = UINT64_MAX;
@@ -575,6 +623,8 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 					s->busy_e = end;
 				}
 			}
+			if (meta[op])
+				count_meta(a, e, meta[op]);
 			if (e->ret < 0) {
 				s->errors++;
 				continue;

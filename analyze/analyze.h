@@ -28,6 +28,7 @@
 #include "tape.h"
 #include "map.h"
 #include "hist.h"
+#include "ops.h"
 
 #define ANA_NONE UINT32_MAX
 #define ANA_TS_FAR INT32_MIN
@@ -248,6 +249,7 @@ struct ana_opts {
 	 * they succeeded) are I/O; the others (stat, lseek, mmap, failed
 	 * opens, ...) count as compute, as the replay makes them think time */
 	int replayed_io;
+	int no_metadata;	/* with replayed_io: the replay ran --no-metadata */
 };
 
 /* The last timeline bucket looked up (see ana_bucket_index). */
@@ -290,6 +292,7 @@ struct ana_file {
 	uint8_t has_cache : 1;
 	uint8_t shared_map : 1;	/* mapped shared and readable, not executable */
 	uint8_t anon : 1;	/* "[pid P fd N]": an fd of unknown origin */
+	uint8_t dir : 1;	/* its mode says directory */
 	uint32_t name_rank;
 	/* second line */
 	char *path;	  /* NULL = unknown (see ana_file_label) */
@@ -374,6 +377,10 @@ struct ana_sys {
 	uint64_t read_ops, read_bytes, write_ops, write_bytes, errors, ops;
 	uint64_t sync_ops;
 	uint64_t op_ops[TAPE_OP_MAX], op_bytes[TAPE_OP_MAX];	/* reads, writes */
+	/* metadata ops the replay issues, by kind (common/ops.h: stat,
+	 * getdents, ...), failed ones too; with files_only, those on the
+	 * files compared */
+	uint64_t meta_ops[CM_KIND_MAX];
 	struct ana_epoch *epochs; size_t nepochs, capepochs;
 	uint32_t epoch_front;	/* newest pass covering half of pass 0's files */
 	struct ana_ckpt *bursts; size_t nbursts, capbursts;	/* per-file */

@@ -47,10 +47,11 @@ enum {
 	O_MAP = OPT_LONG(1),
 	O_CHECK = OPT_LONG(2),
 	O_TOP = OPT_LONG(3),
+	O_NO_META = OPT_LONG(4),
 };
 
 struct compare_cfg {
-	int json, check;
+	int json, check, no_metadata;
 	const char *map;
 	unsigned top;		/* text only: JSON lists all */
 };
@@ -62,6 +63,8 @@ static const struct opt compare_opts[] = {
 	  OPT_T_STR(struct compare_cfg, map) },
 	{ O_CHECK, "check", NULL, "exit 1 unless B reproduces A within the fidelity thresholds",
 	  OPT_T_FLAG(struct compare_cfg, check) },
+	{ O_NO_META, "no-metadata", NULL, "B replayed with --no-metadata: A's metadata ops are "
+	  "compute, and metadata_ops is not checked", OPT_T_FLAG(struct compare_cfg, no_metadata) },
 	{ O_TOP, "top", "N", "list at most N differing files and threads (0: all)", NULL,
 	  "20; all in JSON", OPT_T_UINT(struct compare_cfg, top, 0, CM_OPT_NOMAX) },
 	{ 0 }
@@ -103,6 +106,8 @@ struct cmp {
 	int have_cache[2];
 	uint64_t fault_reads, fault_bytes;	/* A's page faults that replay reads */
 	uint64_t fault_only;	/* files A only mapped: left out */
+	int metadata;		/* B replayed A's metadata ops (--map, no
+				 * --no-metadata): checked */
 };
 
 /* ------------------------------------------------------------ matching */
@@ -401,6 +406,20 @@ static void cmp_checks(struct cmp *c, struct checks *k)
 	else
 		check_add(k, "files", 1, "%zu files: equal read/write ops and bytes", c->nf);
 
+	if (c->metadata) {
+		/* per kind, as the replay issues them (stat, getdents, ...) */
+		char d[160];
+		size_t n = 0;
+		int ok = 1;
+		for (unsigned kd = CM_META_FIRST; kd < CM_KIND_MAX && n < sizeof(d); kd++) {
+			uint64_t x = a->sys.meta_ops[kd], y = b->sys.meta_ops[kd];
+			ok &= x == y;
+			n += (size_t)snprintf(d + n, sizeof(d) - n, "%s%s A %" PRIu64 ", B %" PRIu64,
+					      n ? "; " : "", cm_kind_name(kd), x, y);
+		}
+		check_add(k, "metadata_ops", ok, "%s (must be equal)", d);
+	}
+
 	double ra = ana_read_randomness(a), rb = ana_read_randomness(b);
 	const char *over = "";
 	if (c->fault_reads) {
@@ -591,6 +610,12 @@ static void t_summary(FILE *o, const struct cmp *c)
 		}
 	t_count(o, "files read", fr[0], fr[1]);
 	t_count(o, "files written", fw[0], fw[1]);
+	/* metadata ops, as the replay issues them (failed ones too) */
+	for (unsigned kd = CM_META_FIRST; kd < CM_KIND_MAX; kd++) {
+		char n[32];
+		snprintf(n, sizeof(n), "%s ops", cm_kind_name(kd));
+		t_count(o, n, a->sys.meta_ops[kd], b->sys.meta_ops[kd]);
+	}
 }
 
 static void t_kinds(FILE *o, const struct cmp *c)
@@ -791,6 +816,11 @@ static json_t *j_summary(const struct cmp *c)
 	json_object_set_new(x, "read_bytes", j_pair_u64(a->sys.read_bytes, b->sys.read_bytes));
 	json_object_set_new(x, "write_ops", j_pair_u64(a->sys.write_ops, b->sys.write_ops));
 	json_object_set_new(x, "write_bytes", j_pair_u64(a->sys.write_bytes, b->sys.write_bytes));
+	json_t *m = json_object();
+	for (unsigned kd = CM_META_FIRST; kd < CM_KIND_MAX; kd++)
+		json_object_set_new(m, cm_kind_name(kd),
+				    j_pair_u64(a->sys.meta_ops[kd], b->sys.meta_ops[kd]));
+	json_object_set_new(x, "metadata_ops", m);
 	return x;
 }
 
@@ -970,6 +1000,7 @@ int cmd_compare(int argc, char **argv)
 	json = cfg.json;
 	check = cfg.check;
 	c.map = cfg.map;
+	c.metadata = c.map && !cfg.no_metadata;
 	top = cfg.top ? (long)cfg.top : -1;	/* -1: all */
 	args = opt_args(&p, &nargs);
 	if (nargs != 2) {
@@ -1002,7 +1033,8 @@ int cmd_compare(int argc, char **argv)
 		struct ana_opts o = { .top = -1, .to_ns = UINT64_MAX, .threads = 2,
 				      .files_only = 1, .under = s == 1 ? c.under : NULL,
 				      .skip = s == 1 ? skip_b : NULL, .skip_arg = &c,
-				      .replayed_io = s == 0 && c.map };
+				      .replayed_io = s == 0 && c.map,
+				      .no_metadata = cfg.no_metadata };
 		err = ana_run(&c.a[s], c.path[s], &o);
 		if (err) {
 			cli_tape_error(c.path[s], err);

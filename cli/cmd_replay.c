@@ -23,7 +23,7 @@
 enum {
 	O_PREP_ONLY = OPT_LONG(1), O_NO_PREP, O_SPARSE, O_TIMING, O_SPEED,
 	O_SCALE, O_IODEPTH, O_DIRECT_OPT, O_DROP, O_LOOPS, O_FMT, O_MEMLIMIT,
-	O_SCALE_DS, O_IGNORE,
+	O_SCALE_DS, O_IGNORE, O_NO_META,
 };
 
 /* Typed options go to struct rp_opts; the others are taken in cmd_replay(). */
@@ -57,6 +57,7 @@ static const struct opt replay_opts[] = {
 	{ 'o', "output", "FILE", "write the report to FILE instead of stdout" },
 	{ 'f', "force", NULL, "use a DIR that is neither empty nor prepared by iotape" },
 	{ O_IGNORE, "ignore-errors", NULL, "exit 0 even when ops failed in the replay" },
+	{ O_NO_META, "no-metadata", NULL, "leave the metadata ops (stat, getdents, ...) out" },
 	{ 0 }
 };
 #undef CFG
@@ -248,7 +249,7 @@ int cmd_replay(int argc, char **argv)
 	struct rp_cgroup cg = { 0 };
 	const char *dir = NULL, *trace, *output = NULL;
 	int prep_only = 0, no_prep = 0, sparse = 0, drop = 0, force = 0, json = 0, loops_given = 0;
-	int ignore = 0;
+	int ignore = 0, no_meta = 0;
 	struct rp_source *src = NULL;
 	struct rp_result res = { 0 };
 	struct opt_parser p;
@@ -271,6 +272,7 @@ int cmd_replay(int argc, char **argv)
 		case 'o': output = p.arg; break;
 		case 'f': force = 1; break;
 		case O_IGNORE: ignore = 1; break;
+		case O_NO_META: no_meta = 1; break;
 		}
 	}
 	trace = opt_one_arg(&p, "TRACE");
@@ -292,7 +294,12 @@ int cmd_replay(int argc, char **argv)
 		o.loops = o.scale;	/* each copy read once */
 	progress = isatty(STDERR_FILENO);
 
-	rc = rp_trace_open(&src, trace, o.direct, err, sizeof(err));
+	/* under a memory limit, the queued ops take a quarter of it at most */
+	struct rp_trace_opts to = { .direct = o.direct, .no_metadata = no_meta,
+				    .queue_bytes = o.mem_limit ? o.mem_limit / 4 : 0 };
+	if (to.queue_bytes > (64ull << 20))
+		to.queue_bytes = 64ull << 20;
+	rc = rp_trace_open(&src, trace, &to, err, sizeof(err));
 	if (rc) {
 		cli_error("%s", err);
 		return EXIT_FAIL;

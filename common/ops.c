@@ -2,11 +2,12 @@
 /*
  * ops.c - the table of ops.h: how the replay reproduces each trace op.
  *
- * Not replayed: what moves no bytes to or from storage by itself or what
- * the replay cannot reproduce without the job's state: stat and friends,
+ * Metadata (stat and friends, getdents64) is replayed as the storage's
+ * work too.  Not replayed: what moves no bytes to or from storage by itself
+ * or what the replay cannot reproduce without the job's state:
  * lseek, fadvise, readahead, mmap/munmap/madvise (a mapping's I/O is its
  * page faults: faults.h), msync, ftruncate, fallocate, close_range (which
- * closes fds the replay tracks one by one), getdents64, io_uring_enter
+ * closes fds the replay tracks one by one), io_uring_enter
  * (its ops are recorded one by one) and io_uring ops of other kinds.
  * sync_file_range is replayed as fdatasync, the nearest io_uring has.
  */
@@ -51,6 +52,12 @@ static const struct cm_op_rule rules[TAPE_OP_MAX] = {
 	[TAPE_OP_UNLINKAT] = ISSUE(UNLINK),
 	[TAPE_OP_MKDIR] = ISSUE(MKDIR),
 	[TAPE_OP_MKDIRAT] = ISSUE(MKDIR),
+	[TAPE_OP_STATX] = ISSUE(STAT),
+	[TAPE_OP_NEWFSTATAT] = ISSUE(STAT),
+	[TAPE_OP_NEWSTAT] = ISSUE(STAT),
+	[TAPE_OP_NEWLSTAT] = ISSUE(STAT),
+	[TAPE_OP_NEWFSTAT] = ISSUE(STAT),
+	[TAPE_OP_GETDENTS64] = ISSUE(GETDENTS),
 	[TAPE_OP_SENDFILE] = { CM_COPY, 0 },
 	[TAPE_OP_COPY_FILE_RANGE] = { CM_COPY, 0 },
 	[TAPE_OP_SPLICE] = { CM_COPY, 0 },
@@ -61,16 +68,20 @@ struct cm_op_rule cm_op_rule(unsigned op)
 	return op < TAPE_OP_MAX ? rules[op] : (struct cm_op_rule){ CM_SKIP, 0 };
 }
 
-int cm_op_replayed(unsigned op)
+int cm_op_replayed(unsigned op, int metadata, int failed)
 {
-	unsigned how = cm_op_rule(op).how;
-	return how == CM_ISSUE || how == CM_COPY;
+	struct cm_op_rule r = cm_op_rule(op);
+
+	if (cm_kind_is_meta(r.kind))
+		return metadata;
+	return !failed && (r.how == CM_ISSUE || r.how == CM_COPY);
 }
 
 static const char *const kind_names[CM_KIND_MAX] = {
 	[CM_OPEN] = "open", [CM_CLOSE] = "close", [CM_READ] = "read",
 	[CM_WRITE] = "write", [CM_FSYNC] = "fsync", [CM_FDATASYNC] = "fdatasync",
 	[CM_UNLINK] = "unlink", [CM_RENAME] = "rename", [CM_MKDIR] = "mkdir",
+	[CM_STAT] = "stat", [CM_GETDENTS] = "getdents",
 };
 
 const char *cm_kind_name(unsigned kind)

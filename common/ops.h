@@ -13,12 +13,22 @@
 
 #include <stdint.h>
 
-/* What the replay issues (struct rp_op.kind); 0 is none. */
+/* What the replay issues (struct rp_op.kind); 0 is none.  From CM_STAT
+ * on, the metadata kinds: replayed unless --no-metadata, and replayed when
+ * they failed in the recording too (they should fail again: a negative
+ * lookup is work for the storage as well). */
 enum cm_kind {
 	CM_OPEN = 1, CM_CLOSE, CM_READ, CM_WRITE, CM_FSYNC, CM_FDATASYNC,
 	CM_UNLINK, CM_RENAME, CM_MKDIR,
+	CM_STAT, CM_GETDENTS,
 	CM_KIND_MAX
 };
+#define CM_META_FIRST CM_STAT
+
+static inline int cm_kind_is_meta(unsigned kind)
+{
+	return kind >= CM_META_FIRST && kind < CM_KIND_MAX;
+}
 
 /* How a recorded op is replayed. */
 enum cm_how {
@@ -37,9 +47,10 @@ struct cm_op_rule {
 /* The rule of op (any value: unknown ops are CM_SKIP). */
 struct cm_op_rule cm_op_rule(unsigned op);
 /* Whether the replay reproduces op as I/O (issued, or a copy) when it
- * succeeded in the recording: compare counts these as I/O time on both
- * sides, the rest as compute (the replay turns them into think time). */
-int cm_op_replayed(unsigned op);
+ * succeeded in the recording (a metadata op also when it failed): compare
+ * counts these as I/O time on both sides, the rest as compute (the
+ * replay turns them into think time).  metadata 0: as with --no-metadata. */
+int cm_op_replayed(unsigned op, int metadata, int failed);
 /* "open", "read", ...; "?" for none. */
 const char *cm_kind_name(unsigned kind);
 

@@ -59,6 +59,9 @@ enum rp_timing { RP_TIME_ORIGINAL, RP_TIME_THINK, RP_TIME_AFAP };	/* choice orde
 #define RP_F_REALCLOSE (1u << 2) /* last alias of the slot: close the fd */
 #define RP_F_FAULT   (1u << 3)	/* a read replaying page faults on a file
 				 * mapping, not a syscall */
+#define RP_F_FAILED  (1u << 4)	/* a metadata op that failed in the
+				 * recording: it should fail again */
+#define RP_NO_SLOT UINT32_MAX	/* rp_op.slot of a metadata op by path */
 
 /*
  * One op, as a source hands it to the engine.  Cross-thread order is a
@@ -75,7 +78,8 @@ struct rp_op {
 	uint32_t slot;		/* fd slot (open, close, data, sync) */
 	uint32_t file, file2;	/* layout file indexes (open, namespace ops) */
 	uint32_t oflags;	/* open: open(2) flags to use; unlink:
-				 * AT_REMOVEDIR for a rmdir */
+				 * AT_REMOVEDIR for a rmdir; stat: the AT_*
+				 * flags */
 	uint32_t conc;		/* data ops of the thread in flight when it was
 				 * issued, itself included (1 = none before) */
 	uint32_t dep_thread;
@@ -102,6 +106,8 @@ struct rp_file {
 	uint8_t excl : 1;	/* first made by an O_CREAT|O_EXCL open: it must
 				 * not exist when a loop starts */
 	uint8_t made_dir : 1;	/* the job made it with mkdir */
+	uint8_t holes : 1;	/* prepared, never read: its data need not be
+				 * written (a file only stat'ed, opened) */
 };
 
 struct rp_thread {
@@ -200,14 +206,19 @@ struct rp_source {
 	char err[256];		/* what stop()'s error was about */
 };
 
+struct rp_trace_opts {
+	int direct;		/* sizes aligned for O_DIRECT */
+	int no_metadata;	/* leave stat, getdents64, ... out */
+	uint64_t queue_bytes;	/* bound of the queued ops, 0: 64 MiB */
+};
 /*
  * The trace source: a pass over TRACE makes the layout (paths confined:
  * ".." refused with -EPERM and a message in err, as are empty paths and
  * paths naming the marker); start() then decodes the trace again, once
- * per loop, as the replay runs.  direct: sizes aligned for O_DIRECT.
+ * per loop, as the replay runs.  o may be NULL (the defaults).
  */
-int rp_trace_open(struct rp_source **out, const char *trace, int direct, char *err,
-		  size_t errlen);
+int rp_trace_open(struct rp_source **out, const char *trace, const struct rp_trace_opts *o,
+		  char *err, size_t errlen);
 void rp_source_free(struct rp_source *s);	/* NULL: nothing */
 
 /* -------------------------------------------------------------- prepare */
@@ -240,6 +251,11 @@ int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *
  * engine does it before each loop.  0, or the first -errno (the others
  * are still done). */
 int rp_restore(int dirfd, const struct rp_layout *l, int sparse);
+/* Whether DIR is as rp_prepare left it, no replay having run since (the
+ * marker says so); the marker then stops saying it.  The engine calls it
+ * before the first loop: on a clean DIR, it restores nothing (a recording
+ * of the replay has no stat or unlink of its own on DIR's files). */
+int rp_take_prepared(int dirfd);
 
 /* --------------------------------------------------------------- engine */
 
@@ -291,6 +307,8 @@ struct rp_job {			/* one replay thread */
 	struct rp_failure first_fail[RP_KIND_MAX];
 	uint64_t errors;	/* all of failed[] */
 	uint64_t mkdir_existed;	/* mkdirs (done) that found the directory */
+	uint64_t meta_unlike;	/* metadata ops (done) that succeeded where
+				 * the recording's failed */
 	int first_error;	/* -errno of the first failed op, 0 */
 	uint64_t wall_ns;	/* first op to last completion */
 	uint64_t compute_ns;	/* synthetic compute delays */

@@ -91,6 +91,12 @@ fail:
 	return rc;
 }
 
+/* The marker's text; prepare adds MARK_CLEAN, the first replay after it
+ * takes it away (rp_take_prepared). */
+static const char msg[] = "iotape replay directory: files here are "
+			  "created, overwritten and deleted by iotape replay\n";
+#define MARK_CLEAN "prepared: the files are as prepare made them\n"
+
 static int is_marked(int dirfd)
 {
 	struct stat st;
@@ -104,8 +110,6 @@ int rp_dir_open(const char *dir, int force, char *err, size_t errlen)
 	int fd, dfd, empty = 1, mfd;
 	struct dirent *de;
 	DIR *d;
-	static const char msg[] = "iotape replay directory: files here are "
-				  "created, overwritten and deleted by iotape replay\n";
 
 	if (mkdir(dir, 0755) && errno != EEXIST) {
 		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
@@ -243,6 +247,7 @@ static int prep_one(int dirfd, const char *rel, const struct rp_file *f, int spa
 		rc = -errno;
 		goto out;
 	}
+	sparse |= f->holes;	/* nothing reads it: its size is enough */
 	for (uint64_t off = 0; !sparse && off < f->size; off += PREP_CHUNK) {
 		size_t n = f->size - off < PREP_CHUNK ? (size_t)(f->size - off) : PREP_CHUNK;
 		fill_random(buf, (n + 7) / 8, rng);
@@ -361,6 +366,22 @@ static int prep_dirs(int dirfd, const struct rp_layout *l, char *err, size_t err
 	return 0;
 }
 
+/* Say in the marker that DIR is as prepare made it: 0 or -errno. */
+static int mark_prepared(int dirfd)
+{
+	int fd = rp_open_beneath(dirfd, RP_MARKER, O_WRONLY | O_TRUNC | O_NOFOLLOW, 0);
+	int rc;
+
+	if (fd < 0)
+		return fd;
+	rc = write_all(fd, msg, sizeof(msg) - 1, 0);
+	if (!rc)
+		rc = write_all(fd, MARK_CLEAN, sizeof(MARK_CLEAN) - 1, sizeof(msg) - 1);
+	if (close(fd) && !rc)
+		rc = -errno;
+	return rc;
+}
+
 int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *po,
 	       struct rp_prep_stats *st, char *err, size_t errlen)
 {
@@ -387,6 +408,23 @@ int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *
 			prep_error(err, errlen, rp_file_path(l, i), rc, NULL);
 			return rc;
 		}
+	/* what the job makes with O_EXCL must not be there (an earlier
+	 * replay left it) */
+	for (uint32_t i = 0; i < l->nfiles; i++) {
+		const char *base;
+		int pfd;
+		if (!l->files[i].excl)
+			continue;
+		pfd = rp_parent_beneath(dirfd, rp_file_path(l, i), 0, &base);
+		rc = pfd < 0 ? pfd : unlinkat(pfd, base, 0) && errno != ENOENT ? -errno : 0;
+		if (pfd >= 0)
+			close(pfd);
+		if (rc && rc != -ENOENT && rc != -ENOTDIR) {
+			prep_error(err, errlen, rp_file_path(l, i), rc, NULL);
+			return rc;
+		}
+		rc = 0;
+	}
 	if ((rc = prep_dirs(dirfd, l, err, errlen)))
 		return rc;
 	if (!(buf = malloc(PREP_CHUNK + 8)))
@@ -413,6 +451,8 @@ int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *
 		}
 	}
 	free(buf);
+	if (!rc && (rc = mark_prepared(dirfd)))
+		prep_error(err, errlen, RP_MARKER, rc, NULL);
 	return rc;
 }
 
@@ -447,3 +487,20 @@ int rp_restore(int dirfd, const struct rp_layout *l, int sparse)
 	return rc;
 }
 
+int rp_take_prepared(int dirfd)
+{
+	char buf[sizeof(msg) + sizeof(MARK_CLEAN)];
+	size_t n = sizeof(MARK_CLEAN) - 1;
+	int fd = rp_open_beneath(dirfd, RP_MARKER, O_RDWR | O_NOFOLLOW, 0);
+	ssize_t got;
+	int clean;
+
+	if (fd < 0)
+		return 0;
+	got = pread(fd, buf, sizeof(buf), 0);
+	clean = got == (ssize_t)sizeof(buf) - 2 && memcmp(buf + got - n, MARK_CLEAN, n) == 0;
+	if (clean && ftruncate(fd, (off_t)(got - (ssize_t)n)))
+		clean = 0;	/* it would say so again */
+	close(fd);
+	return clean;
+}

@@ -47,6 +47,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include "replay.h"
@@ -84,6 +85,8 @@ struct tctx {
 	uint32_t published;
 	unsigned loop;
 	size_t lat_budget;	/* 0: latencies are histograms from the start */
+	uint64_t last_done;	/* when its latest op completed (CLOCK_MONOTONIC
+				 * ns): think time runs from there */
 };
 
 struct rp_engine {
@@ -225,6 +228,8 @@ static void complete(struct tctx *c, struct inflight *f, int res, uint64_t t)
 			c->job->fault_reads++;
 		c->job->done[f->kind]++;
 	}
+	if (t > c->last_done)
+		c->last_done = t;
 	/* out of the order ring: the oldest done ones leave it */
 	c->odone[f->order] = 1;
 	while (c->on && c->odone[c->ohead]) {
@@ -450,6 +455,36 @@ static void do_data(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 	c->inflight++;
 }
 
+/*
+ * A metadata op, by plain system call (io_uring's statx would leave a
+ * recording of the replay without the path it was on): stat by path from
+ * DIR, as the job's walked its path (one call, no fd of the directory:
+ * a failed lookup fails the same way, where its directory is missing
+ * too), never following the last component (what prepare makes never is
+ * a symlink); or on a slot's fd; getdents64 on a slot's fd into a buffer
+ * of the recorded size.  0 or -errno.
+ */
+static int do_meta(struct tctx *c, const struct rp_op *op)
+{
+	struct rp_engine *e = c->e;
+	char cpath[4096 + 32];
+	struct statx stx;
+	int fd;
+
+	if (op->slot != RP_NO_SLOT) {
+		if ((fd = atomic_load(&e->slot_fd[op->slot])) < 0)
+			return -EBADF;	/* its open failed */
+		if (op->kind == CM_GETDENTS) {
+			long n = syscall(SYS_getdents64, fd, c->bufs[0],
+					 op->len < c->buflen ? op->len : c->buflen);
+			return n < 0 ? -errno : 0;
+		}
+		return statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx) ? -errno : 0;
+	}
+	return statx(e->dirfd, rp_copy_path(e->l, op->file, e->copy, cpath, sizeof(cpath)),
+		     (int)op->oflags, STATX_BASIC_STATS, &stx) ? -errno : 0;
+}
+
 static void do_other(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 {
 	struct rp_engine *e = c->e;
@@ -550,6 +585,15 @@ static void do_other(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 		}
 		break;
 	}
+	if (cm_kind_is_meta(op->kind)) {
+		rc = do_meta(c, op);
+		if (op->flags & RP_F_FAILED) {	/* it should fail, as recorded */
+			if (rc >= 0)
+				c->job->meta_unlike++;
+			rc = 0;
+		}
+	}
+	c->last_done = now_ns();
 	if (rc < 0)
 		op_error(c, op->kind, op->file, rc);
 	else
@@ -589,14 +633,18 @@ static void loop_setup(struct rp_engine *e, unsigned loop)
 {
 	const struct rp_layout *l = e->l;
 	char cpath[4096 + 32];
+	int clean;
 
 	e->copy = loop % (e->o.scale ? e->o.scale : 1);
 	/* every loop starts from the prepared state: files a previous loop
-	 * (or replay: --no-prepare) changed are put back */
-	rp_restore(e->dirfd, l, e->o.sparse);
-	/* what the job made with O_EXCL must not be there (a previous loop
-	 * or replay left it) */
-	for (uint32_t f = 0; f < l->nfiles; f++) {
+	 * (or replay: --no-prepare) changed are put back, and what the job
+	 * made with O_EXCL must not be there.  Right after prepare, that is
+	 * the state already: a recording of the replay sees only the job's
+	 * ops on DIR. */
+	clean = !loop && rp_take_prepared(e->dirfd);
+	if (!clean)
+		rp_restore(e->dirfd, l, e->o.sparse);
+	for (uint32_t f = 0; !clean && f < l->nfiles; f++) {
 		const char *base;
 		int pfd;
 		if (!l->files[f].excl)
@@ -641,6 +689,7 @@ static void run_loop(struct tctx *c)
 	struct rp_op op;
 	int rc;
 
+	c->last_done = 0;	/* the loop's first compute runs from its start */
 	while ((rc = e->src->ops->next(e->src, c->idx, &op)) == 1) {
 		int data = op.kind == CM_READ || op.kind == CM_WRITE;
 		int overlap = data && (op.flags & RP_F_OVERLAP) && c->depth > 1;
@@ -661,18 +710,25 @@ static void run_loop(struct tctx *c)
 		} else if (o->timing == RP_TIME_THINK && !overlap && op.ts > prev_end) {
 			uint64_t delay = (uint64_t)((double)(op.ts - prev_end) * think);
 			if (delay) {
-				/* a sleep that woke late (a busy CPU) is taken
-				 * off the next ones: the thread's compute sums
-				 * to the recorded */
+				/* The compute runs from the previous op's
+				 * completion: the engine's own work since (its
+				 * bookkeeping, taking the next op) is part of
+				 * it, not added to it.  Whatever ends past its
+				 * target (that work, a sleep that woke late on
+				 * a busy CPU, a wait for another thread) is
+				 * taken off the next ones: the thread's compute
+				 * sums to the recorded. */
+				uint64_t base = c->last_done && c->last_done < io_done ?
+						c->last_done : io_done;
 				uint64_t want = delay > late ? delay - late : 0;
 				late -= delay - want;
 				uint64_t t = now_ns();
-				if (want && t < io_done + want) {
-					sleep_until(io_done + want);
+				if (t < base + want) {
+					sleep_until(base + want);
 					t = now_ns();
-					if (t > io_done + want)
-						late += t - (io_done + want);
 				}
+				if (t > base + want)
+					late += t - (base + want);
 				c->job->compute_ns += delay;
 			}
 		}

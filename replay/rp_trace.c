@@ -191,6 +191,8 @@ struct trace_src {
 	struct rp_source src;	/* first: the public part */
 	tape_reader *r;
 	int direct;
+	int metadata;		/* replay stat, getdents64, ... */
+	uint64_t queue_bytes;
 	struct cm_strtab raw;	/* rows' paths as recorded */
 	uint32_t *raw_file;	/* raw id -> file + 1, 0 = not mapped yet */
 	size_t capraw;
@@ -497,8 +499,9 @@ static int finish_op(struct walk *w)
 	if (l) {
 		struct rp_thread *lt = &l->threads[p->thread];
 		lt->nops++;
-		if ((op->kind == CM_READ || op->kind == CM_WRITE) && op->len > lt->maxlen)
-			lt->maxlen = op->len;
+		if ((op->kind == CM_READ || op->kind == CM_WRITE || op->kind == CM_GETDENTS) &&
+		    op->len > lt->maxlen)
+			lt->maxlen = op->len;	/* the thread's buffers hold it */
 		if (op->conc > lt->depth)
 			lt->depth = op->conc;
 		l->expected[op->kind]++;
@@ -798,7 +801,7 @@ static int plan_copy(struct walk *w, const struct row *r)
  * layout pass), and the op follows the last namespace op on that
  * directory (its mkdir, when the job made it).
  */
-static int in_dir(struct walk *w, uint32_t file)
+static int dir_of(struct walk *w, uint32_t file, int note)
 {
 	struct rp_layout *l = &w->t->src.layout;
 	const char *rel = rp_file_path(l, file), *slash = strrchr(rel, '/');
@@ -813,7 +816,7 @@ static int in_dir(struct walk *w, uint32_t file)
 		return rc;
 	memcpy(w->pbuf, rel, n);
 	w->pbuf[n] = 0;
-	if (!w->emit) {
+	if (note && !w->emit) {
 		if ((rc = cm_strtab_intern(&l->dirs, w->pbuf, &id)) < 0)
 			return rc;
 		l->files[file].dir = id;
@@ -821,6 +824,11 @@ static int in_dir(struct walk *w, uint32_t file)
 	if (cm_strtab_find(&l->paths, w->pbuf, &id) == 0)
 		add_dep(w, w->file_last[id]);
 	return 0;
+}
+
+static int in_dir(struct walk *w, uint32_t file)
+{
+	return dir_of(w, file, 1);
 }
 
 static int plan_open(struct walk *w, const struct row *r)
@@ -955,6 +963,77 @@ static int plan_namespace(struct walk *w, const struct row *r, unsigned kind)
 	return finish_op(w);
 }
 
+/* Whether a raw path maps to no file under DIR ("/", the marker): such a
+ * metadata op is left out, where another op on it refuses the trace. */
+static int names_dir_itself(struct walk *w, uint32_t raw)
+{
+	const char *path = cm_strtab_str(&w->t->raw, raw);
+	size_t n = strlen(path);
+
+	if (grow((void **)&w->pbuf, &w->pcap, n + 1, 1))
+		return 0;	/* file_index says it */
+	memcpy(w->pbuf, path, n + 1);
+	return rp_path_map(w->pbuf) == -EINVAL;
+}
+
+/*
+ * A metadata op (stat and friends, getdents64): by path, through the
+ * directory's fd as namespace ops are; by fd (fstat, getdents64,
+ * AT_EMPTY_PATH) on the fd's slot.  One that failed in the recording is
+ * replayed to fail again (RP_F_FAILED: a negative lookup is the storage's
+ * work too); one that succeeded needs its file there before the job ran,
+ * unless the job made it: prepared (as holes, if nothing reads it).
+ */
+static int plan_meta(struct walk *w, const struct row *r, unsigned kind)
+{
+	struct rp_layout *l = LAYOUT(w);
+	int failed = r->ret < 0, rc, sl = -1;
+	uint32_t file;
+
+	if (r->path && kind == CM_STAT) {
+		if (!w->t->raw_file[r->path] && names_dir_itself(w, r->path)) {
+			if (l)	/* a stat of "/" (DIR itself, or its marker) */
+				l->skipped++;
+			return 0;
+		}
+		if ((rc = file_index(w, r->path, &file)) || (rc = new_op(w, r, kind)))
+			return rc;
+		w->cur.op.slot = RP_NO_SLOT;
+		/* the prepared files are never symlinks: the same answer, and
+		 * nothing followed out of DIR */
+		w->cur.op.oflags = AT_SYMLINK_NOFOLLOW;
+		/* after its directory's mkdir, by path from DIR (no fd) */
+		if ((rc = dir_of(w, file, 0)))
+			return rc;
+		if (l && !failed && !w->file_last[file].gidx)
+			l->files[file].prepare = 1;	/* was there before the job */
+	} else {
+		/* the recorded open's slot, or an implicit one (a file open
+		 * before the recording), as data ops have */
+		if ((sl = fd_slot(w, r, 0)) < -1)
+			return sl;
+		if (sl < 0) {
+			if (l)
+				l->unmatched++;
+			return 0;
+		}
+		file = w->slots[sl].file;
+		if ((rc = new_op(w, r, kind)))
+			return rc;
+		w->cur.op.slot = (uint32_t)sl;
+		if (kind == CM_GETDENTS)
+			w->cur.op.len = r->size;	/* its buffer */
+		add_dep(w, w->slots[sl].last);
+		w->slots[sl].last = cur_dep(w);
+	}
+	w->cur.op.file = file;
+	if (failed)
+		w->cur.op.flags |= RP_F_FAILED;
+	add_dep(w, w->file_last[file]);
+	add_dep(w, w->file_lastw[file]);
+	return finish_op(w);
+}
+
 /* One row, in time order. */
 static int plan_row(struct walk *w, const struct row *r)
 {
@@ -967,6 +1046,21 @@ static int plan_row(struct walk *w, const struct row *r)
 		return fault_read(w, r);
 	if (rule.how == CM_COPY)
 		return plan_copy(w, r);
+	if (cm_kind_is_meta(rule.kind)) {
+		if (!w->t->metadata) {
+			if (l)
+				l->skipped++;
+			return 0;
+		}
+		if (on_memfs(w, r, &where))
+			return skip_memfs(w, r, rule.kind, where);
+		if (r->file_id && cm_map_get(&w->t->nonreg, r->file_id, 0)) {
+			if (l)
+				l->not_storage++;
+			return 0;
+		}
+		return plan_meta(w, r, rule.kind);
+	}
 	if (r->ret < 0 && cls != TAPE_OPC_OTHER && cls != TAPE_OPC_META &&
 	    cls != TAPE_OPC_MMAP) {
 		if (l)
@@ -1363,6 +1457,7 @@ static int layout_finish(struct trace_src *t)
 	}
 	for (size_t i = 0; i < l->nfiles; i++) {
 		struct rp_file *f = &l->files[i];
+		f->holes = f->prepare && !f->isdir && !f->rbytes;
 		if (!f->isdir && t->direct && f->size % RP_ALIGN)
 			f->size += RP_ALIGN - f->size % RP_ALIGN;
 		f->dataset = f->prepare && !f->isdir && !f->modified;
@@ -1452,7 +1547,8 @@ static void *feeder_main(void *arg)
 static int queues_init(struct trace_src *t)
 {
 	const struct rp_layout *l = &t->src.layout;
-	uint64_t all = 0, budget = QUEUE_BUDGET / sizeof(struct rp_op);
+	uint64_t all = 0, budget = (t->queue_bytes ? t->queue_bytes : QUEUE_BUDGET) /
+				  sizeof(struct rp_op);
 
 	if (!(t->q = calloc(l->nthreads ? l->nthreads : 1, sizeof(*t->q))))
 		return -ENOMEM;
@@ -1594,8 +1690,8 @@ static void tape_msg(char *err, size_t errlen, const char *trace, const char *wh
 		 tape_strerror(rc), d && *d ? ": " : "", d && *d ? d : "");
 }
 
-int rp_trace_open(struct rp_source **out, const char *trace, int direct, char *err,
-		  size_t errlen)
+int rp_trace_open(struct rp_source **out, const char *trace, const struct rp_trace_opts *o,
+		  char *err, size_t errlen)
 {
 	struct trace_src *t = calloc(1, sizeof(*t));
 	uint32_t id;
@@ -1608,7 +1704,9 @@ int rp_trace_open(struct rp_source **out, const char *trace, int direct, char *e
 		return -ENOMEM;
 	}
 	t->src.ops = &trace_ops;
-	t->direct = direct;
+	t->direct = o && o->direct;
+	t->metadata = !o || !o->no_metadata;
+	t->queue_bytes = o ? o->queue_bytes : 0;
 	t->w.t = t;
 	t->errbuf = err;
 	t->errlen = errlen;

@@ -50,7 +50,7 @@ done
 
 # faithful: every check passes
 ok "$IOTAPE" compare --map /r --check "$T/a.tape" "$T/b.tape"
-grep -q '^  PASSED: 0 of 9 checks failed$' "$T/out" || fail "a/b --check: $(cat "$T/out")"
+grep -q '^  PASSED: 0 of 10 checks failed$' "$T/out" || fail "a/b --check: $(cat "$T/out")"
 grep -q '^  2 compared, 2 equal in ops and bytes, 0 differ$' "$T/out" || fail "a/b files: $(cat "$T/out")"
 grep -Eq '^  compute gap \(all threads\) +26\.0us +26\.0us +=$' "$T/out" ||
 	fail "a/b compute gap: $(grep 'compute gap' "$T/out")"
@@ -66,7 +66,7 @@ for e in "d['schema']=='iotape-compare/1'" "d['traces']['map']=='/r'" \
 	 "[f['path'] for f in d['files']]==['data/a','data/b']" \
 	 "d['compute']['gap_s']['b']==2.6e-05" "len(d['compute']['threads'])==2" \
 	 "d['pattern']['read_randomness']['a']==0.0" "d['fidelity']['passed'] is True" \
-	 "len(d['fidelity']['checks'])==9"; do
+	 "len(d['fidelity']['checks'])==10"; do
 	[ "$(jq_py "$T/ab.json" "$e")" = True ] || fail "a/b json: $e"
 done
 
@@ -85,6 +85,52 @@ grep -q '^  read 3/3 ops 12288/12287 B  write 0/0 ops 0/0 B  data/a$' "$T/out" |
 # without --check the same comparison exits 0
 ok "$IOTAPE" compare --map /r "$T/a.tape" "$T/c.tape"
 grep -q '^CHECK' "$T/out" && fail "CHECK printed without --check"
+
+# metadata ops, per kind: A stats a file, fails to stat another (counted:
+# the replay makes it fail again), lists a directory; its stats of /proc
+# and of / are not the replay's.  B: the replayer stats its trace and its
+# marker (not the job's), then the job's 2 statx and 1 getdents64 under /r.
+cat >"$T/ma.csv" <<'EOT'
+ts_ns,tid,op,path,fd,size,ret,dur_ns
+0,1,newfstatat,/data/a,-100,0,0,1000
+2000,1,newfstatat,/data/none,-100,0,-2,1000
+4000,1,openat,/data,-100,0,3,1000
+6000,1,getdents64,/data,3,32768,48,1000
+7000,1,newfstatat,/proc/self/stat,-100,0,0,1000
+8000,1,newfstatat,/,-100,0,0,1000
+9000,1,openat,/data/a,-100,0,4,1000
+10000,1,read,/data/a,4,4096,4096,1000
+EOT
+cat >"$T/mb.csv" <<'EOT'
+ts_ns,tid,op,path,fd,size,ret,dur_ns
+0,7,newfstatat,/home/u/job.iotape,-100,0,0,100
+100,7,newfstatat,/r/.iotape-replay,-100,0,0,100
+1000,8,statx,/r/data/a,-100,0,0,1000
+3000,8,statx,/r/data/none,-100,0,-2,1000
+5000,8,openat,/r/data,-100,0,5,1000
+7000,8,getdents64,/r/data,5,32768,48,1000
+9000,8,openat,/r/data/a,-100,0,6,1000
+10000,8,io_uring_enter,,9,0,1,1000
+10000,8,uring_read,/r/data/a,6,4096,4096,1000
+EOT
+grep -v '^3000,8,statx' "$T/mb.csv" >"$T/mc.csv"
+# replayed with --no-metadata: no statx, no getdents64
+grep -Ev ',(statx|getdents64),' "$T/mb.csv" | sed 's/^5000,8,openat/4000,8,openat/' >"$T/mn.csv"
+for x in ma mb mc mn; do
+	ok "$IOTAPE" import -o "$T/$x.tape" "$T/$x.csv"
+done
+ok "$IOTAPE" compare --map /r --check "$T/ma.tape" "$T/mb.tape"
+grep -q '^  ok   metadata_ops     stat A 2, B 2; getdents A 1, B 1 (must be equal)$' "$T/out" ||
+	fail "ma/mb: $(grep metadata_ops "$T/out")"
+grep -Eq '^  stat ops +2 +2 +=$' "$T/out" || fail "ma/mb summary: $(cat "$T/out")"
+err_line 1 "iotape compare: " "fidelity check failed: metadata_ops" \
+	"$IOTAPE" compare --map /r --check "$T/ma.tape" "$T/mc.tape"
+grep -q '^  FAIL metadata_ops     stat A 2, B 1; getdents A 1, B 1 (must be equal)$' "$T/out" ||
+	fail "ma/mc: $(grep metadata_ops "$T/out")"
+# a replay run with --no-metadata: not checked
+ok "$IOTAPE" compare --no-metadata --map /r --check --json "$T/ma.tape" "$T/mn.tape"
+[ "$(jq_py "$T/out" "[c['name'] for c in d['fidelity']['checks'] if c['name'] == 'metadata_ops']")" = "[]" ] ||
+	fail "--no-metadata: metadata_ops checked"
 
 # a real job (tests' bundled recording) against itself: equal, and its
 # pipes, sockets and devices, and its files on memory and pseudo file

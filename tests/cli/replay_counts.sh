@@ -28,12 +28,13 @@ awk -v hdr="$HDR" 'BEGIN { print hdr
 	printf "600300,10,102,rename,/ckpt/tmp.pt,-1,0,0,0,100,0,/ckpt/epoch1.pt\n"
 	printf "600400,10,102,unlink,/data/old.bin,-1,0,0,0,100,0,\n"
 	printf "600500,10,102,stat,/data/train/s0.bin,-1,0,0,0,100,0,\n"
+	printf "600600,10,102,fadvise64,/data/train/s0.bin,-1,0,0,0,100,0,\n"
 }' | sed 's/,stat,/,newstat,/' >"$T/job.csv"
 ok "$IOTAPE" import -o "$T/job.tape" "$T/job.csv"
 ok "$IOTAPE" replay --timing afap --output-format json -o "$T/r.json" -d "$T/d" "$T/job.tape"
 
 # ops per kind: what the CSV says
-for k in open:2+1 close:3 read:402 write:16 fsync:1 fdatasync:1 rename:1 unlink:1 mkdir:1; do
+for k in open:2+1 close:3 read:402 write:16 fsync:1 fdatasync:1 rename:1 unlink:1 mkdir:1 stat:1; do
 	kind=${k%%:*}; want=$(( ${k#*:} ))
 	got=$(jq_py "$T/r.json" "d['replay']['ops_done']['$kind']")
 	exp=$(jq_py "$T/r.json" "d['replay']['ops_expected']['$kind']")
@@ -41,7 +42,7 @@ for k in open:2+1 close:3 read:402 write:16 fsync:1 fdatasync:1 rename:1 unlink:
 	[ "$exp" = "$want" ] || fail "$kind: expected $exp, recorded $want"
 done
 [ "$(jq_py "$T/r.json" "d['replay']['ops_failed']")" = 0 ] || fail "some ops failed: $(cat "$T/r.json")"
-[ "$(jq_py "$T/r.json" "d['replay']['recorded_skipped']")" = 1 ] || fail "newstat not counted as skipped"
+[ "$(jq_py "$T/r.json" "d['replay']['recorded_skipped']")" = 1 ] || fail "fadvise64 not counted as skipped"
 
 # bytes per file: sum of the CSV's ret per path (reads and writes)
 awk -F, 'NR > 1 && ($4 == "pread64" || $4 == "read" || $4 == "write") { b[substr($5, 2)] += $9 }

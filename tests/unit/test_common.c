@@ -203,12 +203,20 @@ static void test_ops(void **state)
 	assert_int_equal(cm_op_rule(TAPE_OP_MAX + 5).how, CM_SKIP);
 	/* what the replay skips is not replayed I/O for compare either */
 	static const unsigned skipped[] = { TAPE_OP_FTRUNCATE, TAPE_OP_FALLOCATE, TAPE_OP_MSYNC,
-					    TAPE_OP_CLOSE_RANGE, TAPE_OP_NEWSTAT, TAPE_OP_LSEEK,
+					    TAPE_OP_CLOSE_RANGE, TAPE_OP_LSEEK,
 					    TAPE_OP_MMAP, TAPE_OP_DUP };
 	for (size_t i = 0; i < sizeof(skipped) / sizeof(skipped[0]); i++)
-		assert_false(cm_op_replayed(skipped[i]));
-	assert_true(cm_op_replayed(TAPE_OP_RENAMEAT2));
-	assert_true(cm_op_replayed(TAPE_OP_COPY_FILE_RANGE));
+		assert_false(cm_op_replayed(skipped[i], 1, 0));
+	assert_true(cm_op_replayed(TAPE_OP_RENAMEAT2, 1, 0));
+	assert_false(cm_op_replayed(TAPE_OP_RENAMEAT2, 1, 1));	/* failed */
+	assert_true(cm_op_replayed(TAPE_OP_COPY_FILE_RANGE, 0, 0));
+	/* metadata: replayed, failed or not, unless --no-metadata */
+	assert_int_equal(cm_op_rule(TAPE_OP_NEWFSTATAT).kind, CM_STAT);
+	assert_int_equal(cm_op_rule(TAPE_OP_GETDENTS64).kind, CM_GETDENTS);
+	assert_true(cm_op_replayed(TAPE_OP_NEWSTAT, 1, 1));
+	assert_false(cm_op_replayed(TAPE_OP_NEWSTAT, 0, 0));
+	assert_true(cm_kind_is_meta(CM_STAT));
+	assert_false(cm_kind_is_meta(CM_MKDIR));
 	assert_string_equal(cm_kind_name(CM_FDATASYNC), "fdatasync");
 	assert_string_equal(cm_kind_name(0), "?");
 }

@@ -1,0 +1,96 @@
+#!/bin/sh
+# replay_metadata.sh - metadata is part of the workload (issue #15, item 5).
+#
+# A job stats files by path (one there, one missing, one in a directory
+# that is missing, one that failed when recorded but is there in the
+# replay), fstats an fd, lists a directory with getdents64 and reads, and
+# deletes a prepared file.  Its replay, recorded, must issue exactly those
+# statx and getdents64 calls under DIR, on the same paths, failing where
+# the job's failed; its report counts them per kind (and the one that did
+# not fail again as metadata_unlike); --no-metadata leaves them all out.
+# A replay right after prepare restores nothing (no stat of its own); the
+# next one, into the DIR the first changed, puts the deleted file back.
+. "$(dirname "$0")/record_lib.sh"
+. "$(dirname "$0")/replay_lib.sh"
+rec_need_bpf
+need_uring
+
+cat >"$T/j.csv" <<EOT
+$HDR
+1000,1,1,newfstatat,/data/a,-100,0,0,0,10,0x100,
+2000,1,1,newfstatat,/data/missing,-100,0,0,-2,10,0,
+3000,1,1,statx,/nodir/x,-100,0,0,-2,10,0,
+4000,1,1,newstat,/data/b,-100,0,0,-2,10,0,
+5000,1,1,openat,/data,-100,0,0,3,10,0x10000,
+6000,1,1,getdents64,/data,3,0,32768,120,10,0,
+7000,1,1,getdents64,/data,3,0,32768,0,10,0,
+8000,1,1,close,/data,3,0,0,0,10,0,
+9000,1,1,openat,/data/a,-100,0,0,4,10,0,
+10000,1,1,newfstat,/data/a,4,0,0,0,10,0,
+11000,1,1,read,/data/a,4,0,4096,4096,10,0,
+12000,1,1,close,/data/a,4,0,0,0,10,0,
+13000,1,1,openat,/data/b,-100,0,0,5,10,0,
+14000,1,1,pread64,/data/b,5,8192,4096,4096,10,0,
+15000,1,1,close,/data/b,5,0,0,0,10,0,
+16000,1,1,unlink,/data/b,-1,0,0,0,10,0,
+EOT
+ok "$IOTAPE" import -o "$T/j.tape" "$T/j.csv"
+
+# recorded replay: the statx and getdents64 rows under DIR, as "op path ret"
+rec_replay() {	# NAME [replay options]
+	name=$1; shift
+	"$IOTAPE" record -q -f -o "$T/$name.tape" -- "$IOTAPE" replay --no-prepare --timing afap \
+		--output-format json -o "$T/$name.json" "$@" -d "$T/d" "$T/j.tape" 2>"$T/rec.err" ||
+		fail "record of the replay failed: $(cat "$T/rec.err")"
+	ok "$IOTAPE" dump -t syscall -F csv -o "$T/$name.csv" "$T/$name.tape"
+	awk -F, -v d="$T/d/" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		index($c["path"], d) == 1 && $c["op"] ~ /stat|getdents/ &&
+		    $c["path"] != d ".iotape-replay" {
+			print $c["op"], substr($c["path"], length(d) + 1), $c["ret"] }' \
+		"$T/$name.csv" >"$T/$name.meta"
+}
+
+ok "$IOTAPE" replay --prepare-only -d "$T/d" "$T/j.tape"
+[ "$(stat -c %s "$T/d/data/b")" = 12288 ] || fail "data/b not prepared with its size"
+rec_replay r1
+cat >"$T/want" <<'EOT'
+statx data/a 0
+statx data/missing -2
+statx nodir/x -2
+statx data/b 0
+getdents64 data 120
+getdents64 data 0
+statx data/a 0
+EOT
+# getdents64 returns what the replay's DIR holds: only its count is the job's
+sed 's/^\(getdents64 data\) [1-9][0-9]*$/\1 120/' "$T/r1.meta" >"$T/r1.got" || fail "sed"
+same "$T/want" "$T/r1.got"
+r() { jq_py "$T/$1.json" "d['replay']$2"; }
+[ "$(r r1 "['ops_done']['stat']")" = 5 ] || fail "stat done: $(r r1 "['ops_done']")"
+[ "$(r r1 "['ops_expected']['stat']")" = 5 ] || fail "stat expected: $(r r1 "['ops_expected']")"
+[ "$(r r1 "['ops_done']['getdents']")" = 2 ] || fail "getdents done: $(r r1 "['ops_done']")"
+[ "$(r r1 "['metadata_unlike']")" = 1 ] || fail "metadata_unlike: $(r r1 "['metadata_unlike']")"
+[ "$(r r1 "['ops_failed']")" = 0 ] || fail "failed: $(r r1 "['failed']")"
+[ ! -e "$T/d/data/b" ] || fail "data/b not deleted as the job did"
+# the fidelity check of the metadata ops
+ok "$IOTAPE" compare --map "$T/d" --json "$T/j.tape" "$T/r1.tape"
+[ "$(jq_py "$T/out" "[c['ok'] for c in d['fidelity']['checks'] if c['name'] == 'metadata_ops']")" = "[True]" ] ||
+	fail "metadata_ops: $(jq_py "$T/out" "d['summary']['metadata_ops']")"
+
+# the DIR the first replay changed: data/b is put back before the clock
+# starts (a stat of it, not the job's), and read again
+rec_replay r2
+[ "$(r r2 "['ops_failed']")" = 0 ] || fail "second replay: failed: $(r r2 "['failed']")"
+sed 's/^\(getdents64 data\) [1-9][0-9]*$/\1 120/' "$T/r2.meta" >"$T/r2.s" || fail "sed"
+grep -Ev '^newfstat(at)? data/b 0$' "$T/r2.s" >"$T/r2.got"
+same "$T/want" "$T/r2.got"
+[ "$(grep -Ec '^newfstat(at)? data/b 0$' "$T/r2.meta")" = 1 ] || fail "second replay: no restore of data/b: $(cat "$T/r2.meta")"
+[ "$(stat -c %s "$T/d/data/a")" = 4096 ] || fail "data/a size"
+
+# --no-metadata: none of them, counted as skipped
+ok "$IOTAPE" replay --prepare-only -d "$T/d" "$T/j.tape"
+rec_replay r3 --no-metadata
+[ ! -s "$T/r3.meta" ] || fail "--no-metadata: $(cat "$T/r3.meta")"
+[ "$(r r3 "['ops_expected']['stat']")" = 0 ] || fail "--no-metadata: $(r r3 "['ops_expected']")"
+[ "$(r r3 "['recorded_skipped']")" = 7 ] || fail "--no-metadata skipped: $(r r3 "['recorded_skipped']")"
+exit 0
