@@ -4,7 +4,7 @@
  *
  * Not replayed: what moves no bytes to or from storage by itself or what
  * the replay cannot reproduce without the job's state: stat and friends,
- * lseek, fadvise, readahead, mmap/munmap/madvise (a mapping's I/O is its
+ * access, faccessat, readlink and readlinkat (for now: issue #15), lseek, fadvise, readahead, mmap/munmap/madvise (a mapping's I/O is its
  * page faults: faults.h), msync, ftruncate, fallocate, close_range (which
  * closes fds the replay tracks one by one), getdents64, io_uring_enter
  * (its ops are recorded one by one) and io_uring ops of other kinds.

@@ -238,6 +238,10 @@ static const struct {
 	[TAPE_OP_URING_OPENAT] = { "uring_openat", TAPE_OPC_OPEN, 1, 0 },
 	[TAPE_OP_URING_CLOSE] = { "uring_close", TAPE_OPC_CLOSE, 0, 1 },
 	[TAPE_OP_URING_OTHER] = { "uring_other", TAPE_OPC_OTHER, 0, 1 },
+	[TAPE_OP_ACCESS] = { "access", TAPE_OPC_META, 1, 0 },
+	[TAPE_OP_FACCESSAT] = { "faccessat", TAPE_OPC_META, 1, 0 },
+	[TAPE_OP_READLINK] = { "readlink", TAPE_OPC_META, 1, 0 },
+	[TAPE_OP_READLINKAT] = { "readlinkat", TAPE_OPC_META, 1, 0 },
 };
 
 const char *tape_op_name(unsigned op)

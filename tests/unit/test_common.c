@@ -209,6 +209,14 @@ static void test_ops(void **state)
 	assert_true(cm_op_replayed(TAPE_OP_COPY_FILE_RANGE));
 	assert_string_equal(cm_kind_name(CM_FDATASYNC), "fdatasync");
 	assert_string_equal(cm_kind_name(0), "?");
+	/* the table and the ops agree: every op has a name and a rule the
+	 * replay knows, and an op it issues has a kind */
+	for (unsigned op = 0; op < TAPE_OP_MAX; op++) {
+		struct cm_op_rule r = cm_op_rule(op);
+		assert_non_null(tape_op_name(op));
+		assert_true(r.how <= CM_COPY && r.kind < CM_KIND_MAX);
+		assert_true((r.how == CM_ISSUE) == (r.kind != 0));
+	}
 }
 
 static void put_cache(tape_writer *w, uint64_t ts, uint32_t tid, unsigned kind,
