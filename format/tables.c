@@ -81,6 +81,7 @@ static const struct tape_column file_cols[] = {
 	U(tape_file, inode, 3),
 	U(tape_file, size, 4),
 	COL(tape_file, mode, "mode", 5, TAPE_COL_U64, TAPE_TXT_NUM),
+	COL(tape_file, fstype, "fstype", 7, TAPE_COL_U64, TAPE_TXT_FSTYPE),
 };
 
 static const struct tape_column sample_cols[] = {

@@ -199,6 +199,9 @@ struct tape_file {
 	uint64_t size;	  /* size at open */
 	uint64_t mode;	  /* st_mode */
 	const char *path; /* absolute */
+	/* the file system's magic (statfs(2) f_type: 0xef53 ext4, 0x01021994
+	 * tmpfs, ...), 0 = unknown; common/fstype.h names them */
+	uint64_t fstype;
 };
 
 struct tape_sample {
@@ -227,6 +230,7 @@ enum tape_col_text {
 	TAPE_TXT_CACHEKIND,
 	TAPE_TXT_METRIC,
 	TAPE_TXT_HEX,
+	TAPE_TXT_FSTYPE,  /* a file system magic: hex, or its name for people */
 };
 
 struct tape_column {

@@ -1219,6 +1219,59 @@ static void test_copy_columns(void **state)
 	close(fd);
 }
 
+/*
+ * The file table's fstype: stored where a row of the block has one, the
+ * column left out of blocks whose rows are all 0 (unknown), which then
+ * read 0, as blocks of writers that did not know the column do.
+ */
+static void test_fstype_column(void **state)
+{
+	struct tape_writer_opts o = { .block_rows = 4 };
+	static const uint64_t fstypes[] = {
+		0, 0, 0, 0,				/* block 1: none known */
+		0x01021994, 0, 0xef53, UINT64_MAX,	/* block 2 */
+		0, 0,					/* block 3 (closed early) */
+	};
+	const size_t n = sizeof(fstypes) / sizeof(fstypes[0]);
+	tape_writer *w;
+	tape_reader *r;
+	int fd;
+
+	assert_int_equal(t_writer_memfd(&w, &o, &fd), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct tape_file e = { .ts_ns = 10 * i, .file_id = 1 + i, .dev = 8u << 20,
+				       .inode = 100 + i, .mode = 0100644, .path = "/d/f",
+				       .fstype = fstypes[i] };
+		assert_int_equal(tape_writer_append(w, TAPE_TABLE_FILE, &e), 0);
+	}
+	assert_int_equal(tape_writer_close(w), 0);
+	assert_int_equal(tape_reader_open_fd(&r, fd), 0);
+	struct t_evs got;
+	assert_int_equal(t_read_table(r, TAPE_TABLE_FILE, 0, UINT64_MAX, &got), 0);
+	assert_int_equal(got.n, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct tape_file *e = t_evs_at(&got, i);
+		assert_int_equal(e->file_id, 1 + i);
+		assert_true(e->fstype == fstypes[i]);
+	}
+	t_evs_release(&got);
+	/* the column is in block 2 only; every other column in all three */
+	struct tape_column_stats cs[TAPE_MAX_COLS_KNOWN];
+	size_t ncs, seen = 0;
+	assert_int_equal(tape_reader_column_stats(r, TAPE_TABLE_FILE, cs, TAPE_MAX_COLS_KNOWN,
+						  &ncs), 0);
+	assert_int_equal(ncs, FC_NCOLS);
+	for (size_t i = 0; i < ncs; i++) {
+		if (cs[i].id != FC_FSTYPE)
+			assert_int_equal(cs[i].blocks, 3);
+		else
+			assert_int_equal(cs[i].blocks, 1), seen++;
+	}
+	assert_int_equal(seen, 1);
+	tape_reader_free(r);
+	close(fd);
+}
+
 /* Arguments the API refuses. */
 static void test_api_errors(void **state)
 {
@@ -1271,6 +1324,7 @@ int main(void)
 		cmocka_unit_test(test_block_byte_limit),
 		cmocka_unit_test(test_api_errors),
 		cmocka_unit_test(test_copy_columns),
+		cmocka_unit_test(test_fstype_column),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL) ? 1 : 0;
 }
