@@ -521,7 +521,7 @@ static __always_inline void fill_syscall(struct rec_syscall *ev,
 	ev->flags = sp->flags_const;
 	if (sp->flags_arg >= 0)
 		ev->flags |= arg(e, sp->flags_arg);
-	if (sp->sflags & REC_SF_MMAP_FLAGS)
+	if (sp->sflags & REC_SF_FLAGS_2_3)
 		ev->flags = (e->args[2] & 0xffffffff) | (e->args[3] << 32);
 	if (sp->sflags & REC_SF_OPENAT2) {
 		__u64 fl = 0;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # record_workload.sh - the trace of tests/workload.c holds exactly its I/O:
 # paths, offsets (with and without explicit offsets, dup, O_APPEND), sizes,
-# pids and tids of the main thread, a thread and a forked child.
+# pids and tids of the main thread, a thread and a forked child; its access
+# and readlink calls.
 . "$(dirname "$0")/record_lib.sh"
 rec_need_bpf
 mkdir "$T/w"
@@ -72,6 +73,27 @@ t_expect 5 "all reads under $D (main 2, dup 1, child 2)" "op=read path=\"$D/"
 t_expect 3 "all pread64 under $D (main, thread, O_DIRECT)" "op=pread64 path=\"$D/"
 t_expect 1 "file row data.bin" "file " "$DATA"
 t_expect 1 "file row child.bin" "file " "path=\"$D/child.bin\""
+# metadata calls: the path resolved (cwd, dirfd; the fd itself with
+# AT_EMPTY_PATH), ret, flags (access: the mode; faccessat: mode | flags <<
+# 32, AT_EACCESS 0x200, AT_EMPTY_PATH 0x1000), readlink's buffer as size
+dataid=$(t_field file_id "file " "$DATA")
+t_expect 1 "access" "$P" "op=access $DATA fd=-1 offset=0 size=0 ret=0 " "flags=0x6 "
+t_expect 1 "access ENOENT" "$P" "op=access path=\"$D/nosuch\" fd=-1 offset=0 size=0 ret=-2 " \
+	"flags=0x0 "
+t_expect 1 "faccessat(dirfd) resolved, EACCES" "$P" \
+	"op=faccessat path=\"$D/child.bin\" fd=-1 offset=0 size=0 ret=-13 " "flags=0x1 "
+t_expect 1 "faccessat2 AT_EACCESS" "$P" "op=faccessat $DATA fd=-1 offset=0 size=0 ret=0 " \
+	"flags=0x20000000004 "
+t_expect 1 "faccessat2 AT_EMPTY_PATH: the fd's file" "$P" \
+	"op=faccessat $DATA fd=3 offset=0 size=0 ret=0 " "file_id=$dataid flags=0x100000000000 "
+t_expect 2 "access rows under $D" "op=access path=\"$D/"
+t_expect 3 "faccessat rows under $D" "op=faccessat path=\"$D/"
+t_expect 1 "readlink" "$P" "op=readlink path=\"$D/link\" fd=-1 offset=0 size=64 ret=8 " \
+	"flags=0x0 "
+t_expect 1 "readlinkat(dirfd) resolved" "$P" \
+	"op=readlinkat path=\"$D/link\" fd=-1 offset=0 size=32 ret=8 " "flags=0x0 "
+t_expect 1 "readlink of a file: EINVAL" "$P" "op=readlink $DATA fd=-1 offset=0 size=64 ret=-22 "
+t_expect 3 "readlink rows under $D" "op=readlink" "path=\"$D/"
 # mmap layer: the touched pages are mapped by faults or fault-around
 t_expect_ge 1 "page faults/map_pages on data.bin" "cache " "$P" "kind=map_pages"
 # block layer: the O_DIRECT read is a 4096-byte read request of the process
