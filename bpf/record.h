@@ -133,7 +133,10 @@ struct rec_syscall {
 		};
 	};
 	__u32 nmode;	/* its i_mode */
-	__u32 _pad;
+	/* its superblock's s_magic, the file system type statfs(2) gives in
+	 * f_type (an unsigned long, but every magic of linux/magic.h, and of
+	 * the out-of-tree file systems common/fstype.c names, fits 32 bits) */
+	__u32 nfstype;
 	/* char paths[] follow */
 };
 _Static_assert(sizeof(struct rec_syscall) == 128, "rec_syscall size");

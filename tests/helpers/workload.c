@@ -33,6 +33,9 @@
  *    faccessat(3, "", F_OK, AT_EMPTY_PATH) (faccessat2 on the fd) -> 0
  *    symlink data.bin as "link"; readlink("link", 64) -> 8;
  *    readlinkat(4, "link", 32) -> 8; readlink("data.bin", 64) -> EINVAL
+ * 17 files off storage: /dev/shm/iotape-wl-PID (tmpfs) opened as fd 3,
+ *    write 4096, pread 4096 @ 0, close, unlink; /proc/self/stat (proc)
+ *    opened as fd 3, read 4096 (ret: its length), close
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -206,6 +209,21 @@ int main(int argc, char **argv)
 		CHECK(close(fd));
 	}
 
+	{
+		char shm[64];
+
+		snprintf(shm, sizeof(shm), "/dev/shm/iotape-wl-%d", (int)getpid());
+		CHECK(fd = open(shm, O_CREAT | O_RDWR | O_TRUNC, 0600));
+		memset(buf, 's', 4096);
+		if (fd != 3 || write(fd, buf, 4096) != 4096 || pread(fd, buf, 4096, 0) != 4096)
+			return 1;
+		CHECK(close(fd));
+		CHECK(unlink(shm));
+		CHECK(fd = open("/proc/self/stat", O_RDONLY));
+		if (fd != 3 || read(fd, buf, 4096) <= 0)
+			return 1;
+		CHECK(close(fd));
+	}
 	(void)sum;
 	return 3;
 }
