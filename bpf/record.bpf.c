@@ -474,7 +474,13 @@ static __always_inline __u64 iov_total(const struct inflight *e, __s8 vec_arg,
 }
 
 /* The file a call returned as fd (open, dup, an io_uring open): its id,
- * size and mode in the event, and tracked from now on. */
+ * size, mode and file system in the event, and tracked from now on.  The
+ * file system's magic is read here, at open, and not for the reads and
+ * writes: user space writes a file's row when it first sees the file,
+ * which is at its open for every file opened while recording; reading it
+ * here is exact (the file the fd was installed with, not what the fd
+ * names by the time user space could statfs /proc/PID/fd/N) and costs a
+ * load per open, none per read or write. */
 static __always_inline void new_file(struct rec_syscall *ev, long fd)
 {
 	__u64 f = fd_file(fd);
@@ -485,6 +491,7 @@ static __always_inline void new_file(struct rec_syscall *ev, long fd)
 		file_id(f, &ev->ndev, &ev->nino);
 		ev->nsize = in->i_size;
 		ev->nmode = in->i_mode;
+		ev->nfstype = in->i_sb->s_magic;
 		track_file(ev->ndev, ev->nino);
 	}
 }
@@ -509,7 +516,7 @@ static __always_inline void fill_syscall(struct rec_syscall *ev,
 	ev->ino = e->ino;
 	ev->ndev = ev->nino = ev->nsize = 0;
 	ev->nmode = 0;
-	ev->_pad = 0;
+	ev->nfstype = 0;
 
 	ev->size = 0;
 	if (sp->size_arg >= 0) {
@@ -521,7 +528,7 @@ static __always_inline void fill_syscall(struct rec_syscall *ev,
 	ev->flags = sp->flags_const;
 	if (sp->flags_arg >= 0)
 		ev->flags |= arg(e, sp->flags_arg);
-	if (sp->sflags & REC_SF_MMAP_FLAGS)
+	if (sp->sflags & REC_SF_FLAGS_2_3)
 		ev->flags = (e->args[2] & 0xffffffff) | (e->args[3] << 32);
 	if (sp->sflags & REC_SF_OPENAT2) {
 		__u64 fl = 0;

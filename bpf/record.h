@@ -71,7 +71,8 @@ enum rec_spec_flag {
 	REC_SF_NEWFD = 1u << 2,	  /* ret is a new fd: look up its file */
 	REC_SF_FILE_ONLY = 1u << 3, /* mmap: skip MAP_ANONYMOUS */
 	REC_SF_OPENAT2 = 1u << 4, /* flags = how->flags (user memory) */
-	REC_SF_MMAP_FLAGS = 1u << 5, /* flags = prot | flags << 32 */
+	REC_SF_FLAGS_2_3 = 1u << 5, /* flags = arg 2 | arg 3 << 32: mmap's prot
+				     * and flags, faccessat2's mode and flags */
 	REC_SF_COPY = 1u << 6,	  /* copies fd_arg -> fd2_arg: the output side
 				   * in dev2, ino2, off2 (off2_arg: loff_t *,
 				   * NULL or none: fd2's position) */
@@ -132,7 +133,10 @@ struct rec_syscall {
 		};
 	};
 	__u32 nmode;	/* its i_mode */
-	__u32 _pad;
+	/* its superblock's s_magic, the file system type statfs(2) gives in
+	 * f_type (an unsigned long, but every magic of linux/magic.h, and of
+	 * the out-of-tree file systems common/fstype.c names, fits 32 bits) */
+	__u32 nfstype;
 	/* char paths[] follow */
 };
 _Static_assert(sizeof(struct rec_syscall) == 128, "rec_syscall size");

@@ -10,8 +10,9 @@
  * CSV is the exchange format that `iotape import` reads back: header row =
  * column names in table order, numbers in decimal (signed where the column
  * is), names for ops, RWBS letters, cache kinds and metrics (a number when
- * the value has no name), 0x hex for flags, and strings as raw bytes,
- * RFC 4180-quoted when needed.  dump | import | dump is byte-identical.
+ * the value has no name), 0x hex for flags and file system magics, and
+ * strings as raw bytes, RFC 4180-quoted when needed.  dump | import | dump
+ * is byte-identical.
  *
  * Text and JSON lines without --table merge all tables by ts_ns (each
  * table in file order); a damaged block stops the dump after the events
@@ -23,6 +24,7 @@
 #include <string.h>
 #include "cli.h"
 #include "fmt.h"
+#include "fstype.h"
 #include "opt.h"
 #include "tape.h"
 
@@ -114,6 +116,7 @@ static const char *col_text(const struct tape_column *c, uint64_t v,
 		snprintf(buf, len, "0x%" PRIx64, v);	/* bits without letters */
 		return buf;
 	case TAPE_TXT_HEX:
+	case TAPE_TXT_FSTYPE:
 		snprintf(buf, len, "0x%" PRIx64, v);
 		return buf;
 	}
@@ -319,6 +322,13 @@ static void text_event(struct dump *d, const struct src *s)
 			fprintf(f, " off2=%" PRIu64, v);
 		} else if (strcmp(c->name, "dev") == 0) {
 			fprintf(f, " dev=%" PRIu64 ":%" PRIu64, v >> 20, v & 0xfffff);
+		} else if (c->text == TAPE_TXT_FSTYPE) {
+			const char *name = cm_fstype_name(v);
+
+			if (name)
+				fprintf(f, " %s=%s", c->name, name);
+			else if (v)	/* 0: unknown, or a trace without it */
+				fprintf(f, " %s=0x%" PRIx64, c->name, v);
 		} else {
 			fprintf(f, " %s=%s", c->name, col_text(c, v, buf, sizeof(buf)));
 		}

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "fstype.h"
 #include "map.h"
 #include "opt.h"
 #include "tape.h"
@@ -480,6 +481,10 @@ static int parse_value(const struct tape_column *c, const char *s, uint64_t *v,
 		if (*s && !(*s >= '0' && *s <= '9') && tape_blk_flags_parse(s, v) == 0)
 			return 0;
 		break;
+	case TAPE_TXT_FSTYPE:	/* a magic, or its name in a hand-written CSV */
+		if ((*v = cm_fstype_from_name(s)))
+			return 0;
+		break;
 	}
 	if (n >= 0) {
 		*v = (uint64_t)n;
@@ -490,6 +495,7 @@ static int parse_value(const struct tape_column *c, const char *s, uint64_t *v,
 		snprintf(err, errlen, "column %s: unknown %s '%.40s'", c->name,
 			 c->text == TAPE_TXT_OP ? "op" :
 			 c->text == TAPE_TXT_BLKFLAGS ? "RWBS flags" :
+			 c->text == TAPE_TXT_FSTYPE ? "file system type" :
 			 c->text == TAPE_TXT_CACHEKIND ? "cache kind" : "metric", s);
 		return -EINVAL;
 	}

@@ -4,11 +4,13 @@
  *
  * Prints the metadata, the format version, per-table event and block
  * counts with their time span, the lost-event counters the recorder left in
- * the "lost.<table>" meta keys, and the signs of a crashed recording: an
- * index rebuilt by scanning, trailing bytes, unknown blocks.  With
- * --columns, where each table's bytes go, column by column, and in which
- * encodings.  Text for people, --json (one object, keys documented in
- * iotape-info(1)) for tools.
+ * the "lost.<table>" meta keys, whether the file table holds the files'
+ * file system types (the optional column fstype, which older recorders
+ * and imports leave out: the file table's blocks are read for it), and
+ * the signs of a crashed recording: an index rebuilt by scanning,
+ * trailing bytes, unknown blocks.  With --columns, where each table's
+ * bytes go, column by column, and in which encodings.  Text for people,
+ * --json (one object, keys documented in iotape-info(1)) for tools.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -48,6 +50,9 @@ struct info {
 	uint64_t events;	/* all tables */
 	uint64_t lost;		/* sum of the lost.* meta keys */
 	uint64_t t_min, t_max;	/* over all tables; t_min > t_max when empty */
+	/* file blocks that hold the fstype column; -errno when the file
+	 * table could not be read */
+	int64_t fstype_blocks;
 	/* --columns: each table's columns (NULL without it) */
 	struct tape_column_stats (*cols)[INFO_MAXCOLS];
 	size_t ncols[TAPE_TABLE_MAX];
@@ -70,6 +75,22 @@ static uint64_t table_lost(const struct info *in, int t)
 	snprintf(key, sizeof(key), LOST_PREFIX "%s", tape_table_name(t));
 	v = tape_reader_meta(in->r, key);
 	return v ? meta_u64(v) : 0;
+}
+
+/* How many file blocks have the fstype column (it is left out of blocks
+ * whose files' types are all unknown): 0 or more, or -errno. */
+static int64_t fstype_blocks(tape_reader *r)
+{
+	struct tape_column_stats cols[INFO_MAXCOLS];
+	size_t n;
+	int err;
+
+	if ((err = tape_reader_column_stats(r, TAPE_TABLE_FILE, cols, INFO_MAXCOLS, &n)) < 0)
+		return err;
+	for (size_t i = 0; i < n && i < INFO_MAXCOLS; i++)
+		if (cols[i].name && strcmp(cols[i].name, "fstype") == 0)
+			return (int64_t)cols[i].blocks;
+	return 0;
 }
 
 static void info_collect(struct info *in)
@@ -96,6 +117,7 @@ static void info_collect(struct info *in)
 		    strncmp(k, LOST_PREFIX, strlen(LOST_PREFIX)) == 0)
 			in->lost += meta_u64(v);
 	}
+	in->fstype_blocks = fstype_blocks(in->r);
 }
 
 /* --columns: read every block; 0 or -errno (a damaged block). */
@@ -272,6 +294,10 @@ static int info_json(struct info *in, FILE *f)
 		json_object_set_new(to, "t_max_ns", s->events ?
 				    cm_json_u64(s->t_max) : json_null());
 		json_object_set_new(to, "lost", cm_json_u64(table_lost(in, t)));
+		if (t == TAPE_TABLE_FILE)
+			json_object_set_new(to, "fstype_blocks", in->fstype_blocks >= 0 ?
+					    cm_json_u64((uint64_t)in->fstype_blocks) :
+					    json_null());
 		if (in->cols)
 			json_object_set_new(to, "columns", columns_json(in, t));
 		json_object_set_new(tables, tape_table_name(t), to);
@@ -355,6 +381,15 @@ static void info_text(struct info *in, FILE *f)
 	if (ndmg)
 		fprintf(f, "%-16s %" PRIu64 " damaged metadata chunk(s), keys missing: %s\n",
 			"metadata", ndmg, dmg);
+	/* the files' file system types (the file table's column fstype) */
+	if (in->fstype_blocks > 0)
+		fprintf(f, "%-16s in %" PRId64 " of %" PRIu64 " file blocks\n", "fstype",
+			in->fstype_blocks, in->st[TAPE_TABLE_FILE].blocks);
+	else if (in->fstype_blocks < 0)
+		fprintf(f, "%-16s unknown: the file table cannot be read (%s)\n", "fstype",
+			tape_strerror((int)in->fstype_blocks));
+	else if (in->st[TAPE_TABLE_FILE].events)
+		fprintf(f, "%-16s not recorded (no file block has the column)\n", "fstype");
 
 	fprintf(f, "\n%-10s %12s %8s %10s %10s %12s %10s\n", "table", "events",
 		"blocks", "bytes", "start", "duration", "lost");

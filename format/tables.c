@@ -81,6 +81,7 @@ static const struct tape_column file_cols[] = {
 	U(tape_file, inode, 3),
 	U(tape_file, size, 4),
 	COL(tape_file, mode, "mode", 5, TAPE_COL_U64, TAPE_TXT_NUM),
+	COL(tape_file, fstype, "fstype", 7, TAPE_COL_U64, TAPE_TXT_FSTYPE),
 };
 
 static const struct tape_column sample_cols[] = {
@@ -238,6 +239,10 @@ static const struct {
 	[TAPE_OP_URING_OPENAT] = { "uring_openat", TAPE_OPC_OPEN, 1, 0 },
 	[TAPE_OP_URING_CLOSE] = { "uring_close", TAPE_OPC_CLOSE, 0, 1 },
 	[TAPE_OP_URING_OTHER] = { "uring_other", TAPE_OPC_OTHER, 0, 1 },
+	[TAPE_OP_ACCESS] = { "access", TAPE_OPC_META, 1, 0 },
+	[TAPE_OP_FACCESSAT] = { "faccessat", TAPE_OPC_META, 1, 0 },
+	[TAPE_OP_READLINK] = { "readlink", TAPE_OPC_META, 1, 0 },
+	[TAPE_OP_READLINKAT] = { "readlinkat", TAPE_OPC_META, 1, 0 },
 };
 
 const char *tape_op_name(unsigned op)

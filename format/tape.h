@@ -64,6 +64,9 @@ enum tape_op {
 	/* operations submitted through an io_uring ring */
 	TAPE_OP_URING_READ = 50, TAPE_OP_URING_WRITE, TAPE_OP_URING_FSYNC,
 	TAPE_OP_URING_OPENAT, TAPE_OP_URING_CLOSE, TAPE_OP_URING_OTHER,
+	/* metadata calls that name a file by path (added in 1.1, later) */
+	TAPE_OP_ACCESS = 56, TAPE_OP_FACCESSAT, /* faccessat and faccessat2 */
+	TAPE_OP_READLINK, TAPE_OP_READLINKAT,
 	TAPE_OP_MAX /* one past the last op this library knows */
 };
 
@@ -77,7 +80,7 @@ enum tape_op_class {
 	TAPE_OPC_WRITE,
 	TAPE_OPC_SYNC,
 	TAPE_OPC_MMAP,
-	TAPE_OPC_META,	/* stat, getdents, lseek, fadvise, ... */
+	TAPE_OPC_META,	/* stat, access, readlink, getdents, lseek, fadvise, ... */
 	TAPE_OPC_NAMESPACE, /* rename, unlink, mkdir: path (and path2) */
 };
 
@@ -196,6 +199,9 @@ struct tape_file {
 	uint64_t size;	  /* size at open */
 	uint64_t mode;	  /* st_mode */
 	const char *path; /* absolute */
+	/* the file system's magic (statfs(2) f_type: 0xef53 ext4, 0x01021994
+	 * tmpfs, ...), 0 = unknown; common/fstype.h names them */
+	uint64_t fstype;
 };
 
 struct tape_sample {
@@ -224,6 +230,7 @@ enum tape_col_text {
 	TAPE_TXT_CACHEKIND,
 	TAPE_TXT_METRIC,
 	TAPE_TXT_HEX,
+	TAPE_TXT_FSTYPE,  /* a file system magic: hex, or its name for people */
 };
 
 struct tape_column {

@@ -254,6 +254,12 @@ static inline int tape__op_has_output(uint64_t op)
 {
 	return op < 64 && ((TAPE_OPS_OUTPUT >> op) & 1);
 }
+/* File table columns by on-disk id.  fstype (added later) is left out of
+ * blocks whose rows all have 0 (unknown), what a reader gives a block
+ * without it. */
+enum { FC_TS, FC_FILE_ID, FC_DEV, FC_INODE, FC_SIZE, FC_MODE, FC_PATH, FC_FSTYPE,
+       FC_NCOLS };
+
 /* The columns a 1.0 writer predicts; 1.1 adds pid and op (TAPE_REQ_PRED2). */
 #define SC_PREDICTED_10 ((1u << SC_FD) | (1u << SC_SIZE) | (1u << SC_FLAGS) | \
 			 (1u << SC_FILE_ID) | (1u << SC_PATH) | (1u << SC_RET) | \

@@ -123,6 +123,9 @@ struct tbuf {
 	uint64_t sc_out;
 	/* file table, for tbuf_put_file(): the same by FC_ id; else NULL */
 	struct sdict *fc_path;
+	/* non-zero when a row of the block has an fstype: else the column is
+	 * left out (files of writers that do not know it stay as they were) */
+	uint64_t fc_fstype;
 	/* the path index of each thread's last row (index + 1, 0 none) by
 	 * tid & 63, tried before hashing: threads interleave, but each
 	 * names the same file for several rows */
@@ -631,13 +634,15 @@ static int write_block(tape_writer *w, struct tbuf *t)
 		return err;
 	time_range(t->cols[0], t->rows, &tmin, &tmax);
 	err = encode_columns(&w->enc, t->def, t->cols, t->dicts, t->rows, 0,
-			     t->sc_path2 && !t->sc_out ? SC_OUTPUT : 0, &w->raw);
+			     t->sc_path2 && !t->sc_out ? SC_OUTPUT :
+			     t->fc_path && !t->fc_fstype ? 1ull << FC_FSTYPE : 0, &w->raw);
 	if (!err)
 		err = write_chunk(w, CHUNK_BLOCK, (uint16_t)t->def->id, (uint32_t)t->rows,
 				  tmin, tmax, w->raw.p, w->raw.len, 0);
 	t->rows = 0;
 	t->text = 0;
 	t->sc_out = 0;
+	t->fc_fstype = 0;
 	for (size_t c = 0; c < t->def->ncols; c++)
 		if (t->def->cols[c].type == TAPE_COL_STR)
 			sdict_reset(&t->dicts[c]);
@@ -645,13 +650,11 @@ static int write_block(tape_writer *w, struct tbuf *t)
 	return err;
 }
 
-/* File table columns by on-disk id, and the field each holds. */
-enum { FC_TS, FC_FILE_ID, FC_DEV, FC_INODE, FC_SIZE, FC_MODE, FC_PATH, FC_NCOLS };
 static const uint16_t fc_offset[FC_NCOLS] = {
 	offsetof(struct tape_file, ts_ns), offsetof(struct tape_file, file_id),
 	offsetof(struct tape_file, dev), offsetof(struct tape_file, inode),
 	offsetof(struct tape_file, size), offsetof(struct tape_file, mode),
-	offsetof(struct tape_file, path),
+	offsetof(struct tape_file, path), offsetof(struct tape_file, fstype),
 };
 
 static int tbuf_init(struct tbuf *t, const struct tape_table_def *def, unsigned rows)
@@ -914,6 +917,8 @@ static __attribute__((noinline)) int tbuf_put_file(struct tbuf *t, const struct 
 	row[FC_SIZE * k] = e->size;
 	row[FC_MODE * k] = e->mode;
 	row[FC_PATH * k] = (uint64_t)pi;
+	row[FC_FSTYPE * k] = e->fstype;
+	t->fc_fstype |= e->fstype;
 	return 0;
 }
 

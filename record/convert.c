@@ -7,7 +7,10 @@
  *
  * Invariants:
  *  - a file row is appended the first time a (dev, inode) is seen, before
- *    any syscall or cache row that carries its file_id;
+ *    any syscall or cache row that carries its file_id; its fstype is the
+ *    superblock magic the BPF side read at the open, else the one an
+ *    earlier file of its device had, else fstatfs of the fd through /proc
+ *    (files opened before the recording), else 0;
  *  - a process row is appended once per thread, when it exits (or at the
  *    end for threads still running), so it carries end_ns and exit_code;
  *  - relative paths are resolved against the dirfd's file or the process
@@ -24,6 +27,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/vfs.h>
 #include "path.h"
 #include "rec.h"
 
@@ -203,7 +207,35 @@ static void emit_thread(struct rec_state *st, struct rec_thread *t,
 
 static struct rec_file *file_see(struct rec_state *st, uint64_t ts, uint64_t dev,
 				 uint64_t ino, const char *path, uint32_t pid,
-				 long fd, uint64_t size, uint64_t mode);
+				 long fd, uint64_t size, uint64_t mode, uint64_t fstype);
+
+/* The kernel's dev_t (what BPF reports: major << 20 | minor) of a stat's
+ * st_dev, which is the user-space encoding. */
+static uint64_t kdev(dev_t d)
+{
+	return (uint64_t)major(d) << 20 | minor(d);
+}
+
+/* What /proc/PID/fd/FD is now: its stat and its file system's magic, from
+ * one O_PATH open, so that both describe the same file even if the
+ * process closes or reuses the fd meanwhile (fstatfs works on an O_PATH
+ * fd; so does the open for a pipe or a socket).  0, or -1 when the fd is
+ * gone. */
+static int proc_fd_stat(uint32_t pid, long fd, struct stat *sb, uint64_t *fstype)
+{
+	char p[64];
+	struct statfs sf;
+	int pfd, rc;
+
+	snprintf(p, sizeof(p), "/proc/%u/fd/%ld", pid, fd);
+	pfd = open(p, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return -1;
+	rc = fstat(pfd, sb);
+	*fstype = rc == 0 && fstatfs(pfd, &sf) == 0 ? (uint64_t)(unsigned long)sf.f_type : 0;
+	close(pfd);
+	return rc;
+}
 
 static int fd_cloexec(uint32_t pid, long fd)
 {
@@ -233,8 +265,8 @@ static void scan_fds(struct rec_state *st, uint32_t pid, uint64_t ts)
 	snprintf(p, sizeof(p), "/proc/%u/fd", pid);
 	d = opendir(p);
 	while (d && (de = readdir(d))) {
-		char fp[96];
 		struct stat sb;
+		uint64_t fstype;
 		char *path;
 		long fd = strtol(de->d_name, NULL, 10);
 
@@ -242,14 +274,11 @@ static void scan_fds(struct rec_state *st, uint32_t pid, uint64_t ts)
 			continue;
 		if (fd_cloexec(pid, fd))
 			continue;	/* gone at exec (our own pipes, ...) */
-		snprintf(fp, sizeof(fp), "/proc/%u/fd/%ld", pid, fd);
-		if (stat(fp, &sb))
+		if (proc_fd_stat(pid, fd, &sb, &fstype))
 			continue;
 		path = read_link("/proc/%u/fd/%ld", pid, fd);
-		/* stat's st_dev is the user-space encoding; the kernel's
-		 * s_dev (what BPF reports) is major << 20 | minor */
-		file_see(st, ts, (uint64_t)major(sb.st_dev) << 20 | minor(sb.st_dev),
-			 sb.st_ino, path, pid, fd, sb.st_size, sb.st_mode);
+		file_see(st, ts, kdev(sb.st_dev), sb.st_ino, path, pid, fd, sb.st_size,
+			 sb.st_mode, fstype);
 		free(path);
 	}
 	if (d)
@@ -393,18 +422,27 @@ static int same_inode(const char *path, uint64_t dev, uint64_t ino)
 {
 	struct stat sb;
 
-	return stat(path, &sb) == 0 && sb.st_ino == ino &&
-	       (((uint64_t)major(sb.st_dev) << 20) | minor(sb.st_dev)) == dev;
+	return stat(path, &sb) == 0 && sb.st_ino == ino && kdev(sb.st_dev) == dev;
 }
 
-/* The file (dev, ino), created with a file row on first sight.  path and
+/*
+ * The file (dev, ino), created with a file row on first sight.  path and
  * the stat fields are used only then; path may be NULL (then readlink of
- * /proc/pid/fd/fd, when fd >= 0). */
+ * /proc/pid/fd/fd, when fd >= 0).  fstype is the file system's magic, 0
+ * when the caller does not know it: then the one an earlier file of dev
+ * had (one superblock, one magic), else fstatfs through /proc/pid/fd/fd.
+ * Most rows get the superblock's s_magic from the BPF side (every file
+ * opened while recording); statfs(2) gives the same but on 9P2000.L
+ * mounts (the server's type) and SMB2 ones (SMB2's magic, s_magic is
+ * cifs's), and that earlier file of dev makes the two agree whenever the
+ * BPF side saw one first.
+ */
 static struct rec_file *file_see(struct rec_state *st, uint64_t ts, uint64_t dev,
 				 uint64_t ino, const char *path, uint32_t pid,
-				 long fd, uint64_t size, uint64_t mode)
+				 long fd, uint64_t size, uint64_t mode, uint64_t fstype)
 {
 	struct rec_file *f;
+	uint64_t *known;
 	char *p = NULL;
 
 	if (!dev && !ino)
@@ -429,21 +467,24 @@ static struct rec_file *file_see(struct rec_state *st, uint64_t ts, uint64_t dev
 		}
 		return f;
 	}
+	if ((known = cm_map_get(&st->fstypes, dev, 0)) && !fstype)
+		fstype = *known;
 	if ((!path || !path[0]) && fd >= 0) {
-		char pp[64];
 		struct stat sb;
+		uint64_t fs;
 
 		/* The event is old by now: the fd may have been closed and
 		 * reused for another file.  Keep what /proc says only when it
 		 * is still the same (dev, inode). */
-		snprintf(pp, sizeof(pp), "/proc/%u/fd/%ld", pid, fd);
-		if (stat(pp, &sb) == 0 && sb.st_ino == ino &&
-		    (((uint64_t)major(sb.st_dev) << 20) | minor(sb.st_dev)) == dev) {
+		if (proc_fd_stat(pid, fd, &sb, &fs) == 0 && sb.st_ino == ino &&
+		    kdev(sb.st_dev) == dev) {
 			p = read_link("/proc/%u/fd/%ld", pid, fd);
 			if (!mode) {
 				mode = sb.st_mode;
 				size = sb.st_size;
 			}
+			if (!fstype)
+				fstype = fs;
 		}
 	}
 	f = calloc(1, sizeof(*f));
@@ -458,9 +499,11 @@ static struct rec_file *file_see(struct rec_state *st, uint64_t ts, uint64_t dev
 		free(f);
 		return NULL;	/* out of memory: the event names no file */
 	}
+	if (fstype && !known)
+		cm_map_set(&st->fstypes, dev, 0, fstype);	/* -ENOMEM: not kept */
 	struct tape_file r = {
 		.ts_ns = ts, .file_id = f->file_id, .dev = dev, .inode = ino,
-		.size = size, .mode = mode, .path = f->path,
+		.size = size, .mode = mode, .path = f->path, .fstype = fstype,
 	};
 	rec_append(st, TAPE_TABLE_FILE, &r);
 	return f;
@@ -601,13 +644,13 @@ static void on_syscall(struct rec_state *st, const struct rec_syscall *e, size_t
 	case TAPE_OPC_OPEN:
 		if (e->ret >= 0)
 			f = file_see(st, e->h.ts, e->ndev, e->nino, r1, e->h.pid,
-				     e->ret, e->nsize, e->nmode);
+				     e->ret, e->nsize, e->nmode, e->nfstype);
 		break;
 	case TAPE_OPC_MMAP:
 		g = group_get(st, e->h.pid);
 		if (e->op == TAPE_OP_MMAP) {
 			f = file_see(st, e->h.ts, e->dev, e->ino, NULL, e->h.pid,
-				     e->fd, 0, 0);
+				     e->fd, 0, 0, 0);
 			if (f && g && e->ret >= 0)
 				mapping_add(g, e->ret, e->size, f->file_id);
 		} else {
@@ -620,7 +663,7 @@ static void on_syscall(struct rec_state *st, const struct rec_syscall *e, size_t
 	default:
 		if (!tape_op_has_path(e->op) || !p1[0])
 			f = file_see(st, e->h.ts, e->dev, e->ino, NULL, e->h.pid,
-				     e->fd, 0, 0);
+				     e->fd, 0, 0, 0);
 	}
 	if (f) {
 		r.file_id = f->file_id;
@@ -631,7 +674,7 @@ static void on_syscall(struct rec_state *st, const struct rec_syscall *e, size_t
 		/* the output side, known as the input side is: its file by
 		 * (dev, inode) at entry, named for the dump in path2 */
 		struct rec_file *f2 = file_see(st, e->h.ts, e->dev2, e->ino2, NULL,
-					       e->h.pid, e->fd2, 0, 0);
+					       e->h.pid, e->fd2, 0, 0, 0);
 
 		r.fd2 = e->fd2;
 		r.offset2 = e->off2;
@@ -761,4 +804,5 @@ void rec_state_release(struct rec_state *st)
 	cm_map_release(&st->groups);
 	cm_map_release(&st->threads);
 	cm_map_release(&st->files);
+	cm_map_release(&st->fstypes);
 }

@@ -77,6 +77,7 @@ struct rec_state {
 	struct cm_map groups;	/* tgid -> rec_group */
 	struct cm_map threads;	/* tid -> rec_thread */
 	struct cm_map files;	/* dev, ino -> rec_file */
+	struct cm_map fstypes;	/* dev, 0 -> the fstype of its first file row */
 	uint64_t next_file_id;
 	uint64_t events[TAPE_TABLE_MAX];	/* appended per table */
 	uint64_t bpf_events;	/* ring buffer records consumed */

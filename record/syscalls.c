@@ -62,7 +62,7 @@ const struct rec_syscall_def rec_syscalls[] = {
 	S(SYS_fadvise64, "fadvise64", TAPE_OP_FADVISE64, SC, REC_OFF_ARG, 0, N, N, N, 1, 2, 3, 0, 0),
 	S(SYS_readahead, "readahead", TAPE_OP_READAHEAD, SC, REC_OFF_ARG, 0, N, N, N, 1, 2, N, 0, 0),
 	S(SYS_mmap, "mmap", TAPE_OP_MMAP, MM, REC_OFF_ARG, 4, N, N, N, 5, 1, N,
-	  REC_SF_FILE_ONLY | REC_SF_MMAP_FLAGS, 0),
+	  REC_SF_FILE_ONLY | REC_SF_FLAGS_2_3, 0),
 	S(SYS_munmap, "munmap", TAPE_OP_MUNMAP, MM, REC_OFF_ADDR, N, N, N, N, 0, 1, N, 0, 0),
 	S(SYS_msync, "msync", TAPE_OP_MSYNC, MM, REC_OFF_ADDR, N, N, N, N, 0, 1, 2, 0, 0),
 	S(SYS_madvise, "madvise", TAPE_OP_MADVISE, MM, REC_OFF_ADDR, N, N, N, N, 0, 1, 2, 0, 0),
@@ -81,6 +81,16 @@ const struct rec_syscall_def rec_syscalls[] = {
 	S(SYS_stat, "newstat", TAPE_OP_NEWSTAT, SC, 0, N, 0, N, N, N, N, N, 0, 0),
 	S(SYS_lstat, "newlstat", TAPE_OP_NEWLSTAT, SC, 0, N, 0, N, N, N, N, N, 0, 0),
 	S(SYS_fstat, "newfstat", TAPE_OP_NEWFSTAT, SC, 0, 0, N, N, N, N, N, N, 0, 0),
+	/* access(path, mode); faccessat(dirfd, path, mode) and faccessat2's
+	 * flags too (glibc's faccessat and euidaccess call faccessat2),
+	 * both as op faccessat: mode | flags << 32 */
+	S(SYS_access, "access", TAPE_OP_ACCESS, SC, 0, N, 0, N, N, N, N, 1, 0, 0),
+	S(SYS_faccessat, "faccessat", TAPE_OP_FACCESSAT, SC, 0, 0, 1, N, N, N, N, 2, 0, 0),
+	S(SYS_faccessat2, "faccessat2", TAPE_OP_FACCESSAT, SC, 0, 0, 1, N, N, N, N, N,
+	  REC_SF_FLAGS_2_3, 0),
+	/* readlink(path, buf, size), readlinkat(dirfd, path, buf, size) */
+	S(SYS_readlink, "readlink", TAPE_OP_READLINK, SC, 0, N, 0, N, N, N, 2, N, 0, 0),
+	S(SYS_readlinkat, "readlinkat", TAPE_OP_READLINKAT, SC, 0, 0, 1, N, N, N, 3, N, 0, 0),
 	/* copies: in fd, *off_in as fd and offset, out fd and *off_out as
 	 * fd2 and off2 (sendfile always writes at out_fd's position) */
 	S2(SYS_sendfile, "sendfile64", TAPE_OP_SENDFILE, SC, REC_OFF_PTR, 1, N, 0, N, 2, 3, N,

@@ -1,7 +1,8 @@
 #!/bin/sh
 # record_workload.sh - the trace of tests/workload.c holds exactly its I/O:
 # paths, offsets (with and without explicit offsets, dup, O_APPEND), sizes,
-# pids and tids of the main thread, a thread and a forked child.
+# pids and tids of the main thread, a thread and a forked child; its access
+# and readlink calls; and each file's file system type.
 . "$(dirname "$0")/record_lib.sh"
 rec_need_bpf
 mkdir "$T/w"
@@ -72,6 +73,43 @@ t_expect 5 "all reads under $D (main 2, dup 1, child 2)" "op=read path=\"$D/"
 t_expect 3 "all pread64 under $D (main, thread, O_DIRECT)" "op=pread64 path=\"$D/"
 t_expect 1 "file row data.bin" "file " "$DATA"
 t_expect 1 "file row child.bin" "file " "path=\"$D/child.bin\""
+# metadata calls: the path resolved (cwd, dirfd; the fd itself with
+# AT_EMPTY_PATH), ret, flags (access: the mode; faccessat: mode | flags <<
+# 32, AT_EACCESS 0x200, AT_EMPTY_PATH 0x1000), readlink's buffer as size
+dataid=$(t_field file_id "file " "$DATA")
+t_expect 1 "access" "$P" "op=access $DATA fd=-1 offset=0 size=0 ret=0 " "flags=0x6 "
+t_expect 1 "access ENOENT" "$P" "op=access path=\"$D/nosuch\" fd=-1 offset=0 size=0 ret=-2 " \
+	"flags=0x0 "
+t_expect 1 "faccessat(dirfd) resolved, EACCES" "$P" \
+	"op=faccessat path=\"$D/child.bin\" fd=-1 offset=0 size=0 ret=-13 " "flags=0x1 "
+t_expect 1 "faccessat2 AT_EACCESS" "$P" "op=faccessat $DATA fd=-1 offset=0 size=0 ret=0 " \
+	"flags=0x20000000004 "
+t_expect 1 "faccessat2 AT_EMPTY_PATH: the fd's file" "$P" \
+	"op=faccessat $DATA fd=3 offset=0 size=0 ret=0 " "file_id=$dataid flags=0x100000000000 "
+t_expect 2 "access rows under $D" "op=access path=\"$D/"
+t_expect 3 "faccessat rows under $D" "op=faccessat path=\"$D/"
+t_expect 1 "readlink" "$P" "op=readlink path=\"$D/link\" fd=-1 offset=0 size=64 ret=8 " \
+	"flags=0x0 "
+t_expect 1 "readlinkat(dirfd) resolved" "$P" \
+	"op=readlinkat path=\"$D/link\" fd=-1 offset=0 size=32 ret=8 " "flags=0x0 "
+t_expect 1 "readlink of a file: EINVAL" "$P" "op=readlink $DATA fd=-1 offset=0 size=64 ret=-22 "
+t_expect 3 "readlink rows under $D" "op=readlink" "path=\"$D/"
+# file systems: the test directory's (as stat -f says), tmpfs for
+# /dev/shm, proc for /proc; every file row has one (stdio too)
+SHM="path=\"/dev/shm/iotape-wl-$pid\""
+t_expect 1 "write of the /dev/shm file" "$P" "op=write $SHM fd=3 offset=0 size=4096 ret=4096 "
+t_expect 1 "read of the /dev/shm file" "$P" "op=pread64 $SHM fd=3 offset=0 size=4096 ret=4096 "
+t_expect 1 "read of /proc/self/stat" "$P" "op=read path=\"/proc/self/stat\" fd=3 offset=0 size=4096 "
+t_expect 1 "data.bin on the test directory's file system" "file " "$DATA" \
+	"fstype=0x$(stat -f -c %t "$D") "
+t_expect 1 "/dev/shm file on tmpfs" "file " "$SHM" "fstype=0x1021994 "
+t_expect 1 "/proc/self/stat on proc" "file " "path=\"/proc/self/stat\"" "fstype=0x9fa0 "
+t_expect 0 "no file row without its file system" "file " "fstype=0x0 "
+"$IOTAPE" dump -t file "$T/t.iotape" >"$T/files"
+t_check "dump names them: tmpfs" grep -q "/dev/shm/iotape-wl-$pid .* fstype=tmpfs$" "$T/files"
+t_check "dump names them: proc" grep -q "/proc/self/stat .* fstype=proc$" "$T/files"
+"$IOTAPE" info "$T/t.iotape" >"$T/info"
+t_check "info: fstype recorded" grep -q '^fstype  *in [1-9]' "$T/info"
 # mmap layer: the touched pages are mapped by faults or fault-around
 t_expect_ge 1 "page faults/map_pages on data.bin" "cache " "$P" "kind=map_pages"
 # block layer: the O_DIRECT read is a 4096-byte read request of the process

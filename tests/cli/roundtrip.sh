@@ -2,8 +2,9 @@
 # dump --format csv | import | dump --format csv is byte-identical, for
 # every table: hand-written CSVs in dump's canonical form with awkward
 # strings (comma, quote, CR/LF, leading/trailing space, non-UTF-8 bytes, a
-# 4 KiB path), negative values, 2^64-1, and enumeration values without a
-# name.
+# 4 KiB path), negative values, 2^64-1, enumeration values without a
+# name, file system magics with and without one, and the ops access,
+# faccessat, readlink and readlinkat.
 . "$(dirname "$0")/lib.sh"
 
 max=18446744073709551615
@@ -71,15 +72,44 @@ roundtrip "$T/cache.csv" cache
 } >"$T/process.csv"
 roundtrip "$T/process.csv" process
 
-# file: ts_ns,file_id,path,dev,inode,size,mode
+# file: ts_ns,file_id,path,dev,inode,size,mode,fstype (a file system's
+# magic in hex: ext4, tmpfs, proc, one without a name, unknown 0)
 cat >"$T/file.csv" <<EOT
-ts_ns,file_id,path,dev,inode,size,mode
-10,1,/data/train/shard-00001.tar,8388608,131,1073741824,33188
-20,2,"/data/with,comma",8388608,132,0,16877
-30,$max,$long,$max,$max,$max,$max
-40,0,,0,0,0,0
+ts_ns,file_id,path,dev,inode,size,mode,fstype
+10,1,/data/train/shard-00001.tar,8388608,131,1073741824,33188,0xef53
+20,2,"/data/with,comma",8388608,132,0,16877,0x0
+30,$max,$long,$max,$max,$max,$max,0xffffffffffffffff
+40,0,,0,0,0,0,0x0
+50,3,/dev/shm/batch,27,5,4096,33152,0x1021994
+60,4,/proc/self/stat,21,6,0,33060,0x9fa0
+70,5,/mnt/x,9,7,0,33188,0x12345678
 EOT
 roundtrip "$T/file.csv" file
+ok "$IOTAPE" dump -t file "$T/rt.file.tape"
+grep -q ' path=/data/train/shard-00001.tar .* fstype=ext4$' "$T/out" || fail "text: fstype ext4"
+grep -q ' path=/dev/shm/batch .* fstype=tmpfs$' "$T/out" || fail "text: fstype tmpfs"
+grep -q ' path=/proc/self/stat .* fstype=proc$' "$T/out" || fail "text: fstype proc"
+grep -q ' path=/mnt/x .* fstype=0x12345678$' "$T/out" || fail "text: fstype without a name"
+grep -q 'with,comma.*fstype' "$T/out" && fail "text: fstype 0 shown"
+ok "$IOTAPE" dump -F jsonl -t file "$T/rt.file.tape"
+grep -q '"path":"/dev/shm/batch",.*"fstype":16914836}' "$T/out" || fail "jsonl: fstype"
+# the column by name, and left out: 0 (what older traces read as)
+printf 'ts_ns,file_id,path,fstype\n1,1,/a,tmpfs\n2,2,/b,xfs\n' >"$T/fsname.csv"
+ok "$IOTAPE" import -t file -o "$T/fsname.tape" "$T/fsname.csv"
+ok "$IOTAPE" dump -F csv -t file "$T/fsname.tape"
+grep -qx '1,1,/a,0,0,0,0,0x1021994' "$T/out" || fail "import: fstype by name"
+grep -qx '2,2,/b,0,0,0,0,0x58465342' "$T/out" || fail "import: fstype xfs"
+printf 'ts_ns,file_id,path\n1,1,/a\n' >"$T/fsnone.csv"
+ok "$IOTAPE" import -t file -o "$T/fsnone.tape" "$T/fsnone.csv"
+ok "$IOTAPE" dump -F csv -t file "$T/fsnone.tape"
+grep -qx '1,1,/a,0,0,0,0,0x0' "$T/out" || fail "import: no fstype column"
+ok "$IOTAPE" info "$T/fsnone.tape"
+grep -q '^fstype  *not recorded' "$T/out" || fail "info: no fstype"
+ok "$IOTAPE" info "$T/fsname.tape"
+grep -q '^fstype  *in 1 of 1 file blocks$' "$T/out" || fail "info: fstype"
+printf 'ts_ns,file_id,fstype\n1,1,nosuchfs\n' >"$T/fsbad.csv"
+err_line 1 "iotape import: " "unknown file system type 'nosuchfs'" \
+	"$IOTAPE" import -t file -o "$T/fsbad.tape" "$T/fsbad.csv"
 
 # sample: ts_ns,metric,subject,value (every metric, then no-name values)
 {
@@ -117,4 +147,24 @@ grep -q ' splice fd=5 off=0 size=4096 ret=-32 (EPIPE) dur=0ns fd2=-1 off2=0$' "$
 grep ' pread64 ' "$T/out" | grep -q 'fd2\|off2' && fail "text: output side on a pread64"
 ok "$IOTAPE" dump -F jsonl -t block "$T/rt.block.tape"
 grep -q '"rwbs":"WS"' "$T/out" || fail "jsonl: rwbs"
+
+# the metadata ops of format 1.1, later (56 to 59): by name, and by
+# number (what an older dump prints for them) back to the same rows
+cat >"$T/meta.csv" <<EOT
+ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns,file_id,flags,path2,fd2,file_id2,offset2
+1,7,7,access,/data/a,-1,0,0,0,600,0,0x6,,-1,0,0
+2,7,7,faccessat,/data/b,-1,0,0,-13,500,0,0x20000000004,,-1,0,0
+3,7,7,faccessat,/data/a,3,0,0,0,400,1,0x100000000000,,-1,0,0
+4,7,7,readlink,/data/link,-1,0,64,8,300,0,0x0,,-1,0,0
+5,7,7,readlinkat,/data/link,-1,0,4096,-22,200,0,0x0,,-1,0,0
+EOT
+roundtrip "$T/meta.csv" syscall
+ok "$IOTAPE" dump "$T/rt.syscall.tape"
+grep -q ' access /data/a ret=0 dur=600ns flags=0x6$' "$T/out" || fail "text: access line"
+grep -q ' readlink /data/link size=64 ret=8 dur=300ns$' "$T/out" || fail "text: readlink line"
+sed 's/,access,/,56,/; s/,faccessat,/,57,/; s/,readlink,/,58,/; s/,readlinkat,/,59,/' \
+	"$T/meta.csv" >"$T/metanum.csv"
+ok "$IOTAPE" import -o "$T/metanum.tape" "$T/metanum.csv"
+ok "$IOTAPE" dump -F csv "$T/metanum.tape"
+same "$T/meta.csv" "$T/out"
 exit 0

@@ -53,7 +53,7 @@ int main(int argc, char **argv)
 					printf(" %s=%s", col->name, b);
 				} else if (col->type == TAPE_COL_I64 || (col->width == 8 && !strcmp(col->name, "fd"))) {
 					printf(" %s=%" PRId64, col->name, (int64_t)tape_column_get(col, ev));
-				} else if (col->text == TAPE_TXT_HEX) {
+				} else if (col->text == TAPE_TXT_HEX || col->text == TAPE_TXT_FSTYPE) {
 					printf(" %s=0x%" PRIx64, col->name, tape_column_get(col, ev));
 				} else {
 					printf(" %s=%" PRIu64, col->name, tape_column_get(col, ev));

@@ -26,6 +26,16 @@
  *    copy_file_range(3, &0, 4, &32768, 8192) -> in 0, out 32768
  *    lseek(3, 12288); copy_file_range(3, NULL, 4, NULL, 4096)
  *                                          -> in 12288, out 20480
+ * 16 metadata calls, with data.bin open as fd 3 and DIR as fd 4:
+ *    access("data.bin", R_OK | W_OK) -> 0; access("nosuch", F_OK) -> ENOENT
+ *    faccessat(4, "child.bin", X_OK) (the syscall) -> EACCES (no x bit)
+ *    faccessat(AT_FDCWD, "data.bin", R_OK, AT_EACCESS) (glibc: faccessat2)
+ *    faccessat(3, "", F_OK, AT_EMPTY_PATH) (faccessat2 on the fd) -> 0
+ *    symlink data.bin as "link"; readlink("link", 64) -> 8;
+ *    readlinkat(4, "link", 32) -> 8; readlink("data.bin", 64) -> EINVAL
+ * 17 files off storage: /dev/shm/iotape-wl-PID (tmpfs) opened as fd 3,
+ *    write 4096, pread 4096 @ 0, close, unlink; /proc/self/stat (proc)
+ *    opened as fd 3, read 4096 (ret: its length), close
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -36,6 +46,7 @@
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 
@@ -171,6 +182,47 @@ int main(int argc, char **argv)
 			return 1;
 		CHECK(close(src));
 		CHECK(close(dst));
+	}
+
+	{
+		char lnk[64];
+		int dir;
+
+		/* O_CLOEXEC: rows apart from step 12's open of data.bin */
+		CHECK(fd = open("data.bin", O_RDONLY | O_CLOEXEC));
+		CHECK(dir = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+		if (fd != 3 || dir != 4)
+			return 1;
+		CHECK(access("data.bin", R_OK | W_OK));
+		if (access("nosuch", F_OK) == 0)
+			return 1;
+		if (syscall(SYS_faccessat, dir, "child.bin", X_OK) == 0)
+			return 1;
+		CHECK(faccessat(AT_FDCWD, "data.bin", R_OK, AT_EACCESS));
+		CHECK(faccessat(fd, "", F_OK, AT_EMPTY_PATH));
+		CHECK(symlink("data.bin", "link"));
+		if (readlink("link", lnk, 64) != 8 || readlinkat(dir, "link", lnk, 32) != 8)
+			return 1;
+		if (readlink("data.bin", lnk, 64) >= 0)
+			return 1;
+		CHECK(close(dir));
+		CHECK(close(fd));
+	}
+
+	{
+		char shm[64];
+
+		snprintf(shm, sizeof(shm), "/dev/shm/iotape-wl-%d", (int)getpid());
+		CHECK(fd = open(shm, O_CREAT | O_RDWR | O_TRUNC, 0600));
+		memset(buf, 's', 4096);
+		if (fd != 3 || write(fd, buf, 4096) != 4096 || pread(fd, buf, 4096, 0) != 4096)
+			return 1;
+		CHECK(close(fd));
+		CHECK(unlink(shm));
+		CHECK(fd = open("/proc/self/stat", O_RDONLY));
+		if (fd != 3 || read(fd, buf, 4096) <= 0)
+			return 1;
+		CHECK(close(fd));
 	}
 	(void)sum;
 	return 3;

@@ -2,8 +2,8 @@
 /*
  * test_common.c - common/: the hash map (with deletion), the string table,
  * the path rule, the latency histogram (exact, histogram, merge), the op
- * vocabulary, the page-fault rule on a trace written here, and a string
- * cut without splitting a UTF-8 character.
+ * vocabulary, the file system types, the page-fault rule on a trace
+ * written here, and a string cut without splitting a UTF-8 character.
  */
 #include <errno.h>
 #include <math.h>
@@ -15,9 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <cmocka.h>
 #include "faults.h"
 #include "fmt.h"
+#include "fstype.h"
 #include "hist.h"
 #include "map.h"
 #include "ops.h"
@@ -219,6 +222,60 @@ static void test_ops(void **state)
 	assert_false(cm_kind_is_meta(CM_MKDIR));
 	assert_string_equal(cm_kind_name(CM_FDATASYNC), "fdatasync");
 	assert_string_equal(cm_kind_name(0), "?");
+	/* the table and the ops agree: every op has a name and a rule the
+	 * replay knows, and an op it issues has a kind */
+	for (unsigned op = 0; op < TAPE_OP_MAX; op++) {
+		struct cm_op_rule r = cm_op_rule(op);
+		assert_non_null(tape_op_name(op));
+		assert_true(r.how <= CM_COPY && r.kind < CM_KIND_MAX);
+		assert_true((r.how == CM_ISSUE) == (r.kind != 0));
+	}
+}
+
+/* Names, the memory/storage rule of fstype.h's list, and the magics the
+ * kernel's own header defines. */
+static void test_fstype(void **state)
+{
+	static const struct { const char *name; uint64_t magic; int memory; } want[] = {
+		{ "tmpfs", TMPFS_MAGIC, 1 }, { "proc", PROC_SUPER_MAGIC, 1 },
+		{ "sysfs", SYSFS_MAGIC, 1 }, { "devpts", DEVPTS_SUPER_MAGIC, 1 },
+		{ "cgroup", CGROUP_SUPER_MAGIC, 1 }, { "cgroup2", CGROUP2_SUPER_MAGIC, 1 },
+		{ "mqueue", 0x19800202, 1 }, { "debugfs", DEBUGFS_MAGIC, 1 },
+		{ "tracefs", TRACEFS_MAGIC, 1 }, { "bpf", BPF_FS_MAGIC, 1 },
+		{ "hugetlbfs", HUGETLBFS_MAGIC, 1 }, { "ramfs", RAMFS_MAGIC, 1 },
+		{ "pipefs", PIPEFS_MAGIC, 1 }, { "sockfs", SOCKFS_MAGIC, 1 },
+		{ "anon_inodefs", ANON_INODE_FS_MAGIC, 1 }, { "securityfs", SECURITYFS_MAGIC, 1 },
+		{ "ext4", EXT4_SUPER_MAGIC, 0 }, { "xfs", XFS_SUPER_MAGIC, 0 },
+		{ "btrfs", BTRFS_SUPER_MAGIC, 0 }, { "f2fs", F2FS_SUPER_MAGIC, 0 },
+		{ "nfs", NFS_SUPER_MAGIC, 0 }, { "cifs", CIFS_SUPER_MAGIC, 0 },
+		{ "smb2", SMB2_SUPER_MAGIC, 0 }, { "ceph", CEPH_SUPER_MAGIC, 0 },
+		{ "lustre", 0x0bd00bd0, 0 }, { "overlay", OVERLAYFS_SUPER_MAGIC, 0 },
+		{ "fuse", FUSE_SUPER_MAGIC, 0 }, { "9p", V9FS_MAGIC, 0 },
+		{ "squashfs", SQUASHFS_MAGIC, 0 }, { "iso9660", ISOFS_SUPER_MAGIC, 0 },
+		{ "vfat", MSDOS_SUPER_MAGIC, 0 }, { "exfat", EXFAT_SUPER_MAGIC, 0 },
+	};
+	struct statfs sf;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const char *n = cm_fstype_name(want[i].magic);
+		if (!n || strcmp(n, want[i].name))
+			fail_msg("magic %#llx: name %s, want %s", (unsigned long long)want[i].magic,
+				 n ? n : "NULL", want[i].name);
+		assert_int_equal(cm_fstype_from_name(want[i].name), want[i].magic);
+		assert_int_equal(cm_fstype_is_memory(want[i].magic), want[i].memory);
+	}
+	/* unknown: no name, and storage (replayed) like 0 */
+	assert_null(cm_fstype_name(0));
+	assert_null(cm_fstype_name(0x12345678));
+	assert_null(cm_fstype_name(0x100000000ull | TMPFS_MAGIC));
+	assert_false(cm_fstype_is_memory(0));
+	assert_false(cm_fstype_is_memory(0x12345678));
+	assert_int_equal(cm_fstype_from_name("nosuchfs"), 0);
+	assert_int_equal(cm_fstype_from_name(NULL), 0);
+	/* what statfs says of /proc here */
+	assert_int_equal(statfs("/proc", &sf), 0);
+	assert_string_equal(cm_fstype_name((uint64_t)sf.f_type), "proc");
 }
 
 static void put_cache(tape_writer *w, uint64_t ts, uint32_t tid, unsigned kind,
@@ -326,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_path),
 		cmocka_unit_test(test_hist),
 		cmocka_unit_test(test_ops),
+		cmocka_unit_test(test_fstype),
 		cmocka_unit_test(test_faults),
 		cmocka_unit_test(test_utf8_cut),
 	};

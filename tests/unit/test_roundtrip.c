@@ -1152,6 +1152,43 @@ static void test_block_byte_limit(void **state)
 	free(s);
 }
 
+/* Write the n events evs of table (its structs), block_rows to a block,
+ * to a trace in memory and read them back into *got; the reader, which
+ * the caller frees (and closes *fd). */
+static tape_reader *write_read(int table, const void *evs, size_t n, unsigned block_rows,
+			       int *fd, struct t_evs *got)
+{
+	struct tape_writer_opts o = { .block_rows = block_rows };
+	size_t size = tape_table_event_size(table);
+	tape_writer *w;
+	tape_reader *r;
+
+	assert_int_equal(t_writer_memfd(&w, &o, fd), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(tape_writer_append(w, table, (const char *)evs + i * size), 0);
+	assert_int_equal(tape_writer_close(w), 0);
+	assert_int_equal(tape_reader_open_fd(&r, *fd), 0);
+	assert_int_equal(t_read_table(r, table, 0, UINT64_MAX, got), 0);
+	assert_int_equal(got->n, n);
+	return r;
+}
+
+/* The columns of table with an id in the mask ids are in `in` blocks,
+ * every other column in `all`; returns how many of ids there were. */
+static size_t column_blocks(tape_reader *r, int table, uint64_t ids, uint64_t in, uint64_t all)
+{
+	struct tape_column_stats cs[TAPE_MAX_COLS_KNOWN];
+	size_t ncs, seen = 0;
+
+	assert_int_equal(tape_reader_column_stats(r, table, cs, TAPE_MAX_COLS_KNOWN, &ncs), 0);
+	for (size_t i = 0; i < ncs; i++) {
+		int masked = cs[i].id < 64 && ((ids >> cs[i].id) & 1);
+		assert_int_equal(cs[i].blocks, masked ? in : all);
+		seen += masked;
+	}
+	return seen;
+}
+
 /*
  * The output side of copies (fd2, file_id2, offset2): stored where the op
  * has one, -1, 0, 0 elsewhere whatever the struct held, and left out of
@@ -1159,8 +1196,7 @@ static void test_block_byte_limit(void **state)
  */
 static void test_copy_columns(void **state)
 {
-	struct tape_writer_opts o = { .block_rows = 4 };
-	tape_writer *w;
+	struct t_evs got;
 	tape_reader *r;
 	int fd;
 
@@ -1181,19 +1217,13 @@ static void test_copy_columns(void **state)
 		{ TAPE_OP_SPLICE, -1, 0, 0 }, { TAPE_OP_READ, 3, 3, 3 },
 	};
 	const size_t n = sizeof(rows) / sizeof(rows[0]);
-	assert_int_equal(t_writer_memfd(&w, &o, &fd), 0);
-	for (size_t i = 0; i < n; i++) {
-		struct tape_syscall e = { .ts_ns = 10 * i, .pid = 1, .tid = 1, .op = rows[i].op,
-					  .fd = 3, .path = "/a", .path2 = "",
-					  .fd2 = rows[i].fd2, .file_id2 = rows[i].fid2,
-					  .offset2 = rows[i].off2 };
-		assert_int_equal(tape_writer_append(w, TAPE_TABLE_SYSCALL, &e), 0);
-	}
-	assert_int_equal(tape_writer_close(w), 0);
-	assert_int_equal(tape_reader_open_fd(&r, fd), 0);
-	struct t_evs got;
-	assert_int_equal(t_read_table(r, TAPE_TABLE_SYSCALL, 0, UINT64_MAX, &got), 0);
-	assert_int_equal(got.n, n);
+	struct tape_syscall evs[sizeof(rows) / sizeof(rows[0])];
+	for (size_t i = 0; i < n; i++)
+		evs[i] = (struct tape_syscall){ .ts_ns = 10 * i, .pid = 1, .tid = 1, .op = rows[i].op,
+						.fd = 3, .path = "/a", .path2 = "",
+						.fd2 = rows[i].fd2, .file_id2 = rows[i].fid2,
+						.offset2 = rows[i].off2 };
+	r = write_read(TAPE_TABLE_SYSCALL, evs, n, 4, &fd, &got);
 	for (size_t i = 0; i < n; i++) {
 		const struct tape_syscall *e = t_evs_at(&got, i);
 		int out = tape_op_has_output(rows[i].op);
@@ -1204,17 +1234,42 @@ static void test_copy_columns(void **state)
 	}
 	t_evs_release(&got);
 	/* the columns are in the second block only: ~0 bytes elsewhere */
-	struct tape_column_stats cs[TAPE_MAX_COLS_KNOWN];
-	size_t ncs, seen = 0;
-	assert_int_equal(tape_reader_column_stats(r, TAPE_TABLE_SYSCALL, cs, TAPE_MAX_COLS_KNOWN,
-						  &ncs), 0);
-	for (size_t i = 0; i < ncs; i++) {
-		if (cs[i].id < SC_FD2)
-			assert_int_equal(cs[i].blocks, 2);
-		else
-			assert_int_equal(cs[i].blocks, 1), seen++;
+	assert_int_equal(column_blocks(r, TAPE_TABLE_SYSCALL, SC_OUTPUT, 1, 2), 3);
+	tape_reader_free(r);
+	close(fd);
+}
+
+/*
+ * The file table's fstype: stored where a row of the block has one, the
+ * column left out of blocks whose rows are all 0 (unknown), which then
+ * read 0, as blocks of writers that did not know the column do.
+ */
+static void test_fstype_column(void **state)
+{
+	static const uint64_t fstypes[] = {
+		0, 0, 0, 0,				/* block 1: none known */
+		0x01021994, 0, 0xef53, UINT64_MAX,	/* block 2 */
+		0, 0,					/* block 3 (closed early) */
+	};
+	const size_t n = sizeof(fstypes) / sizeof(fstypes[0]);
+	struct tape_file evs[sizeof(fstypes) / sizeof(fstypes[0])];
+	struct t_evs got;
+	tape_reader *r;
+	int fd;
+
+	for (size_t i = 0; i < n; i++)
+		evs[i] = (struct tape_file){ .ts_ns = 10 * i, .file_id = 1 + i, .dev = 8u << 20,
+					     .inode = 100 + i, .mode = 0100644, .path = "/d/f",
+					     .fstype = fstypes[i] };
+	r = write_read(TAPE_TABLE_FILE, evs, n, 4, &fd, &got);
+	for (size_t i = 0; i < n; i++) {
+		const struct tape_file *e = t_evs_at(&got, i);
+		assert_int_equal(e->file_id, 1 + i);
+		assert_true(e->fstype == fstypes[i]);
 	}
-	assert_int_equal(seen, 3);
+	t_evs_release(&got);
+	/* the column is in block 2 only; every other column in all three */
+	assert_int_equal(column_blocks(r, TAPE_TABLE_FILE, 1ull << FC_FSTYPE, 1, 3), 1);
 	tape_reader_free(r);
 	close(fd);
 }
@@ -1271,6 +1326,7 @@ int main(void)
 		cmocka_unit_test(test_block_byte_limit),
 		cmocka_unit_test(test_api_errors),
 		cmocka_unit_test(test_copy_columns),
+		cmocka_unit_test(test_fstype_column),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL) ? 1 : 0;
 }
