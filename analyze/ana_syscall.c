@@ -623,7 +623,7 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 					s->busy_e = end;
 				}
 			}
-			if (meta[op])
+			if (meta[op] && cm_op_replayed(op, 1, e->ret < 0))
 				count_meta(a, e, meta[op]);
 			if (e->ret < 0) {
 				s->errors++;

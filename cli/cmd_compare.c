@@ -411,13 +411,16 @@ static void cmp_checks(struct cmp *c, struct checks *k)
 		char d[160];
 		size_t n = 0;
 		int ok = 1;
+		d[0] = 0;
 		for (unsigned kd = CM_META_FIRST; kd < CM_KIND_MAX && n < sizeof(d); kd++) {
 			uint64_t x = a->sys.meta_ops[kd], y = b->sys.meta_ops[kd];
 			ok &= x == y;
-			n += (size_t)snprintf(d + n, sizeof(d) - n, "%s%s A %" PRIu64 ", B %" PRIu64,
-					      n ? "; " : "", cm_kind_name(kd), x, y);
+			if (x || y)	/* the kinds either side has */
+				n += (size_t)snprintf(d + n, sizeof(d) - n, "%s%s A %" PRIu64
+						      ", B %" PRIu64, n ? "; " : "",
+						      cm_kind_name(kd), x, y);
 		}
-		check_add(k, "metadata_ops", ok, "%s (must be equal)", d);
+		check_add(k, "metadata_ops", ok, "%s (must be equal)", n ? d : "none on either side");
 	}
 
 	double ra = ana_read_randomness(a), rb = ana_read_randomness(b);
@@ -613,6 +616,8 @@ static void t_summary(FILE *o, const struct cmp *c)
 	/* metadata ops, as the replay issues them (failed ones too) */
 	for (unsigned kd = CM_META_FIRST; kd < CM_KIND_MAX; kd++) {
 		char n[32];
+		if (!a->sys.meta_ops[kd] && !b->sys.meta_ops[kd])
+			continue;
 		snprintf(n, sizeof(n), "%s ops", cm_kind_name(kd));
 		t_count(o, n, a->sys.meta_ops[kd], b->sys.meta_ops[kd]);
 	}

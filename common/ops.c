@@ -2,8 +2,8 @@
 /*
  * ops.c - the table of ops.h: how the replay reproduces each trace op.
  *
- * Metadata (stat and friends, getdents64) is replayed as the storage's
- * work too.  Not replayed: what moves no bytes to or from storage by itself
+ * Metadata (stat and friends, getdents64, access and faccessat, readlink
+ * and readlinkat that failed) is replayed as the storage's work too.  Not replayed: what moves no bytes to or from storage by itself
  * or what the replay cannot reproduce without the job's state:
  * lseek, fadvise, readahead, mmap/munmap/madvise (a mapping's I/O is its
  * page faults: faults.h), msync, ftruncate, fallocate, close_range (which
@@ -58,6 +58,10 @@ static const struct cm_op_rule rules[TAPE_OP_MAX] = {
 	[TAPE_OP_NEWLSTAT] = ISSUE(STAT),
 	[TAPE_OP_NEWFSTAT] = ISSUE(STAT),
 	[TAPE_OP_GETDENTS64] = ISSUE(GETDENTS),
+	[TAPE_OP_ACCESS] = ISSUE(ACCESS),
+	[TAPE_OP_FACCESSAT] = ISSUE(ACCESS),
+	[TAPE_OP_READLINK] = ISSUE(READLINK),
+	[TAPE_OP_READLINKAT] = ISSUE(READLINK),
 	[TAPE_OP_SENDFILE] = { CM_COPY, 0 },
 	[TAPE_OP_COPY_FILE_RANGE] = { CM_COPY, 0 },
 	[TAPE_OP_SPLICE] = { CM_COPY, 0 },
@@ -73,7 +77,7 @@ int cm_op_replayed(unsigned op, int metadata, int failed)
 	struct cm_op_rule r = cm_op_rule(op);
 
 	if (cm_kind_is_meta(r.kind))
-		return metadata;
+		return metadata && (r.kind != CM_READLINK || failed);
 	return !failed && (r.how == CM_ISSUE || r.how == CM_COPY);
 }
 
@@ -82,6 +86,7 @@ static const char *const kind_names[CM_KIND_MAX] = {
 	[CM_WRITE] = "write", [CM_FSYNC] = "fsync", [CM_FDATASYNC] = "fdatasync",
 	[CM_UNLINK] = "unlink", [CM_RENAME] = "rename", [CM_MKDIR] = "mkdir",
 	[CM_STAT] = "stat", [CM_GETDENTS] = "getdents",
+	[CM_ACCESS] = "access", [CM_READLINK] = "readlink",
 };
 
 const char *cm_kind_name(unsigned kind)

@@ -16,11 +16,12 @@
 /* What the replay issues (struct rp_op.kind); 0 is none.  From CM_STAT
  * on, the metadata kinds: replayed unless --no-metadata, and replayed when
  * they failed in the recording too (they should fail again: a negative
- * lookup is work for the storage as well). */
+ * lookup is work for the storage as well).  A readlink only then: one that
+ * succeeded read a symlink, and prepare makes none. */
 enum cm_kind {
 	CM_OPEN = 1, CM_CLOSE, CM_READ, CM_WRITE, CM_FSYNC, CM_FDATASYNC,
 	CM_UNLINK, CM_RENAME, CM_MKDIR,
-	CM_STAT, CM_GETDENTS,
+	CM_STAT, CM_GETDENTS, CM_ACCESS, CM_READLINK,
 	CM_KIND_MAX
 };
 #define CM_META_FIRST CM_STAT

@@ -457,32 +457,45 @@ static void do_data(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 
 /*
  * A metadata op, by plain system call (io_uring's statx would leave a
- * recording of the replay without the path it was on): stat by path from
- * DIR, as the job's walked its path (one call, no fd of the directory:
+ * recording of the replay without the path it was on): by path, one call
+ * relative to DIR, as the job's walked its path (no fd of the directory:
  * a failed lookup fails the same way, where its directory is missing
- * too), never following the last component (what prepare makes never is
- * a symlink); or on a slot's fd; getdents64 on a slot's fd into a buffer
- * of the recorded size.  0 or -errno.
+ * too); statx and faccessat2 never follow the last component (what
+ * prepare makes never is a symlink).  Or on a slot's fd: statx or
+ * faccessat2 with AT_EMPTY_PATH, getdents64 into a buffer of the recorded
+ * size.  0 or -errno.
  */
 static int do_meta(struct tctx *c, const struct rp_op *op)
 {
 	struct rp_engine *e = c->e;
 	char cpath[4096 + 32];
+	const char *p = "";
 	struct statx stx;
-	int fd;
+	int fd = e->dirfd, at = AT_EMPTY_PATH;
+	long rc;
 
 	if (op->slot != RP_NO_SLOT) {
 		if ((fd = atomic_load(&e->slot_fd[op->slot])) < 0)
 			return -EBADF;	/* its open failed */
-		if (op->kind == CM_GETDENTS) {
-			long n = syscall(SYS_getdents64, fd, c->bufs[0],
-					 op->len < c->buflen ? op->len : c->buflen);
-			return n < 0 ? -errno : 0;
-		}
-		return statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx) ? -errno : 0;
+	} else {
+		p = rp_copy_path(e->l, op->file, e->copy, cpath, sizeof(cpath));
+		at = (int)op->oflags;
 	}
-	return statx(e->dirfd, rp_copy_path(e->l, op->file, e->copy, cpath, sizeof(cpath)),
-		     (int)op->oflags, STATX_BASIC_STATS, &stx) ? -errno : 0;
+	switch (op->kind) {
+	case CM_GETDENTS:
+		rc = syscall(SYS_getdents64, fd, c->bufs[0], op->len < c->buflen ? op->len : c->buflen);
+		break;
+	case CM_ACCESS:
+		rc = syscall(SYS_faccessat2, fd, p, (int)op->len, at);
+		break;
+	case CM_READLINK:
+		rc = readlinkat(fd, p, c->bufs[0], op->len < c->buflen ? op->len : c->buflen);
+		break;
+	default:
+		rc = statx(fd, p, at, STATX_BASIC_STATS, &stx);
+		break;
+	}
+	return rc < 0 ? -errno : 0;
 }
 
 static void do_other(struct tctx *c, const struct rp_op *op, uint64_t t_prep)

@@ -43,6 +43,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "faults.h"
 #include "path.h"
 #include "replay.h"
@@ -499,7 +500,8 @@ static int finish_op(struct walk *w)
 	if (l) {
 		struct rp_thread *lt = &l->threads[p->thread];
 		lt->nops++;
-		if ((op->kind == CM_READ || op->kind == CM_WRITE || op->kind == CM_GETDENTS) &&
+		if ((op->kind == CM_READ || op->kind == CM_WRITE || op->kind == CM_GETDENTS ||
+		     op->kind == CM_READLINK) &&
 		    op->len > lt->maxlen)
 			lt->maxlen = op->len;	/* the thread's buffers hold it */
 		if (op->conc > lt->depth)
@@ -976,23 +978,36 @@ static int names_dir_itself(struct walk *w, uint32_t raw)
 	return rp_path_map(w->pbuf) == -EINVAL;
 }
 
+/* A path metadata op's AT_* flags (faccessat keeps its mode below them). */
+static uint64_t meta_at_flags(const struct row *r, unsigned kind)
+{
+	if (r->op == TAPE_OP_FACCESSAT)
+		return r->flags >> 32;
+	return kind == CM_STAT ? r->flags : 0;
+}
+
 /*
- * A metadata op (stat and friends, getdents64): by path, through the
- * directory's fd as namespace ops are; by fd (fstat, getdents64,
- * AT_EMPTY_PATH) on the fd's slot.  One that failed in the recording is
- * replayed to fail again (RP_F_FAILED: a negative lookup is the storage's
- * work too); one that succeeded needs its file there before the job ran,
- * unless the job made it: prepared (as holes, if nothing reads it).
+ * A metadata op (stat and friends, getdents64, access and faccessat, a
+ * readlink that failed): by path, one call relative to DIR (its flags in
+ * oflags; access's mode, readlink's buffer in len); by fd (fstat,
+ * getdents64, AT_EMPTY_PATH) on the fd's slot.  One that failed in the
+ * recording is replayed to fail again (RP_F_FAILED: a negative lookup is
+ * the storage's work too).  One that found its file (a stat or access
+ * that succeeded, a readlink that failed EINVAL: not a link) needs the
+ * file there before the job ran, unless the job made it: prepared (as
+ * holes, if nothing reads it).
  */
 static int plan_meta(struct walk *w, const struct row *r, unsigned kind)
 {
 	struct rp_layout *l = LAYOUT(w);
 	int failed = r->ret < 0, rc, sl = -1;
+	int there = !failed || (kind == CM_READLINK && r->ret == -EINVAL);
+	uint64_t at = meta_at_flags(r, kind);
 	uint32_t file;
 
-	if (r->path && kind == CM_STAT) {
+	if (tape_op_has_path(r->op) && r->path && !(at & AT_EMPTY_PATH)) {
 		if (!w->t->raw_file[r->path] && names_dir_itself(w, r->path)) {
-			if (l)	/* a stat of "/" (DIR itself, or its marker) */
+			if (l)	/* "/" (DIR itself, or its marker) */
 				l->skipped++;
 			return 0;
 		}
@@ -1001,18 +1016,26 @@ static int plan_meta(struct walk *w, const struct row *r, unsigned kind)
 		w->cur.op.slot = RP_NO_SLOT;
 		/* the prepared files are never symlinks: the same answer, and
 		 * nothing followed out of DIR */
-		w->cur.op.oflags = AT_SYMLINK_NOFOLLOW;
+		w->cur.op.oflags = kind == CM_READLINK ? 0 : AT_SYMLINK_NOFOLLOW;
+		if (kind == CM_ACCESS) {
+			/* its mode but X_OK: prepared files have no execute
+			 * bits (root's R_OK and W_OK always pass) */
+			w->cur.op.oflags |= (uint32_t)(at & AT_EACCESS);
+			w->cur.op.len = (uint32_t)r->flags & (R_OK | W_OK);
+		} else if (kind == CM_READLINK) {
+			w->cur.op.len = r->size ? r->size : 1;	/* its buffer */
+		}
 		/* after its directory's mkdir, by path from DIR (no fd) */
 		if ((rc = dir_of(w, file, 0)))
 			return rc;
-		if (l && !failed && !w->file_last[file].gidx)
+		if (l && there && !w->file_last[file].gidx)
 			l->files[file].prepare = 1;	/* was there before the job */
 	} else {
 		/* the recorded open's slot, or an implicit one (a file open
 		 * before the recording), as data ops have */
 		if ((sl = fd_slot(w, r, 0)) < -1)
 			return sl;
-		if (sl < 0) {
+		if (sl < 0 || kind == CM_READLINK) {
 			if (l)
 				l->unmatched++;
 			return 0;
@@ -1023,6 +1046,8 @@ static int plan_meta(struct walk *w, const struct row *r, unsigned kind)
 		w->cur.op.slot = (uint32_t)sl;
 		if (kind == CM_GETDENTS)
 			w->cur.op.len = r->size;	/* its buffer */
+		else if (kind == CM_ACCESS)
+			w->cur.op.len = (uint32_t)r->flags & (R_OK | W_OK);
 		add_dep(w, w->slots[sl].last);
 		w->slots[sl].last = cur_dep(w);
 	}
@@ -1057,6 +1082,11 @@ static int plan_row(struct walk *w, const struct row *r)
 		if (r->file_id && cm_map_get(&w->t->nonreg, r->file_id, 0)) {
 			if (l)
 				l->not_storage++;
+			return 0;
+		}
+		if (!cm_op_replayed(r->op, 1, r->ret < 0)) {
+			if (l)	/* a readlink that read a link */
+				l->skipped++;
 			return 0;
 		}
 		return plan_meta(w, r, rule.kind);

@@ -218,6 +218,13 @@ static void test_ops(void **state)
 	assert_int_equal(cm_op_rule(TAPE_OP_GETDENTS64).kind, CM_GETDENTS);
 	assert_true(cm_op_replayed(TAPE_OP_NEWSTAT, 1, 1));
 	assert_false(cm_op_replayed(TAPE_OP_NEWSTAT, 0, 0));
+	assert_int_equal(cm_op_rule(TAPE_OP_FACCESSAT).kind, CM_ACCESS);
+	assert_int_equal(cm_op_rule(TAPE_OP_READLINKAT).kind, CM_READLINK);
+	assert_true(cm_op_replayed(TAPE_OP_ACCESS, 1, 0));
+	/* a readlink only when it failed: one that read a link needs a link */
+	assert_false(cm_op_replayed(TAPE_OP_READLINK, 1, 0));
+	assert_true(cm_op_replayed(TAPE_OP_READLINK, 1, 1));
+	assert_false(cm_op_replayed(TAPE_OP_READLINK, 0, 1));
 	assert_true(cm_kind_is_meta(CM_STAT));
 	assert_false(cm_kind_is_meta(CM_MKDIR));
 	assert_string_equal(cm_kind_name(CM_FDATASYNC), "fdatasync");
