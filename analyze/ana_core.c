@@ -179,6 +179,8 @@ int ana_pass_file(struct ana *a)
 			}
 			if (e->inode)
 				*ana_map_put(&a->devino_map, e->dev, e->inode) = v;
+			f->kind = ANA_FK_UNKNOWN;	/* its path, now while it is at hand */
+			ana_file_kind(a, f);
 		}
 	}
 	if (err < 0)
@@ -373,8 +375,7 @@ void ana_join(struct ana *a)
 		}
 	}
 
-	/* cache results onto files; pages faulted in per file */
-	uint64_t *mapped = NULL;
+	/* cache results onto files, with the pages faulted in */
 	for (size_t i = 0; i < a->cache.nf; i++) {
 		struct ana_cfile *cf = &a->cache.f[i];
 		uint32_t fi = ana_file_by_devino(a, cf->dev, cf->inode);
@@ -393,11 +394,7 @@ void ana_join(struct ana *a)
 		f->has_cache = 1;
 		f->pages_accessed += cf->accessed;
 		f->pages_missed += cf->missed;
-		if (cf->mapped && f->shared_map && !f->not_regular) {
-			if (!mapped)
-				mapped = ana_tmp_calloc(a->nfiles + a->cache.nf, sizeof(*mapped));
-			mapped[fi] += cf->mapped;
-		}
+		f->mapped += cf->mapped;
 	}
 
 	/* threads onto processes */
@@ -413,25 +410,7 @@ void ana_join(struct ana *a)
 		p->write_bytes += t->write_bytes;
 	}
 
-	/* a data set read through mmap: more bytes faulted in from one file
-	 * than the counted epochs read (iotape-analyze(1), Epochs) */
-	a->mmap_file = ANA_NONE;
-	a->mmap_bytes = 0;
-	if (mapped) {
-		uint64_t read = 0;
-		for (size_t e = 0, k = ana_epoch_count(a); e < k; e++)
-			read += a->sys.epochs[e].bytes;
-		for (size_t i = 0; i < a->nfiles; i++) {
-			uint64_t b = mapped[i] * a->page_size;
-			if (b > read && b > a->mmap_bytes) {
-				a->mmap_bytes = b;
-				a->mmap_file = (uint32_t)i;
-			}
-		}
-		ana_tmp_free(mapped);
-	}
-
-	/* name ranks (natural order), then epochs' visit orders as ranks */
+	/* name ranks (natural order), for the epochs' visit orders */
 	uint32_t *idx = ana_tmp_calloc(a->nfiles + 1, sizeof(*idx));
 	for (size_t i = 0; i < a->nfiles; i++)
 		idx[i] = (uint32_t)i;
@@ -440,47 +419,9 @@ void ana_join(struct ana *a)
 	for (size_t i = 0; i < a->nfiles; i++)
 		a->files[idx[i]].name_rank = (uint32_t)i;
 	ana_tmp_free(idx);
-	/* orders keep only the data set: the files with as many visits as
-	 * there are epochs (start-up files, read once, and files re-read by
-	 * every worker, read more often, drop out once there are 2 epochs) */
-	size_t nep = ana_epoch_count(a);
-	/* per file: 1 read in more than one pass (for the starts), 2 as
-	 * many times as there are passes (the data set, for the orders) */
-	uint8_t *ds = ana_tmp_calloc(a->nfiles + 1, 1);
-	for (size_t i = 0; i < a->nfiles; i++)
-		ds[i] = (a->files[i].visits >= 2) | (a->files[i].visits == nep) << 1;
-	uint64_t mid = 0;	/* the previous pass's middle data-set visit */
-	for (size_t e = 0; e < nep; e++) {	/* partial passes are not shown */
-		struct ana_epoch *ep = &a->sys.epochs[e];
-		/* A later pass starts with its first visit of a file read in
-		 * more than one pass after the middle such visit of the pass
-		 * before: files read twice at start-up are no start of epoch
-		 * 1 (the last counted pass may miss some of the data set:
-		 * not "read in every pass") */
-		size_t nd = 0, k = 0;
-		for (size_t i = 0; i < ep->norder; i++)
-			nd += ds[ep->order[i]] & 1;
-		uint64_t start = UINT64_MAX, m = ep->start_ns, ts = 0;
-		for (size_t i = 0, j = 0; i < ep->norder; i++) {
-			ts = ep->dts[i] == ANA_TS_FAR ? ep->far[j++] : ts + (int64_t)ep->dts[i];
-			if (!(ds[ep->order[i]] & 1))
-				continue;
-			if (k++ == (nd - 1) / 2)
-				m = ts;
-			if (e && start == UINT64_MAX && ts >= mid)
-				start = ts;
-		}
-		if (e && start != UINT64_MAX && start > ep->start_ns)
-			ep->start_ns = start < ep->end_ns ? start : ep->end_ns;
-		mid = m;
-		size_t n = 0;
-		for (size_t i = 0; i < ep->norder; i++)
-			if (ds[ep->order[i]] & 2)
-				ep->order[n++] = a->files[ep->order[i]].name_rank;
-		ep->norder = n;
-		ep->order_rand = ana_order_randomness(ep->order, ep->norder, &ep->order_tau);
-	}
-	ana_tmp_free(ds);
+
+	/* the data set, its figures and the other files', its epochs */
+	ana_dataset(a);
 
 	/* checkpoints: per-file write bursts merged when they overlap in time */
 	if (a->sys.nbursts)
@@ -524,7 +465,7 @@ double ana_seq_read_fraction(const struct ana *a)
 
 double ana_file_order_randomness(const struct ana *a, double *tau)
 {
-	if (!a->sys.nepochs) {
+	if (!a->nep || !ana_epochs_known(a)) {
 		if (tau)
 			*tau = NAN;
 		return NAN;
@@ -542,25 +483,24 @@ double ana_hit_ratio(uint64_t accessed, uint64_t missed)
 	return h < 0 ? 0 : h > 1 ? 1 : h;
 }
 
-/* Pass 1 holds a re-read data set even though it is under half of pass 0:
- * at least ANA_DATASET_MIN files and 1/ANA_DATASET_DIV of pass 0 (pass 0
- * also holds the start-up files, read once: a Python job imports 1,500). */
-#define ANA_DATASET_MIN 32
-#define ANA_DATASET_DIV 32
+double ana_group_randomness(const struct ana_group *g)
+{
+	return g->rd_pairs ? (double)g->rd_nonconsec / (double)g->rd_pairs : NAN;
+}
+
+double ana_group_seq_fraction(const struct ana_group *g)
+{
+	return g->rd_pairs ? (double)g->rd_seq / (double)g->rd_pairs : NAN;
+}
 
 size_t ana_epoch_count(const struct ana *a)
 {
-	if (!a->sys.nepochs)
-		return 0;
-	const struct ana_epoch *ep = a->sys.epochs;
-	uint64_t base = ep[0].files;
-	if (a->sys.nepochs > 1 && ep[1].files >= ANA_DATASET_MIN &&
-	    ANA_DATASET_DIV * ep[1].files >= base && ep[1].files < base)
-		base = ep[1].files;
-	size_t k = 1;
-	while (k < a->sys.nepochs && 2 * ep[k].files >= base)
-		k++;
-	return k;
+	return a->nep;
+}
+
+int ana_epochs_known(const struct ana *a)
+{
+	return a->ds_rule != ANA_DS_NONE && a->mmap_file == ANA_NONE;
 }
 
 uint32_t ana_mmap_dataset(const struct ana *a, uint64_t *bytes)
@@ -615,6 +555,8 @@ void ana_release(struct ana *a)
 	free(a->sys.epochs);
 	free(a->sys.bursts);
 	free(a->sys.wbs);
+	cm_map_release(&a->sys.fhist);
+	free(a->ds_dir);
 	cm_map_release(&a->cache.map);
 	ana_idx_release(&a->cache.fidx);
 	for (size_t i = 0; i < a->cache.nf; i++)

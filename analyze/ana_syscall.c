@@ -5,11 +5,16 @@
  * per-thread I/O vs compute time, in one pass over the syscall table.
  *
  * State is keyed so it grows with the job's shape, not its length:
- *   (pid, fd)   -> the file an fd refers to, which visit it is (epochs)
+ *   (pid, fd)   -> the file an fd refers to, whether it was read (visits)
  *   (tid, fd)   -> a stream: where its last read ended, stride, counters;
  *                  restarted (and folded into its file) at each open
  *   tid         -> a thread: last syscall end, I/O and gap time
- *   file        -> counters, the current write burst (checkpoints)
+ *   file        -> counters, its epoch round (the pass it is in, the bytes
+ *                  read in it), the current write burst (checkpoints)
+ *   (file, size class) -> reads and writes of a file that may be data and
+ *                  was not read again yet, for the data set's request
+ *                  sizes (the data set is decided at the join:
+ *                  iotape-analyze(1), DATA SET)
  * A "stream" is (pid, tid, file) between two opens; tids are unique
  * system-wide.  Definitions of every metric: iotape-analyze(1).
  */
@@ -152,7 +157,7 @@ static struct ana_fd *fd_put(struct ana_sys *s, uint32_t pid, int64_t fd, uint32
 	}
 	struct ana_fd *fe = &s->fds[*v];
 	fe->file = file;
-	fe->epoch = ANA_NONE;
+	fe->visited = 0;
 	fe->gen = ++s->fd_gen;
 	return fe;
 }
@@ -246,6 +251,8 @@ void ana_stream_fold(struct ana *a, struct ana_stream *st)
 		struct ana_file *f = &a->files[st->file];
 		f->rd_pairs += st->pairs;
 		f->rd_nonconsec += st->nonconsec;
+		f->rd_seq += st->seq;
+		f->st_cls[ana_stream_class(st)]++;
 		s->st_count++;
 		s->st_pairs += st->pairs;
 		s->st_nonconsec += st->nonconsec;
@@ -325,6 +332,27 @@ static void epoch_visit(struct ana_sys *s, uint32_t k, uint32_t file, uint64_t t
 	ep->order[ep->norder++] = file;
 }
 
+/* One more read or write of size class key (| 1 << 7: a write) of file f
+ * (index fi), which may be data and was not read again (struct ana_file,
+ * hk and hc): in one of its two slots, else in sys.fhist. */
+static inline void size_count(struct ana *a, struct ana_file *f, uint32_t fi, unsigned key)
+{
+	int added;
+
+	for (int i = 0; i < 2; i++) {
+		if (!f->hc[i])
+			f->hk[i] = (uint8_t)key;
+		if (f->hk[i] == key) {
+			if (++f->hc[i] == UINT16_MAX) {	/* full: on to the map */
+				*ana_map_count(&a->sys.fhist, fi, key, &added) += f->hc[i];
+				f->hc[i] = 0;
+			}
+			return;
+		}
+	}
+	++*ana_map_count(&a->sys.fhist, fi, key, &added);
+}
+
 /* Count a read (write 0) or write of n bytes: the file's counters, and
  * unless compare leaves the file out (files_only), the per-kind, total,
  * thread, size-class and timeline counters too; the op's own counters
@@ -339,6 +367,15 @@ count_io(struct ana *a, const struct tape_syscall *e, struct ana_thread *t,
 	*(write ? &f->write_bytes : &f->read_bytes) += n;
 	if (a->o.files_only && ana_file_excluded(a, f))
 		return 0;
+	if (f->kind == ANA_FK_UNKNOWN)
+		ana_file_kind(a, f);
+	if (f->kind == ANA_FK_DATA) {
+		unsigned b = ana_sz_bucket(n);
+		if (f->again || f->visits >= 2 || (f->size && f->read_bytes > f->size))
+			(write ? s->wr_again : s->rd_again)[b]++;	/* read again: data */
+		else
+			size_count(a, f, (uint32_t)(f - a->files), b | write << 7);
+	}
 	if (byop) {
 		s->op_ops[e->op]++;
 		s->op_bytes[e->op] += n;
@@ -352,6 +389,50 @@ count_io(struct ana *a, const struct tape_syscall *e, struct ana_thread *t,
 	*(write ? &b->write_ops : &b->read_ops) += 1;
 	*(write ? &b->write_bytes : &b->read_bytes) += n;
 	return 1;
+}
+
+/*
+ * Epochs (iotape-analyze(1), Epochs): a read of n bytes of file f, which
+ * may be data; visit: the first read through its open.  The file is in a
+ * round, which belongs to a pass; a new round starts with its first read,
+ * a read after its round covered it (read as many bytes as it holds), or
+ * a visit when its size is not known or that visit starts where the
+ * round's first read did (a file re-read from its start); a read at the
+ * round's first offset through the same open (a header read again)
+ * restarts the round's count instead.  A new round is in the file's next
+ * pass, unless that pass is over (the newest pass holds half as many
+ * files as pass 0): then it joins the newest.
+ */
+static void epoch_read(struct ana_sys *s, struct ana_file *f, uint32_t fi,
+		       const struct tape_syscall *e, uint64_t n, uint64_t end, int visit)
+{
+	if (f->size && !f->no_cov && e->offset + n > f->size)
+		f->no_cov = 1;	/* grew since the file table: by visits only */
+	int cov = f->size && !f->no_cov;
+	if (!f->in_round || f->covered || (visit && (!cov || e->offset == f->off0))) {
+		uint32_t k = f->in_round ? f->pass + 1 : 0;
+		if (k < s->epoch_front)
+			k = s->epoch_front;
+		f->again |= f->in_round;
+		f->in_round = 1;
+		f->pass = k;
+		f->cov = 0;
+		f->off0 = e->offset;
+		f->covered = 0;
+		epoch_visit(s, k, fi, e->ts_ns);
+		if (k > s->epoch_front && 2 * s->epochs[k].files >= s->epochs[0].files)
+			s->epoch_front = k;
+	} else if (e->offset == f->off0) {
+		f->cov = 0;
+	}
+	f->cov += n;
+	if (cov && f->cov >= f->size)
+		f->covered = 1;
+	struct ana_epoch *ep = &s->epochs[f->pass];
+	ep->bytes += n;
+	ep->reads++;
+	if (end > ep->end_ns)
+		ep->end_ns = end;
 }
 
 static void on_read(struct ana *a, const struct tape_syscall *e, struct ana_thread *t)
@@ -370,24 +451,14 @@ static void on_read(struct ana *a, const struct tape_syscall *e, struct ana_thre
 		return;	/* pipes and sockets (DataLoader queues) have no offsets
 			 * and are no dataset: counted, but no pattern, no visit */
 
-	/* epochs: the first read through an open file is a visit; a file's
-	 * k-th visit belongs to pass k, unless pass k is already over (pass
-	 * k+1 covers half the dataset): then it joins the newest pass */
-	if (fe->epoch == ANA_NONE) {
-		uint32_t k = f->visits;
-		if (k < s->epoch_front)
-			k = s->epoch_front;
-		f->visits = k + 1;
-		fe->epoch = k;
-		epoch_visit(s, k, fi, e->ts_ns);
-		if (k > s->epoch_front && 2 * s->epochs[k].files >= s->epochs[0].files)
-			s->epoch_front = k;
+	/* the first read through an open file is a visit */
+	int visit = !fe->visited;
+	if (visit) {
+		fe->visited = 1;
+		f->visits++;
 	}
-	struct ana_epoch *ep = &s->epochs[fe->epoch];
-	ep->bytes += n;
-	ep->reads++;
-	if (end > ep->end_ns)
-		ep->end_ns = end;
+	if (f->kind == ANA_FK_DATA)	/* code takes no part in epochs */
+		epoch_read(s, f, fi, e, n, end, visit);
 
 	/* pattern of the stream (tid, fd); it restarts at each open */
 	struct ana_stream *st = stream_get(a, t, e->fd, fe, fi);
@@ -526,8 +597,10 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 				__builtin_prefetch(&a->fid_idx.v[e0[i + 32].file_id]);
 			if (i + 16 < n) {
 				uint32_t v = ana_idx_get(&a->fid_idx, e0[i + 16].file_id);
-				if (v != ANA_NONE)	/* its first line: see struct ana_file */
+				if (v != ANA_NONE) {	/* reads, opens: see struct ana_file */
 					__builtin_prefetch(&a->files[v], 1);
+					__builtin_prefetch((char *)&a->files[v] + 64, 1);
+				}
 			}
 			if (a->o.has_pid) {
 				if (!have_pid || e->pid != last_pid) {
@@ -604,8 +677,8 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 			case TAPE_OPC_DUP: {
 				struct ana_fd *old = fd_get(s, e->pid, e->fd);
 				if (old && old->file != ANA_NONE) {
-					uint32_t fi = old->file, ep = old->epoch;
-					fd_put(s, e->pid, e->ret, fi)->epoch = ep;
+					uint32_t fi = old->file, vis = old->visited;
+					fd_put(s, e->pid, e->ret, fi)->visited = vis;
 				}
 				break;
 			}
