@@ -630,6 +630,7 @@ static json_t *j_ckpts(struct ana *a)
 		json_object_set_new(x, "write_ops", cm_json_u64(c->ops));
 		json_object_set_new(x, "fsyncs", cm_json_u64(c->syncs));
 		json_object_set_new(x, "bandwidth_Bps", d > 0 ? json_real(c->bytes / d) : json_null());
+		json_object_set_new(x, "whole_files", json_boolean(c->whole));
 		json_array_append_new(arr, x);
 	}
 	json_object_set_new(o, "count", cm_json_u64(a->nckpts));
@@ -1325,18 +1326,20 @@ static void t_ckpts(FILE *o, const struct ana *a)
 	char b1[32], b2[32], b3[32], b4[32];
 	if (!t_section_of(o, a, "CHECKPOINTS", TAPE_TABLE_SYSCALL, ""))
 		return;
-	fprintf(o, "  %zu write bursts of >= 1 MiB\n", a->nckpts);
+	fprintf(o, "  %zu checkpoint%s (write bursts of >= 1 MiB, whole-file writes that repeat)\n",
+		a->nckpts, a->nckpts == 1 ? "" : "s");
 	if (a->nckpts)
-		fprintf(o, "  %10s %10s %12s %6s %7s %12s\n", "start", "duration", "bytes",
-			"files", "fsyncs", "bandwidth");
+		fprintf(o, "  %10s %10s %12s %6s %7s %12s %6s\n", "start", "duration", "bytes",
+			"files", "fsyncs", "bandwidth", "whole");
 	for (size_t i = 0; i < a->nckpts; i++) {
 		const struct ana_ckpt *c = &a->ckpts[i];
 		double d = (double)(c->end_ns - c->start_ns);
 		char bw[40];
 		snprintf(bw, sizeof(bw), "%s/s", t_bytes(b4, d > 0 ? (uint64_t)(c->bytes / (d / 1e9)) : 0));
-		fprintf(o, "  %10s %10s %12s %6" PRIu64 " %7" PRIu64 " %12s\n",
+		fprintf(o, "  %10s %10s %12s %6" PRIu64 " %7" PRIu64 " %12s %6s\n",
 			t_ns(b1, rel_ns(a, c->start_ns)), t_ns(b2, c->end_ns - c->start_ns),
-			t_bytes(b3, c->bytes), c->files, c->syncs, d > 0 ? bw : "n/a");
+			t_bytes(b3, c->bytes), c->files, c->syncs, d > 0 ? bw : "n/a",
+			c->whole ? "yes" : "no");
 	}
 }
 

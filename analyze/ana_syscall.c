@@ -212,6 +212,7 @@ static struct ana_thread *thread_get(struct ana_sys *s, uint32_t tid, uint32_t p
 		t->pid = pid;
 		t->last_stream = ANA_NONE;
 		t->last_fdi = ANA_NONE;
+		t->last_closed = ANA_NONE;
 	}
 	return &s->threads[*v];
 }
@@ -281,22 +282,34 @@ static inline struct ana_bucket *bucket(struct ana *a, uint64_t ts)
 	return &a->tl_sys[b];
 }
 
-static void burst_close(struct ana_sys *s, struct ana_wburst *w)
+/* A file's write burst is over: keep it when it may be a checkpoint (big,
+ * or a file that may be data written whole: iotape-analyze(1), Checkpoints;
+ * whether a whole-file write repeats is for the join to say). */
+static void burst_close(struct ana *a, struct ana_wburst *w)
 {
-	if (w->bytes >= CKPT_MIN_BYTES && w->bytes >= CKPT_MIN_MEAN * w->ops) {
+	struct ana_sys *s = &a->sys;
+	int big = w->bytes >= CKPT_MIN_BYTES && w->bytes >= CKPT_MIN_MEAN * w->ops;
+	int whole = w->whole && w->closed && !w->unlinked && w->bytes &&
+		    a->files[w->file].kind == ANA_FK_DATA;
+
+	if (big || whole) {
 		ANA_VEC_GROW(s->bursts, s->capbursts, s->nbursts);
 		s->bursts[s->nbursts++] = (struct ana_ckpt){
 			.start_ns = w->start, .end_ns = w->end, .bytes = w->bytes,
-			.ops = w->ops, .syncs = w->syncs, .files = 1 };
+			.ops = w->ops, .syncs = w->syncs, .files = 1, .file = w->file,
+			.big = (uint8_t)big, .whole = (uint8_t)whole };
 	}
+	uint32_t file = w->file;
 	memset(w, 0, sizeof(*w));
+	w->file = file;
 }
 
-static struct ana_wburst *wburst_of(struct ana_sys *s, struct ana_file *f)
+static struct ana_wburst *wburst_of(struct ana_sys *s, struct ana_file *f, uint32_t fi)
 {
 	if (!f->wb) {
 		ANA_VEC_GROW(s->wbs, s->capwbs, s->nwbs);
 		ANA_VEC_CLEAR(s->wbs, s->nwbs, s->nwbs);
+		s->wbs[s->nwbs].file = fi;
 		f->wb = (uint32_t)++s->nwbs;
 	}
 	return &s->wbs[f->wb - 1];
@@ -509,11 +522,17 @@ static void on_write(struct ana *a, const struct tape_syscall *e, struct ana_thr
 	if (!count_io(a, e, t, f, n, 1, byop))
 		return;
 
-	struct ana_wburst *w = wburst_of(s, f);
+	struct ana_wburst *w = wburst_of(s, f, fi);
 	if (w->ops && e->ts_ns > w->end + CKPT_GAP_NS)
-		burst_close(s, w);
-	if (!w->ops)
+		burst_close(a, w);
+	if (!w->ops) {
 		w->start = e->ts_ns;
+		w->whole = 1;
+	}
+	if (e->offset != w->next)
+		w->whole = 0;	/* not front to back from 0: rewrites, appends */
+	w->next = e->offset + n;
+	w->closed = w->unlinked = 0;
 	if (end > w->end)
 		w->end = end;
 	w->bytes += n;
@@ -697,10 +716,26 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 				break;
 			case TAPE_OPC_CLOSE: {
 				struct ana_fd *fe = fd_get(s, e->pid, e->fd);
+				if (fe && fe->file != ANA_NONE && a->files[fe->file].wb) {
+					s->wbs[a->files[fe->file].wb - 1].closed = 1;
+					t->last_closed = fe->file;
+				}
 				if (fe)
 					fe->file = ANA_NONE;
 				break;
 			}
+			case TAPE_OPC_NAMESPACE:
+				/* the file this thread just wrote and closed,
+				 * deleted: a temporary file, not a checkpoint */
+				if ((op == TAPE_OP_UNLINK || op == TAPE_OP_UNLINKAT) &&
+				    t->last_closed != ANA_NONE && e->path &&
+				    a->files[t->last_closed].path &&
+				    !strcmp(e->path, a->files[t->last_closed].path)) {
+					struct ana_wburst *w = &s->wbs[a->files[t->last_closed].wb - 1];
+					w->unlinked = w->ops > 0;
+					t->last_closed = ANA_NONE;
+				}
+				break;
 			default:
 				break;
 			}
@@ -714,6 +749,6 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 		ana_stream_fold(a, &s->streams[i]);
 	for (size_t i = 0; i < s->nwbs; i++)
 		if (s->wbs[i].ops)
-			burst_close(s, &s->wbs[i]);
+			burst_close(a, &s->wbs[i]);
 	return 0;
 }

@@ -338,6 +338,11 @@ _Static_assert(sizeof(struct ana_file) == 192, "three cache lines");
 /* The current write burst of a file (checkpoint detection). */
 struct ana_wburst {
 	uint64_t start, end, bytes, ops, syncs;
+	uint64_t next;	  /* where the next write goes if it continues the last */
+	uint32_t file;	  /* whose (files[]) */
+	uint8_t whole;	  /* written front to back from offset 0, each byte once */
+	uint8_t closed;	  /* closed after its last write */
+	uint8_t unlinked; /* and then deleted (a temporary file) */
 };
 
 /* ------------------------------------------------------- syscall pass */
@@ -367,6 +372,7 @@ struct ana_thread {
 	uint64_t first_ns, last_end, io_ns, gap_ns, ops;
 	uint64_t read_ops, read_bytes, write_ops, write_bytes;
 	uint32_t last_stream;	/* cache of the last stream used */
+	uint32_t last_closed;	/* the file with a write burst it last closed */
 	int64_t last_fd;	/* cache of the last fd looked up ... */
 	uint32_t last_fdi;	/* ... its index in fds[] (stable per key) */
 };
@@ -385,6 +391,9 @@ struct ana_epoch {
 
 struct ana_ckpt {
 	uint64_t start_ns, end_ns, bytes, ops, syncs, files;
+	uint32_t file;	  /* a file's burst: the file (files[]) */
+	uint8_t big;	  /* >= CKPT_MIN_BYTES in writes of >= CKPT_MIN_MEAN on average */
+	uint8_t whole;	  /* written whole (ana_wburst.whole, closed) */
 };
 
 struct ana_bucket {	/* one timeline bucket */

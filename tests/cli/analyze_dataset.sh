@@ -1,13 +1,15 @@
 #!/bin/sh
 # analyze_dataset.sh - `iotape analyze` tells the data set from the code
-# (iotape-analyze(1), DATA SET) and counts its epochs, on traces made from
-# CSV (tests/helpers/mktape: a
+# (iotape-analyze(1), DATA SET) and counts its epochs and its checkpoints
+# whatever their size, on traces made from CSV (tests/helpers/mktape: a
 # file table with the sizes, and the syscalls):
 #   shards      1,000 Python imports, then 8 tar shards read whole twice by
 #               2 workers: a data set of 8 files, 2 epochs, its file order
 #               that of the shards (name order: 0), not the imports'
 #   onefile     200 imports, then one 64 MiB file read twice through one
 #               open at shuffled offsets: 2 epochs (its bytes covered twice)
+#   ckpt        a 124 KiB torch.save per epoch (3), one with fsync and
+#               rename, beside a log appended to: 3 checkpoints of 126976 B
 . "$(dirname "$0")/lib.sh"
 [ -x "$TESTBIN/mktape" ] || skip "no $TESTBIN/mktape (run make tests)"
 
@@ -97,4 +99,39 @@ expect "$T/one.json" "[e['bytes'] for e in d['epochs']['epochs']]" "[67108864, 6
 expect "$T/one.json" "d['dataset']['files']" 1
 expect "$T/one.json" "d['dataset']['directory']" /data
 
+# ------------------------------------------------------------------ ckpt
+# torch.save of 124 KiB (126976 B in 7 writes) per epoch into ckpt/, the
+# last one into a .tmp file fsynced and renamed; a log appended every
+# 100 ms and never closed
+{ echo "$SH"
+  echo "0,100,101,openat,/job/train.log,-100,0,0,5,1000,50"
+  awk 'BEGIN {
+	for (i = 0; i < 300; i++)
+		printf "%.0f,100,101,write,/job/train.log,5,%d,100,100,1000,50\n", 1000 + i * 100000000, i * 100
+	split("1666 1854 18688 98304 5760 606 98", part, " ")
+	for (c = 0; c < 3; c++) {
+		t = (c + 1) * 9000000000; id = 10 + c
+		p = sprintf("/job/ckpt/epoch_%d.pt%s", c, c == 2 ? ".tmp" : "")
+		printf "%.0f,100,100,openat,%s,-100,0,0,9,1000,%d\n", t, p, id
+		off = 0
+		for (k = 1; k <= 7; k++) {
+			printf "%.0f,100,100,%s,%s,9,%d,%d,%d,10000,%d\n", t += 20000, k % 2 ? "writev" : "write", p, off, part[k], part[k], id
+			off += part[k]
+		}
+		if (c == 2)
+			printf "%.0f,100,100,fsync,%s,9,0,0,0,1000000,%d\n", t += 20000, p, id
+		printf "%.0f,100,100,close,%s,9,0,0,0,1000,%d\n", t += 2000000, p, id
+		if (c == 2)
+			printf "%.0f,100,100,rename,%s,-100,0,0,0,1000,0\n", t += 1000, p
+	}
+  }'; } >"$T/ckpt.sys.csv"
+"$TESTBIN/mktape" "$T/ckpt.tape" syscall="$T/ckpt.sys.csv" || fail "mktape ckpt failed"
+ok "$IOTAPE" analyze --json "$T/ckpt.tape"
+mv "$T/out" "$T/ckpt.json"
+expect "$T/ckpt.json" "d['checkpoints']['count']" 3
+expect "$T/ckpt.json" "[c['bytes'] for c in d['checkpoints']['checkpoints']]" "[126976, 126976, 126976]"
+expect "$T/ckpt.json" "[c['fsyncs'] for c in d['checkpoints']['checkpoints']]" "[0, 0, 1]"
+expect "$T/ckpt.json" "[c['whole_files'] for c in d['checkpoints']['checkpoints']]" "[True, True, True]"
+ok "$IOTAPE" analyze "$T/ckpt.tape"
+grep -q '^  3 checkpoints ' "$T/out" || fail "ckpt text: $(grep -A1 '^CHECKPOINTS' "$T/out")"
 exit 0

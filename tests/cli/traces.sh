@@ -12,7 +12,7 @@
 #                 visited twice, shuffled (file order 0.990); epoch 1
 #                 starts with its first JPEG (5.40 s); data set hit ratio
 #                 0.5 (each page missed once, hit once); 2 checkpoints of
-#                 >= 8 MiB; 4 DataLoader workers read
+#                 >= 8 MiB, written whole; 4 DataLoader workers read
 #   memmap        the data set: features.npy and labels.npy (/tmp/wl2);
 #                 features.npy: all 16,385 pages missed once and reached
 #                 through the mapping (fault and map_pages events), almost
@@ -24,8 +24,8 @@
 #                 twice, front to back (read_randomness 0) in 1 MiB reads;
 #                 each page accessed twice, missed once (hit ratio 0.5)
 #   checkpoint    no data set (no file read but code and system files);
-#                 6 checkpoints of >= 80 MiB, each with its fsync, and the
-#                 bytes reached the disk
+#                 6 checkpoints of >= 80 MiB, each written whole with its
+#                 fsync, and the bytes reached the disk
 # and in every trace no code or system file (.py, .pyc, .so, site- and
 # dist-packages, locale, ld.so.cache, /proc, /sys, /dev, /usr) is data.
 # Reads committed files only: no root, no BPF, a few seconds.
@@ -99,7 +99,8 @@ if name == "image_folder":
     check("epoch 1 starts at 5.40 s (got %s)" % ep["epochs"][1]["start_s"],
           abs(ep["epochs"][1]["start_s"] - 5.4019) < 0.001)
     check("2 checkpoints (got %s)" % ck["count"], ck["count"] == 2)
-    check("checkpoints of >= 8 MiB", all(c["bytes"] >= 8 * MiB for c in ck["checkpoints"]))
+    check("checkpoints of >= 8 MiB, written whole",
+          all(c["bytes"] >= 8 * MiB and c["whole_files"] for c in ck["checkpoints"]))
     readers = [p for p in j["processes"] if p["read_bytes"] > 0]
     check(">= 5 processes read (main + 2 workers x 2 epochs; got %d)" % len(readers),
           len(readers) >= 5)
@@ -164,8 +165,8 @@ elif name == "shards":
     check("8 workers (4 per epoch) read >= 32 MiB each (got %d)" % len(readers), len(readers) == 8)
 elif name == "checkpoint":
     check("6 checkpoints (got %s)" % ck["count"], ck["count"] == 6)
-    check("checkpoints of >= 80 MiB, one file, fsynced",
-          all(c["bytes"] >= 80 * MiB and c["files"] == 1 and c["fsyncs"] >= 1
+    check("checkpoints of >= 80 MiB, one file, fsynced, written whole",
+          all(c["bytes"] >= 80 * MiB and c["files"] == 1 and c["fsyncs"] >= 1 and c["whole_files"]
               for c in ck["checkpoints"]))
     check("no data set (%s), no epochs (%s)" % (ds, ep["count"]), ds is None and ep["count"] is None)
     check("6 x >= 80 MiB written", j["summary"]["write_bytes"] >= 6 * 80 * MiB)

@@ -874,6 +874,75 @@ static void test_epochs_one_file(void **state)
 	ana_release(&a);
 }
 
+/* A 124 KB torch.save per epoch (3 epochs), each file written front to back
+ * in several writes and closed, one of them with fsync and rename: three
+ * checkpoints, whatever their size.  Whole-file writes that do not repeat
+ * (a results file once), files rewritten at offset 0 (a temporary file two
+ * processes write 4 bytes to), temporary files written whole and deleted
+ * (mkstemp, write, close, unlink), a log appended to and never closed, and
+ * compiled modules written whole are none. */
+static void test_checkpoints_small(void **state)
+{
+	static const uint64_t parts[] = { 1666, 1854, 18688, 98304, 5760, 606, 98 };
+	const uint64_t total = 126976;
+	struct tw t;
+	tw_open(&t);
+	uint64_t ts = 0;
+	sc(&t, 0, 1000, 100, 101, TAPE_OP_OPENAT, -100, 50, 0, 0, 5, "/job/train.log");
+	for (int i = 0; i < 300; i++)
+		sc(&t, 1000 + i * 100 * MS, 1000, 100, 101, TAPE_OP_WRITE, 5, 50, i * 100ull, 100, 100, "");
+	for (int c = 0; c < 3; c++) {
+		char p[64];
+		ts = (uint64_t)(c + 1) * 9000 * MS;
+		snprintf(p, sizeof(p), c == 2 ? "/job/ckpt/epoch_%d.pt.tmp" : "/job/ckpt/epoch_%d.pt", c);
+		sc(&t, ts, 1000, 100, 100, TAPE_OP_OPENAT, -100, 10 + c, 0, 0, 9, p);
+		uint64_t off = 0;
+		for (size_t i = 0; i < sizeof(parts) / sizeof(*parts); i++) {
+			sc(&t, ts += 20000, 10000, 100, 100, i % 2 ? TAPE_OP_WRITE : TAPE_OP_WRITEV, 9,
+			   10 + c, off, parts[i], (int64_t)parts[i], "");
+			off += parts[i];
+		}
+		if (c == 2)
+			sc(&t, ts += 20000, MS, 100, 100, TAPE_OP_FSYNC, 9, 10 + c, 0, 0, 0, "");
+		sc(&t, ts += 2 * MS, 1000, 100, 100, TAPE_OP_CLOSE, 9, 10 + c, 0, 0, 0, "");
+		/* a temporary file: 4 bytes at offset 0 from two processes */
+		snprintf(p, sizeof(p), "/tmp/tmp%dxyz", c);
+		for (uint32_t w = 0; w < 2; w++) {
+			sc(&t, ts += MS, 1000, 300 + w, 300 + w, TAPE_OP_OPENAT, -100, 20 + c, 0, 0, 4, p);
+			sc(&t, ts += MS, 1000, 300 + w, 300 + w, TAPE_OP_WRITE, 4, 20 + c, 0, 4, 4, "");
+			sc(&t, ts += MS, 1000, 300 + w, 300 + w, TAPE_OP_CLOSE, 4, 20 + c, 0, 0, 0, "");
+		}
+		/* a temporary file written whole, closed and deleted */
+		snprintf(p, sizeof(p), "/tmp/tmp%dabc", c);
+		sc(&t, ts += MS, 1000, 400, 401, TAPE_OP_OPENAT, -100, 60 + c, 0, 0, 4, p);
+		sc(&t, ts += MS, 1000, 400, 401, TAPE_OP_WRITE, 4, 60 + c, 0, 4, 4, "");
+		sc(&t, ts += MS, 1000, 400, 401, TAPE_OP_CLOSE, 4, 60 + c, 0, 0, 0, "");
+		sc(&t, ts += MS, 1000, 400, 401, TAPE_OP_UNLINK, -1, 0, 0, 0, 0, p);
+		/* a compiled module, written whole */
+		snprintf(p, sizeof(p), "/job/__pycache__/m%d.cpython-311.pyc", c);
+		sc(&t, ts += MS, 1000, 100, 100, TAPE_OP_OPENAT, -100, 30 + c, 0, 0, 4, p);
+		sc(&t, ts += MS, 1000, 100, 100, TAPE_OP_WRITE, 4, 30 + c, 0, 5000, 5000, "");
+		sc(&t, ts += MS, 1000, 100, 100, TAPE_OP_CLOSE, 4, 30 + c, 0, 0, 0, "");
+	}
+	sc(&t, ts += 5000 * MS, 1000, 100, 100, TAPE_OP_OPENAT, -100, 40, 0, 0, 4, "/job/results.json");
+	sc(&t, ts += MS, 1000, 100, 100, TAPE_OP_WRITE, 4, 40, 0, 300, 300, "");
+	sc(&t, ts += MS, 1000, 100, 100, TAPE_OP_CLOSE, 4, 40, 0, 0, 0, "");
+	tw_close(&t);
+
+	struct ana a;
+	run(&a, &t, NULL);
+	assert_int_equal(a.nckpts, 3);
+	for (int c = 0; c < 3; c++) {
+		assert_int_equal(a.ckpts[c].bytes, total);
+		assert_int_equal(a.ckpts[c].files, 1);
+		assert_int_equal(a.ckpts[c].ops, 7);
+		assert_int_equal(a.ckpts[c].syncs, c == 2);
+		assert_true(a.ckpts[c].whole);
+		assert_int_equal(a.ckpts[c].start_ns, T0 + (c + 1) * 9000 * MS + 20000);
+	}
+	ana_release(&a);
+}
+
 /* Every allocation the analysis makes can fail: ana_run then returns
  * -ENOMEM (one or two threads) and ana_release frees what was built. */
 static void test_out_of_memory(void **state)
@@ -1302,6 +1371,7 @@ int main(void)
 		cmocka_unit_test(test_dataset_python_job),
 		cmocka_unit_test(test_epochs_few_shards),
 		cmocka_unit_test(test_epochs_one_file),
+		cmocka_unit_test(test_checkpoints_small),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char cmd[128];
