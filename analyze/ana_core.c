@@ -473,6 +473,7 @@ void ana_join(struct ana *a)
 		f->pages_accessed += cf->accessed;
 		f->pages_missed += cf->missed;
 		f->mapped += cf->mapped;
+		f->mapped_missed += cf->mapped_missed;
 	}
 
 	/* threads onto processes */

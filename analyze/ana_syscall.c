@@ -703,15 +703,19 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 			}
 			case TAPE_OPC_MMAP:
 				/* prot | flags << 32: a data file is mapped
-				 * shared and readable, libraries privately */
-				if (op == TAPE_OP_MMAP && (e->flags >> 32 & 1) &&
-				    (e->flags & 5) == 1) {
-					struct ana_fd *fe = fd_get(s, e->pid, e->fd);
+				 * shared and readable, libraries privately and
+				 * executable */
+				if (op == TAPE_OP_MMAP) {
+					int shared = e->flags >> 32 & 1, prot = (int)(e->flags & 7);
+					struct ana_fd *fe = shared || prot & 4 ?
+							    fd_get(s, e->pid, e->fd) : NULL;
 					uint32_t fi = fe ? fe->file : ANA_NONE;
-					if (fi == ANA_NONE && e->file_id)
+					if (fi == ANA_NONE && e->file_id && (shared || prot & 4))
 						fi = ana_file_by_id(a, e->file_id);
-					if (fi != ANA_NONE)
+					if (fi != ANA_NONE && shared && (prot & 5) == 1)
 						a->files[fi].shared_map = 1;
+					if (fi != ANA_NONE && prot & 4)
+						a->files[fi].exec_map = 1;
 				}
 				break;
 			case TAPE_OPC_CLOSE: {

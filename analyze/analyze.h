@@ -313,6 +313,7 @@ struct ana_file {
 	uint16_t no_cov : 1;	/* epochs: read past its size: by visits only */
 	uint16_t again : 1;	/* epochs: entered a second round */
 	uint16_t dataset : 1;	/* in the data set (ana_join) */
+	uint16_t exec_map : 1;	/* mapped executable: code, its faults the loader's */
 	/* reads and writes of a file that may be data and was not read again
 	 * yet, by size class (see ana_sys.fhist): two classes here, hc[i]
 	 * of class hk[i] (| 1 << 7: writes); 0: slot free */
@@ -332,6 +333,7 @@ struct ana_file {
 	uint64_t dev, inode;
 	/* cache pass (joined) */
 	uint64_t pages_accessed, pages_missed;
+	uint64_t mapped_missed;	/* of mapped, the pages missed */
 };
 _Static_assert(sizeof(struct ana_file) == 192, "three cache lines");
 
@@ -437,9 +439,10 @@ struct ana_sys {
 
 /* --------------------------------------------------------- cache pass */
 
-struct ana_cfile {	/* per (dev, inode) or file_id: 112 bytes */
+struct ana_cfile {	/* per (dev, inode) or file_id: 120 bytes */
 	uint64_t dev, inode, file_id;
 	uint64_t accessed, missed, mapped;	/* mapped: by fault, map_pages */
+	uint64_t mapped_missed;	/* of those, missed */
 	struct ana_ivset pending;	/* inserted, not yet accessed */
 	uint64_t last_s, last_e;	/* last access of last_tid (dedupe) */
 	uint64_t fault_idx;
