@@ -126,7 +126,7 @@ int ana_pass_cache(struct ana *a, tape_reader *r)
 			if (i + PF_FILE < n) {
 				uint32_t v = ana_idx_get(&c->fidx, e0[i + PF_FILE].file_id);
 				if (v != ANA_NONE) {
-					/* 112 bytes: both of its cache lines */
+					/* 120 bytes: both of its cache lines */
 					__builtin_prefetch(&c->f[v], 1);
 					__builtin_prefetch((char *)&c->f[v] + 64, 1);
 				}
@@ -174,6 +174,7 @@ int ana_pass_cache(struct ana *a, tape_reader *r)
 				c->accessed += ce - cs;
 				miss = take(c, f, cs, ce);
 				f->missed += miss;
+				f->mapped_missed += miss;
 				c->missed += miss;
 				{
 					struct ana_bucket *b = bucket(a, e->ts_ns);
@@ -194,6 +195,7 @@ int ana_pass_cache(struct ana *a, tape_reader *r)
 				if (f->fault_tid && f->fault_tid == e->tid &&
 				    f->fault_idx >= s && f->fault_idx < end) {
 					f->missed++;
+					f->mapped_missed++;
 					c->missed++;
 					bucket(a, e->ts_ns)->pages_missed++;
 					f->fault_tid = 0;

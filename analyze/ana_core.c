@@ -180,6 +180,8 @@ int ana_pass_file(struct ana *a)
 			}
 			if (e->inode)
 				*ana_map_put(&a->devino_map, e->dev, e->inode) = v;
+			f->kind = ANA_FK_UNKNOWN;	/* its path, now while it is at hand */
+			ana_file_kind(a, f);
 		}
 	}
 	if (err < 0)
@@ -347,7 +349,85 @@ static int cmp_ckpt(const void *x, const void *y)
 	return p->start_ns < q->start_ns ? -1 : p->start_ns > q->start_ns;
 }
 
+/* The length of the directory part of a file's path ("" for none). */
+static size_t dir_len(const struct ana_file *f)
+{
+	const char *s = f->path ? strrchr(f->path, '/') : NULL;
+	return s ? (size_t)(s - f->path) : 0;
+}
+
+/* The directories of two bursts' files, compared. */
+static int cmp_dir(const struct ana_ckpt *p, const struct ana_ckpt *q)
+{
+	const struct ana_file *f = &sort_ctx->files[p->file], *g = &sort_ctx->files[q->file];
+	size_t m = dir_len(f), n = dir_len(g);
+	int c = m && n ? memcmp(f->path, g->path, m < n ? m : n) : 0;
+	return c ? c : m < n ? -1 : m > n;
+}
+
+/* Bursts by the directory of their file, then by start. */
+static int cmp_ckpt_dir(const void *x, const void *y)
+{
+	int c = cmp_dir(x, y);
+	return c ? c : cmp_ckpt(x, y);
+}
+
 #define CKPT_GAP_NS 1000000000ull
+
+/*
+ * Checkpoints (iotape-analyze(1), Checkpoints) from the files' write
+ * bursts the syscall pass kept: a big burst is a candidate; a burst that
+ * only wrote its file whole is one when whole-file writes repeat in its
+ * directory (one of them starts more than CKPT_GAP_NS after another
+ * ended); candidates that overlap or follow within CKPT_GAP_NS are one
+ * checkpoint.
+ */
+static void join_ckpts(struct ana *a)
+{
+	struct ana_ckpt *b = a->sys.bursts;
+	size_t n = a->sys.nbursts;
+
+	sort_ctx = a;
+	if (n)
+		qsort(b, n, sizeof(*b), cmp_ckpt_dir);
+	for (size_t i = 0, j; i < n; i = j) {	/* [i, j): one directory */
+		uint64_t first_end = 0, last_start = 0;
+		int any = 0;
+		for (j = i; j < n && !cmp_dir(&b[i], &b[j]); j++) {
+			if (b[j].big || !b[j].whole)
+				continue;
+			if (!any || b[j].end_ns < first_end)
+				first_end = b[j].end_ns;
+			last_start = b[j].start_ns;
+			any = 1;
+		}
+		int periodic = any && last_start > first_end + CKPT_GAP_NS;
+		for (size_t k = i; k < j; k++)
+			if (!b[k].big && !periodic)
+				b[k].files = 0;	/* a whole-file write that does not repeat */
+	}
+	if (n)
+		qsort(b, n, sizeof(*b), cmp_ckpt);
+	a->ckpts = ana_xcalloc(n, sizeof(*a->ckpts));
+	for (size_t i = 0; i < n; i++) {
+		const struct ana_ckpt *p = &b[i];
+		struct ana_ckpt *c = a->nckpts ? &a->ckpts[a->nckpts - 1] : NULL;
+		if (!p->files)
+			continue;
+		if (c && p->start_ns <= c->end_ns + CKPT_GAP_NS) {
+			if (p->end_ns > c->end_ns)
+				c->end_ns = p->end_ns;
+			c->bytes += p->bytes;
+			c->ops += p->ops;
+			c->syncs += p->syncs;
+			c->files += p->files;
+			c->big |= p->big;
+			c->whole &= p->whole;
+		} else {
+			a->ckpts[a->nckpts++] = *p;
+		}
+	}
+}
 
 void ana_join(struct ana *a)
 {
@@ -374,8 +454,7 @@ void ana_join(struct ana *a)
 		}
 	}
 
-	/* cache results onto files; pages faulted in per file */
-	uint64_t *mapped = NULL;
+	/* cache results onto files, with the pages faulted in */
 	for (size_t i = 0; i < a->cache.nf; i++) {
 		struct ana_cfile *cf = &a->cache.f[i];
 		uint32_t fi = ana_file_by_devino(a, cf->dev, cf->inode);
@@ -394,11 +473,8 @@ void ana_join(struct ana *a)
 		f->has_cache = 1;
 		f->pages_accessed += cf->accessed;
 		f->pages_missed += cf->missed;
-		if (cf->mapped && f->shared_map && !f->not_regular) {
-			if (!mapped)
-				mapped = ana_tmp_calloc(a->nfiles + a->cache.nf, sizeof(*mapped));
-			mapped[fi] += cf->mapped;
-		}
+		f->mapped += cf->mapped;
+		f->mapped_missed += cf->mapped_missed;
 	}
 
 	/* threads onto processes */
@@ -414,25 +490,7 @@ void ana_join(struct ana *a)
 		p->write_bytes += t->write_bytes;
 	}
 
-	/* a data set read through mmap: more bytes faulted in from one file
-	 * than the counted epochs read (iotape-analyze(1), Epochs) */
-	a->mmap_file = ANA_NONE;
-	a->mmap_bytes = 0;
-	if (mapped) {
-		uint64_t read = 0;
-		for (size_t e = 0, k = ana_epoch_count(a); e < k; e++)
-			read += a->sys.epochs[e].bytes;
-		for (size_t i = 0; i < a->nfiles; i++) {
-			uint64_t b = mapped[i] * a->page_size;
-			if (b > read && b > a->mmap_bytes) {
-				a->mmap_bytes = b;
-				a->mmap_file = (uint32_t)i;
-			}
-		}
-		ana_tmp_free(mapped);
-	}
-
-	/* name ranks (natural order), then epochs' visit orders as ranks */
+	/* name ranks (natural order), for the epochs' visit orders */
 	uint32_t *idx = ana_tmp_calloc(a->nfiles + 1, sizeof(*idx));
 	for (size_t i = 0; i < a->nfiles; i++)
 		idx[i] = (uint32_t)i;
@@ -441,66 +499,10 @@ void ana_join(struct ana *a)
 	for (size_t i = 0; i < a->nfiles; i++)
 		a->files[idx[i]].name_rank = (uint32_t)i;
 	ana_tmp_free(idx);
-	/* orders keep only the data set: the files with as many visits as
-	 * there are epochs (start-up files, read once, and files re-read by
-	 * every worker, read more often, drop out once there are 2 epochs) */
-	size_t nep = ana_epoch_count(a);
-	/* per file: 1 read in more than one pass (for the starts), 2 as
-	 * many times as there are passes (the data set, for the orders) */
-	uint8_t *ds = ana_tmp_calloc(a->nfiles + 1, 1);
-	for (size_t i = 0; i < a->nfiles; i++)
-		ds[i] = (a->files[i].visits >= 2) | (a->files[i].visits == nep) << 1;
-	uint64_t mid = 0;	/* the previous pass's middle data-set visit */
-	for (size_t e = 0; e < nep; e++) {	/* partial passes are not shown */
-		struct ana_epoch *ep = &a->sys.epochs[e];
-		/* A later pass starts with its first visit of a file read in
-		 * more than one pass after the middle such visit of the pass
-		 * before: files read twice at start-up are no start of epoch
-		 * 1 (the last counted pass may miss some of the data set:
-		 * not "read in every pass") */
-		size_t nd = 0, k = 0;
-		for (size_t i = 0; i < ep->norder; i++)
-			nd += ds[ep->order[i]] & 1;
-		uint64_t start = UINT64_MAX, m = ep->start_ns, ts = 0;
-		for (size_t i = 0, j = 0; i < ep->norder; i++) {
-			ts = ep->dts[i] == ANA_TS_FAR ? ep->far[j++] : ts + (int64_t)ep->dts[i];
-			if (!(ds[ep->order[i]] & 1))
-				continue;
-			if (k++ == (nd - 1) / 2)
-				m = ts;
-			if (e && start == UINT64_MAX && ts >= mid)
-				start = ts;
-		}
-		if (e && start != UINT64_MAX && start > ep->start_ns)
-			ep->start_ns = start < ep->end_ns ? start : ep->end_ns;
-		mid = m;
-		size_t n = 0;
-		for (size_t i = 0; i < ep->norder; i++)
-			if (ds[ep->order[i]] & 2)
-				ep->order[n++] = a->files[ep->order[i]].name_rank;
-		ep->norder = n;
-		ep->order_rand = ana_order_randomness(ep->order, ep->norder, &ep->order_tau);
-	}
-	ana_tmp_free(ds);
 
-	/* checkpoints: per-file write bursts merged when they overlap in time */
-	if (a->sys.nbursts)
-		qsort(a->sys.bursts, a->sys.nbursts, sizeof(*a->sys.bursts), cmp_ckpt);
-	a->ckpts = ana_xcalloc(a->sys.nbursts, sizeof(*a->ckpts));
-	for (size_t i = 0; i < a->sys.nbursts; i++) {
-		struct ana_ckpt *b = &a->sys.bursts[i];
-		struct ana_ckpt *c = a->nckpts ? &a->ckpts[a->nckpts - 1] : NULL;
-		if (c && b->start_ns <= c->end_ns + CKPT_GAP_NS) {
-			if (b->end_ns > c->end_ns)
-				c->end_ns = b->end_ns;
-			c->bytes += b->bytes;
-			c->ops += b->ops;
-			c->syncs += b->syncs;
-			c->files += b->files;
-		} else {
-			a->ckpts[a->nckpts++] = *b;
-		}
-	}
+	/* the data set, its figures and the other files', its epochs */
+	ana_dataset(a);
+	join_ckpts(a);
 
 	for (int op = 0; op < TAPE_OP_MAX; op++)
 		cm_lat_finish(&a->sys.lat[op]);
@@ -525,7 +527,7 @@ double ana_seq_read_fraction(const struct ana *a)
 
 double ana_file_order_randomness(const struct ana *a, double *tau)
 {
-	if (!a->sys.nepochs) {
+	if (!a->nep || !ana_epochs_known(a)) {
 		if (tau)
 			*tau = NAN;
 		return NAN;
@@ -543,25 +545,24 @@ double ana_hit_ratio(uint64_t accessed, uint64_t missed)
 	return h < 0 ? 0 : h > 1 ? 1 : h;
 }
 
-/* Pass 1 holds a re-read data set even though it is under half of pass 0:
- * at least ANA_DATASET_MIN files and 1/ANA_DATASET_DIV of pass 0 (pass 0
- * also holds the start-up files, read once: a Python job imports 1,500). */
-#define ANA_DATASET_MIN 32
-#define ANA_DATASET_DIV 32
+double ana_group_randomness(const struct ana_group *g)
+{
+	return g->rd_pairs ? (double)g->rd_nonconsec / (double)g->rd_pairs : NAN;
+}
+
+double ana_group_seq_fraction(const struct ana_group *g)
+{
+	return g->rd_pairs ? (double)g->rd_seq / (double)g->rd_pairs : NAN;
+}
 
 size_t ana_epoch_count(const struct ana *a)
 {
-	if (!a->sys.nepochs)
-		return 0;
-	const struct ana_epoch *ep = a->sys.epochs;
-	uint64_t base = ep[0].files;
-	if (a->sys.nepochs > 1 && ep[1].files >= ANA_DATASET_MIN &&
-	    ANA_DATASET_DIV * ep[1].files >= base && ep[1].files < base)
-		base = ep[1].files;
-	size_t k = 1;
-	while (k < a->sys.nepochs && 2 * ep[k].files >= base)
-		k++;
-	return k;
+	return a->nep;
+}
+
+int ana_epochs_known(const struct ana *a)
+{
+	return a->ds_rule != ANA_DS_NONE && a->mmap_file == ANA_NONE;
 }
 
 uint32_t ana_mmap_dataset(const struct ana *a, uint64_t *bytes)
@@ -616,6 +617,8 @@ void ana_release(struct ana *a)
 	free(a->sys.epochs);
 	free(a->sys.bursts);
 	free(a->sys.wbs);
+	cm_map_release(&a->sys.fhist);
+	free(a->ds_dir);
 	cm_map_release(&a->cache.map);
 	ana_idx_release(&a->cache.fidx);
 	for (size_t i = 0; i < a->cache.nf; i++)

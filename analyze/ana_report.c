@@ -186,11 +186,6 @@ static const char *proc_comm(const struct ana *a, uint32_t pid)
 	return v ? a->procs[*v].comm : NULL;
 }
 
-static void stream_classes(const struct ana *a, uint64_t cls[4])
-{
-	memcpy(cls, a->sys.st_cls, 4 * sizeof(*cls));
-}
-
 static double file_randomness(const struct ana_file *f)
 {
 	return f->rd_pairs ? (double)f->rd_nonconsec / (double)f->rd_pairs : NAN;
@@ -245,6 +240,7 @@ static const char *no_layer(const struct ana *a, int table)
 #define NO_CACHE no_layer(a, TAPE_TABLE_CACHE)
 #define NO_BLK no_layer(a, TAPE_TABLE_BLOCK)
 #define NO_SAMPLE no_layer(a, TAPE_TABLE_SAMPLE)
+#define NO_DATASET "every file read is code or a system file (iotape-analyze(1), DATA SET)"
 
 struct jw {
 	FILE *out;
@@ -295,36 +291,146 @@ static json_t *j_summary(struct ana *a)
 	return o;
 }
 
+/* Why the epochs cannot be counted (no data set, or one read through
+ * mmap: ana_epochs_known), or NULL.  buf >= 512 bytes. */
+static const char *epochs_why(const struct ana *a, char *buf, size_t len)
+{
+	uint64_t bytes;
+	uint32_t fi = ana_mmap_dataset(a, &bytes);
+	if (a->ds_rule == ANA_DS_NONE) {
+		snprintf(buf, len, "no data set: %s", NO_DATASET);
+		return buf;
+	}
+	if (fi == ANA_NONE)
+		return NULL;
+	char lb[128], b1[32];
+	cm_fmt_bytes(b1, sizeof(b1), bytes);
+	snprintf(buf, len, "the data set is read through mmap (%.300s: %s reached by page "
+		 "faults, more than the epochs' reads); epochs are counted from reads",
+		 ana_file_label(&a->files[fi], lb, sizeof(lb)), b1);
+	return buf;
+}
+
+/* Why the data set's file order is null.  buf >= 512 bytes. */
+static const char *order_why(const struct ana *a, char *buf, size_t len)
+{
+	const char *why = epochs_why(a, buf, len);
+	return why ? why : "fewer than two files of the data set were read in its first epoch";
+}
+
+/* The access pattern of a group into o (the keys of "pattern"; the file
+ * order only for the data set: order set), its nulls into un as
+ * prefix.metric. */
+static void j_group_pattern(json_t *o, const struct ana *a, const struct ana_group *g,
+			    int order, const char *prefix, json_t *un)
+{
+	char m[96], why[512];
+	double rr = ana_group_randomness(g), tau;
+	if (isnan(rr)) {
+		snprintf(m, sizeof(m), "%s.read_randomness", prefix);
+		unavail(un, m, "no stream read a file twice");
+		snprintf(m, sizeof(m), "%s.sequential_read_fraction", prefix);
+		unavail(un, m, "no stream read a file twice");
+	}
+	json_object_set_new(o, "read_randomness", jreal(rr));
+	json_object_set_new(o, "sequential_read_fraction", jreal(ana_group_seq_fraction(g)));
+	if (order) {
+		double fo = ana_file_order_randomness(a, &tau);
+		if (isnan(fo)) {
+			snprintf(m, sizeof(m), "%s.file_order_randomness", prefix);
+			unavail(un, m, order_why(a, why, sizeof(why)));
+		}
+		json_object_set_new(o, "file_order_randomness", jreal(fo));
+		json_object_set_new(o, "file_order_tau", jreal(tau));
+	}
+	json_object_set_new(o, "read_pairs", cm_json_u64(g->rd_pairs));
+	json_object_set_new(o, "consecutive_reads", cm_json_u64(g->rd_pairs - g->rd_nonconsec));
+	json_object_set_new(o, "sequential_reads", cm_json_u64(g->rd_seq));
+	json_t *st = json_object();
+	json_object_set_new(st, "total", cm_json_u64(g->streams));
+	json_object_set_new(st, "single", cm_json_u64(g->st_cls[0]));
+	json_object_set_new(st, "sequential", cm_json_u64(g->st_cls[1]));
+	json_object_set_new(st, "strided", cm_json_u64(g->st_cls[2]));
+	json_object_set_new(st, "random", cm_json_u64(g->st_cls[3]));
+	json_object_set_new(o, "streams", st);
+	json_object_set_new(o, "request_size_histogram", jhist(g->rd_hist, g->wr_hist));
+}
+
 static json_t *j_pattern(struct ana *a, json_t *un)
 {
 	if (!a->have[TAPE_TABLE_SYSCALL])
 		return json_null();
 	json_t *o = json_object();
-	double rr = ana_read_randomness(a), tau;
-	double fo = ana_file_order_randomness(a, &tau);
-	if (isnan(rr)) {
-		unavail(un, "pattern.read_randomness", "no stream read a file twice");
-		unavail(un, "pattern.sequential_read_fraction", "no stream read a file twice");
+	j_group_pattern(o, a, &a->all, 1, "pattern", un);
+	return o;
+}
+
+/* A group's page-cache figures, or null without the cache layer. */
+static json_t *j_group_cache(const struct ana *a, const struct ana_group *g,
+			     const char *prefix, json_t *un)
+{
+	char m[96];
+	if (!a->have[TAPE_TABLE_CACHE]) {
+		snprintf(m, sizeof(m), "%s.cache", prefix);
+		unavail(un, m, NO_CACHE);
+		return json_null();
 	}
-	if (isnan(fo))
-		unavail(un, "pattern.file_order_randomness", "fewer than two files were read");
-	uint64_t pairs = a->sys.st_pairs, consec = a->sys.st_consec, seq = a->sys.st_seq, cls[4];
-	stream_classes(a, cls);
-	json_object_set_new(o, "read_randomness", jreal(rr));
-	json_object_set_new(o, "sequential_read_fraction", jreal(ana_seq_read_fraction(a)));
-	json_object_set_new(o, "file_order_randomness", jreal(fo));
-	json_object_set_new(o, "file_order_tau", jreal(tau));
-	json_object_set_new(o, "read_pairs", cm_json_u64(pairs));
-	json_object_set_new(o, "consecutive_reads", cm_json_u64(consec));
-	json_object_set_new(o, "sequential_reads", cm_json_u64(seq));
-	json_t *st = json_object();
-	json_object_set_new(st, "total", cm_json_u64(a->sys.st_count));
-	json_object_set_new(st, "single", cm_json_u64(cls[0]));
-	json_object_set_new(st, "sequential", cm_json_u64(cls[1]));
-	json_object_set_new(st, "strided", cm_json_u64(cls[2]));
-	json_object_set_new(st, "random", cm_json_u64(cls[3]));
-	json_object_set_new(o, "streams", st);
-	json_object_set_new(o, "request_size_histogram", jhist(a->sys.rd_hist, a->sys.wr_hist));
+	double h = ana_hit_ratio(g->pages_accessed, g->pages_missed);
+	if (isnan(h)) {
+		snprintf(m, sizeof(m), "%s.cache.hit_ratio", prefix);
+		unavail(un, m, "no page of these files was accessed in the window");
+	}
+	json_t *o = json_object();
+	json_object_set_new(o, "hit_ratio", jreal(h));
+	json_object_set_new(o, "pages_accessed", cm_json_u64(g->pages_accessed));
+	json_object_set_new(o, "pages_missed", cm_json_u64(g->pages_missed));
+	return o;
+}
+
+/* A group's files and bytes into o. */
+static void j_group_io(json_t *o, const struct ana_group *g)
+{
+	json_object_set_new(o, "files", cm_json_u64(g->files));
+	json_object_set_new(o, "read_ops", cm_json_u64(g->read_ops));
+	json_object_set_new(o, "read_bytes", cm_json_u64(g->read_bytes));
+	json_object_set_new(o, "write_ops", cm_json_u64(g->write_ops));
+	json_object_set_new(o, "write_bytes", cm_json_u64(g->write_bytes));
+}
+
+static const char *const ds_rules[] = { NULL, "read_again", "read_once" };
+
+static json_t *j_dataset(struct ana *a, json_t *un)
+{
+	char why[512];
+	if (!a->have[TAPE_TABLE_SYSCALL])
+		return json_null();
+	if (a->ds_rule == ANA_DS_NONE) {
+		unavail(un, "dataset", epochs_why(a, why, sizeof(why)));
+		return json_null();
+	}
+	json_t *o = json_object(), *p = json_object();
+	json_object_set_new(o, "rule", json_string(ds_rules[a->ds_rule]));
+	json_object_set_new(o, "directory", jstr(a->ds_dir));
+	json_object_set_new(o, "files_read_again", cm_json_u64(a->ds_again));
+	json_object_set_new(o, "bytes", cm_json_u64(a->ds.size));
+	j_group_io(o, &a->ds);
+	j_group_pattern(p, a, &a->ds, 1, "dataset.pattern", un);
+	json_object_set_new(o, "pattern", p);
+	json_object_set_new(o, "cache", j_group_cache(a, &a->ds, "dataset", un));
+	json_object_set_new(o, "epochs", ana_epochs_known(a) ? cm_json_u64(ana_epoch_count(a))
+							     : json_null());
+	return o;
+}
+
+static json_t *j_other(struct ana *a, json_t *un)
+{
+	if (!a->have[TAPE_TABLE_SYSCALL])
+		return json_null();
+	json_t *o = json_object(), *p = json_object();
+	j_group_io(o, &a->other);
+	j_group_pattern(p, a, &a->other, 0, "other_files.pattern", un);
+	json_object_set_new(o, "pattern", p);
+	json_object_set_new(o, "cache", j_group_cache(a, &a->other, "other_files", un));
 	return o;
 }
 
@@ -467,30 +573,14 @@ static json_t *j_timeline(struct ana *a)
 	return o;
 }
 
-/* Why epochs cannot be counted from reads, or NULL (see ana_mmap_dataset).
- * buf >= 512 bytes. */
-static const char *mmap_epochs_why(const struct ana *a, char *buf, size_t len)
-{
-	uint64_t bytes;
-	uint32_t fi = ana_mmap_dataset(a, &bytes);
-	if (fi == ANA_NONE)
-		return NULL;
-	char lb[128], b1[32];
-	cm_fmt_bytes(b1, sizeof(b1), bytes);
-	snprintf(buf, len, "the data set is read through mmap (%.300s: %s reached by page "
-		 "faults, more than the epochs' reads); epochs are counted from reads",
-		 ana_file_label(&a->files[fi], lb, sizeof(lb)), b1);
-	return buf;
-}
-
 static json_t *j_epochs(struct ana *a, json_t *un)
 {
 	if (!a->have[TAPE_TABLE_SYSCALL])
 		return json_null();
 	size_t k = ana_epoch_count(a);
 	char why[512];
-	int mapped = mmap_epochs_why(a, why, sizeof(why)) != NULL;
-	if (mapped) {
+	int known = !epochs_why(a, why, sizeof(why));
+	if (!known) {
 		unavail(un, "epochs.count", why);
 		k = 0;
 	}
@@ -511,11 +601,11 @@ static json_t *j_epochs(struct ana *a, json_t *un)
 				    jreal(ep->order_rand));
 		json_array_append_new(arr, x);
 	}
-	if (!k && !mapped)
-		unavail(un, "epochs", "no file was read");
-	json_object_set_new(o, "count", mapped ? json_null() : cm_json_u64(k));
+	if (!k && known)
+		unavail(un, "epochs", "no pass over the data set");
+	json_object_set_new(o, "count", known ? cm_json_u64(k) : json_null());
 	json_object_set_new(o, "partial_passes",
-			    mapped ? json_null() : cm_json_u64(a->sys.nepochs - k));
+			    known ? cm_json_u64(a->npasses - k) : json_null());
 	json_object_set_new(o, "read_once_bytes", cm_json_u64(once));
 	json_object_set_new(o, "reread_bytes", cm_json_u64(again));
 	json_object_set_new(o, "epochs", arr);
@@ -540,6 +630,7 @@ static json_t *j_ckpts(struct ana *a)
 		json_object_set_new(x, "write_ops", cm_json_u64(c->ops));
 		json_object_set_new(x, "fsyncs", cm_json_u64(c->syncs));
 		json_object_set_new(x, "bandwidth_Bps", d > 0 ? json_real(c->bytes / d) : json_null());
+		json_object_set_new(x, "whole_files", json_boolean(c->whole));
 		json_array_append_new(arr, x);
 	}
 	json_object_set_new(o, "count", cm_json_u64(a->nckpts));
@@ -719,6 +810,7 @@ static void jw_files(struct jw *w, struct ana *a)
 		rb_real(&r, file_randomness(f));
 		rb_s(&r, ",\"visits\":");
 		rb_u64(&r, f->visits);
+		rb_s(&r, f->dataset ? ",\"dataset\":true" : ",\"dataset\":false");
 		rb_s(&r, ",\"hit_ratio\":");
 		rb_real(&r, file_hit(a, f));
 		rb_s(&r, ",\"pages_accessed\":");
@@ -842,7 +934,8 @@ static void unavail_tables(const struct ana *a, json_t *un)
 	if (!a->have[TAPE_TABLE_SYSCALL]) {
 		const char *m[] = { "summary.read_ops", "summary.read_bytes", "summary.write_ops",
 				    "summary.write_bytes", "summary.files_read", "summary.files_written",
-				    "summary.processes", "summary.threads", "pattern", "latency",
+				    "summary.processes", "summary.threads", "dataset",
+				    "other_files", "pattern", "latency",
 				    "timeline", "epochs", "checkpoints", "compute",
 				    "files[].read_randomness", "processes" };
 		for (size_t i = 0; i < sizeof(m) / sizeof(*m); i++)
@@ -894,6 +987,8 @@ static int report_json(struct ana *a, FILE *out)
 	jw_key(&w, "schema", json_string("iotape-analyze/1"));
 	jw_key(&w, "window", j_window(a));
 	jw_key(&w, "summary", j_summary(a));
+	jw_key(&w, "dataset", j_dataset(a, un));
+	jw_key(&w, "other_files", j_other(a, un));
 	jw_key(&w, "pattern", j_pattern(a, un));
 	jw_key(&w, "cache", j_cache(a, un));
 	jw_key(&w, "block", j_block(a, un));
@@ -1028,27 +1123,83 @@ static void t_summary(FILE *o, const struct ana *a)
 		ana_fmt_count(b3, a->st[TAPE_TABLE_CACHE].events));
 }
 
+static const char *const ds_rule_text[] = {
+	NULL, "files read again, and the files under their directory", "every file read (none read again)",
+};
+
+/* DATA SET: the rule that found it and its size. */
+static void t_dataset(FILE *o, const struct ana *a)
+{
+	char b1[32], b2[32], b3[32];
+	if (!t_section_of(o, a, "DATA SET", TAPE_TABLE_SYSCALL, ""))
+		return;
+	if (a->ds_rule == ANA_DS_NONE) {
+		fprintf(o, "  none: %s\n", NO_DATASET);
+		return;
+	}
+	fprintf(o, "  %-26s %s (iotape-analyze(1), DATA SET)\n", "rule", ds_rule_text[a->ds_rule]);
+	if (a->ds_dir) {
+		fprintf(o, "  %-26s ", "directory");
+		cm_put_escaped(o, a->ds_dir, 0);
+		fputc('\n', o);
+	}
+	fprintf(o, "  %-26s %" PRIu64 " (%" PRIu64 " read again), %s\n", "files", a->ds.files,
+		a->ds_again, t_bytes(b1, a->ds.size));
+	fprintf(o, "  %-26s %10s ops %12s\n", "reads", ana_fmt_count(b2, a->ds.read_ops),
+		t_bytes(b3, a->ds.read_bytes));
+	if (a->ds.write_ops)
+		fprintf(o, "  %-26s %10s ops %12s\n", "writes", ana_fmt_count(b2, a->ds.write_ops),
+			t_bytes(b3, a->ds.write_bytes));
+}
+
+/* A group's read randomness, sequential fraction, counts and streams. */
+static void t_group_pattern(FILE *o, const struct ana_group *g)
+{
+	char b1[32];
+	fprintf(o, "  %-26s %s   (0: each read continues the stream's previous read, 1: none does)\n",
+		"read randomness", ana_fmt_ratio(b1, ana_group_randomness(g)));
+	fprintf(o, "  %-26s %s   (reads at or after the previous end)\n",
+		"sequential read fraction", ana_fmt_ratio(b1, ana_group_seq_fraction(g)));
+}
+
+static void t_group_streams(FILE *o, const struct ana_group *g)
+{
+	fprintf(o, "  %-26s %" PRIu64 " consecutive, %" PRIu64 " sequential of %" PRIu64 " read pairs\n",
+		"darshan-style counts", g->rd_pairs - g->rd_nonconsec, g->rd_seq, g->rd_pairs);
+	fprintf(o, "  %-26s %" PRIu64 " sequential, %" PRIu64 " strided, %" PRIu64
+		" random, %" PRIu64 " single-read\n", "streams", g->st_cls[1], g->st_cls[2],
+		g->st_cls[3], g->st_cls[0]);
+}
+
+/* ACCESS PATTERN of the data set. */
 static void t_pattern(FILE *o, const struct ana *a)
 {
-	char b1[32], b2[32];
-	if (!t_section_of(o, a, "ACCESS PATTERN", TAPE_TABLE_SYSCALL, ""))
+	char b1[32], b2[32], why[512];
+	if (!t_section_of(o, a, "ACCESS PATTERN (data set)", TAPE_TABLE_SYSCALL, ""))
 		return;
+	if (a->ds_rule == ANA_DS_NONE) {
+		fprintf(o, "  not available: no data set\n");
+		return;
+	}
 	double tau, fo = ana_file_order_randomness(a, &tau);
-	uint64_t cls[4], pairs = a->sys.st_pairs, consec = a->sys.st_consec,
-		 seq = a->sys.st_seq;
-	stream_classes(a, cls);
-	fprintf(o, "  %-26s %s   (0: each read continues the stream's previous read, 1: none does)\n",
-		"read randomness", ana_fmt_ratio(b1, ana_read_randomness(a)));
-	fprintf(o, "  %-26s %s   (reads at or after the previous end)\n",
-		"sequential read fraction", ana_fmt_ratio(b1, ana_seq_read_fraction(a)));
-	fprintf(o, "  %-26s %s   (0: name order, 1: shuffled; tau %s)\n",
-		"file order randomness", ana_fmt_ratio(b1, fo),
-		isnan(tau) ? "n/a" : (snprintf(b2, sizeof(b2), "%+.3f", tau), b2));
-	fprintf(o, "  %-26s %" PRIu64 " consecutive, %" PRIu64 " sequential of %" PRIu64 " read pairs\n",
-		"darshan-style counts", consec, seq, pairs);
-	fprintf(o, "  %-26s %" PRIu64 " sequential, %" PRIu64 " strided, %" PRIu64
-		" random, %" PRIu64 " single-read\n", "streams", cls[1], cls[2], cls[3], cls[0]);
-	t_hist(o, a->sys.rd_hist, a->sys.wr_hist);
+	t_group_pattern(o, &a->ds);
+	if (isnan(fo))
+		fprintf(o, "  %-26s n/a   (%s)\n", "file order randomness", order_why(a, why, sizeof(why)));
+	else
+		fprintf(o, "  %-26s %s   (0: name order, 1: shuffled; tau %s)\n",
+			"file order randomness", ana_fmt_ratio(b1, fo),
+			(snprintf(b2, sizeof(b2), "%+.3f", tau), b2));
+	t_group_streams(o, &a->ds);
+	t_hist(o, a->ds.rd_hist, a->ds.wr_hist);
+}
+
+/* A group's hit ratio line. */
+static void t_group_hit(FILE *o, const char *name, const struct ana_group *g)
+{
+	char b1[32], b2[32], b3[32];
+	fprintf(o, "  %-26s %s   (%s pages accessed, %s missed)\n", name,
+		ana_fmt_ratio(b1, ana_hit_ratio(g->pages_accessed, g->pages_missed)),
+		ana_fmt_count(b2, g->pages_accessed), ana_fmt_count(b3, g->pages_missed));
 }
 
 static void t_cache(FILE *o, const struct ana *a)
@@ -1057,13 +1208,34 @@ static void t_cache(FILE *o, const struct ana *a)
 	if (!t_section_of(o, a, "PAGE CACHE", TAPE_TABLE_CACHE, "hit ratio: "))
 		return;
 	const struct ana_cache *c = &a->cache;
-	fprintf(o, "  %-26s %s%s\n", "hit ratio", ana_fmt_ratio(b1, ana_hit_ratio(c->accessed, c->missed)),
+	if (a->ds_rule != ANA_DS_NONE)
+		t_group_hit(o, "hit ratio, data set", &a->ds);
+	t_group_hit(o, "hit ratio, other files", &a->other);
+	fprintf(o, "  %-26s %s%s\n", "hit ratio, all files",
+		ana_fmt_ratio(b1, ana_hit_ratio(c->accessed, c->missed)),
 		c->untracked ? "   (approximate: interval limit reached, may be high)" : "");
-	fprintf(o, "  %-26s %s accessed, %s missed, %s inserted, %s evicted\n", "pages",
+	fprintf(o, "  %-26s %s accessed, %s missed, %s inserted, %s evicted\n", "pages, all files",
 		ana_fmt_count(b1, c->accessed), ana_fmt_count(b2, c->missed),
 		ana_fmt_count(b3, c->inserted), ana_fmt_count(b4, c->evicted));
 	fprintf(o, "  %-26s %s pages (inserted, never accessed)\n", "readahead unused",
 		ana_fmt_count(b1, c->ra_unused));
+}
+
+/* OTHER FILES: the figures of the files outside the data set, briefly. */
+static void t_other(FILE *o, const struct ana *a)
+{
+	char b1[32], b2[32], b3[32], b4[32];
+	const struct ana_group *g = &a->other;
+	if (!t_section_of(o, a, "OTHER FILES (code, system files, files outside the data set)",
+			  TAPE_TABLE_SYSCALL, ""))
+		return;
+	fprintf(o, "  %-26s %" PRIu64 "; reads %s ops %s, writes %s ops %s\n", "files", g->files,
+		ana_fmt_count(b1, g->read_ops), t_bytes(b2, g->read_bytes),
+		ana_fmt_count(b3, g->write_ops), t_bytes(b4, g->write_bytes));
+	t_group_pattern(o, g);
+	if (a->have[TAPE_TABLE_CACHE])
+		t_group_hit(o, "page cache hit ratio", g);
+	t_hist(o, g->rd_hist, g->wr_hist);
 }
 
 static void t_block(FILE *o, const struct ana *a)
@@ -1110,24 +1282,29 @@ static void t_latency(FILE *o, const struct ana *a)
 static void t_epochs(FILE *o, const struct ana *a)
 {
 	char b1[32], b2[32], b3[32], b4[32];
-	if (!t_section_of(o, a, "EPOCHS", TAPE_TABLE_SYSCALL, ""))
+	if (!t_section_of(o, a, "EPOCHS (data set)", TAPE_TABLE_SYSCALL, ""))
 		return;
 	size_t k = ana_epoch_count(a);
 	uint64_t once = 0, again = 0;
 	char why[512];
 	for (size_t i = 0; i < a->sys.nepochs; i++)
 		*(i ? &again : &once) += a->sys.epochs[i].bytes;
-	int mapped = mmap_epochs_why(a, why, sizeof(why)) != NULL;
-	if (mapped) {
-		fprintf(o, "  count: not available: %s\n  ", why);
+	int known = !epochs_why(a, why, sizeof(why));
+	if (a->ds_rule == ANA_DS_NONE) {
+		fprintf(o, "  count: not available: no data set\n");
+		return;
+	}
+	if (!known) {
+		fprintf(o, "  count: not available: %s\n", why);
+		fputs("  ", o);
 		k = 0;
 	} else {
 		fprintf(o, "  %zu epoch%s; ", k, k == 1 ? "" : "s");
 	}
 	fprintf(o, "read once %s, re-read %s", t_bytes(b1, once), t_bytes(b2, again));
-	if (a->sys.nepochs > k && !mapped)
-		fprintf(o, " (%zu partial pass%s over < 1/2 of the files not counted)",
-			a->sys.nepochs - k, a->sys.nepochs - k == 1 ? "" : "es");
+	if (a->npasses > k && known)
+		fprintf(o, " (%zu partial pass%s over < 1/2 of the data set not counted)",
+			a->npasses - k, a->npasses - k == 1 ? "" : "es");
 	fputc('\n', o);
 	if (k)
 		fprintf(o, "  %5s %10s %10s %12s %10s %8s\n", "epoch", "start", "duration",
@@ -1149,18 +1326,20 @@ static void t_ckpts(FILE *o, const struct ana *a)
 	char b1[32], b2[32], b3[32], b4[32];
 	if (!t_section_of(o, a, "CHECKPOINTS", TAPE_TABLE_SYSCALL, ""))
 		return;
-	fprintf(o, "  %zu write bursts of >= 1 MiB\n", a->nckpts);
+	fprintf(o, "  %zu checkpoint%s (write bursts of >= 1 MiB, whole-file writes that repeat)\n",
+		a->nckpts, a->nckpts == 1 ? "" : "s");
 	if (a->nckpts)
-		fprintf(o, "  %10s %10s %12s %6s %7s %12s\n", "start", "duration", "bytes",
-			"files", "fsyncs", "bandwidth");
+		fprintf(o, "  %10s %10s %12s %6s %7s %12s %6s\n", "start", "duration", "bytes",
+			"files", "fsyncs", "bandwidth", "whole");
 	for (size_t i = 0; i < a->nckpts; i++) {
 		const struct ana_ckpt *c = &a->ckpts[i];
 		double d = (double)(c->end_ns - c->start_ns);
 		char bw[40];
 		snprintf(bw, sizeof(bw), "%s/s", t_bytes(b4, d > 0 ? (uint64_t)(c->bytes / (d / 1e9)) : 0));
-		fprintf(o, "  %10s %10s %12s %6" PRIu64 " %7" PRIu64 " %12s\n",
+		fprintf(o, "  %10s %10s %12s %6" PRIu64 " %7" PRIu64 " %12s %6s\n",
 			t_ns(b1, rel_ns(a, c->start_ns)), t_ns(b2, c->end_ns - c->start_ns),
-			t_bytes(b3, c->bytes), c->files, c->syncs, d > 0 ? bw : "n/a");
+			t_bytes(b3, c->bytes), c->files, c->syncs, d > 0 ? bw : "n/a",
+			c->whole ? "yes" : "no");
 	}
 }
 
@@ -1241,14 +1420,14 @@ static void t_files(FILE *o, const struct ana *a)
 	uint32_t *idx = files_sorted(a, &n);
 	long lim = list_limit(a, 0);
 	t_section(o, "FILES");
-	fprintf(o, "  %10s %10s %10s %10s %8s %8s  %s\n", "reads", "read", "writes", "written",
-		"random", "hit", "path");
+	fprintf(o, "  %10s %10s %10s %10s %8s %8s %4s  %s\n", "reads", "read", "writes", "written",
+		"random", "hit", "data", "path");
 	for (size_t i = 0; i < n && (lim < 0 || (long)i < lim); i++) {
 		const struct ana_file *f = &a->files[idx[i]];
-		fprintf(o, "  %10s %10s %10s %10s %8s %8s  ", ana_fmt_count(b1, f->read_ops),
+		fprintf(o, "  %10s %10s %10s %10s %8s %8s %4s  ", ana_fmt_count(b1, f->read_ops),
 			t_bytes(b2, f->read_bytes), ana_fmt_count(b3, f->write_ops),
 			t_bytes(b4, f->write_bytes), ana_fmt_ratio(b5, file_randomness(f)),
-			ana_fmt_ratio(b6, file_hit(a, f)));
+			ana_fmt_ratio(b6, file_hit(a, f)), f->dataset ? "yes" : "");
 		cm_put_escaped(o, ana_file_label(f, lb, sizeof(lb)), 0);
 		fputc('\n', o);
 	}
@@ -1280,11 +1459,13 @@ static int report_text(struct ana *a, FILE *o)
 {
 	t_header(o, a);
 	t_summary(o, a);
+	t_dataset(o, a);
 	t_pattern(o, a);
+	t_epochs(o, a);
 	t_cache(o, a);
+	t_other(o, a);
 	t_block(o, a);
 	t_latency(o, a);
-	t_epochs(o, a);
 	t_ckpts(o, a);
 	t_compute(o, a);
 	t_resources(o, a);

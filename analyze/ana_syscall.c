@@ -5,11 +5,16 @@
  * per-thread I/O vs compute time, in one pass over the syscall table.
  *
  * State is keyed so it grows with the job's shape, not its length:
- *   (pid, fd)   -> the file an fd refers to, which visit it is (epochs)
+ *   (pid, fd)   -> the file an fd refers to, whether it was read (visits)
  *   (tid, fd)   -> a stream: where its last read ended, stride, counters;
  *                  restarted (and folded into its file) at each open
  *   tid         -> a thread: last syscall end, I/O and gap time
- *   file        -> counters, the current write burst (checkpoints)
+ *   file        -> counters, its epoch round (the pass it is in, the bytes
+ *                  read in it), the current write burst (checkpoints)
+ *   (file, size class) -> reads and writes of a file that may be data and
+ *                  was not read again yet, for the data set's request
+ *                  sizes (the data set is decided at the join:
+ *                  iotape-analyze(1), DATA SET)
  * A "stream" is (pid, tid, file) between two opens; tids are unique
  * system-wide.  Definitions of every metric: iotape-analyze(1).
  */
@@ -153,7 +158,7 @@ static struct ana_fd *fd_put(struct ana_sys *s, uint32_t pid, int64_t fd, uint32
 	}
 	struct ana_fd *fe = &s->fds[*v];
 	fe->file = file;
-	fe->epoch = ANA_NONE;
+	fe->visited = 0;
 	fe->gen = ++s->fd_gen;
 	return fe;
 }
@@ -208,6 +213,7 @@ static struct ana_thread *thread_get(struct ana_sys *s, uint32_t tid, uint32_t p
 		t->pid = pid;
 		t->last_stream = ANA_NONE;
 		t->last_fdi = ANA_NONE;
+		t->last_closed = ANA_NONE;
 	}
 	return &s->threads[*v];
 }
@@ -247,6 +253,8 @@ void ana_stream_fold(struct ana *a, struct ana_stream *st)
 		struct ana_file *f = &a->files[st->file];
 		f->rd_pairs += st->pairs;
 		f->rd_nonconsec += st->nonconsec;
+		f->rd_seq += st->seq;
+		f->st_cls[ana_stream_class(st)]++;
 		s->st_count++;
 		s->st_pairs += st->pairs;
 		s->st_nonconsec += st->nonconsec;
@@ -275,22 +283,34 @@ static inline struct ana_bucket *bucket(struct ana *a, uint64_t ts)
 	return &a->tl_sys[b];
 }
 
-static void burst_close(struct ana_sys *s, struct ana_wburst *w)
+/* A file's write burst is over: keep it when it may be a checkpoint (big,
+ * or a file that may be data written whole: iotape-analyze(1), Checkpoints;
+ * whether a whole-file write repeats is for the join to say). */
+static void burst_close(struct ana *a, struct ana_wburst *w)
 {
-	if (w->bytes >= CKPT_MIN_BYTES && w->bytes >= CKPT_MIN_MEAN * w->ops) {
+	struct ana_sys *s = &a->sys;
+	int big = w->bytes >= CKPT_MIN_BYTES && w->bytes >= CKPT_MIN_MEAN * w->ops;
+	int whole = w->whole && w->closed && !w->unlinked && w->bytes &&
+		    a->files[w->file].kind == ANA_FK_DATA;
+
+	if (big || whole) {
 		ANA_VEC_GROW(s->bursts, s->capbursts, s->nbursts);
 		s->bursts[s->nbursts++] = (struct ana_ckpt){
 			.start_ns = w->start, .end_ns = w->end, .bytes = w->bytes,
-			.ops = w->ops, .syncs = w->syncs, .files = 1 };
+			.ops = w->ops, .syncs = w->syncs, .files = 1, .file = w->file,
+			.big = (uint8_t)big, .whole = (uint8_t)whole };
 	}
+	uint32_t file = w->file;
 	memset(w, 0, sizeof(*w));
+	w->file = file;
 }
 
-static struct ana_wburst *wburst_of(struct ana_sys *s, struct ana_file *f)
+static struct ana_wburst *wburst_of(struct ana_sys *s, struct ana_file *f, uint32_t fi)
 {
 	if (!f->wb) {
 		ANA_VEC_GROW(s->wbs, s->capwbs, s->nwbs);
 		ANA_VEC_CLEAR(s->wbs, s->nwbs, s->nwbs);
+		s->wbs[s->nwbs].file = fi;
 		f->wb = (uint32_t)++s->nwbs;
 	}
 	return &s->wbs[f->wb - 1];
@@ -326,6 +346,27 @@ static void epoch_visit(struct ana_sys *s, uint32_t k, uint32_t file, uint64_t t
 	ep->order[ep->norder++] = file;
 }
 
+/* One more read or write of size class key (| 1 << 7: a write) of file f
+ * (index fi), which may be data and was not read again (struct ana_file,
+ * hk and hc): in one of its two slots, else in sys.fhist. */
+static inline void size_count(struct ana *a, struct ana_file *f, uint32_t fi, unsigned key)
+{
+	int added;
+
+	for (int i = 0; i < 2; i++) {
+		if (!f->hc[i])
+			f->hk[i] = (uint8_t)key;
+		if (f->hk[i] == key) {
+			if (++f->hc[i] == UINT16_MAX) {	/* full: on to the map */
+				*ana_map_count(&a->sys.fhist, fi, key, &added) += f->hc[i];
+				f->hc[i] = 0;
+			}
+			return;
+		}
+	}
+	++*ana_map_count(&a->sys.fhist, fi, key, &added);
+}
+
 /* Count a read (write 0) or write of n bytes: the file's counters, and
  * unless compare leaves the file out (files_only), the per-kind, total,
  * thread, size-class and timeline counters too; the op's own counters
@@ -340,6 +381,15 @@ count_io(struct ana *a, const struct tape_syscall *e, struct ana_thread *t,
 	*(write ? &f->write_bytes : &f->read_bytes) += n;
 	if (a->o.files_only && ana_file_excluded(a, f))
 		return 0;
+	if (f->kind == ANA_FK_UNKNOWN)
+		ana_file_kind(a, f);
+	if (f->kind == ANA_FK_DATA) {
+		unsigned b = ana_sz_bucket(n);
+		if (f->again || f->visits >= 2 || (f->size && f->read_bytes > f->size))
+			(write ? s->wr_again : s->rd_again)[b]++;	/* read again: data */
+		else
+			size_count(a, f, (uint32_t)(f - a->files), b | write << 7);
+	}
 	if (byop) {
 		s->op_ops[e->op]++;
 		s->op_bytes[e->op] += n;
@@ -353,6 +403,50 @@ count_io(struct ana *a, const struct tape_syscall *e, struct ana_thread *t,
 	*(write ? &b->write_ops : &b->read_ops) += 1;
 	*(write ? &b->write_bytes : &b->read_bytes) += n;
 	return 1;
+}
+
+/*
+ * Epochs (iotape-analyze(1), Epochs): a read of n bytes of file f, which
+ * may be data; visit: the first read through its open.  The file is in a
+ * round, which belongs to a pass; a new round starts with its first read,
+ * a read after its round covered it (read as many bytes as it holds), or
+ * a visit when its size is not known or that visit starts where the
+ * round's first read did (a file re-read from its start); a read at the
+ * round's first offset through the same open (a header read again)
+ * restarts the round's count instead.  A new round is in the file's next
+ * pass, unless that pass is over (the newest pass holds half as many
+ * files as pass 0): then it joins the newest.
+ */
+static void epoch_read(struct ana_sys *s, struct ana_file *f, uint32_t fi,
+		       const struct tape_syscall *e, uint64_t n, uint64_t end, int visit)
+{
+	if (f->size && !f->no_cov && e->offset + n > f->size)
+		f->no_cov = 1;	/* grew since the file table: by visits only */
+	int cov = f->size && !f->no_cov;
+	if (!f->in_round || f->covered || (visit && (!cov || e->offset == f->off0))) {
+		uint32_t k = f->in_round ? f->pass + 1 : 0;
+		if (k < s->epoch_front)
+			k = s->epoch_front;
+		f->again |= f->in_round;
+		f->in_round = 1;
+		f->pass = k;
+		f->cov = 0;
+		f->off0 = e->offset;
+		f->covered = 0;
+		epoch_visit(s, k, fi, e->ts_ns);
+		if (k > s->epoch_front && 2 * s->epochs[k].files >= s->epochs[0].files)
+			s->epoch_front = k;
+	} else if (e->offset == f->off0) {
+		f->cov = 0;
+	}
+	f->cov += n;
+	if (cov && f->cov >= f->size)
+		f->covered = 1;
+	struct ana_epoch *ep = &s->epochs[f->pass];
+	ep->bytes += n;
+	ep->reads++;
+	if (end > ep->end_ns)
+		ep->end_ns = end;
 }
 
 static void on_read(struct ana *a, const struct tape_syscall *e, struct ana_thread *t)
@@ -371,24 +465,14 @@ static void on_read(struct ana *a, const struct tape_syscall *e, struct ana_thre
 		return;	/* pipes and sockets (DataLoader queues) have no offsets
 			 * and are no dataset: counted, but no pattern, no visit */
 
-	/* epochs: the first read through an open file is a visit; a file's
-	 * k-th visit belongs to pass k, unless pass k is already over (pass
-	 * k+1 covers half the dataset): then it joins the newest pass */
-	if (fe->epoch == ANA_NONE) {
-		uint32_t k = f->visits;
-		if (k < s->epoch_front)
-			k = s->epoch_front;
-		f->visits = k + 1;
-		fe->epoch = k;
-		epoch_visit(s, k, fi, e->ts_ns);
-		if (k > s->epoch_front && 2 * s->epochs[k].files >= s->epochs[0].files)
-			s->epoch_front = k;
+	/* the first read through an open file is a visit */
+	int visit = !fe->visited;
+	if (visit) {
+		fe->visited = 1;
+		f->visits++;
 	}
-	struct ana_epoch *ep = &s->epochs[fe->epoch];
-	ep->bytes += n;
-	ep->reads++;
-	if (end > ep->end_ns)
-		ep->end_ns = end;
+	if (f->kind == ANA_FK_DATA)	/* code takes no part in epochs */
+		epoch_read(s, f, fi, e, n, end, visit);
 
 	/* pattern of the stream (tid, fd); it restarts at each open */
 	struct ana_stream *st = stream_get(a, t, e->fd, fe, fi);
@@ -482,11 +566,17 @@ static void on_write(struct ana *a, const struct tape_syscall *e, struct ana_thr
 	if (!count_io(a, e, t, f, n, 1, byop))
 		return;
 
-	struct ana_wburst *w = wburst_of(s, f);
+	struct ana_wburst *w = wburst_of(s, f, fi);
 	if (w->ops && e->ts_ns > w->end + CKPT_GAP_NS)
-		burst_close(s, w);
-	if (!w->ops)
+		burst_close(a, w);
+	if (!w->ops) {
 		w->start = e->ts_ns;
+		w->whole = 1;
+	}
+	if (e->offset != w->next)
+		w->whole = 0;	/* not front to back from 0: rewrites, appends */
+	w->next = e->offset + n;
+	w->closed = w->unlinked = 0;
 	if (end > w->end)
 		w->end = end;
 	w->bytes += n;
@@ -574,8 +664,10 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 				__builtin_prefetch(&a->fid_idx.v[e0[i + 32].file_id]);
 			if (i + 16 < n) {
 				uint32_t v = ana_idx_get(&a->fid_idx, e0[i + 16].file_id);
-				if (v != ANA_NONE)	/* its first line: see struct ana_file */
+				if (v != ANA_NONE) {	/* reads, opens: see struct ana_file */
 					__builtin_prefetch(&a->files[v], 1);
+					__builtin_prefetch((char *)&a->files[v] + 64, 1);
+				}
 			}
 			if (a->o.has_pid) {
 				if (!have_pid || e->pid != last_pid) {
@@ -654,30 +746,50 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 			case TAPE_OPC_DUP: {
 				struct ana_fd *old = fd_get(s, e->pid, e->fd);
 				if (old && old->file != ANA_NONE) {
-					uint32_t fi = old->file, ep = old->epoch;
-					fd_put(s, e->pid, e->ret, fi)->epoch = ep;
+					uint32_t fi = old->file, vis = old->visited;
+					fd_put(s, e->pid, e->ret, fi)->visited = vis;
 				}
 				break;
 			}
 			case TAPE_OPC_MMAP:
 				/* prot | flags << 32: a data file is mapped
-				 * shared and readable, libraries privately */
-				if (op == TAPE_OP_MMAP && (e->flags >> 32 & 1) &&
-				    (e->flags & 5) == 1) {
-					struct ana_fd *fe = fd_get(s, e->pid, e->fd);
+				 * shared and readable, libraries privately and
+				 * executable */
+				if (op == TAPE_OP_MMAP) {
+					int shared = e->flags >> 32 & 1, prot = (int)(e->flags & 7);
+					struct ana_fd *fe = shared || prot & 4 ?
+							    fd_get(s, e->pid, e->fd) : NULL;
 					uint32_t fi = fe ? fe->file : ANA_NONE;
-					if (fi == ANA_NONE && e->file_id)
+					if (fi == ANA_NONE && e->file_id && (shared || prot & 4))
 						fi = ana_file_by_id(a, e->file_id);
-					if (fi != ANA_NONE)
+					if (fi != ANA_NONE && shared && (prot & 5) == 1)
 						a->files[fi].shared_map = 1;
+					if (fi != ANA_NONE && prot & 4)
+						a->files[fi].exec_map = 1;
 				}
 				break;
 			case TAPE_OPC_CLOSE: {
 				struct ana_fd *fe = fd_get(s, e->pid, e->fd);
+				if (fe && fe->file != ANA_NONE && a->files[fe->file].wb) {
+					s->wbs[a->files[fe->file].wb - 1].closed = 1;
+					t->last_closed = fe->file;
+				}
 				if (fe)
 					fe->file = ANA_NONE;
 				break;
 			}
+			case TAPE_OPC_NAMESPACE:
+				/* the file this thread just wrote and closed,
+				 * deleted: a temporary file, not a checkpoint */
+				if ((op == TAPE_OP_UNLINK || op == TAPE_OP_UNLINKAT) &&
+				    t->last_closed != ANA_NONE && e->path &&
+				    a->files[t->last_closed].path &&
+				    !strcmp(e->path, a->files[t->last_closed].path)) {
+					struct ana_wburst *w = &s->wbs[a->files[t->last_closed].wb - 1];
+					w->unlinked = w->ops > 0;
+					t->last_closed = ANA_NONE;
+				}
+				break;
 			default:
 				break;
 			}
@@ -691,6 +803,6 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 		ana_stream_fold(a, &s->streams[i]);
 	for (size_t i = 0; i < s->nwbs; i++)
 		if (s->wbs[i].ops)
-			burst_close(s, &s->wbs[i]);
+			burst_close(a, &s->wbs[i]);
 	return 0;
 }

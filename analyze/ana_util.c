@@ -147,7 +147,7 @@ char *ana_xstrdup(const char *s)
 
 /* ------------------------------------------------------------ hash map */
 
-uint64_t *ana_map_put(struct cm_map *m, uint64_t a, uint64_t b)
+uint64_t *ana_map_count(struct cm_map *m, uint64_t a, uint64_t b, int *added)
 {
 	uint64_t *v;
 	/* the test hook counts the allocation a growing put makes */
@@ -156,7 +156,16 @@ uint64_t *ana_map_put(struct cm_map *m, uint64_t a, uint64_t b)
 
 	if (rc < 0)
 		oom(0);
-	if (rc == 1)
+	*added = rc == 1;
+	return v;
+}
+
+uint64_t *ana_map_put(struct cm_map *m, uint64_t a, uint64_t b)
+{
+	int added;
+	uint64_t *v = ana_map_count(m, a, b, &added);
+
+	if (added)
 		*v = ANA_NONE;
 	return v;
 }

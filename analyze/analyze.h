@@ -106,6 +106,9 @@ static inline uint64_t *ana_map_get(const struct cm_map *m, uint64_t a, uint64_t
 	return cm_map_get(m, a, b);
 }
 uint64_t *ana_map_put(struct cm_map *m, uint64_t a, uint64_t b);
+/* The same for a count: a new entry's value is 0, and *added says it was
+ * added (which may have moved every entry: pointers into m are stale). */
+uint64_t *ana_map_count(struct cm_map *m, uint64_t a, uint64_t b, int *added);
 
 /*
  * Dense index from a small integer key (a file id: the recorder numbers
@@ -275,37 +278,76 @@ struct ana_proc {
 	uint8_t has_cpu_u, has_cpu_s;
 };
 
-/* One per file: 128 bytes, the analyzer's biggest per-file cost, in two
+/* What a file can be (iotape-analyze(1), DATA SET): decided on its first
+ * read or write (ana_file_kind), for the files without I/O at the join. */
+enum {
+	ANA_FK_UNKNOWN,		/* not decided yet */
+	ANA_FK_DATA,		/* may be the data set: a regular file with a path,
+				 * neither code nor a system file */
+	ANA_FK_CODE,		/* code or a system file: never the data set */
+	ANA_FK_NONE,		/* no regular file with a path (pipe, socket,
+				 * unknown fd), or left out by compare */
+};
+
+/* One per file: 192 bytes, the analyzer's biggest per-file cost, in three
  * cache lines (files[] is line-aligned): the first holds all that the
- * syscall pass touches on an open and a read and when it folds a stream,
- * so a visit misses once (writes, rarer, touch the second). */
+ * syscall pass touches on a read (its counters and its epoch round); the
+ * second what an open and the folding of its stream touch (the syscall
+ * pass prefetches both); writes, names and the cache pass's results are in
+ * the third. */
 struct ana_file {
-	uint64_t file_id;
-	/* syscall pass */
-	uint64_t opens, read_ops, read_bytes;
-	uint64_t rd_pairs, rd_nonconsec;	/* folded streams */
+	_Alignas(64) uint64_t file_id;
+	/* syscall pass, every read */
+	uint64_t read_ops, read_bytes;
+	uint64_t size;	  /* in the file table (from_table), else 0 */
+	uint64_t cov;	  /* epochs: bytes read in its current round */
+	uint64_t off0;	  /* epochs: offset of the round's first read */
 	uint32_t visits;
-	uint32_t wb;	  /* 1 + index of its write burst in sys.wbs, 0 = none */
-	/* flags in one byte: the first line is full */
-	uint8_t not_regular : 1;	/* its mode says pipe, socket, device, ... */
-	uint8_t from_table : 1;	/* listed in the file table */
-	uint8_t has_cache : 1;
-	uint8_t shared_map : 1;	/* mapped shared and readable, not executable */
-	uint8_t anon : 1;	/* "[pid P fd N]": an fd of unknown origin */
-	uint8_t dir : 1;	/* its mode says directory */
+	uint32_t pass;	  /* epochs: the pass of its current round (in_round) */
+	uint16_t not_regular : 1;	/* its mode says pipe, socket, device, ... */
+	uint16_t from_table : 1;	/* listed in the file table */
+	uint16_t has_cache : 1;
+	uint16_t shared_map : 1;	/* mapped shared and readable, not executable */
+	uint16_t anon : 1;	/* "[pid P fd N]": an fd of unknown origin */
+	uint16_t kind : 2;	/* ANA_FK_*, by ana_file_kind */
+	uint16_t in_round : 1;	/* epochs: has entered a pass */
+	uint16_t covered : 1;	/* epochs: its round read as many bytes as it holds */
+	uint16_t no_cov : 1;	/* epochs: read past its size: by visits only */
+	uint16_t again : 1;	/* epochs: entered a second round */
+	uint16_t dataset : 1;	/* in the data set (ana_join) */
+	uint16_t exec_map : 1;	/* mapped executable: code, its faults the loader's */
+	uint16_t dir : 1;	/* its mode says directory */
+	/* reads and writes of a file that may be data and was not read again
+	 * yet, by size class (see ana_sys.fhist): two classes here, hc[i]
+	 * of class hk[i] (| 1 << 7: writes); 0: slot free */
+	uint8_t hk[2];
+	uint16_t hc[2];
+	/* second line: opens, folded streams */
+	uint64_t opens;
+	uint64_t rd_pairs, rd_nonconsec, rd_seq;
+	uint32_t st_cls[4];	/* streams by class (ana_stream_class) */
 	uint32_t name_rank;
-	/* second line */
-	char *path;	  /* NULL = unknown (see ana_file_label) */
-	uint64_t dev, inode, size;
+	uint32_t wb;	  /* 1 + index of its write burst in sys.wbs, 0 = none */
+	uint64_t mapped;  /* pages reached by page faults (joined; through its
+			   * shared mapping when shared_map) */
+	/* third line */
 	uint64_t write_ops, write_bytes;
+	char *path;	  /* NULL = unknown (see ana_file_label) */
+	uint64_t dev, inode;
 	/* cache pass (joined) */
 	uint64_t pages_accessed, pages_missed;
+	uint64_t mapped_missed;	/* of mapped, the pages missed */
 };
-_Static_assert(sizeof(struct ana_file) == 128, "two cache lines");
+_Static_assert(sizeof(struct ana_file) == 192, "three cache lines");
 
 /* The current write burst of a file (checkpoint detection). */
 struct ana_wburst {
 	uint64_t start, end, bytes, ops, syncs;
+	uint64_t next;	  /* where the next write goes if it continues the last */
+	uint32_t file;	  /* whose (files[]) */
+	uint8_t whole;	  /* written front to back from offset 0, each byte once */
+	uint8_t closed;	  /* closed after its last write */
+	uint8_t unlinked; /* and then deleted (a temporary file) */
 };
 
 /* ------------------------------------------------------- syscall pass */
@@ -326,7 +368,7 @@ struct ana_stream {
 
 struct ana_fd {		  /* (pid, fd) -> open file description */
 	uint32_t file;
-	uint32_t epoch;	  /* visit index of this open; ANA_NONE = not read yet */
+	uint32_t visited; /* read through this open (a visit made) */
 	uint32_t gen;	  /* changes at every open: streams restart */
 };
 
@@ -335,6 +377,7 @@ struct ana_thread {
 	uint64_t first_ns, last_end, io_ns, gap_ns, ops;
 	uint64_t read_ops, read_bytes, write_ops, write_bytes;
 	uint32_t last_stream;	/* cache of the last stream used */
+	uint32_t last_closed;	/* the file with a write burst it last closed */
 	int64_t last_fd;	/* cache of the last fd looked up ... */
 	uint32_t last_fdi;	/* ... its index in fds[] (stable per key) */
 };
@@ -353,6 +396,9 @@ struct ana_epoch {
 
 struct ana_ckpt {
 	uint64_t start_ns, end_ns, bytes, ops, syncs, files;
+	uint32_t file;	  /* a file's burst: the file (files[]) */
+	uint8_t big;	  /* >= CKPT_MIN_BYTES in writes of >= CKPT_MIN_MEAN on average */
+	uint8_t whole;	  /* written whole (ana_wburst.whole, closed) */
 };
 
 struct ana_bucket {	/* one timeline bucket */
@@ -384,6 +430,13 @@ struct ana_sys {
 	struct ana_epoch *epochs; size_t nepochs, capepochs;
 	uint32_t epoch_front;	/* newest pass covering half of pass 0's files */
 	struct ana_ckpt *bursts; size_t nbursts, capbursts;	/* per-file */
+	/* The data set's request sizes (it is decided at the join): reads
+	 * and writes by size class of the files that may be data
+	 * (ANA_FK_DATA), once read again in rd_again/wr_again (they are in
+	 * the data set), before per file: in the file (ana_file.hk, hc) and
+	 * beyond in fhist, (file, class | write << 7) -> count. */
+	uint64_t rd_again[ANA_SZ_BUCKETS], wr_again[ANA_SZ_BUCKETS];
+	struct cm_map fhist;
 	struct ana_wburst *wbs; size_t nwbs, capwbs;	/* files written */
 	uint64_t first_ns, last_ns;
 	uint64_t busy_ns, busy_s, busy_e;	/* union of I/O intervals */
@@ -393,9 +446,10 @@ struct ana_sys {
 
 /* --------------------------------------------------------- cache pass */
 
-struct ana_cfile {	/* per (dev, inode) or file_id: 112 bytes */
+struct ana_cfile {	/* per (dev, inode) or file_id: 120 bytes */
 	uint64_t dev, inode, file_id;
 	uint64_t accessed, missed, mapped;	/* mapped: by fault, map_pages */
+	uint64_t mapped_missed;	/* of those, missed */
 	struct ana_ivset pending;	/* inserted, not yet accessed */
 	uint64_t last_s, last_e;	/* last access of last_tid (dedupe) */
 	uint64_t fault_idx;
@@ -451,6 +505,25 @@ struct ana_res {	/* resources, from the sample table (iotape-analyze(1)) */
 	struct ana_disk *d; size_t nd, capd;
 };
 
+/* ----------------------------------------------------------- data set */
+
+/* The rule that found the data set (iotape-analyze(1), DATA SET). */
+enum {
+	ANA_DS_NONE,		/* no file may be data: no data set */
+	ANA_DS_READ_AGAIN,	/* the files read again, and the files under their directory */
+	ANA_DS_READ_ONCE,	/* no file read again: every file that may be data */
+};
+
+/* The figures of a set of files: the data set, or the other files.  Only
+ * uint64_t fields (ana_group_diff subtracts them one by one). */
+struct ana_group {
+	uint64_t files, size;	/* files with I/O; their sizes in the file table */
+	uint64_t read_ops, read_bytes, write_ops, write_bytes;
+	uint64_t rd_pairs, rd_nonconsec, rd_seq, streams, st_cls[4];
+	uint64_t rd_hist[ANA_SZ_BUCKETS], wr_hist[ANA_SZ_BUCKETS];
+	uint64_t pages_accessed, pages_missed;
+};
+
 /* ---------------------------------------------------------- the whole */
 
 struct ana {
@@ -485,6 +558,13 @@ struct ana {
 	int have[TAPE_TABLE_MAX];	/* table has events in the window */
 	uint32_t mmap_file;		/* see ana_mmap_dataset */
 	uint64_t mmap_bytes;
+	/* the data set and the other files (ana_dataset, from ana_join) */
+	int ds_rule;			/* ANA_DS_* */
+	char *ds_dir;			/* ANA_DS_READ_AGAIN: its directory, or NULL */
+	uint64_t ds_again;		/* its files read again */
+	struct ana_group ds, other, all;	/* all: every file the totals count */
+	size_t nep;			/* epochs counted over the data set */
+	size_t npasses;			/* passes that hold data-set files */
 	/* a damaged block ended the table's pass early: -errno and where */
 	int damage[TAPE_TABLE_MAX];
 	char *damage_detail[TAPE_TABLE_MAX];
@@ -544,13 +624,41 @@ const char *ana_file_label(const struct ana_file *f, char *buf, size_t len);
 /* Derived metrics (NaN = not computable). */
 double ana_read_randomness(const struct ana *a);
 double ana_seq_read_fraction(const struct ana *a);
+/* Of the data set's files (iotape-analyze(1), file_order_randomness). */
 double ana_file_order_randomness(const struct ana *a, double *tau);
 double ana_hit_ratio(uint64_t accessed, uint64_t missed);
+/* The same for a group (the data set, the other files). */
+double ana_group_randomness(const struct ana_group *g);
+double ana_group_seq_fraction(const struct ana_group *g);
+/* The epochs counted over the data set (0 without one; see also
+ * ana_epochs_known). */
 size_t ana_epoch_count(const struct ana *a);
-/* The file through whose shared mapping more bytes were faulted in than
- * the counted epochs read (a data set read through mmap, whose epochs
- * reads cannot count), or ANA_NONE; *bytes gets those bytes. */
+/* Whether the epochs can be counted: there is a data set and it is not
+ * read through mmap (ana_mmap_dataset).  Where not, the reports print the
+ * count as null, and so must anyone who prints ana_epoch_count(). */
+int ana_epochs_known(const struct ana *a);
+/* The file of the data set through whose shared mapping more bytes were
+ * faulted in than the counted epochs read (a data set read through mmap,
+ * whose epochs reads cannot count), or ANA_NONE; *bytes gets those bytes. */
 uint32_t ana_mmap_dataset(const struct ana *a, uint64_t *bytes);
+
+/*
+ * The data set (iotape-analyze(1), DATA SET: the rule is there, and only
+ * there).  ana_path_is_code: whether a path, as the job named it, is code
+ * or a system file.  ana_file_kind: what f can be (ANA_FK_*), decided on
+ * the first call and kept in f->kind; with ana_opts.under, on the path
+ * without that directory (compare's B names the job's files under it).
+ * ana_dataset: from ana_join, once the passes are over: decides the data
+ * set (files[].dataset, ds_rule, ds_dir), sums a->ds, a->other and
+ * a->all, and finishes the epochs over the data set (their files, bytes,
+ * reads and starts, the count, the mmap test), from the files' state once
+ * the cache results are on them.
+ */
+int ana_path_is_code(const char *path);
+/* o = t - d, field by field (the other files: all files less the data set). */
+void ana_group_diff(struct ana_group *o, const struct ana_group *t, const struct ana_group *d);
+int ana_file_kind(const struct ana *a, struct ana_file *f);
+void ana_dataset(struct ana *a);
 /* stream classes: 0 single, 1 sequential, 2 strided, 3 random */
 int ana_stream_class(const struct ana_stream *s);
 /* Add a stream's counters to its file and the totals, and zero them. */

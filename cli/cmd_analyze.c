@@ -55,9 +55,10 @@ static const struct opt analyze_opts[] = {
 
 const struct opt_cmd analyze_cmd = {
 	"analyze", "TRACE", "Characterize the I/O of a recorded training job.",
-	"Access pattern, page cache, block layer, syscall latency, epochs,\n"
-	"checkpoints and compute/I/O overlap, as text or one JSON object.\n"
-	"Every metric is defined in iotape-analyze(1).",
+	"The data set, told from the job's code: its access pattern, epochs,\n"
+	"request sizes and page cache, then the other files'; block layer,\n"
+	"syscall latency, checkpoints and compute/I/O overlap, as text or one\n"
+	"JSON object.  Every metric is defined in iotape-analyze(1).",
 	analyze_opts,
 };
 

@@ -17,6 +17,11 @@
  * Every check and its threshold is in man/iotape-compare.1; this is the
  * only place that decides them.
  *
+ * The data set is A's (iotape-analyze(1), DATA SET), for both sides: a
+ * file of B is in it when A's file of the same path is, so the two sides'
+ * data-set figures are over the same files.  The page cache counts only
+ * the files compared on both sides.
+ *
  * The report is one function per section, t_* for text and j_* for JSON
  * (t_summary prints SUMMARY, j_summary builds "summary"), which cmp_text
  * and cmp_json call in order.
@@ -84,10 +89,20 @@ struct cmp_file {
 	char *key;
 	uint64_t rops[2], rbytes[2], wops[2], wbytes[2];
 	uint64_t acc[2], miss[2];
-	uint64_t pairs[2], nonconsec[2];	/* read streams, folded */
+	uint64_t pairs[2], nonconsec[2], seq[2];	/* read streams, folded */
 	int seen[2];
 	int excluded;		/* A's file is a pipe, socket, device: B's too */
 	int faults;		/* A's page faults on it are replayed as reads */
+	int dataset;		/* in A's data set */
+};
+
+/* The figures of the data set or of the other files, per side, summed
+ * over their files (cmp_groups); pages only of the files on both sides. */
+struct cmp_group {
+	uint64_t files[2], rops[2], rbytes[2], pairs[2], nonconsec[2], seq[2];
+	uint64_t pairs_nf[2], nonconsec_nf[2];	/* files without fault reads */
+	uint64_t acc[2], miss[2];
+	uint64_t rd_hist[2][ANA_SZ_BUCKETS], wr_hist[2][ANA_SZ_BUCKETS];
 };
 
 struct cmp {
@@ -102,13 +117,15 @@ struct cmp {
 	uint64_t gap[2], io[2];	/* threads with counted reads or writes */
 	uint64_t nthr[2];
 	uint32_t *thr[2];	/* those threads, most bytes first */
-	uint64_t acc[2], miss[2];
+	struct cmp_group g[3];	/* CG_DATA, CG_OTHER, CG_ALL */
 	int have_cache[2];
 	uint64_t fault_reads, fault_bytes;	/* A's page faults that replay reads */
 	uint64_t fault_only;	/* files A only mapped: left out */
 	int metadata;		/* B replayed A's metadata ops (--map, no
 				 * --no-metadata): checked */
 };
+
+enum { CG_DATA, CG_OTHER, CG_ALL };
 
 /* ------------------------------------------------------------ matching */
 
@@ -235,18 +252,27 @@ static void cmp_collect(struct cmp *c, int k)
 		free(key);
 		if (e->excluded)
 			continue;
+		if (k == 0)
+			e->dataset |= f->dataset;
 		e->seen[k] = 1;
 		e->rops[k] += f->read_ops;
 		e->rbytes[k] += f->read_bytes;
 		e->wops[k] += f->write_ops;
 		e->wbytes[k] += f->write_bytes;
-		e->acc[k] += f->pages_accessed;
-		e->miss[k] += f->pages_missed;
+		/* the pages B can see: with --map, not the ones A's page faults
+		 * on code (mapped executable) reached, which the replay leaves
+		 * to the loader (common/faults.h) */
+		int code = k == 0 && c->under && f->exec_map;
+		e->acc[k] += f->pages_accessed - (code ? f->mapped : 0);
+		e->miss[k] += f->pages_missed - (code ? f->mapped_missed : 0);
 		e->pairs[k] += f->rd_pairs;
 		e->nonconsec[k] += f->rd_nonconsec;
-		c->acc[k] += f->pages_accessed;
-		c->miss[k] += f->pages_missed;
+		e->seq[k] += f->rd_seq;
 	}
+	/* the data set's request sizes: this side's (the same files as A's
+	 * when B replays A); the other files' are the rest (cmp_groups) */
+	memcpy(c->g[CG_DATA].rd_hist[k], a->ds.rd_hist, sizeof(a->ds.rd_hist));
+	memcpy(c->g[CG_DATA].wr_hist[k], a->ds.wr_hist, sizeof(a->ds.wr_hist));
 	c->thr[k] = ana_xrealloc(NULL, (a->sys.nthreads + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < a->sys.nthreads; i++) {
 		const struct ana_thread *t = &a->sys.threads[i];
@@ -295,6 +321,8 @@ static int cmp_faults(struct cmp *c)
 		a->sys.read_ops++;
 		a->sys.read_bytes += fr.len;
 		a->sys.rd_hist[ana_sz_bucket(fr.len)]++;
+		if (e->dataset)
+			c->g[CG_DATA].rd_hist[0][ana_sz_bucket(fr.len)]++;
 		c->fault_reads++;
 		c->fault_bytes += fr.len;
 	}
@@ -319,6 +347,44 @@ static int collect_job(void *arg)
 static int faults_job(void *arg)
 {
 	return cmp_faults(((struct cmp_step *)arg)->c);
+}
+
+/* The groups, once the files are final: the data set's and the other
+ * files' sums over their files (their request sizes: the data set's from
+ * cmp_collect, the other files' the totals less those), CG_ALL both. */
+static void cmp_groups(struct cmp *c)
+{
+	for (size_t i = 0; i < c->nf; i++) {
+		const struct cmp_file *f = &c->f[i];
+		const int gs[2] = { f->dataset ? CG_DATA : CG_OTHER, CG_ALL };
+		for (int j = 0; j < 2; j++) {
+			struct cmp_group *g = &c->g[gs[j]];
+			for (int s = 0; s < 2; s++) {
+				g->files[s] += f->seen[s];
+				g->rops[s] += f->rops[s];
+				g->rbytes[s] += f->rbytes[s];
+				g->pairs[s] += f->pairs[s];
+				g->nonconsec[s] += f->nonconsec[s];
+				g->seq[s] += f->seq[s];
+				if (!f->faults) {
+					g->pairs_nf[s] += f->pairs[s];
+					g->nonconsec_nf[s] += f->nonconsec[s];
+				}
+				if (f->seen[0] && f->seen[1]) {
+					g->acc[s] += f->acc[s];
+					g->miss[s] += f->miss[s];
+				}
+			}
+		}
+	}
+	for (int s = 0; s < 2; s++)
+		for (unsigned b = 0; b < ANA_SZ_BUCKETS; b++) {
+			struct cmp_group *d = &c->g[CG_DATA], *o = &c->g[CG_OTHER], *t = &c->g[CG_ALL];
+			t->rd_hist[s][b] = c->a[s].sys.rd_hist[b];
+			t->wr_hist[s][b] = c->a[s].sys.wr_hist[b];
+			o->rd_hist[s][b] = t->rd_hist[s][b] - d->rd_hist[s][b];
+			o->wr_hist[s][b] = t->wr_hist[s][b] - d->wr_hist[s][b];
+		}
 }
 
 /* -------------------------------------------------------------- checks */
@@ -423,37 +489,39 @@ static void cmp_checks(struct cmp *c, struct checks *k)
 		check_add(k, "metadata_ops", ok, "%s (must be equal)", n ? d : "none on either side");
 	}
 
-	double ra = ana_read_randomness(a), rb = ana_read_randomness(b);
-	const char *over = "";
-	if (c->fault_reads) {
-		/* B's reads of a mapped data file include the replayed page
-		 * faults, in fault order, which A's syscall reads do not: the
-		 * randomness of the other files */
-		uint64_t p[2] = { 0 }, n[2] = { 0 };
-		for (size_t i = 0; i < c->nf; i++) {
-			const struct cmp_file *f = &c->f[i];
-			if (f->faults)
-				continue;
-			for (int s = 0; s < 2; s++) {
-				p[s] += f->pairs[s];
-				n[s] += f->nonconsec[s];
-			}
+	/* read randomness, of the data set and of the other files: with page
+	 * faults replayed as reads, over the files without them (B's reads
+	 * of a mapped data file include the faults, in fault order, which A's
+	 * syscall reads do not) */
+	char det[2][80];
+	int ok = 1;
+	for (int gi = CG_DATA; gi <= CG_OTHER; gi++) {
+		const struct cmp_group *g = &c->g[gi];
+		const uint64_t *p = c->fault_reads ? g->pairs_nf : g->pairs;
+		const uint64_t *n = c->fault_reads ? g->nonconsec_nf : g->nonconsec;
+		double ra = p[0] ? (double)n[0] / (double)p[0] : NAN;
+		double rb = p[1] ? (double)n[1] / (double)p[1] : NAN;
+		const char *what = gi == CG_DATA ? "data set" : "other files";
+		if (isnan(ra) && isnan(rb)) {
+			snprintf(det[gi], sizeof(det[gi]), "%s n/a", what);
+		} else {
+			ok &= !isnan(ra) && !isnan(rb) && fabs(rb - ra) <= CHK_RANDOMNESS;
+			snprintf(det[gi], sizeof(det[gi]), "%s A %.4f, B %.4f", what, ra, rb);
 		}
-		ra = p[0] ? (double)n[0] / (double)p[0] : NAN;
-		rb = p[1] ? (double)n[1] / (double)p[1] : NAN;
-		over = ", files without page-fault reads";
 	}
-	if (isnan(ra) && isnan(rb))
-		check_add(k, "read_randomness", 1, "n/a on both sides%s", over);
-	else
-		check_add(k, "read_randomness", !isnan(ra) && !isnan(rb) && fabs(rb - ra) <= CHK_RANDOMNESS,
-			  "A %.4f, B %.4f (within %.2f%s)", ra, rb, CHK_RANDOMNESS, over);
+	check_add(k, "read_randomness", ok, "%s; %s (within %.2f%s)", det[0], det[1],
+		  CHK_RANDOMNESS, c->fault_reads ? ", files without page-fault reads" : "");
 
-	size_t hb = 0;
-	for (unsigned i = 0; i < ANA_SZ_BUCKETS; i++)
-		hb += a->sys.rd_hist[i] != b->sys.rd_hist[i] || a->sys.wr_hist[i] != b->sys.wr_hist[i];
-	if (hb)
-		check_add(k, "request_sizes", 0, "%zu size classes differ (must be identical)", hb);
+	size_t hb[2] = { 0 };
+	for (int gi = CG_DATA; gi <= CG_OTHER; gi++)
+		for (unsigned i = 0; i < ANA_SZ_BUCKETS; i++) {
+			const struct cmp_group *g = &c->g[gi];
+			hb[gi] += g->rd_hist[0][i] != g->rd_hist[1][i] ||
+				  g->wr_hist[0][i] != g->wr_hist[1][i];
+		}
+	if (hb[0] + hb[1])
+		check_add(k, "request_sizes", 0, "%zu size classes of the data set and %zu of the "
+			  "other files differ (must be identical)", hb[0], hb[1]);
 	else
 		check_add(k, "request_sizes", 1, "identical");
 
@@ -558,11 +626,22 @@ static const struct ana_thread *thread_at(const struct cmp *c, int s, size_t i)
 	return i < c->nthr[s] ? &c->a[s].sys.threads[c->thr[s][i]] : NULL;
 }
 
-/* Request size class i has reads or writes on either side. */
-static int size_class_used(const struct cmp *c, unsigned i)
+/* Request size class i has reads or writes in group g on either side. */
+static int size_class_used(const struct cmp_group *g, unsigned i)
 {
-	const struct ana_sys *a = &c->a[0].sys, *b = &c->a[1].sys;
-	return a->rd_hist[i] || b->rd_hist[i] || a->wr_hist[i] || b->wr_hist[i];
+	return g->rd_hist[0][i] || g->rd_hist[1][i] || g->wr_hist[0][i] || g->wr_hist[1][i];
+}
+
+/* num / den of side s, NaN when den is 0. */
+static double side_ratio(const uint64_t *num, const uint64_t *den, int s)
+{
+	return den[s] ? (double)num[s] / (double)den[s] : NAN;
+}
+
+/* Side s's epoch count, NaN where it cannot be counted (ana_epochs_known). */
+static double epochs_of(const struct cmp *c, int s)
+{
+	return ana_epochs_known(&c->a[s]) ? (double)ana_epoch_count(&c->a[s]) : NAN;
 }
 
 /* The note under a list cut at top entries of n (top < 0: not cut). */
@@ -638,25 +717,51 @@ static void t_kinds(FILE *o, const struct cmp *c)
 	}
 }
 
+/* A line of two counts that may be unknown (NaN). */
+static void t_opt_count(FILE *o, const char *name, double a, double b)
+{
+	char x[32], y[32];
+	if (isnan(a) || isnan(b)) {
+		snprintf(x, sizeof(x), isnan(a) ? "n/a" : "%.0f", a);
+		snprintf(y, sizeof(y), isnan(b) ? "n/a" : "%.0f", b);
+		fprintf(o, "  %-28s %14s %14s %9s\n", name, x, y, "n/a");
+	} else {
+		t_count(o, name, (uint64_t)a, (uint64_t)b);
+	}
+}
+
+/* A group's files, reads and access pattern. */
+static void t_group(FILE *o, const struct cmp_group *g)
+{
+	t_count(o, "files", g->files[0], g->files[1]);
+	t_count(o, "read ops", g->rops[0], g->rops[1]);
+	t_bytes(o, "read bytes", g->rbytes[0], g->rbytes[1]);
+	t_ratio(o, "read randomness", side_ratio(g->nonconsec, g->pairs, 0),
+		side_ratio(g->nonconsec, g->pairs, 1));
+	t_ratio(o, "sequential read fraction", side_ratio(g->seq, g->pairs, 0),
+		side_ratio(g->seq, g->pairs, 1));
+}
+
 static void t_pattern(FILE *o, const struct cmp *c)
 {
 	const struct ana *a = &c->a[0], *b = &c->a[1];
 	double ta, tb;
-	t_head(o, "ACCESS PATTERN");
-	t_ratio(o, "read randomness", ana_read_randomness(a), ana_read_randomness(b));
-	t_ratio(o, "sequential read fraction", ana_seq_read_fraction(a), ana_seq_read_fraction(b));
+	t_head(o, "ACCESS PATTERN (data set)");
+	t_group(o, &c->g[CG_DATA]);
 	double fa = ana_file_order_randomness(a, &ta), fb = ana_file_order_randomness(b, &tb);
 	t_ratio(o, "file order randomness", fa, fb);
-	t_count(o, "epochs", ana_epoch_count(a), ana_epoch_count(b));
+	t_opt_count(o, "epochs", epochs_of(c, 0), epochs_of(c, 1));
+	t_head(o, "ACCESS PATTERN (other files)");
+	t_group(o, &c->g[CG_OTHER]);
 }
 
-static void t_sizes(FILE *o, const struct cmp *c)
+static void t_sizes(FILE *o, const struct cmp *c, int gi, const char *title)
 {
-	const struct ana *a = &c->a[0], *b = &c->a[1];
+	const struct cmp_group *g = &c->g[gi];
 	char b1[32], b2[32];
-	t_head(o, "REQUEST SIZES (reads, writes)");
+	t_head(o, title);
 	for (unsigned i = 0; i < ANA_SZ_BUCKETS; i++) {
-		if (!size_class_used(c, i))
+		if (!size_class_used(g, i))
 			continue;
 		char r[80];
 		if (i <= 1)
@@ -670,24 +775,32 @@ static void t_sizes(FILE *o, const struct cmp *c)
 			snprintf(r, sizeof(r), "%s - <%s", b1, b2);
 		}
 		char n[96];
-		if (a->sys.rd_hist[i] || b->sys.rd_hist[i]) {
+		if (g->rd_hist[0][i] || g->rd_hist[1][i]) {
 			snprintf(n, sizeof(n), "read  %s", r);
-			t_count(o, n, a->sys.rd_hist[i], b->sys.rd_hist[i]);
+			t_count(o, n, g->rd_hist[0][i], g->rd_hist[1][i]);
 		}
-		if (a->sys.wr_hist[i] || b->sys.wr_hist[i]) {
+		if (g->wr_hist[0][i] || g->wr_hist[1][i]) {
 			snprintf(n, sizeof(n), "write %s", r);
-			t_count(o, n, a->sys.wr_hist[i], b->sys.wr_hist[i]);
+			t_count(o, n, g->wr_hist[0][i], g->wr_hist[1][i]);
 		}
 	}
 }
 
 static void t_cache(FILE *o, const struct cmp *c)
 {
-	t_head(o, "PAGE CACHE");
-	t_ratio(o, "hit ratio", hit(c->acc[0], c->miss[0], c->have_cache[0]),
-		hit(c->acc[1], c->miss[1], c->have_cache[1]));
-	t_count(o, "pages accessed", c->acc[0], c->acc[1]);
-	t_count(o, "pages missed", c->miss[0], c->miss[1]);
+	static const char *const what[] = { "data set", "other files", "all files" };
+	char n[64];
+	t_head(o, "PAGE CACHE (files on both sides)");
+	for (int gi = CG_DATA; gi <= CG_ALL; gi++) {
+		const struct cmp_group *g = &c->g[gi];
+		snprintf(n, sizeof(n), "hit ratio, %s", what[gi]);
+		t_ratio(o, n, hit(g->acc[0], g->miss[0], c->have_cache[0]),
+			hit(g->acc[1], g->miss[1], c->have_cache[1]));
+		snprintf(n, sizeof(n), "pages accessed, %s", what[gi]);
+		t_count(o, n, g->acc[0], g->acc[1]);
+		snprintf(n, sizeof(n), "pages missed, %s", what[gi]);
+		t_count(o, n, g->miss[0], g->miss[1]);
+	}
 }
 
 static void t_compute(FILE *o, const struct cmp *c, long top)
@@ -759,7 +872,8 @@ static void cmp_text(struct cmp *c, const struct checks *k, long top, FILE *o)
 	t_summary(o, c);
 	t_kinds(o, c);
 	t_pattern(o, c);
-	t_sizes(o, c);
+	t_sizes(o, c, CG_DATA, "REQUEST SIZES (data set)");
+	t_sizes(o, c, CG_OTHER, "REQUEST SIZES (other files)");
 	t_cache(o, c);
 	t_compute(o, c, top);
 	t_differ(o, c, top);
@@ -844,19 +958,26 @@ static json_t *j_kinds(const struct cmp *c)
 	return x;
 }
 
-static json_t *j_sizes(const struct cmp *c)
+/* {"a": A, "b": B, ...} of two counts that may be unknown (NaN): null. */
+static json_t *j_pair_opt(double a, double b)
 {
-	const struct ana *a = &c->a[0], *b = &c->a[1];
+	if (isnan(a) || isnan(b))
+		return j_pair_real(a, b, 1);
+	return j_pair_u64((uint64_t)a, (uint64_t)b);
+}
+
+static json_t *j_sizes(const struct cmp_group *g)
+{
 	json_t *h = json_array();
 	for (unsigned i = 0; i < ANA_SZ_BUCKETS; i++) {
-		if (!size_class_used(c, i))
+		if (!size_class_used(g, i))
 			continue;
 		json_t *y = json_object();
 		json_object_set_new(y, "min", cm_json_u64(i ? 1ull << (i - 1) : 0));
 		json_object_set_new(y, "max", i == 64 ? json_real(18446744073709551615.0) :
 				    cm_json_u64(i ? (1ull << i) - 1 : 0));
-		json_object_set_new(y, "reads", j_pair_u64(a->sys.rd_hist[i], b->sys.rd_hist[i]));
-		json_object_set_new(y, "writes", j_pair_u64(a->sys.wr_hist[i], b->sys.wr_hist[i]));
+		json_object_set_new(y, "reads", j_pair_u64(g->rd_hist[0][i], g->rd_hist[1][i]));
+		json_object_set_new(y, "writes", j_pair_u64(g->wr_hist[0][i], g->wr_hist[1][i]));
 		json_array_append_new(h, y);
 	}
 	return h;
@@ -874,18 +995,44 @@ static json_t *j_pattern(const struct cmp *c)
 			    j_pair_real(ana_seq_read_fraction(a), ana_seq_read_fraction(b), 0));
 	double fa = ana_file_order_randomness(a, &ta), fb = ana_file_order_randomness(b, &tb);
 	json_object_set_new(x, "file_order_randomness", j_pair_real(fa, fb, 0));
-	json_object_set_new(x, "epochs", j_pair_u64(ana_epoch_count(a), ana_epoch_count(b)));
-	json_object_set_new(x, "request_size_histogram", j_sizes(c));
+	json_object_set_new(x, "epochs", j_pair_opt(epochs_of(c, 0), epochs_of(c, 1)));
+	json_object_set_new(x, "request_size_histogram", j_sizes(&c->g[CG_ALL]));
 	return x;
 }
 
-static json_t *j_cache(const struct cmp *c)
+static json_t *j_cache(const struct cmp *c, int gi)
 {
+	const struct cmp_group *g = &c->g[gi];
 	json_t *x = json_object();
-	json_object_set_new(x, "hit_ratio", j_pair_real(hit(c->acc[0], c->miss[0], c->have_cache[0]),
-							 hit(c->acc[1], c->miss[1], c->have_cache[1]), 0));
-	json_object_set_new(x, "pages_accessed", j_pair_u64(c->acc[0], c->acc[1]));
-	json_object_set_new(x, "pages_missed", j_pair_u64(c->miss[0], c->miss[1]));
+	json_object_set_new(x, "hit_ratio", j_pair_real(hit(g->acc[0], g->miss[0], c->have_cache[0]),
+							 hit(g->acc[1], g->miss[1], c->have_cache[1]), 0));
+	json_object_set_new(x, "pages_accessed", j_pair_u64(g->acc[0], g->acc[1]));
+	json_object_set_new(x, "pages_missed", j_pair_u64(g->miss[0], g->miss[1]));
+	return x;
+}
+
+/* "dataset" (gi CG_DATA) or "other_files". */
+static json_t *j_group(const struct cmp *c, int gi)
+{
+	const struct cmp_group *g = &c->g[gi];
+	json_t *x = json_object();
+	json_object_set_new(x, "files", j_pair_u64(g->files[0], g->files[1]));
+	json_object_set_new(x, "read_ops", j_pair_u64(g->rops[0], g->rops[1]));
+	json_object_set_new(x, "read_bytes", j_pair_u64(g->rbytes[0], g->rbytes[1]));
+	json_object_set_new(x, "read_randomness",
+			    j_pair_real(side_ratio(g->nonconsec, g->pairs, 0),
+					side_ratio(g->nonconsec, g->pairs, 1), 0));
+	json_object_set_new(x, "sequential_read_fraction",
+			    j_pair_real(side_ratio(g->seq, g->pairs, 0), side_ratio(g->seq, g->pairs, 1), 0));
+	if (gi == CG_DATA) {
+		double ta, tb;
+		json_object_set_new(x, "file_order_randomness",
+				    j_pair_real(ana_file_order_randomness(&c->a[0], &ta),
+						ana_file_order_randomness(&c->a[1], &tb), 0));
+		json_object_set_new(x, "epochs", j_pair_opt(epochs_of(c, 0), epochs_of(c, 1)));
+	}
+	json_object_set_new(x, "request_size_histogram", j_sizes(g));
+	json_object_set_new(x, "cache", j_cache(c, gi));
 	return x;
 }
 
@@ -922,6 +1069,7 @@ static json_t *j_files(const struct cmp *c)
 		json_object_set_new(y, "path", cm_json_str(f->key));
 		json_object_set_new(y, "in_a", json_boolean(f->seen[0]));
 		json_object_set_new(y, "in_b", json_boolean(f->seen[1]));
+		json_object_set_new(y, "dataset", json_boolean(f->dataset));
 		json_object_set_new(y, "read_ops", j_pair_u64(f->rops[0], f->rops[1]));
 		json_object_set_new(y, "read_bytes", j_pair_u64(f->rbytes[0], f->rbytes[1]));
 		json_object_set_new(y, "write_ops", j_pair_u64(f->wops[0], f->wops[1]));
@@ -961,8 +1109,10 @@ static int cmp_json(struct cmp *c, const struct checks *k, FILE *out)
 	json_object_set_new(root, "traces", j_traces(c));
 	json_object_set_new(root, "summary", j_summary(c));
 	json_object_set_new(root, "kinds", j_kinds(c));
+	json_object_set_new(root, "dataset", j_group(c, CG_DATA));
+	json_object_set_new(root, "other_files", j_group(c, CG_OTHER));
 	json_object_set_new(root, "pattern", j_pattern(c));
-	json_object_set_new(root, "cache", j_cache(c));
+	json_object_set_new(root, "cache", j_cache(c, CG_ALL));
 	json_object_set_new(root, "compute", j_compute(c));
 	json_object_set_new(root, "files", j_files(c));
 	json_object_set_new(root, "fidelity", j_fidelity(k));
@@ -1073,6 +1223,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	c.nf = n;
 	qsort(c.f, c.nf, sizeof(*c.f), cmp_key);
+	cmp_groups(&c);
 	struct cmp_checks_job cj = { &c, &k };
 	if ((err = ana_guard(checks_job, &cj))) {
 		cli_error("out of memory");

@@ -19,12 +19,15 @@ ok "$IOTAPE" import -o "$T/seq.tape" "$T/seq.csv"
 ok "$IOTAPE" analyze --json "$T/seq.tape"
 j=$T/out
 grep -qx '  "schema": "iotape-analyze/1",' "$j" || fail "json: schema"
-for k in window summary pattern cache block latency timeline epochs checkpoints \
-	compute files processes resources unavailable; do
+for k in window summary dataset other_files pattern cache block latency timeline epochs \
+	checkpoints compute files processes resources unavailable; do
 	grep -q "^  \"$k\": " "$j" || fail "json: no key $k"
 done
 grep -q '^  "pattern": {"read_randomness":0.0,' "$j" || fail "json: read_randomness 0"
 grep -q '"read_ops":16,"read_bytes":16777216,' "$j" || fail "json: summary reads"
+# /data/a, read once: the data set (every file read, none read again)
+grep -q '^  "dataset": {"rule":"read_once","directory":null,"files_read_again":0,"bytes":0,"files":1,"read_ops":16,' \
+	"$j" || fail "json: dataset: $(grep '"dataset"' "$j")"
 grep -qx '  "cache": null,' "$j" || fail "json: cache must be null without cache events"
 grep -qx '  "block": null,' "$j" || fail "json: block must be null without block events"
 grep -q '"metric":"cache","reason":"the trace has no page-cache events' "$j" ||
@@ -43,6 +46,7 @@ grep -q '^  read randomness  *0\.000 ' "$T/out" || fail "text: read randomness"
 grep -q '^  hit ratio: not available: the trace has no page-cache events' "$T/out" ||
 	fail "text: cache not available"
 grep -q '^  1 epoch;' "$T/out" || fail "text: epochs"
+grep -q '^  rule  *every file read (none read again) ' "$T/out" || fail "text: data set rule"
 grep -q '^  not available: the trace has no block events' "$T/out" || fail "text: block not available"
 grep -q '^  CPU time, RSS, page cache size, GPU: not available: the trace has no sample events' \
 	"$T/out" || fail "text: resources not available"

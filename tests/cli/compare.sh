@@ -2,7 +2,10 @@
 # compare.sh - `iotape compare`: --map takes DIR off B's paths and leaves
 # out the replayer's own I/O (the trace it reads, its marker file); the
 # checks pass on a faithful B and name exactly what differs otherwise;
-# a real trace compared with itself passes with its exact counts.
+# a real trace compared with itself passes with its exact counts; the data
+# set is A's on both sides, its epochs null where analyze says so, and the
+# page cache counts only the files on both sides (not A's libraries'
+# page faults).
 . "$(dirname "$0")/lib.sh"
 
 jq_py() {
@@ -66,13 +69,16 @@ for e in "d['schema']=='iotape-compare/1'" "d['traces']['map']=='/r'" \
 	 "[f['path'] for f in d['files']]==['data/a','data/b']" \
 	 "d['compute']['gap_s']['b']==2.6e-05" "len(d['compute']['threads'])==2" \
 	 "d['pattern']['read_randomness']['a']==0.0" "d['fidelity']['passed'] is True" \
-	 "len(d['fidelity']['checks'])==10"; do
+	 "len(d['fidelity']['checks'])==10" "d['dataset']['files']['a']==1" \
+	 "d['dataset']['files']['b']==1" "d['dataset']['read_bytes']['b']==12288" \
+	 "d['other_files']['files']['a']==1" "[f['dataset'] for f in d['files']]==[True,False]"; do
 	[ "$(jq_py "$T/ab.json" "$e")" = True ] || fail "a/b json: $e"
 done
 
-# without --map, B's paths and the replayer's own I/O count: all differ
+# without --map, B's paths and the replayer's own I/O count: all differ,
+# and A's data set (/data/a) is not in B
 err_line 1 "iotape compare: " \
-	"fidelity check failed: read_ops, read_bytes, write_ops, write_bytes, files, request_sizes" \
+	"fidelity check failed: read_ops, read_bytes, write_ops, write_bytes, files, read_randomness, request_sizes" \
 	"$IOTAPE" compare --check "$T/a.tape" "$T/b.tape"
 grep -q '^  6 compared, 0 equal in ops and bytes, 6 differ$' "$T/out" || fail "a/b unmapped: $(cat "$T/out")"
 
@@ -143,6 +149,106 @@ for e in "d['summary']['read_ops']['a']==6052" "d['summary']['read_ops']['b']==6
 	 "d['fidelity']['passed'] is True"; do
 	[ "$(jq_py "$T/self.json" "$e")" = True ] || fail "self json: $e"
 done
+
+# a data set read through mmap: its epochs cannot be counted, on either
+# side (as analyze says), not "1 / 1"
+ok "$IOTAPE" compare --json --check "$TOP/traces/memmap.iotape" "$TOP/traces/memmap.iotape"
+mv "$T/out" "$T/mm.json"
+for e in "d['pattern']['epochs']['a'] is None" "d['pattern']['epochs']['b'] is None" \
+	 "d['dataset']['epochs']['a'] is None" "d['dataset']['files']['a']==2" \
+	 "d['pattern']['file_order_randomness']['a'] is None"; do
+	[ "$(jq_py "$T/mm.json" "$e")" = True ] || fail "memmap json: $e"
+done
+ok "$IOTAPE" compare "$TOP/traces/memmap.iotape" "$TOP/traces/memmap.iotape"
+grep -Eq '^  epochs +n/a +n/a +n/a$' "$T/out" || fail "memmap epochs: $(grep epochs "$T/out")"
+
+# The page cache counts only the files compared on both sides, and not A's
+# page faults on code.  A (mktape: file table, syscalls, cache events)
+# reads /data/a.bin twice (2 of 4 pages missed), reads 832 B of a library
+# (1 page, missed) whose other 15 pages it faults in, and faults in another
+# library it only maps; B, its replay under /r, reads the same (the replay
+# makes no page faults on libraries).  The hit ratios agree: data set 0.5,
+# other files 0 (the header's page), all files 0.4.
+if [ -x "$TESTBIN/mktape" ]; then
+	cat >"$T/pa.file.csv" <<'EOT'
+ts_ns,file_id,path,dev,inode,size,mode
+1,1,/data/a.bin,1,11,8192,33188
+1,2,/usr/lib/libx.so.1,1,12,65536,33188
+1,3,/usr/lib/libonly.so.1,1,13,65536,33188
+EOT
+	cat >"$T/pa.sys.csv" <<'EOT'
+ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns,flags,file_id
+1000,10,10,openat,/usr/lib/libx.so.1,-100,0,0,3,1000,0,2
+2000,10,10,read,/usr/lib/libx.so.1,3,0,832,832,1000,0,2
+3000,10,10,mmap,/usr/lib/libx.so.1,3,0,65536,140000000,1000,8589934597,2
+4000,10,10,close,/usr/lib/libx.so.1,3,0,0,0,1000,0,2
+5000,10,10,openat,/usr/lib/libonly.so.1,-100,0,0,3,1000,0,3
+6000,10,10,mmap,/usr/lib/libonly.so.1,3,0,65536,150000000,1000,8589934597,3
+7000,10,10,close,/usr/lib/libonly.so.1,3,0,0,0,1000,0,3
+10000,10,10,openat,/data/a.bin,-100,0,0,4,1000,0,1
+11000,10,10,read,/data/a.bin,4,0,8192,8192,1000,0,1
+12000,10,10,close,/data/a.bin,4,0,0,0,1000,0,1
+20000,10,10,openat,/data/a.bin,-100,0,0,4,1000,0,1
+21000,10,10,read,/data/a.bin,4,0,8192,8192,1000,0,1
+22000,10,10,close,/data/a.bin,4,0,0,0,1000,0,1
+EOT
+	cat >"$T/pa.cache.csv" <<'EOT'
+ts_ns,pid,tid,kind,dev,inode,file_id,index,count
+2000,10,10,insert,1,12,2,0,1
+2001,10,10,access,1,12,2,0,1
+3500,10,10,insert,1,12,2,1,15
+3501,10,10,map_pages,1,12,2,1,15
+6500,10,10,insert,1,13,3,0,16
+6501,10,10,map_pages,1,13,3,0,16
+11000,10,10,insert,1,11,1,0,2
+11001,10,10,access,1,11,1,0,2
+21001,10,10,access,1,11,1,0,2
+EOT
+	cat >"$T/pb.file.csv" <<'EOT'
+ts_ns,file_id,path,dev,inode,size,mode
+1,1,/r/data/a.bin,1,21,8192,33188
+1,2,/r/usr/lib/libx.so.1,1,22,65536,33188
+EOT
+	cat >"$T/pb.sys.csv" <<'EOT'
+ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns,flags,file_id
+1000,20,21,openat,/r/usr/lib/libx.so.1,-100,0,0,3,1000,0,2
+2000,20,21,uring_read,/r/usr/lib/libx.so.1,3,0,832,832,1000,0,2
+4000,20,21,close,/r/usr/lib/libx.so.1,3,0,0,0,1000,0,2
+10000,20,21,openat,/r/data/a.bin,-100,0,0,4,1000,0,1
+11000,20,21,uring_read,/r/data/a.bin,4,0,8192,8192,1000,0,1
+12000,20,21,close,/r/data/a.bin,4,0,0,0,1000,0,1
+20000,20,21,openat,/r/data/a.bin,-100,0,0,4,1000,0,1
+21000,20,21,uring_read,/r/data/a.bin,4,0,8192,8192,1000,0,1
+22000,20,21,close,/r/data/a.bin,4,0,0,0,1000,0,1
+EOT
+	cat >"$T/pb.cache.csv" <<'EOT'
+ts_ns,pid,tid,kind,dev,inode,file_id,index,count
+2000,20,21,insert,1,22,2,0,1
+2001,20,21,access,1,22,2,0,1
+11000,20,21,insert,1,21,1,0,2
+11001,20,21,access,1,21,1,0,2
+21001,20,21,access,1,21,1,0,2
+EOT
+	for x in pa pb; do
+		"$TESTBIN/mktape" "$T/$x.tape" file="$T/$x.file.csv" syscall="$T/$x.sys.csv" \
+			cache="$T/$x.cache.csv" || fail "mktape $x failed"
+	done
+	ok "$IOTAPE" compare --json --map /r "$T/pa.tape" "$T/pb.tape"
+	mv "$T/out" "$T/pc.json"
+	for e in "d['dataset']['cache']['hit_ratio']['a']==0.5" \
+		 "d['dataset']['cache']['hit_ratio']['b']==0.5" \
+		 "d['dataset']['cache']['pages_accessed']['a']==4" \
+		 "d['cache']['pages_accessed']['a']==4+1" "d['cache']['pages_accessed']['b']==4+1" \
+		 "d['cache']['hit_ratio']['a']==0.4" "d['cache']['hit_ratio']['b']==0.4" \
+		 "d['other_files']['cache']['pages_missed']['a']==1" \
+		 "d['dataset']['epochs']['a']==2" "d['dataset']['epochs']['b']==2"; do
+		[ "$(jq_py "$T/pc.json" "$e")" = True ] || fail "page cache json: $e ($(jq_py "$T/pc.json" "d['cache'], d['dataset']['cache']"))"
+	done
+	ok "$IOTAPE" compare --map /r "$T/pa.tape" "$T/pb.tape"
+	grep -Eq '^  hit ratio, data set +0\.500 +0\.500 +\+0\.000$' "$T/out" &&
+		grep -Eq '^  hit ratio, all files +0\.400 +0\.400 +\+0\.000$' "$T/out" ||
+		fail "page cache text: $(grep -A9 '^PAGE CACHE' "$T/out")"
+fi
 
 # usage
 err_line 2 "iotape compare: " "missing trace" "$IOTAPE" compare "$T/a.tape"

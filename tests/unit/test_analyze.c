@@ -363,9 +363,11 @@ static void test_three_epochs(void **state)
 	struct ana a;
 	run(&a, &t, NULL);
 	assert_int_equal(ana_epoch_count(&a), 3);
-	assert_int_equal(a.sys.epochs[0].files, N + 1);
+	/* the config file is a system file (/etc): not the data set's */
+	assert_int_equal(a.ds.files, N);
+	assert_int_equal(a.sys.epochs[0].files, N);
 	assert_int_equal(a.sys.epochs[1].files, N);
-	assert_int_equal(a.sys.epochs[2].files, N + 1);	/* + the late config re-read */
+	assert_int_equal(a.sys.epochs[2].files, N);
 	assert_int_equal(a.sys.epochs[1].bytes, N * 131072ull);
 	assert_int_equal(a.sys.nepochs, 3);
 	for (int e = 0; e < 3; e++)
@@ -374,57 +376,74 @@ static void test_three_epochs(void **state)
 	ana_release(&a);
 }
 
+/* pid opens file id as fd, reads n bytes of it and closes it, 1 us apart
+ * from *ts on. */
+static void visit(struct tw *t, uint64_t *ts, uint32_t pid, int64_t fd, uint64_t id, uint64_t n)
+{
+	sc(t, *ts += 1000, 1000, pid, pid, TAPE_OP_OPENAT, -100, id, 0, 0, fd, "");
+	sc(t, *ts += 1000, 1000, pid, pid, TAPE_OP_READ, fd, id, 0, n, (int64_t)n, "");
+	sc(t, *ts += 1000, 1000, pid, pid, TAPE_OP_CLOSE, fd, id, 0, 0, 0, "");
+}
+
+/* n data files of size bytes (file ids 1 + i, path fmt of i) in the file
+ * table. */
+static void data_files(struct tw *t, uint32_t n, const char *fmt, uint64_t size)
+{
+	char path[96];
+	for (uint32_t i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), fmt, i);
+		file_row(t, i + 1, path, 8u << 20, 200 + i, size);
+	}
+}
+
+/* n Python modules of 4 KiB (file ids 10000 + i, path fmt of i) in the file
+ * table, imported (read whole) by pid 100 in a shuffled order from *ts on. */
+static void imports(struct tw *t, uint32_t n, const char *fmt, uint64_t *ts)
+{
+	char path[96];
+	uint32_t *order = calloc(n, sizeof(*order));
+	assert_non_null(order);
+	for (uint32_t i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), fmt, i);
+		file_row(t, 10000 + i, path, 8u << 20, 10000 + i, 4096);
+		order[i] = i;
+	}
+	shuffle(order, n);
+	for (uint32_t k = 0; k < n; k++)
+		visit(t, ts, 100, 3, 10000 + order[k], 4096);
+	free(order);
+}
+
 /* A Python job: 1,500 modules imported (read once, in no name order), then
  * 100 samples read in name order in 3 passes by workers that each read the
- * same 5 modules again: 3 epochs although pass 1 is under half of pass 0,
- * and the file order is that of the samples alone (0), not of the imports. */
+ * same 5 modules again: 3 epochs of the 100 samples (the modules are code,
+ * in no pass), and the file order is that of the samples alone (0), not of
+ * the imports. */
 static void test_epochs_after_imports(void **state)
 {
 	enum { NIMP = 1500, N = 100, NMOD = 5 };
-	char path[64];
-	uint32_t order[NIMP];
+	uint64_t ts = 0;
 	struct tw t;
 	tw_open(&t);
-	for (uint32_t i = 0; i < NIMP; i++) {
-		snprintf(path, sizeof(path), "/usr/lib/python3/m%04u.py", i);
-		file_row(&t, 10000 + i, path, 8u << 20, 10000 + i, 4096);
-		order[i] = i;
-	}
-	for (uint32_t i = 0; i < N; i++) {
-		snprintf(path, sizeof(path), "/data/s%03u.bin", i);
-		file_row(&t, i + 1, path, 8u << 20, 200 + i, 4096);
-	}
-	shuffle(order, NIMP);
-	uint64_t ts = 0;
-	for (uint32_t k = 0; k < NIMP; k++) {
-		sc(&t, ts += 1000, 1000, 100, 100, TAPE_OP_OPENAT, -100, 10000 + order[k], 0, 0, 3, "");
-		sc(&t, ts += 1000, 1000, 100, 100, TAPE_OP_READ, 3, 10000 + order[k], 0, 4096, 4096, "");
-		sc(&t, ts += 1000, 1000, 100, 100, TAPE_OP_CLOSE, 3, 10000 + order[k], 0, 0, 0, "");
-	}
+	data_files(&t, N, "/data/s%03u.bin", 4096);
+	imports(&t, NIMP, "/usr/lib/python3/m%04u.py", &ts);
 	for (uint32_t ep = 0; ep < 3; ep++) {
-		for (uint32_t w = 0; w < 2; w++) {	/* each new worker re-reads 5 modules */
-			uint32_t pid = 200 + 2 * ep + w;
-			for (uint32_t m = 0; m < NMOD; m++) {
-				sc(&t, ts += 1000, 1000, pid, pid, TAPE_OP_OPENAT, -100, 10000 + m, 0, 0, 5, "");
-				sc(&t, ts += 1000, 1000, pid, pid, TAPE_OP_READ, 5, 10000 + m, 0, 4096, 4096, "");
-				sc(&t, ts += 1000, 1000, pid, pid, TAPE_OP_CLOSE, 5, 10000 + m, 0, 0, 0, "");
-			}
-		}
-		for (uint32_t i = 0; i < N; i++) {
-			uint32_t pid = 200 + 2 * ep + i % 2;
-			sc(&t, ts += 1000, 1000, pid, pid, TAPE_OP_OPENAT, -100, i + 1, 0, 0, 7, "");
-			sc(&t, ts += 1000, 1000, pid, pid, TAPE_OP_READ, 7, i + 1, 0, 4096, 4096, "");
-			sc(&t, ts += 1000, 1000, pid, pid, TAPE_OP_CLOSE, 7, i + 1, 0, 0, 0, "");
-		}
+		for (uint32_t w = 0; w < 2; w++)	/* each new worker re-reads 5 modules */
+			for (uint32_t m = 0; m < NMOD; m++)
+				visit(&t, &ts, 200 + 2 * ep + w, 5, 10000 + m, 4096);
+		for (uint32_t i = 0; i < N; i++)
+			visit(&t, &ts, 200 + 2 * ep + i % 2, 7, i + 1, 4096);
 	}
 	tw_close(&t);
 
 	struct ana a;
 	run(&a, &t, NULL);
 	assert_int_equal(ana_epoch_count(&a), 3);
-	assert_int_equal(a.sys.epochs[0].files, NIMP + N);
-	assert_int_equal(a.sys.epochs[1].files, N + NMOD);
-	assert_int_equal(a.sys.epochs[2].files, N + NMOD);
+	assert_int_equal(a.ds.files, N);
+	assert_int_equal(a.sys.epochs[0].files, N);
+	assert_int_equal(a.sys.epochs[1].files, N);
+	assert_int_equal(a.sys.epochs[2].files, N);
+	assert_int_equal(a.sys.epochs[0].bytes, N * 4096);
 	double tau;
 	assert_true(ana_file_order_randomness(&a, &tau) == 0.0);
 	assert_true(tau == 1.0);
@@ -433,9 +452,9 @@ static void test_epochs_after_imports(void **state)
 	ana_release(&a);
 }
 
-/* 40 start-up files, two of them read again before the data set; 64
- * samples read in 2 epochs from 1 s and 2 s: epoch 1 starts at 2 s, not
- * at the start-up re-reads (which are in its pass). */
+/* 40 start-up files of the data set (its metadata), two of them read again
+ * before the samples; 64 samples read in 2 epochs from 1 s and 2 s: epoch
+ * 1 starts at 2 s, not at the start-up re-reads (which are in its pass). */
 static void test_epoch_start(void **state)
 {
 	enum { NSTART = 40, N = 64 };
@@ -443,7 +462,7 @@ static void test_epoch_start(void **state)
 	struct tw t;
 	tw_open(&t);
 	for (uint32_t i = 0; i < NSTART + N; i++) {
-		snprintf(path, sizeof(path), i < NSTART ? "/usr/lib/m%03u.py" : "/data/s%03u.bin", i);
+		snprintf(path, sizeof(path), i < NSTART ? "/data/meta/m%03u.json" : "/data/s%03u.bin", i);
 		file_row(&t, i + 1, path, 8u << 20, 100 + i, 4096);
 	}
 	uint64_t ts = 0;
@@ -467,6 +486,7 @@ static void test_epoch_start(void **state)
 	struct ana a;
 	run(&a, &t, NULL);
 	assert_int_equal(ana_epoch_count(&a), 2);
+	assert_int_equal(a.ds.files, NSTART + N);	/* under /data, with the samples */
 	assert_int_equal(a.sys.epochs[1].files, N + 2);	/* the re-reads are in pass 1 */
 	assert_int_equal(a.sys.epochs[0].start_ns, T0 + 2 * MS);	/* the job's first read */
 	assert_int_equal(a.sys.epochs[1].start_ns, T0 + 2000 * MS + MS);
@@ -548,6 +568,381 @@ static void test_mmap_dataset(void **state)
 	json_decref(j);
 }
 
+/* ------------------------------------------------------------- data set */
+
+static json_t *jpath(json_t *j, const char *a, const char *b)
+{
+	return json_object_get(json_object_get(j, a), b);
+}
+
+
+/* The code and system files of iotape-analyze(1), DATA SET, and files
+ * that may be data. */
+static void test_path_is_code(void **state)
+{
+	static const char *const code[] = {
+		"/usr/lib/python3/dist-packages/torch/nn/modules/linear.py",
+		"/usr/lib/python3.11/encodings/utf_8.py",
+		"/usr/lib/python3.11/lib-dynload/_json.cpython-311-x86_64-linux-gnu.so",
+		"/usr/local/lib/python3.11/dist-packages/x.pth",
+		"/home/u/venv/lib/python3.11/site-packages/numpy/__init__.py",
+		"/home/u/venv/lib/python3.11/site-packages/numpy-1.26.dist-info/METADATA",
+		"/opt/conda/lib/python3.11/os.py",
+		"/opt/conda/lib/python3.11/json/tests/data.json",
+		"/opt/conda/lib/libtorch_cpu.so",
+		"/home/u/proj/train.py",
+		"/home/u/proj/__pycache__/util.cpython-311.pyc",
+		"/home/u/proj/ext.cpython-311-x86_64-linux-gnu.so",
+		"/lib/x86_64-linux-gnu/libc.so.6",
+		"/opt/cuda/lib64/libcudart.so.12.1.105",
+		"/etc/ld.so.cache",
+		"/etc/passwd",
+		"/usr/share/locale/de/LC_MESSAGES/libc.mo",
+		"/usr/lib/locale/locale-archive",
+		"/opt/conda/share/locale/fr/LC_MESSAGES/x.mo",
+		"/proc/self/maps",
+		"/sys/devices/system/cpu/online",
+		"/dev/shm/torch_1234_5678",
+		"/run/user/0/x",
+	};
+	static const char *const data[] = {
+		"/data/train/img_0001.jpg",
+		"/tmp/wl3/shard_007.tar",
+		"/tmp/wl2/features.npy",
+		"/home/u/.cache/huggingface/datasets/x/train.arrow",
+		"/home/u/data/libri/103/1240/103-1240-0000.flac",
+		"/data/so.what/a.so.bin",
+		"/data/python/train.json",
+		"/data/mylib/python3_samples/a.bin",
+		"/mnt/lustre/imagenet/train/n01440764/x.JPEG",
+		"relative/path.bin",
+	};
+	for (size_t i = 0; i < sizeof(code) / sizeof(*code); i++)
+		if (!ana_path_is_code(code[i]))
+			fail_msg("%s: not taken for code", code[i]);
+	for (size_t i = 0; i < sizeof(data) / sizeof(*data); i++)
+		if (ana_path_is_code(data[i]))
+			fail_msg("%s: taken for code", data[i]);
+}
+
+/* A Python job: imports (.py, .pyc, shared libraries, ld.so.cache, locale,
+ * /proc), its script read three times, pretrained weights read once in
+ * ~/.cache, and a data set of N JPEGs read in 2 epochs by 2 workers per
+ * epoch (name order, then reverse) with classes.csv read once beside them.
+ * The data set: the JPEGs (read again) and classes.csv (under their
+ * directory); not the weights, not the code.  Its epochs, order, request
+ * sizes and hit ratio are its own; the libraries' page faults are the
+ * other files'. */
+static void test_dataset_python_job(void **state)
+{
+	enum { NIMP = 300, N = 64 };
+	static const char *const code[] = {
+		"/home/u/venv/lib/python3.11/site-packages/numpy/core/_mu.cpython-311-x86_64-linux-gnu.so",
+		"/lib/x86_64-linux-gnu/libc.so.6", "/etc/ld.so.cache",
+		"/usr/share/locale/de/LC_MESSAGES/libc.mo", "/proc/self/maps",
+		"/home/u/proj/__pycache__/util.cpython-311.pyc",
+	};
+	const uint64_t ncode = sizeof(code) / sizeof(*code);
+	char path[128];
+	uint64_t ts = 0;
+	struct tw t;
+	tw_open(&t);
+	for (uint32_t i = 0; i < ncode; i++)
+		file_row(&t, 2000 + i, code[i], (8u << 20) | 1, 2000 + i, 65536);
+	file_row(&t, 2100, "/home/u/proj/train.py", (8u << 20) | 1, 2100, 4096);
+	file_row(&t, 3000, "/home/u/.cache/torch/hub/checkpoints/resnet.pth", (8u << 20) | 1,
+		 3000, 1 << 20);
+	file_row(&t, 100, "/data/train/classes.csv", (8u << 20) | 1, 100, 100);
+	for (uint32_t i = 0; i < N; i++) {
+		snprintf(path, sizeof(path), "/data/train/img_%03u.jpg", i);
+		file_row(&t, i + 1, path, (8u << 20) | 1, i + 1, 8192);
+	}
+	imports(&t, NIMP, "/usr/lib/python3/dist-packages/torch/m%03u.py", &ts);
+	for (uint32_t k = 0; k < ncode + 3; k++)	/* libraries, ..., the script 3 times */
+		visit(&t, &ts, 100, 3, k < ncode ? 2000 + k : 2100, 832);
+	/* a shared library's page faults: 100 pages, all missed */
+	cache_ev(&t, ts += 1000, 100, TAPE_CACHE_INSERT, 2000, 0, 100);
+	cache_ev(&t, ts += 1000, 100, TAPE_CACHE_MAP_PAGES, 2000, 0, 100);
+	/* the weights, 1 MiB in 4 reads, all missed */
+	sc(&t, ts += 1000, 1000, 100, 100, TAPE_OP_OPENAT, -100, 3000, 0, 0, 3, "");
+	for (uint64_t r = 0; r < 4; r++) {
+		cache_ev(&t, ts += 1000, 100, TAPE_CACHE_INSERT, 3000, r * 64, 64);
+		cache_ev(&t, ts += 1000, 100, TAPE_CACHE_ACCESS, 3000, r * 64, 64);
+		sc(&t, ts += 1000, 1000, 100, 100, TAPE_OP_READ, 3, 3000, r << 18, 1 << 18, 1 << 18, "");
+	}
+	sc(&t, ts += 1000, 1000, 100, 100, TAPE_OP_CLOSE, 3, 3000, 0, 0, 0, "");
+	/* classes.csv, once */
+	uint64_t t_classes = ts += 100 * MS;
+	sc(&t, t_classes - 1000, 1000, 100, 100, TAPE_OP_OPENAT, -100, 100, 0, 0, 3, "");
+	cache_ev(&t, t_classes, 100, TAPE_CACHE_INSERT, 100, 0, 1);
+	cache_ev(&t, t_classes, 100, TAPE_CACHE_ACCESS, 100, 0, 1);
+	sc(&t, t_classes, 1000, 100, 100, TAPE_OP_READ, 3, 100, 0, 4096, 100, "");
+	sc(&t, t_classes + 1000, 1000, 100, 100, TAPE_OP_READ, 3, 100, 100, 4096, 0, "");
+	sc(&t, t_classes + 2000, 1000, 100, 100, TAPE_OP_CLOSE, 3, 100, 0, 0, 0, "");
+	uint64_t t_ep1 = 0;
+	for (uint32_t ep = 0; ep < 2; ep++) {
+		ts = (1 + ep) * 1000 * MS;
+		for (uint32_t k = 0; k < N; k++) {
+			uint32_t i = ep ? N - 1 - k : k, pid = 201 + 2 * ep + k % 2;
+			uint64_t id = i + 1;
+			if (ep && !k)
+				t_ep1 = ts + 2000;
+			sc(&t, ts += 1000, 1000, pid, pid, TAPE_OP_OPENAT, -100, id, 0, 0, 7, "");
+			if (!ep)
+				cache_ev(&t, ts, pid, TAPE_CACHE_INSERT, id, 0, 2);
+			cache_ev(&t, ts + 1, pid, TAPE_CACHE_ACCESS, id, 0, 2);
+			sc(&t, ts += 1000, 1000, pid, pid, TAPE_OP_READ, 7, id, 0, 4096, 4096, "");
+			sc(&t, ts += 1000, 1000, pid, pid, TAPE_OP_READ, 7, id, 4096, 4096, 4096, "");
+			sc(&t, ts += 1000, 1000, pid, pid, TAPE_OP_READ, 7, id, 8192, 4096, 0, "");
+			sc(&t, ts += 1000, 1000, pid, pid, TAPE_OP_CLOSE, 7, id, 0, 0, 0, "");
+		}
+	}
+	tw_close(&t);
+
+	struct ana a;
+	run(&a, &t, NULL);
+	assert_int_equal(a.ds_rule, ANA_DS_READ_AGAIN);
+	assert_non_null(a.ds_dir);
+	assert_string_equal(a.ds_dir, "/data/train");
+	assert_int_equal(a.ds.files, N + 1);
+	assert_int_equal(a.ds_again, N);
+	assert_int_equal(a.ds.size, N * 8192 + 100);
+	for (size_t i = 0; i < a.nfiles; i++) {
+		const struct ana_file *f = &a.files[i];
+		int want = f->file_id == 100 || (f->file_id >= 1 && f->file_id <= N);
+		if (f->dataset != want)
+			fail_msg("%s: dataset %d", f->path ? f->path : "?", f->dataset);
+	}
+	/* epochs: the data set's files, bytes and reads only */
+	assert_int_equal(ana_epoch_count(&a), 2);
+	assert_true(ana_epochs_known(&a));
+	assert_int_equal(a.sys.epochs[0].files, N + 1);
+	assert_int_equal(a.sys.epochs[1].files, N);
+	assert_int_equal(a.sys.epochs[0].bytes, N * 8192 + 100);
+	assert_int_equal(a.sys.epochs[1].bytes, N * 8192);
+	assert_int_equal(a.sys.epochs[0].reads, 2 * N + 1);
+	assert_int_equal(a.sys.epochs[0].start_ns, T0 + t_classes);
+	assert_int_equal(a.sys.epochs[1].start_ns, T0 + t_ep1);
+	/* file order: classes.csv and the JPEGs in name order, then reversed */
+	double tau;
+	assert_true(ana_file_order_randomness(&a, &tau) == 0.0);
+	assert_true(tau == 1.0);
+	assert_true(a.sys.epochs[1].order_rand == 0.0);
+	assert_true(a.sys.epochs[1].order_tau == -1.0);
+	/* request sizes: 4 KiB reads, the EOF reads and classes.csv's 100 B */
+	assert_int_equal(a.ds.rd_hist[13], 4 * N);
+	assert_int_equal(a.ds.rd_hist[0], 2 * N + 1);
+	assert_int_equal(a.ds.rd_hist[7], 1);
+	assert_int_equal(a.ds.read_ops, 6 * N + 2);
+	assert_int_equal(a.other.read_ops, NIMP + ncode + 3 + 4);
+	assert_int_equal(a.other.rd_hist[13], NIMP);	/* 4 KiB */
+	assert_int_equal(a.other.rd_hist[10], ncode + 3);	/* 832 B */
+	assert_int_equal(a.other.rd_hist[19], 4);	/* 256 KiB */
+	/* JPEGs each read sequentially in 2 reads */
+	assert_int_equal(a.ds.rd_pairs, 2 * N);
+	assert_true(ana_group_randomness(&a.ds) == 0.0);
+	/* page cache: the data set's pages against the libraries' faults */
+	assert_int_equal(a.ds.pages_accessed, 4 * N + 1);
+	assert_int_equal(a.ds.pages_missed, 2 * N + 1);
+	assert_int_equal(a.other.pages_accessed, 100 + 256);
+	assert_int_equal(a.other.pages_missed, 100 + 256);
+	ana_release(&a);
+
+	json_t *j = run_json(&t);
+	json_t *d = json_object_get(j, "dataset");
+	assert_string_equal(json_string_value(json_object_get(d, "rule")), "read_again");
+	assert_string_equal(json_string_value(json_object_get(d, "directory")), "/data/train");
+	assert_int_equal(json_integer_value(json_object_get(d, "files")), N + 1);
+	assert_int_equal(json_integer_value(json_object_get(d, "epochs")), 2);
+	assert_true(fabs(json_real_value(jpath(d, "cache", "hit_ratio")) -
+			 (1.0 - (2.0 * N + 1) / (4.0 * N + 1))) < 1e-9);	/* 10 digits */
+	assert_true(json_real_value(jpath(json_object_get(j, "other_files"), "cache", "hit_ratio")) == 0.0);
+	assert_true(json_real_value(jpath(d, "pattern", "file_order_randomness")) == 0.0);
+	json_decref(j);
+}
+
+/* 8 tar shards (2.25 MiB) read whole twice, in 1 MiB reads, by 2 workers
+ * per epoch, after 1,000 imports, the workers reading 5 modules again: a
+ * data set of fewer than 32 files, 2 epochs; its order is the shards' (name
+ * order: 0), not the imports'. */
+static void test_epochs_few_shards(void **state)
+{
+	enum { NIMP = 1000, N = 8, NMOD = 5 };
+	const uint64_t size = (9ull << 18) + 512;
+	uint64_t ts = 0;
+	struct tw t;
+	tw_open(&t);
+	data_files(&t, N, "/data/shards/shard_%03u.tar", size);
+	imports(&t, NIMP, "/usr/lib/python3.11/m%04u.py", &ts);
+	for (uint32_t ep = 0; ep < 2; ep++) {
+		for (uint32_t w = 0; w < 2; w++)
+			for (uint32_t m = 0; m < NMOD; m++)
+				visit(&t, &ts, 200 + 2 * ep + w, 5, 10000 + m, 4096);
+		for (uint32_t i = 0; i < N; i++) {	/* worker i % 2, in name order */
+			uint32_t pid = 200 + 2 * ep + i % 2;
+			sc(&t, ts += 1000, 1000, pid, pid, TAPE_OP_OPENAT, -100, i + 1, 0, 0, 7, "");
+			for (uint64_t off = 0; off <= size; off += 1 << 20) {
+				uint64_t n = size - off < (1 << 20) ? size - off : 1 << 20;
+				sc(&t, ts += MS, 1000, pid, pid, TAPE_OP_READ, 7, i + 1, off, 1 << 20,
+				   (int64_t)n, "");
+			}
+			sc(&t, ts += 1000, 1000, pid, pid, TAPE_OP_CLOSE, 7, i + 1, 0, 0, 0, "");
+		}
+	}
+	tw_close(&t);
+
+	struct ana a;
+	run(&a, &t, NULL);
+	assert_int_equal(a.ds.files, N);
+	assert_int_equal(ana_epoch_count(&a), 2);
+	assert_int_equal(a.npasses, 2);
+	for (int e = 0; e < 2; e++) {
+		assert_int_equal(a.sys.epochs[e].files, N);
+		assert_int_equal(a.sys.epochs[e].bytes, N * size);
+		assert_int_equal(a.sys.epochs[e].reads, N * 3);
+	}
+	double tau;
+	assert_true(ana_file_order_randomness(&a, &tau) == 0.0);
+	assert_true(tau == 1.0);
+	assert_true(ana_group_randomness(&a.ds) == 0.0);
+	ana_release(&a);
+}
+
+/* One 64 MiB file of 1,024 records of 64 KiB after 200 imports: read
+ * twice at shuffled offsets through one open (2 epochs: its bytes covered
+ * twice), by two workers per epoch each reading half of it through its
+ * own open (2 epochs, not 4: a pass is the file's bytes, not its opens),
+ * and once and a fifth (1 epoch and a partial pass). */
+static void one_file_trace(struct tw *t, int workers, uint32_t passes_x5)
+{
+	enum { NIMP = 200, NREC = 1024 };
+	const uint64_t rec = 65536;
+	uint32_t order[NREC];
+	uint64_t ts = 0;
+	tw_open(t);
+	imports(t, NIMP, "/usr/lib/python3/dist-packages/m%03u.py", &ts);
+	file_row(t, 1, "/data/big.bin", 8u << 20, 1, NREC * rec);
+	for (uint32_t i = 0; i < NREC; i++)
+		order[i] = i;
+	ts = 1000 * MS;
+	if (!workers)
+		sc(t, ts, 1000, 100, 100, TAPE_OP_OPENAT, -100, 1, 0, 0, 4, "");
+	for (uint32_t ep = 0; ep * 5 < passes_x5; ep++) {
+		uint32_t nrec = (passes_x5 - ep * 5) >= 5 ? NREC : NREC * (passes_x5 - ep * 5) / 5;
+		shuffle(order, NREC);
+		ts += 100 * MS;
+		for (uint32_t w = 0; w < (uint32_t)workers; w++)
+			sc(t, ts += 1000, 1000, 200 + 2 * ep + w, 200 + 2 * ep + w, TAPE_OP_OPENAT,
+			   -100, 1, 0, 0, 5, "");
+		for (uint32_t k = 0; k < nrec; k++) {
+			uint32_t pid = workers ? 200 + 2 * ep + k % 2 : 100;
+			sc(t, ts += 100000, 50000, pid, pid, TAPE_OP_PREAD64, workers ? 5 : 4, 1,
+			   order[k] * rec, rec, (int64_t)rec, "");
+		}
+	}
+	tw_close(t);
+}
+
+static void test_epochs_one_file(void **state)
+{
+	struct tw t;
+	struct ana a;
+
+	one_file_trace(&t, 0, 10);	/* one open, twice */
+	run(&a, &t, NULL);
+	assert_int_equal(a.ds.files, 1);
+	assert_int_equal(a.ds_rule, ANA_DS_READ_AGAIN);
+	assert_int_equal(ana_epoch_count(&a), 2);
+	assert_int_equal(a.sys.epochs[0].bytes, 64u << 20);
+	assert_int_equal(a.sys.epochs[1].bytes, 64u << 20);
+	assert_int_equal(a.sys.epochs[1].reads, 1024);
+	assert_true(isnan(ana_file_order_randomness(&a, NULL)));	/* one file */
+	ana_release(&a);
+
+	one_file_trace(&t, 2, 10);	/* 2 workers per epoch, half each */
+	run(&a, &t, NULL);
+	assert_int_equal(a.ds.files, 1);
+	assert_int_equal(ana_epoch_count(&a), 2);
+	assert_int_equal(a.npasses, 2);
+	assert_int_equal(a.sys.epochs[1].bytes, 64u << 20);
+	ana_release(&a);
+
+	one_file_trace(&t, 0, 6);	/* 1.2 times */
+	run(&a, &t, NULL);
+	assert_int_equal(ana_epoch_count(&a), 1);
+	assert_int_equal(a.npasses, 2);
+	ana_release(&a);
+}
+
+/* A 124 KB torch.save per epoch (3 epochs), each file written front to back
+ * in several writes and closed, one of them with fsync and rename: three
+ * checkpoints, whatever their size.  Whole-file writes that do not repeat
+ * (a results file once), files rewritten at offset 0 (a temporary file two
+ * processes write 4 bytes to), temporary files written whole and deleted
+ * (mkstemp, write, close, unlink), a log appended to and never closed, and
+ * compiled modules written whole are none. */
+static void test_checkpoints_small(void **state)
+{
+	static const uint64_t parts[] = { 1666, 1854, 18688, 98304, 5760, 606, 98 };
+	const uint64_t total = 126976;
+	struct tw t;
+	tw_open(&t);
+	uint64_t ts = 0;
+	sc(&t, 0, 1000, 100, 101, TAPE_OP_OPENAT, -100, 50, 0, 0, 5, "/job/train.log");
+	for (int i = 0; i < 300; i++)
+		sc(&t, 1000 + i * 100 * MS, 1000, 100, 101, TAPE_OP_WRITE, 5, 50, i * 100ull, 100, 100, "");
+	for (int c = 0; c < 3; c++) {
+		char p[64];
+		ts = (uint64_t)(c + 1) * 9000 * MS;
+		snprintf(p, sizeof(p), c == 2 ? "/job/ckpt/epoch_%d.pt.tmp" : "/job/ckpt/epoch_%d.pt", c);
+		sc(&t, ts, 1000, 100, 100, TAPE_OP_OPENAT, -100, 10 + c, 0, 0, 9, p);
+		uint64_t off = 0;
+		for (size_t i = 0; i < sizeof(parts) / sizeof(*parts); i++) {
+			sc(&t, ts += 20000, 10000, 100, 100, i % 2 ? TAPE_OP_WRITE : TAPE_OP_WRITEV, 9,
+			   10 + c, off, parts[i], (int64_t)parts[i], "");
+			off += parts[i];
+		}
+		if (c == 2)
+			sc(&t, ts += 20000, MS, 100, 100, TAPE_OP_FSYNC, 9, 10 + c, 0, 0, 0, "");
+		sc(&t, ts += 2 * MS, 1000, 100, 100, TAPE_OP_CLOSE, 9, 10 + c, 0, 0, 0, "");
+		/* a temporary file: 4 bytes at offset 0 from two processes */
+		snprintf(p, sizeof(p), "/tmp/tmp%dxyz", c);
+		for (uint32_t w = 0; w < 2; w++) {
+			sc(&t, ts += MS, 1000, 300 + w, 300 + w, TAPE_OP_OPENAT, -100, 20 + c, 0, 0, 4, p);
+			sc(&t, ts += MS, 1000, 300 + w, 300 + w, TAPE_OP_WRITE, 4, 20 + c, 0, 4, 4, "");
+			sc(&t, ts += MS, 1000, 300 + w, 300 + w, TAPE_OP_CLOSE, 4, 20 + c, 0, 0, 0, "");
+		}
+		/* a temporary file written whole, closed and deleted */
+		snprintf(p, sizeof(p), "/tmp/tmp%dabc", c);
+		sc(&t, ts += MS, 1000, 400, 401, TAPE_OP_OPENAT, -100, 60 + c, 0, 0, 4, p);
+		sc(&t, ts += MS, 1000, 400, 401, TAPE_OP_WRITE, 4, 60 + c, 0, 4, 4, "");
+		sc(&t, ts += MS, 1000, 400, 401, TAPE_OP_CLOSE, 4, 60 + c, 0, 0, 0, "");
+		sc(&t, ts += MS, 1000, 400, 401, TAPE_OP_UNLINK, -1, 0, 0, 0, 0, p);
+		/* a compiled module, written whole */
+		snprintf(p, sizeof(p), "/job/__pycache__/m%d.cpython-311.pyc", c);
+		sc(&t, ts += MS, 1000, 100, 100, TAPE_OP_OPENAT, -100, 30 + c, 0, 0, 4, p);
+		sc(&t, ts += MS, 1000, 100, 100, TAPE_OP_WRITE, 4, 30 + c, 0, 5000, 5000, "");
+		sc(&t, ts += MS, 1000, 100, 100, TAPE_OP_CLOSE, 4, 30 + c, 0, 0, 0, "");
+	}
+	sc(&t, ts += 5000 * MS, 1000, 100, 100, TAPE_OP_OPENAT, -100, 40, 0, 0, 4, "/job/results.json");
+	sc(&t, ts += MS, 1000, 100, 100, TAPE_OP_WRITE, 4, 40, 0, 300, 300, "");
+	sc(&t, ts += MS, 1000, 100, 100, TAPE_OP_CLOSE, 4, 40, 0, 0, 0, "");
+	tw_close(&t);
+
+	struct ana a;
+	run(&a, &t, NULL);
+	assert_int_equal(a.nckpts, 3);
+	for (int c = 0; c < 3; c++) {
+		assert_int_equal(a.ckpts[c].bytes, total);
+		assert_int_equal(a.ckpts[c].files, 1);
+		assert_int_equal(a.ckpts[c].ops, 7);
+		assert_int_equal(a.ckpts[c].syncs, c == 2);
+		assert_true(a.ckpts[c].whole);
+		assert_int_equal(a.ckpts[c].start_ns, T0 + (c + 1) * 9000 * MS + 20000);
+	}
+	ana_release(&a);
+}
+
 /* Every allocation the analysis makes can fail: ana_run then returns
  * -ENOMEM (one or two threads) and ana_release frees what was built. */
 static void test_out_of_memory(void **state)
@@ -589,11 +984,6 @@ static void sample_ev(struct tw *t, uint64_t ts, unsigned metric, uint64_t subje
 {
 	struct tape_sample e = { .ts_ns = T0 + ts, .metric = metric, .subject = subject, .value = v };
 	assert_int_equal(tape_writer_append(t->w, TAPE_TABLE_SAMPLE, &e), 0);
-}
-
-static json_t *jpath(json_t *j, const char *a, const char *b)
-{
-	return json_object_get(json_object_get(j, a), b);
 }
 
 /* The sample layer: CPU time of the job's processes (last - first sample),
@@ -977,6 +1367,11 @@ int main(void)
 		cmocka_unit_test(test_damaged_block),
 		cmocka_unit_test(test_ivset),
 		cmocka_unit_test(test_copies),
+		cmocka_unit_test(test_path_is_code),
+		cmocka_unit_test(test_dataset_python_job),
+		cmocka_unit_test(test_epochs_few_shards),
+		cmocka_unit_test(test_epochs_one_file),
+		cmocka_unit_test(test_checkpoints_small),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char cmd[128];
