@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <string.h>
 #include "analyze.h"
+#include "fstype.h"
 
 /* ------------------------------------------------------------ processes */
 
@@ -174,6 +175,7 @@ int ana_pass_file(struct ana *a)
 			/* sockets come without a mode and without a path */
 			f->not_regular = e->mode ? !S_ISREG(e->mode) : !e->path || !*e->path;
 			f->dir = S_ISDIR(e->mode);
+			f->memfs = e->fstype && cm_fstype_is_memory(e->fstype);
 			if (e->path && *e->path) {
 				free(f->path);
 				f->path = ana_xstrdup(e->path);

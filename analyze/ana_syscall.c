@@ -46,7 +46,8 @@ static int replay_does(const struct ana *a, const struct tape_syscall *e, unsign
 	    (e->path && cm_path_is_pseudo(e->path, NULL)))
 		return 0;
 	fi = ana_file_by_id(a, e->file_id);
-	return fi == ANA_NONE || !a->files[fi].not_regular || a->files[fi].dir;
+	return fi == ANA_NONE || ((!a->files[fi].not_regular || a->files[fi].dir) &&
+				  !a->files[fi].memfs);
 }
 
 static uint32_t file_new(struct ana *a)
@@ -521,7 +522,7 @@ int ana_file_excluded(const struct ana *a, const struct ana_file *f)
 {
 	if (!a->o.files_only)
 		return 0;
-	return f->anon || f->not_regular || !f->path || path_excluded(a, f->path);
+	return f->anon || f->not_regular || f->memfs || !f->path || path_excluded(a, f->path);
 }
 
 /*
@@ -545,7 +546,7 @@ static void count_meta(struct ana *a, const struct tape_syscall *e, unsigned kin
 		if (fi == ANA_NONE)
 			return;
 		f = &a->files[fi];
-		if (f->anon || (f->not_regular && !f->dir) || !f->path ||
+		if (f->anon || (f->not_regular && !f->dir) || f->memfs || !f->path ||
 		    !f->path[strspn(f->path, "/.")] || path_outside(a, f->path))
 			return;
 		if (a->o.under && !strcmp(f->path + strlen(a->o.under) + 1, CM_REPLAY_MARKER))

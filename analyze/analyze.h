@@ -317,6 +317,7 @@ struct ana_file {
 	uint16_t dataset : 1;	/* in the data set (ana_join) */
 	uint16_t exec_map : 1;	/* mapped executable: code, its faults the loader's */
 	uint16_t dir : 1;	/* its mode says directory */
+	uint16_t memfs : 1;	/* its fstype is a memory or pseudo fs (tmpfs, ...) */
 	/* reads and writes of a file that may be data and was not read again
 	 * yet, by size class (see ana_sys.fhist): two classes here, hc[i]
 	 * of class hk[i] (| 1 << 7: writes); 0: slot free */

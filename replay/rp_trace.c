@@ -45,6 +45,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "faults.h"
+#include "fstype.h"
 #include "path.h"
 #include "replay.h"
 #include "tape.h"
@@ -198,6 +199,7 @@ struct trace_src {
 	uint32_t *raw_file;	/* raw id -> file + 1, 0 = not mapped yet */
 	size_t capraw;
 	struct cm_map nonreg;	/* file_id -> 1: pipe, socket, device */
+	struct cm_map memfs_ids;	/* file_id -> its fstype: a memory fs */
 	struct cm_map tids;	/* tid -> thread */
 	struct cm_faults *faults;
 	uint64_t t0;
@@ -560,6 +562,11 @@ static int on_memfs(struct walk *w, const struct row *r, const char **where)
 		return 1;
 	if (r->path2 && cm_path_is_pseudo(cm_strtab_str(&w->t->raw, r->path2), where))
 		return 1;
+	if ((r->file_id && (v = cm_map_get(&w->t->memfs_ids, r->file_id, 0))) ||
+	    (r->file_id2 && (v = cm_map_get(&w->t->memfs_ids, r->file_id2, 0)))) {
+		*where = cm_fstype_name(*v) ? cm_fstype_name(*v) : "memory fs";
+		return 1;
+	}
 	if (tape_op_uses_fd(r->op) && (v = cm_map_get(&w->fds, r->pid, (uint64_t)r->fd)) &&
 	    IS_MEMFS_FD(*v)) {
 		*where = !w->emit ? w->t->src.layout.memfs[*v - MEMFS_FD].where : "";
@@ -1369,10 +1376,16 @@ static int each_file_row(struct trace_src *t, int (*fn)(struct trace_src *t,
 	return rc < 0 ? rc : 0;
 }
 
-/* The file ids of pipes, sockets and devices, by their mode at open. */
+/* The file ids of pipes, sockets and devices, by their mode at open, and
+ * of files on memory and pseudo file systems, by their fstype (a tmpfs
+ * that is not under /dev: common/fstype.h). */
 static int nonreg_row(struct trace_src *t, const struct tape_file *f)
 {
 	unsigned type = f->mode & 0170000;
+
+	if (f->file_id && f->fstype && cm_fstype_is_memory(f->fstype) &&
+	    cm_map_set(&t->memfs_ids, f->file_id, 0, f->fstype))
+		return -ENOMEM;
 
 	if (f->file_id && (type == 0010000 || type == 0140000 ||	/* fifo, socket */
 			   type == 0020000 || type == 0060000))		/* chr, blk */
@@ -1688,6 +1701,7 @@ static void trace_free(struct rp_source *s)
 	cm_strtab_release(&t->raw);
 	free(t->raw_file);
 	cm_map_release(&t->nonreg);
+	cm_map_release(&t->memfs_ids);
 	cm_map_release(&t->tids);
 	free(t->slot0_ids);
 	free(t->infer);
