@@ -1050,6 +1050,7 @@ struct uring_start {
 	__u64 len;
 	__u64 dev;
 	__u64 ino;
+	__u64 flags;	/* an open's open_how.flags */
 	__s32 fd;	/* the fd, or the dirfd of an open */
 	__u32 op;
 };
@@ -1115,6 +1116,7 @@ int BPF_PROG(uring_submit, struct io_kiocb *req)
 		struct filename *fn = op->filename;
 
 		st.fd = op->dfd;
+		st.flags = op->how.flags;
 		if (s && fn && bpf_probe_read_kernel_str(s->paths, REC_PATH_MAX, fn->name) > 0)
 			bpf_map_update_elem(&uring_path, &key, s->paths, BPF_ANY);
 	}
@@ -1168,6 +1170,7 @@ int BPF_PROG(uring_complete, struct io_ring_ctx *rctx, void *req,
 	ev->offset = st->off;
 	ev->size = st->len;
 	ev->ret = cqe->res;
+	ev->flags = st->flags;
 	ev->dev = st->dev;
 	ev->ino = st->ino;
 	if (st->op == 53 && cqe->res >= 0) {
