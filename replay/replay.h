@@ -61,6 +61,10 @@ enum rp_timing { RP_TIME_ORIGINAL, RP_TIME_THINK, RP_TIME_AFAP };	/* choice orde
 				 * mapping, not a syscall */
 #define RP_F_FAILED  (1u << 4)	/* a metadata op that failed in the
 				 * recording: it should fail again */
+#define RP_F_ABSENT  (1u << 5)	/* a stat, unlink, rename of what the job
+				 * made by an op the replay does not issue (a
+				 * socket's bind) in a directory the job
+				 * made: it fails in the replay, as expected */
 #define RP_NO_SLOT UINT32_MAX	/* rp_op.slot of a metadata op by path */
 
 /*
@@ -309,6 +313,7 @@ struct rp_job {			/* one replay thread */
 	uint64_t mkdir_existed;	/* mkdirs (done) that found the directory */
 	uint64_t meta_unlike;	/* metadata ops (done) that succeeded where
 				 * the recording's failed */
+	uint64_t absent;	/* RP_F_ABSENT ops (done) that failed */
 	int first_error;	/* -errno of the first failed op, 0 */
 	uint64_t wall_ns;	/* first op to last completion */
 	uint64_t compute_ns;	/* synthetic compute delays */

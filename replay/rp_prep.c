@@ -394,7 +394,7 @@ int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *
 
 	memset(st, 0, sizeof(*st));
 	for (size_t i = 0; i < l->nfiles; i++)
-		if (l->files[i].prepare || l->files[i].isdir) {
+		if (l->files[i].prepare || (l->files[i].isdir && !l->files[i].made_dir)) {
 			unsigned k = l->files[i].dataset ? scale : 1;
 			nfiles += k;
 			total += l->files[i].size * k;
@@ -436,7 +436,8 @@ int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *
 		const struct rp_file *f = &l->files[i];
 		const char *rel;
 
-		if ((!f->prepare && !f->isdir) || (k && !f->dataset))
+		/* a directory the job makes is the job's to make */
+		if ((!f->prepare && (!f->isdir || f->made_dir)) || (k && !f->dataset))
 			continue;
 		rel = rp_copy_path(l, i, k, cpath, sizeof(cpath));
 		if ((rc = prep_one(dirfd, rel, f, po->sparse, buf, &rng, st, &why))) {

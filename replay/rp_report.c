@@ -135,6 +135,7 @@ static void total_job(const struct rp_result *res, struct rp_job *t)
 		t->errors += j->errors;
 		t->mkdir_existed += j->mkdir_existed;
 		t->meta_unlike += j->meta_unlike;
+		t->absent += j->absent;
 		if (!t->first_error)
 			t->first_error = j->first_error;
 		t->compute_ns += j->compute_ns;
@@ -259,6 +260,7 @@ static json_t *replay_json(const struct rp_layout *l, const struct rp_opts *o,
 	json_object_set_new(rp, "ops_done", done);
 	json_object_set_new(rp, "mkdir_existed", cm_json_u64(t->mkdir_existed));
 	json_object_set_new(rp, "metadata_unlike", cm_json_u64(t->meta_unlike));
+	json_object_set_new(rp, "ops_absent", cm_json_u64(t->absent));
 	json_object_set_new(rp, "ops_failed", cm_json_u64(t->errors));
 	json_object_set_new(rp, "failed", failed_json(l, t));
 	json_object_set_new(rp, "recorded_skipped", cm_json_u64(l->skipped));
@@ -463,6 +465,9 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 	if (t.meta_unlike)
 		fprintf(f, "  metadata ops that succeeded where the recording's failed: %" PRIu64 "\n",
 			t.meta_unlike);
+	if (t.absent)
+		fprintf(f, "  ops on what the job made by ops not replayed (a socket's bind), "
+			"failed as expected: %" PRIu64 "\n", t.absent);
 	failed_text(f, l, &t);
 	fprintf(f, "  not replayed from the recording: %" PRIu64 " skipped, %" PRIu64
 		" that failed when recorded, %" PRIu64 " unmatched, %" PRIu64

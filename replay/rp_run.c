@@ -607,6 +607,10 @@ static void do_other(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 		}
 	}
 	c->last_done = now_ns();
+	if (rc < 0 && (op->flags & RP_F_ABSENT)) {
+		c->job->absent++;	/* expected: see RP_F_ABSENT */
+		rc = 0;
+	}
 	if (rc < 0)
 		op_error(c, op->kind, op->file, rc);
 	else

@@ -863,7 +863,9 @@ static int plan_open(struct walk *w, const struct row *r)
 		if (op->oflags & O_DIRECTORY)
 			f->isdir = 1;	/* opendir(), or O_TMPFILE in it */
 		else if (!(op->oflags & O_CREAT))
-			f->prepare = 1;
+			f->prepare |= !f->made_dir;	/* a directory the job made
+							 * opened without O_DIRECTORY
+							 * (os.scandir) is the job's */
 		else if (op->oflags & O_EXCL)
 			f->excl = !w->file_last[file].gidx;	/* the job made it */
 		else if (!(op->oflags & O_TRUNC) && !w->file_last[file].gidx)
@@ -939,6 +941,25 @@ static int plan_dup(struct walk *w, const struct row *r)
 	return 0;
 }
 
+/* Whether file's directory is one the job made (a mkdir seen before): what
+ * is in it was not there before the job. */
+static int in_made_dir(struct walk *w, uint32_t file)
+{
+	const struct rp_layout *l = &w->t->src.layout;
+	const char *rel = rp_file_path(l, file), *slash = strrchr(rel, '/');
+	uint32_t id;
+	size_t n;
+
+	if (!slash)
+		return 0;
+	n = (size_t)(slash - rel);
+	if (grow((void **)&w->pbuf, &w->pcap, n + 1, 1))
+		return 0;
+	memcpy(w->pbuf, rel, n);
+	w->pbuf[n] = 0;
+	return cm_strtab_find(&l->paths, w->pbuf, &id) == 0 && l->files[id].made_dir;
+}
+
 static int plan_namespace(struct walk *w, const struct row *r, unsigned kind)
 {
 	struct rp_layout *l = LAYOUT(w);
@@ -958,10 +979,15 @@ static int plan_namespace(struct walk *w, const struct row *r, unsigned kind)
 		w->cur.op.oflags = (uint32_t)r->flags & AT_REMOVEDIR;	/* rmdir */
 	if ((rc = in_dir(w, file)) || (kind == CM_RENAME && (rc = in_dir(w, file2))))
 		return rc;
+	/* exists before the trace, unless its directory is the job's: an op
+	 * the replay does not issue made it (a socket's bind) */
+	int absent = kind != CM_MKDIR && !w->file_last[file].gidx && in_made_dir(w, file);
+	if (absent)
+		w->cur.op.flags |= RP_F_ABSENT;
 	if (l) {
 		l->files[file].modified = l->files[file2].modified = 1;
-		if (kind != CM_MKDIR && !w->file_last[file].gidx)
-			l->files[file].prepare = 1;	/* exists before the trace */
+		if (kind != CM_MKDIR && !w->file_last[file].gidx && !absent)
+			l->files[file].prepare = 1;
 		if (kind == CM_MKDIR)
 			l->files[file].made_dir = 1;
 	}
@@ -1035,8 +1061,15 @@ static int plan_meta(struct walk *w, const struct row *r, unsigned kind)
 		/* after its directory's mkdir, by path from DIR (no fd) */
 		if ((rc = dir_of(w, file, 0)))
 			return rc;
-		if (l && there && !w->file_last[file].gidx)
-			l->files[file].prepare = 1;	/* was there before the job */
+		if (there && !w->file_last[file].gidx) {
+			/* there before the job, unless its directory is the
+			 * job's: then an op the replay does not issue made it
+			 * (a socket's bind), and the replay cannot */
+			if (in_made_dir(w, file))
+				w->cur.op.flags |= RP_F_ABSENT;
+			else if (l)
+				l->files[file].prepare = 1;
+		}
 	} else {
 		/* the recorded open's slot, or an implicit one (a file open
 		 * before the recording), as data ops have */
