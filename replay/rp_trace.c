@@ -1415,13 +1415,17 @@ static int each_file_row(struct trace_src *t, int (*fn)(struct trace_src *t,
 static int nonreg_row(struct trace_src *t, const struct tape_file *f)
 {
 	unsigned type = f->mode & 0170000;
+	int memory = f->fstype && cm_fstype_is_memory(f->fstype);
 
-	if (f->file_id && f->fstype && cm_fstype_is_memory(f->fstype) &&
+	if (!f->file_id)
+		return 0;
+	if (!type && memory)	/* a socket or pipe without a mode (sockfs) */
+		return cm_map_set(&t->nonreg, f->file_id, 0, 1);
+	if (memory && (type == 0100000 || type == 0040000) &&	/* file, dir */
 	    cm_map_set(&t->memfs_ids, f->file_id, 0, f->fstype))
 		return -ENOMEM;
-
-	if (f->file_id && (type == 0010000 || type == 0140000 ||	/* fifo, socket */
-			   type == 0020000 || type == 0060000))		/* chr, blk */
+	if (type == 0010000 || type == 0140000 ||	/* fifo, socket */
+	    type == 0020000 || type == 0060000)		/* chr, blk */
 		return cm_map_set(&t->nonreg, f->file_id, 0, 1);
 	return 0;
 }
