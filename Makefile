@@ -96,16 +96,21 @@ LIBS := $(LIBRECORD) $(LIBREPLAY) $(LIBANALYZE) $(LIBCOMMON) $(LIBTAPE) \
 all: iotape
 
 # ---------------------------------------------------------------- packages
-deps:
-	@missing=""; for p in $(DEB_PKGS); do \
+# apt_install PACKAGES: install those not installed yet (apt-get, as root).
+define apt_install
+	@missing=""; for p in $(1); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
-		if [ "$$(id -u)" != 0 ]; then echo "make deps: missing packages:$$missing (run as root)" >&2; exit 1; fi; \
+		if [ "$$(id -u)" != 0 ]; then echo "make: missing packages:$$missing (run as root)" >&2; exit 1; fi; \
 		echo "  DEPS    installing$$missing"; \
 		DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
 	fi
+endef
+
+deps:
+	$(call apt_install,$(DEB_PKGS))
 
 # ------------------------------------------------------------------- build
 # INC_<top folder> of the source: what that layer may include.

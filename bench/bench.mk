@@ -36,6 +36,28 @@ $(OUT)/bench/bpffloor: $(OUT)/bench/bpffloor.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
 
-bench: deps
+# The Parquet peer (bench/parquet_peer.mjs): Debian's nodejs and npm, and
+# DuckDB's Node API from npm at the version bench/package-lock.json pins,
+# into bench/node_modules (ignored by git).  Bench-only: nothing else needs
+# them.  Without the npm registry the parquet section says so and the
+# other benchmarks still run.
+BENCH_DEB_PKGS := nodejs npm
+
+bench-deps:
+	$(Q)command -v node >/dev/null && command -v npm >/dev/null || $(MAKE) --no-print-directory bench-apt
+	$(Q)if ! cmp -s bench/package-lock.json bench/node_modules/.iotape-lock; then \
+		echo "  NPM     bench/node_modules (@duckdb/node-api)"; \
+		if (cd bench && npm ci --no-audit --no-fund --loglevel=error >/dev/null); then \
+			cp bench/package-lock.json bench/node_modules/.iotape-lock; \
+		else \
+			echo "make bench: npm ci failed in bench/: the parquet section will be skipped" >&2; \
+		fi; \
+	fi
+
+.PHONY: bench-deps bench-apt
+bench-apt:
+	$(call apt_install,$(BENCH_DEB_PKGS))
+
+bench: deps bench-deps
 	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS) $(OUT)/tests/preadbench
 	$(Q)sh bench/run.sh $(OUT)

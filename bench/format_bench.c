@@ -21,7 +21,10 @@
  * and checks that the decoded events are the generated ones (a digest of
  * every field).  With -C it also writes the syscall table as CSV, byte for
  * byte what `iotape dump --format csv` prints, so bench/run.sh can compare
- * the trace with zstd-compressed CSV.
+ * the trace with zstd-compressed CSV (and with Parquet, bench/parquet_peer.mjs).
+ * -S leaves out the rows of the other tables (only the syscall table is
+ * encoded, as the CSV and Parquet peers hold it); -i takes the syscall rows
+ * of a recorded trace instead of generating them.
  *
  * Output: "key=value" lines on stdout (parsed by bench/run.sh), progress on
  * stderr.  Exit 0, or 1 when something failed (not when a target is missed:
@@ -573,6 +576,57 @@ static void generate(size_t n, uint64_t seed)
 	}
 }
 
+/* -i: the syscall rows of a recorded trace instead of the generated stream
+ * (and no rows of the other tables), so the encoder is timed on a real
+ * recording.  Strings are copied: a cursor's live only until its next call. */
+static int load_trace(const char *path)
+{
+	tape_reader *r = NULL;
+	tape_cursor *c = NULL;
+	const void *evs;
+	size_t k;
+	int err;
+
+	if ((err = tape_reader_open(&r, path)) ||
+	    (err = tape_cursor_open(r, TAPE_TABLE_SYSCALL, 0, UINT64_MAX, &c)))
+		goto fail;
+	while ((err = tape_cursor_next_block(c, &evs, &k)) > 0) {
+		const struct tape_syscall *e = evs;
+		if (G.n + k > G.cap) {
+			size_t cap = G.cap ? 2 * G.cap : 65536;
+			while (cap < G.n + k)
+				cap *= 2;
+			struct tape_syscall *p = realloc(G.ev, cap * sizeof(*p));
+			if (!p) {
+				fprintf(stderr, "format_bench: out of memory\n");
+				exit(1);
+			}
+			G.ev = p;
+			G.cap = cap;
+		}
+		for (size_t i = 0; i < k; i++) {
+			struct tape_syscall *d = &G.ev[G.n++];
+			*d = e[i];
+			d->path = intern(e[i].path ? e[i].path : "");
+			d->path2 = intern(e[i].path2 ? e[i].path2 : "");
+		}
+	}
+	if (err < 0)
+		goto fail;
+	tape_cursor_free(c);
+	tape_reader_free(r);
+	if (!G.n) {
+		fprintf(stderr, "format_bench: %s: no syscall rows\n", path);
+		return -1;
+	}
+	return 0;
+fail:
+	fprintf(stderr, "format_bench: %s: %s (%s)\n", path, tape_strerror(err), tape_error_detail());
+	tape_cursor_free(c);
+	tape_reader_free(r);
+	return -1;
+}
+
 /* Digest of every field, the same whether computed on the generated or the
  * decoded events.  Strings count by their first byte and their length class
  * only, so the decode loop reads them without walking them. */
@@ -859,7 +913,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: format_bench [-n EVENTS] [-r RUNS] [-s SEED] [-c CPU] [-l LEVEL]\n"
-		"                    [-b ROWS] [-F] [-V] [-o TRACE] [-C CSV] [-m MODE] [-q]\n"
+		"                    [-b ROWS] [-F] [-V] [-S] [-i TRACE] [-o TRACE] [-C CSV]\n"
+		"                    [-m MODE] [-q]\n"
 		"  -n  syscall events to generate (default 10000000)\n"
 		"  -r  runs per measurement, the best is kept (default 3)\n"
 		"  -s  generator seed (default 1)\n"
@@ -868,6 +923,9 @@ static void usage(FILE *f)
 		"  -b  rows per block (default: the writer's)\n"
 		"  -F  write format 1.1 without EXP/DEXP (TAPE_WRITE_FAST)\n"
 		"  -V  write format 1.0 (TAPE_WRITE_V10)\n"
+		"  -S  syscall table only: leave out the file, process, block and cache rows\n"
+		"  -i  the syscall rows of this trace instead of generated ones (-n, -s\n"
+		"      ignored; implies -S)\n"
 		"  -o  trace file (default format_bench.tape)\n"
 		"  -C  also write the syscall table as CSV to this file\n"
 		"  -m  what to time: all (default), encode, or decode (for perf record)\n"
@@ -879,10 +937,11 @@ int main(int argc, char **argv)
 	size_t n = 10000000;
 	int runs = 3, cpu = 0, quiet = 0, opt, do_enc = 1, do_dec = 1;
 	uint64_t seed = 1;
-	const char *trace = "format_bench.tape", *csv = NULL;
+	const char *trace = "format_bench.tape", *csv = NULL, *input = NULL;
+	int syscall_only = 0;
 	struct tape_writer_opts wo = { .flags = TAPE_WRITE_FORCE };
 
-	while ((opt = getopt(argc, argv, "n:r:s:c:l:b:o:C:m:FVqh")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:s:c:l:b:o:C:i:m:FVSqh")) != -1) {
 		switch (opt) {
 		case 'n': n = strtoull(optarg, NULL, 0); break;
 		case 'r': runs = atoi(optarg); break;
@@ -894,6 +953,8 @@ int main(int argc, char **argv)
 		case 'V': wo.flags |= TAPE_WRITE_V10; break;
 		case 'o': trace = optarg; break;
 		case 'C': csv = optarg; break;
+		case 'i': input = optarg; break;
+		case 'S': syscall_only = 1; break;
 		case 'q': quiet = 1; break;
 		case 'm':
 			do_enc = !strcmp(optarg, "all") || !strcmp(optarg, "encode");
@@ -921,7 +982,17 @@ int main(int argc, char **argv)
 	}
 
 	double t = now();
-	generate(n, seed);
+	if (input) {
+		if (load_trace(input))
+			return 1;
+	} else {
+		generate(n, seed);
+		if (syscall_only) {
+			free(G.side);
+			G.side = NULL;
+			G.nside = G.capside = 0;
+		}
+	}
 	uint64_t want = 0, nfile = 0, nproc = 0, nblock = 0, ncache = 0;
 	for (size_t i = 0; i < G.n; i++)
 		want += ev_digest(&G.ev[i]);
@@ -931,13 +1002,22 @@ int main(int argc, char **argv)
 		nblock += G.side[i].table == TAPE_TABLE_BLOCK;
 		ncache += G.side[i].table == TAPE_TABLE_CACHE;
 	}
-	uint64_t span = G.ev[G.n - 1].ts_ns - G.ev[0].ts_ns;
+	/* a recording's rows are in file order, not always in time order */
+	uint64_t tmin = UINT64_MAX, tmax = 0;
+	for (size_t i = 0; i < G.n; i++) {
+		tmin = G.ev[i].ts_ns < tmin ? G.ev[i].ts_ns : tmin;
+		tmax = G.ev[i].ts_ns > tmax ? G.ev[i].ts_ns : tmax;
+	}
+	uint64_t span = tmax - tmin;
 	if (!quiet)
-		fprintf(stderr, "format_bench: generated %zu syscall + %" PRIu64 " other events "
-			"(%.0f s of a training job) in %.1f s\n",
+		fprintf(stderr, "format_bench: %s %zu syscall + %" PRIu64 " other events "
+			"(%.0f s of a training job) in %.1f s\n", input ? "read" : "generated",
 			G.n, (uint64_t)G.nside, span / 1e9, now() - t);
 
-	printf("seed=%" PRIu64 "\n", seed);
+	if (input)
+		printf("input=%s\n", input);
+	else
+		printf("seed=%" PRIu64 "\n", seed);
 	printf("cpu=%d\n", cpu);
 	printf("syscall_events=%zu\n", G.n);
 	printf("file_events=%" PRIu64 "\nprocess_events=%" PRIu64 "\n", nfile, nproc);

@@ -13,8 +13,9 @@
 #   ANALYZE_EVENTS events of the analyze bench's trace (default 100000000)
 #   BENCH_RUNS     runs per measurement, best kept (default 3)
 #   BENCH_KEEP=1   keep the trace and CSV files under OUT/bench/work
-#   BENCH_ONLY     run only this section (format, analyze, record, replay,
-#                  memory, fidelity)
+#   BENCH_ONLY     run only this section (format, parquet, analyze, record,
+#                  replay, memory, fidelity)
+#   PARQUET_EVENTS syscall rows of the parquet bench's stream (default 1000000)
 #   MEMORY_FILES   files of the memory bench's replay (default 1000000)
 #   REPLAY_MB      size of the replay bench's file in MiB (default 1024)
 #   REPLAY_OPS     random reads of the replay bench (default 200000)
@@ -208,6 +209,93 @@ format_section() {
 	fi
 }
 want format && format_section
+
+# ----------------------------------------------------------------- parquet
+# The same syscall rows as a trace and as Apache Parquet written by DuckDB
+# (bench/parquet_peer.mjs, one thread, zstd 1/3/9, Parquet V1 and V2), on
+# the generated stream and on the recordings under traces/.
+parquet_section() {
+	section parquet "trace encoding vs Apache Parquet + zstd (DuckDB, bench/parquet_peer.mjs)"
+	bin=$OUT/bench/format_bench
+	if [ ! -x "$bin" ]; then
+		echo "  $bin is not built (make bench builds it)"
+		FAILED=1
+		return
+	fi
+	if ! command -v node > /dev/null 2>&1 || [ ! -f bench/node_modules/@duckdb/node-api/package.json ]; then
+		echo "  skipped: the peer is not installed (make bench installs nodejs, npm and bench/node_modules)"
+		return
+	fi
+	runs=${BENCH_RUNS:-3}
+	# pq NAME FORMAT_BENCH_ARGS...: encode with format_bench (syscall table
+	# only), write the CSV, hand it to the peer; leaves $WORK/pq.NAME.{kv,peer}
+	pq() {
+		name=$1; shift
+		"$bin" -q -S -r "$runs" -o "$WORK/pq.tape" -C "$WORK/pq.csv" "$@" > "$WORK/pq.$name.kv" &&
+		[ "$(kv "$WORK/pq.$name.kv" roundtrip)" = ok ] &&
+		node bench/parquet_peer.mjs "$WORK/pq.csv" "$WORK" "$runs" > "$WORK/pq.$name.peer" &&
+		[ "$(kv "$WORK/pq.$name.peer" rows)" = "$(kv "$WORK/pq.$name.kv" syscall_events)" ]
+		rc=$?
+		rm -f "$WORK/pq.tape" "$WORK/pq.csv"
+		return $rc
+	}
+	# best KEYFILE WHAT LEVEL: the smaller of V1's and V2's figure
+	best() {
+		awk -v a="$(kv "$1" "parquet_v1_zstd$3_$2")" -v b="$(kv "$1" "parquet_v2_zstd$3_$2")" \
+			'BEGIN { print (a + 0 <= b + 0) ? a : b }'
+	}
+	n=${PARQUET_EVENTS:-1000000}
+	if ! pq gen -n "$n"; then
+		echo "  format_bench or the parquet peer failed"
+		FAILED=1
+		return
+	fi
+	k=$WORK/pq.gen.kv p=$WORK/pq.gen.peer
+	rows=$(kv "$k" syscall_events) tb=$(kv "$k" trace_bytes) ts=$(kv "$k" encode_s)
+	echo "  $(count "$rows") syscall rows of the format bench's stream (seed $(kv "$k" seed)), syscall table only;" \
+		"DuckDB $(kv "$p" duckdb), 1 thread"
+	echo "  the COPY is timed with the rows in memory, as the trace writer is; best of $runs"
+	echo
+	printf '  %-22s %12s %9s %10s %10s\n' "writer" "bytes" "B/row" "write s" "Mrows/s"
+	printf '  %-22s %12s %9s %10s %10s\n' "iotape" "$(count "$tb")" "$(calc "$tb / $rows" 2)" "$ts" "$(calc "$rows / $ts / 1e6" 1)"
+	for v in v1 v2; do
+		for l in 1 3 9; do
+			b=$(kv "$p" "parquet_${v}_zstd${l}_bytes") s=$(kv "$p" "parquet_${v}_zstd${l}_s")
+			printf '  %-22s %12s %9s %10s %10s\n' "parquet $v zstd-$l" "$(count "$b")" "$(calc "$b / $rows" 2)" "$s" "$(calc "$rows / $s / 1e6" 1)"
+		done
+	done
+	echo
+	b9=$(best "$p" bytes 9) s9=$(best "$p" s 9) s1=$(best "$p" s 1)
+	fig "size vs parquet zstd-9" "$(calc "$tb / $b9" 3)" le 1 "trace bytes / the smaller Parquet zstd-9 file (V1 or V2)"
+	fig "write speed vs zstd-9" "$(calc "$s9 / $ts" 1)" ge 3 "Parquet zstd-9 write time (the faster of V1, V2) / trace's"
+	fig "write speed vs zstd-1" "$(calc "$s1 / $ts" 1)" = "" "against Parquet's fastest level"
+
+	# the recordings under traces/: real jobs, tens of thousands of rows
+	tb=0 ts=0 b9=0 s9=0 s1=0 rn=0
+	for t in traces/*.iotape; do
+		[ -f "$t" ] || continue
+		name=$(basename "$t" .iotape)
+		if ! pq "$name" -i "$t"; then
+			echo "  $t: format_bench or the parquet peer failed"
+			FAILED=1
+			continue
+		fi
+		k=$WORK/pq.$name.kv p=$WORK/pq.$name.peer
+		r=$(kv "$k" syscall_events) b=$(kv "$k" trace_bytes) s=$(kv "$k" encode_s)
+		echo "  real trace $name: $(count "$r") rows, iotape $(calc "$b / $r" 2) B/row in $s s," \
+			"parquet zstd-9 $(calc "$(best "$p" bytes 9) / $r" 2) B/row in $(best "$p" s 9) s," \
+			"zstd-1 $(calc "$(best "$p" bytes 1) / $r" 2) B/row in $(best "$p" s 1) s"
+		tb=$((tb + b)) rn=$((rn + r))
+		ts=$(calc "$ts + $s" 4) s9=$(calc "$s9 + $(best "$p" s 9)" 4) s1=$(calc "$s1 + $(best "$p" s 1)" 4)
+		b9=$((b9 + $(best "$p" bytes 9)))
+	done
+	if [ "$rn" -gt 0 ]; then
+		fig "real: size vs zstd-9" "$(calc "$tb / $b9" 3)" le 1 "traces/*.iotape, $(count "$rn") rows"
+		fig "real: write speed vs zstd-9" "$(calc "$s9 / $ts" 1)" ge 3 "sum of write times"
+		fig "real: write speed vs zstd-1" "$(calc "$s1 / $ts" 1)" = ""
+	fi
+}
+want parquet && parquet_section
 
 # ----------------------------------------------------------------- analyze
 # Speed and peak RSS of `iotape analyze` on a synthetic training trace
