@@ -302,6 +302,10 @@ struct rp_failure {
 
 struct rp_job {			/* one replay thread */
 	uint32_t tid, pid;
+	uint32_t accel;		/* the simulated accelerator it belongs to
+				 * (rp_replica_open; 0 without) */
+	int rank;		/* MPI rank that ran it (0 without MPI) */
+	char host[64];		/* host name of that rank ("" : this one) */
 	struct rp_dir_stats d[3];	/* 0 read, 1 write, 2 sync */
 	uint64_t done[RP_KIND_MAX];
 	/* ops that failed in the replay, or were not issued because their
