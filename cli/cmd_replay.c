@@ -25,7 +25,7 @@
 enum {
 	O_PREP_ONLY = OPT_LONG(1), O_NO_PREP, O_SPARSE, O_TIMING, O_SPEED,
 	O_SCALE, O_IODEPTH, O_DIRECT_OPT, O_DROP, O_LOOPS, O_FMT, O_MEMLIMIT,
-	O_SCALE_DS, O_IGNORE, O_NO_META, O_WRITERS, O_AU, O_RUNTIME, O_FIND_MAX,
+	O_SCALE_DS, O_IGNORE, O_NO_META, O_WRITERS, O_AU, O_RUNTIME, O_FIND_MAX, O_SYNC_STEPS,
 };
 
 /* Typed options go to struct rp_opts; the others are taken in cmd_replay(). */
@@ -69,6 +69,8 @@ static const struct opt replay_opts[] = {
 	{ O_RUNTIME, "runtime", "T", "stop taking ops after T (12, 1.5s, 2m): bounds each run",
 	  OPT_T_DURATION(CFG, runtime_ns, 1000000, CM_OPT_NOMAX) },
 	{ O_FIND_MAX, "find-max", NULL, "search the most accelerators whose every AU reaches --au" },
+	{ O_SYNC_STEPS, "sync-steps", NULL, "accelerators wait for each other at every training step",
+	  OPT_T_FLAG(CFG, sync_steps) },
 	{ 0 }
 };
 #undef CFG
@@ -283,7 +285,8 @@ static int open_source(const struct src_arg *sa, const struct rp_opts *o, unsign
 		/* n instances share the bound of the queued ops */
 		struct src_arg one = *sa;
 		struct rp_replica_opts ro = { .accelerators = n, .writers_one = o->writers == 1,
-					      .runtime_ns = o->runtime_ns };
+					      .runtime_ns = o->runtime_ns,
+					      .sync_steps = o->sync_steps };
 		uint64_t q = sa->to.queue_bytes ? sa->to.queue_bytes : 64ull << 20;
 		one.to.queue_bytes = q / n > (1u << 20) ? q / n : 1u << 20;
 		rc = rp_replica_open(src, &ro, open_trace, &one, err, sizeof(err));
