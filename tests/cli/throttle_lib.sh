@@ -8,10 +8,13 @@
 # CMD... runs CMD inside the cgroup (a shell that moves itself in, then
 # execs CMD), so the bios CMD issues to the loop device are throttled.
 #
-# The limit applies to bios the cgroup's tasks issue: O_DIRECT reads
-# (iotape replay --direct, fio direct=1) are throttled; page-cache hits
-# issue none, and buffered writes are written back by kernel threads
-# outside the cgroup (cgroup v1), so only direct I/O meets the ceiling.
+# The limit applies to bios the cgroup's tasks issue: O_DIRECT reads and
+# writes (iotape replay --direct, fio direct=1) and reads that miss the
+# page cache (the reader's own readahead) are throttled; page-cache hits
+# issue none, and buffered writes are written back by kernel threads that
+# cgroup v1 does not charge to the cgroup.  Measured here with dd, limit
+# 10 MiB/s, 32 MiB: direct read or write 3.2 s, cold buffered read 3.2 s,
+# warm 0.02 s, buffered write and sync 0.15 s.
 #
 # Controllers: cgroup v1 blkio (blkio.throttle.read_bps_device), else the
 # cgroup2 io controller (io.max).  Without root, losetup, mkfs.ext4, a free
