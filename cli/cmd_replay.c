@@ -326,8 +326,9 @@ static void mem_warning(const struct rp_result *res, const struct rp_opts *o)
 	char d[32], m[32], want[32];
 	double ratio;
 
-	if (!res->mem_bytes || !res->dataset_bytes || !o->accelerators)
-		return;	/* a plain replay reproduces a job: the report has the ratio */
+	if (!res->mem_bytes || !res->dataset_bytes || !o->accelerators || o->direct)
+		return;	/* a plain replay reproduces a job: the report has the
+			 * ratio; O_DIRECT reads bypass the page cache */
 	ratio = (double)res->dataset_bytes / (double)res->mem_bytes;
 	if (ratio >= 5)
 		return;
@@ -472,7 +473,7 @@ static int find_max(const struct src_arg *sa, const char *dir, int force, const 
 		if (trial(sa, dir, force, *o, n, no_prep, progress, cg, t))
 			return EXIT_FAIL;
 		ntr++;
-		low_mem |= t->mem_ratio > 0 && t->mem_ratio < 5;
+		low_mem |= t->mem_ratio > 0 && t->mem_ratio < 5 && !o->direct;
 		if (!json) {
 			fprintf(out, "%12u %7.1f%% %7.1f%% %12.1f %10.0f %8.2fx %5s\n", t->n,
 				100 * t->au_min, 100 * t->au_mean, t->read_bw / 1048576, t->iops,
