@@ -453,8 +453,8 @@ static int find_max(const struct src_arg *sa, const char *dir, int force, const 
 		 * more than the free space holds, at most */
 		if (fit + 1 < limit)
 			limit = (unsigned)fit + 1;
-		fprintf(stderr, "iotape replay: --find-max: each accelerator prepares %s; %s has %s "
-			"free: up to %u accelerators\n", b1, dir, b2, limit);
+		fprintf(stderr, "iotape replay: --find-max: each accelerator prepares %s; the file "
+			"system of %s has %s free: up to %u accelerators\n", b1, dir, b2, limit);
 		if (!fit && access(dir, F_OK) != 0) {
 			cli_error("%s: %s free, one accelerator needs %s", dir, b2, b1);
 			return EXIT_FAIL;
