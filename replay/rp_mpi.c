@@ -589,7 +589,8 @@ static int gather_root(struct rp_result *res, const char *host, const int64_t *s
 		rc = -ENOMEM;
 		snprintf(err, errlen, "gathering the ranks' results: out of memory");
 	} else {
-		memcpy(m.jobs, res->jobs, res->njobs * sizeof(*m.jobs));
+		if (res->njobs)
+			memcpy(m.jobs, res->jobs, res->njobs * sizeof(*m.jobs));
 		m.njobs = m.own = res->njobs;
 		if (res->nfiles)
 			memcpy(m.file_bytes, res->file_bytes, res->nfiles * sizeof(*m.file_bytes));
