@@ -65,7 +65,8 @@ int rp_path_map(char *path)
 	if (rc)
 		return rc;
 	if (!*path || strcmp(path, RP_MARKER) == 0 ||
-	    strncmp(path, RP_COPY_DIR, sizeof(RP_COPY_DIR) - 1) == 0)
+	    strncmp(path, RP_COPY_DIR, sizeof(RP_COPY_DIR) - 1) == 0 ||
+	    strncmp(path, RP_ACC_DIR, sizeof(RP_ACC_DIR) - 1) == 0)
 		return -EINVAL;
 	return 0;
 }
@@ -501,6 +502,13 @@ static int finish_op(struct walk *w)
 	th->seq++;
 	if (l) {
 		struct rp_thread *lt = &l->threads[p->thread];
+		if (!(op->flags & RP_F_OVERLAP) && op->ts > lt->prev_end) {
+			uint64_t gap = op->ts - lt->prev_end;	/* as the engine's think time */
+			lt->compute_ns += gap;
+			lt->steps += lt->nops && gap >= RP_STEP_GAP_NS;
+		}
+		if (op->end > lt->prev_end)
+			lt->prev_end = op->end;
 		lt->nops++;
 		if ((op->kind == CM_READ || op->kind == CM_WRITE || op->kind == CM_GETDENTS ||
 		     op->kind == CM_READLINK) &&
@@ -913,6 +921,7 @@ static int plan_close(struct walk *w, const struct row *r)
 	if ((rc = new_op(w, r, CM_CLOSE)))
 		return rc;
 	w->cur.op.slot = sl;
+	w->cur.op.file = w->slots[sl].file;	/* what it closes (replicas) */
 	w->cur.op.flags |= RP_F_REALCLOSE;
 	add_dep(w, w->slots[sl].last);
 	w->slots[sl].last = cur_dep(w);
