@@ -285,6 +285,7 @@ struct hdr {
 	uint64_t job_size, lat_size, buckets;
 	uint64_t njobs, nfiles, ncopies;
 	uint64_t wall_ns, dev_read_bytes, implicit_opens, mem_peak, mem_limit_hits;
+	uint64_t dataset_bytes, mem_bytes;
 	int64_t start_unix;
 	int32_t rank, pad;
 	char host[64];
@@ -368,6 +369,8 @@ static void fill_hdr(struct hdr *h, const struct rp_result *res)
 	h->implicit_opens = res->implicit_opens;
 	h->mem_peak = res->mem_peak;
 	h->mem_limit_hits = res->mem_limit_hits;
+	h->dataset_bytes = res->dataset_bytes;
+	h->mem_bytes = res->mem_bytes;
 	h->start_unix = res->start_unix;
 	h->rank = g_rank;
 }
@@ -480,6 +483,7 @@ static void add_totals(struct merged *m, const struct hdr *h)
 	if (h->mem_peak > m->sum.mem_peak)
 		m->sum.mem_peak = h->mem_peak;
 	m->sum.mem_limit_hits += h->mem_limit_hits;
+	m->sum.dataset_bytes += h->dataset_bytes;
 }
 
 static void set_rank(struct rp_mpi_rank *r, const struct hdr *h)
@@ -489,6 +493,8 @@ static void set_rank(struct rp_mpi_rank *r, const struct hdr *h)
 	r->njobs = h->njobs;
 	r->wall_ns = h->wall_ns;
 	r->dev_read_bytes = h->dev_read_bytes;
+	r->dataset_bytes = h->dataset_bytes;
+	r->mem_bytes = h->mem_bytes;
 	r->start_unix = h->start_unix;
 }
 
@@ -558,6 +564,29 @@ static int recv_all(int r, uint8_t *p, size_t len, char *err, size_t errlen)
 			return mpi_err(rc, err, errlen, "MPI_Recv");
 	}
 	return 0;
+}
+
+/* The memory of the hosts: ranks on one host share it (the largest any
+ * of them says), hosts add up. */
+static uint64_t hosts_memory(const struct rp_mpi_rank *r, int n)
+{
+	uint64_t total = 0;
+
+	for (int i = 0; i < n; i++) {
+		uint64_t most = r[i].mem_bytes;
+		int first = 1;
+		for (int k = 0; k < n && first; k++) {
+			if (strcmp(r[k].host, r[i].host))
+				continue;
+			if (k < i)
+				first = 0;	/* counted with rank k */
+			else if (r[k].mem_bytes > most)
+				most = r[k].mem_bytes;
+		}
+		if (first)
+			total += most;
+	}
+	return total;
 }
 
 static void merged_free(struct merged *m)
@@ -660,6 +689,8 @@ static int gather_root(struct rp_result *res, const char *host, const int64_t *s
 	res->implicit_opens = m.sum.implicit_opens;
 	res->mem_peak = m.sum.mem_peak;
 	res->mem_limit_hits = m.sum.mem_limit_hits;
+	res->dataset_bytes = m.sum.dataset_bytes;
+	res->mem_bytes = hosts_memory(m.ranks, g_size);
 	if (ranks)
 		*ranks = m.ranks;
 	else

@@ -99,6 +99,8 @@ struct rp_mpi_rank {
 				 * before it */
 	uint64_t wall_ns;	/* its rp_result.wall_ns */
 	uint64_t dev_read_bytes;/* its rp_result.dev_read_bytes */
+	uint64_t dataset_bytes;	/* its rp_result.dataset_bytes */
+	uint64_t mem_bytes;	/* its rp_result.mem_bytes */
 	int64_t start_unix;
 };
 
@@ -110,8 +112,10 @@ struct rp_mpi_rank {
  * On rank 0, res becomes the whole run's: jobs are every rank's, in rank
  * order (latency samples and histograms as each rank had them: exact
  * values stay exact), wall_ns the largest rank's, start_unix the
- * earliest, dev_read_bytes, implicit_opens and mem_limit_hits the sums,
- * mem_peak the largest, file_bytes and copy_bytes summed index by index
+ * earliest, dev_read_bytes, implicit_opens, mem_limit_hits and
+ * dataset_bytes the sums, mem_peak the largest, mem_bytes the sum over
+ * the hosts (ranks on one host share its memory: the largest they say),
+ * file_bytes and copy_bytes summed index by index
  * (the ranks replay the same layout; entries past another rank's count
  * get nothing from it); *ranks (when not NULL) a size-long array (free()
  * it).  On the other ranks res is as it was but for rank and host, and

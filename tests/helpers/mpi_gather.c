@@ -256,6 +256,8 @@ int main(int argc, char **argv)
 	res.implicit_opens = 1;
 	res.mem_peak = 100 + (uint64_t)me;
 	res.mem_limit_hits = 2;
+	res.dataset_bytes = 10ull * (uint64_t)(me + 1);
+	res.mem_bytes = 1000 + (uint64_t)me;
 
 	struct rp_mpi_rank *ranks = NULL;
 	CHECK(!(rc = rp_mpi_gather(&res, &ranks, err, sizeof(err))), "gather: %d %s", rc, err);
@@ -277,7 +279,9 @@ int main(int argc, char **argv)
 			CHECK(ranks[r].rank == r && ranks[r].njobs == (size_t)r + 1 &&
 				      ranks[r].wall_ns == 1000000000ull + 1000ull * (uint64_t)r &&
 				      ranks[r].dev_read_bytes == 1000000ull * (uint64_t)(r + 1) &&
-				      ranks[r].start_unix == 1700000000 - r,
+				      ranks[r].start_unix == 1700000000 - r &&
+				      ranks[r].dataset_bytes == 10ull * (uint64_t)(r + 1) &&
+				      ranks[r].mem_bytes == 1000 + (uint64_t)r,
 			      "ranks[%d]", r);
 			/* one node (mpirun on localhost): every host is ours */
 			CHECK(!strcmp(ranks[r].host, host), "rank %d host '%s', want '%s'", r,
@@ -347,7 +351,10 @@ int main(int argc, char **argv)
 			      res.start_unix == 1700000000 - (size - 1) && res.dev_read_bytes == dev &&
 			      res.implicit_opens == (uint64_t)size &&
 			      res.mem_peak == 100 + (uint64_t)(size - 1) &&
-			      res.mem_limit_hits == 2ull * (uint64_t)size,
+			      res.mem_limit_hits == 2ull * (uint64_t)size &&
+			      res.dataset_bytes == 5ull * (uint64_t)size * (size + 1) &&
+			      /* one host: its memory once, the largest said */
+			      res.mem_bytes == 1000 + (uint64_t)(size - 1),
 		      "totals: wall %llu dev %llu", (unsigned long long)res.wall_ns,
 		      (unsigned long long)res.dev_read_bytes);
 		for (unsigned f = 0; f < 3; f++)
