@@ -16,14 +16,22 @@
  *
  * Threads: MPI is asked for MPI_THREAD_SERIALIZED (more than one thread
  * makes MPI calls, never two at once): the thread that calls rp_mpi_init
- * makes every call but the loop hook's, which runs on the engine's serial
- * replay thread while that thread waits in rp_engine_run (whose progress
- * hook must then make no MPI call).  rp_mpi_init fails with -ENOTSUP when
- * the MPI library gives less.
+ * makes every call but the loop hook's for loops > 0, which runs on the
+ * engine's serial replay thread while that thread waits in rp_engine_run
+ * (loop 0's runs in rp_engine_run itself, before the replay threads
+ * start; the progress hook must make no MPI call).  rp_mpi_init fails
+ * with -ENOTSUP when the MPI library gives less.
  *
  * Every rank must make the same collective calls in the same order (the
  * same number of loops, of trials, of gathers); a rank that cannot go on
- * calls rp_mpi_abort, else the others wait for it for ever.
+ * (rp_engine_run failed: the engine stops after the loop, its next loop
+ * barrier never comes) calls rp_mpi_abort, else the others wait for it
+ * for ever.  A rank without accelerators (N < P) still takes part: it
+ * calls rp_mpi_loop_start itself for each loop, or the caller refuses it.
+ *
+ * mpirun binds each rank to one core by default (Open MPI 4: two ranks or
+ * fewer), which would put all of a rank's replay threads on that core:
+ * run it with --bind-to none.
  *
  * Errors are -errno (an MPI error: -EIO, its text in err); nothing prints.
  * Built without MPI (make MPI=0), every function that needs MPI returns
