@@ -21,11 +21,13 @@
 #include "fmt.h"
 #include "opt.h"
 #include "replay.h"
+#include "rp_mpi.h"
 
 enum {
 	O_PREP_ONLY = OPT_LONG(1), O_NO_PREP, O_SPARSE, O_TIMING, O_SPEED,
 	O_SCALE, O_IODEPTH, O_DIRECT_OPT, O_DROP, O_LOOPS, O_FMT, O_MEMLIMIT,
 	O_SCALE_DS, O_IGNORE, O_NO_META, O_WRITERS, O_AU, O_RUNTIME, O_FIND_MAX, O_SYNC_STEPS,
+	O_MPI,
 };
 
 /* Typed options go to struct rp_opts; the others are taken in cmd_replay(). */
@@ -71,6 +73,7 @@ static const struct opt replay_opts[] = {
 	{ O_FIND_MAX, "find-max", NULL, "search the most accelerators whose every AU reaches --au" },
 	{ O_SYNC_STEPS, "sync-steps", NULL, "accelerators wait for each other at every training step",
 	  OPT_T_FLAG(CFG, sync_steps) },
+	{ O_MPI, "mpi", NULL, "under mpirun: each rank runs its share of the accelerators, rank 0 reports" },
 	{ 0 }
 };
 #undef CFG
@@ -189,8 +192,37 @@ static int prepare(int dirfd, const struct rp_layout *l, int sparse, unsigned sc
 	return rc ? -1 : 0;
 }
 
+/* Bytes of read-only data set files a layout prepares (its own copies,
+ * and scale - 1 more). */
+static uint64_t dataset_bytes(const struct rp_layout *l, unsigned scale)
+{
+	uint64_t b = 0;
+
+	for (size_t i = 0; i < l->nfiles; i++)
+		if (l->files[i].dataset && l->files[i].prepare && !l->files[i].isdir)
+			b += l->files[i].size;
+	return b * (scale ? scale : 1);
+}
+
+/* The memory the replay may use: --mem-limit, else the machine's. */
+static uint64_t memory_bytes(const struct rp_opts *o)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+
+	if (o->mem_limit)
+		return o->mem_limit;
+	return pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
+}
+
+/* --mpi: this rank, and its share of the accelerators */
+static struct {
+	int on, rank, size;
+	unsigned count, first;	/* its accelerators: first .. first + count - 1 */
+} M;
+
 /* Replay src under dirfd into res, with what /proc/self/io and the cgroup
- * say about it: 0, or -1 after one error line. */
+ * say about it (with --mpi: every rank started together, and on rank 0
+ * every rank's results): 0, or -1 after one error line. */
 static int run(struct rp_source *src, int dirfd, const struct rp_opts *o, int progress,
 	       struct rp_cgroup *cg, struct rp_result *res)
 {
@@ -210,6 +242,15 @@ static int run(struct rp_source *src, int dirfd, const struct rp_opts *o, int pr
 		cli_error("out of memory");
 		return -1;
 	}
+	if (M.on) {
+		struct rp_hooks mh;
+		rp_mpi_hooks(&mh);	/* every rank starts each loop together */
+		if (rp_engine_add_hooks(e, &mh) || rp_mpi_barrier(err, sizeof(err))) {
+			rp_engine_free(e);
+			cli_error("--mpi: %s", err);
+			return -1;
+		}
+	}
 	rb0 = io_read_bytes();
 	rc = rp_engine_run(e, err, sizeof(err));
 	if (pl.printed)
@@ -227,6 +268,13 @@ static int run(struct rp_source *src, int dirfd, const struct rp_opts *o, int pr
 		res->cgroup = cg->v2 ? 2 : 1;
 		res->mem_peak = cg->peak;
 		res->mem_limit_hits = cg->limit_hits;
+	}
+	res->dataset_bytes = dataset_bytes(&src->layout, o->scale);
+	res->mem_bytes = memory_bytes(o);
+	if (M.on && (rp_mpi_hook_error(err, sizeof(err)) ||
+		     rp_mpi_gather(res, NULL, err, sizeof(err)))) {
+		cli_error("--mpi: %s", err);
+		return -1;
 	}
 	return 0;
 }
@@ -271,6 +319,16 @@ static int open_trace(void *arg, unsigned accel, struct rp_source **out, char *e
 	return rp_trace_open(out, sa->trace, &sa->to, err, errlen);
 }
 
+/* --mpi --sync-steps: a step ends when every rank's accelerators are at
+ * it (the first error is kept: the loop hook's check reports ranks that
+ * went apart) */
+static void mpi_step(void *arg)
+{
+	char err[128];
+
+	rp_mpi_barrier(err, sizeof(err));
+}
+
 /* The source of a run of n accelerators (the trace itself for one with no
  * bound): 0, or -1 after one error line. */
 static int open_source(const struct src_arg *sa, const struct rp_opts *o, unsigned n,
@@ -279,14 +337,15 @@ static int open_source(const struct src_arg *sa, const struct rp_opts *o, unsign
 	char err[512];
 	int rc;
 
-	if (n <= 1 && !o->runtime_ns) {
+	if (n <= 1 && !o->runtime_ns && !M.on) {
 		rc = rp_trace_open(src, sa->trace, &sa->to, err, sizeof(err));
 	} else {
 		/* n instances share the bound of the queued ops */
 		struct src_arg one = *sa;
 		struct rp_replica_opts ro = { .accelerators = n, .writers_one = o->writers == 1,
 					      .runtime_ns = o->runtime_ns,
-					      .sync_steps = o->sync_steps };
+					      .sync_steps = o->sync_steps, .base = M.first,
+					      .step = M.on ? mpi_step : NULL };
 		uint64_t q = sa->to.queue_bytes ? sa->to.queue_bytes : 64ull << 20;
 		one.to.queue_bytes = q / n > (1u << 20) ? q / n : 1u << 20;
 		rc = rp_replica_open(src, &ro, open_trace, &one, err, sizeof(err));
@@ -294,28 +353,6 @@ static int open_source(const struct src_arg *sa, const struct rp_opts *o, unsign
 	if (rc)
 		cli_error("%s", err);
 	return rc ? -1 : 0;
-}
-
-/* Bytes of read-only data set files a layout prepares (its own copies,
- * and scale - 1 more). */
-static uint64_t dataset_bytes(const struct rp_layout *l, unsigned scale)
-{
-	uint64_t b = 0;
-
-	for (size_t i = 0; i < l->nfiles; i++)
-		if (l->files[i].dataset && l->files[i].prepare && !l->files[i].isdir)
-			b += l->files[i].size;
-	return b * (scale ? scale : 1);
-}
-
-/* The memory the replay may use: --mem-limit, else the machine's. */
-static uint64_t memory_bytes(const struct rp_opts *o)
-{
-	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-
-	if (o->mem_limit)
-		return o->mem_limit;
-	return pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
 }
 
 /* MLPerf Storage asks for a data set of 5x the client's memory at least,
@@ -352,6 +389,24 @@ static void mem_warning(const struct rp_result *res, const struct rp_opts *o)
 	fputc('\n', stderr);
 }
 
+/* --mpi, rank 0: its layout's counts are of its own accelerators; the
+ * report's are of all of them (every accelerator runs the same job). */
+static void mpi_layout_total(struct rp_layout *l, unsigned mine, unsigned total)
+{
+#define TOTAL(x) ((x) = (x) / mine * total)
+	if (!mine)
+		return;
+	for (unsigned k = 0; k < RP_KIND_MAX; k++)
+		TOTAL(l->expected[k]);
+	TOTAL(l->skipped); TOTAL(l->failed); TOTAL(l->unmatched); TOTAL(l->not_storage);
+	TOTAL(l->fault_reads); TOTAL(l->fault_pages); TOTAL(l->faults_unmatched);
+	TOTAL(l->faults_code); TOTAL(l->faults_shm); TOTAL(l->dataset_bytes); TOTAL(l->late);
+	TOTAL(l->opens_inferred); TOTAL(l->memfs_ops);
+	for (unsigned i = 0; i < l->nmemfs; i++)
+		TOTAL(l->memfs[i].ops);
+#undef TOTAL
+}
+
 /* ---------------------------------------------------------- find-max */
 
 struct trial {
@@ -370,8 +425,11 @@ static int trial(const struct src_arg *sa, const char *dir, int force, struct rp
 	struct rp_scale st;
 	int dirfd = -1, ret = -1;
 
+	unsigned mine = n;
 	o.accelerators = n;
-	if (open_source(sa, &o, n, &src))
+	if (M.on && rp_mpi_split(n, M.rank, M.size, &mine, &M.first))
+		return -1;
+	if (open_source(sa, &o, mine, &src))
 		return -1;
 	if ((dirfd = setup_dir(dir, force, &o, 1, cg)) < 0)
 		goto out;
@@ -383,8 +441,6 @@ static int trial(const struct src_arg *sa, const char *dir, int force, struct rp
 	}
 	if (run(src, dirfd, &o, progress, cg, &res))
 		goto out;
-	res.dataset_bytes = dataset_bytes(&src->layout, 1);
-	res.mem_bytes = memory_bytes(&o);
 	if (rp_scale_stats(&res, o.au, &st)) {
 		cli_error("out of memory");
 		goto out;
@@ -400,6 +456,17 @@ static int trial(const struct src_arg *sa, const char *dir, int force, struct rp
 			ret = -1;
 			break;
 		}
+	if (M.on) {	/* rank 0 has every rank's results: its verdict is the one */
+		char err[256];
+		int v[2] = { ret, 0 };
+		if (rp_mpi_bcast(v, sizeof(v), 0, err, sizeof(err)) ||
+		    rp_mpi_bcast(t, sizeof(*t), 0, err, sizeof(err))) {
+			cli_error("--mpi: %s", err);
+			ret = -1;
+		} else {
+			ret = v[0];
+		}
+	}
 out:
 	if (dirfd >= 0)
 		close(dirfd);
@@ -419,11 +486,14 @@ static int find_max(const struct src_arg *sa, const char *dir, int force, const 
 		    int no_prep, int json, FILE *out, struct rp_cgroup *cg)
 {
 	struct trial tr[64];
-	unsigned ntr = 0, lo = 0, hi = 0, n = 1, limit = o->accelerators ? o->accelerators : 1024;
+	unsigned ntr = 0, lo = 0, hi = 0, limit = o->accelerators ? o->accelerators : 1024;
+	unsigned n = M.on ? (unsigned)M.size : 1;	/* --mpi: one a rank at least */
+	const unsigned n0 = n;
+	int talk = !M.on || M.rank == 0;	/* rank 0 prints */
 	struct rp_source *one = NULL;
 	struct statvfs vfs;
 	char b1[32], b2[32];
-	int progress = isatty(STDERR_FILENO), low_mem = 0;
+	int progress = isatty(STDERR_FILENO) && (!M.on || M.rank == 0), low_mem = 0;
 	double au = o->au;
 
 	/* what one accelerator prepares, against the room in DIR */
@@ -444,23 +514,42 @@ static int find_max(const struct src_arg *sa, const char *dir, int force, const 
 		else
 			snprintf(parent, sizeof(parent), "%s", slash ? "/" : ".");
 	}
+	uint64_t fit = UINT32_MAX, room = 0;	/* accelerators this rank has room for */
 	if (!no_prep && statvfs(parent, &vfs) == 0 && per) {
-		uint64_t room = (uint64_t)vfs.f_bavail * vfs.f_frsize;
-		uint64_t fit = room / per;
-		cm_fmt_bytes(b1, sizeof(b1), per);
-		cm_fmt_bytes(b2, sizeof(b2), room);
+		room = (uint64_t)vfs.f_bavail * vfs.f_frsize;
 		/* what is prepared already counts as room: one accelerator
 		 * more than the free space holds, at most */
-		if (fit + 1 < limit)
-			limit = (unsigned)fit + 1;
-		fprintf(stderr, "iotape replay: --find-max: each accelerator prepares %s; the file "
-			"system of %s has %s free: up to %u accelerators\n", b1, dir, b2, limit);
-		if (!fit && access(dir, F_OK) != 0) {
+		fit = room / per + 1;
+		if (fit == 1 && access(dir, F_OK) != 0) {
+			cm_fmt_bytes(b1, sizeof(b1), per);
+			cm_fmt_bytes(b2, sizeof(b2), room);
 			cli_error("%s: %s free, one accelerator needs %s", dir, b2, b1);
 			return EXIT_FAIL;
 		}
 	}
-	if (!json)
+	if (M.on) {	/* the rank with the least room bounds them all */
+		char err[256];
+		if (rp_mpi_allreduce_u64(&fit, RP_MPI_MIN, err, sizeof(err))) {
+			cli_error("--mpi: %s", err);
+			return EXIT_FAIL;
+		}
+		fit *= (uint64_t)M.size;
+	}
+	if (fit < limit)
+		limit = (unsigned)fit;
+	if (per && room && talk) {
+		cm_fmt_bytes(b1, sizeof(b1), per);
+		cm_fmt_bytes(b2, sizeof(b2), room);
+		fprintf(stderr, "iotape replay: --find-max: each accelerator prepares %s; the file "
+			"system of %s has %s free%s: up to %u accelerators\n", b1, dir, b2,
+			M.on ? " (rank 0's)" : "", limit);
+	}
+	if (n > limit) {
+		cli_error("--find-max: %u ranks need %u accelerators at least; the search may go to %u",
+			  M.size, n, limit);
+		return EXIT_FAIL;
+	}
+	if (!json && talk)
 		fprintf(out, "find-max: AU >= %.0f%%%s%s\n%12s %8s %8s %12s %10s %9s %5s\n",
 			100 * au, o->runtime_ns ? ", each trial bounded by --runtime" : "",
 			geteuid() == 0 ? ", page cache dropped before each" : "",
@@ -474,7 +563,7 @@ static int find_max(const struct src_arg *sa, const char *dir, int force, const 
 			return EXIT_FAIL;
 		ntr++;
 		low_mem |= t->mem_ratio > 0 && t->mem_ratio < 5 && !o->direct;
-		if (!json) {
+		if (!json && talk) {
 			fprintf(out, "%12u %7.1f%% %7.1f%% %12.1f %10.0f %8.2fx %5s\n", t->n,
 				100 * t->au_min, 100 * t->au_mean, t->read_bw / 1048576, t->iops,
 				t->mem_ratio, t->pass ? "yes" : "no");
@@ -484,12 +573,14 @@ static int find_max(const struct src_arg *sa, const char *dir, int force, const 
 			lo = n;
 		else
 			hi = n;
-		if (hi && hi - lo <= 1)
-			break;
+		if (hi && (hi - lo <= 1 || hi <= n0))
+			break;	/* (--mpi: fewer than a rank each is not tried) */
 		if (!hi && lo >= limit)
 			break;
 		n = hi ? lo + (hi - lo) / 2 : (2 * lo < limit ? 2 * lo : limit);
 	}
+	if (!talk)
+		return EXIT_OK;
 	if (low_mem)
 		fprintf(stderr, "iotape replay: warning: in some trials the data set was below 5x "
 			"the memory the replay may use (data/mem): the page cache may have hidden "
@@ -522,7 +613,8 @@ int cmd_replay(int argc, char **argv)
 	struct rp_cgroup cg = { 0 };
 	const char *dir = NULL, *output = NULL;
 	int prep_only = 0, no_prep = 0, sparse = 0, drop = 0, force = 0, json = 0, loops_given = 0;
-	int ignore = 0, no_meta = 0, acc_given = 0, find = 0;
+	int ignore = 0, no_meta = 0, acc_given = 0, find = 0, mpi = 0, done = 0;
+	char rankdir[4096];
 	struct rp_source *src = NULL;
 	struct rp_result res = { 0 };
 	struct opt_parser p;
@@ -548,6 +640,7 @@ int cmd_replay(int argc, char **argv)
 		case O_NO_META: no_meta = 1; break;
 		case 'n': acc_given = 1; break;
 		case O_FIND_MAX: find = 1; break;
+		case O_MPI: mpi = 1; break;
 		}
 	}
 	sa.trace = opt_one_arg(&p, "TRACE");
@@ -576,6 +669,52 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (!acc_given)		/* not asked: the report says nothing of it; */
 		o.accelerators = 0;	/* find-max searches up to 1024 */
+	if (mpi && o.scale > 1) {
+		opt_error(&replay_cmd, "--scale-dataset and --mpi exclude each other");
+		return EXIT_USAGE;
+	}
+	if (mpi && o.sync_steps && o.runtime_ns) {
+		opt_error(&replay_cmd, "--mpi --sync-steps and --runtime exclude each other (ranks "
+			  "would stop at different steps)");
+		return EXIT_USAGE;
+	}
+	if (mpi && prep_only) {
+		opt_error(&replay_cmd, "--mpi and --prepare-only exclude each other: prepare on each node");
+		return EXIT_USAGE;
+	}
+	if (mpi) {
+		char err[512];
+		if (!rp_mpi_built) {
+			cli_error("--mpi: this iotape is built without MPI (make MPI=0)");
+			return EXIT_FAIL;
+		}
+		if (rp_mpi_init(err, sizeof(err))) {
+			cli_error("--mpi: %s", err);
+			return EXIT_FAIL;
+		}
+		M.on = 1;
+		M.rank = rp_mpi_rank();
+		M.size = rp_mpi_size();
+		/* DIR's "%r" is the rank: a DIR of each rank's own on one node */
+		const char *pr = strstr(dir, "%r");
+		if (pr) {
+			snprintf(rankdir, sizeof(rankdir), "%.*s%d%s", (int)(pr - dir), dir, M.rank, pr + 2);
+			dir = rankdir;
+		}
+		o.ranks = (unsigned)M.size;
+		if (!find) {
+			unsigned total = acc_given ? o.accelerators : (unsigned)M.size;
+			if (total < (unsigned)M.size) {
+				if (M.rank == 0)
+					opt_error(&replay_cmd, "--mpi: %u accelerators for %d ranks: one "
+						  "a rank at least", total, M.size);
+				rp_mpi_finalize();
+				return EXIT_USAGE;
+			}
+			rp_mpi_split(total, M.rank, M.size, &M.count, &M.first);
+			o.accelerators = total;
+		}
+	}
 	if (!loops_given)
 		o.loops = o.scale;	/* each copy read once */
 	progress = isatty(STDERR_FILENO);
@@ -585,6 +724,8 @@ int cmd_replay(int argc, char **argv)
 					.queue_bytes = o.mem_limit ? o.mem_limit / 4 : 0 };
 	if (sa.to.queue_bytes > (64ull << 20))
 		sa.to.queue_bytes = 64ull << 20;
+	if (M.on && M.rank)
+		output = NULL;	/* rank 0 writes the report */
 	if (output && !(out = fopen(output, "w"))) {
 		cli_error("%s: %s", output, strerror(errno));
 		return EXIT_FAIL;
@@ -598,9 +739,10 @@ int cmd_replay(int argc, char **argv)
 			}
 		}
 		ret = find_max(&sa, dir, force, &o, no_prep, json, out, &cg);
+		done = ret == EXIT_OK;
 		goto out;
 	}
-	if (open_source(&sa, &o, o.accelerators, &src))
+	if (open_source(&sa, &o, M.on ? M.count : o.accelerators, &src))
 		goto out;
 	if (!has_ops(&src->layout)) {
 		cli_error("%s: no file operations to replay (%" PRIu64 " skipped, %" PRIu64
@@ -608,6 +750,8 @@ int cmd_replay(int argc, char **argv)
 			  src->layout.skipped, src->layout.failed, src->layout.unmatched);
 		goto out;
 	}
+	if (M.on && M.rank)
+		progress = 0;	/* rank 0 speaks for all */
 	if ((dirfd = setup_dir(dir, force, &o, prep_only, &cg)) < 0)
 		goto out;
 	if (!no_prep && prepare(dirfd, &src->layout, sparse, o.scale, progress))
@@ -623,11 +767,18 @@ int cmd_replay(int argc, char **argv)
 	}
 	res.dataset_bytes = dataset_bytes(&src->layout, o.scale);
 	res.mem_bytes = memory_bytes(&o);
-	mem_warning(&res, &o);
+	if (!M.on || M.rank == 0)
+		mem_warning(&res, &o);
 	if (run(src, dirfd, &o, progress, &cg, &res))
 		goto out;
-	res.dataset_bytes = dataset_bytes(&src->layout, o.scale);
-	res.mem_bytes = memory_bytes(&o);
+	if (M.on) {
+		if (M.rank) {	/* rank 0 reports, and says how it went */
+			ret = EXIT_OK;
+			done = 1;
+			goto out;
+		}
+		mpi_layout_total(&src->layout, M.count, o.accelerators);
+	}
 	rc = json ? rp_report_json(out, &src->layout, &o, &res) :
 		    rp_report_text(out, &src->layout, &o, &res);
 	/* stdout is checked by main(); a report file here */
@@ -637,7 +788,20 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	ret = failures(&src->layout, &res, ignore) ? EXIT_FAIL : EXIT_OK;
+	done = 1;
 out:
+	if (M.on) {
+		/* every rank that got to the end takes rank 0's verdict; one
+		 * that failed before takes the others down with it (they would
+		 * wait for it at the next barrier for ever) */
+		char err[256];
+		int v = ret;
+		rp_cgroup_leave(&cg);
+		if (!done || rp_mpi_bcast(&v, sizeof(v), 0, err, sizeof(err)))
+			rp_mpi_abort(ret != EXIT_OK ? ret : EXIT_FAIL);
+		ret = v;
+		rp_mpi_finalize();
+	}
 	rp_cgroup_leave(&cg);
 	if (out != stdout && fclose(out) && ret == EXIT_OK) {
 		cli_error("%s: %s", output, strerror(errno));

@@ -249,12 +249,21 @@ typedef int (*rp_source_open_fn)(void *arg, unsigned accel, struct rp_source **o
 				 size_t errlen);
 struct rp_replica_opts {
 	unsigned accelerators;	/* n (0: 1) */
+	unsigned base;		/* global index of the first (MPI: the
+				 * accelerators of the ranks before): the
+				 * accelerators are base .. base + n - 1,
+				 * in their jobs and the names of their files */
 	int writers_one;	/* only accelerator 0 issues the ops on the
 				 * files the job writes */
 	uint64_t runtime_ns;	/* every thread's ops end this long after
 				 * start (0: no bound) */
 	int sync_steps;		/* every accelerator's training thread waits
 				 * for the others at each step */
+	/* with sync_steps: called at each step once every accelerator here
+	 * is at it, before they go on (by one of their threads; MPI: the
+	 * other ranks' accelerators) */
+	void (*step)(void *arg);
+	void *step_arg;
 };
 /* The training thread of a layout: the one with the most compute; its
  * compute gaps of RP_STEP_GAP_NS or more are the job's steps. */
@@ -317,6 +326,9 @@ struct rp_opts {
 	double au;		/* --au: the AU a run must reach */
 	uint64_t runtime_ns;	/* --runtime: ops end after this (0: none) */
 	int sync_steps;		/* --sync-steps (the report says which) */
+	unsigned ranks;		/* --mpi: ranks whose results these are (the
+				 * report gives per host figures, and no
+				 * per-file list: each rank has its own) */
 };
 
 /*

@@ -35,6 +35,7 @@ struct replica {
 	struct rp_source s;
 	struct rp_source **in;	/* one per accelerator */
 	unsigned n;
+	unsigned base;		/* global index of accelerator 0 */
 	uint32_t nthr, nfiles, nslots, ndirs;	/* the inner layout's */
 	uint32_t *acc_root;	/* per accelerator: dir id of RP_ACC_DIR "A", or RP_NO_DIR */
 	int writers_one;
@@ -52,6 +53,8 @@ struct replica {
 	pthread_cond_t cv;
 	struct { unsigned arrived, left; uint64_t gen; } bar[2];
 	uint64_t steps;		/* barriers passed */
+	void (*step)(void *arg);
+	void *step_arg;
 };
 
 static uint64_t mono_ns(void)
@@ -98,6 +101,8 @@ static void step_barrier(struct replica *r, unsigned a)
 	pthread_mutex_lock(&r->mu);
 	uint64_t gen = r->bar[p].gen;
 	if (++r->bar[p].arrived + r->bar[p].left >= r->n) {
+		if (r->step && !r->bar[p].left)
+			r->step(r->step_arg);	/* the other ranks' too */
 		r->bar[p].arrived = 0;
 		r->bar[p].gen++;
 		r->steps++;
@@ -176,7 +181,7 @@ static int replica_next(struct rp_source *s, unsigned t, struct rp_op *op)
 			r->prev_end[a] = op->end;
 	}
 	/* every op names its file (a close, the one its slot held) */
-	if (r->writers_one && a && (written(il, op->file) ||
+	if (r->writers_one && r->base + a && (written(il, op->file) ||
 				    (op->kind == CM_RENAME && written(il, op->file2))))
 		op->flags |= RP_F_SKIP;
 	if (op->file < r->nfiles)
@@ -261,9 +266,10 @@ static int build_layout(struct replica *r, const struct rp_layout *il)
 	for (unsigned a = 0; a < n; a++) {
 		for (uint32_t d = 0; d < r->ndirs; d++) {
 			const char *p = cm_strtab_str(&il->dirs, d);
-			if (a)
-				snprintf(buf, sizeof(buf), RP_ACC_DIR "%u/%s", a, p);
-			if ((rc = cm_strtab_intern(&l->dirs, a ? buf : p, &id)) < 0)
+			unsigned g = r->base + a;
+			if (g)
+				snprintf(buf, sizeof(buf), RP_ACC_DIR "%u/%s", g, p);
+			if ((rc = cm_strtab_intern(&l->dirs, g ? buf : p, &id)) < 0)
 				return rc;
 			if (id != a * r->ndirs + d)
 				return -EINVAL;	/* two names became one */
@@ -272,9 +278,9 @@ static int build_layout(struct replica *r, const struct rp_layout *il)
 	}
 	for (unsigned a = 0; a < n; a++) {
 		r->acc_root[a] = RP_NO_DIR;
-		if (!a)
+		if (!(r->base + a))
 			continue;
-		snprintf(buf, sizeof(buf), RP_ACC_DIR "%u", a);
+		snprintf(buf, sizeof(buf), RP_ACC_DIR "%u", r->base + a);
 		if ((rc = cm_strtab_intern(&l->dirs, buf, &id)) < 0)
 			return rc;
 		l->dir_made[id] = 0;
@@ -283,7 +289,7 @@ static int build_layout(struct replica *r, const struct rp_layout *il)
 	for (unsigned a = 0; a < n; a++) {
 		for (uint32_t f = 0; f < il->nfiles; f++) {
 			struct rp_file *o = &l->files[(size_t)a * il->nfiles + f];
-			const char *p = acc_path(il, f, a, buf, sizeof(buf));
+			const char *p = acc_path(il, f, r->base + a, buf, sizeof(buf));
 			if ((rc = cm_strtab_intern(&l->paths, p, &id)) < 0)
 				return rc;
 			if (id != a * il->nfiles + f)
@@ -291,13 +297,13 @@ static int build_layout(struct replica *r, const struct rp_layout *il)
 			*o = il->files[f];
 			if (o->dir != RP_NO_DIR)
 				o->dir += a * r->ndirs;
-			else if (a && !o->dataset && !strchr(rp_file_path(il, f), '/'))
+			else if (r->base + a && !o->dataset && !strchr(rp_file_path(il, f), '/'))
 				o->dir = r->acc_root[a];
 		}
 		for (size_t t = 0; t < il->nthreads; t++) {
 			struct rp_thread *th = &l->threads[a * il->nthreads + t];
 			*th = il->threads[t];
-			th->accel = a;
+			th->accel = r->base + a;
 		}
 		for (size_t i = 0; i < il->nslot0; i++) {
 			struct rp_slot0 *s = &l->slot0[a * il->nslot0 + i];
@@ -350,6 +356,7 @@ int rp_replica_open(struct rp_source **out, const struct rp_replica_opts *o,
 	r->s.ops = &replica_ops;
 	r->n = n;
 	r->writers_one = o->writers_one;
+	r->base = o->base;
 	r->runtime_ns = o->runtime_ns;
 	for (unsigned a = 0; a < n; a++) {
 		if ((rc = open(arg, a, &r->in[a], err, errlen))) {
@@ -372,7 +379,7 @@ int rp_replica_open(struct rp_source **out, const struct rp_replica_opts *o,
 			return -EINVAL;
 		}
 	}
-	if ((uint64_t)n * (il->nfiles + 1) > UINT32_MAX - 1 ||
+	if ((uint64_t)n * (il->nfiles + 1) > UINT32_MAX - 1 || (uint64_t)o->base + n > 1u << 20 ||
 	    (uint64_t)n * (il->nslots + 1) > UINT32_MAX - 1) {
 		snprintf(err, errlen, "%u accelerators of %zu files: too many files", n, il->nfiles);
 		replica_free(&r->s);
@@ -396,6 +403,8 @@ int rp_replica_open(struct rp_source **out, const struct rp_replica_opts *o,
 		pthread_mutex_init(&r->mu, NULL);
 		pthread_cond_init(&r->cv, NULL);
 		r->sync = 1;
+		r->step = o->step;
+		r->step_arg = o->step_arg;
 	}
 	if ((rc = build_layout(r, il))) {
 		snprintf(err, errlen, "%u accelerators: %s", n,

@@ -296,6 +296,27 @@ static json_t *scale_json(const struct rp_layout *l, const struct rp_opts *o,
 			"write_bytes", cm_json_u64(x->write_bytes), "ios", cm_json_u64(x->ios)));
 	}
 	json_object_set_new(so, "per_accelerator", pa);
+	json_object_set_new(so, "ranks", json_integer(o->ranks ? o->ranks : 1));
+	json_t *ph = json_array();
+	for (unsigned a = 0; a < st.n; a++) {	/* a rank's accelerators are consecutive */
+		const struct rp_scale_acc *x = &st.acc[a];
+		if (a && x->rank == st.acc[a - 1].rank)
+			continue;
+		uint64_t rb = 0, wb = 0, ios = 0;
+		double aumin = 1;
+		int k = 0;
+		for (unsigned b = a; b < st.n && st.acc[b].rank == x->rank; b++, k++) {
+			rb += st.acc[b].read_bytes;
+			wb += st.acc[b].write_bytes;
+			ios += st.acc[b].ios;
+			aumin = st.acc[b].au < aumin ? st.acc[b].au : aumin;
+		}
+		json_array_append_new(ph, json_pack("{s:s,s:i,s:i,s:f,s:o,s:o,s:o}",
+			"host", x->host ? x->host : "", "rank", x->rank, "accelerators", k,
+			"au_min", aumin, "read_bytes", cm_json_u64(rb), "write_bytes", cm_json_u64(wb),
+			"ios", cm_json_u64(ios)));
+	}
+	json_object_set_new(so, "per_host", ph);
 	rp_scale_release(&st);
 	return so;
 }
@@ -511,7 +532,8 @@ int rp_report_json(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 	/* "replay" but its last key, then "files": [ ... ] */
 	rc |= put_json(f, replay_json(l, o, res, &t), 2, 1);
 	fputs(",\n    \"files\": [", f);
-	for (size_t i = 0; i < l->nfiles; i++) {
+	/* across ranks, each has files of its own: none listed */
+	for (size_t i = 0; o->ranks <= 1 && i < l->nfiles; i++) {
 		json_t *fo = json_object();
 		json_object_set_new(fo, "path", cm_json_str(rp_file_path(l, (uint32_t)i)));
 		json_object_set_new(fo, "recorded_bytes",
@@ -696,6 +718,23 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 			fprintf(f, "  accel-%u%s%s: AU=%.1f%%, read %s, written %s, %" PRIu64
 				" ios, %s\n", a, x->host && x->host[0] ? " on " : "",
 				x->host ? x->host : "", 100.0 * x->au, b1, b2, x->ios, b3);
+		}
+		for (unsigned a = 0; o->ranks > 1 && a < st.n; a++) {
+			const struct rp_scale_acc *x = &st.acc[a];
+			uint64_t rb = 0, wb = 0;
+			double aumin = 1;
+			unsigned k = 0;
+			if (a && x->rank == st.acc[a - 1].rank)
+				continue;
+			for (unsigned b = a; b < st.n && st.acc[b].rank == x->rank; b++, k++) {
+				rb += st.acc[b].read_bytes;
+				wb += st.acc[b].write_bytes;
+				aumin = st.acc[b].au < aumin ? st.acc[b].au : aumin;
+			}
+			cm_fmt_bytes(b1, sizeof(b1), rb);
+			cm_fmt_bytes(b2, sizeof(b2), wb);
+			fprintf(f, "  rank %d on %s: %u accelerator%s, read %s, written %s, AU min %.1f%%\n",
+				x->rank, x->host ? x->host : "", k, k == 1 ? "" : "s", b1, b2, 100 * aumin);
 		}
 		cm_fmt_bytes(b1, sizeof(b1), (uint64_t)st.read_bw);
 		cm_fmt_bytes(b2, sizeof(b2), (uint64_t)st.write_bw);

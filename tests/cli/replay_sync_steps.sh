@@ -15,7 +15,7 @@
 need_uring
 thr_setup 64
 
-BIND=
+BIND= BIND2=
 trap '[ -n "$BIND" ] && umount "$BIND"; thr_cleanup' EXIT
 
 awk -v hdr="$HDR" 'BEGIN { print hdr
@@ -62,6 +62,34 @@ awk -v a="$a0" 'BEGIN { exit !(a >= 0.9) }' || fail "accelerator 0's AU $a0 with
 # with: both at the slow one's
 awk -v a="$s0" -v b="$s1" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.05 && b > 0.2 && b < 0.5) }' ||
 	fail "with --sync-steps: AU $s0 and $s1, want both the slowed one's"
+# the same across two MPI ranks: rank 0 runs accelerator 0, rank 1
+# accelerator 1 (on the loop device); --sync-steps makes them meet at every
+# step through MPI
+if command -v mpirun >/dev/null 2>&1 && ! "$IOTAPE" replay --mpi -d "$T/x" "$T/none" 2>&1 |
+		grep -q 'built without MPI'; then
+	ok "$IOTAPE" replay --prepare-only -d "$T/m0" "$T/t.tape"
+	ok "$IOTAPE" replay --prepare-only -d "$T/m1" "$T/t.tape"
+	mkdir -p "$T/m1/.iotape-copy-1" || fail "mkdir"
+	mount --bind "$THR_MNT/c1" "$T/m1/.iotape-copy-1" || fail "bind mount m1"
+	BIND2=$T/m1/.iotape-copy-1
+	trap '[ -n "$BIND" ] && umount "$BIND"; [ -n "$BIND2" ] && umount "$BIND2"; thr_cleanup' EXIT
+	for how in free sync; do
+		[ $how = sync ] && flag=--sync-steps || flag=
+		thr_exec timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 \
+			"$IOTAPE" replay --mpi --no-prepare --direct -n 2 $flag --output-format json \
+			-o "$T/mpi$how.json" -d "$T/m%r" "$T/t.tape" >"$T/mpi.out" 2>"$T/mpi.err" ||
+			fail "mpirun $how: exited $?: $(cat "$T/mpi.err")"
+	done
+	m0=$(au mpifree 0) m1=$(au mpifree 1) n0=$(au mpisync 0) n1=$(au mpisync 1)
+	echo "MPI: AU without --sync-steps: $m0 $m1; with: $n0 $n1"
+	[ "$(jq_py "$T/mpisync.json" "[x['rank'] for x in d['scale']['per_accelerator']]")" = "[0, 1]" ] ||
+		fail "MPI: accelerators not one a rank"
+	awk -v a="$m0" -v b="$m1" 'BEGIN { exit !(a >= 0.9 && b > 0.2 && b < 0.5) }' ||
+		fail "MPI without --sync-steps: AU $m0 and $m1, want >= 0.9 and the slowed one's"
+	awk -v a="$n0" -v b="$n1" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.05 && b > 0.2 && b < 0.5) }' ||
+		fail "MPI with --sync-steps: AU $n0 and $n1, want both the slowed one's"
+	umount "$BIND2" && BIND2=
+fi
 # the steps are not there in a trace without compute gaps
 printf '%s\n1000,1,10,openat,/data/x,-1,0,0,3,10,0,\n1100,1,10,read,/data/x,3,0,10,10,10,0,\n' "$HDR" >"$T/n.csv"
 ok "$IOTAPE" import -o "$T/n.tape" "$T/n.csv"
