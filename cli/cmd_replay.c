@@ -15,15 +15,17 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #include "cli.h"
+#include "fmt.h"
 #include "opt.h"
 #include "replay.h"
 
 enum {
 	O_PREP_ONLY = OPT_LONG(1), O_NO_PREP, O_SPARSE, O_TIMING, O_SPEED,
 	O_SCALE, O_IODEPTH, O_DIRECT_OPT, O_DROP, O_LOOPS, O_FMT, O_MEMLIMIT,
-	O_SCALE_DS, O_IGNORE, O_NO_META,
+	O_SCALE_DS, O_IGNORE, O_NO_META, O_WRITERS, O_AU, O_RUNTIME, O_FIND_MAX,
 };
 
 /* Typed options go to struct rp_opts; the others are taken in cmd_replay(). */
@@ -58,6 +60,15 @@ static const struct opt replay_opts[] = {
 	{ 'f', "force", NULL, "use a DIR that is neither empty nor prepared by iotape" },
 	{ O_IGNORE, "ignore-errors", NULL, "exit 0 even when ops failed in the replay" },
 	{ O_NO_META, "no-metadata", NULL, "leave the metadata ops (stat, getdents, ...) out" },
+	{ 'n', "accelerators", "N", "N simulated accelerators run the job at once, each on its own copy of the data set (--find-max: at most N)",
+	  NULL, "1", OPT_T_UINT(CFG, accelerators, 1, 1024) },
+	{ O_WRITERS, "checkpoint-writers", "WHO", "which accelerators write the files the job writes",
+	  "all|one", "all", OPT_T_CHOICE(CFG, writers) },
+	{ O_AU, "au", "X", "the accelerator utilization a run must reach (pass/fail)", NULL, "0.90",
+	  OPT_T_DOUBLE(CFG, au, 1e-3, 1) },
+	{ O_RUNTIME, "runtime", "T", "stop taking ops after T (12, 1.5s, 2m): bounds each run",
+	  OPT_T_DURATION(CFG, runtime_ns, 1000000, CM_OPT_NOMAX) },
+	{ O_FIND_MAX, "find-max", NULL, "search the most accelerators whose every AU reaches --au" },
 	{ 0 }
 };
 #undef CFG
@@ -243,17 +254,275 @@ static int failures(const struct rp_layout *l, const struct rp_result *res, int 
 	return n && !ignore;
 }
 
+/* ------------------------------------------------------- the sources */
+
+struct src_arg {
+	const char *trace;
+	struct rp_trace_opts to;
+};
+
+static int open_trace(void *arg, unsigned accel, struct rp_source **out, char *err,
+		      size_t errlen)
+{
+	const struct src_arg *sa = arg;
+
+	return rp_trace_open(out, sa->trace, &sa->to, err, errlen);
+}
+
+/* The source of a run of n accelerators (the trace itself for one with no
+ * bound): 0, or -1 after one error line. */
+static int open_source(const struct src_arg *sa, const struct rp_opts *o, unsigned n,
+		       struct rp_source **src)
+{
+	char err[512];
+	int rc;
+
+	if (n <= 1 && !o->runtime_ns) {
+		rc = rp_trace_open(src, sa->trace, &sa->to, err, sizeof(err));
+	} else {
+		/* n instances share the bound of the queued ops */
+		struct src_arg one = *sa;
+		struct rp_replica_opts ro = { .accelerators = n, .writers_one = o->writers == 1,
+					      .runtime_ns = o->runtime_ns };
+		uint64_t q = sa->to.queue_bytes ? sa->to.queue_bytes : 64ull << 20;
+		one.to.queue_bytes = q / n > (1u << 20) ? q / n : 1u << 20;
+		rc = rp_replica_open(src, &ro, open_trace, &one, err, sizeof(err));
+	}
+	if (rc)
+		cli_error("%s", err);
+	return rc ? -1 : 0;
+}
+
+/* Bytes of read-only data set files a layout prepares (its own copies,
+ * and scale - 1 more). */
+static uint64_t dataset_bytes(const struct rp_layout *l, unsigned scale)
+{
+	uint64_t b = 0;
+
+	for (size_t i = 0; i < l->nfiles; i++)
+		if (l->files[i].dataset && l->files[i].prepare && !l->files[i].isdir)
+			b += l->files[i].size;
+	return b * (scale ? scale : 1);
+}
+
+/* The memory the replay may use: --mem-limit, else the machine's. */
+static uint64_t memory_bytes(const struct rp_opts *o)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+
+	if (o->mem_limit)
+		return o->mem_limit;
+	return pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
+}
+
+/* MLPerf Storage asks for a data set of 5x the client's memory at least,
+ * so that the page cache cannot hide the storage: below that, a run that
+ * measures accelerators (-n) gets one warning with what would reach it. */
+static void mem_warning(const struct rp_result *res, const struct rp_opts *o)
+{
+	char d[32], m[32], want[32];
+	double ratio;
+
+	if (!res->mem_bytes || !res->dataset_bytes || !o->accelerators)
+		return;	/* a plain replay reproduces a job: the report has the ratio */
+	ratio = (double)res->dataset_bytes / (double)res->mem_bytes;
+	if (ratio >= 5)
+		return;
+	cm_fmt_bytes(d, sizeof(d), res->dataset_bytes);
+	cm_fmt_bytes(m, sizeof(m), res->mem_bytes);
+	fprintf(stderr, "iotape replay: warning: the data set (%s) is %.2fx the memory the replay "
+		"may use (%s, %s): the page cache can hide the storage; MLPerf Storage asks for 5x",
+		d, ratio, m, o->mem_limit ? "--mem-limit" : "MemTotal");
+	uint64_t limit = res->dataset_bytes / 5 & ~((1ull << 20) - 1);
+	unsigned n = o->accelerators ? o->accelerators : 1;
+	uint64_t per_copy = res->dataset_bytes / (n * (o->scale ? o->scale : 1));
+	uint64_t k = per_copy ? (5 * res->mem_bytes + per_copy - 1) / per_copy : 0;
+	if (limit >= (8u << 20)) {
+		cm_fmt_bytes(want, sizeof(want), limit);
+		fprintf(stderr, ": --mem-limit %s", want);
+		if (n == 1 && k && k <= 1024)
+			fprintf(stderr, " or --scale-dataset %" PRIu64, k);
+	} else if (n == 1 && k && k <= 1024) {
+		fprintf(stderr, ": --scale-dataset %" PRIu64, k);
+	}
+	fputc('\n', stderr);
+}
+
+/* ---------------------------------------------------------- find-max */
+
+struct trial {
+	unsigned n;
+	int pass;
+	double au_min, au_mean, read_bw, iops, mem_ratio;
+};
+
+/* One trial of --find-max with n accelerators: prepare, drop the caches
+ * (root), run; 0 with t filled, or -1 after one error line. */
+static int trial(const struct src_arg *sa, const char *dir, int force, struct rp_opts o,
+		 unsigned n, int no_prep, int progress, struct rp_cgroup *cg, struct trial *t)
+{
+	struct rp_source *src = NULL;
+	struct rp_result res = { 0 };
+	struct rp_scale st;
+	int dirfd = -1, ret = -1;
+
+	o.accelerators = n;
+	if (open_source(sa, &o, n, &src))
+		return -1;
+	if ((dirfd = setup_dir(dir, force, &o, 1, cg)) < 0)
+		goto out;
+	if (!no_prep && prepare(dirfd, &src->layout, o.sparse, 1, progress))
+		goto out;
+	if (geteuid() == 0 && drop_caches()) {
+		cli_error("--find-max: dropping the page cache failed");
+		goto out;
+	}
+	if (run(src, dirfd, &o, progress, cg, &res))
+		goto out;
+	res.dataset_bytes = dataset_bytes(&src->layout, 1);
+	res.mem_bytes = memory_bytes(&o);
+	if (rp_scale_stats(&res, o.au, &st)) {
+		cli_error("out of memory");
+		goto out;
+	}
+	*t = (struct trial){ n, st.pass, st.au_min, st.au_mean, st.read_bw, st.iops,
+			     res.mem_bytes ? (double)res.dataset_bytes / (double)res.mem_bytes : 0 };
+	rp_scale_release(&st);
+	ret = 0;
+	for (size_t i = 0; i < res.njobs; i++)
+		if (res.jobs[i].errors) {
+			cli_error("--find-max: %u accelerators: ops failed in the replay; "
+				  "a plain replay with -n %u says which", n, n);
+			ret = -1;
+			break;
+		}
+out:
+	if (dirfd >= 0)
+		close(dirfd);
+	rp_result_release(&res);
+	rp_source_free(src);
+	return ret;
+}
+
+/*
+ * --find-max: the most accelerators whose every AU reaches o->au.  N grows
+ * 1, 2, 4, ... until a trial fails, then the gap between the last that
+ * passed and the first that failed is bisected.  The data set of each
+ * accelerator must fit in DIR: the search says how many fit and stops
+ * there.
+ */
+static int find_max(const struct src_arg *sa, const char *dir, int force, const struct rp_opts *o,
+		    int no_prep, int json, FILE *out, struct rp_cgroup *cg)
+{
+	struct trial tr[64];
+	unsigned ntr = 0, lo = 0, hi = 0, n = 1, limit = o->accelerators ? o->accelerators : 1024;
+	struct rp_source *one = NULL;
+	struct statvfs vfs;
+	char b1[32], b2[32];
+	int progress = isatty(STDERR_FILENO), low_mem = 0;
+	double au = o->au;
+
+	/* what one accelerator prepares, against the room in DIR */
+	if (open_source(sa, o, 1, &one))
+		return EXIT_FAIL;
+	uint64_t per = 0;
+	for (size_t i = 0; i < one->layout.nfiles; i++)
+		if (one->layout.files[i].prepare && !one->layout.files[i].isdir &&
+		    !one->layout.files[i].holes)
+			per += one->layout.files[i].size;
+	rp_source_free(one);
+	char parent[4096];
+	snprintf(parent, sizeof(parent), "%s", dir);
+	char *slash = strrchr(parent, '/');
+	if (access(dir, F_OK) != 0) {	/* made by the first trial: its parent */
+		if (slash && slash != parent)
+			*slash = 0;
+		else
+			snprintf(parent, sizeof(parent), "%s", slash ? "/" : ".");
+	}
+	if (!no_prep && statvfs(parent, &vfs) == 0 && per) {
+		uint64_t room = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+		uint64_t fit = room / per;
+		cm_fmt_bytes(b1, sizeof(b1), per);
+		cm_fmt_bytes(b2, sizeof(b2), room);
+		/* what is prepared already counts as room: one accelerator
+		 * more than the free space holds, at most */
+		if (fit + 1 < limit)
+			limit = (unsigned)fit + 1;
+		fprintf(stderr, "iotape replay: --find-max: each accelerator prepares %s; %s has %s "
+			"free: up to %u accelerators\n", b1, dir, b2, limit);
+		if (!fit && access(dir, F_OK) != 0) {
+			cli_error("%s: %s free, one accelerator needs %s", dir, b2, b1);
+			return EXIT_FAIL;
+		}
+	}
+	if (!json)
+		fprintf(out, "find-max: AU >= %.0f%%%s%s\n%12s %8s %8s %12s %10s %9s %5s\n",
+			100 * au, o->runtime_ns ? ", each trial bounded by --runtime" : "",
+			geteuid() == 0 ? ", page cache dropped before each" : "",
+			"accelerators", "AU min", "AU mean", "read MiB/s", "IOPS", "data/mem", "pass");
+	while (ntr < 64) {
+		struct trial *t = &tr[ntr];
+		if (progress)
+			fprintf(stderr, "iotape replay: --find-max: trial %u, %u accelerators\n",
+				ntr + 1, n);
+		if (trial(sa, dir, force, *o, n, no_prep, progress, cg, t))
+			return EXIT_FAIL;
+		ntr++;
+		low_mem |= t->mem_ratio > 0 && t->mem_ratio < 5;
+		if (!json) {
+			fprintf(out, "%12u %7.1f%% %7.1f%% %12.1f %10.0f %8.2fx %5s\n", t->n,
+				100 * t->au_min, 100 * t->au_mean, t->read_bw / 1048576, t->iops,
+				t->mem_ratio, t->pass ? "yes" : "no");
+			fflush(out);
+		}
+		if (t->pass)
+			lo = n;
+		else
+			hi = n;
+		if (hi && hi - lo <= 1)
+			break;
+		if (!hi && lo >= limit)
+			break;
+		n = hi ? lo + (hi - lo) / 2 : (2 * lo < limit ? 2 * lo : limit);
+	}
+	if (low_mem)
+		fprintf(stderr, "iotape replay: warning: in some trials the data set was below 5x "
+			"the memory the replay may use (data/mem): the page cache may have hidden "
+			"the storage; --mem-limit lowers the memory\n");
+	if (json) {
+		json_t *a = json_array();
+		for (unsigned i = 0; i < ntr; i++)
+			json_array_append_new(a, json_pack("{s:i,s:f,s:f,s:f,s:f,s:f,s:b}",
+				"accelerators", (int)tr[i].n, "au_min", tr[i].au_min,
+				"au_mean", tr[i].au_mean, "read_bw_bytes", tr[i].read_bw,
+				"iops", tr[i].iops, "dataset_memory_ratio", tr[i].mem_ratio,
+				"pass", tr[i].pass));
+		json_t *v = json_pack("{s:{s:f,s:i,s:i,s:b,s:o}}", "find_max", "au_threshold", au,
+				      "max_accelerators", (int)lo, "search_limit", (int)limit,
+				      "limit_reached", !hi, "trials", a);
+		if (json_dumpf(v, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER))
+			return EXIT_FAIL;
+		fputc('\n', out);
+		json_decref(v);
+	} else {
+		fprintf(out, "max accelerators at AU >= %.2f: %u%s\n", au, lo,
+			hi ? "" : " (the search's limit: -n, or the room in DIR; more may keep up)");
+	}
+	return EXIT_OK;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct rp_opts o = { 0 };	/* the defaults are replay_opts' */
 	struct rp_cgroup cg = { 0 };
-	const char *dir = NULL, *trace, *output = NULL;
+	const char *dir = NULL, *output = NULL;
 	int prep_only = 0, no_prep = 0, sparse = 0, drop = 0, force = 0, json = 0, loops_given = 0;
-	int ignore = 0, no_meta = 0;
+	int ignore = 0, no_meta = 0, acc_given = 0, find = 0;
 	struct rp_source *src = NULL;
 	struct rp_result res = { 0 };
 	struct opt_parser p;
-	char err[512];
+	struct src_arg sa;
 	int c, dirfd = -1, ret = EXIT_FAIL, rc, progress;
 	FILE *out = stdout;
 
@@ -273,10 +542,12 @@ int cmd_replay(int argc, char **argv)
 		case 'f': force = 1; break;
 		case O_IGNORE: ignore = 1; break;
 		case O_NO_META: no_meta = 1; break;
+		case 'n': acc_given = 1; break;
+		case O_FIND_MAX: find = 1; break;
 		}
 	}
-	trace = opt_one_arg(&p, "TRACE");
-	if (!trace)
+	sa.trace = opt_one_arg(&p, "TRACE");
+	if (!sa.trace)
 		return EXIT_USAGE;
 	if (!dir) {
 		opt_error(&replay_cmd, "--dir is required");
@@ -286,27 +557,50 @@ int cmd_replay(int argc, char **argv)
 		opt_error(&replay_cmd, "--prepare-only and --no-prepare exclude each other");
 		return EXIT_USAGE;
 	}
+	if ((acc_given || find) && o.scale > 1) {
+		opt_error(&replay_cmd, "--scale-dataset and --accelerators/--find-max exclude each "
+			  "other (each accelerator reads a copy of its own)");
+		return EXIT_USAGE;
+	}
+	if (find && prep_only) {
+		opt_error(&replay_cmd, "--find-max and --prepare-only exclude each other");
+		return EXIT_USAGE;
+	}
 	if (o.mem_limit && geteuid() != 0) {
 		cli_error("--mem-limit needs root (it creates a cgroup)");
 		return EXIT_FAIL;
 	}
+	if (!acc_given)		/* not asked: the report says nothing of it; */
+		o.accelerators = 0;	/* find-max searches up to 1024 */
 	if (!loops_given)
 		o.loops = o.scale;	/* each copy read once */
 	progress = isatty(STDERR_FILENO);
 
 	/* under a memory limit, the queued ops take a quarter of it at most */
-	struct rp_trace_opts to = { .direct = o.direct, .no_metadata = no_meta,
-				    .queue_bytes = o.mem_limit ? o.mem_limit / 4 : 0 };
-	if (to.queue_bytes > (64ull << 20))
-		to.queue_bytes = 64ull << 20;
-	rc = rp_trace_open(&src, trace, &to, err, sizeof(err));
-	if (rc) {
-		cli_error("%s", err);
+	sa.to = (struct rp_trace_opts){ .direct = o.direct, .no_metadata = no_meta,
+					.queue_bytes = o.mem_limit ? o.mem_limit / 4 : 0 };
+	if (sa.to.queue_bytes > (64ull << 20))
+		sa.to.queue_bytes = 64ull << 20;
+	if (output && !(out = fopen(output, "w"))) {
+		cli_error("%s: %s", output, strerror(errno));
 		return EXIT_FAIL;
 	}
+	if (find) {
+		if (o.mem_limit) {
+			char err[512];
+			if (rp_cgroup_enter(&cg, o.mem_limit, err, sizeof(err))) {
+				cli_error("%s", err);
+				goto out;
+			}
+		}
+		ret = find_max(&sa, dir, force, &o, no_prep, json, out, &cg);
+		goto out;
+	}
+	if (open_source(&sa, &o, o.accelerators, &src))
+		goto out;
 	if (!has_ops(&src->layout)) {
 		cli_error("%s: no file operations to replay (%" PRIu64 " skipped, %" PRIu64
-			  " failed, %" PRIu64 " unmatched in the recording)", trace,
+			  " failed, %" PRIu64 " unmatched in the recording)", sa.trace,
 			  src->layout.skipped, src->layout.failed, src->layout.unmatched);
 		goto out;
 	}
@@ -323,13 +617,13 @@ int cmd_replay(int argc, char **argv)
 			  rc == -EACCES || rc == -EPERM ? " (needs root)" : "");
 		goto out;
 	}
-	if (output && !(out = fopen(output, "w"))) {
-		cli_error("%s: %s", output, strerror(errno));
-		out = stdout;
-		goto out;
-	}
+	res.dataset_bytes = dataset_bytes(&src->layout, o.scale);
+	res.mem_bytes = memory_bytes(&o);
+	mem_warning(&res, &o);
 	if (run(src, dirfd, &o, progress, &cg, &res))
 		goto out;
+	res.dataset_bytes = dataset_bytes(&src->layout, o.scale);
+	res.mem_bytes = memory_bytes(&o);
 	rc = json ? rp_report_json(out, &src->layout, &o, &res) :
 		    rp_report_text(out, &src->layout, &o, &res);
 	/* stdout is checked by main(); a report file here */

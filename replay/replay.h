@@ -43,6 +43,8 @@
 #define RP_MARKER CM_REPLAY_MARKER	/* marker file in a prepared DIR */
 #define RP_ALIGN 4096u			/* O_DIRECT alignment */
 #define RP_COPY_DIR ".iotape-copy-"	/* --scale-dataset: DIR/.iotape-copy-K/ */
+#define RP_ACC_DIR ".iotape-acc-"	/* --accelerators: what accelerator A >= 1
+					 * writes, DIR/.iotape-acc-A/ */
 
 /* Op kinds are the op vocabulary's (common/ops.h). */
 #define RP_KIND_MAX CM_KIND_MAX
@@ -65,6 +67,10 @@ enum rp_timing { RP_TIME_ORIGINAL, RP_TIME_THINK, RP_TIME_AFAP };	/* choice orde
 				 * made by an op the replay does not issue (a
 				 * socket's bind) in a directory the job
 				 * made: it fails in the replay, as expected */
+#define RP_F_SKIP    (1u << 6)	/* not issued: the op only keeps its place
+				 * in the thread's order and timing (an
+				 * accelerator that is not a checkpoint
+				 * writer); counted in rp_job.unissued */
 #define RP_NO_SLOT UINT32_MAX	/* rp_op.slot of a metadata op by path */
 
 /*
@@ -116,6 +122,7 @@ struct rp_file {
 
 struct rp_thread {
 	uint32_t tid, pid;	/* as recorded */
+	uint32_t accel;		/* simulated accelerator (rp_replica_open) */
 	uint64_t nops;		/* ops per loop */
 	uint64_t maxlen;	/* largest data op */
 	unsigned depth;		/* most data ops the recording had in flight */
@@ -225,6 +232,25 @@ int rp_trace_open(struct rp_source **out, const char *trace, const struct rp_tra
 		  char *err, size_t errlen);
 void rp_source_free(struct rp_source *s);	/* NULL: nothing */
 
+/*
+ * The replica source: n simulated accelerators, each running the job of
+ * its own instance of an inner source, all at once (rp_replica.c says how
+ * their files are named).  open(arg, a, ...) opens accelerator a's
+ * instance; every instance must have the same layout.  The replica owns
+ * them from then on.
+ */
+typedef int (*rp_source_open_fn)(void *arg, unsigned accel, struct rp_source **out, char *err,
+				 size_t errlen);
+struct rp_replica_opts {
+	unsigned accelerators;	/* n (0: 1) */
+	int writers_one;	/* only accelerator 0 issues the ops on the
+				 * files the job writes */
+	uint64_t runtime_ns;	/* every thread's ops end this long after
+				 * start (0: no bound) */
+};
+int rp_replica_open(struct rp_source **out, const struct rp_replica_opts *o,
+		    rp_source_open_fn open, void *arg, char *err, size_t errlen);
+
 /* -------------------------------------------------------------- prepare */
 
 /* Open DIR (created when missing), refusing a non-empty unmarked one
@@ -273,6 +299,13 @@ struct rp_opts {
 				 * reads copy l % K of the dataset files */
 	uint64_t mem_limit;	/* --mem-limit bytes, 0 none (the report) */
 	int sparse;		/* prepared as holes (loops restore files so) */
+	/* the scale-out questions (the source and the report; the engine
+	 * runs the threads it is given) */
+	unsigned accelerators;	/* --accelerators N; 0: not asked (1) */
+	int writers;		/* --checkpoint-writers: 0 all, 1 one */
+	double au;		/* --au: the AU a run must reach */
+	uint64_t runtime_ns;	/* --runtime: ops end after this (0: none) */
+	int sync_steps;		/* --sync-steps (the report says which) */
 };
 
 /*
@@ -318,6 +351,7 @@ struct rp_job {			/* one replay thread */
 	uint64_t meta_unlike;	/* metadata ops (done) that succeeded where
 				 * the recording's failed */
 	uint64_t absent;	/* RP_F_ABSENT ops (done) that failed */
+	uint64_t unissued[RP_KIND_MAX];	/* RP_F_SKIP ops, per kind */
 	int first_error;	/* -errno of the first failed op, 0 */
 	uint64_t wall_ns;	/* first op to last completion */
 	uint64_t compute_ns;	/* synthetic compute delays */
@@ -346,8 +380,39 @@ struct rp_result {
 	int cgroup;		/* --mem-limit: cgroup version 1 or 2 */
 	uint64_t mem_peak;	/* its peak usage */
 	uint64_t mem_limit_hits;
+	uint64_t dataset_bytes;	/* read-only data prepared for the run (all
+				 * accelerators' copies) */
+	uint64_t mem_bytes;	/* memory the replay may use: --mem-limit, or
+				 * MemTotal */
 };
 void rp_result_release(struct rp_result *res);
+
+/* Per simulated accelerator, from the jobs of a result (rp_scale_stats). */
+struct rp_scale_acc {
+	unsigned accel;
+	int rank;
+	const char *host;	/* the first job's (points into the result) */
+	double au;		/* its threads' largest compute / its wall time */
+	uint64_t compute_ns, wall_ns;
+	uint64_t read_bytes, write_bytes, ios, opens;
+};
+struct rp_scale {
+	unsigned n;		/* accelerators */
+	struct rp_scale_acc *acc;
+	double au_min, au_mean, au_max;
+	int pass;		/* au_min >= the threshold */
+	uint64_t read_bytes, write_bytes, ios, opens;
+	double read_bw, write_bw, iops, files_per_s;	/* over the run's wall time */
+};
+/*
+ * Accelerator utilization as DLIO defines it (compute time / wall time),
+ * per accelerator: the largest compute time among its threads (the
+ * synthetic compute delays, the recorded gaps) over its wall time (the
+ * run's start to the end of its last thread), so an accelerator waits for
+ * whichever of its threads the storage slowed most.  0 or -ENOMEM.
+ */
+int rp_scale_stats(const struct rp_result *res, double au, struct rp_scale *st);
+void rp_scale_release(struct rp_scale *st);
 
 struct rp_engine;
 /* Set up the replay of src's layout under dirfd: threads' rings and

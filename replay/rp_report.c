@@ -131,6 +131,7 @@ static void total_job(const struct rp_result *res, struct rp_job *t)
 					     j->first_fail[k].ts < t->first_fail[k].ts))
 				t->first_fail[k] = j->first_fail[k];
 			t->failed[k] += j->failed[k];
+			t->unissued[k] += j->unissued[k];
 		}
 		t->errors += j->errors;
 		t->mkdir_existed += j->mkdir_existed;
@@ -179,18 +180,145 @@ static double au_of(const struct rp_result *res)
 	return w > 0 ? c / w : 0;
 }
 
+int rp_scale_stats(const struct rp_result *res, double au, struct rp_scale *st)
+{
+	unsigned n = 0;
+
+	memset(st, 0, sizeof(*st));
+	for (size_t i = 0; i < res->njobs; i++)
+		if (res->jobs[i].accel + 1 > n)
+			n = res->jobs[i].accel + 1;
+	if (!n)
+		n = 1;
+	if (!(st->acc = calloc(n, sizeof(*st->acc))))
+		return -ENOMEM;
+	st->n = n;
+	for (unsigned a = 0; a < n; a++)
+		st->acc[a].accel = a;
+	for (size_t i = 0; i < res->njobs; i++) {
+		const struct rp_job *j = &res->jobs[i];
+		struct rp_scale_acc *x = &st->acc[j->accel];
+		if (!x->host) {
+			x->host = j->host;
+			x->rank = j->rank;
+		}
+		if (j->compute_ns > x->compute_ns)
+			x->compute_ns = j->compute_ns;
+		if (j->wall_ns > x->wall_ns)
+			x->wall_ns = j->wall_ns;
+		x->read_bytes += j->d[0].bytes;
+		x->write_bytes += j->d[1].bytes;
+		x->ios += j->d[0].ios + j->d[1].ios;
+		x->opens += j->done[CM_OPEN];
+	}
+	st->au_min = 1e300;
+	for (unsigned a = 0; a < n; a++) {
+		struct rp_scale_acc *x = &st->acc[a];
+		x->au = x->wall_ns ? (double)x->compute_ns / (double)x->wall_ns : 0;
+		if (x->au > 1)
+			x->au = 1;	/* a sleep's overrun taken off a later one */
+		st->au_min = x->au < st->au_min ? x->au : st->au_min;
+		st->au_max = x->au > st->au_max ? x->au : st->au_max;
+		st->au_mean += x->au / n;
+		st->read_bytes += x->read_bytes;
+		st->write_bytes += x->write_bytes;
+		st->ios += x->ios;
+		st->opens += x->opens;
+	}
+	st->pass = st->au_min >= au;
+	double secs = res->wall_ns / 1e9;
+	if (secs > 0) {
+		st->read_bw = st->read_bytes / secs;
+		st->write_bw = st->write_bytes / secs;
+		st->iops = st->ios / secs;
+		st->files_per_s = st->opens / secs;
+	}
+	return 0;
+}
+
+void rp_scale_release(struct rp_scale *st)
+{
+	free(st->acc);
+	memset(st, 0, sizeof(*st));
+}
+
+static double au_threshold(const struct rp_opts *o)
+{
+	return o->au > 0 ? o->au : 0.9;
+}
+
+/* The data set against the memory that could cache it (MLPerf Storage asks
+ * for 5x). */
+static double mem_ratio(const struct rp_result *res)
+{
+	return res->mem_bytes ? (double)res->dataset_bytes / (double)res->mem_bytes : 0;
+}
+
+static json_t *scale_json(const struct rp_opts *o, const struct rp_result *res)
+{
+	struct rp_scale st;
+	json_t *so = json_object(), *pa = json_array();
+
+	if (rp_scale_stats(res, au_threshold(o), &st))
+		return json_null();
+	json_object_set_new(so, "accelerators", json_integer(st.n));
+	json_object_set_new(so, "checkpoint_writers", json_string(o->writers ? "one" : "all"));
+	json_object_set_new(so, "sync_steps", json_boolean(o->sync_steps));
+	json_object_set_new(so, "au_threshold", json_real(au_threshold(o)));
+	json_object_set_new(so, "au_min", json_real(st.au_min));
+	json_object_set_new(so, "au_mean", json_real(st.au_mean));
+	json_object_set_new(so, "au_max", json_real(st.au_max));
+	json_object_set_new(so, "pass", json_boolean(st.pass));
+	json_object_set_new(so, "read_bytes", cm_json_u64(st.read_bytes));
+	json_object_set_new(so, "write_bytes", cm_json_u64(st.write_bytes));
+	json_object_set_new(so, "read_bw_bytes", cm_json_u64((uint64_t)st.read_bw));
+	json_object_set_new(so, "write_bw_bytes", cm_json_u64((uint64_t)st.write_bw));
+	json_object_set_new(so, "iops", json_real(st.iops));
+	json_object_set_new(so, "files_per_s", json_real(st.files_per_s));
+	json_object_set_new(so, "runtime_ns", cm_json_u64(res->wall_ns));
+	json_object_set_new(so, "runtime_limit_ns", cm_json_u64(o->runtime_ns));
+	json_object_set_new(so, "dataset_bytes", cm_json_u64(res->dataset_bytes));
+	json_object_set_new(so, "memory_bytes", cm_json_u64(res->mem_bytes));
+	json_object_set_new(so, "dataset_memory_ratio", json_real(mem_ratio(res)));
+	for (unsigned a = 0; a < st.n; a++) {
+		const struct rp_scale_acc *x = &st.acc[a];
+		json_array_append_new(pa, json_pack("{s:i,s:s,s:i,s:f,s:o,s:o,s:o,s:o,s:o}",
+			"accelerator", (int)x->accel, "host", x->host ? x->host : "",
+			"rank", x->rank, "au", x->au,
+			"compute_ns", cm_json_u64(x->compute_ns), "wall_ns", cm_json_u64(x->wall_ns),
+			"read_bytes", cm_json_u64(x->read_bytes),
+			"write_bytes", cm_json_u64(x->write_bytes), "ios", cm_json_u64(x->ios)));
+	}
+	json_object_set_new(so, "per_accelerator", pa);
+	rp_scale_release(&st);
+	return so;
+}
+
 #define JFLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER)
 
 /* One job (a replay thread) in fio's shape. */
-static json_t *job_json(struct rp_job *j)
+/* "tid-T", or "accel-A/tid-T" with accelerators. */
+static const char *job_name(const struct rp_opts *o, const struct rp_job *j, char *buf, size_t len)
+{
+	if (o->accelerators)
+		snprintf(buf, len, "accel-%u/tid-%u", j->accel, j->tid);
+	else
+		snprintf(buf, len, "tid-%u", j->tid);
+	return buf;
+}
+
+static json_t *job_json(const struct rp_opts *o, struct rp_job *j)
 {
 	json_t *jo = json_object();
 	struct rp_dir_stats trim = { 0 };
-	char buf[32];
+	char buf[48];
 
-	snprintf(buf, sizeof(buf), "tid-%u", j->tid);
+	job_name(o, j, buf, sizeof(buf));
 	json_object_set_new(jo, "jobname", json_string(buf));
 	json_object_set_new(jo, "groupid", json_integer(0));
+	json_object_set_new(jo, "accelerator", json_integer(j->accel));
+	json_object_set_new(jo, "host", json_string(j->host));
+	json_object_set_new(jo, "rank", json_integer(j->rank));
 	json_object_set_new(jo, "pid", cm_json_u64(j->pid));
 	json_object_set_new(jo, "tid", cm_json_u64(j->tid));
 	json_object_set_new(jo, "error", json_integer(-j->first_error));
@@ -243,6 +371,7 @@ static json_t *replay_json(const struct rp_layout *l, const struct rp_opts *o,
 			   const struct rp_result *res, struct rp_job *t)
 {
 	json_t *rp = json_object(), *exp = json_object(), *done = json_object();
+	json_t *unis = json_object();
 
 	json_object_set_new(rp, "timing", json_string(timing_names[o->timing]));
 	json_object_set_new(rp, "speed", json_real(o->speed));
@@ -253,11 +382,14 @@ static json_t *replay_json(const struct rp_layout *l, const struct rp_opts *o,
 	json_object_set_new(rp, "recorded_duration_ns", cm_json_u64(l->span));
 	json_object_set_new(rp, "replayed_duration_ns", cm_json_u64(res->wall_ns));
 	for (unsigned k = 1; k < RP_KIND_MAX; k++) {
-		json_object_set_new(exp, rp_kind_name(k), cm_json_u64(l->expected[k] * o->loops));
+		json_object_set_new(exp, rp_kind_name(k),
+				    cm_json_u64(l->expected[k] * o->loops - t->unissued[k]));
+		json_object_set_new(unis, rp_kind_name(k), cm_json_u64(t->unissued[k]));
 		json_object_set_new(done, rp_kind_name(k), cm_json_u64(t->done[k]));
 	}
 	json_object_set_new(rp, "ops_expected", exp);
 	json_object_set_new(rp, "ops_done", done);
+	json_object_set_new(rp, "ops_not_issued", unis);
 	json_object_set_new(rp, "mkdir_existed", cm_json_u64(t->mkdir_existed));
 	json_object_set_new(rp, "metadata_unlike", cm_json_u64(t->meta_unlike));
 	json_object_set_new(rp, "ops_absent", cm_json_u64(t->absent));
@@ -365,9 +497,11 @@ int rp_report_json(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 	fprintf(f, ",\n  \"jobs\": [");
 	for (size_t i = 0; i < res->njobs; i++) {
 		fputs(i ? ",\n    " : "\n    ", f);
-		rc |= put_json(f, job_json(&res->jobs[i]), 4, 0);
+		rc |= put_json(f, job_json(o, &res->jobs[i]), 4, 0);
 	}
-	fputs("\n  ],\n  \"replay\": ", f);
+	fputs("\n  ],\n  \"scale\": ", f);
+	rc |= put_json(f, scale_json(o, res), 2, 0);
+	fputs(",\n  \"replay\": ", f);
 	/* "replay" but its last key, then "files": [ ... ] */
 	rc |= put_json(f, replay_json(l, o, res, &t), 2, 1);
 	fputs(",\n    \"files\": [", f);
@@ -440,8 +574,9 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 	total_job(res, &t);
 	for (size_t i = 0; i < res->njobs; i++) {
 		struct rp_job *j = &res->jobs[i];
-		fprintf(f, "tid-%u: (groupid=0): err=%3d, ops failed=%" PRIu64 "\n",
-			j->tid, -j->first_error, j->errors);
+		char name[48];
+		fprintf(f, "%s: (groupid=0): err=%3d, ops failed=%" PRIu64 "\n",
+			job_name(o, j, name, sizeof(name)), -j->first_error, j->errors);
 		for (int d = 0; d < 3; d++)
 			dir_text(f, dir_names[d], &j->d[d], j->wall_ns);
 	}
@@ -457,7 +592,7 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 		if (!l->expected[k])
 			continue;
 		fprintf(f, " %s %" PRIu64 "/%" PRIu64, rp_kind_name(k), t.done[k],
-			l->expected[k] * o->loops);
+			l->expected[k] * o->loops - t.unissued[k]);
 		if (k == CM_MKDIR && t.mkdir_existed)
 			fprintf(f, " (%" PRIu64 " existed)", t.mkdir_existed);
 	}
@@ -514,7 +649,51 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 		cm_fmt_ns(b2, sizeof(b2), cm_lat_pct(&t.terr, 99));
 		fprintf(f, "  timing error: p50=%s, p99=%s\n", b1, b2);
 	}
-	fprintf(f, "  accelerator utilization: %.1f%%\n", 100.0 * au_of(res));
+	uint64_t unissued = 0;
+	for (unsigned k = 0; k < RP_KIND_MAX; k++)
+		unissued += t.unissued[k];
+	if (unissued)
+		fprintf(f, "  not issued (--checkpoint-writers one: accelerators 1.. skip the "
+			"files the job writes): %" PRIu64 " ops\n", unissued);
+	if (o->runtime_ns) {
+		cm_fmt_ns(b1, sizeof(b1), o->runtime_ns);
+		fprintf(f, "  runtime bound: %s%s\n", b1, res->wall_ns >= o->runtime_ns ?
+			" (reached: the ops after it were not taken)" : "");
+	}
+	if (res->mem_bytes) {
+		cm_fmt_bytes(b1, sizeof(b1), res->dataset_bytes);
+		cm_fmt_bytes(b2, sizeof(b2), res->mem_bytes);
+		fprintf(f, "  data set: %s prepared, %.2fx the %s of memory the replay may use (%s)\n",
+			b1, mem_ratio(res), b2, o->mem_limit ? "--mem-limit" : "MemTotal");
+	}
+	if (!o->accelerators) {
+		fprintf(f, "  accelerator utilization: %.1f%%\n", 100.0 * au_of(res));
+		total_release(&t);
+		return 0;
+	}
+	struct rp_scale st;
+	if (!rp_scale_stats(res, au_threshold(o), &st)) {
+		char b3[32];
+		fprintf(f, "\nScale: %u accelerators (checkpoint writers: %s, steps %s)\n", st.n,
+			o->writers ? "one" : "all", o->sync_steps ? "synchronized" : "not synchronized");
+		for (unsigned a = 0; a < st.n; a++) {
+			const struct rp_scale_acc *x = &st.acc[a];
+			cm_fmt_bytes(b1, sizeof(b1), x->read_bytes);
+			cm_fmt_bytes(b2, sizeof(b2), x->write_bytes);
+			cm_fmt_ns(b3, sizeof(b3), x->wall_ns);
+			fprintf(f, "  accel-%u%s%s: AU=%.1f%%, read %s, written %s, %" PRIu64
+				" ios, %s\n", a, x->host && x->host[0] ? " on " : "",
+				x->host ? x->host : "", 100.0 * x->au, b1, b2, x->ios, b3);
+		}
+		cm_fmt_bytes(b1, sizeof(b1), (uint64_t)st.read_bw);
+		cm_fmt_bytes(b2, sizeof(b2), (uint64_t)st.write_bw);
+		fprintf(f, "  all: read %s/s, write %s/s, %.0f IOPS, %.1f files/s\n", b1, b2,
+			st.iops, st.files_per_s);
+		fprintf(f, "  AU min %.1f%%, mean %.1f%%, max %.1f%%: %s (AU >= %.0f%%)\n",
+			100 * st.au_min, 100 * st.au_mean, 100 * st.au_max,
+			st.pass ? "PASS" : "FAIL", 100 * au_threshold(o));
+		rp_scale_release(&st);
+	}
 	total_release(&t);
 	return 0;
 }

@@ -749,6 +749,15 @@ static void run_loop(struct tctx *c)
 				c->job->compute_ns += delay;
 			}
 		}
+		if (op.flags & RP_F_SKIP) {	/* its place and timing only */
+			if (op.kind < RP_KIND_MAX)
+				c->job->unissued[op.kind]++;
+			c->last_done = now_ns();
+			op_done(c);
+			if (op.end > prev_end)
+				prev_end = op.end;
+			continue;
+		}
 		uint64_t t_prep = now_ns();
 		if (o->timing == RP_TIME_ORIGINAL)
 			lat_add(c, &c->job->terr, t_prep > target ? t_prep - target : 0);
@@ -760,6 +769,14 @@ static void run_loop(struct tctx *c)
 			prev_end = op.end;
 	}
 	drain(c);
+	/* the thread's loop is over: whatever another thread waits for of
+	 * it is too (a source may end a loop early: --runtime) */
+	atomic_store(&e->done[c->idx], (uint64_t)c->loop << 32 | UINT32_MAX);
+	if (atomic_load(&e->waiters[c->idx])) {
+		pthread_mutex_lock(&e->mu);
+		pthread_cond_broadcast(&e->cv);
+		pthread_mutex_unlock(&e->mu);
+	}
 	if (rc < 0) {
 		atomic_store(&e->src_err, rc);
 		pthread_mutex_lock(&e->mu);	/* waiters give up */
@@ -933,6 +950,7 @@ int rp_engine_init(struct rp_engine **out, struct rp_source *src, int dirfd,
 		c->tp = &l->threads[i];
 		c->job = &e->res.jobs[i];
 		c->job->tid = l->threads[i].tid;
+		c->job->accel = l->threads[i].accel;
 		c->job->pid = l->threads[i].pid;
 		if ((rc = tctx_init(c, &e->o))) {
 			snprintf(err, errlen, "setting up thread %zu: %s%s", i, strerror(-rc),

@@ -65,7 +65,8 @@ int rp_path_map(char *path)
 	if (rc)
 		return rc;
 	if (!*path || strcmp(path, RP_MARKER) == 0 ||
-	    strncmp(path, RP_COPY_DIR, sizeof(RP_COPY_DIR) - 1) == 0)
+	    strncmp(path, RP_COPY_DIR, sizeof(RP_COPY_DIR) - 1) == 0 ||
+	    strncmp(path, RP_ACC_DIR, sizeof(RP_ACC_DIR) - 1) == 0)
 		return -EINVAL;
 	return 0;
 }
@@ -913,6 +914,7 @@ static int plan_close(struct walk *w, const struct row *r)
 	if ((rc = new_op(w, r, CM_CLOSE)))
 		return rc;
 	w->cur.op.slot = sl;
+	w->cur.op.file = w->slots[sl].file;	/* what it closes (replicas) */
 	w->cur.op.flags |= RP_F_REALCLOSE;
 	add_dep(w, w->slots[sl].last);
 	w->slots[sl].last = cur_dep(w);

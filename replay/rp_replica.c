@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rp_replica.c - the replica source: N simulated accelerators, each running
+ * the whole job of an inner source at once (--accelerators N).
+ *
+ * The inner source is opened N times (one per accelerator: each hands out
+ * its own stream of the job's ops, as N data-parallel ranks run the same
+ * training loop), and their layout is laid side by side: accelerator a has
+ * threads a*T .. a*T+T-1, files a*F .. a*F+F-1, slots and directories the
+ * same way.  Its files are the job's under other names:
+ *
+ *   read-only data set files   PATH (a = 0), RP_COPY_DIR "A/PATH" (a >= 1):
+ *                              the --scale-dataset copies, so the storage
+ *                              sees N times the demand over N times the data;
+ *   everything else            PATH (a = 0), RP_ACC_DIR "A/PATH" (a >= 1):
+ *                              what the job writes (checkpoints, logs) goes
+ *                              to a directory of the accelerator's own.
+ *
+ * Each op is the inner source's with its thread, file, slot and dependency
+ * moved to the accelerator's; with writers_one, the ops of accelerators
+ * a >= 1 on files the job writes are handed as RP_F_SKIP (not issued, their
+ * place and timing kept).  With a runtime, every thread's stream ends once
+ * the run has lasted that long.  Memory: N times the inner source's.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "replay.h"
+
+struct replica {
+	struct rp_source s;
+	struct rp_source **in;	/* one per accelerator */
+	unsigned n;
+	uint32_t nthr, nfiles, nslots, ndirs;	/* the inner layout's */
+	uint32_t *acc_root;	/* per accelerator: dir id of RP_ACC_DIR "A", or RP_NO_DIR */
+	int writers_one;
+	uint64_t runtime_ns, deadline;
+	_Atomic int over;	/* the runtime is up */
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The path of inner file f for accelerator a. */
+static const char *acc_path(const struct rp_layout *l, uint32_t f, unsigned a, char *buf,
+			    size_t len)
+{
+	if (!a)
+		return rp_file_path(l, f);
+	snprintf(buf, len, "%s%u/%s", l->files[f].dataset ? RP_COPY_DIR : RP_ACC_DIR, a,
+		 rp_file_path(l, f));
+	return buf;
+}
+
+/* Whether an op on inner file f is on a file the job writes. */
+static int written(const struct rp_layout *l, uint32_t f)
+{
+	return f < l->nfiles && !l->files[f].dataset && l->files[f].modified;
+}
+
+static int replica_start(struct rp_source *s, unsigned loops)
+{
+	struct replica *r = (struct replica *)s;
+	int rc = 0;
+
+	for (unsigned a = 0; a < r->n && !rc; a++)
+		if ((rc = r->in[a]->ops->start(r->in[a], loops)))
+			snprintf(s->err, sizeof(s->err), "%s", r->in[a]->err);
+	r->deadline = r->runtime_ns ? mono_ns() + r->runtime_ns : 0;
+	atomic_store(&r->over, 0);
+	return rc;
+}
+
+static int replica_next(struct rp_source *s, unsigned t, struct rp_op *op)
+{
+	struct replica *r = (struct replica *)s;
+	const struct rp_layout *il = &r->in[0]->layout;
+	unsigned a = t / r->nthr, it = t % r->nthr;
+	struct rp_source *in = r->in[a];
+	int rc;
+
+	if (atomic_load(&r->over))
+		return 0;
+	if (r->deadline && mono_ns() >= r->deadline) {
+		atomic_store(&r->over, 1);
+		return 0;
+	}
+	if ((rc = in->ops->next(in, it, op)) != 1)
+		return rc;
+	/* every op names its file (a close, the one its slot held) */
+	if (r->writers_one && a && (written(il, op->file) ||
+				    (op->kind == CM_RENAME && written(il, op->file2))))
+		op->flags |= RP_F_SKIP;
+	if (op->file < r->nfiles)
+		op->file += a * r->nfiles;
+	if (op->file2 < r->nfiles)
+		op->file2 += a * r->nfiles;
+	if (op->slot != RP_NO_SLOT && op->slot < r->nslots)
+		op->slot += a * r->nslots;
+	if (op->dep_seq)
+		op->dep_thread += a * r->nthr;
+	return 1;
+}
+
+static int replica_rewind(struct rp_source *s, unsigned t, unsigned loop)
+{
+	struct replica *r = (struct replica *)s;
+	struct rp_source *in = r->in[t / r->nthr];
+
+	return in->ops->rewind ? in->ops->rewind(in, t % r->nthr, loop) : 0;
+}
+
+static int replica_stop(struct rp_source *s)
+{
+	struct replica *r = (struct replica *)s;
+	int rc = 0;
+
+	for (unsigned a = 0; a < r->n; a++) {
+		int e = r->in[a]->ops->stop(r->in[a]);
+		if (e && !rc) {
+			rc = e;
+			snprintf(s->err, sizeof(s->err), "%s", r->in[a]->err);
+		}
+	}
+	return rc;
+}
+
+static void replica_free(struct rp_source *s)
+{
+	struct replica *r = (struct replica *)s;
+
+	for (unsigned a = 0; r->in && a < r->n; a++)
+		rp_source_free(r->in[a]);
+	free(r->in);
+	free(r->acc_root);
+	rp_layout_release(&s->layout);
+	free(r);
+}
+
+static const struct rp_source_ops replica_ops = {
+	.start = replica_start,
+	.next = replica_next,
+	.rewind = replica_rewind,
+	.stop = replica_stop,
+	.free = replica_free,
+};
+
+/* Lay the inner layout il out n times side by side in r's. */
+static int build_layout(struct replica *r, const struct rp_layout *il)
+{
+	struct rp_layout *l = &r->s.layout;
+	unsigned n = r->n;
+	char buf[4096 + 64];
+	uint32_t id;
+	int rc;
+
+	l->files = calloc((size_t)n * il->nfiles + 1, sizeof(*l->files));
+	l->threads = calloc((size_t)n * il->nthreads + 1, sizeof(*l->threads));
+	l->slot0 = calloc((size_t)n * il->nslot0 + 1, sizeof(*l->slot0));
+	l->dir_made = calloc((size_t)n * (il->nfiles + cm_strtab_count(&il->dirs)) + n + 1, 1);
+	r->acc_root = malloc(n * sizeof(*r->acc_root));
+	if (!l->files || !l->threads || !l->slot0 || !l->dir_made || !r->acc_root)
+		return -ENOMEM;
+
+	/* directories: accelerator a's are the job's under RP_ACC_DIR "A/",
+	 * and RP_ACC_DIR "A" itself for the files right under DIR */
+	for (unsigned a = 0; a < n; a++) {
+		for (uint32_t d = 0; d < r->ndirs; d++) {
+			const char *p = cm_strtab_str(&il->dirs, d);
+			if (a)
+				snprintf(buf, sizeof(buf), RP_ACC_DIR "%u/%s", a, p);
+			if ((rc = cm_strtab_intern(&l->dirs, a ? buf : p, &id)) < 0)
+				return rc;
+			if (id != a * r->ndirs + d)
+				return -EINVAL;	/* two names became one */
+			l->dir_made[id] = il->dir_made[d];
+		}
+	}
+	for (unsigned a = 0; a < n; a++) {
+		r->acc_root[a] = RP_NO_DIR;
+		if (!a)
+			continue;
+		snprintf(buf, sizeof(buf), RP_ACC_DIR "%u", a);
+		if ((rc = cm_strtab_intern(&l->dirs, buf, &id)) < 0)
+			return rc;
+		l->dir_made[id] = 0;
+		r->acc_root[a] = id;
+	}
+	for (unsigned a = 0; a < n; a++) {
+		for (uint32_t f = 0; f < il->nfiles; f++) {
+			struct rp_file *o = &l->files[(size_t)a * il->nfiles + f];
+			const char *p = acc_path(il, f, a, buf, sizeof(buf));
+			if ((rc = cm_strtab_intern(&l->paths, p, &id)) < 0)
+				return rc;
+			if (id != a * il->nfiles + f)
+				return -EINVAL;	/* two names became one */
+			*o = il->files[f];
+			if (o->dir != RP_NO_DIR)
+				o->dir += a * r->ndirs;
+			else if (a && !o->dataset && !strchr(rp_file_path(il, f), '/'))
+				o->dir = r->acc_root[a];
+		}
+		for (size_t t = 0; t < il->nthreads; t++) {
+			struct rp_thread *th = &l->threads[a * il->nthreads + t];
+			*th = il->threads[t];
+			th->accel = a;
+		}
+		for (size_t i = 0; i < il->nslot0; i++) {
+			struct rp_slot0 *s = &l->slot0[a * il->nslot0 + i];
+			*s = il->slot0[i];
+			s->slot += a * r->nslots;
+			s->file += a * il->nfiles;
+		}
+	}
+	l->nfiles = (size_t)n * il->nfiles;
+	l->nthreads = (size_t)n * il->nthreads;
+	l->nslot0 = (size_t)n * il->nslot0;
+	l->nslots = n * il->nslots;
+	l->span = il->span;
+	for (unsigned k = 0; k < RP_KIND_MAX; k++)
+		l->expected[k] = n * il->expected[k];
+	l->skipped = n * il->skipped;
+	l->failed = n * il->failed;
+	l->unmatched = n * il->unmatched;
+	l->not_storage = n * il->not_storage;
+	l->fault_reads = n * il->fault_reads;
+	l->fault_pages = n * il->fault_pages;
+	l->faults_unmatched = n * il->faults_unmatched;
+	l->faults_code = n * il->faults_code;
+	l->faults_shm = n * il->faults_shm;
+	l->dataset_bytes = n * il->dataset_bytes;
+	l->late = n * il->late;
+	l->opens_inferred = n * il->opens_inferred;
+	l->memfs_ops = n * il->memfs_ops;
+	l->nmemfs = il->nmemfs;
+	for (unsigned i = 0; i < il->nmemfs; i++) {
+		l->memfs[i] = il->memfs[i];
+		l->memfs[i].ops *= n;
+	}
+	return 0;
+}
+
+int rp_replica_open(struct rp_source **out, const struct rp_replica_opts *o,
+		    rp_source_open_fn open, void *arg, char *err, size_t errlen)
+{
+	struct replica *r = calloc(1, sizeof(*r));
+	unsigned n = o->accelerators ? o->accelerators : 1;
+	int rc;
+
+	*out = NULL;
+	if (!r || !(r->in = calloc(n, sizeof(*r->in)))) {
+		free(r);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	r->s.ops = &replica_ops;
+	r->n = n;
+	r->writers_one = o->writers_one;
+	r->runtime_ns = o->runtime_ns;
+	for (unsigned a = 0; a < n; a++) {
+		if ((rc = open(arg, a, &r->in[a], err, errlen))) {
+			r->n = a;
+			replica_free(&r->s);
+			return rc;
+		}
+	}
+	const struct rp_layout *il = &r->in[0]->layout;
+	r->nthr = (uint32_t)il->nthreads;
+	r->nfiles = (uint32_t)il->nfiles;
+	r->nslots = il->nslots;
+	r->ndirs = (uint32_t)cm_strtab_count(&il->dirs);
+	for (unsigned a = 1; a < n; a++) {	/* the same job, n times */
+		const struct rp_layout *l = &r->in[a]->layout;
+		if (l->nthreads != il->nthreads || l->nfiles != il->nfiles ||
+		    l->nslots != il->nslots) {
+			snprintf(err, errlen, "accelerator %u's job differs from accelerator 0's", a);
+			replica_free(&r->s);
+			return -EINVAL;
+		}
+	}
+	if ((uint64_t)n * (il->nfiles + 1) > UINT32_MAX - 1 ||
+	    (uint64_t)n * (il->nslots + 1) > UINT32_MAX - 1) {
+		snprintf(err, errlen, "%u accelerators of %zu files: too many files", n, il->nfiles);
+		replica_free(&r->s);
+		return -EOVERFLOW;
+	}
+	if ((rc = build_layout(r, il))) {
+		snprintf(err, errlen, "%u accelerators: %s", n,
+			 rc == -EINVAL ? "a file's name collides with an accelerator's copy" :
+					 strerror(-rc));
+		replica_free(&r->s);
+		return rc;
+	}
+	*out = &r->s;
+	return 0;
+}
