@@ -736,6 +736,8 @@ scale_section() {
 		fi
 		echo "  N=$k: $(calc "$(now) - $t0" 0) s; reads per run: iotape $(sort -u "$w/n$k.iotape.ios" | tr '\n' ' ')fio $(sort -u "$w/n$k.fio.ios" | tr '\n' ' ')(expected $((k * n)));" \
 			"ratio per run $(paste -d' ' "$w/n$k.iotape" "$w/n$k.fio.iops" | awk '{ printf "%.2f ", $1 / $2 }')"
+		paste -d' ' "$w/n$k.iotape" "$w/n$k.fio.iops" | awk '{ print $1 / $2 }' >"$w/n$k.ratio"
+		echo "        median of the per-run ratios $(calc "$(median "$w/n$k.ratio")" 3)"
 		fig "N=$k replay IOPS" "$(calc "$ri" 0)" - "" "iotape replay -n $k --direct --timing afap"
 		fig "N=$k fio IOPS" "$(calc "$rf" 0)" - "" "fio --numjobs $k equivalent: one read_iolog per job"
 		fig "N=$k IOPS ratio" "$(calc "$ri / $rf" 3)" ge 0.95 "replay/fio"
