@@ -9,7 +9,8 @@
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make clean
 #
-# Quiet unless V=1.
+# Quiet unless V=1.  MPI=0 builds without MPI (replay --mpi then fails:
+# replay/rp_mpi.c's stubs).
 .DELETE_ON_ERROR:
 .SUFFIXES:
 
@@ -47,7 +48,20 @@ ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 DEB_PKGS := build-essential pkg-config clang llvm libbpf-dev bpftool libelf-dev python3-pil \
 	zlib1g-dev libzstd-dev liburing-dev libxxhash-dev libinih-dev \
 	libjansson-dev libcmocka-dev zstd fio strace man-db groff-base \
-	python3-torch python3-torchvision python3-numpy bpftrace
+	python3-torch python3-torchvision python3-numpy bpftrace openmpi-bin libopenmpi-dev
+
+# MPI (replay --mpi, replay/rp_mpi.c): Open MPI's flags go to that one
+# file and to the final links (iotape, tests/helpers/mpi_gather); MPI=0
+# builds rp_mpi.c's stubs instead; MPI=1 without Open MPI stops the build.
+MPI ?= 1
+ifeq ($(MPI),1)
+MPI_CFLAGS := $(shell pkg-config --cflags ompi-c 2>/dev/null || mpicc --showme:compile 2>/dev/null)
+MPI_LIBS   := $(shell pkg-config --libs ompi-c 2>/dev/null || mpicc --showme:link 2>/dev/null)
+ifeq ($(strip $(MPI_LIBS)),)
+MPI_MISSING := 1
+endif
+CFLAGS_replay/rp_mpi.c := $(MPI_CFLAGS) -DIOTAPE_MPI=1
+endif
 
 # The layers, bottom up; each folder is a library but cli/, and each gets
 # only the -I of what it may include (DESIGN in README.md), so a wrong
@@ -90,7 +104,7 @@ ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 LIBS := $(LIBRECORD) $(LIBREPLAY) $(LIBANALYZE) $(LIBCOMMON) $(LIBTAPE) \
 	$(shell pkg-config --libs libbpf liburing jansson 2>/dev/null || echo -lbpf -lelf -lz -luring -ljansson) \
-	-lzstd -lxxhash -ldl -lpthread -lm
+	-lzstd -lxxhash -ldl -lpthread -lm $(MPI_LIBS)
 
 .PHONY: all deps check test demo bench man install clean FORCE
 all: iotape
@@ -117,14 +131,23 @@ deps:
 $(OUT)/%.o: %.c $(OUT)/.flags | $(OUT)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) $(INC_$(firstword $(subst /, ,$<))) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(INC_$(firstword $(subst /, ,$<))) $(CFLAGS_$<) -MMD -MP -c $< -o $@
+
+# MPI=1 without Open MPI: say how to get it, rather than fail on <mpi.h>.
+ifeq ($(MPI_MISSING),1)
+$(OUT)/replay/rp_mpi.o: mpi-missing
+.PHONY: mpi-missing
+mpi-missing:
+	@echo "make: MPI=1 but no Open MPI (pkg-config ompi-c, mpicc): run make deps, or make MPI=0" >&2; exit 1
+endif
 
 # The recorder includes the generated skeletons.
 $(RECORD_OBJS) $(OUT)/cli/cmd_record.o: $(BPF_SKELS)
 
 # Rebuild everything when the flags change.
 $(OUT)/.flags: FORCE | $(OUT)
-	@echo '$(ALL_CFLAGS) $(ALL_LDFLAGS)' | cmp -s - $@ || echo '$(ALL_CFLAGS) $(ALL_LDFLAGS)' > $@
+	@echo '$(ALL_CFLAGS) $(ALL_LDFLAGS) MPI=$(MPI) $(MPI_CFLAGS) $(MPI_LIBS)' | cmp -s - $@ || \
+		echo '$(ALL_CFLAGS) $(ALL_LDFLAGS) MPI=$(MPI) $(MPI_CFLAGS) $(MPI_LIBS)' > $@
 
 $(OUT):
 	$(Q)mkdir -p $@

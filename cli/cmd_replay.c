@@ -25,7 +25,7 @@
 enum {
 	O_PREP_ONLY = OPT_LONG(1), O_NO_PREP, O_SPARSE, O_TIMING, O_SPEED,
 	O_SCALE, O_IODEPTH, O_DIRECT_OPT, O_DROP, O_LOOPS, O_FMT, O_MEMLIMIT,
-	O_SCALE_DS, O_IGNORE, O_NO_META, O_WRITERS, O_AU, O_RUNTIME, O_FIND_MAX,
+	O_SCALE_DS, O_IGNORE, O_NO_META, O_WRITERS, O_AU, O_RUNTIME, O_FIND_MAX, O_SYNC_STEPS,
 };
 
 /* Typed options go to struct rp_opts; the others are taken in cmd_replay(). */
@@ -69,6 +69,8 @@ static const struct opt replay_opts[] = {
 	{ O_RUNTIME, "runtime", "T", "stop taking ops after T (12, 1.5s, 2m): bounds each run",
 	  OPT_T_DURATION(CFG, runtime_ns, 1000000, CM_OPT_NOMAX) },
 	{ O_FIND_MAX, "find-max", NULL, "search the most accelerators whose every AU reaches --au" },
+	{ O_SYNC_STEPS, "sync-steps", NULL, "accelerators wait for each other at every training step",
+	  OPT_T_FLAG(CFG, sync_steps) },
 	{ 0 }
 };
 #undef CFG
@@ -283,7 +285,8 @@ static int open_source(const struct src_arg *sa, const struct rp_opts *o, unsign
 		/* n instances share the bound of the queued ops */
 		struct src_arg one = *sa;
 		struct rp_replica_opts ro = { .accelerators = n, .writers_one = o->writers == 1,
-					      .runtime_ns = o->runtime_ns };
+					      .runtime_ns = o->runtime_ns,
+					      .sync_steps = o->sync_steps };
 		uint64_t q = sa->to.queue_bytes ? sa->to.queue_bytes : 64ull << 20;
 		one.to.queue_bytes = q / n > (1u << 20) ? q / n : 1u << 20;
 		rc = rp_replica_open(src, &ro, open_trace, &one, err, sizeof(err));
@@ -323,8 +326,9 @@ static void mem_warning(const struct rp_result *res, const struct rp_opts *o)
 	char d[32], m[32], want[32];
 	double ratio;
 
-	if (!res->mem_bytes || !res->dataset_bytes || !o->accelerators)
-		return;	/* a plain replay reproduces a job: the report has the ratio */
+	if (!res->mem_bytes || !res->dataset_bytes || !o->accelerators || o->direct)
+		return;	/* a plain replay reproduces a job: the report has the
+			 * ratio; O_DIRECT reads bypass the page cache */
 	ratio = (double)res->dataset_bytes / (double)res->mem_bytes;
 	if (ratio >= 5)
 		return;
@@ -449,8 +453,8 @@ static int find_max(const struct src_arg *sa, const char *dir, int force, const 
 		 * more than the free space holds, at most */
 		if (fit + 1 < limit)
 			limit = (unsigned)fit + 1;
-		fprintf(stderr, "iotape replay: --find-max: each accelerator prepares %s; %s has %s "
-			"free: up to %u accelerators\n", b1, dir, b2, limit);
+		fprintf(stderr, "iotape replay: --find-max: each accelerator prepares %s; the file "
+			"system of %s has %s free: up to %u accelerators\n", b1, dir, b2, limit);
 		if (!fit && access(dir, F_OK) != 0) {
 			cli_error("%s: %s free, one accelerator needs %s", dir, b2, b1);
 			return EXIT_FAIL;
@@ -469,7 +473,7 @@ static int find_max(const struct src_arg *sa, const char *dir, int force, const 
 		if (trial(sa, dir, force, *o, n, no_prep, progress, cg, t))
 			return EXIT_FAIL;
 		ntr++;
-		low_mem |= t->mem_ratio > 0 && t->mem_ratio < 5;
+		low_mem |= t->mem_ratio > 0 && t->mem_ratio < 5 && !o->direct;
 		if (!json) {
 			fprintf(out, "%12u %7.1f%% %7.1f%% %12.1f %10.0f %8.2fx %5s\n", t->n,
 				100 * t->au_min, 100 * t->au_mean, t->read_bw / 1048576, t->iops,

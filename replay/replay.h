@@ -120,10 +120,16 @@ struct rp_file {
 				 * written (a file only stat'ed, opened) */
 };
 
+#define RP_STEP_GAP_NS 1000000ull	/* a training step: a compute gap of
+					 * the training thread this long */
+
 struct rp_thread {
 	uint32_t tid, pid;	/* as recorded */
 	uint32_t accel;		/* simulated accelerator (rp_replica_open) */
 	uint64_t nops;		/* ops per loop */
+	uint64_t compute_ns;	/* recorded gaps between its ops (one loop) */
+	uint64_t steps;		/* of those, the RP_STEP_GAP_NS or longer */
+	uint64_t prev_end;	/* (the source's, while it makes the layout) */
 	uint64_t maxlen;	/* largest data op */
 	unsigned depth;		/* most data ops the recording had in flight */
 };
@@ -247,7 +253,12 @@ struct rp_replica_opts {
 				 * files the job writes */
 	uint64_t runtime_ns;	/* every thread's ops end this long after
 				 * start (0: no bound) */
+	int sync_steps;		/* every accelerator's training thread waits
+				 * for the others at each step */
 };
+/* The training thread of a layout: the one with the most compute; its
+ * compute gaps of RP_STEP_GAP_NS or more are the job's steps. */
+size_t rp_train_thread(const struct rp_layout *l);
 int rp_replica_open(struct rp_source **out, const struct rp_replica_opts *o,
 		    rp_source_open_fn open, void *arg, char *err, size_t errlen);
 

@@ -23,6 +23,7 @@
  * the run has lasted that long.  Memory: N times the inner source's.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,18 @@ struct replica {
 	int writers_one;
 	uint64_t runtime_ns, deadline;
 	_Atomic int over;	/* the runtime is up */
+	/* --sync-steps: the training threads meet at each step; a barrier
+	 * per loop parity, so that the next loop's starts nothing until
+	 * this one's is over (the engine runs loops one after the other) */
+	int sync;
+	uint32_t train;		/* the inner training thread */
+	uint64_t *prev_end;	/* per accelerator: its training thread's
+				 * recorded end of ops so far */
+	unsigned *loop;		/* per accelerator: the loop it is in */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct { unsigned arrived, left; uint64_t gen; } bar[2];
+	uint64_t steps;		/* barriers passed */
 };
 
 static uint64_t mono_ns(void)
@@ -66,6 +79,57 @@ static int written(const struct rp_layout *l, uint32_t f)
 	return f < l->nfiles && !l->files[f].dataset && l->files[f].modified;
 }
 
+size_t rp_train_thread(const struct rp_layout *l)
+{
+	size_t best = 0;
+
+	for (size_t t = 1; t < l->nthreads; t++)
+		if (l->threads[t].compute_ns > l->threads[best].compute_ns)
+			best = t;
+	return best;
+}
+
+/* Accelerator a's training thread is at a step: wait for every other
+ * accelerator's (or for those that are done with the loop). */
+static void step_barrier(struct replica *r, unsigned a)
+{
+	unsigned p = r->loop[a] & 1;
+
+	pthread_mutex_lock(&r->mu);
+	uint64_t gen = r->bar[p].gen;
+	if (++r->bar[p].arrived + r->bar[p].left >= r->n) {
+		r->bar[p].arrived = 0;
+		r->bar[p].gen++;
+		r->steps++;
+		pthread_cond_broadcast(&r->cv);
+	} else {
+		while (r->bar[p].gen == gen && !atomic_load(&r->over))
+			pthread_cond_wait(&r->cv, &r->mu);
+	}
+	pthread_mutex_unlock(&r->mu);
+}
+
+/* Accelerator a's training thread is done with its loop: the others no
+ * longer wait for it there; the barrier of the loop after is made new. */
+static void step_leave(struct replica *r, unsigned a)
+{
+	unsigned p = r->loop[a] & 1;
+
+	pthread_mutex_lock(&r->mu);
+	if (r->bar[p].arrived && r->bar[p].arrived + r->bar[p].left + 1 >= r->n) {
+		r->bar[p].arrived = 0;
+		r->bar[p].gen++;
+		pthread_cond_broadcast(&r->cv);
+	}
+	r->bar[p].left++;
+	/* no thread is in the loop after yet: the engine starts it once every
+	 * thread is done with this one */
+	r->bar[p ^ 1].arrived = r->bar[p ^ 1].left = 0;
+	pthread_mutex_unlock(&r->mu);
+	r->loop[a]++;
+	r->prev_end[a] = 0;
+}
+
 static int replica_start(struct rp_source *s, unsigned loops)
 {
 	struct replica *r = (struct replica *)s;
@@ -76,6 +140,9 @@ static int replica_start(struct rp_source *s, unsigned loops)
 			snprintf(s->err, sizeof(s->err), "%s", r->in[a]->err);
 	r->deadline = r->runtime_ns ? mono_ns() + r->runtime_ns : 0;
 	atomic_store(&r->over, 0);
+	memset(r->bar, 0, sizeof(r->bar));
+	for (unsigned a = 0; r->sync && a < r->n; a++)
+		r->loop[a] = 0, r->prev_end[a] = 0;
 	return rc;
 }
 
@@ -87,14 +154,27 @@ static int replica_next(struct rp_source *s, unsigned t, struct rp_op *op)
 	struct rp_source *in = r->in[a];
 	int rc;
 
-	if (atomic_load(&r->over))
-		return 0;
-	if (r->deadline && mono_ns() >= r->deadline) {
+	int train = r->sync && it == r->train;
+
+	if (!atomic_load(&r->over) && r->deadline && mono_ns() >= r->deadline) {
+		pthread_mutex_lock(&r->mu);	/* step waiters give up */
 		atomic_store(&r->over, 1);
-		return 0;
+		pthread_cond_broadcast(&r->cv);
+		pthread_mutex_unlock(&r->mu);
 	}
-	if ((rc = in->ops->next(in, it, op)) != 1)
+	rc = atomic_load(&r->over) ? 0 : in->ops->next(in, it, op);
+	if (rc != 1) {
+		if (train && rc == 0)
+			step_leave(r, a);
 		return rc;
+	}
+	if (train) {
+		if (r->prev_end[a] && op->ts >= r->prev_end[a] + RP_STEP_GAP_NS &&
+		    !(op->flags & RP_F_OVERLAP))
+			step_barrier(r, a);
+		if (op->end > r->prev_end[a])
+			r->prev_end[a] = op->end;
+	}
 	/* every op names its file (a close, the one its slot held) */
 	if (r->writers_one && a && (written(il, op->file) ||
 				    (op->kind == CM_RENAME && written(il, op->file2))))
@@ -141,6 +221,12 @@ static void replica_free(struct rp_source *s)
 		rp_source_free(r->in[a]);
 	free(r->in);
 	free(r->acc_root);
+	free(r->prev_end);
+	free(r->loop);
+	if (r->sync) {
+		pthread_mutex_destroy(&r->mu);
+		pthread_cond_destroy(&r->cv);
+	}
 	rp_layout_release(&s->layout);
 	free(r);
 }
@@ -291,6 +377,25 @@ int rp_replica_open(struct rp_source **out, const struct rp_replica_opts *o,
 		snprintf(err, errlen, "%u accelerators of %zu files: too many files", n, il->nfiles);
 		replica_free(&r->s);
 		return -EOVERFLOW;
+	}
+	if (o->sync_steps) {
+		r->train = (uint32_t)rp_train_thread(il);
+		r->prev_end = calloc(n, sizeof(*r->prev_end));
+		r->loop = calloc(n, sizeof(*r->loop));
+		if (!r->prev_end || !r->loop) {
+			replica_free(&r->s);
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		if (!il->nthreads || !il->threads[r->train].steps) {
+			replica_free(&r->s);
+			snprintf(err, errlen, "--sync-steps: the trace shows no training steps (no "
+				 "thread has compute gaps of 1 ms or more between its ops)");
+			return -EINVAL;
+		}
+		pthread_mutex_init(&r->mu, NULL);
+		pthread_cond_init(&r->cv, NULL);
+		r->sync = 1;
 	}
 	if ((rc = build_layout(r, il))) {
 		snprintf(err, errlen, "%u accelerators: %s", n,

@@ -254,16 +254,22 @@ static double mem_ratio(const struct rp_result *res)
 	return res->mem_bytes ? (double)res->dataset_bytes / (double)res->mem_bytes : 0;
 }
 
-static json_t *scale_json(const struct rp_opts *o, const struct rp_result *res)
+static json_t *scale_json(const struct rp_layout *l, const struct rp_opts *o,
+			  const struct rp_result *res)
 {
 	struct rp_scale st;
 	json_t *so = json_object(), *pa = json_array();
 
 	if (rp_scale_stats(res, au_threshold(o), &st))
 		return json_null();
+	size_t tt = rp_train_thread(l);
 	json_object_set_new(so, "accelerators", json_integer(st.n));
 	json_object_set_new(so, "checkpoint_writers", json_string(o->writers ? "one" : "all"));
 	json_object_set_new(so, "sync_steps", json_boolean(o->sync_steps));
+	json_object_set_new(so, "steps_per_loop", cm_json_u64(tt < l->nthreads ?
+							     l->threads[tt].steps : 0));
+	json_object_set_new(so, "step_thread", cm_json_u64(tt < l->nthreads ?
+							  l->threads[tt].tid : 0));
 	json_object_set_new(so, "au_threshold", json_real(au_threshold(o)));
 	json_object_set_new(so, "au_min", json_real(st.au_min));
 	json_object_set_new(so, "au_mean", json_real(st.au_mean));
@@ -500,7 +506,7 @@ int rp_report_json(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 		rc |= put_json(f, job_json(o, &res->jobs[i]), 4, 0);
 	}
 	fputs("\n  ],\n  \"scale\": ", f);
-	rc |= put_json(f, scale_json(o, res), 2, 0);
+	rc |= put_json(f, scale_json(l, o, res), 2, 0);
 	fputs(",\n  \"replay\": ", f);
 	/* "replay" but its last key, then "files": [ ... ] */
 	rc |= put_json(f, replay_json(l, o, res, &t), 2, 1);
@@ -674,8 +680,14 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 	struct rp_scale st;
 	if (!rp_scale_stats(res, au_threshold(o), &st)) {
 		char b3[32];
-		fprintf(f, "\nScale: %u accelerators (checkpoint writers: %s, steps %s)\n", st.n,
-			o->writers ? "one" : "all", o->sync_steps ? "synchronized" : "not synchronized");
+		size_t tt = rp_train_thread(l);
+		fprintf(f, "\nScale: %u accelerators (checkpoint writers: %s, steps ", st.n,
+			o->writers ? "one" : "all");
+		if (o->sync_steps && tt < l->nthreads)
+			fprintf(f, "synchronized: %" PRIu64 " a loop, thread %u's compute gaps of 1 ms "
+				"or more)\n", l->threads[tt].steps, l->threads[tt].tid);
+		else
+			fputs("not synchronized)\n", f);
 		for (unsigned a = 0; a < st.n; a++) {
 			const struct rp_scale_acc *x = &st.acc[a];
 			cm_fmt_bytes(b1, sizeof(b1), x->read_bytes);

@@ -502,6 +502,13 @@ static int finish_op(struct walk *w)
 	th->seq++;
 	if (l) {
 		struct rp_thread *lt = &l->threads[p->thread];
+		if (!(op->flags & RP_F_OVERLAP) && op->ts > lt->prev_end) {
+			uint64_t gap = op->ts - lt->prev_end;	/* as the engine's think time */
+			lt->compute_ns += gap;
+			lt->steps += lt->nops && gap >= RP_STEP_GAP_NS;
+		}
+		if (op->end > lt->prev_end)
+			lt->prev_end = op->end;
 		lt->nops++;
 		if ((op->kind == CM_READ || op->kind == CM_WRITE || op->kind == CM_GETDENTS ||
 		     op->kind == CM_READLINK) &&

@@ -51,3 +51,9 @@ $(OUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FORMAT_SRCS)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iformat -o $@ $^ -lzstd -lxxhash -lm
+
+# The MPI building blocks (tests/cli/replay_mpi.sh runs it under mpirun):
+# the replay library, and Open MPI when built with it (MPI=1).
+$(OUT)/tests/mpi_gather: $(OUT)/tests/helpers/mpi_gather.o $(LIBREPLAY) $(LIBCOMMON) $(LIBTAPE)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lpthread -lm $(MPI_LIBS)

@@ -21,7 +21,7 @@ may() {
 # public MODULE HEADER: whether HEADER is MODULE's public interface
 public() {
 	case $1/$2 in
-	format/tape.h | common/*.h | analyze/analyze.h | replay/replay.h | \
+	format/tape.h | common/*.h | analyze/analyze.h | replay/replay.h | replay/rp_mpi.h | \
 		record/recorder.h | bpf/record.h) return 0 ;;
 	esac
 	return 1
