@@ -714,7 +714,7 @@ scale_section() {
 		jnum "$w/f.json" "d['jobs'][0]['read']['total_ios']" >>"$w/n$1.fio.ios"
 	}
 	echo "  $(count "$n") random 4 KiB preads (seed 11) of a $mb MiB file per accelerator, O_DIRECT, iodepth 1;"
-	echo "  $max copies prepared in $tprep s; median of $runs runs per N, order alternating"
+	echo "  prepare of $max copies: $tprep s; median of $runs runs per N, order alternating"
 	for k in $ns; do
 		: >"$w/n$k.iotape"; : >"$w/n$k.fio.iops"
 		t0=$(now)
@@ -742,10 +742,62 @@ scale_section() {
 		fig "N=$k fio IOPS" "$(calc "$rf" 0)" - "" "fio --numjobs $k equivalent: one read_iolog per job"
 		fig "N=$k IOPS ratio" "$(calc "$ri / $rf" 3)" ge 0.95 "replay/fio"
 	done
-	# TODO: how long `iotape replay --find-max` takes on the throttled
-	# loop device of tests/cli/throttle_lib.sh (branch throttle), once that
-	# is on main.
 	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
+	scale_findmax
+}
+
+# How long `iotape replay --find-max` takes on a storage of known
+# bandwidth: ext4 on a loop device whose reads are throttled to 20 MiB/s
+# (tests/cli/throttle_lib.sh, root only), a job whose reader thread reads
+# 13 MiB in 1 MiB preads back to back while its trainer thread computes
+# 2 s (21 stats 100 ms apart): 6.5 MiB/s per accelerator at full AU, so
+# the model's largest N at AU >= 0.9 is 3 (tests/cli/replay_scale_model.sh
+# checks the AU; here only the search's time and answer are printed).
+scale_findmax() {
+	out=$WORK/scale-findmax.out
+	(
+		TOP=$(pwd) IOTAPE=$(pwd)/iotape
+		. tests/cli/lib.sh
+		. tests/cli/throttle_lib.sh
+		thr_setup 512
+		M=1048576
+		awk -v M=$M 'BEGIN { print "ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns"
+			print "1000,1,2,openat,/data/train.bin,-1,0,0,3,1000"
+			for (i = 0; i < 13; i++)
+				printf "%d,1,2,pread64,/data/train.bin,3,%d,%d,%d,1000\n", 2000 + i * 1000, i * M, M, M
+			print "20000,1,2,close,/data/train.bin,3,0,0,0,1000"
+			for (j = 0; j <= 20; j++)
+				printf "%d,1,3,newfstatat,/cfg/params.json,-100,0,0,0,1000\n", 1000 + j * 100000000 }' >"$T/job.csv"
+		"$IOTAPE" import -o "$T/job.tape" "$T/job.csv" >/dev/null 2>&1 || fail "import failed"
+		"$IOTAPE" replay --prepare-only -n 8 -d "$THR_MNT/r" "$T/job.tape" >/dev/null 2>&1 ||
+			fail "prepare failed"
+		thr_limit $((20 * M))
+		t0=$(date +%s.%N)
+		thr_exec "$IOTAPE" replay --find-max -n 8 --runtime 10 --au 0.9 --no-prepare --direct \
+			--output-format json -o "$T/fm.json" -d "$THR_MNT/r" "$T/job.tape" >/dev/null 2>"$T/err" ||
+			fail "replay --find-max: $(tail -n 1 "$T/err")"
+		t1=$(date +%s.%N)
+		python3 -c 'import json, sys
+f = json.load(open(sys.argv[1]))["find_max"]
+print("max=%d" % f["max_accelerators"])
+print("trials=" + ", ".join("%d: %.3f" % (t["accelerators"], t["au_min"]) for t in f["trials"]))' "$T/fm.json"
+		echo "seconds=$(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }")"
+	) >"$out" 2>"$out.err"
+	rc=$?
+	if [ $rc = 77 ]; then
+		echo "  find-max on a throttled loop device: skipped ($(tail -n 1 "$out.err"))"
+		rm -f "$out" "$out.err"
+		return
+	elif [ $rc != 0 ] || [ -z "$(kv "$out" seconds)" ]; then
+		echo "  find-max on a throttled loop device failed: $(tail -n 1 "$out.err")"
+		FAILED=1
+		return
+	fi
+	echo "  find-max: ext4 on a loop device, reads throttled to 20 MiB/s; a job reading 13 MiB while"
+	echo "  computing 2 s (model: 3 accelerators at AU >= 0.9); trials N: AU min $(kv "$out" trials)"
+	fig "find-max accelerators" "$(kv "$out" max)" - "" "model 3"
+	fig "find-max seconds" "$(kv "$out" seconds)" = "" "iotape replay --find-max --runtime 10"
+	[ "${BENCH_KEEP:-0}" = 1 ] || rm -f "$out" "$out.err"
 }
 want scale && scale_section
 
