@@ -14,11 +14,14 @@
 #   BENCH_RUNS     runs per measurement, best kept (default 3)
 #   BENCH_KEEP=1   keep the trace and CSV files under OUT/bench/work
 #   BENCH_ONLY     run only this section (format, parquet, analyze, record,
-#                  replay, memory, fidelity)
+#                  replay, scale, memory, fidelity)
 #   PARQUET_EVENTS syscall rows of the parquet bench's stream (default 1000000)
 #   MEMORY_FILES   files of the memory bench's replay (default 1000000)
 #   REPLAY_MB      size of the replay bench's file in MiB (default 1024)
 #   REPLAY_OPS     random reads of the replay bench (default 200000)
+#   SCALE_MB       size of the scale bench's file (each copy) in MiB (default 256)
+#   SCALE_OPS      random reads per accelerator of the scale bench (default 50000)
+#   SCALE_N        accelerator counts of the scale bench (default "1 2 4 8")
 #   RECORD_OPS     preads of the record bench (default 1000000)
 #   RECORD_FILES   files of its PyTorch job (default 2000)
 set -u
@@ -626,6 +629,177 @@ replay_section() {
 	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
 }
 want replay && replay_section
+
+# ------------------------------------------------------------------- scale
+# N accelerators (iotape replay -n N) against fio with N jobs (issue 16):
+# one trace of SCALE_OPS (default 50000) 4 KiB preads at random offsets
+# (seed 11) of one SCALE_MB (default 256) MiB file, by one thread, one
+# at a time (no overlap, so iodepth 1 on both sides).  `iotape replay -n N
+# --direct --timing afap` has accelerator a read DIR/PATH (a = 0) or
+# DIR/.iotape-copy-A/PATH; fio runs N jobs, job a on that same file, each
+# replaying (read_iolog, replay_no_stall) an iolog of the trace's offsets
+# in the trace's order, so both sides issue the same reads on the same
+# files.  Aggregate IOPS: iotape's scale.iops, fio's group_reporting iops
+# (all reads / the longest job).  Medians of BENCH_RUNS runs per N
+# (rounded up to even), the order alternating as in the replay section.
+# SCALE_N lists the accelerator counts (default "1 2 4 8").
+scale_section() {
+	section scale "N accelerators (iotape replay -n N) vs fio numjobs=N (4 KiB random reads, O_DIRECT)"
+	if [ ! -x ./iotape ] || ! command -v fio >/dev/null 2>&1; then
+		echo "  ./iotape or fio missing: skipped"
+		FAILED=1
+		return
+	fi
+	if ! ./iotape replay --help 2>&1 | grep -q -- --accelerators; then
+		echo "  ./iotape replay has no --accelerators (-n): skipped"
+		FAILED=1
+		return
+	fi
+	w=$WORK/scale
+	mb=${SCALE_MB:-256}
+	n=${SCALE_OPS:-50000}
+	ns=${SCALE_N:-1 2 4 8}
+	runs=${BENCH_RUNS:-3}
+	runs=$(( (runs + 1) / 2 * 2 ))	# as many runs with each side first
+	max=0
+	for k in $ns; do [ "$k" -gt "$max" ] && max=$k; done
+	rm -rf "$w" && mkdir -p "$w" || { FAILED=1; return; }
+	# the trace: pread64 every 20 us, 10 us each (one at a time)
+	awk -v n="$n" -v blocks=$((mb * 256)) 'BEGIN { srand(11)
+		print "ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns"
+		print "0,1,1,openat,/bench/data.bin,-1,0,0,3,100"
+		printf "1000,1,1,pread64,/bench/data.bin,3,%d,4096,4096,10000\n", (blocks - 1) * 4096
+		for (i = 1; i < n; i++)
+			printf "%d,1,1,pread64,/bench/data.bin,3,%d,4096,4096,10000\n", 1000 + i * 20000, int(rand() * blocks) * 4096
+		printf "%d,1,1,close,/bench/data.bin,3,0,0,0,100\n", 1000 + n * 20000 }' >"$w/rand.csv"
+	t0=$(now)
+	if ! ./iotape import -o "$w/rand.tape" "$w/rand.csv" ||
+	   ! ./iotape replay --prepare-only -n "$max" -d "$w/dir" "$w/rand.tape" >/dev/null; then
+		echo "  import or prepare failed"
+		FAILED=1
+		return
+	fi
+	tprep=$(calc "$(now) - $t0" 0)
+	d=$(cd "$w/dir" && pwd) wa=$(cd "$w" && pwd)
+	# one iolog per accelerator: its copy of the file, the trace's offsets
+	# in the trace's order (taken from the dump of the trace itself)
+	./iotape dump --format csv "$w/rand.tape" >"$w/dump.csv" || { FAILED=1; return; }
+	a=0
+	while [ $a -lt "$max" ]; do
+		if [ $a = 0 ]; then f=$d/bench/data.bin; else f=$d/.iotape-copy-$a/bench/data.bin; fi
+		[ -f "$f" ] || { echo "  prepare made no $f"; FAILED=1; return; }
+		awk -F, -v f="$f" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i
+				print "fio version 2 iolog"; print f " add"; print f " open"; next }
+			$c["op"] == "pread64" { print f " read " $c["offset"] " " $c["size"] }
+			END { print f " close" }' "$w/dump.csv" >"$w/a$a.iolog"
+		a=$((a + 1))
+	done
+	jnum() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+	median() { sort -g "$1" | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+	sc_iotape() {	# N
+		./iotape replay -n "$1" --direct --timing afap --output-format json \
+			-o "$w/r.json" -d "$w/dir" "$w/rand.tape" >/dev/null 2>"$w/r.err" || return 1
+		jnum "$w/r.json" "d['scale']['iops']" >>"$w/n$1.iotape"
+		jnum "$w/r.json" "sum(j['read']['total_ios'] for j in d['jobs'])" >>"$w/n$1.iotape.ios"
+	}
+	sc_fio() {	# N
+		{ printf '[global]\nioengine=io_uring\ndirect=1\niodepth=1\nreplay_no_stall=1\ngroup_reporting=1\n'
+		  a=0
+		  while [ $a -lt "$1" ]; do
+			printf '[a%d]\nread_iolog=%s\n' $a "$wa/a$a.iolog"
+			a=$((a + 1))
+		  done; } >"$w/n$1.fio"
+		fio --output-format=json --output="$w/f.json" "$w/n$1.fio" >/dev/null 2>"$w/f.err" || return 1
+		jnum "$w/f.json" "d['jobs'][0]['read']['iops']" >>"$w/n$1.fio.iops"
+		jnum "$w/f.json" "d['jobs'][0]['read']['total_ios']" >>"$w/n$1.fio.ios"
+	}
+	echo "  $(count "$n") random 4 KiB preads (seed 11) of a $mb MiB file per accelerator, O_DIRECT, iodepth 1;"
+	echo "  prepare of $max copies: $tprep s; median of $runs runs per N, order alternating"
+	for k in $ns; do
+		: >"$w/n$k.iotape"; : >"$w/n$k.fio.iops"
+		t0=$(now)
+		r=0
+		while [ $r -lt "$runs" ]; do
+			if [ $((r % 2)) = 0 ]; then
+				sc_iotape "$k"; sc_fio "$k"
+			else
+				sc_fio "$k"; sc_iotape "$k"
+			fi
+			r=$((r + 1))
+		done
+		ri=$(median "$w/n$k.iotape") rf=$(median "$w/n$k.fio.iops")
+		if [ -z "$ri" ] || [ -z "$rf" ]; then
+			echo "  N=$k: a replay or fio run failed:"
+			tail -n 3 "$w/r.err" "$w/f.err" 2>/dev/null | sed 's/^/    /'
+			FAILED=1
+			continue
+		fi
+		echo "  N=$k: $(calc "$(now) - $t0" 0) s; reads per run: iotape $(sort -u "$w/n$k.iotape.ios" | tr '\n' ' ')fio $(sort -u "$w/n$k.fio.ios" | tr '\n' ' ')(expected $((k * n)));" \
+			"ratio per run $(paste -d' ' "$w/n$k.iotape" "$w/n$k.fio.iops" | awk '{ printf "%.2f ", $1 / $2 }')"
+		paste -d' ' "$w/n$k.iotape" "$w/n$k.fio.iops" | awk '{ print $1 / $2 }' >"$w/n$k.ratio"
+		echo "        median of the per-run ratios $(calc "$(median "$w/n$k.ratio")" 3)"
+		fig "N=$k replay IOPS" "$(calc "$ri" 0)" - "" "iotape replay -n $k --direct --timing afap"
+		fig "N=$k fio IOPS" "$(calc "$rf" 0)" - "" "fio --numjobs $k equivalent: one read_iolog per job"
+		fig "N=$k IOPS ratio" "$(calc "$ri / $rf" 3)" ge 0.95 "replay/fio"
+	done
+	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
+	scale_findmax
+}
+
+# How long `iotape replay --find-max` takes on a storage of known
+# bandwidth: ext4 on a loop device whose reads are throttled to 20 MiB/s
+# (tests/cli/throttle_lib.sh, root only), a job whose reader thread reads
+# 13 MiB in 1 MiB preads back to back while its trainer thread computes
+# 2 s (21 stats 100 ms apart): 6.5 MiB/s per accelerator at full AU, so
+# the model's largest N at AU >= 0.9 is 3 (tests/cli/replay_scale_model.sh
+# checks the AU; here only the search's time and answer are printed).
+scale_findmax() {
+	out=$WORK/scale-findmax.out
+	(
+		TOP=$(pwd) IOTAPE=$(pwd)/iotape
+		. tests/cli/lib.sh
+		. tests/cli/throttle_lib.sh
+		thr_setup 512
+		M=1048576
+		awk -v M=$M 'BEGIN { print "ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns"
+			print "1000,1,2,openat,/data/train.bin,-1,0,0,3,1000"
+			for (i = 0; i < 13; i++)
+				printf "%d,1,2,pread64,/data/train.bin,3,%d,%d,%d,1000\n", 2000 + i * 1000, i * M, M, M
+			print "20000,1,2,close,/data/train.bin,3,0,0,0,1000"
+			for (j = 0; j <= 20; j++)
+				printf "%d,1,3,newfstatat,/cfg/params.json,-100,0,0,0,1000\n", 1000 + j * 100000000 }' >"$T/job.csv"
+		"$IOTAPE" import -o "$T/job.tape" "$T/job.csv" >/dev/null 2>&1 || fail "import failed"
+		"$IOTAPE" replay --prepare-only -n 8 -d "$THR_MNT/r" "$T/job.tape" >/dev/null 2>&1 ||
+			fail "prepare failed"
+		thr_limit $((20 * M))
+		t0=$(date +%s.%N)
+		thr_exec "$IOTAPE" replay --find-max -n 8 --runtime 10 --au 0.9 --no-prepare --direct \
+			--output-format json -o "$T/fm.json" -d "$THR_MNT/r" "$T/job.tape" >/dev/null 2>"$T/err" ||
+			fail "replay --find-max: $(tail -n 1 "$T/err")"
+		t1=$(date +%s.%N)
+		python3 -c 'import json, sys
+f = json.load(open(sys.argv[1]))["find_max"]
+print("max=%d" % f["max_accelerators"])
+print("trials=" + ", ".join("%d: %.3f" % (t["accelerators"], t["au_min"]) for t in f["trials"]))' "$T/fm.json"
+		echo "seconds=$(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }")"
+	) >"$out" 2>"$out.err"
+	rc=$?
+	if [ $rc = 77 ]; then
+		echo "  find-max on a throttled loop device: skipped ($(tail -n 1 "$out.err"))"
+		rm -f "$out" "$out.err"
+		return
+	elif [ $rc != 0 ] || [ -z "$(kv "$out" seconds)" ]; then
+		echo "  find-max on a throttled loop device failed: $(tail -n 1 "$out.err")"
+		FAILED=1
+		return
+	fi
+	echo "  find-max: ext4 on a loop device, reads throttled to 20 MiB/s; a job reading 13 MiB while"
+	echo "  computing 2 s (model: 3 accelerators at AU >= 0.9); trials N: AU min $(kv "$out" trials)"
+	fig "find-max accelerators" "$(kv "$out" max)" - "" "model 3"
+	fig "find-max seconds" "$(kv "$out" seconds)" = "" "iotape replay --find-max --runtime 10"
+	[ "${BENCH_KEEP:-0}" = 1 ] || rm -f "$out" "$out.err"
+}
+want scale && scale_section
 
 # ------------------------------------------------------------------ memory
 # Peak RSS of the replay and of compare: memory grows with files and
