@@ -283,7 +283,7 @@ static json_t *scale_json(const struct rp_layout *l, const struct rp_opts *o,
 	json_object_set_new(so, "files_per_s", json_real(st.files_per_s));
 	json_object_set_new(so, "runtime_ns", cm_json_u64(res->wall_ns));
 	json_object_set_new(so, "runtime_limit_ns", cm_json_u64(o->runtime_ns));
-	json_object_set_new(so, "dataset_bytes", cm_json_u64(res->dataset_bytes));
+	json_object_set_new(so, "prepared_dataset_bytes", cm_json_u64(res->dataset_bytes));
 	json_object_set_new(so, "memory_bytes", cm_json_u64(res->mem_bytes));
 	json_object_set_new(so, "dataset_memory_ratio", json_real(mem_ratio(res)));
 	for (unsigned a = 0; a < st.n; a++) {
