@@ -29,22 +29,7 @@ ok_n() {
 
 # two readers over their own files (400 KiB each), a writer: a log, a
 # temporary file written, read back, unlinked
-awk -v hdr="$HDR" 'BEGIN { print hdr
-	for (t = 0; t < 2; t++) {
-		printf "%d,1,%d,openat,/data/s%d.bin,-1,0,0,%d,10,0,\n", 1000 + t, 10 + t, t, 3 + t
-		for (i = 0; i < 50; i++)
-			printf "%d,1,%d,pread64,/data/s%d.bin,%d,%d,8192,8192,10,0,\n", 2000 + i * 100 + t, 10 + t, t, 3 + t, i * 8192
-		printf "%d,1,%d,close,/data/s%d.bin,%d,0,0,0,10,0,\n", 9000 + t, 10 + t, t, 3 + t
-	}
-	print "10000,1,12,openat,/out/log.txt,-1,0,0,5,10,0x241,"
-	print "10100,1,12,write,/out/log.txt,5,0,100,100,10,0,"
-	print "10200,1,12,close,/out/log.txt,5,0,0,0,10,0,"
-	print "10300,1,12,openat,/data/tmp.bin,-1,0,0,6,10,0x242,"
-	print "10350,1,12,write,/data/tmp.bin,6,0,4096,4096,10,0,"
-	print "10400,1,12,pread64,/data/tmp.bin,6,0,4096,4096,10,0,"
-	print "10500,1,12,close,/data/tmp.bin,6,0,0,0,10,0,"
-	print "10600,1,12,unlink,/data/tmp.bin,-1,0,0,0,10,0,"
-}' >"$T/s.csv" || fail "awk"
+job_csv "$T/s.csv"
 ok "$IOTAPE" import -o "$T/s.tape" "$T/s.csv"
 ds=409600			# each data set file, read whole once a loop
 rd=$((2 * ds + 4096))		# bytes one accelerator reads a loop
@@ -107,15 +92,8 @@ j() { jq_py "$T/w.json" "$1"; }
 	fail "writers one: accelerators 1, 2 wrote the log"
 
 # a compute-bound job: a reader (20 x 1 MiB back to back) and a trainer
-# computing 1.1 s between small reads
-awk -v hdr="$HDR" 'BEGIN { print hdr
-	print "1000,1,10,openat,/data/big.bin,-1,0,0,3,10,0,"
-	for (i = 0; i < 20; i++) printf "%d,1,10,pread64,/data/big.bin,3,%d,1048576,1048576,1000,0,\n", 2000 + i * 2000, i * 1048576
-	print "60000,1,10,close,/data/big.bin,3,0,0,0,10,0,"
-	print "1000,1,11,openat,/data/small.bin,-1,0,0,4,10,0,"
-	for (i = 0; i < 12; i++) printf "%d,1,11,pread64,/data/small.bin,4,0,4096,4096,1000,0,\n", 2000 + i * 100000000
-	print "1100003000,1,11,close,/data/small.bin,4,0,0,0,10,0,"
-}' >"$T/m.csv" || fail "awk"
+# computing 1.1 s between 11 small reads
+compute_csv "$T/m.csv" 20 11
 ok "$IOTAPE" import -o "$T/m.tape" "$T/m.csv"
 rm -rf "$T/d"
 ok_n "$IOTAPE" replay -n 2 --output-format json -o "$T/m.json" -d "$T/d" "$T/m.tape"

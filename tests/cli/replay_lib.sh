@@ -54,3 +54,46 @@ cg_gone() {
 		_i=$((_i + 1))
 	done
 }
+
+# job_csv FILE [log]: the CSV of a small job with known bytes: two readers
+# (tids 10, 11) reading their own 400 KiB file (/data/s0.bin, s1.bin) in 50
+# preads of 8 KiB, and a writer (tid 12) appending 100 bytes to
+# /out/log.txt and, unless "log", writing 4 KiB to /data/tmp.bin, reading
+# it back and unlinking it
+job_csv() {
+	awk -v hdr="$HDR" -v logonly="${2:-}" 'BEGIN { print hdr
+		for (t = 0; t < 2; t++) {
+			printf "%d,1,%d,openat,/data/s%d.bin,-1,0,0,%d,10,0,\n", 1000 + t, 10 + t, t, 3 + t
+			for (i = 0; i < 50; i++)
+				printf "%d,1,%d,pread64,/data/s%d.bin,%d,%d,8192,8192,10,0,\n", 2000 + i * 100 + t, 10 + t, t, 3 + t, i * 8192
+			printf "%d,1,%d,close,/data/s%d.bin,%d,0,0,0,10,0,\n", 9000 + t, 10 + t, t, 3 + t
+		}
+		print "10000,1,12,openat,/out/log.txt,-1,0,0,5,10,0x241,"
+		print "10100,1,12,write,/out/log.txt,5,0,100,100,10,0,"
+		print "10200,1,12,close,/out/log.txt,5,0,0,0,10,0,"
+		if (logonly == "log")
+			exit
+		print "10300,1,12,openat,/data/tmp.bin,-1,0,0,6,10,0x242,"
+		print "10350,1,12,write,/data/tmp.bin,6,0,4096,4096,10,0,"
+		print "10400,1,12,pread64,/data/tmp.bin,6,0,4096,4096,10,0,"
+		print "10500,1,12,close,/data/tmp.bin,6,0,0,0,10,0,"
+		print "10600,1,12,unlink,/data/tmp.bin,-1,0,0,0,10,0,"
+	}' >"$1" || fail "awk"
+}
+
+# compute_csv FILE MIB STEPS: a compute-bound job: a reader (tid 10) reads
+# MIB MiB of /data/big.bin back to back; a trainer (tid 11) makes STEPS
+# small reads 100 ms apart, then closes its file 100 ms after the last:
+# STEPS x 100 ms of compute
+compute_csv() {
+	awk -v hdr="$HDR" -v mib="$2" -v steps="$3" 'BEGIN { print hdr
+		print "1000,1,10,openat,/data/big.bin,-1,0,0,3,10,0,"
+		for (i = 0; i < mib; i++)
+			printf "%d,1,10,pread64,/data/big.bin,3,%d,1048576,1048576,1000,0,\n", 2000 + i * 2000, i * 1048576
+		printf "%d,1,10,close,/data/big.bin,3,0,0,0,10,0,\n", 3000 + mib * 2000
+		print "1000,1,11,openat,/data/small.bin,-1,0,0,4,10,0,"
+		for (i = 0; i < steps; i++)
+			printf "%d,1,11,pread64,/data/small.bin,4,0,4096,4096,1000,0,\n", 2000 + i * 100000000
+		printf "%d,1,11,close,/data/small.bin,4,0,0,0,10,0,\n", 3000 + steps * 100000000
+	}' >"$1" || fail "awk"
+}

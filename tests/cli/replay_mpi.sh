@@ -12,23 +12,7 @@ bin=${TESTBIN:-$TOP/.output/tests}/mpi_gather
 built=$("$bin" built) || fail "$bin built exited $?"
 [ "$built" = 1 ] || skip "built with MPI=0"
 
-# Built with the sanitizers (make check SANITIZE=1): Open MPI's own
-# allocations live until exit; leave out the leaks whose stack passes
-# through its libraries and components (full stacks: fast unwinding stops
-# in them), ours are still found.
-cat >"$T/lsan.supp" <<EOS || fail "writing $T/lsan.supp"
-leak:libmpi.so
-leak:libopen-pal.so
-leak:libopen-rte.so
-leak:libpmix.so
-leak:libhwloc.so
-leak:libevent
-leak:mca_
-EOS
-ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0
-LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$T/lsan.supp:print_suppressions=0
-OMPI_MCA_mca_base_component_disable_dlclose=1	# components named in stacks
-export ASAN_OPTIONS LSAN_OPTIONS OMPI_MCA_mca_base_component_disable_dlclose
+mpi_lsan
 
 for np in 2 3; do
 	timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe -x ASAN_OPTIONS \

@@ -15,39 +15,17 @@ need_uring
 "$IOTAPE" replay --mpi -d "$T/x" "$T/none" 2>"$T/probe.err"
 grep -q 'built without MPI' "$T/probe.err" && skip "built with MPI=0"
 
-# with the sanitizers: Open MPI's own allocations live until exit
-cat >"$T/lsan.supp" <<EOS || fail "writing $T/lsan.supp"
-leak:libmpi.so
-leak:libopen-pal.so
-leak:libopen-rte.so
-leak:libpmix.so
-leak:libhwloc.so
-leak:libevent
-leak:mca_
-EOS
-LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$T/lsan.supp:print_suppressions=0
-OMPI_MCA_mca_base_component_disable_dlclose=1
-export LSAN_OPTIONS OMPI_MCA_mca_base_component_disable_dlclose
+mpi_lsan
 
 # mpi NP ARGS...: iotape under mpirun (replay threads free to use every CPU)
 mpi() {
 	np=$1; shift
 	timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe --bind-to none \
-		-x LSAN_OPTIONS -np "$np" "$IOTAPE" "$@" >"$T/out" 2>"$T/err"
+		-x ASAN_OPTIONS -x LSAN_OPTIONS -np "$np" "$IOTAPE" "$@" >"$T/out" 2>"$T/err"
 	rc=$?
 }
 
-awk -v hdr="$HDR" 'BEGIN { print hdr
-	for (t = 0; t < 2; t++) {
-		printf "%d,1,%d,openat,/data/s%d.bin,-1,0,0,%d,10,0,\n", 1000 + t, 10 + t, t, 3 + t
-		for (i = 0; i < 50; i++)
-			printf "%d,1,%d,pread64,/data/s%d.bin,%d,%d,8192,8192,10,0,\n", 2000 + i * 100 + t, 10 + t, t, 3 + t, i * 8192
-		printf "%d,1,%d,close,/data/s%d.bin,%d,0,0,0,10,0,\n", 9000 + t, 10 + t, t, 3 + t
-	}
-	print "10000,1,12,openat,/out/log.txt,-1,0,0,5,10,0x241,"
-	print "10100,1,12,write,/out/log.txt,5,0,100,100,10,0,"
-	print "10200,1,12,close,/out/log.txt,5,0,0,0,10,0,"
-}' >"$T/s.csv" || fail "awk"
+job_csv "$T/s.csv" log
 ok "$IOTAPE" import -o "$T/s.tape" "$T/s.csv"
 rd=$((2 * 409600))
 
@@ -86,14 +64,7 @@ grep -qx "  rank 0 on $host: 2 accelerators, read 1.6 MiB, written 200 B, AU min
 
 # --find-max across the ranks: a compute-bound job (a reader of 4 MiB, a
 # trainer computing 0.5 s) keeps every AU; -n 4: trials 2 and 4
-awk -v hdr="$HDR" 'BEGIN { print hdr
-	print "1000,1,10,openat,/data/big.bin,-1,0,0,3,10,0,"
-	for (i = 0; i < 4; i++) printf "%d,1,10,pread64,/data/big.bin,3,%d,1048576,1048576,1000,0,\n", 2000 + i * 2000, i * 1048576
-	print "20000,1,10,close,/data/big.bin,3,0,0,0,10,0,"
-	print "1000,1,11,openat,/data/small.bin,-1,0,0,4,10,0,"
-	for (i = 0; i < 6; i++) printf "%d,1,11,pread64,/data/small.bin,4,0,4096,4096,1000,0,\n", 2000 + i * 100000000
-	print "500003000,1,11,close,/data/small.bin,4,0,0,0,10,0,"
-}' >"$T/m.csv" || fail "awk"
+compute_csv "$T/m.csv" 4 5
 ok "$IOTAPE" import -o "$T/m.tape" "$T/m.csv"
 mpi 2 replay --mpi --find-max -n 4 --output-format json -o "$T/fm.json" -d "$T/f%r" "$T/m.tape"
 [ "$rc" = 0 ] || fail "find-max --mpi exited $rc: $(cat "$T/err")"

@@ -11,22 +11,7 @@
 need_uring
 
 # two readers over their own files, a writer, a temporary file
-awk -v hdr="$HDR" 'BEGIN { print hdr
-	for (t = 0; t < 2; t++) {
-		printf "%d,1,%d,openat,/data/s%d.bin,-1,0,0,%d,10,0,\n", 1000 + t, 10 + t, t, 3 + t
-		for (i = 0; i < 50; i++)
-			printf "%d,1,%d,pread64,/data/s%d.bin,%d,%d,8192,8192,10,0,\n", 2000 + i * 100 + t, 10 + t, t, 3 + t, i * 8192
-		printf "%d,1,%d,close,/data/s%d.bin,%d,0,0,0,10,0,\n", 9000 + t, 10 + t, t, 3 + t
-	}
-	print "10000,1,12,openat,/out/log.txt,-1,0,0,5,10,0x241,"
-	print "10100,1,12,write,/out/log.txt,5,0,100,100,10,0,"
-	print "10200,1,12,close,/out/log.txt,5,0,0,0,10,0,"
-	print "10300,1,12,openat,/data/tmp.bin,-1,0,0,6,10,0x242,"
-	print "10350,1,12,write,/data/tmp.bin,6,0,4096,4096,10,0,"
-	print "10400,1,12,pread64,/data/tmp.bin,6,0,4096,4096,10,0,"
-	print "10500,1,12,close,/data/tmp.bin,6,0,0,0,10,0,"
-	print "10600,1,12,unlink,/data/tmp.bin,-1,0,0,0,10,0,"
-}' >"$T/s.csv"
+job_csv "$T/s.csv"
 ok "$IOTAPE" import -o "$T/s.tape" "$T/s.csv"
 per=$((2 * 50 * 8192))	# dataset bytes read per loop (tmp.bin is not dataset)
 
