@@ -67,6 +67,7 @@ awk -v a="$s0" -v b="$s1" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.0
 # step through MPI
 if command -v mpirun >/dev/null 2>&1 && ! "$IOTAPE" replay --mpi -d "$T/x" "$T/none" 2>&1 |
 		grep -q 'built without MPI'; then
+	mpi_lsan
 	ok "$IOTAPE" replay --prepare-only -d "$T/m0" "$T/t.tape"
 	ok "$IOTAPE" replay --prepare-only -d "$T/m1" "$T/t.tape"
 	mkdir -p "$T/m1/.iotape-copy-1" || fail "mkdir"
@@ -75,7 +76,8 @@ if command -v mpirun >/dev/null 2>&1 && ! "$IOTAPE" replay --mpi -d "$T/x" "$T/n
 	trap '[ -n "$BIND" ] && umount "$BIND"; [ -n "$BIND2" ] && umount "$BIND2"; thr_cleanup' EXIT
 	for how in free sync; do
 		[ $how = sync ] && flag=--sync-steps || flag=
-		thr_exec timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 \
+		thr_exec timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe --bind-to none \
+			-x ASAN_OPTIONS -x LSAN_OPTIONS -np 2 \
 			"$IOTAPE" replay --mpi --no-prepare --direct -n 2 $flag --output-format json \
 			-o "$T/mpi$how.json" -d "$T/m%r" "$T/t.tape" >"$T/mpi.out" 2>"$T/mpi.err" ||
 			fail "mpirun $how: exited $?: $(cat "$T/mpi.err")"
