@@ -337,17 +337,17 @@ static int open_source(const struct src_arg *sa, const struct rp_opts *o, unsign
 	char err[512];
 	int rc;
 
-	if (n <= 1 && !o->runtime_ns && !M.on) {
+	if (!n && !o->runtime_ns && !M.on) {	/* no accelerators asked for */
 		rc = rp_trace_open(src, sa->trace, &sa->to, err, sizeof(err));
 	} else {
 		/* n instances share the bound of the queued ops */
 		struct src_arg one = *sa;
-		struct rp_replica_opts ro = { .accelerators = n, .writers_one = o->writers == 1,
+		struct rp_replica_opts ro = { .accelerators = n ? n : 1, .writers_one = o->writers == 1,
 					      .runtime_ns = o->runtime_ns,
 					      .sync_steps = o->sync_steps, .base = M.first,
 					      .step = M.on ? mpi_step : NULL };
 		uint64_t q = sa->to.queue_bytes ? sa->to.queue_bytes : 64ull << 20;
-		one.to.queue_bytes = q / n > (1u << 20) ? q / n : 1u << 20;
+		one.to.queue_bytes = q / ro.accelerators > (1u << 20) ? q / ro.accelerators : 1u << 20;
 		rc = rp_replica_open(src, &ro, open_trace, &one, err, sizeof(err));
 	}
 	if (rc)

@@ -71,6 +71,10 @@ enum rp_timing { RP_TIME_ORIGINAL, RP_TIME_THINK, RP_TIME_AFAP };	/* choice orde
 				 * in the thread's order and timing (an
 				 * accelerator that is not a checkpoint
 				 * writer); counted in rp_job.unissued */
+#define RP_F_MARK    (1u << 7)	/* the end of the job's first training
+				 * step (warm-up): the job's time and compute
+				 * until its issue are noted apart
+				 * (rp_job.mark_ns), for an AU without them */
 #define RP_NO_SLOT UINT32_MAX	/* rp_op.slot of a metadata op by path */
 
 /*
@@ -378,6 +382,8 @@ struct rp_job {			/* one replay thread */
 	int first_error;	/* -errno of the first failed op, 0 */
 	uint64_t wall_ns;	/* first op to last completion */
 	uint64_t compute_ns;	/* synthetic compute delays */
+	uint64_t mark_ns;	/* RP_F_MARK: wall_ns and compute_ns when its */
+	uint64_t mark_compute_ns;/* op was issued (0: no mark) */
 	uint64_t adjusted;	/* ops aligned for O_DIRECT */
 	int realtime;		/* ran SCHED_FIFO (original timing, root) */
 	struct cm_lat terr;	/* original timing: issue - target (ns) */
@@ -415,7 +421,10 @@ struct rp_scale_acc {
 	unsigned accel;
 	int rank;
 	const char *host;	/* the first job's (points into the result) */
-	double au;		/* its threads' largest compute / its wall time */
+	double au;		/* its threads' largest compute / its wall time
+				 * (after its first step, when marked) */
+	int first_step_out;	/* the first step was left out of au: */
+	uint64_t first_wall_ns, first_compute_ns;	/* its time and compute */
 	uint64_t compute_ns, wall_ns;
 	uint64_t read_bytes, write_bytes, ios, opens;
 };

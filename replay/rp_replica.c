@@ -49,6 +49,7 @@ struct replica {
 	uint64_t *prev_end;	/* per accelerator: its training thread's
 				 * recorded end of ops so far */
 	unsigned *loop;		/* per accelerator: the loop it is in */
+	uint8_t *marked;	/* per accelerator: its first step's end marked */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct { unsigned arrived, left; uint64_t gen; } bar[2];
@@ -146,8 +147,8 @@ static int replica_start(struct rp_source *s, unsigned loops)
 	r->deadline = r->runtime_ns ? mono_ns() + r->runtime_ns : 0;
 	atomic_store(&r->over, 0);
 	memset(r->bar, 0, sizeof(r->bar));
-	for (unsigned a = 0; r->sync && a < r->n; a++)
-		r->loop[a] = 0, r->prev_end[a] = 0;
+	for (unsigned a = 0; r->prev_end && a < r->n; a++)
+		r->loop[a] = 0, r->prev_end[a] = 0, r->marked[a] = 0;
 	return rc;
 }
 
@@ -159,7 +160,7 @@ static int replica_next(struct rp_source *s, unsigned t, struct rp_op *op)
 	struct rp_source *in = r->in[a];
 	int rc;
 
-	int train = r->sync && it == r->train;
+	int train = it == r->train && r->prev_end;
 
 	if (!atomic_load(&r->over) && r->deadline && mono_ns() >= r->deadline) {
 		pthread_mutex_lock(&r->mu);	/* step waiters give up */
@@ -169,14 +170,26 @@ static int replica_next(struct rp_source *s, unsigned t, struct rp_op *op)
 	}
 	rc = atomic_load(&r->over) ? 0 : in->ops->next(in, it, op);
 	if (rc != 1) {
-		if (train && rc == 0)
-			step_leave(r, a);
+		if (train && rc == 0) {
+			if (r->sync) {
+				step_leave(r, a);
+			} else {
+				r->loop[a]++;
+				r->prev_end[a] = 0;
+			}
+		}
 		return rc;
 	}
-	if (train) {
+	if (train) {	/* a step ends at a compute gap of its training thread */
 		if (r->prev_end[a] && op->ts >= r->prev_end[a] + RP_STEP_GAP_NS &&
-		    !(op->flags & RP_F_OVERLAP))
-			step_barrier(r, a);
+		    !(op->flags & RP_F_OVERLAP)) {
+			if (r->sync)
+				step_barrier(r, a);
+			if (!r->marked[a]) {	/* the first: warm-up, out of AU */
+				r->marked[a] = 1;
+				op->flags |= RP_F_MARK;
+			}
+		}
 		if (op->end > r->prev_end[a])
 			r->prev_end[a] = op->end;
 	}
@@ -228,6 +241,7 @@ static void replica_free(struct rp_source *s)
 	free(r->acc_root);
 	free(r->prev_end);
 	free(r->loop);
+	free(r->marked);
 	if (r->sync) {
 		pthread_mutex_destroy(&r->mu);
 		pthread_cond_destroy(&r->cv);
@@ -385,16 +399,19 @@ int rp_replica_open(struct rp_source **out, const struct rp_replica_opts *o,
 		replica_free(&r->s);
 		return -EOVERFLOW;
 	}
-	if (o->sync_steps) {
-		r->train = (uint32_t)rp_train_thread(il);
+	r->train = il->nthreads ? (uint32_t)rp_train_thread(il) : 0;
+	if (il->nthreads && il->threads[r->train].steps) {	/* steps to see */
 		r->prev_end = calloc(n, sizeof(*r->prev_end));
 		r->loop = calloc(n, sizeof(*r->loop));
-		if (!r->prev_end || !r->loop) {
+		r->marked = calloc(n, 1);
+		if (!r->prev_end || !r->loop || !r->marked) {
 			replica_free(&r->s);
 			snprintf(err, errlen, "out of memory");
 			return -ENOMEM;
 		}
-		if (!il->nthreads || !il->threads[r->train].steps) {
+	}
+	if (o->sync_steps) {
+		if (!r->prev_end) {
 			replica_free(&r->s);
 			snprintf(err, errlen, "--sync-steps: the trace shows no training steps (no "
 				 "thread has compute gaps of 1 ms or more between its ops)");

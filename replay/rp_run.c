@@ -759,6 +759,10 @@ static void run_loop(struct tctx *c)
 			continue;
 		}
 		uint64_t t_prep = now_ns();
+		if ((op.flags & RP_F_MARK) && !c->job->mark_ns) {	/* warm-up over */
+			c->job->mark_ns = t_prep - e->start;
+			c->job->mark_compute_ns = c->job->compute_ns;
+		}
 		if (o->timing == RP_TIME_ORIGINAL)
 			lat_add(c, &c->job->terr, t_prep > target ? t_prep - target : 0);
 		if (data)
