@@ -46,7 +46,7 @@ ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
 # Debian 12 packages: build, test, bench, demo.
 DEB_PKGS := build-essential pkg-config clang llvm libbpf-dev bpftool libelf-dev python3-pil \
-	zlib1g-dev libzstd-dev liburing-dev libxxhash-dev libinih-dev \
+	zlib1g-dev libzstd-dev liburing-dev libxxhash-dev libinih-dev libyaml-dev \
 	libjansson-dev libcmocka-dev zstd fio strace man-db groff-base \
 	python3-torch python3-torchvision python3-numpy bpftrace openmpi-bin libopenmpi-dev
 
@@ -101,6 +101,11 @@ BPF_OBJS  := $(BPF_SRCS:bpf/%.bpf.c=$(OUT)/%.bpf.o)
 BPF_SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(OUT)/%.skel.h)
 VMLINUX   := $(OUT)/vmlinux.h
 ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+
+# libyaml (iotape model --from-dlio): cli/ only, linked into iotape only.
+YAML_CFLAGS := $(shell pkg-config --cflags yaml-0.1 2>/dev/null)
+YAML_LIBS   := $(shell pkg-config --libs yaml-0.1 2>/dev/null || echo -lyaml)
+CFLAGS_cli/cmd_model.c := $(YAML_CFLAGS)
 
 LIBS := $(LIBRECORD) $(LIBREPLAY) $(LIBANALYZE) $(LIBCOMMON) $(LIBTAPE) \
 	$(shell pkg-config --libs libbpf liburing jansson 2>/dev/null || echo -lbpf -lelf -lz -luring -ljansson) \
@@ -163,7 +168,7 @@ $(LIBTAPE) $(LIBCOMMON) $(LIBANALYZE) $(LIBREPLAY) $(LIBRECORD):
 
 $(OUT)/iotape: $(CLI_OBJS) $(LIBRECORD) $(LIBREPLAY) $(LIBANALYZE) $(LIBCOMMON) $(LIBTAPE)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(LIBS) $(YAML_LIBS)
 
 iotape: $(OUT)/iotape FORCE
 	$(Q)cmp -s $< $@ || cp $< $@

@@ -49,6 +49,8 @@ int cmd_replay(int argc, char **argv);
 extern const struct opt_cmd replay_cmd;
 int cmd_convert(int argc, char **argv);
 extern const struct opt_cmd convert_cmd;
+int cmd_model(int argc, char **argv);
+extern const struct opt_cmd model_cmd;
 
 /* Command being run ("dump"), for error messages; set by main(). */
 extern const char *cli_cmd;

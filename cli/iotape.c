@@ -34,6 +34,7 @@ static const struct cmd_struct commands[] = {
 	{ cmd_analyze, &analyze_cmd },
 	{ cmd_compare, &compare_cmd },
 	{ cmd_replay, &replay_cmd },
+	{ cmd_model, &model_cmd },
 };
 
 #define NCMDS (sizeof(commands) / sizeof(commands[0]))

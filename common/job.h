@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * job.h - the job model: the keys of an iotape job file (format 1,
+ * /work/job-spec.md, iotape-model(1)) and the writer of one.
+ *
+ * Shared by whatever makes a job (`iotape model`: the MLPerf Storage
+ * presets, a DLIO workload YAML, later a trace's analysis) and whatever
+ * reads one (the job-file runner): cm_job_keys[] names every key once, with
+ * its section, type and what it means in DLIO's vocabulary.
+ *
+ * A struct cm_job holds the keys a model gives, as text (NULL: left out, so
+ * the reader's default applies: a model writes only what it knows), each
+ * with an optional note that the writer puts in a comment (where the value
+ * comes from).  It owns its strings: cm_job_set() copies them and
+ * cm_job_release() frees them.
+ */
+#ifndef IOTAPE_COMMON_JOB_H
+#define IOTAPE_COMMON_JOB_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define CM_JOB_FORMAT "1"
+
+enum cm_job_type {
+	CM_JOB_STR,	/* free text, one line */
+	CM_JOB_UINT,	/* whole number >= 0 */
+	CM_JOB_SIZE,	/* bytes, k/m/g/t suffixes allowed (parse.h) */
+	CM_JOB_SECS,	/* seconds, decimal >= 0 */
+	CM_JOB_BOOL,	/* on|off */
+};
+
+/* Every key, in the order the writer writes them. */
+enum cm_job_key {
+	CM_JOB_K_FORMAT, CM_JOB_K_NAME,
+	CM_JOB_K_SRC_TRACE, CM_JOB_K_SRC_DURATION, CM_JOB_K_SRC_EVENTS,
+	CM_JOB_K_DATA_FOLDER, CM_JOB_K_NUM_FILES, CM_JOB_K_NUM_SUBFOLDERS,
+	CM_JOB_K_FILE_PREFIX, CM_JOB_K_FILE_SUFFIX, CM_JOB_K_RECORD_LENGTH,
+	CM_JOB_K_RECORD_STDEV, CM_JOB_K_RECORD_MIN, CM_JOB_K_RECORD_MAX,
+	CM_JOB_K_SAMPLES_PER_FILE,
+	CM_JOB_K_READ_THREADS, CM_JOB_K_BATCH_SIZE, CM_JOB_K_TRANSFER_SIZE,
+	CM_JOB_K_FILE_SHUFFLE, CM_JOB_K_SAMPLE_SHUFFLE, CM_JOB_K_PREFETCH,
+	CM_JOB_K_ODIRECT, CM_JOB_K_READ_EOF,
+	CM_JOB_K_EPOCHS, CM_JOB_K_COMPUTE, CM_JOB_K_COMPUTE_STDEV, CM_JOB_K_SEED,
+	CM_JOB_K_CKPT_FOLDER, CM_JOB_K_CKPT_EPOCHS, CM_JOB_K_CKPT_STEPS, CM_JOB_K_CKPT_SIZE,
+	CM_JOB_K_CKPT_FILES, CM_JOB_K_CKPT_TRANSFER, CM_JOB_K_CKPT_FSYNC, CM_JOB_K_CKPT_RENAME,
+	CM_JOB_K_CKPT_READ_BACK,
+	CM_JOB_NKEYS
+};
+
+struct cm_job_keydef {
+	const char *section;	/* "dataset" */
+	const char *name;	/* "num_files" */
+	enum cm_job_type type;
+	const char *def;	/* the reader's default; NULL: required or none */
+};
+
+/* Indexed by enum cm_job_key. */
+extern const struct cm_job_keydef cm_job_keys[CM_JOB_NKEYS];
+
+struct cm_job {
+	char *val[CM_JOB_NKEYS];	/* NULL: left out */
+	char *note[CM_JOB_NKEYS];	/* NULL: no comment */
+	char *header;			/* comment lines after the first, or NULL */
+};
+
+/* The key named section/name, or -ENOENT. */
+int cm_job_find(const char *section, const char *name);
+
+/*
+ * Check value as a value of key: 0, or -EINVAL / -ERANGE with why
+ * ("not a whole number", "not on or off") filled in (cut to whylen).
+ */
+int cm_job_check(int key, const char *value, char *why, size_t whylen);
+
+/*
+ * Give key the value (copied) and note (copied, NULL for none), replacing
+ * what it had; value NULL leaves the key out.  The value is not checked
+ * (cm_job_check()).  0 or -ENOMEM (then the key is unchanged).
+ */
+int cm_job_set(struct cm_job *job, int key, const char *value, const char *note);
+/* The same with the value formatted. */
+int cm_job_setf(struct cm_job *job, int key, const char *note, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Comment lines put under the file's first line (copied; '\n' separates
+ * lines): 0 or -ENOMEM. */
+int cm_job_set_header(struct cm_job *job, const char *text);
+
+/* Free what job holds and empty it; job may be NULL. */
+void cm_job_release(struct cm_job *job);
+
+/*
+ * Write job as an INI job file to f: the format line ([job] format is
+ * always written), then each section that has a key given, each key with
+ * its note as a ';' comment.  0, or -EIO when f reports an error.
+ */
+int cm_job_write(FILE *f, const struct cm_job *job);
+
+/* The MLPerf Storage workloads (iotape-model(1), PRESETS). */
+enum cm_job_accel { CM_JOB_H100, CM_JOB_A100 };
+/* Name and one-line description of preset i, or NULL past the last. */
+const char *cm_job_preset_name(size_t i, const char **summary);
+/* Fill job (empty) with preset name for accel: 0, -ENOENT (no such
+ * preset) or -ENOMEM (job then holds part of it: release it). */
+int cm_job_preset(struct cm_job *job, const char *name, enum cm_job_accel accel);
+
+#endif /* IOTAPE_COMMON_JOB_H */
