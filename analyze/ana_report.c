@@ -690,6 +690,11 @@ static void jw_compute(struct jw *w, struct ana *a)
 		json_object_set_new(x, "gap_s", json_real(t->gap_ns / 1e9));
 		json_object_set_new(x, "span_s", json_real(sp / 1e9));
 		json_object_set_new(x, "io_fraction", sp > 0 ? json_real(t->io_ns / sp) : json_null());
+		json_object_set_new(x, "steps", cm_json_u64(t->steps));
+		json_object_set_new(x, "step_mean_s", t->steps ?
+				    json_real(t->step_ns / 1e9 / t->steps) : json_null());
+		json_object_set_new(x, "step_stdev_s", t->steps ?
+				    json_real(ana_step_stdev_ms(t) / 1e3) : json_null());
 		fputs(i ? ",\n    " : "\n    ", w->out);
 		json_dumpf(x, w->out, JFLAGS);
 		json_decref(x);

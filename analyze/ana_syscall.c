@@ -700,7 +700,14 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 					t->last_end = e->ts_ns;
 				}
 				if (e->ts_ns >= t->last_end) {
-					t->gap_ns += e->ts_ns - t->last_end;
+					uint64_t gap = e->ts_ns - t->last_end;
+
+					t->gap_ns += gap;
+					if (t->ops && gap >= ANA_STEP_GAP_NS) {
+						t->steps++;
+						t->step_ns += gap;
+						t->step_sq_ms += (gap / 1e6) * (gap / 1e6);
+					}
 					t->io_ns += e->dur_ns;
 					t->last_end = end;
 				} else if (end > t->last_end) {	/* overlap: count once */

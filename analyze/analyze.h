@@ -377,11 +377,19 @@ struct ana_thread {
 	uint32_t tid, pid;
 	uint64_t first_ns, last_end, io_ns, gap_ns, ops;
 	uint64_t read_ops, read_bytes, write_ops, write_bytes;
+	/* its steps: the gaps of ANA_STEP_GAP_NS or more, their sum and the
+	 * sum of their squares (in ms^2) */
+	uint64_t steps, step_ns;
+	double step_sq_ms;
 	uint32_t last_stream;	/* cache of the last stream used */
 	uint32_t last_closed;	/* the file with a write burst it last closed */
 	int64_t last_fd;	/* cache of the last fd looked up ... */
 	uint32_t last_fdi;	/* ... its index in fds[] (stable per key) */
 };
+
+/* A compute gap this long or longer is a training step (the replay's
+ * rule, replay/replay.h RP_STEP_GAP_NS). */
+#define ANA_STEP_GAP_NS 1000000ull
 
 struct ana_epoch {
 	uint64_t start_ns, end_ns, bytes, files, reads;
@@ -671,6 +679,16 @@ uint64_t ana_trace_end(const struct ana *a);
 /* Whether files_only, under and skip (struct ana_opts) leave f out.  Such
  * a file keeps its own read/write counters, and nothing else counts it. */
 int ana_file_excluded(const struct ana *a, const struct ana_file *f);
+
+/* The standard deviation of thread t's steps (ANA_STEP_GAP_NS), in ms;
+ * NaN without steps. */
+double ana_step_stdev_ms(const struct ana_thread *t);
+
+/* Fill job (empty) with what the analysis a shows of the job
+ * (iotape-model(1), FROM A TRACE): 0, or -ENOMEM (job then holds part of
+ * it: release it).  Never prints. */
+struct cm_job;
+int ana_model(const struct ana *a, struct cm_job *job);
 
 /* Output, 0 or -errno (-ENOMEM: out of memory).  Units, escaping and JSON
  * values come from common/fmt.h. */

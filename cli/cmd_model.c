@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <yaml.h>
+#include "analyze.h"
 #include "cli.h"
 #include "job.h"
 #include "opt.h"
@@ -43,8 +44,8 @@ static const struct opt model_opts[] = {
 };
 
 const struct opt_cmd model_cmd = {
-	"model", NULL, "Write a job file: a preset workload or a DLIO workload.",
-	"Exactly one of --preset, --from-dlio or --list; see iotape-model(1).",
+	"model", "[TRACE]", "Write a job file: from a trace, a preset workload or a DLIO workload.",
+	"Exactly one of TRACE, --preset, --from-dlio or --list; see iotape-model(1).",
 	model_opts,
 };
 
@@ -329,6 +330,28 @@ out:
 	return ret;
 }
 
+/* ----------------------------------------------------------------- trace */
+
+/* The job of the trace at path (ana_model): EXIT_OK, or EXIT_FAIL after
+ * one error line. */
+static int trace_read(const char *path, struct cm_job *job)
+{
+	struct ana_opts o = { .to_ns = UINT64_MAX, .top = -1, .threads = 2 };
+	struct ana a;
+	int err;
+
+	memset(&a, 0, sizeof(a));
+	err = ana_run(&a, path, &o);
+	if (!err)
+		err = ana_model(&a, job);
+	if (err == -ENOMEM)
+		cli_error("%s: out of memory", path);
+	else if (err)
+		cli_tape_error(path, err);
+	ana_release(&a);
+	return err ? EXIT_FAIL : EXIT_OK;
+}
+
 /* ---------------------------------------------------------------- output */
 
 /* Write job to out (stdout when NULL): EXIT_OK or EXIT_FAIL after one
@@ -374,18 +397,21 @@ int cmd_model(int argc, char **argv)
 	struct model_cfg cfg = { 0 };
 	struct cm_job job = { 0 };
 	struct opt_parser p;
+	const char *trace;
+	char **args;
 	int c, n, ret, err;
 
 	opt_init_cfg(&p, &model_cmd, &cfg, argc, argv);
 	if ((c = opt_all(&p)) != OPT_END)
 		return c == OPT_HELP ? EXIT_OK : EXIT_USAGE;
-	opt_args(&p, &n);
-	if (n > 0) {
-		opt_error(&model_cmd, "unexpected argument '%s'", opt_args(&p, &n)[0]);
+	args = opt_args(&p, &n);
+	if (n > 1) {
+		opt_error(&model_cmd, "unexpected argument '%s'", args[1]);
 		return EXIT_USAGE;
 	}
-	if (!!cfg.preset + !!cfg.dlio + !!cfg.list != 1) {
-		opt_error(&model_cmd, "give one of --preset, --from-dlio or --list");
+	trace = n ? args[0] : NULL;
+	if (!!trace + !!cfg.preset + !!cfg.dlio + !!cfg.list != 1) {
+		opt_error(&model_cmd, "give one of TRACE, --preset, --from-dlio or --list");
 		return EXIT_USAGE;
 	}
 	if (cfg.list) {
@@ -397,7 +423,12 @@ int cmd_model(int argc, char **argv)
 	}
 	if (cfg.out && cli_output_refused(cfg.out, cfg.force))
 		return EXIT_FAIL;
-	if (cfg.preset) {
+	if (trace) {
+		if ((ret = trace_read(trace, &job)) != EXIT_OK) {
+			cm_job_release(&job);
+			return ret;
+		}
+	} else if (cfg.preset) {
 		err = cm_job_preset(&job, cfg.preset, cfg.a100 ? CM_JOB_A100 : CM_JOB_H100);
 		if (err == -ENOENT) {
 			opt_error(&model_cmd, "no preset '%s' (see --list)", cfg.preset);

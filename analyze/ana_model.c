@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ana_model.c - a job file from a trace's analysis (`iotape model TRACE`,
+ * iotape-model(1), FROM A TRACE: how each value is derived, and only
+ * there).  Each value the analysis shows is set with a note saying what it
+ * was measured from; what it does not show is left out, never guessed.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze.h"
+#include "job.h"
+
+/* File order randomness from which the files are taken as shuffled. */
+#define MODEL_SHUFFLE_MIN 0.5
+
+double ana_step_stdev_ms(const struct ana_thread *t)
+{
+	double m, v;
+
+	if (!t->steps)
+		return NAN;
+	m = t->step_ns / 1e6 / (double)t->steps;
+	v = t->step_sq_ms / (double)t->steps - m * m;
+	return v > 0 ? sqrt(v) : 0;
+}
+
+/* Length of the directory part of path ("/a/b" of "/a/b/c"), 0 for none. */
+static size_t dir_len(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? (size_t)(s - path) : 0;
+}
+
+/* Length of the common directory prefix of a[0..na) and b[0..nb): ends at
+ * a '/' (or the whole of both when equal). */
+static size_t common_dir(const char *a, size_t na, const char *b, size_t nb)
+{
+	size_t i = 0, last = 0;
+
+	while (i < na && i < nb && a[i] == b[i]) {
+		if (a[i] == '/')
+			last = i;
+		i++;
+	}
+	if (i == na && i == nb)
+		return na;
+	if (i == na && b[i] == '/')
+		return na;
+	if (i == nb && a[i] == '/')
+		return nb;
+	return last;
+}
+
+/* Length of the parent of the directory path[0..n). */
+static size_t dir_len_n(const char *path, size_t n)
+{
+	while (n && path[n - 1] != '/')
+		n--;
+	return n ? n - 1 : 0;
+}
+
+struct model {
+	const struct ana *a;
+	struct cm_job *job;
+	int err;
+	char note[512];
+};
+
+static void set(struct model *m, int key, const char *val, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void set(struct model *m, int key, const char *val, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (m->err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(m->note, sizeof(m->note), fmt, ap);
+	va_end(ap);
+	m->err = cm_job_set(m->job, key, val, m->note);
+}
+
+static void setu(struct model *m, int key, uint64_t v, const char *note)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
+	set(m, key, b, "%s", note);
+}
+
+/* The data set's files: their directory (common to all), names, sizes. */
+static void model_dataset(struct model *m, const char **dsdir, size_t *dslen)
+{
+	const struct ana *a = m->a;
+	const char *dir = NULL, *pre = NULL, *suf = NULL;
+	size_t dl = 0, pl = 0, n = 0, nsz = 0, nsub = 0, cap = 0;
+	double sum = 0, sq = 0;
+	uint64_t mn = UINT64_MAX, mx = 0;
+	char **subs = NULL, b[64], note[256];
+
+	for (size_t i = 0; i < a->nfiles; i++) {
+		const struct ana_file *f = &a->files[i];
+		const char *base;
+
+		if (!f->dataset || !f->path)
+			continue;
+		n++;
+		if (!dir) {
+			dir = f->path;
+			dl = dir_len(f->path);
+		} else {
+			dl = common_dir(dir, dl, f->path, dir_len(f->path));
+		}
+		base = strrchr(f->path, '/');
+		base = base ? base + 1 : f->path;
+		if (!pre) {
+			pre = base;
+			pl = strlen(base);
+			suf = strrchr(base, '.');
+		} else {
+			size_t k = 0;
+
+			while (k < pl && base[k] == pre[k])
+				k++;
+			pl = k;
+			if (suf) {
+				size_t sl = strlen(suf), bl = strlen(base);
+				if (bl < sl || strcmp(base + bl - sl, suf) != 0)
+					suf = NULL;
+			}
+		}
+		if (f->from_table) {
+			double s = (double)f->size;
+			nsz++;
+			sum += s;
+			sq += s * s;
+			if (f->size < mn)
+				mn = f->size;
+			if (f->size > mx)
+				mx = f->size;
+		}
+	}
+	if (!n) {
+		set(m, CM_JOB_K_NUM_FILES, "0", "no data set: the trace reads no file "
+		    "again, nor any that may be data");
+		return;
+	}
+	/* the subfolders: the distinct first components under dir */
+	for (size_t i = 0; i < a->nfiles && dl; i++) {
+		const struct ana_file *f = &a->files[i];
+		const char *rest, *sl;
+		size_t k;
+
+		if (!f->dataset || !f->path)
+			continue;
+		rest = f->path + dl + 1;
+		if (!(sl = strchr(rest, '/')))
+			continue;
+		for (k = 0; k < nsub; k++)
+			if ((size_t)(sl - rest) == strlen(subs[k]) &&
+			    !memcmp(subs[k], rest, (size_t)(sl - rest)))
+				break;
+		if (k == nsub) {
+			ANA_VEC_GROW(subs, cap, nsub);
+			subs[nsub] = ana_xrealloc(NULL, (size_t)(sl - rest) + 1);
+			memcpy(subs[nsub], rest, (size_t)(sl - rest));
+			subs[nsub++][sl - rest] = 0;
+		}
+	}
+	for (size_t k = 0; k < nsub; k++)
+		free(subs[k]);
+	free(subs);
+	*dsdir = dir;
+	*dslen = dl;
+	snprintf(note, sizeof(note), "%zu files read in the data set directory %.*s",
+		 n, (int)dl, dir);
+	setu(m, CM_JOB_K_NUM_FILES, n, note);
+	snprintf(note, sizeof(note), "subdirectories of %.*s holding data set files",
+		 (int)dl, dir);
+	setu(m, CM_JOB_K_NUM_SUBFOLDERS, nsub, note);
+	while (pl && pre[pl - 1] >= '0' && pre[pl - 1] <= '9')
+		pl--;	/* the index's leading digits are not the prefix */
+	if (pl && (!suf || pre + pl <= suf)) {
+		snprintf(b, sizeof(b), "%.*s", (int)(pl < sizeof(b) - 1 ? pl : sizeof(b) - 1), pre);
+		set(m, CM_JOB_K_FILE_PREFIX, b, "all %zu names begin with it", n);
+	}
+	if (suf && suf[1]) {
+		snprintf(b, sizeof(b), "%s", suf);
+		set(m, CM_JOB_K_FILE_SUFFIX, b, "all %zu names end with it", n);
+	}
+	if (nsz) {
+		double mean = sum / (double)nsz, v = sq / (double)nsz - mean * mean;
+
+		snprintf(b, sizeof(b), "%.0f", round(mean));
+		set(m, CM_JOB_K_RECORD_LENGTH, b, "mean of %zu file sizes", nsz);
+		snprintf(b, sizeof(b), "%.0f", round(v > 0 ? sqrt(v) : 0));
+		set(m, CM_JOB_K_RECORD_STDEV, b, "standard deviation of %zu file sizes", nsz);
+		snprintf(note, sizeof(note), "smallest of %zu file sizes", nsz);
+		setu(m, CM_JOB_K_RECORD_MIN, mn, note);
+		snprintf(note, sizeof(note), "largest of %zu file sizes", nsz);
+		setu(m, CM_JOB_K_RECORD_MAX, mx, note);
+	}
+}
+
+static void model_reader(struct model *m)
+{
+	const struct ana *a = m->a;
+	const struct ana_group *g = &a->ds;
+	double tau, r = ana_file_order_randomness(a, &tau);
+	char b[32];
+
+	if (!isnan(r))
+		set(m, CM_JOB_K_FILE_SHUFFLE, r >= MODEL_SHUFFLE_MIN ? "on" : "off",
+		    "file order randomness %.3f (on from %.1f)", r, MODEL_SHUFFLE_MIN);
+	if (g->streams && g->st_cls[0] == g->streams)
+		set(m, CM_JOB_K_TRANSFER_SIZE, "0", "each of %llu reads of a file read it "
+		    "in one request", (unsigned long long)g->streams);
+	if (g->streams && g->rd_hist[0] >= g->streams)
+		set(m, CM_JOB_K_READ_EOF, "on", "%llu 0-byte reads in %llu reads of a file",
+		    (unsigned long long)g->rd_hist[0], (unsigned long long)g->streams);
+	else if (g->streams && !g->rd_hist[0])
+		set(m, CM_JOB_K_READ_EOF, "off", "no 0-byte read in %llu reads of a file",
+		    (unsigned long long)g->streams);
+	(void)b;
+}
+
+static void model_train(struct model *m)
+{
+	const struct ana *a = m->a;
+	const struct ana_thread *t = NULL;
+	char b[32];
+
+	if (ana_epochs_known(a))
+		set(m, CM_JOB_K_EPOCHS, (snprintf(b, sizeof(b), "%zu", ana_epoch_count(a)), b),
+		    "%zu epochs by coverage of the data set", ana_epoch_count(a));
+	for (size_t i = 0; i < a->sys.nthreads; i++)
+		if (!t || a->sys.threads[i].gap_ns > t->gap_ns)
+			t = &a->sys.threads[i];
+	if (!t || !t->steps)
+		return;
+	snprintf(b, sizeof(b), "%.6f", t->step_ns / 1e9 / (double)t->steps);
+	set(m, CM_JOB_K_COMPUTE, b, "thread %u: %llu compute gaps of 1 ms or more, mean %.1f ms",
+	    t->tid, (unsigned long long)t->steps, t->step_ns / 1e6 / (double)t->steps);
+	snprintf(b, sizeof(b), "%.6f", ana_step_stdev_ms(t) / 1e3);
+	set(m, CM_JOB_K_COMPUTE_STDEV, b, "thread %u: standard deviation of its %llu "
+	    "compute gaps", t->tid, (unsigned long long)t->steps);
+}
+
+static void model_checkpoint(struct model *m, const char **dir, size_t *dl)
+{
+	const struct ana *a = m->a;
+	uint64_t bytes = 0, files = 0, syncs = 0, n = a->nckpts;
+	int same_files = 1;
+	char b[32];
+
+	if (!n)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const struct ana_ckpt *c = &a->ckpts[i];
+		bytes += c->bytes;
+		same_files &= c->files == a->ckpts[0].files;
+		files += c->files;
+		syncs += c->syncs > 0;
+		if (!*dir && c->file != ANA_NONE && a->files[c->file].path) {
+			*dir = a->files[c->file].path;
+			*dl = dir_len(*dir);
+		}
+	}
+	snprintf(b, sizeof(b), "%.0f", round((double)bytes / (double)n));
+	set(m, CM_JOB_K_CKPT_SIZE, b, "mean of %llu checkpoints, %llu bytes in all",
+	    (unsigned long long)n, (unsigned long long)bytes);
+	if (same_files) {
+		snprintf(b, sizeof(b), "%llu", (unsigned long long)a->ckpts[0].files);
+		set(m, CM_JOB_K_CKPT_FILES, b, "files written by each of %llu checkpoints",
+		    (unsigned long long)n);
+	}
+	if (syncs == n || !syncs)
+		set(m, CM_JOB_K_CKPT_FSYNC, syncs ? "on" : "off", "%llu of %llu checkpoints synced",
+		    (unsigned long long)syncs, (unsigned long long)n);
+	if (ana_epochs_known(a) && ana_epoch_count(a) && ana_epoch_count(a) % n == 0) {
+		snprintf(b, sizeof(b), "%llu", (unsigned long long)(ana_epoch_count(a) / n));
+		set(m, CM_JOB_K_CKPT_EPOCHS, b, "%llu checkpoints in %zu epochs",
+		    (unsigned long long)n, ana_epoch_count(a));
+	}
+}
+
+struct model_arg {
+	const struct ana *a;
+	struct cm_job *job;
+};
+
+static int model_fill(void *arg)
+{
+	const struct ana *a = ((struct model_arg *)arg)->a;
+	struct cm_job *job = ((struct model_arg *)arg)->job;
+	struct model m = { .a = a, .job = job };
+	const char *ds = NULL, *ck = NULL;
+	size_t dsl = 0, ckl = 0, rl;
+	char b[64], *v;
+
+	if ((m.err = cm_job_set_header(job, "derived from a trace by iotape model")))
+		return m.err;
+	set(&m, CM_JOB_K_SRC_TRACE, a->path, "the trace analysed");
+	snprintf(b, sizeof(b), "%.3f", (ana_trace_end(a) - a->t0) / 1e9);
+	set(&m, CM_JOB_K_SRC_DURATION, b, "first to last event");
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)a->sys.n_events);
+	set(&m, CM_JOB_K_SRC_EVENTS, b, "syscall events");
+	if (m.err)
+		return m.err;
+	model_dataset(&m, &ds, &dsl);
+	if (ds) {
+		model_reader(&m);
+	}
+	model_train(&m);
+	model_checkpoint(&m, &ck, &ckl);
+	/* the folders, under the common root of both (the job's DIR) */
+	rl = ds ? dir_len_n(ds, dsl) : 0;
+	if (ds && ck) {
+		rl = common_dir(ds, dsl, ck, ckl);
+		if (rl == dsl || rl == ckl)
+			rl = dir_len_n(ds, rl);
+	} else if (ck) {
+		rl = dir_len_n(ck, ckl);
+	}
+	if (ds && dsl > rl) {
+		v = strndup(ds + rl + 1, dsl - rl - 1);
+		if (!v)
+			return -ENOMEM;
+		set(&m, CM_JOB_K_DATA_FOLDER, v, "the data set directory %.*s under the root %.*s",
+		    (int)dsl, ds, (int)rl, ds);
+		free(v);
+	}
+	if (ck && ckl > rl) {
+		v = strndup(ck + rl + 1, ckl - rl - 1);
+		if (!v)
+			return -ENOMEM;
+		set(&m, CM_JOB_K_CKPT_FOLDER, v, "the checkpoints' directory %.*s under the root %.*s",
+		    (int)ckl, ck, (int)rl, ck);
+		free(v);
+	}
+	return m.err;
+}
+
+int ana_model(const struct ana *a, struct cm_job *job)
+{
+	struct model_arg arg = { a, job };
+
+	return ana_guard(model_fill, &arg);
+}
