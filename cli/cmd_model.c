@@ -342,8 +342,22 @@ static int trace_read(const char *path, struct cm_job *job)
 
 	memset(&a, 0, sizeof(a));
 	err = ana_run(&a, path, &o);
-	if (!err)
+	if (!err) {
+		/* a job derived from part of a trace would be wrong (epochs,
+		 * files, steps): a damaged trace is an error here */
+		const char *why = tape_reader_recovered(a.r);
+
+		for (int t = 1; t < TAPE_TABLE_MAX && !why; t++)
+			if (a.damage[t])
+				why = a.damage_detail[t];
+		if (why) {
+			cli_error("%s: damaged trace (%s): no job derived from a part of it",
+				  path, why);
+			ana_release(&a);
+			return EXIT_FAIL;
+		}
 		err = ana_model(&a, job);
+	}
 	if (err == -ENOMEM)
 		cli_error("%s: out of memory", path);
 	else if (err)
@@ -411,7 +425,7 @@ int cmd_model(int argc, char **argv)
 	}
 	trace = n ? args[0] : NULL;
 	if (!!trace + !!cfg.preset + !!cfg.dlio + !!cfg.list != 1) {
-		opt_error(&model_cmd, "give one of TRACE, --preset, --from-dlio or --list");
+		opt_error(&model_cmd, "give one of --preset, --from-dlio, --list or a TRACE");
 		return EXIT_USAGE;
 	}
 	if (cfg.list) {

@@ -1,0 +1,117 @@
+#!/bin/sh
+# iotape model TRACE: on the bundled traces, each value written equals what
+# `iotape analyze --json` of the same trace says (the expectations computed
+# here from its JSON); -o refuses an existing file without -f; a damaged
+# trace is one error line, exit 1, and no file.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/model_lib.sh"
+
+for t in image_folder shards checkpoint memmap; do
+	tr=$TOP/traces/$t.iotape
+	ok "$IOTAPE" model "$tr" -o "$T/$t.ini"
+	ok "$IOTAPE" analyze --json "$tr"
+	cp "$T/out" "$T/$t.json"
+	python3 - "$T/$t.json" "$T/$t.ini" <<'PY' || fail "$t: the job file is not what analyze says"
+import configparser, json, math, os, sys
+a = json.load(open(sys.argv[1]))
+c = configparser.ConfigParser(inline_comment_prefixes=(';',), interpolation=None)
+c.read(sys.argv[2])
+got = {(s, k): v for s in c.sections() for k, v in c.items(s)}
+want = {("job", "format"): "1", ("source", "trace"): a["window"]["trace"],
+        ("source", "duration_s"): "%.3f" % a["summary"]["duration_s"],
+        ("source", "events"): str(a["summary"]["trace_events"]["syscall"])}
+ds = [f for f in a["files"] if f["dataset"] and f["path_known"]]
+dsdir = ckdir = None
+if not ds:
+    want["dataset", "num_files"] = "0"
+else:
+    dsdir = os.path.commonpath([os.path.dirname(f["path"]) for f in ds])
+    assert a["dataset"]["files"] == len(ds)
+    want["dataset", "num_files"] = str(len(ds))
+    subs = {f["path"][len(dsdir) + 1:].split("/")[0] for f in ds if "/" in f["path"][len(dsdir) + 1:]}
+    want["dataset", "num_subfolders"] = str(len(subs))
+    names = [os.path.basename(f["path"]) for f in ds]
+    pre = os.path.commonprefix(names).rstrip("0123456789")
+    if pre and all("." not in n[:len(pre)] or n.rfind(".") >= len(pre) for n in names):
+        want["dataset", "file_prefix"] = pre
+    ext = {os.path.splitext(n)[1] for n in names}
+    if len(ext) == 1 and ext != {""}:
+        want["dataset", "file_suffix"] = ext.pop()
+    sz = [f["size"] for f in ds]
+    m = sum(sz) / len(sz)
+    want["dataset", "record_length"] = "%.0f" % m
+    want["dataset", "record_length_stdev"] = "%.0f" % math.sqrt(max(0, sum(s * s for s in sz) / len(sz) - m * m))
+    want["dataset", "record_length_min"] = str(min(sz))
+    want["dataset", "record_length_max"] = str(max(sz))
+    p = a["dataset"]["pattern"]
+    r = p["file_order_randomness"]
+    if r is not None:
+        want["reader", "file_shuffle"] = "on" if r >= 0.5 else "off"
+    st = p["streams"]
+    if st["total"] and st["single"] == st["total"]:
+        want["reader", "transfer_size"] = "0"
+    zero = sum(h["reads"] for h in p["request_size_histogram"] if h["max"] == 0)
+    if st["total"] and zero >= st["total"]:
+        want["reader", "read_eof"] = "on"
+    elif st["total"] and not zero:
+        want["reader", "read_eof"] = "off"
+ep = a["epochs"]["count"]
+if ep is not None:
+    want["train", "epochs"] = str(ep)
+t = max(a["compute"]["threads"], key=lambda t: t["gap_s"])
+if t["steps"]:
+    want["train", "computation_time"] = "%.6f" % t["step_mean_s"]
+    want["train", "computation_time_stdev"] = "%.6f" % t["step_stdev_s"]
+ck = a["checkpoints"]["checkpoints"]
+if ck:
+    want["checkpoint", "size"] = "%.0f" % (sum(x["bytes"] for x in ck) / len(ck))
+    if len({x["files"] for x in ck}) == 1:
+        want["checkpoint", "files"] = str(ck[0]["files"])
+    syn = sum(1 for x in ck if x["fsyncs"])
+    if syn in (0, len(ck)):
+        want["checkpoint", "fsync"] = "on" if syn else "off"
+    if ep and ep % len(ck) == 0:
+        want["checkpoint", "epochs_between_checkpoints"] = str(ep // len(ck))
+    w = [f["path"] for f in a["files"] if f["write_bytes"] and f["path_known"]]
+    ckdir = os.path.dirname(sorted(w, key=lambda p: -[f["write_bytes"] for f in a["files"] if f["path"] == p][0])[0])
+# the folders under their common root
+if dsdir and ckdir:
+    root = os.path.commonpath([dsdir, ckdir])
+    if root in (dsdir, ckdir):
+        root = os.path.dirname(root)
+else:
+    root = os.path.dirname(dsdir or ckdir or "/")
+if dsdir:
+    want["dataset", "data_folder"] = os.path.relpath(dsdir, root)
+if ckdir:
+    want["checkpoint", "checkpoint_folder"] = os.path.relpath(ckdir, root)
+bad = 0
+for k in sorted(set(want) | set(got)):
+    if want.get(k) != got.get(k):
+        print("[%s] %s = %r, analyze says %r" % (k[0], k[1], got.get(k), want.get(k)))
+        bad = 1
+sys.exit(bad)
+PY
+	# every value says what it was measured from
+	grep '^[a-z_]* = ' "$T/$t.ini" | grep -v '^format = ' | grep -qv ' ; ' &&
+		fail "$t: a value without its comment"
+done
+want "$T/image_folder.ini" dataset num_files 800
+want "$T/checkpoint.ini" dataset num_files 0
+
+# -o: an existing file is refused (and kept) without -f
+echo keep >"$T/exists.ini"
+err_line 1 "iotape model: " "exists (use -f" "$IOTAPE" model "$TOP/traces/shards.iotape" -o "$T/exists.ini"
+[ "$(cat "$T/exists.ini")" = keep ] || fail "-o without -f changed the file"
+ok "$IOTAPE" model "$TOP/traces/shards.iotape" -o "$T/exists.ini" -f
+want "$T/exists.ini" dataset num_files 128
+
+# a truncated trace and garbage: one error line, exit 1, no file
+head -c 3000 "$TOP/traces/image_folder.iotape" >"$T/trunc.iotape"
+head -c 5000 /dev/urandom >"$T/garbage.iotape"
+for b in trunc garbage; do
+	err_line 1 "iotape model: " "$b.iotape" "$IOTAPE" model "$T/$b.iotape" -o "$T/$b.ini"
+	[ -e "$T/$b.ini" ] && fail "$b: a job file was written"
+done
+err_line 2 "iotape model: " "one of --preset" "$IOTAPE" model "$TOP/traces/shards.iotape" -p unet3d
+exit 0
