@@ -299,6 +299,7 @@ struct rp_jobspec {
 	/* (the parser's) */
 	uint64_t seen[2];	/* keys given, by table index */
 	unsigned sec_line[8];	/* line of each section's header */
+	unsigned key_line[64];	/* line of each key given */
 	unsigned last_line;
 };
 /*

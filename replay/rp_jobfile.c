@@ -83,7 +83,7 @@ static const struct jkey keys[] = {
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 #define NSECS (sizeof(sections) / sizeof(sections[0]))
-_Static_assert(NKEYS <= 128, "seen[] holds 128 keys");
+_Static_assert(NKEYS <= 64, "key_line[] holds 64 keys");
 
 static void defaults(struct rp_jobspec *j)
 {
@@ -248,6 +248,9 @@ static int handler(void *arg, const char *sec, const char *key, const char *valu
 		p->failed = 1;
 		return 0;
 	}
+	for (size_t i = 0; i < NKEYS; i++)
+		if (!strcmp(keys[i].sec, sec) && !strcmp(keys[i].key, key))
+			p->j->key_line[i] = p->line;
 	return 1;
 }
 
@@ -303,6 +306,18 @@ static int bad_folder(const char *f)
 	return !*f || strchr(f, '\n') || rp_path_map(buf) || strcmp(buf, f);
 }
 
+/* The line of sec.key in the file: the key's, its section's header, or
+ * the last line (0 where a --set gave it). */
+static unsigned key_line(const struct rp_jobspec *j, const char *sec, const char *key)
+{
+	int s = sec_index(sec);
+
+	for (size_t i = 0; i < NKEYS; i++)
+		if (!strcmp(keys[i].sec, sec) && !strcmp(keys[i].key, key) && j->key_line[i])
+			return j->key_line[i];
+	return s >= 0 && j->sec_line[s] ? j->sec_line[s] : j->last_line;
+}
+
 int rp_jobspec_check(const struct rp_jobspec *j, const char *path, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < NKEYS; i++) {
@@ -314,28 +329,28 @@ int rp_jobspec_check(const struct rp_jobspec *j, const char *path, char *err, si
 			 keys[i].key);
 		return -EINVAL;
 	}
-#define BAD(sec, ...) do { \
-		unsigned l_ = j->sec_line[sec_index(sec)]; \
+#define BAD(sec, key, ...) do { \
+		unsigned l_ = key_line(j, sec, key); \
 		int n_ = snprintf(err, errlen, "%s:%u: ", path, l_ ? l_ : j->last_line); \
 		snprintf(err + n_, errlen - (size_t)n_, __VA_ARGS__); \
 		return -EINVAL; \
 	} while (0)
 	if (bad_folder(j->data_folder))
-		BAD("dataset", "dataset.data_folder: '%s' is not a relative path under DIR (no "
+		BAD("dataset", "data_folder", "dataset.data_folder: '%s' is not a relative path under DIR (no "
 		    "'..', not empty)", j->data_folder);
 	if (j->checkpoint && bad_folder(j->checkpoint_folder))
-		BAD("checkpoint", "checkpoint.checkpoint_folder: '%s' is not a relative path under "
+		BAD("checkpoint", "checkpoint_folder", "checkpoint.checkpoint_folder: '%s' is not a relative path under "
 		    "DIR (no '..', not empty)", j->checkpoint_folder);
 	if (strchr(j->file_prefix, '/') || strchr(j->file_suffix, '/'))
-		BAD("dataset", "dataset.file_prefix, file_suffix: no '/' in them");
+		BAD("dataset", "file_prefix", "dataset.file_prefix, file_suffix: no '/' in them");
 	if (j->record_length_max && j->record_length_min > j->record_length_max)
-		BAD("dataset", "dataset.record_length_min is above record_length_max");
+		BAD("dataset", "record_length_max", "dataset.record_length_min is above record_length_max");
 	if (j->num_subfolders > j->num_files)
-		BAD("dataset", "dataset.num_subfolders is above num_files");
+		BAD("dataset", "num_subfolders", "dataset.num_subfolders is above num_files");
 	if (j->num_files * j->num_samples_per_file > (1ull << 40))
-		BAD("dataset", "dataset.num_files x num_samples_per_file: more than 2^40 samples");
+		BAD("dataset", "num_files", "dataset.num_files x num_samples_per_file: more than 2^40 samples");
 	if (j->checkpoint && !j->epochs_between_checkpoints && !j->steps_between_checkpoints)
-		BAD("checkpoint", "checkpoint: epochs_between_checkpoints and "
+		BAD("checkpoint", "epochs_between_checkpoints", "checkpoint: epochs_between_checkpoints and "
 		    "steps_between_checkpoints are both 0");
 #undef BAD
 	return 0;
