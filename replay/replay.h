@@ -315,8 +315,8 @@ int rp_jobspec_set(struct rp_jobspec *j, const char *kv, const char *what, char 
 		   size_t errlen);
 /* The checks across keys (required keys, min <= max): 0 or -EINVAL. */
 int rp_jobspec_check(const struct rp_jobspec *j, const char *path, char *err, size_t errlen);
-/* Whether the first bytes of a file look like a job file (text starting
- * with '[', ';', '#' or blank), not a trace. */
+/* Whether path is a regular file whose first bytes look like a job file
+ * (text starting with '[', ';', '#' or blank), not a trace. */
 int rp_job_sniff(const char *path);
 
 struct rp_job_opts {

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "parse.h"
 #include "replay.h"
 
@@ -359,10 +360,13 @@ int rp_jobspec_check(const struct rp_jobspec *j, const char *path, char *err, si
 int rp_job_sniff(const char *path)
 {
 	unsigned char b[64];
-	FILE *f = fopen(path, "rb");
+	struct stat st;
+	FILE *f;
 	size_t n, i = 0;
 
-	if (!f)
+	/* a FIFO or a device is no job file, and must not be read here (the
+	 * trace source refuses it) */
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || !(f = fopen(path, "rb")))
 		return 0;
 	n = fread(b, 1, sizeof(b), f);
 	fclose(f);
