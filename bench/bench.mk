@@ -13,6 +13,12 @@ $(OUT)/bench/analyze_bench: $(OUT)/bench/analyze_bench.o $(LIBANALYZE) $(LIBCOMM
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -ljansson -lzstd -lxxhash -lpthread -lm
 
+# The job-file generator alone: libreplay (and what it stands on), libinih.
+$(OUT)/bench/job_bench.o: INC_bench += -Ireplay
+$(OUT)/bench/job_bench: $(OUT)/bench/job_bench.o $(LIBREPLAY) $(LIBCOMMON) $(LIBTAPE)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(shell pkg-config --libs inih liburing jansson 2>/dev/null || echo -linih -luring -ljansson) -lzstd -lxxhash -lpthread -lm
+
 $(OUT)/bench/zstdshare.so: bench/zstdshare.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)

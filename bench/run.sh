@@ -14,7 +14,8 @@
 #   BENCH_RUNS     runs per measurement, best kept (default 3)
 #   BENCH_KEEP=1   keep the trace and CSV files under OUT/bench/work
 #   BENCH_ONLY     run only this section (format, parquet, analyze, record,
-#                  replay, scale, memory, fidelity)
+#                  replay, scale, memory, model, fidelity)
+#   MODEL_FILES    files of the model bench's job (default 1000000)
 #   PARQUET_EVENTS syscall rows of the parquet bench's stream (default 1000000)
 #   MEMORY_FILES   files of the memory bench's replay (default 1000000)
 #   REPLAY_MB      size of the replay bench's file in MiB (default 1024)
@@ -855,6 +856,47 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
 	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
 }
 want memory && memory_section
+
+# ------------------------------------------------------------------- model
+# The job-file source (replay/rp_jobfile.c, iotape-job(5)): (a) ops per
+# second of the generator alone (bench/job_bench: next() in a loop, no
+# engine, no I/O) for a job of 10^6 files read in 10 transfers each
+# (1.2 x 10^7 ops); (b) that job prepared (--sparse) and replayed afap:
+# its peak RSS (no per-op plan: the layout only).
+model_section() {
+	section model "job-file generator: ops/s alone; 10^6 files, 10^7 reads replayed: peak RSS"
+	w=$WORK/model
+	nf=${MODEL_FILES:-1000000}
+	rm -rf "$w" && mkdir -p "$w" || { FAILED=1; return; }
+	printf '[job]\nformat = 1\n[dataset]\ndata_folder = data\nnum_files = %s\nnum_subfolders = 100\nrecord_length = 40k\n[reader]\nread_threads = 4\nbatch_size = 256\ntransfer_size = 4k\nread_eof = off\n[train]\nepochs = 1\ncomputation_time = 0\n' \
+		"$nf" >"$w/job.ini"
+	best=0
+	for _ in $(seq "${BENCH_RUNS:-3}"); do
+		r=$("$OUT/bench/job_bench" "$w/job.ini") || { echo "  job_bench failed"; FAILED=1; return; }
+		v=$(printf '%s\n' "$r" | awk '{ print $6 }')
+		best=$(awk -v a="$best" -v b="$v" 'BEGIN { print (b > a) ? b : a }')
+	done
+	fig "generator Mops/s" "$(calc "$best / 1e6" 1)" ge 10 "$(count "$(printf '%s\n' "$r" | awk '{ print $2 }')") ops a run"
+	t0=$(now)
+	if ! ./iotape replay --prepare-only --sparse -d "$w/d" "$w/job.ini" >/dev/null 2>&1; then
+		echo "  prepare failed"; FAILED=1; return
+	fi
+	t1=$(now)
+	if ! rf=$(python3 -c '
+import resource, subprocess, sys
+rc = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL)
+if rc:
+    sys.exit(rc)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' ./iotape replay --no-prepare --timing afap \
+		--output-format json -o "$w/r.json" -d "$w/d" "$w/job.ini"); then
+		echo "  the replay failed"; FAILED=1; return
+	fi
+	t2=$(now)
+	echo "  $(count "$nf") files prepared in $(calc "$t1 - $t0" 0) s, $(count $((nf * 12))) ops replayed in $(calc "$t2 - $t1" 0) s"
+	fig "job replay peak RSS MiB" "$(calc "$rf / 1024" 0)" le 256
+	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
+}
+want model && model_section
 
 # --------------------------------------------------------------- fidelity
 # record -> replay -> record, for every bundled workload

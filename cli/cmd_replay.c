@@ -27,7 +27,7 @@ enum {
 	O_PREP_ONLY = OPT_LONG(1), O_NO_PREP, O_SPARSE, O_TIMING, O_SPEED,
 	O_SCALE, O_IODEPTH, O_DIRECT_OPT, O_DROP, O_LOOPS, O_FMT, O_MEMLIMIT,
 	O_SCALE_DS, O_IGNORE, O_NO_META, O_WRITERS, O_AU, O_RUNTIME, O_FIND_MAX, O_SYNC_STEPS,
-	O_MPI,
+	O_MPI, O_SET, O_SEED,
 };
 
 /* Typed options go to struct rp_opts; the others are taken in cmd_replay(). */
@@ -74,6 +74,9 @@ static const struct opt replay_opts[] = {
 	{ O_SYNC_STEPS, "sync-steps", NULL, "accelerators wait for each other at every training step",
 	  OPT_T_FLAG(CFG, sync_steps) },
 	{ O_MPI, "mpi", NULL, "under mpirun: each rank runs its share of the accelerators, rank 0 reports" },
+	{ O_SET, "set", "SECTION.KEY=VALUE", "a job file: override a key (iotape-job(5))",
+	  NULL, NULL, OPT_MULTI },
+	{ O_SEED, "seed", "N", "a job file: its seed (train.seed)" },
 	{ 0 }
 };
 #undef CFG
@@ -309,6 +312,7 @@ static int failures(const struct rp_layout *l, const struct rp_result *res, int 
 struct src_arg {
 	const char *trace;
 	struct rp_trace_opts to;
+	const struct rp_jobspec *job;	/* TRACE is a job file (iotape-job(5)) */
 };
 
 static int open_trace(void *arg, unsigned accel, struct rp_source **out, char *err,
@@ -316,6 +320,9 @@ static int open_trace(void *arg, unsigned accel, struct rp_source **out, char *e
 {
 	const struct src_arg *sa = arg;
 
+	if (sa->job)
+		return rp_job_open(out, sa->job, &(struct rp_job_opts){ .direct = sa->to.direct },
+				   err, errlen);
 	return rp_trace_open(out, sa->trace, &sa->to, err, errlen);
 }
 
@@ -338,7 +345,7 @@ static int open_source(const struct src_arg *sa, const struct rp_opts *o, unsign
 	int rc;
 
 	if (!n && !o->runtime_ns && !M.on) {	/* no accelerators asked for */
-		rc = rp_trace_open(src, sa->trace, &sa->to, err, sizeof(err));
+		rc = open_trace((void *)sa, 0, src, err, sizeof(err));
 	} else {
 		/* n instances share the bound of the queued ops */
 		struct src_arg one = *sa;
@@ -353,6 +360,49 @@ static int open_source(const struct src_arg *sa, const struct rp_opts *o, unsign
 	if (rc)
 		cli_error("%s", err);
 	return rc ? -1 : 0;
+}
+
+/* TRACE is a job file when its first bytes are text starting with '[',
+ * ';', '#' or blank (a trace starts with its format's magic): parse it,
+ * apply the --set overrides and --seed, check it.  0, or the exit status
+ * after one error line (exit 2: the job file is part of the command). */
+static int job_file(struct src_arg *sa, struct rp_jobspec *job, const char **sets, int nsets,
+		    const char *seed)
+{
+	char err[768], what[1100];
+
+	if (!rp_job_sniff(sa->trace)) {
+		if (nsets || seed) {
+			opt_error(&replay_cmd, "--set and --seed are for job files (%s is not one)",
+				  sa->trace);
+			return EXIT_USAGE;
+		}
+		return 0;
+	}
+	if (rp_jobspec_parse(job, sa->trace, err, sizeof(err))) {
+		cli_error("%s", err);
+		return EXIT_USAGE;
+	}
+	for (int i = 0; i < nsets; i++) {
+		snprintf(what, sizeof(what), "--set %s", sets[i]);
+		if (rp_jobspec_set(job, sets[i], what, err, sizeof(err))) {
+			cli_error("%s", err);
+			return EXIT_USAGE;
+		}
+	}
+	if (seed) {
+		snprintf(what, sizeof(what), "train.seed=%s", seed);
+		if (rp_jobspec_set(job, what, "--seed", err, sizeof(err))) {
+			cli_error("%s", err);
+			return EXIT_USAGE;
+		}
+	}
+	if (rp_jobspec_check(job, sa->trace, err, sizeof(err))) {
+		cli_error("%s", err);
+		return EXIT_USAGE;
+	}
+	sa->job = job;
+	return 0;
 }
 
 /* MLPerf Storage asks for a data set of 5x the client's memory at least,
@@ -618,7 +668,10 @@ int cmd_replay(int argc, char **argv)
 	struct rp_source *src = NULL;
 	struct rp_result res = { 0 };
 	struct opt_parser p;
-	struct src_arg sa;
+	struct src_arg sa = { 0 };
+	struct rp_jobspec job;
+	const char **sets = calloc((size_t)argc + 1, sizeof(*sets)), *seed = NULL;
+	int nsets = 0;
 	int c, dirfd = -1, ret = EXIT_FAIL, rc, progress;
 	FILE *out = stdout;
 
@@ -641,11 +694,19 @@ int cmd_replay(int argc, char **argv)
 		case 'n': acc_given = 1; break;
 		case O_FIND_MAX: find = 1; break;
 		case O_MPI: mpi = 1; break;
+		case O_SET: if (sets) sets[nsets++] = p.arg; break;
+		case O_SEED: seed = p.arg; break;
 		}
 	}
 	sa.trace = opt_one_arg(&p, "TRACE");
-	if (!sa.trace)
-		return EXIT_USAGE;
+	if (!sa.trace || !sets) {
+		free(sets);
+		return sets ? EXIT_USAGE : EXIT_FAIL;
+	}
+	rc = job_file(&sa, &job, sets, nsets, seed);
+	free(sets);
+	if (rc)
+		return rc;
 	if (!dir) {
 		opt_error(&replay_cmd, "--dir is required");
 		return EXIT_USAGE;

@@ -75,6 +75,9 @@ enum rp_timing { RP_TIME_ORIGINAL, RP_TIME_THINK, RP_TIME_AFAP };	/* choice orde
 				 * step (warm-up): the job's time and compute
 				 * until its issue are noted apart
 				 * (rp_job.mark_ns), for an AU without them */
+#define RP_F_STEP    (1u << 8)	/* not issued, not counted: a placeholder
+				 * that only carries a compute gap and a
+				 * wait (the job-file trainer's step) */
 #define RP_NO_SLOT UINT32_MAX	/* rp_op.slot of a metadata op by path */
 
 /*
@@ -274,6 +277,58 @@ struct rp_replica_opts {
 size_t rp_train_thread(const struct rp_layout *l);
 int rp_replica_open(struct rp_source **out, const struct rp_replica_opts *o,
 		    rp_source_open_fn open, void *arg, char *err, size_t errlen);
+
+/* ------------------------------------------------------------ job files */
+
+/* A job file (man/iotape-job.5): the synthetic job it describes. */
+#define RP_JOB_STR 256
+struct rp_jobspec {
+	char name[RP_JOB_STR];
+	char data_folder[RP_JOB_STR], file_prefix[64], file_suffix[64];
+	uint64_t num_files, num_subfolders, num_samples_per_file;
+	uint64_t record_length, record_length_stdev, record_length_min, record_length_max;
+	uint64_t read_threads, batch_size, transfer_size, prefetch_size;
+	int file_shuffle, sample_shuffle, odirect, read_eof;
+	uint64_t epochs, seed;
+	double computation_time, computation_time_stdev;	/* seconds */
+	int checkpoint;		/* a [checkpoint] section */
+	char checkpoint_folder[RP_JOB_STR];
+	uint64_t epochs_between_checkpoints, steps_between_checkpoints;
+	uint64_t ckpt_size, ckpt_files, ckpt_transfer_size;
+	int ckpt_fsync, ckpt_rename, ckpt_read_back;
+	/* (the parser's) */
+	uint64_t seen[2];	/* keys given, by table index */
+	unsigned sec_line[8];	/* line of each section's header */
+	unsigned key_line[64];	/* line of each key given */
+	unsigned last_line;
+};
+/*
+ * Parse job file path into j (defaults first): 0, or -EINVAL with
+ * "PATH:LINE: what" in err (unknown section or key, a value of the wrong
+ * type or out of range, a missing required key), -errno when it cannot be
+ * read.  Then rp_jobspec_set for each override, then rp_jobspec_check.
+ */
+int rp_jobspec_parse(struct rp_jobspec *j, const char *path, char *err, size_t errlen);
+/* One override "section.key=value" (--set), validated as in a file; the
+ * message starts with what: "WHAT: ...".  0 or -EINVAL. */
+int rp_jobspec_set(struct rp_jobspec *j, const char *kv, const char *what, char *err,
+		   size_t errlen);
+/* The checks across keys (required keys, min <= max): 0 or -EINVAL. */
+int rp_jobspec_check(const struct rp_jobspec *j, const char *path, char *err, size_t errlen);
+/* Whether path is a regular file whose first bytes look like a job file
+ * (text starting with '[', ';', '#' or blank), not a trace. */
+int rp_job_sniff(const char *path);
+
+struct rp_job_opts {
+	int direct;		/* --direct: sizes aligned, reads O_DIRECT */
+};
+/*
+ * The job-file source: the synthetic job of j (copied), generated as the
+ * replay asks for ops (memory: the layout, O(files + threads)).  Thread 0
+ * is the trainer, 1 .. read_threads the readers.
+ */
+int rp_job_open(struct rp_source **out, const struct rp_jobspec *j, const struct rp_job_opts *o,
+		char *err, size_t errlen);
 
 /* -------------------------------------------------------------- prepare */
 

@@ -749,10 +749,14 @@ static void run_loop(struct tctx *c)
 				c->job->compute_ns += delay;
 			}
 		}
-		if (op.flags & RP_F_SKIP) {	/* its place and timing only */
-			if (op.kind < RP_KIND_MAX)
+		if (op.flags & (RP_F_SKIP | RP_F_STEP)) {	/* its place and timing only */
+			if ((op.flags & RP_F_SKIP) && op.kind < RP_KIND_MAX)
 				c->job->unissued[op.kind]++;
 			c->last_done = now_ns();
+			if ((op.flags & RP_F_MARK) && !c->job->mark_ns) {	/* warm-up over */
+				c->job->mark_ns = c->last_done - e->start;
+				c->job->mark_compute_ns = c->job->compute_ns;
+			}
 			op_done(c);
 			if (op.end > prev_end)
 				prev_end = op.end;

@@ -1,0 +1,70 @@
+#!/bin/sh
+# replay_job_errors.sh - a bad job file (iotape-job(5)) is one error line
+# "iotape replay: FILE:LINE: ...", exit 2, and DIR is not created: an
+# unknown section, an unknown key, a value of the wrong type, a negative
+# size, a missing required key, a key outside a section, a folder with
+# "..", keys that disagree; a bad --set or --seed names the option; --set
+# with a trace is a usage error.
+. "$(dirname "$0")/lib.sh"
+
+cd "$T" || fail "cd $T"
+good='[job]
+format = 1
+[dataset]
+data_folder = data
+num_files = 4
+record_length = 100
+[train]
+epochs = 1
+computation_time = 0'
+
+# bad LINE WANT TEXT...: a file of the good job and TEXT; one error line
+# naming job.ini:LINE and WANT; exit 2; no DIR
+bad() {
+	line=$1 want=$2
+	shift 2
+	printf '%s\n' "$good" "$@" >job.ini || fail "cannot write job.ini"
+	err_line 2 "iotape replay: job.ini:$line: " "$want" "$IOTAPE" replay -d "$T/d" job.ini
+	[ -e "$T/d" ] && fail "job.ini:$line ($want): DIR was created"
+	return 0
+}
+bad 10 'unknown section [foo]' '[foo]' 'x = 1'
+bad 11 "unknown key 'bogus' in [reader]" '[reader]' 'bogus = 1'
+bad 11 "reader.batch_size: 'abc' is not a whole number" '[reader]' 'batch_size = abc'
+bad 11 "checkpoint.size: '-5' is not a size" '[checkpoint]' 'size = -5'
+bad 11 "reader.read_threads: '0' is not a whole number from 1" '[reader]' 'read_threads = 0'
+bad 11 "reader.file_shuffle: 'maybe' is not on or off" '[reader]' 'file_shuffle = maybe'
+bad 11 "train.computation_time: 'x' is not a number of seconds" '[train]' 'computation_time = x'
+bad 11 "dataset.data_folder: '../up' is not a relative path" '[dataset]' 'data_folder = ../up'
+bad 12 'record_length_min is above record_length_max' '[dataset]' 'record_length_min = 50' \
+	'record_length_max = 10'
+printf '[job]\nformat = 1\n[dataset]\ndata_folder = d\nnum_files = 4\n[train]\nepochs = 1\ncomputation_time = 0\n' >job.ini
+err_line 2 "iotape replay: job.ini:3: " 'missing required key dataset.record_length' \
+	"$IOTAPE" replay -d "$T/d" job.ini
+printf '; no section\nformat = 1\n' >job.ini
+err_line 2 "iotape replay: job.ini:2: " "'format' outside a section" "$IOTAPE" replay -d "$T/d" job.ini
+printf '[job]\nformat = 2\n' >job.ini
+err_line 2 "iotape replay: job.ini:2: " "job.format: '2' is not a whole number from 1 to 1" \
+	"$IOTAPE" replay -d "$T/d" job.ini
+[ -e "$T/d" ] && fail "DIR was created"
+
+# overrides: checked as in the file, named by the option
+printf '%s\n' "$good" >job.ini || fail "cannot write job.ini"
+err_line 2 "iotape replay: --set train.epochs=x: " "train.epochs: 'x' is not a whole number" \
+	"$IOTAPE" replay -d "$T/d" --set train.epochs=x job.ini
+err_line 2 "iotape replay: --set train.nope=1: " "unknown key 'nope' in [train]" \
+	"$IOTAPE" replay -d "$T/d" --set train.nope=1 job.ini
+err_line 2 "iotape replay: --set nokey: " "not section.key=value" \
+	"$IOTAPE" replay -d "$T/d" --set nokey job.ini
+err_line 2 "iotape replay: --set x.y=1: " "unknown section [x]" \
+	"$IOTAPE" replay -d "$T/d" --set x.y=1 job.ini
+err_line 2 "iotape replay: --seed: " "train.seed: '-1' is not a whole number" \
+	"$IOTAPE" replay -d "$T/d" --seed -1 job.ini
+[ -e "$T/d" ] && fail "DIR was created by a bad --set"
+
+# --set with a trace
+printf 'ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns,flags,path2\n1000,1,1,openat,/u,-1,0,0,3,10,0,\n' >t.csv
+ok "$IOTAPE" import -o t.tape t.csv
+err_line 2 "iotape replay: " "--set and --seed are for job files" \
+	"$IOTAPE" replay -d "$T/d" --set train.epochs=1 t.tape
+exit 0
