@@ -483,9 +483,19 @@ struct rp_scale_acc {
 	uint64_t compute_ns, wall_ns;
 	uint64_t read_bytes, write_bytes, ios, opens;
 };
+/* Per MPI rank (a client node), from its accelerators. */
+struct rp_scale_rank {
+	int rank;
+	const char *host;
+	unsigned accelerators;
+	double au_min;
+	uint64_t read_bytes, write_bytes, ios;
+};
 struct rp_scale {
 	unsigned n;		/* accelerators */
 	struct rp_scale_acc *acc;
+	unsigned nranks;	/* 1 without MPI */
+	struct rp_scale_rank *ranks;
 	double au_min, au_mean, au_max;
 	int pass;		/* au_min >= the threshold */
 	uint64_t read_bytes, write_bytes, ios, opens;

@@ -244,6 +244,23 @@ int rp_scale_stats(const struct rp_result *res, double au, struct rp_scale *st)
 	}
 	free(mark_ns);
 	free(mark_c);
+	/* per rank: its accelerators are consecutive (numbered rank by rank) */
+	if (!(st->ranks = calloc(n, sizeof(*st->ranks)))) {
+		rp_scale_release(st);
+		return -ENOMEM;
+	}
+	for (unsigned a = 0; a < n; a++) {
+		const struct rp_scale_acc *x = &st->acc[a];
+		if (!a || x->rank != st->acc[a - 1].rank)	/* a new rank */
+			st->ranks[st->nranks++] = (struct rp_scale_rank){ .rank = x->rank,
+									  .host = x->host, .au_min = 1 };
+		struct rp_scale_rank *r = &st->ranks[st->nranks - 1];
+		r->accelerators++;
+		r->read_bytes += x->read_bytes;
+		r->write_bytes += x->write_bytes;
+		r->ios += x->ios;
+		r->au_min = x->au < r->au_min ? x->au : r->au_min;
+	}
 	st->pass = st->au_min >= au;
 	double secs = res->wall_ns / 1e9;
 	if (secs > 0) {
@@ -258,6 +275,7 @@ int rp_scale_stats(const struct rp_result *res, double au, struct rp_scale *st)
 void rp_scale_release(struct rp_scale *st)
 {
 	free(st->acc);
+	free(st->ranks);
 	memset(st, 0, sizeof(*st));
 }
 
@@ -319,23 +337,12 @@ static json_t *scale_json(const struct rp_layout *l, const struct rp_opts *o,
 	json_object_set_new(so, "per_accelerator", pa);
 	json_object_set_new(so, "ranks", json_integer(o->ranks ? o->ranks : 1));
 	json_t *ph = json_array();
-	for (unsigned a = 0; a < st.n; a++) {	/* a rank's accelerators are consecutive */
-		const struct rp_scale_acc *x = &st.acc[a];
-		if (a && x->rank == st.acc[a - 1].rank)
-			continue;
-		uint64_t rb = 0, wb = 0, ios = 0;
-		double aumin = 1;
-		int k = 0;
-		for (unsigned b = a; b < st.n && st.acc[b].rank == x->rank; b++, k++) {
-			rb += st.acc[b].read_bytes;
-			wb += st.acc[b].write_bytes;
-			ios += st.acc[b].ios;
-			aumin = st.acc[b].au < aumin ? st.acc[b].au : aumin;
-		}
+	for (unsigned i = 0; i < st.nranks; i++) {
+		const struct rp_scale_rank *r = &st.ranks[i];
 		json_array_append_new(ph, json_pack("{s:s,s:i,s:i,s:f,s:o,s:o,s:o}",
-			"host", x->host ? x->host : "", "rank", x->rank, "accelerators", k,
-			"au_min", aumin, "read_bytes", cm_json_u64(rb), "write_bytes", cm_json_u64(wb),
-			"ios", cm_json_u64(ios)));
+			"host", r->host ? r->host : "", "rank", r->rank, "accelerators",
+			(int)r->accelerators, "au_min", r->au_min, "read_bytes", cm_json_u64(r->read_bytes),
+			"write_bytes", cm_json_u64(r->write_bytes), "ios", cm_json_u64(r->ios)));
 	}
 	json_object_set_new(so, "per_host", ph);
 	rp_scale_release(&st);
@@ -741,22 +748,13 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 				x->host ? x->host : "", 100.0 * x->au,
 				x->first_step_out ? " (first step out)" : "", b1, b2, x->ios, b3);
 		}
-		for (unsigned a = 0; o->ranks > 1 && a < st.n; a++) {
-			const struct rp_scale_acc *x = &st.acc[a];
-			uint64_t rb = 0, wb = 0;
-			double aumin = 1;
-			unsigned k = 0;
-			if (a && x->rank == st.acc[a - 1].rank)
-				continue;
-			for (unsigned b = a; b < st.n && st.acc[b].rank == x->rank; b++, k++) {
-				rb += st.acc[b].read_bytes;
-				wb += st.acc[b].write_bytes;
-				aumin = st.acc[b].au < aumin ? st.acc[b].au : aumin;
-			}
-			cm_fmt_bytes(b1, sizeof(b1), rb);
-			cm_fmt_bytes(b2, sizeof(b2), wb);
+		for (unsigned i = 0; o->ranks > 1 && i < st.nranks; i++) {
+			const struct rp_scale_rank *r = &st.ranks[i];
+			cm_fmt_bytes(b1, sizeof(b1), r->read_bytes);
+			cm_fmt_bytes(b2, sizeof(b2), r->write_bytes);
 			fprintf(f, "  rank %d on %s: %u accelerator%s, read %s, written %s, AU min %.1f%%\n",
-				x->rank, x->host ? x->host : "", k, k == 1 ? "" : "s", b1, b2, 100 * aumin);
+				r->rank, r->host ? r->host : "", r->accelerators,
+				r->accelerators == 1 ? "" : "s", b1, b2, 100 * r->au_min);
 		}
 		cm_fmt_bytes(b1, sizeof(b1), (uint64_t)st.read_bw);
 		cm_fmt_bytes(b2, sizeof(b2), (uint64_t)st.write_bw);
