@@ -439,24 +439,6 @@ static void mem_warning(const struct rp_result *res, const struct rp_opts *o)
 	fputc('\n', stderr);
 }
 
-/* --mpi, rank 0: its layout's counts are of its own accelerators; the
- * report's are of all of them (every accelerator runs the same job). */
-static void mpi_layout_total(struct rp_layout *l, unsigned mine, unsigned total)
-{
-#define TOTAL(x) ((x) = (x) / mine * total)
-	if (!mine)
-		return;
-	for (unsigned k = 0; k < RP_KIND_MAX; k++)
-		TOTAL(l->expected[k]);
-	TOTAL(l->skipped); TOTAL(l->failed); TOTAL(l->unmatched); TOTAL(l->not_storage);
-	TOTAL(l->fault_reads); TOTAL(l->fault_pages); TOTAL(l->faults_unmatched);
-	TOTAL(l->faults_code); TOTAL(l->faults_shm); TOTAL(l->dataset_bytes); TOTAL(l->late);
-	TOTAL(l->opens_inferred); TOTAL(l->memfs_ops);
-	for (unsigned i = 0; i < l->nmemfs; i++)
-		TOTAL(l->memfs[i].ops);
-#undef TOTAL
-}
-
 /* ---------------------------------------------------------- find-max */
 
 struct trial {
@@ -838,7 +820,8 @@ int cmd_replay(int argc, char **argv)
 			done = 1;
 			goto out;
 		}
-		mpi_layout_total(&src->layout, M.count, o.accelerators);
+		/* rank 0's layout counts its own accelerators; the report, all */
+		rp_layout_scale_counts(&src->layout, o.accelerators, M.count);
 	}
 	rc = json ? rp_report_json(out, &src->layout, &o, &res) :
 		    rp_report_text(out, &src->layout, &o, &res);
@@ -851,19 +834,18 @@ int cmd_replay(int argc, char **argv)
 	ret = failures(&src->layout, &res, ignore) ? EXIT_FAIL : EXIT_OK;
 	done = 1;
 out:
+	rp_cgroup_leave(&cg);	/* (before an MPI_Abort, which does not return) */
 	if (M.on) {
 		/* every rank that got to the end takes rank 0's verdict; one
 		 * that failed before takes the others down with it (they would
 		 * wait for it at the next barrier for ever) */
 		char err[256];
 		int v = ret;
-		rp_cgroup_leave(&cg);
 		if (!done || rp_mpi_bcast(&v, sizeof(v), 0, err, sizeof(err)))
 			rp_mpi_abort(ret != EXIT_OK ? ret : EXIT_FAIL);
 		ret = v;
 		rp_mpi_finalize();
 	}
-	rp_cgroup_leave(&cg);
 	if (out != stdout && fclose(out) && ret == EXIT_OK) {
 		cli_error("%s: %s", output, strerror(errno));
 		ret = EXIT_FAIL;

@@ -195,6 +195,11 @@ static inline const char *rp_file_path(const struct rp_layout *l, uint32_t f)
 	return cm_strtab_str(&l->paths, f);
 }
 void rp_layout_release(struct rp_layout *l);
+/* The layout's counts of what the recording did (expected ops, skipped,
+ * failed, fault reads, dataset bytes, ...) for num copies of the job
+ * where they were for den (the replica: n for 1; --mpi: all accelerators
+ * for a rank's).  The file, thread and slot tables are left alone. */
+void rp_layout_scale_counts(struct rp_layout *l, uint64_t num, uint64_t den);
 
 /* Map a recorded path to one relative to DIR (common/path.h, relative, no
  * ".."): -EPERM on "..", -EINVAL when empty, naming the marker or under a

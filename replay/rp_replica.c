@@ -331,26 +331,23 @@ static int build_layout(struct replica *r, const struct rp_layout *il)
 	l->nslot0 = (size_t)n * il->nslot0;
 	l->nslots = n * il->nslots;
 	l->span = il->span;
-	for (unsigned k = 0; k < RP_KIND_MAX; k++)
-		l->expected[k] = n * il->expected[k];
-	l->skipped = n * il->skipped;
-	l->failed = n * il->failed;
-	l->unmatched = n * il->unmatched;
-	l->not_storage = n * il->not_storage;
-	l->fault_reads = n * il->fault_reads;
-	l->fault_pages = n * il->fault_pages;
-	l->faults_unmatched = n * il->faults_unmatched;
-	l->faults_code = n * il->faults_code;
-	l->faults_shm = n * il->faults_shm;
-	l->dataset_bytes = n * il->dataset_bytes;
-	l->late = n * il->late;
-	l->opens_inferred = n * il->opens_inferred;
-	l->memfs_ops = n * il->memfs_ops;
+	memcpy(l->expected, il->expected, sizeof(l->expected));
+	l->skipped = il->skipped;
+	l->failed = il->failed;
+	l->unmatched = il->unmatched;
+	l->not_storage = il->not_storage;
+	l->fault_reads = il->fault_reads;
+	l->fault_pages = il->fault_pages;
+	l->faults_unmatched = il->faults_unmatched;
+	l->faults_code = il->faults_code;
+	l->faults_shm = il->faults_shm;
+	l->dataset_bytes = il->dataset_bytes;
+	l->late = il->late;
+	l->opens_inferred = il->opens_inferred;
+	l->memfs_ops = il->memfs_ops;
 	l->nmemfs = il->nmemfs;
-	for (unsigned i = 0; i < il->nmemfs; i++) {
-		l->memfs[i] = il->memfs[i];
-		l->memfs[i].ops *= n;
-	}
+	memcpy(l->memfs, il->memfs, sizeof(l->memfs));
+	rp_layout_scale_counts(l, n, 1);
 	return 0;
 }
 

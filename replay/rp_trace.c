@@ -91,6 +91,22 @@ void rp_layout_release(struct rp_layout *l)
 	memset(l, 0, sizeof(*l));
 }
 
+void rp_layout_scale_counts(struct rp_layout *l, uint64_t num, uint64_t den)
+{
+#define SCALE(x) ((x) = (x) / den * num)	/* den divides them: num copies of den */
+	if (!den)
+		return;
+	for (unsigned k = 0; k < RP_KIND_MAX; k++)
+		SCALE(l->expected[k]);
+	SCALE(l->skipped); SCALE(l->failed); SCALE(l->unmatched); SCALE(l->not_storage);
+	SCALE(l->fault_reads); SCALE(l->fault_pages); SCALE(l->faults_unmatched);
+	SCALE(l->faults_code); SCALE(l->faults_shm); SCALE(l->dataset_bytes); SCALE(l->late);
+	SCALE(l->opens_inferred); SCALE(l->memfs_ops);
+	for (unsigned i = 0; i < l->nmemfs; i++)
+		SCALE(l->memfs[i].ops);
+#undef SCALE
+}
+
 /* ------------------------------------------------------------ the walk */
 
 /* A row in the time-order window: a syscall, or a fault read. */
