@@ -69,11 +69,7 @@ int cm_lat_add_slow(struct cm_lat *l, uint64_t v, size_t *budget)
 			l->cap = nc;
 		}
 	}
-	cm_lat__count(l, v);
-	if (l->hist)
-		l->hist[cm_lat_bucket(v)]++;
-	else
-		l->v[l->n++] = v;
+	cm_lat__put(l, v);
 	return 0;
 }
 

@@ -59,6 +59,17 @@ static inline void cm_lat__count(struct cm_lat *l, uint64_t v)
 	l->sq += (double)v * (double)v;
 }
 
+/* Count v and keep it, in the histogram or as an exact value (there is
+ * room: the caller saw to it). */
+static inline void cm_lat__put(struct cm_lat *l, uint64_t v)
+{
+	cm_lat__count(l, v);
+	if (l->hist)
+		l->hist[cm_lat_bucket(v)]++;
+	else
+		l->v[l->n++] = v;
+}
+
 /* budget: the exact values the owner may still store (NULL: no limit but
  * CM_LAT_EXACT).  0 or -ENOMEM (the value is dropped). */
 int cm_lat_add_slow(struct cm_lat *l, uint64_t v, size_t *budget);
@@ -66,11 +77,7 @@ static inline int cm_lat_add(struct cm_lat *l, uint64_t v, size_t *budget)
 {
 	/* the common cases: room for an exact value, or a histogram already */
 	if (l->n < l->cap || l->hist) {
-		cm_lat__count(l, v);
-		if (l->hist)
-			l->hist[cm_lat_bucket(v)]++;
-		else
-			l->v[l->n++] = v;
+		cm_lat__put(l, v);
 		return 0;
 	}
 	return cm_lat_add_slow(l, v, budget);
