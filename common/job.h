@@ -51,8 +51,8 @@ enum cm_job_key {
 struct cm_job_keydef {
 	const char *section;	/* "dataset" */
 	const char *name;	/* "num_files" */
-	enum cm_job_type type;
-	const char *def;	/* the reader's default; NULL: required or none */
+	enum cm_job_type type;	/* (the defaults are the reader's:
+				 * replay/rp_jobfile.c, iotape-job(5)) */
 };
 
 /* Indexed by enum cm_job_key. */
