@@ -207,12 +207,51 @@ static void model_dataset(struct model *m, const char **dsdir, size_t *dslen)
 	}
 }
 
+/* The most threads reading files that may be data at once: the largest
+ * overlap of the threads' first-to-last data reads, counting the threads
+ * with 1% of those reads or more (not one that read a file once). */
+static size_t reader_threads(const struct ana *a)
+{
+	const struct ana_sys *s = &a->sys;
+	size_t best = 0;
+
+	for (size_t i = 0; i < s->nthreads; i++) {
+		const struct ana_thread *t = &s->threads[i];
+		size_t k = 0;
+
+		if (!t->data_reads || t->data_reads * 100 < s->data_reads)
+			continue;
+		for (size_t j = 0; j < s->nthreads; j++) {
+			const struct ana_thread *u = &s->threads[j];
+
+			if (u->data_reads && u->data_reads * 100 >= s->data_reads &&
+			    u->data_first <= t->data_first && u->data_last >= t->data_first)
+				k++;
+		}
+		if (k > best)
+			best = k;
+	}
+	return best;
+}
+
 static void model_reader(struct model *m)
 {
 	const struct ana *a = m->a;
 	const struct ana_group *g = &a->ds;
 	double tau, r = ana_file_order_randomness(a, &tau);
+	size_t nt = reader_threads(a);
 	char b[32];
+
+	if (nt) {
+		snprintf(b, sizeof(b), "%zu", nt);
+		set(m, CM_JOB_K_READ_THREADS, b, "the most threads reading data files at once");
+	}
+	if (g->streams && g->st_cls[0] != g->streams && a->sys.data_read_max) {
+		snprintf(b, sizeof(b), "%llu", (unsigned long long)a->sys.data_read_max);
+		set(m, CM_JOB_K_TRANSFER_SIZE, b, "the largest read of a data file (%llu reads "
+		    "in %llu reads of a file)", (unsigned long long)g->read_ops,
+		    (unsigned long long)g->streams);
+	}
 
 	if (!isnan(r))
 		set(m, CM_JOB_K_FILE_SHUFFLE, r >= MODEL_SHUFFLE_MIN ? "on" : "off",
@@ -229,26 +268,73 @@ static void model_reader(struct model *m)
 	(void)b;
 }
 
-static void model_train(struct model *m)
+/* The thread whose compute the replay takes for the accelerator's: the one
+ * with the most (gap_ns). */
+static const struct ana_thread *step_thread(const struct ana *a)
 {
-	const struct ana *a = m->a;
 	const struct ana_thread *t = NULL;
-	char b[32];
 
-	if (ana_epochs_known(a))
-		set(m, CM_JOB_K_EPOCHS, (snprintf(b, sizeof(b), "%zu", ana_epoch_count(a)), b),
-		    "%zu epochs by coverage of the data set", ana_epoch_count(a));
 	for (size_t i = 0; i < a->sys.nthreads; i++)
 		if (!t || a->sys.threads[i].gap_ns > t->gap_ns)
 			t = &a->sys.threads[i];
-	if (!t || !t->steps)
+	return t && t->steps ? t : NULL;
+}
+
+/*
+ * Steps and compute.  The steps of an epoch are the training thread's
+ * compute gaps of 1 ms or more from the first epoch's start to the last
+ * one's end, over the epochs; batch_size the samples of an epoch over
+ * them.  computation_time spreads all of the thread's compute (its
+ * start-up included: a replay of the trace makes it think time too) over
+ * the model's steps, so both run the same compute; its stdev is the steps'.
+ */
+static void model_train(struct model *m, uint64_t files)
+{
+	struct ana *a = (struct ana *)m->a;
+	const struct ana_thread *t = step_thread(a);
+	size_t nep = ana_epochs_known(a) ? ana_epoch_count(a) : 0;
+	uint64_t steps = 0, n = 0, batch = 0;
+	double sum = 0, sq = 0;
+	char b[32];
+
+	if (nep)
+		set(m, CM_JOB_K_EPOCHS, (snprintf(b, sizeof(b), "%zu", nep), b),
+		    "%zu epochs by coverage of the data set", nep);
+	if (!t)
 		return;
-	snprintf(b, sizeof(b), "%.6f", t->step_ns / 1e9 / (double)t->steps);
-	set(m, CM_JOB_K_COMPUTE, b, "thread %u: %llu compute gaps of 1 ms or more, mean %.1f ms",
-	    t->tid, (unsigned long long)t->steps, t->step_ns / 1e6 / (double)t->steps);
-	snprintf(b, sizeof(b), "%.6f", ana_step_stdev_ms(t) / 1e3);
-	set(m, CM_JOB_K_COMPUTE_STDEV, b, "thread %u: standard deviation of its %llu "
-	    "compute gaps", t->tid, (unsigned long long)t->steps);
+	if (nep && files && a->sys.nepochs >= nep) {
+		uint64_t from = a->sys.epochs[0].start_ns, to = a->sys.epochs[nep - 1].end_ns;
+
+		m->err = m->err ? m->err : ana_thread_steps(a, t->tid, from, to, &n, &sum, &sq);
+		if (m->err)
+			return;
+		if (n >= nep) {
+			batch = (uint64_t)llround((double)files * (double)nep / (double)n);
+			if (!batch)
+				batch = 1;
+			snprintf(b, sizeof(b), "%llu", (unsigned long long)batch);
+			set(m, CM_JOB_K_BATCH_SIZE, b, "%llu files per epoch over thread %u's %llu "
+			    "steps in the %zu epochs", (unsigned long long)files, t->tid,
+			    (unsigned long long)n, nep);
+			steps = nep * ((files + batch - 1) / batch);
+		}
+	}
+	if (!steps) {	/* no epochs: the thread's own steps */
+		steps = t->steps;
+		n = t->steps;
+		sum = t->step_ns / 1e6;
+		sq = t->step_sq_ms;
+	}
+	snprintf(b, sizeof(b), "%.6f", t->gap_ns / 1e9 / (double)steps);
+	set(m, CM_JOB_K_COMPUTE, b, "thread %u: %.3f s of compute in all, start-up "
+	    "included, over %llu steps", t->tid, t->gap_ns / 1e9, (unsigned long long)steps);
+	if (n) {
+		double mean = sum / (double)n, v = sq / (double)n - mean * mean;
+
+		snprintf(b, sizeof(b), "%.6f", v > 0 ? sqrt(v) / 1e3 : 0);
+		set(m, CM_JOB_K_COMPUTE_STDEV, b, "thread %u: standard deviation of %llu "
+		    "compute gaps (mean %.1f ms)", t->tid, (unsigned long long)n, mean);
+	}
 }
 
 static void model_checkpoint(struct model *m, const char **dir, size_t *dl)
@@ -313,10 +399,9 @@ static int model_fill(void *arg)
 	if (m.err)
 		return m.err;
 	model_dataset(&m, &ds, &dsl);
-	if (ds) {
+	if (ds)
 		model_reader(&m);
-	}
-	model_train(&m);
+	model_train(&m, ds ? a->ds.files : 0);
 	model_checkpoint(&m, &ck, &ckl);
 	/* the folders, under the common root of both (the job's DIR) */
 	rl = ds ? dir_len_n(ds, dsl) : 0;

@@ -50,6 +50,13 @@ static int replay_does(const struct ana *a, const struct tape_syscall *e, unsign
 				  !a->files[fi].memfs);
 }
 
+/* Whether e is I/O of its thread, not compute: io_uring completions do
+ * not block; with replayed_io only what the replay reproduces. */
+static inline int is_io(const struct ana *a, const struct tape_syscall *e, unsigned op)
+{
+	return op < TAPE_OP_URING_READ && (!a->o.replayed_io || replay_does(a, e, op));
+}
+
 static uint32_t file_new(struct ana *a)
 {
 	ANA_VEC_GROW_LINES(a->files, a->capfiles, a->nfiles);
@@ -472,8 +479,16 @@ static void on_read(struct ana *a, const struct tape_syscall *e, struct ana_thre
 		fe->visited = 1;
 		f->visits++;
 	}
-	if (f->kind == ANA_FK_DATA)	/* code takes no part in epochs */
+	if (f->kind == ANA_FK_DATA) {	/* code takes no part in epochs */
 		epoch_read(s, f, fi, e, n, end, visit);
+		if (!t->data_reads++)
+			t->data_first = e->ts_ns;
+		if (end > t->data_last)
+			t->data_last = end;
+		s->data_reads++;
+		if (n > s->data_read_max)
+			s->data_read_max = n;
+	}
 
 	/* pattern of the stream (tid, fd); it restarts at each open */
 	struct ana_stream *st = stream_get(a, t, e->fd, fe, fi);
@@ -694,7 +709,7 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 			s->ops++;
 
 			/* compute vs I/O: io_uring completions do not block */
-			if (op < TAPE_OP_URING_READ && (!a->o.replayed_io || replay_does(a, e, op))) {
+			if (is_io(a, e, op)) {
 				if (!t->ops) {
 					t->first_ns = e->ts_ns;
 					t->last_end = e->ts_ns;
@@ -813,4 +828,49 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 		if (s->wbs[i].ops)
 			burst_close(a, &s->wbs[i]);
 	return 0;
+}
+
+int ana_thread_steps(struct ana *a, uint32_t tid, uint64_t from, uint64_t to,
+		     uint64_t *n, double *sum_ms, double *sq_ms)
+{
+	tape_cursor *c;
+	const void *evs;
+	size_t k;
+	uint64_t last_end = 0, ops = 0;
+	int err = ana_cursor_open(a->r, TAPE_TABLE_SYSCALL, a->t0, a->t1, &c);
+
+	*n = 0;
+	*sum_ms = *sq_ms = 0;
+	if (err)
+		return err;
+	while ((err = tape_cursor_next_block(c, &evs, &k)) > 0) {
+		const struct tape_syscall *e = evs;
+
+		for (size_t i = 0; i < k; i++, e++) {
+			unsigned op = e->op < TAPE_OP_MAX ? e->op : TAPE_OP_UNKNOWN;
+			uint64_t end = e->ts_ns + e->dur_ns;
+
+			if (e->tid != tid || op >= TAPE_OP_URING_READ)
+				continue;	/* every call bounds a step here */
+			if (!ops++)
+				last_end = e->ts_ns;
+			if (e->ts_ns >= last_end) {
+				uint64_t gap = e->ts_ns - last_end;
+
+				if (ops > 1 && gap >= ANA_STEP_GAP_NS && e->ts_ns >= from &&
+				    e->ts_ns <= to) {
+					double ms = gap / 1e6;
+
+					(*n)++;
+					*sum_ms += ms;
+					*sq_ms += ms * ms;
+				}
+				last_end = end;
+			} else if (end > last_end) {
+				last_end = end;
+			}
+		}
+	}
+	ana_cursor_free(c);
+	return err < 0 ? err : 0;
 }

@@ -381,6 +381,10 @@ struct ana_thread {
 	 * sum of their squares (in ms^2) */
 	uint64_t steps, step_ns;
 	double step_sq_ms;
+	/* its reads of files that may be data (ANA_FK_DATA): how many, the
+	 * first one's start and the last one's end (`iotape model`: how many
+	 * threads read the data set at once) */
+	uint64_t data_reads, data_first, data_last;
 	uint32_t last_stream;	/* cache of the last stream used */
 	uint32_t last_closed;	/* the file with a write burst it last closed */
 	int64_t last_fd;	/* cache of the last fd looked up ... */
@@ -448,6 +452,7 @@ struct ana_sys {
 	struct cm_map fhist;
 	struct ana_wburst *wbs; size_t nwbs, capwbs;	/* files written */
 	uint64_t first_ns, last_ns;
+	uint64_t data_reads, data_read_max;	/* reads of ANA_FK_DATA files; the largest */
 	uint64_t busy_ns, busy_s, busy_e;	/* union of I/O intervals */
 	uint64_t bk_lo, bk_hi; size_t bk_i;	/* the last timeline bucket */
 	uint64_t n_events;
@@ -683,6 +688,16 @@ int ana_file_excluded(const struct ana *a, const struct ana_file *f);
 /* The standard deviation of thread t's steps (ANA_STEP_GAP_NS), in ms;
  * NaN without steps. */
 double ana_step_stdev_ms(const struct ana_thread *t);
+/*
+ * The steps of thread tid that end in [from, to] (absolute ns): its gaps
+ * of ANA_STEP_GAP_NS or more between any two of its calls (the pass
+ * without replayed_io: a DataLoader's trainer receives each batch on a
+ * socket), by a second pass over the syscall table (after ana_run).  *n gets their number,
+ * *sum_ms and *sq_ms the sum of their lengths and of their squares (ms).
+ * 0 or -errno.
+ */
+int ana_thread_steps(struct ana *a, uint32_t tid, uint64_t from, uint64_t to,
+		     uint64_t *n, double *sum_ms, double *sq_ms);
 
 /* Fill job (empty) with what the analysis a shows of the job
  * (iotape-model(1), FROM A TRACE): 0, or -ENOMEM (job then holds part of

@@ -52,6 +52,11 @@ extern const struct opt_cmd convert_cmd;
 int cmd_model(int argc, char **argv);
 extern const struct opt_cmd model_cmd;
 
+/* `iotape model --check` (cli/model_check.c): run the trace and the job
+ * file job derived from it under dir, recorded, and print the fidelity
+ * checks: EXIT_OK when they pass, else EXIT_FAIL (after one error line). */
+int model_check(const char *trace, const char *dir, const char *job);
+
 /* Command being run ("dump"), for error messages; set by main(). */
 extern const char *cli_cmd;
 

@@ -11,11 +11,15 @@
  * The job file goes to stdout, or to -o FILE (refused when it exists,
  * unless -f), created only once the whole job is made.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
 #include "analyze.h"
@@ -25,8 +29,8 @@
 #include "parse.h"
 
 struct model_cfg {
-	const char *preset, *dlio, *out;
-	int a100, list, force;
+	const char *preset, *dlio, *out, *dir;
+	int a100, list, force, check;
 };
 
 static const struct opt model_opts[] = {
@@ -40,12 +44,17 @@ static const struct opt model_opts[] = {
 	{ 'o', "output", "FILE", "write the job file to FILE instead of stdout",
 	  OPT_T_STR(struct model_cfg, out) },
 	{ 'f', "force", NULL, "replace FILE if it exists", OPT_T_FLAG(struct model_cfg, force) },
+	{ 'c', "check", NULL, "run the model of TRACE and the trace, recorded, and check the "
+	  "model's fidelity", OPT_T_FLAG(struct model_cfg, check) },
+	{ OPT_LONG(1), "dir", "DIR", "--check: work under DIR (created; kept) instead of a temporary "
+	  "directory", OPT_T_STR(struct model_cfg, dir) },
 	{ 0 }
 };
 
 const struct opt_cmd model_cmd = {
 	"model", "[TRACE]", "Write a job file: from a trace, a preset workload or a DLIO workload.",
-	"Exactly one of TRACE, --preset, --from-dlio or --list; see iotape-model(1).",
+	"Exactly one of TRACE, --preset, --from-dlio or --list; see iotape-model(1).\n"
+	"With --check TRACE: is the model faithful to the trace (root, BPF)?",
 	model_opts,
 };
 
@@ -336,7 +345,8 @@ out:
  * one error line. */
 static int trace_read(const char *path, struct cm_job *job)
 {
-	struct ana_opts o = { .to_ns = UINT64_MAX, .top = -1, .threads = 2 };
+	struct ana_opts o = { .to_ns = UINT64_MAX, .top = -1, .threads = 2,
+			      .replayed_io = 1 };
 	struct ana a;
 	int err;
 
@@ -406,6 +416,62 @@ static int model_output(const struct cm_job *job, const char *out, int force)
 	return ret;
 }
 
+static int dir_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int empty = 1;
+
+	if (!d)
+		return 0;
+	while (empty && (e = readdir(d)))
+		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+	closedir(d);
+	return empty;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st; (void)flag; (void)f;
+	return remove(path) ? -1 : 0;
+}
+
+/* --check: the work directory (--dir, or a temporary one, removed when
+ * the checks passed), the model in it (and in -o FILE), model_check(). */
+static int check_run(const struct cm_job *job, const char *trace, const struct model_cfg *cfg)
+{
+	char tmp[PATH_MAX], ini[PATH_MAX];
+	const char *dir = cfg->dir;
+	int ret;
+
+	if (dir) {
+		if (mkdir(dir, 0755) && (errno != EEXIST || !dir_empty(dir))) {
+			cli_error("%s: %s", dir, errno == EEXIST ? "not an empty directory" :
+				  strerror(errno));
+			return EXIT_FAIL;
+		}
+	} else {
+		const char *t = getenv("TMPDIR");
+
+		snprintf(tmp, sizeof(tmp), "%s/iotape-check.XXXXXX", t && *t ? t : "/tmp");
+		if (!(dir = mkdtemp(tmp))) {
+			cli_error("%s: %s", tmp, strerror(errno));
+			return EXIT_FAIL;
+		}
+	}
+	snprintf(ini, sizeof(ini), "%s/model.ini", dir);
+	ret = model_output(job, ini, 0);
+	if (ret == EXIT_OK && cfg->out)
+		ret = model_output(job, cfg->out, cfg->force);
+	if (ret == EXIT_OK)
+		ret = model_check(trace, dir, ini);
+	if (!cfg->dir && ret == EXIT_OK)
+		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	else if (!cfg->dir)
+		cli_error("the runs and their reports are kept in %s", dir);
+	return ret;
+}
+
 int cmd_model(int argc, char **argv)
 {
 	struct model_cfg cfg = { 0 };
@@ -435,6 +501,14 @@ int cmd_model(int argc, char **argv)
 			printf("%-10s %s\n", name, summary);
 		return EXIT_OK;
 	}
+	if ((cfg.check || cfg.dir) && !trace) {
+		opt_error(&model_cmd, "--check and --dir need a TRACE");
+		return EXIT_USAGE;
+	}
+	if (cfg.dir && !cfg.check) {
+		opt_error(&model_cmd, "--dir goes with --check");
+		return EXIT_USAGE;
+	}
 	if (cfg.out && cli_output_refused(cfg.out, cfg.force))
 		return EXIT_FAIL;
 	if (trace) {
@@ -457,7 +531,10 @@ int cmd_model(int argc, char **argv)
 		cm_job_release(&job);
 		return ret;
 	}
-	ret = model_output(&job, cfg.out, cfg.force);
+	if (cfg.check)
+		ret = check_run(&job, trace, &cfg);
+	else
+		ret = model_output(&job, cfg.out, cfg.force);
 	cm_job_release(&job);
 	return ret;
 }

@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model_check.c - `iotape model --check TRACE` (iotape-model(1), CHECK):
+ * is the job file derived from a trace faithful to it?
+ *
+ * In a work directory W: the trace is replayed (`iotape replay --timing
+ * think`, report W/trace.json), the model W/model.ini is replayed the same
+ * way while `iotape record` records it (W/model.iotape, report
+ * W/model.json), both by this very program (/proc/self/exe), each run's
+ * output in W/NAME.log.  Then the trace (A) and the recording (B, its files
+ * under W/model only) go through the analysis, and the fidelity checks of
+ * issue 17 compare them: the data set's read bytes per epoch, its files, its
+ * request sizes (total variation distance), read and file-order
+ * randomness, and from the two reports the compute and the accelerator
+ * utilization.  The data set files have other names in the model, so
+ * nothing is matched by path.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "analyze.h"
+#include "cli.h"
+
+/* The thresholds (iotape-model(1), CHECK). */
+#define MC_BYTES	0.02	/* read bytes per epoch: relative */
+#define MC_TVD		0.10	/* request sizes: total variation distance */
+#define MC_RAND		0.05	/* read and file-order randomness: absolute */
+#define MC_COMPUTE	0.05	/* compute: relative */
+#define MC_AU		0.02	/* accelerator utilization: absolute */
+
+struct mc_side {
+	struct ana a;
+	int ok;			/* analysed */
+	size_t epochs;		/* counted, or 1 when unknown */
+	int epochs_known;
+	uint32_t tid;		/* the training thread: the most compute */
+	double au, compute_s;	/* from the replay's report */
+};
+
+/* Run this program with args (NULL-terminated, args[0] the command) with
+ * stdout and stderr to log: its exit status, or -1 after one error line. */
+static int run_self(const char *log, char *const args[])
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t na = 0;
+	char **argv;
+	pid_t pid;
+	int st, fd;
+
+	if (n <= 0) {
+		cli_error("/proc/self/exe: %s", strerror(errno));
+		return -1;
+	}
+	exe[n] = 0;
+	while (args[na])
+		na++;
+	if (!(argv = calloc(na + 2, sizeof(*argv)))) {
+		cli_error("out of memory");
+		return -1;
+	}
+	argv[0] = exe;
+	for (size_t i = 0; i < na; i++)
+		argv[i + 1] = strcmp(args[i], "@self") ? args[i] : exe;
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		cli_error("%s: %s", log, strerror(errno));
+		free(argv);
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		if (dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(127);
+		execv(exe, argv);
+		_exit(127);
+	}
+	close(fd);
+	free(argv);
+	if (pid < 0) {
+		cli_error("fork: %s", strerror(errno));
+		return -1;
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			cli_error("waitpid: %s", strerror(errno));
+			return -1;
+		}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The AU of a replay's JSON report (accelerator 0) and the compute of its
+ * thread tid (the trace's training thread; the model's trainer, tid 1). */
+static int report_read(const char *path, struct mc_side *s, uint32_t tid)
+{
+	json_error_t je;
+	json_t *r = json_load_file(path, 0, &je), *sc, *pa = NULL, *j;
+	size_t i;
+
+	if (!r) {
+		cli_error("%s: %s", path, je.text);
+		return -1;
+	}
+	sc = json_object_get(r, "scale");
+	json_array_foreach(json_object_get(r, "jobs"), i, j)
+		if (json_integer_value(json_object_get(j, "tid")) == tid)
+			pa = j;
+	if (!json_is_number(json_object_get(sc, "au_min")) ||
+	    !json_is_number(json_object_get(pa, "compute_ns"))) {
+		cli_error("%s: no scale.au_min, or no compute_ns of thread %u", path, tid);
+		json_decref(r);
+		return -1;
+	}
+	s->au = json_number_value(json_object_get(sc, "au_min"));
+	s->compute_s = json_number_value(json_object_get(pa, "compute_ns")) / 1e9;
+	json_decref(r);
+	return 0;
+}
+
+static int analyse(struct mc_side *s, const char *path, const char *under)
+{
+	struct ana_opts o = { .to_ns = UINT64_MAX, .top = -1, .threads = 2,
+			      .files_only = 1, .under = under, .replayed_io = 1 };
+	int err = ana_run(&s->a, path, &o);
+	uint64_t best = 0;
+
+	if (err) {
+		cli_tape_error(path, err);
+		return -1;
+	}
+	s->ok = 1;
+	for (size_t i = 0; i < s->a.sys.nthreads; i++)	/* the training thread */
+		if (s->a.sys.threads[i].gap_ns > best) {
+			best = s->a.sys.threads[i].gap_ns;
+			s->tid = s->a.sys.threads[i].tid;
+		}
+	s->epochs_known = ana_epochs_known(&s->a) && ana_epoch_count(&s->a);
+	s->epochs = s->epochs_known ? ana_epoch_count(&s->a) : 1;
+	return 0;
+}
+
+struct mc_checks {
+	int n, failed;
+	FILE *o;
+};
+
+static void __attribute__((format(printf, 4, 5)))
+mc_add(struct mc_checks *k, const char *name, int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	k->n++;
+	k->failed += !ok;
+	fprintf(k->o, "  %-4s %-22s ", ok ? "ok" : "FAIL", name);
+	va_start(ap, fmt);
+	vfprintf(k->o, fmt, ap);
+	va_end(ap);
+	fputc('\n', k->o);
+}
+
+static double rel(double a, double b)
+{
+	return a == b ? 0 : a ? (b - a) / a : INFINITY;
+}
+
+/* Total variation distance of two size histograms (0: equal shares, 1:
+ * disjoint); NAN when both are empty. */
+static double tvd(const uint64_t *a, const uint64_t *b)
+{
+	double na = 0, nb = 0, d = 0;
+
+	for (int i = 0; i < ANA_SZ_BUCKETS; i++) {
+		na += (double)a[i];
+		nb += (double)b[i];
+	}
+	if (!na && !nb)
+		return NAN;
+	if (!na || !nb)
+		return 1;
+	for (int i = 0; i < ANA_SZ_BUCKETS; i++)
+		d += fabs((double)a[i] / na - (double)b[i] / nb);
+	return d / 2;
+}
+
+static void check_near(struct mc_checks *k, const char *name, double a, double b, double max)
+{
+	char x[32], y[32];
+
+	if (isnan(a) && isnan(b)) {
+		mc_add(k, name, 1, "n/a on both sides");
+		return;
+	}
+	snprintf(x, sizeof(x), isnan(a) ? "n/a" : "%.3f", a);
+	snprintf(y, sizeof(y), isnan(b) ? "n/a" : "%.3f", b);
+	mc_add(k, name, !isnan(a) && !isnan(b) && fabs(a - b) <= max,
+	       "A %s, B %s (within %.2f)", x, y, max);
+}
+
+static void checks(struct mc_checks *k, struct mc_side *A, struct mc_side *B)
+{
+	const struct ana_group *ga = &A->a.ds, *gb = &B->a.ds;
+	double ba = (double)ga->read_bytes / (double)A->epochs;
+	double bb = (double)gb->read_bytes / (double)B->epochs, tau, d;
+	int hist_w = !ga->files && !gb->files;	/* no data set: the writes */
+
+	d = rel(ba, bb);
+	mc_add(k, "read_bytes_per_epoch", fabs(d) <= MC_BYTES,
+	       "A %.0f (%zu epoch%s%s), B %.0f (%zu), %+.2f%% (within %.0f%%)", ba, A->epochs,
+	       A->epochs == 1 ? "" : "s", A->epochs_known ? "" : ": not counted", bb, B->epochs,
+	       100 * d, 100 * MC_BYTES);
+	mc_add(k, "files", ga->files == gb->files,
+	       "A %" PRIu64 ", B %" PRIu64 " data set files read (must be equal)",
+	       ga->files, gb->files);
+	d = hist_w ? tvd(A->a.all.wr_hist, B->a.all.wr_hist) : tvd(ga->rd_hist, gb->rd_hist);
+	if (isnan(d))
+		mc_add(k, "request_sizes", 1, "no %s on either side", hist_w ? "writes" : "reads");
+	else
+		mc_add(k, "request_sizes", d <= MC_TVD, "%s sizes: total variation distance %.3f "
+		       "(at most %.2f)", hist_w ? "write (no data set)" : "data set read", d, MC_TVD);
+	check_near(k, "read_randomness", ana_group_randomness(ga), ana_group_randomness(gb),
+		   MC_RAND);
+	check_near(k, "file_order_randomness", ana_file_order_randomness(&A->a, &tau),
+		   ana_file_order_randomness(&B->a, &tau), MC_RAND);
+	d = rel(A->compute_s, B->compute_s);
+	mc_add(k, "compute", fabs(d) <= MC_COMPUTE, "training thread: A %.3f s (tid %u), "
+	       "B %.3f s, %+.1f%% (within %.0f%%)", A->compute_s, A->tid, B->compute_s,
+	       100 * d, 100 * MC_COMPUTE);
+	mc_add(k, "accelerator_utilization", fabs(A->au - B->au) <= MC_AU,
+	       "A %.3f, B %.3f, %+.1f points (within %.0f)", A->au, B->au,
+	       100 * (B->au - A->au), 100 * MC_AU);
+}
+
+int model_check(const char *trace, const char *dir, const char *job)
+{
+	char p[6][PATH_MAX], *under = NULL;
+	struct mc_side A = { 0 }, B = { 0 };
+	struct mc_checks k = { .o = stdout };
+	int rc, ret = EXIT_FAIL;
+
+	snprintf(p[0], PATH_MAX, "%s/trace", dir);
+	snprintf(p[1], PATH_MAX, "%s/trace.json", dir);
+	snprintf(p[2], PATH_MAX, "%s/trace.log", dir);
+	snprintf(p[3], PATH_MAX, "%s/model", dir);
+	snprintf(p[4], PATH_MAX, "%s/model.json", dir);
+	snprintf(p[5], PATH_MAX, "%s/model.log", dir);
+
+	fprintf(stderr, "iotape model: replaying the trace (--timing think) under %s\n", p[0]);
+	char *ra[] = { "replay", "-d", p[0], "--timing", "think", "--output-format", "json",
+		       "-o", p[1], (char *)trace, NULL };
+	if ((rc = run_self(p[2], ra)) != 0) {
+		if (rc > 0)
+			cli_error("the replay of the trace failed (exit %d): see %s", rc, p[2]);
+		return EXIT_FAIL;
+	}
+	char rec[PATH_MAX];
+	snprintf(rec, sizeof(rec), "%s/model.iotape", dir);
+	fprintf(stderr, "iotape model: replaying the model %s under %s, recorded\n", job, p[3]);
+	char *rb[] = { "record", "-q", "-e", "syscall", "-o", rec, "--", "@self", "replay",
+		       "-d", p[3], "--timing", "think", "--output-format", "json", "-o", p[4],
+		       (char *)job, NULL };
+	if ((rc = run_self(p[5], rb)) != 0) {
+		if (rc > 0)
+			cli_error("the recorded replay of the model failed (exit %d): see %s",
+				  rc, p[5]);
+		return EXIT_FAIL;
+	}
+	if (!(under = realpath(p[3], NULL))) {
+		cli_error("%s: %s", p[3], strerror(errno));
+		return EXIT_FAIL;
+	}
+	if (analyse(&A, trace, NULL) || analyse(&B, rec, under))
+		goto out;
+	if (report_read(p[1], &A, A.tid) || report_read(p[4], &B, 1))
+		goto out;
+	printf("CHECK (the model %s reproduces the trace %s)\n", job, trace);
+	checks(&k, &A, &B);
+	printf("  %s: %d of %d checks failed\n", k.failed ? "FAILED" : "PASSED", k.failed, k.n);
+	if (k.failed)
+		cli_error("fidelity check failed (work directory %s)", dir);
+	ret = k.failed ? EXIT_FAIL : EXIT_OK;
+out:
+	if (A.ok)
+		ana_release(&A.a);
+	if (B.ok)
+		ana_release(&B.a);
+	free(under);
+	return ret;
+}
