@@ -298,6 +298,8 @@ struct rp_jobspec {
 	uint64_t read_threads, batch_size, transfer_size, prefetch_size;
 	int file_shuffle, sample_shuffle, odirect, read_eof;
 	uint64_t epochs, seed;
+	uint64_t steps_per_epoch;	/* without a data set (num_files 0); 0:
+					 * not given */
 	double computation_time, computation_time_stdev;	/* seconds */
 	int checkpoint;		/* a [checkpoint] section */
 	char checkpoint_folder[RP_JOB_STR];
