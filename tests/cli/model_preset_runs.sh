@@ -8,7 +8,9 @@
 # resnet50, 1 for the others), batches of 2, 2 epochs, 10 ms of compute a
 # step, reads of 16 KiB: each file read whole once an epoch (S x 64 KiB x
 # 2 bytes, 2 opens, a 0-byte read at its end each time), every other read
-# 16 KiB, nothing written.  llama3-8b (no data set, computation_time 0):
+# 16 KiB, nothing written.  llama3-8b with 0.02 s of compute and
+# steps_per_epoch 5: 10 steps, the first out of AU, checkpoints after steps
+# 4 and 8 (steps_between_checkpoints).  As preset (computation_time 0):
 # 2 checkpoints of 4 MiB in 8 files, written in 128 KiB writes, each file
 # fsynced once and read back whole, no other file read; its JSON report:
 # the bytes and ops, and AU null (no compute, n/a).  --find-max refuses
@@ -26,6 +28,23 @@ err_line 2 "iotape replay: $T/nock.ini:$line: " 'num_files = 0 (no data set) nee
 err_line 2 "iotape replay: " '--find-max: the job has no compute' \
 	"$IOTAPE" replay --find-max -d "$T/d" --set checkpoint.size=4m "$T/llama3-8b.ini"
 [ -e "$T/d" ] && fail "a refused job made DIR"
+
+# llama3-8b with compute: train.steps_per_epoch steps of computation_time
+# each, the first left out of AU; a checkpoint every 4 steps
+run "$IOTAPE" replay -n 1 --output-format json -o "$T/steps.json" -d "$T/d2" \
+	--set checkpoint.size=64k --set train.computation_time=0.02 --set train.steps_per_epoch=5 \
+	--set checkpoint.steps_between_checkpoints=4 "$T/llama3-8b.ini"
+[ "$rc" = 0 ] || fail "llama3-8b with steps exited $rc: $(cat "$T/err")"
+a="d['scale']['per_accelerator'][0]"
+[ "$(jq_py "$T/steps.json" "d['scale']['steps_per_loop'], $a['first_step_excluded'], $a['first_step_compute_ns']")" = \
+  "10 True 20000000" ] || fail "llama3-8b steps: $(jq_py "$T/steps.json" "d['scale']")"
+[ "$(jq_py "$T/steps.json" "abs($a['compute_ns'] - 10 * 20e6) <= 0.02 * 10 * 20e6 and 0 < $a['au'] <= 1")" = True ] ||
+	fail "llama3-8b steps: compute $(jq_py "$T/steps.json" "$a['compute_ns'], $a['au']")"
+find "$T/d2/checkpoints/llama3-8b" -name 'ckpt_step[48]_[0-7].pt' -size 8192c >"$T/found" ||
+	fail "find in $T/d2/checkpoints/llama3-8b failed"
+n=$(wc -l <"$T/found")
+[ "$n" = 16 ] || fail "llama3-8b steps: $n checkpoint files of 8 KiB after steps 4 and 8, want 16"
+[ -e "$T/d2/data" ] && fail "llama3-8b: a data set was prepared"
 
 [ "$(id -u)" = 0 ] && [ -r /sys/kernel/btf/vmlinux ] ||
 	skip "the refusals passed; recording the presets' replays needs root and BTF"
