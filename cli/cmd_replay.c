@@ -473,7 +473,7 @@ static int trial(const struct src_arg *sa, const char *dir, int force, struct rp
 	}
 	if (run(src, dirfd, &o, progress, cg, &res))
 		goto out;
-	if (rp_scale_stats(&res, o.au, &st)) {
+	if (rp_scale_stats(&res, &src->layout, o.au, &st)) {
 		cli_error("out of memory");
 		goto out;
 	}
@@ -531,6 +531,12 @@ static int find_max(const struct src_arg *sa, const char *dir, int force, const 
 	/* what one accelerator prepares, against the room in DIR */
 	if (open_source(sa, o, 1, &one))
 		return EXIT_FAIL;
+	if (rp_layout_no_compute(&one->layout)) {
+		rp_source_free(one);
+		cli_error("--find-max: the job has no compute (AU, compute time over wall time, "
+			  "is n/a): no accelerator count passes or fails");
+		return EXIT_USAGE;
+	}
 	uint64_t per = 0;
 	for (size_t i = 0; i < one->layout.nfiles; i++)
 		if (one->layout.files[i].prepare && !one->layout.files[i].isdir &&

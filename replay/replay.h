@@ -280,6 +280,9 @@ struct rp_replica_opts {
 /* The training thread of a layout: the one with the most compute; its
  * compute gaps of RP_STEP_GAP_NS or more are the job's steps. */
 size_t rp_train_thread(const struct rp_layout *l);
+/* Whether the job has no compute at all (no thread with a compute gap):
+ * then accelerator utilization is not defined (n/a). */
+int rp_layout_no_compute(const struct rp_layout *l);
 int rp_replica_open(struct rp_source **out, const struct rp_replica_opts *o,
 		    rp_source_open_fn open, void *arg, char *err, size_t errlen);
 
@@ -295,6 +298,8 @@ struct rp_jobspec {
 	uint64_t read_threads, batch_size, transfer_size, prefetch_size;
 	int file_shuffle, sample_shuffle, odirect, read_eof;
 	uint64_t epochs, seed;
+	uint64_t steps_per_epoch;	/* without a data set (num_files 0); 0:
+					 * not given */
 	double computation_time, computation_time_stdev;	/* seconds */
 	int checkpoint;		/* a [checkpoint] section */
 	char checkpoint_folder[RP_JOB_STR];
@@ -503,6 +508,10 @@ struct rp_scale {
 	struct rp_scale_rank *ranks;
 	double au_min, au_mean, au_max;
 	int pass;		/* au_min >= the threshold */
+	int au_na;		/* the job has no compute at all (a job file's
+				 * computation_time 0): AU, compute over wall
+				 * time, means nothing; au_* 0, pass 0, and
+				 * the reports say n/a */
 	uint64_t read_bytes, write_bytes, ios, opens;
 	double read_bw, write_bw, iops, files_per_s;	/* over the run's wall time */
 };
@@ -511,9 +520,12 @@ struct rp_scale {
  * per accelerator: the largest compute time among its threads (the
  * synthetic compute delays, the recorded gaps) over its wall time (the
  * run's start to the end of its last thread), so an accelerator waits for
- * whichever of its threads the storage slowed most.  0 or -ENOMEM.
+ * whichever of its threads the storage slowed most.  The layout l (NULL:
+ * not known) tells a job without compute (rp_layout_no_compute).  0 or
+ * -ENOMEM.
  */
-int rp_scale_stats(const struct rp_result *res, double au, struct rp_scale *st);
+int rp_scale_stats(const struct rp_result *res, const struct rp_layout *l, double au,
+		   struct rp_scale *st);
 void rp_scale_release(struct rp_scale *st);
 
 struct rp_engine;

@@ -15,6 +15,9 @@
  * Op counts are computed, not stored: the trainer keeps, per reader, the
  * ops of the batches it has consumed (it counts each batch's groups), and
  * a reader knows the trainer's op count at any step in closed form.
+ * Without a data set (num_files = 0, a job of checkpoints only) there are
+ * no readers: a step's W waits for nothing, and an epoch is
+ * steps_per_epoch steps (default 1).
  *
  * Memory: the layout (files, threads) and O(R) counters; nothing per op.
  */
@@ -49,7 +52,7 @@ static const struct jkey keys[] = {
 	{ "source", "duration_s", K_SEC, 0, 0, 0 },
 	{ "source", "events", K_U64, 0, 0, 0, 0, U64MAX },
 	{ "dataset", "data_folder", K_STR, 1, J(data_folder), RP_JOB_STR },
-	{ "dataset", "num_files", K_U64, 1, J(num_files), 0, 1, 100000000 },
+	{ "dataset", "num_files", K_U64, 1, J(num_files), 0, 0, 100000000 },
 	{ "dataset", "num_subfolders", K_U64, 0, J(num_subfolders), 0, 0, 1000000 },
 	{ "dataset", "file_prefix", K_STR, 0, J(file_prefix), 64 },
 	{ "dataset", "file_suffix", K_STR, 0, J(file_suffix), 64 },
@@ -67,6 +70,7 @@ static const struct jkey keys[] = {
 	{ "reader", "odirect", K_BOOL, 0, J(odirect) },
 	{ "reader", "read_eof", K_BOOL, 0, J(read_eof) },
 	{ "train", "epochs", K_U64, 1, J(epochs), 0, 1, 1000000 },
+	{ "train", "steps_per_epoch", K_U64, 0, J(steps_per_epoch), 0, 1, 1000000000 },
 	{ "train", "computation_time", K_SEC, 1, J(computation_time), 0, 0, 3600 },
 	{ "train", "computation_time_stdev", K_SEC, 0, J(computation_time_stdev), 0, 0, 3600 },
 	{ "train", "seed", K_U64, 0, J(seed), 0, 0, U64MAX },
@@ -319,10 +323,24 @@ static unsigned key_line(const struct rp_jobspec *j, const char *sec, const char
 	return s >= 0 && j->sec_line[s] ? j->sec_line[s] : j->last_line;
 }
 
+/* Whether sec.key was given (in the file or by --set). */
+static int given(const struct rp_jobspec *j, const char *sec, const char *key)
+{
+	for (size_t i = 0; i < NKEYS; i++)
+		if (!strcmp(keys[i].sec, sec) && !strcmp(keys[i].key, key))
+			return j->seen[i / 64] >> (i % 64) & 1;
+	return 0;
+}
+
 int rp_jobspec_check(const struct rp_jobspec *j, const char *path, char *err, size_t errlen)
 {
+	/* num_files = 0: no data set, so none of its keys is required */
+	int nodata = !j->num_files && given(j, "dataset", "num_files");
+
 	for (size_t i = 0; i < NKEYS; i++) {
 		if (!keys[i].req || (j->seen[i / 64] >> (i % 64) & 1))
+			continue;
+		if (nodata && !strcmp(keys[i].sec, "dataset"))
 			continue;
 		int s = sec_index(keys[i].sec);
 		unsigned line = j->sec_line[s] ? j->sec_line[s] : j->last_line;
@@ -336,7 +354,14 @@ int rp_jobspec_check(const struct rp_jobspec *j, const char *path, char *err, si
 		snprintf(err + n_, errlen - (size_t)n_, __VA_ARGS__); \
 		return -EINVAL; \
 	} while (0)
-	if (bad_folder(j->data_folder))
+	if (nodata && !j->checkpoint)
+		BAD("dataset", "num_files", "dataset.num_files = 0 (no data set) needs a [checkpoint] "
+		    "section: a job of checkpoints only");
+	if (j->num_files && given(j, "train", "steps_per_epoch"))
+		BAD("train", "steps_per_epoch", "train.steps_per_epoch is for a job without a data set "
+		    "(num_files = 0); with one, a step is a batch: ceil(num_files x "
+		    "num_samples_per_file / batch_size) an epoch");
+	if ((!nodata || *j->data_folder) && bad_folder(j->data_folder))
 		BAD("dataset", "data_folder", "dataset.data_folder: '%s' is not a relative path under DIR (no "
 		    "'..', not empty)", j->data_folder);
 	if (j->checkpoint && bad_folder(j->checkpoint_folder))
@@ -699,12 +724,14 @@ static int trainer_next(struct jobsrc *js, struct rp_op *op)
 				g->rcnt = rc;
 				return 0;
 			}
-			uint64_t e = g->s / js->spe, b = g->s % js->spe, r = b % js->R;
-			g->rcnt[r] += batch_ops(js, e, b);
 			op_init(op, g->ts, 0);
 			op->flags = RP_F_STEP;
-			op->dep_thread = (uint32_t)(1 + r);
-			op->dep_seq = (uint32_t)g->rcnt[r];
+			if (js->R) {	/* else no data set: no batch to wait for */
+				uint64_t e = g->s / js->spe, b = g->s % js->spe, r = b % js->R;
+				g->rcnt[r] += batch_ops(js, e, b);
+				op->dep_thread = (uint32_t)(1 + r);
+				op->dep_seq = (uint32_t)g->rcnt[r];
+			}
 			g->phase = T_COMPUTE;
 			return 1;
 		}
@@ -801,7 +828,7 @@ static int build(struct jobsrc *js, const struct rp_job_opts *o)
 	uint32_t ckdir = RP_NO_DIR;
 	int rc;
 
-	for (uint64_t x = js->N - 1; x >= 10; x /= 10)
+	for (uint64_t x = js->N ? js->N - 1 : 0; x >= 10; x /= 10)
 		width++;
 	nckf = js->nck * j->ckpt_files * per;
 	if (js->N + nckf > UINT32_MAX / 2)
@@ -810,7 +837,7 @@ static int build(struct jobsrc *js, const struct rp_job_opts *o)
 	l->nthreads = js->R + 1;
 	if (!(l->files = calloc(l->nfiles + 1, sizeof(*l->files))) ||
 	    !(l->threads = calloc(l->nthreads, sizeof(*l->threads))) ||
-	    !(js->rl = malloc(js->N * sizeof(*js->rl))) ||
+	    !(js->rl = malloc((js->N + 1) * sizeof(*js->rl))) ||
 	    !(l->dir_made = calloc(2, 1)))
 		return -ENOMEM;
 	if (js->nck) {
@@ -880,7 +907,7 @@ static int build(struct jobsrc *js, const struct rp_job_opts *o)
 	}
 	/* the threads, and what one loop does */
 	uint64_t rops = 0, opens = 0, reads = 0;
-	for (uint64_t e = 0; e < j->epochs; e++) {
+	for (uint64_t e = 0; js->R && e < j->epochs; e++) {
 		for (uint64_t b = 0; b < js->spe; b++) {
 			uint64_t n = batch_ops(js, e, b);
 			l->threads[1 + b % js->R].nops += n;
@@ -961,10 +988,11 @@ int rp_job_open(struct rp_source **out, const struct rp_jobspec *j, const struct
 	js->N = j->num_files;
 	js->S = j->num_samples_per_file;
 	js->B = j->batch_size;
-	js->R = j->read_threads;
+	js->R = js->N ? j->read_threads : 0;	/* no data set: no readers */
 	js->P = j->prefetch_size;
 	js->NS = js->N * js->S;
-	js->spe = (js->NS + js->B - 1) / js->B;
+	js->spe = js->N ? (js->NS + js->B - 1) / js->B :
+		  j->steps_per_epoch ? j->steps_per_epoch : 1;
 	js->nsteps = js->spe * j->epochs;
 	js->ct = j->computation_time;
 	js->ct_sd = j->computation_time_stdev;
@@ -981,7 +1009,7 @@ int rp_job_open(struct rp_source **out, const struct rp_jobspec *j, const struct
 	}
 	js->g = calloc(js->R + 1, sizeof(*js->g));
 	if (js->g)
-		js->g[0].rcnt = calloc(js->R, sizeof(uint64_t));
+		js->g[0].rcnt = calloc(js->R + 1, sizeof(uint64_t));
 	if (!js->g || !js->g[0].rcnt) {
 		job_free(&js->s);
 		snprintf(err, errlen, "out of memory");

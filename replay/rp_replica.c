@@ -93,6 +93,11 @@ size_t rp_train_thread(const struct rp_layout *l)
 	return best;
 }
 
+int rp_layout_no_compute(const struct rp_layout *l)
+{
+	return !l->nthreads || !l->threads[rp_train_thread(l)].compute_ns;
+}
+
 /* Accelerator a's training thread is at a step: wait for every other
  * accelerator's (or for those that are done with the loop). */
 static void step_barrier(struct replica *r, unsigned a)

@@ -180,7 +180,8 @@ static double au_of(const struct rp_result *res)
 	return w > 0 ? c / w : 0;
 }
 
-int rp_scale_stats(const struct rp_result *res, double au, struct rp_scale *st)
+int rp_scale_stats(const struct rp_result *res, const struct rp_layout *l, double au,
+		   struct rp_scale *st)
 {
 	unsigned n = 0;
 
@@ -261,7 +262,8 @@ int rp_scale_stats(const struct rp_result *res, double au, struct rp_scale *st)
 		r->ios += x->ios;
 		r->au_min = x->au < r->au_min ? x->au : r->au_min;
 	}
-	st->pass = st->au_min >= au;
+	st->au_na = l && rp_layout_no_compute(l);
+	st->pass = !st->au_na && st->au_min >= au;
 	double secs = res->wall_ns / 1e9;
 	if (secs > 0) {
 		st->read_bw = st->read_bytes / secs;
@@ -284,6 +286,12 @@ static double au_threshold(const struct rp_opts *o)
 	return o->au > 0 ? o->au : 0.9;
 }
 
+/* An AU in JSON: null where it is not defined (rp_scale.au_na). */
+static json_t *au_json(int na, double au)
+{
+	return na ? json_null() : json_real(au);
+}
+
 /* The data set against the memory that could cache it (MLPerf Storage asks
  * for 5x). */
 static double mem_ratio(const struct rp_result *res)
@@ -297,7 +305,7 @@ static json_t *scale_json(const struct rp_layout *l, const struct rp_opts *o,
 	struct rp_scale st;
 	json_t *so = json_object(), *pa = json_array();
 
-	if (rp_scale_stats(res, au_threshold(o), &st))
+	if (rp_scale_stats(res, l, au_threshold(o), &st))
 		return json_null();
 	size_t tt = rp_train_thread(l);
 	json_object_set_new(so, "accelerators", json_integer(st.n));
@@ -308,10 +316,10 @@ static json_t *scale_json(const struct rp_layout *l, const struct rp_opts *o,
 	json_object_set_new(so, "step_thread", cm_json_u64(tt < l->nthreads ?
 							  l->threads[tt].tid : 0));
 	json_object_set_new(so, "au_threshold", json_real(au_threshold(o)));
-	json_object_set_new(so, "au_min", json_real(st.au_min));
-	json_object_set_new(so, "au_mean", json_real(st.au_mean));
-	json_object_set_new(so, "au_max", json_real(st.au_max));
-	json_object_set_new(so, "pass", json_boolean(st.pass));
+	json_object_set_new(so, "au_min", au_json(st.au_na, st.au_min));
+	json_object_set_new(so, "au_mean", au_json(st.au_na, st.au_mean));
+	json_object_set_new(so, "au_max", au_json(st.au_na, st.au_max));
+	json_object_set_new(so, "pass", st.au_na ? json_null() : json_boolean(st.pass));
 	json_object_set_new(so, "read_bytes", cm_json_u64(st.read_bytes));
 	json_object_set_new(so, "write_bytes", cm_json_u64(st.write_bytes));
 	json_object_set_new(so, "read_bw_bytes", cm_json_u64((uint64_t)st.read_bw));
@@ -325,9 +333,9 @@ static json_t *scale_json(const struct rp_layout *l, const struct rp_opts *o,
 	json_object_set_new(so, "dataset_memory_ratio", json_real(mem_ratio(res)));
 	for (unsigned a = 0; a < st.n; a++) {
 		const struct rp_scale_acc *x = &st.acc[a];
-		json_array_append_new(pa, json_pack("{s:i,s:s,s:i,s:f,s:b,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+		json_array_append_new(pa, json_pack("{s:i,s:s,s:i,s:o,s:b,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
 			"accelerator", (int)x->accel, "host", x->host ? x->host : "",
-			"rank", x->rank, "au", x->au, "first_step_excluded", x->first_step_out,
+			"rank", x->rank, "au", au_json(st.au_na, x->au), "first_step_excluded", x->first_step_out,
 			"first_step_wall_ns", cm_json_u64(x->first_wall_ns),
 			"first_step_compute_ns", cm_json_u64(x->first_compute_ns),
 			"compute_ns", cm_json_u64(x->compute_ns), "wall_ns", cm_json_u64(x->wall_ns),
@@ -339,9 +347,9 @@ static json_t *scale_json(const struct rp_layout *l, const struct rp_opts *o,
 	json_t *ph = json_array();
 	for (unsigned i = 0; i < st.nranks; i++) {
 		const struct rp_scale_rank *r = &st.ranks[i];
-		json_array_append_new(ph, json_pack("{s:s,s:i,s:i,s:f,s:o,s:o,s:o}",
+		json_array_append_new(ph, json_pack("{s:s,s:i,s:i,s:o,s:o,s:o,s:o}",
 			"host", r->host ? r->host : "", "rank", r->rank, "accelerators",
-			(int)r->accelerators, "au_min", r->au_min, "read_bytes", cm_json_u64(r->read_bytes),
+			(int)r->accelerators, "au_min", au_json(st.au_na, r->au_min), "read_bytes", cm_json_u64(r->read_bytes),
 			"write_bytes", cm_json_u64(r->write_bytes), "ios", cm_json_u64(r->ios)));
 	}
 	json_object_set_new(so, "per_host", ph);
@@ -485,7 +493,8 @@ static json_t *replay_json(const struct rp_layout *l, const struct rp_opts *o,
 		json_object_set_new(rp, "mem_limit", m);
 	}
 	json_object_set_new(rp, "compute_ns", cm_json_u64(t->compute_ns));
-	json_object_set_new(rp, "accelerator_utilization", json_real(au_of(res)));
+	json_object_set_new(rp, "accelerator_utilization", au_json(rp_layout_no_compute(l),
+								  au_of(res)));
 	if (o->timing == RP_TIME_ORIGINAL) {
 		json_object_set_new(rp, "timing_error_ns", lat_json(&t->terr));
 		json_object_set_new(rp, "realtime", json_boolean(res->njobs && res->jobs[0].realtime));
@@ -716,19 +725,24 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 		fprintf(f, "  runtime bound: %s%s\n", b1, res->wall_ns >= o->runtime_ns ?
 			" (reached: the ops after it were not taken)" : "");
 	}
-	if (res->mem_bytes) {
+	if (!res->dataset_bytes) {
+		fputs("  data set: none prepared\n", f);
+	} else if (res->mem_bytes) {
 		cm_fmt_bytes(b1, sizeof(b1), res->dataset_bytes);
 		cm_fmt_bytes(b2, sizeof(b2), res->mem_bytes);
 		fprintf(f, "  data set: %s prepared, %.2fx the %s of memory the replay may use (%s)\n",
 			b1, mem_ratio(res), b2, o->mem_limit ? "--mem-limit" : "MemTotal");
 	}
 	if (!o->accelerators) {
-		fprintf(f, "  accelerator utilization: %.1f%%\n", 100.0 * au_of(res));
+		if (rp_layout_no_compute(l))
+			fputs("  accelerator utilization: n/a (the job has no compute)\n", f);
+		else
+			fprintf(f, "  accelerator utilization: %.1f%%\n", 100.0 * au_of(res));
 		total_release(&t);
 		return 0;
 	}
 	struct rp_scale st;
-	if (!rp_scale_stats(res, au_threshold(o), &st)) {
+	if (!rp_scale_stats(res, l, au_threshold(o), &st)) {
 		char b3[32];
 		size_t tt = rp_train_thread(l);
 		fprintf(f, "\nScale: %u accelerators (checkpoint writers: %s, steps ", st.n,
@@ -740,29 +754,39 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 			fputs("not synchronized)\n", f);
 		for (unsigned a = 0; a < st.n; a++) {
 			const struct rp_scale_acc *x = &st.acc[a];
+			char au[32] = "n/a";
 			cm_fmt_bytes(b1, sizeof(b1), x->read_bytes);
 			cm_fmt_bytes(b2, sizeof(b2), x->write_bytes);
 			cm_fmt_ns(b3, sizeof(b3), x->wall_ns);
-			fprintf(f, "  accel-%u%s%s: AU=%.1f%%%s, read %s, written %s, %" PRIu64
+			if (!st.au_na)
+				snprintf(au, sizeof(au), "%.1f%%%s", 100.0 * x->au,
+					 x->first_step_out ? " (first step out)" : "");
+			fprintf(f, "  accel-%u%s%s: AU=%s, read %s, written %s, %" PRIu64
 				" ios, %s\n", a, x->host && x->host[0] ? " on " : "",
-				x->host ? x->host : "", 100.0 * x->au,
-				x->first_step_out ? " (first step out)" : "", b1, b2, x->ios, b3);
+				x->host ? x->host : "", au, b1, b2, x->ios, b3);
 		}
 		for (unsigned i = 0; o->ranks > 1 && i < st.nranks; i++) {
 			const struct rp_scale_rank *r = &st.ranks[i];
 			cm_fmt_bytes(b1, sizeof(b1), r->read_bytes);
 			cm_fmt_bytes(b2, sizeof(b2), r->write_bytes);
-			fprintf(f, "  rank %d on %s: %u accelerator%s, read %s, written %s, AU min %.1f%%\n",
+			char au[32] = "n/a";
+			if (!st.au_na)
+				snprintf(au, sizeof(au), "%.1f%%", 100 * r->au_min);
+			fprintf(f, "  rank %d on %s: %u accelerator%s, read %s, written %s, AU min %s\n",
 				r->rank, r->host ? r->host : "", r->accelerators,
-				r->accelerators == 1 ? "" : "s", b1, b2, 100 * r->au_min);
+				r->accelerators == 1 ? "" : "s", b1, b2, au);
 		}
 		cm_fmt_bytes(b1, sizeof(b1), (uint64_t)st.read_bw);
 		cm_fmt_bytes(b2, sizeof(b2), (uint64_t)st.write_bw);
 		fprintf(f, "  all: read %s/s, write %s/s, %.0f IOPS, %.1f files/s\n", b1, b2,
 			st.iops, st.files_per_s);
-		fprintf(f, "  AU min %.1f%%, mean %.1f%%, max %.1f%%: %s (AU >= %.0f%%)\n",
-			100 * st.au_min, 100 * st.au_mean, 100 * st.au_max,
-			st.pass ? "PASS" : "FAIL", 100 * au_threshold(o));
+		if (st.au_na)
+			fputs("  AU n/a: the job has no compute (AU is compute time over wall "
+			      "time), so no PASS or FAIL\n", f);
+		else
+			fprintf(f, "  AU min %.1f%%, mean %.1f%%, max %.1f%%: %s (AU >= %.0f%%)\n",
+				100 * st.au_min, 100 * st.au_mean, 100 * st.au_max,
+				st.pass ? "PASS" : "FAIL", 100 * au_threshold(o));
 		rp_scale_release(&st);
 	}
 	total_release(&t);

@@ -3,7 +3,8 @@
 # "iotape replay: FILE:LINE: ...", exit 2, and DIR is not created: an
 # unknown section, an unknown key, a value of the wrong type, a negative
 # size, a missing required key, a key outside a section, a folder with
-# "..", keys that disagree; a bad --set or --seed names the option; --set
+# "..", keys that disagree (steps_per_epoch with a data set, num_files = 0
+# without [checkpoint]); a bad --set or --seed names the option; --set
 # with a trace is a usage error.
 . "$(dirname "$0")/lib.sh"
 
@@ -38,6 +39,13 @@ bad 11 "train.computation_time: 'x' is not a number of seconds" '[train]' 'compu
 bad 11 "dataset.data_folder: '../up' is not a relative path" '[dataset]' 'data_folder = ../up'
 bad 12 'record_length_min is above record_length_max' '[dataset]' 'record_length_min = 50' \
 	'record_length_max = 10'
+bad 11 'train.steps_per_epoch is for a job without a data set (num_files = 0)' '[train]' \
+	'steps_per_epoch = 4'
+bad 11 "train.steps_per_epoch: '0' is not a whole number from 1" '[train]' 'steps_per_epoch = 0'
+# num_files = 0 (no data set) only in a job of checkpoints
+printf '[job]\nformat = 1\n[dataset]\nnum_files = 0\n[train]\nepochs = 1\ncomputation_time = 0\n' >job.ini
+err_line 2 "iotape replay: job.ini:4: " 'dataset.num_files = 0 (no data set) needs a [checkpoint] section' \
+	"$IOTAPE" replay -d "$T/d" job.ini
 printf '[job]\nformat = 1\n[dataset]\ndata_folder = d\nnum_files = 4\n[train]\nepochs = 1\ncomputation_time = 0\n' >job.ini
 err_line 2 "iotape replay: job.ini:3: " 'missing required key dataset.record_length' \
 	"$IOTAPE" replay -d "$T/d" job.ini
