@@ -420,6 +420,7 @@ static void join_ckpts(struct ana *a)
 			if (p->end_ns > c->end_ns)
 				c->end_ns = p->end_ns;
 			c->bytes += p->bytes;
+			c->sq += p->sq;
 			c->ops += p->ops;
 			c->syncs += p->syncs;
 			c->files += p->files;

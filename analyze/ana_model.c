@@ -319,7 +319,18 @@ static void model_train(struct model *m, uint64_t files)
 			steps = nep * ((files + batch - 1) / batch);
 		}
 	}
-	if (!steps) {	/* no epochs: the thread's own steps */
+	if (!files && a->nckpts) {
+		/* checkpoints only: a step per checkpoint, its compute all
+		 * that came before it (the steps between two checkpoints are
+		 * not told apart) */
+		steps = a->nckpts;
+		snprintf(b, sizeof(b), "%zu", a->nckpts);
+		set(m, CM_JOB_K_EPOCHS, "1", "no data set: one epoch of checkpoints");
+		set(m, CM_JOB_K_STEPS_PER_EPOCH, b, "a step per checkpoint (%zu): the compute "
+		    "between two checkpoints is one step", a->nckpts);
+		set(m, CM_JOB_K_CKPT_STEPS, "1", "a checkpoint after each step");
+		n = 0;
+	} else if (!steps) {	/* no epochs: the thread's own steps */
 		steps = t->steps;
 		n = t->steps;
 		sum = t->step_ns / 1e6;
@@ -340,7 +351,9 @@ static void model_train(struct model *m, uint64_t files)
 static void model_checkpoint(struct model *m, const char **dir, size_t *dl)
 {
 	const struct ana *a = m->a;
-	uint64_t bytes = 0, files = 0, syncs = 0, n = a->nckpts;
+	uint64_t bytes = 0, files = 0, syncs = 0, ops = 0, n = a->nckpts;
+	double sq = 0;
+	const char *c0file = NULL;
 	int same_files = 1;
 	char b[32];
 
@@ -348,6 +361,10 @@ static void model_checkpoint(struct model *m, const char **dir, size_t *dl)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		const struct ana_ckpt *c = &a->ckpts[i];
+		if (!c0file && c->file != ANA_NONE)
+			c0file = a->files[c->file].path;
+		ops += c->ops;
+		sq += c->sq;
 		bytes += c->bytes;
 		same_files &= c->files == a->ckpts[0].files;
 		files += c->files;
@@ -368,6 +385,15 @@ static void model_checkpoint(struct model *m, const char **dir, size_t *dl)
 	if (syncs == n || !syncs)
 		set(m, CM_JOB_K_CKPT_FSYNC, syncs ? "on" : "off", "%llu of %llu checkpoints synced",
 		    (unsigned long long)syncs, (unsigned long long)n);
+	if (c0file && strlen(c0file) > 4 && !strcmp(c0file + strlen(c0file) - 4, ".tmp"))
+		set(m, CM_JOB_K_CKPT_RENAME, "on", "the checkpoint files are written as NAME.tmp "
+		    "(then renamed)");
+	if (ops && bytes) {	/* the size of the write that wrote the mean byte */
+		snprintf(b, sizeof(b), "%.0f", round(sq / (double)bytes));
+		set(m, CM_JOB_K_CKPT_TRANSFER, b, "%llu checkpoint writes of %.0f bytes on "
+		    "average; weighted by their bytes, as here", (unsigned long long)ops,
+		    (double)bytes / (double)ops);
+	}
 	if (ana_epochs_known(a) && ana_epoch_count(a) && ana_epoch_count(a) % n == 0) {
 		snprintf(b, sizeof(b), "%llu", (unsigned long long)(ana_epoch_count(a) / n));
 		set(m, CM_JOB_K_CKPT_EPOCHS, b, "%llu checkpoints in %zu epochs",

@@ -305,7 +305,7 @@ static void burst_close(struct ana *a, struct ana_wburst *w)
 		ANA_VEC_GROW(s->bursts, s->capbursts, s->nbursts);
 		s->bursts[s->nbursts++] = (struct ana_ckpt){
 			.start_ns = w->start, .end_ns = w->end, .bytes = w->bytes,
-			.ops = w->ops, .syncs = w->syncs, .files = 1, .file = w->file,
+			.sq = w->sq, .ops = w->ops, .syncs = w->syncs, .files = 1, .file = w->file,
 			.big = (uint8_t)big, .whole = (uint8_t)whole };
 	}
 	uint32_t file = w->file;
@@ -596,6 +596,7 @@ static void on_write(struct ana *a, const struct tape_syscall *e, struct ana_thr
 	if (end > w->end)
 		w->end = end;
 	w->bytes += n;
+	w->sq += (double)n * (double)n;
 	w->ops++;
 }
 

@@ -344,6 +344,7 @@ _Static_assert(sizeof(struct ana_file) == 192, "three cache lines");
 /* The current write burst of a file (checkpoint detection). */
 struct ana_wburst {
 	uint64_t start, end, bytes, ops, syncs;
+	double sq;	  /* sum of the squares of its writes' sizes */
 	uint64_t next;	  /* where the next write goes if it continues the last */
 	uint32_t file;	  /* whose (files[]) */
 	uint8_t whole;	  /* written front to back from offset 0, each byte once */
@@ -409,6 +410,7 @@ struct ana_epoch {
 
 struct ana_ckpt {
 	uint64_t start_ns, end_ns, bytes, ops, syncs, files;
+	double sq;	  /* sum of the squares of its writes' sizes */
 	uint32_t file;	  /* a file's burst: the file (files[]) */
 	uint8_t big;	  /* >= CKPT_MIN_BYTES in writes of >= CKPT_MIN_MEAN on average */
 	uint8_t whole;	  /* written whole (ana_wburst.whole, closed) */
