@@ -84,9 +84,10 @@ if t["steps"]:
     else:	# no epochs: over its own steps (as the replay counts them)
         assert 0 < ct <= t["gap_s"], ("compute", ct, t["gap_s"])
     want["train", "computation_time"] = got["train", "computation_time"]
-    sd = float(got["train", "computation_time_stdev"])
-    assert sd >= 0
-    want["train", "computation_time_stdev"] = got["train", "computation_time_stdev"]
+    if ds or not a["checkpoints"]["checkpoints"]:	# checkpoints only: none
+        sd = float(got["train", "computation_time_stdev"])
+        assert sd >= 0
+        want["train", "computation_time_stdev"] = got["train", "computation_time_stdev"]
 ck = a["checkpoints"]["checkpoints"]
 if ck:
     want["checkpoint", "size"] = "%.0f" % (sum(x["bytes"] for x in ck) / len(ck))
@@ -95,6 +96,18 @@ if ck:
     syn = sum(1 for x in ck if x["fsyncs"])
     if syn in (0, len(ck)):
         want["checkpoint", "fsync"] = "on" if syn else "off"
+    # transfer: a write's size weighted by bytes, between the mean write
+    # and a whole checkpoint
+    ts = int(got["checkpoint", "transfer_size"])
+    B, W = sum(x["bytes"] for x in ck), sum(x["write_ops"] for x in ck)
+    assert B / W - 1 <= ts <= max(x["bytes"] for x in ck), ("ckpt transfer", ts, B, W)
+    want["checkpoint", "transfer_size"] = str(ts)
+    if ("checkpoint", "rename") in got:
+        want["checkpoint", "rename"] = "on"
+    if not ds:	# checkpoints only: a step per checkpoint
+        want["train", "epochs"] = "1"
+        want["train", "steps_per_epoch"] = str(len(ck))
+        want["checkpoint", "steps_between_checkpoints"] = "1"
     if ep and ep % len(ck) == 0:
         want["checkpoint", "epochs_between_checkpoints"] = str(ep // len(ck))
     w = [f["path"] for f in a["files"] if f["write_bytes"] and f["path_known"]]
