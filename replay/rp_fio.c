@@ -181,7 +181,7 @@ static void cannot(FILE *f, const struct rp_jobspec *j, const struct fio_plan *p
 			fprintf(f, ";  - a record's last transfer, shorter than bs: fio reads whole "
 				   "blocks only\n");
 	}
-	if (p->nck) {
+	if (p->nck && p->shard) {
 		fprintf(f, ";  - checkpoints between the training steps: fio writes them all "
 			   "after the reads\n;    (stonewall), rewriting the same shard files each "
 			   "loop, where iotape\n;    writes a new file per checkpoint\n");
@@ -296,8 +296,11 @@ int rp_fio_write(FILE *f, const struct rp_jobspec *j, char *err, size_t errlen)
 	    bad_name("checkpoint.checkpoint_folder", j->checkpoint_folder, err, errlen))
 		return -EINVAL;
 	plan(j, &p);
-	if (!j->num_files && !p.nck) {
-		if (j->checkpoint)
+	if (!j->num_files && !(p.nck && p.shard)) {
+		if (j->checkpoint && !p.shard)
+			snprintf(err, errlen, "no data set, and checkpoint.size / files is 0 "
+				 "bytes: no fio job to write");
+		else if (j->checkpoint)
 			snprintf(err, errlen, "no data set, and train.epochs %llu / checkpoint."
 				 "epochs_between_checkpoints %llu makes no checkpoint: no fio job "
 				 "to write", (unsigned long long)j->epochs,

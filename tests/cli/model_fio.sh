@@ -113,6 +113,12 @@ err_line 2 "iotape model: " "missing required key dataset.data_folder" \
 	"$IOTAPE" model --fio "$T/bad3.ini"
 err_line 2 "iotape model: " "no fio job to write" \
 	"$IOTAPE" model --fio "$TOP/traces/checkpoint.iotape"
+# shards of 0 bytes (size 2, 4 files): nothing to write, said
+printf '[checkpoint]\nsize = 2\nfiles = 4\n' | cat "$T/job.ini" - >"$T/ck0.ini"
+ok "$IOTAPE" model --fio "$T/ck0.ini" -o "$T/ck0.fio"
+parses "$T/ck0.fio"
+grep -q '^; \[checkpoint\]: checkpoint.size / files is 0 bytes' "$T/ck0.fio" ||
+	fail "ck0: 0-byte shards not said"
 err_line 1 "iotape model: " "exists" "$IOTAPE" model --fio "$T/job.ini" -o "$T/job.fio"
 ok "$IOTAPE" model --fio -f "$T/job.ini" -o "$T/job.fio"
 same "$T/out" /dev/null
