@@ -14,7 +14,7 @@
 #   BENCH_RUNS     runs per measurement, best kept (default 3)
 #   BENCH_KEEP=1   keep the trace and CSV files under OUT/bench/work
 #   BENCH_ONLY     run only this section (format, parquet, analyze, record,
-#                  replay, scale, memory, model, fidelity)
+#                  replay, scale, model-fio, memory, model, fidelity)
 #   MODEL_FILES    files of the model bench's job (default 1000000)
 #   PARQUET_EVENTS syscall rows of the parquet bench's stream (default 1000000)
 #   MEMORY_FILES   files of the memory bench's replay (default 1000000)
@@ -23,6 +23,7 @@
 #   SCALE_MB       size of the scale bench's file (each copy) in MiB (default 256)
 #   SCALE_OPS      random reads per accelerator of the scale bench (default 50000)
 #   SCALE_N        accelerator counts of the scale bench (default "1 2 4 8")
+#   MODELFIO_FILES files of 4 MiB of the model-fio bench's job (default 512)
 #   RECORD_OPS     preads of the record bench (default 1000000)
 #   RECORD_FILES   files of its PyTorch job (default 2000)
 set -u
@@ -801,6 +802,83 @@ print("trials=" + ", ".join("%d: %.3f" % (t["accelerators"], t["au_min"]) for t 
 	[ "${BENCH_KEEP:-0}" = 1 ] || rm -f "$out" "$out.err"
 }
 want scale && scale_section
+
+# --------------------------------------------------------------- model-fio
+# The synthetic run against fio (issue 17): a job file (iotape-job(5)) of
+# MODELFIO_FILES (default 512) files of 4 MiB, 4 readers, 1 MiB transfers,
+# O_DIRECT (odirect = on: the page cache decides nothing), 2 epochs, no
+# compute (4 GiB read a run), run by `iotape replay --timing afap` on its
+# files prepared once; and fio running the fio job file that `iotape model
+# --fio` writes of the same job, in a directory of its own on the same
+# storage (IOTAPE_DIR), its files laid out by a first run that is not
+# counted.  Read bandwidth: iotape's replay.total.read.bw_bytes against
+# fio's (group_reporting: all the readers' bytes / the longest reader).
+# Medians of BENCH_RUNS runs (rounded up to even), the order alternating
+# as in the replay section.
+modelfio_section() {
+	section model-fio "synthetic run (iotape replay JOB.ini) vs fio on the job's iotape model --fio file"
+	if [ ! -x ./iotape ] || ! command -v fio >/dev/null 2>&1; then
+		echo "  ./iotape or fio missing: skipped"
+		FAILED=1
+		return
+	fi
+	w=$WORK/model-fio
+	nf=${MODELFIO_FILES:-512}
+	runs=${BENCH_RUNS:-3}
+	runs=$(( (runs + 1) / 2 * 2 ))	# as many runs with each side first
+	rm -rf "$w" && mkdir -p "$w/fdir" || { FAILED=1; return; }
+	printf '[job]\nformat = 1\nname = model-fio\n[dataset]\ndata_folder = data\nnum_files = %s\nrecord_length = 4m\n[reader]\nread_threads = 4\nbatch_size = 4\ntransfer_size = 1m\nodirect = on\nread_eof = off\n[train]\nepochs = 2\ncomputation_time = 0\n' \
+		"$nf" >"$w/job.ini"
+	fdir=$(cd "$w/fdir" && pwd)
+	t0=$(now)
+	if ! ./iotape model --fio -o "$w/job.fio" "$w/job.ini" ||
+	   ! ./iotape replay --prepare-only -d "$w/dir" "$w/job.ini" >/dev/null ||
+	   ! IOTAPE_DIR=$fdir fio --output-format=json --output="$w/f.json" "$w/job.fio" \
+		>/dev/null 2>"$w/f.err"; then
+		echo "  model --fio, prepare or fio's first run failed: $(tail -n 1 "$w/f.err" 2>/dev/null)"
+		FAILED=1
+		return
+	fi
+	tprep=$(calc "$(now) - $t0" 0)
+	jnum() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+	median() { sort -g "$1" | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+	: >"$w/bw.iotape"; : >"$w/bw.fio"; : >"$w/io.iotape"; : >"$w/io.fio"
+	mf_iotape() {
+		./iotape replay --no-prepare --timing afap --output-format json -o "$w/r.json" \
+			-d "$w/dir" "$w/job.ini" >/dev/null 2>"$w/r.err" || return 1
+		jnum "$w/r.json" "d['replay']['total']['read']['bw_bytes']" >>"$w/bw.iotape"
+		jnum "$w/r.json" "d['replay']['total']['read']['io_bytes']" >>"$w/io.iotape"
+	}
+	mf_fio() {
+		IOTAPE_DIR=$fdir fio --output-format=json --output="$w/f.json" "$w/job.fio" \
+			>/dev/null 2>"$w/f.err" || return 1
+		jnum "$w/f.json" "d['jobs'][0]['read']['bw_bytes']" >>"$w/bw.fio"
+		jnum "$w/f.json" "d['jobs'][0]['read']['io_bytes']" >>"$w/io.fio"
+	}
+	r=0
+	while [ $r -lt "$runs" ]; do
+		if [ $((r % 2)) = 0 ]; then mf_iotape; mf_fio; else mf_fio; mf_iotape; fi
+		r=$((r + 1))
+	done
+	bi=$(median "$w/bw.iotape") bf=$(median "$w/bw.fio")
+	if [ -z "$bi" ] || [ -z "$bf" ]; then
+		echo "  a replay or fio run failed:"
+		tail -n 3 "$w/r.err" "$w/f.err" 2>/dev/null | sed 's/^/    /'
+		FAILED=1
+		return
+	fi
+	echo "  $(count "$nf") files of 4 MiB, 4 readers, 1 MiB reads, O_DIRECT, 2 epochs, no compute;"
+	echo "  prepared (both sides) in $tprep s; median of $runs runs, order alternating"
+	echo "  bytes read per run: iotape $(sort -u "$w/io.iotape" | tr '\n' ' ')fio $(sort -u "$w/io.fio" | tr '\n' ' ')(job: $((nf * 4 * 1048576 * 2)))"
+	echo "  iotape/fio per run: $(paste -d' ' "$w/bw.iotape" "$w/bw.fio" | awk '{ printf "%.2f ", $1 / $2 }')"
+	paste -d' ' "$w/bw.iotape" "$w/bw.fio" | awk '{ print $1 / $2 }' >"$w/ratio"
+	echo "  median of the per-run ratios: $(calc "$(median "$w/ratio")" 3)"
+	fig "synthetic run MiB/s" "$(calc "$bi / 1048576" 1)" - "" "iotape replay JOB.ini --timing afap"
+	fig "fio MiB/s" "$(calc "$bf / 1048576" 1)" - "" "fio on iotape model --fio JOB.ini"
+	fig "synthetic/fio bandwidth" "$(calc "$bi / $bf" 3)" ge 0.9 "read bandwidth ratio"
+	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
+}
+want model-fio && modelfio_section
 
 # ------------------------------------------------------------------ memory
 # Peak RSS of the replay and of compare: memory grows with files and

@@ -9,7 +9,9 @@
  * other key is named in one warning line.  A value of the wrong type is
  * one error line with FILE:LINE and exit 2; nothing is written then.
  * The job file goes to stdout, or to -o FILE (refused when it exists,
- * unless -f), created only once the whole job is made.
+ * unless -f), created only once the whole job is made.  --fio writes the
+ * job (or a job file given as TRACE) as an fio job file instead
+ * (replay/rp_fio.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -27,10 +29,11 @@
 #include "job.h"
 #include "opt.h"
 #include "parse.h"
+#include "replay.h"
 
 struct model_cfg {
 	const char *preset, *dlio, *out, *dir;
-	int a100, list, force, check;
+	int a100, list, force, check, fio;
 };
 
 static const struct opt model_opts[] = {
@@ -48,6 +51,8 @@ static const struct opt model_opts[] = {
 	  "model's fidelity", OPT_T_FLAG(struct model_cfg, check) },
 	{ OPT_LONG(1), "dir", "DIR", "--check: work under DIR (created; kept) instead of a temporary "
 	  "directory", OPT_T_STR(struct model_cfg, dir) },
+	{ OPT_LONG(2), "fio", NULL, "write an fio job file instead (TRACE may be a job file)",
+	  OPT_T_FLAG(struct model_cfg, fio) },
 	{ 0 }
 };
 
@@ -378,20 +383,12 @@ static int trace_read(const char *path, struct cm_job *job)
 
 /* ---------------------------------------------------------------- output */
 
-/* Write job to out (stdout when NULL): EXIT_OK or EXIT_FAIL after one
- * error line; a file is created only here, whole or not at all. */
-static int model_output(const struct cm_job *job, const char *out, int force)
+/* Write buf (freed here) to out (stdout when NULL): EXIT_OK or EXIT_FAIL
+ * after one error line; a file is created only here, whole or not at all. */
+static int output_buf(char *buf, size_t len, const char *out, int force)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
 	int fd, ret = EXIT_FAIL;
 
-	if (!m || cm_job_write(m, job) < 0 || fclose(m) != 0) {
-		cli_error("out of memory");
-		free(buf);
-		return EXIT_FAIL;
-	}
 	if (!out) {
 		fwrite(buf, 1, len, stdout);
 		free(buf);
@@ -414,6 +411,58 @@ static int model_output(const struct cm_job *job, const char *out, int force)
 	}
 	free(buf);
 	return ret;
+}
+
+/* Write job to out (stdout when NULL), as output_buf. */
+static int model_output(const struct cm_job *job, const char *out, int force)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m || cm_job_write(m, job) < 0 || fclose(m) != 0) {
+		cli_error("out of memory");
+		free(buf);
+		return EXIT_FAIL;
+	}
+	return output_buf(buf, len, out, force);
+}
+
+/* --fio: the fio job file of job, or of the job file at path when job is
+ * NULL (what: the source, for messages), as output_buf (exit 2 for a job
+ * that cannot be written). */
+static int model_fio(const struct cm_job *job, const char *path, const char *what,
+		     const struct model_cfg *cfg)
+{
+	struct rp_jobspec j;
+	char err[1024], *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+	int rc;
+
+	if (job)
+		rc = rp_jobspec_model(&j, job, what, err, sizeof(err));
+	else if (!(rc = rp_jobspec_parse(&j, path, err, sizeof(err))))
+		rc = rp_jobspec_check(&j, path, err, sizeof(err));
+	if (rc) {
+		cli_error("%s", err);
+		return rc == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+	}
+	if (!(m = open_memstream(&buf, &len))) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
+	rc = rp_fio_write(m, &j, err, sizeof(err));
+	if (fclose(m) != 0 && !rc) {
+		rc = -ENOMEM;
+		snprintf(err, sizeof(err), "out of memory");
+	}
+	if (rc) {
+		cli_error("%s: %s", what, err);
+		free(buf);
+		return rc == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+	}
+	return output_buf(buf, len, cfg->out, cfg->force);
 }
 
 static int dir_empty(const char *path)
@@ -509,8 +558,14 @@ int cmd_model(int argc, char **argv)
 		opt_error(&model_cmd, "--dir goes with --check");
 		return EXIT_USAGE;
 	}
+	if (cfg.check && cfg.fio) {
+		opt_error(&model_cmd, "--check and --fio do not go together");
+		return EXIT_USAGE;
+	}
 	if (cfg.out && cli_output_refused(cfg.out, cfg.force))
 		return EXIT_FAIL;
+	if (cfg.fio && trace && rp_job_sniff(trace))
+		return model_fio(NULL, trace, trace, &cfg);
 	if (trace) {
 		if ((ret = trace_read(trace, &job)) != EXIT_OK) {
 			cm_job_release(&job);
@@ -533,6 +588,8 @@ int cmd_model(int argc, char **argv)
 	}
 	if (cfg.check)
 		ret = check_run(&job, trace, &cfg);
+	else if (cfg.fio)
+		ret = model_fio(&job, NULL, trace ? trace : cfg.preset ? cfg.preset : cfg.dlio, &cfg);
 	else
 		ret = model_output(&job, cfg.out, cfg.force);
 	cm_job_release(&job);

@@ -25,7 +25,8 @@
  *   rp_run.c     the engine: one thread and one io_uring per layout
  *                thread, timing, cross-thread order, results;
  *   rp_cgroup.c  --mem-limit: the process in a memory-limited cgroup;
- *   rp_report.c  fio-shaped text and JSON.
+ *   rp_report.c  fio-shaped text and JSON;
+ *   rp_fio.c     a job file as an fio job file (iotape model --fio).
  * Library code: functions return 0 or -errno and fill an error buffer
  * (err, errlen) where a message helps; nothing here prints on its own (the
  * report functions write to the FILE * they are given) or exits.
@@ -312,6 +313,9 @@ struct rp_jobspec {
 	unsigned key_line[64];	/* line of each key given */
 	unsigned last_line;
 };
+/* j with every key at its default (iotape-job(5)) and none given: the
+ * start of rp_jobspec_parse, or of a job built with rp_jobspec_set. */
+void rp_jobspec_init(struct rp_jobspec *j);
 /*
  * Parse job file path into j (defaults first): 0, or -EINVAL with
  * "PATH:LINE: what" in err (unknown section or key, a value of the wrong
@@ -328,6 +332,27 @@ int rp_jobspec_check(const struct rp_jobspec *j, const char *path, char *err, si
 /* Whether path is a regular file whose first bytes look like a job file
  * (text starting with '[', ';', '#' or blank), not a trace. */
 int rp_job_sniff(const char *path);
+
+struct cm_job;
+/*
+ * The job a model made (common/job.h: `iotape model`'s keys) as j: each
+ * key through rp_jobspec_set, then rp_jobspec_check.  0 files is taken as
+ * a job of checkpoints only (the data set's required keys then do not
+ * apply; a replay refuses such a job, rp_fio_write writes it).  0, or
+ * -EINVAL with "WHAT: what is wrong" in err.
+ */
+int rp_jobspec_model(struct rp_jobspec *j, const struct cm_job *job, const char *what,
+		     char *err, size_t errlen);
+/*
+ * Write to f an fio job file (fio's INI) of the job j, as far as fio can
+ * express it (iotape-model(1), --fio): [global] with directory=${IOTAPE_DIR},
+ * the readers as fio jobs, the checkpoints as jobs after them; a comment
+ * before each option says what it comes from, the file's head what fio
+ * cannot express.  j->num_files 0: checkpoints only.  0, -EINVAL with why in
+ * err (a name fio would read otherwise, nothing to write; f then holds
+ * nothing), -EIO when f reports an error.
+ */
+int rp_fio_write(FILE *f, const struct rp_jobspec *j, char *err, size_t errlen);
 
 struct rp_job_opts {
 	int direct;		/* --direct: sizes aligned, reads O_DIRECT */

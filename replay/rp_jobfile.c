@@ -90,7 +90,7 @@ static const struct jkey keys[] = {
 #define NSECS (sizeof(sections) / sizeof(sections[0]))
 _Static_assert(NKEYS <= 64, "key_line[] holds 64 keys");
 
-static void defaults(struct rp_jobspec *j)
+void rp_jobspec_init(struct rp_jobspec *j)
 {
 	memset(j, 0, sizeof(*j));
 	snprintf(j->file_prefix, sizeof(j->file_prefix), "img_");
@@ -264,7 +264,7 @@ int rp_jobspec_parse(struct rp_jobspec *j, const char *path, char *err, size_t e
 	struct pctx p = { .j = j, .path = path, .err = err, .errlen = errlen };
 	int rc;
 
-	defaults(j);
+	rp_jobspec_init(j);
 	if (!(p.f = fopen(path, "r"))) {
 		rc = -errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
