@@ -52,6 +52,31 @@ extern const struct opt_cmd convert_cmd;
 int cmd_model(int argc, char **argv);
 extern const struct opt_cmd model_cmd;
 
+/*
+ * Pass/fail checks (`compare --check`, `model --check`): each a name, ok
+ * and a one-line detail, printed the same way by both.  The capacity is
+ * above what either makes (compare 11, model 7); a check past it is not
+ * kept but counts as failed.
+ */
+#define CLI_CHECKS_MAX 16
+struct cli_check {
+	char name[48];
+	int ok;
+	char detail[160];
+};
+struct cli_checks {
+	struct cli_check v[CLI_CHECKS_MAX];
+	size_t n;
+	int failed;
+};
+void cli_check_add(struct cli_checks *k, const char *name, int ok, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* "  ok   NAME  DETAIL" per check (details escaped as paths are), names
+ * padded to the longest (at least 16), then "  PASSED: ..." or "FAILED". */
+void cli_checks_print(FILE *o, const struct cli_checks *k);
+/* (b - a) / a: 0 when equal, infinite when a is 0 and b is not. */
+double cli_rel_diff(double a, double b);
+
 /* `iotape model --check` (cli/model_check.c): run the trace and the job
  * file job derived from it under dir, recorded, and print the fidelity
  * checks: EXIT_OK when they pass, else EXIT_FAIL (after one error line). */

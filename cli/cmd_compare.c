@@ -389,48 +389,14 @@ static void cmp_groups(struct cmp *c)
 
 /* -------------------------------------------------------------- checks */
 
-struct check {
-	char name[48];
-	int ok;
-	char detail[160];
-};
-
-struct checks {
-	struct check *v;
-	size_t n, cap;
-	int failed;
-};
-
-static void __attribute__((format(printf, 4, 5)))
-check_add(struct checks *k, const char *name, int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	ANA_VEC_GROW(k->v, k->cap, k->n);
-	struct check *c = &k->v[k->n++];
-	snprintf(c->name, sizeof(c->name), "%s", name);
-	c->ok = ok;
-	va_start(ap, fmt);
-	vsnprintf(c->detail, sizeof(c->detail), fmt, ap);
-	va_end(ap);
-	k->failed += !ok;
-}
-
-static double rel_diff(double a, double b)
-{
-	if (a == b)
-		return 0;
-	return a ? (b - a) / a : INFINITY;
-}
-
 static uint64_t duration_ns(const struct ana *a)
 {
 	return ana_trace_end(a) - a->t0;
 }
 
-static void check_count(struct checks *k, const char *name, uint64_t a, uint64_t b)
+static void check_count(struct cli_checks *k, const char *name, uint64_t a, uint64_t b)
 {
-	check_add(k, name, a == b, "A %" PRIu64 ", B %" PRIu64 " (must be equal)", a, b);
+	cli_check_add(k, name, a == b, "A %" PRIu64 ", B %" PRIu64 " (must be equal)", a, b);
 }
 
 /* A file differs when its read or write ops or bytes do. */
@@ -440,7 +406,7 @@ static int file_differs(const struct cmp_file *f)
 	       f->wops[0] != f->wops[1] || f->wbytes[0] != f->wbytes[1];
 }
 
-static void cmp_checks(struct cmp *c, struct checks *k)
+static void cmp_checks(struct cmp *c, struct cli_checks *k)
 {
 	const struct ana *a = &c->a[0], *b = &c->a[1];
 
@@ -465,12 +431,12 @@ static void cmp_checks(struct cmp *c, struct checks *k)
 		/* the path cut to 60 bytes, not inside a UTF-8 character */
 		int cut = (int)cm_utf8_cut(first->key, 60);
 
-		check_add(k, "files", 0, "%zu of %zu files differ in read/write ops or bytes "
+		cli_check_add(k, "files", 0, "%zu of %zu files differ in read/write ops or bytes "
 			  "(%zu not in B, %zu not in A; first: %.*s%s)", bad, c->nf, only_a,
 			  only_b, cut, first->key, first->key[cut] ? "..." : "");
 	}
 	else
-		check_add(k, "files", 1, "%zu files: equal read/write ops and bytes", c->nf);
+		cli_check_add(k, "files", 1, "%zu files: equal read/write ops and bytes", c->nf);
 
 	if (c->metadata) {
 		/* per kind, as the replay issues them (stat, getdents, ...) */
@@ -486,7 +452,7 @@ static void cmp_checks(struct cmp *c, struct checks *k)
 						      ", B %" PRIu64, n ? "; " : "",
 						      cm_kind_name(kd), x, y);
 		}
-		check_add(k, "metadata_ops", ok, "%s (must be equal)", n ? d : "none on either side");
+		cli_check_add(k, "metadata_ops", ok, "%s (must be equal)", n ? d : "none on either side");
 	}
 
 	/* read randomness, of the data set and of the other files: with page
@@ -509,7 +475,7 @@ static void cmp_checks(struct cmp *c, struct checks *k)
 			snprintf(det[gi], sizeof(det[gi]), "%s A %.4f, B %.4f", what, ra, rb);
 		}
 	}
-	check_add(k, "read_randomness", ok, "%s; %s (within %.2f%s)", det[0], det[1],
+	cli_check_add(k, "read_randomness", ok, "%s; %s (within %.2f%s)", det[0], det[1],
 		  CHK_RANDOMNESS, c->fault_reads ? ", files without page-fault reads" : "");
 
 	size_t hb[2] = { 0 };
@@ -520,27 +486,27 @@ static void cmp_checks(struct cmp *c, struct checks *k)
 				  g->wr_hist[0][i] != g->wr_hist[1][i];
 		}
 	if (hb[0] + hb[1])
-		check_add(k, "request_sizes", 0, "%zu size classes of the data set and %zu of the "
+		cli_check_add(k, "request_sizes", 0, "%zu size classes of the data set and %zu of the "
 			  "other files differ (must be identical)", hb[0], hb[1]);
 	else
-		check_add(k, "request_sizes", 1, "identical");
+		cli_check_add(k, "request_sizes", 1, "identical");
 
 	char x[32], y[32];
-	double g = rel_diff((double)c->gap[0], (double)c->gap[1]);
+	double g = cli_rel_diff((double)c->gap[0], (double)c->gap[1]);
 	cm_fmt_ns(x, sizeof(x), c->gap[0]);
 	cm_fmt_ns(y, sizeof(y), c->gap[1]);
-	check_add(k, "compute_gap", fabs(g) <= CHK_GAP, "A %s, B %s, %+.1f%% (within %.0f%%)",
+	cli_check_add(k, "compute_gap", fabs(g) <= CHK_GAP, "A %s, B %s, %+.1f%% (within %.0f%%)",
 		  x, y, 100 * g, 100 * CHK_GAP);
-	double d = rel_diff((double)duration_ns(a), (double)duration_ns(b));
+	double d = cli_rel_diff((double)duration_ns(a), (double)duration_ns(b));
 	cm_fmt_ns(x, sizeof(x), duration_ns(a));
 	cm_fmt_ns(y, sizeof(y), duration_ns(b));
-	check_add(k, "duration", fabs(d) <= CHK_DURATION, "A %s, B %s, %+.1f%% (within %.0f%%)",
+	cli_check_add(k, "duration", fabs(d) <= CHK_DURATION, "A %s, B %s, %+.1f%% (within %.0f%%)",
 		  x, y, 100 * d, 100 * CHK_DURATION);
 }
 
 struct cmp_checks_job {
 	struct cmp *c;
-	struct checks *k;
+	struct cli_checks *k;
 };
 
 static int checks_job(void *arg)
@@ -554,7 +520,7 @@ static int checks_job(void *arg)
 
 static void t_pct(char *buf, double a, double b)
 {
-	double r = rel_diff(a, b);
+	double r = cli_rel_diff(a, b);
 	if (isnan(a) || isnan(b))
 		snprintf(buf, 32, "n/a");
 	else if (isinf(r))
@@ -853,20 +819,14 @@ static void t_files(FILE *o, const struct cmp *c)
 }
 
 /* --check */
-static void t_check(FILE *o, const struct checks *k)
+static void t_check(FILE *o, const struct cli_checks *k)
 {
 	fprintf(o, "\nCHECK (B reproduces A)\n");
-	for (size_t i = 0; i < k->n; i++) {	/* a detail may hold a path */
-		fprintf(o, "  %-4s %-16s ", k->v[i].ok ? "ok" : "FAIL", k->v[i].name);
-		cm_put_escaped(o, k->v[i].detail, 0);
-		fputc('\n', o);
-	}
-	fprintf(o, "  %s: %d of %zu checks failed\n", k->failed ? "FAILED" : "PASSED",
-		k->failed, k->n);
+	cli_checks_print(o, k);
 }
 
 /* The sections in order; CHECK only with k (--check). */
-static void cmp_text(struct cmp *c, const struct checks *k, long top, FILE *o)
+static void cmp_text(struct cmp *c, const struct cli_checks *k, long top, FILE *o)
 {
 	t_header(o, c);
 	t_summary(o, c);
@@ -896,7 +856,7 @@ static json_t *j_pair_u64(uint64_t a, uint64_t b)
 	json_object_set_new(o, "a", cm_json_u64(a));
 	json_object_set_new(o, "b", cm_json_u64(b));
 	json_object_set_new(o, "diff", json_real((double)b - (double)a));
-	json_object_set_new(o, "rel", jreal(rel_diff((double)a, (double)b)));
+	json_object_set_new(o, "rel", jreal(cli_rel_diff((double)a, (double)b)));
 	return o;
 }
 
@@ -907,7 +867,7 @@ static json_t *j_pair_real(double a, double b, int rel)
 	json_object_set_new(o, "b", jreal(b));
 	json_object_set_new(o, "diff", jreal(b - a));
 	if (rel)
-		json_object_set_new(o, "rel", jreal(rel_diff(a, b)));
+		json_object_set_new(o, "rel", jreal(cli_rel_diff(a, b)));
 	return o;
 }
 
@@ -1081,7 +1041,7 @@ static json_t *j_files(const struct cmp *c)
 	return fs;
 }
 
-static json_t *j_fidelity(const struct checks *k)
+static json_t *j_fidelity(const struct cli_checks *k)
 {
 	json_t *ck = json_array();
 	for (size_t i = 0; i < k->n; i++) {
@@ -1101,7 +1061,7 @@ static json_t *j_fidelity(const struct checks *k)
 }
 
 /* The top-level keys in order. */
-static int cmp_json(struct cmp *c, const struct checks *k, FILE *out)
+static int cmp_json(struct cmp *c, const struct cli_checks *k, FILE *out)
 {
 	json_t *root = json_object();
 
@@ -1143,7 +1103,7 @@ int cmd_compare(int argc, char **argv)
 	struct opt_parser p;
 	struct compare_cfg cfg = { 0 };
 	struct cmp c;
-	struct checks k = { 0 };
+	struct cli_checks k = { 0 };
 	int ch, json, check, err, nargs, ret = EXIT_FAIL;
 	long top;
 	char **args;
@@ -1249,7 +1209,6 @@ int cmd_compare(int argc, char **argv)
 		cli_error("fidelity check failed: %s", names);
 	}
 out:
-	free(k.v);
 	cmp_release(&c);
 	return ret;
 }

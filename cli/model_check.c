@@ -21,7 +21,6 @@
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -159,30 +158,6 @@ static int analyse(struct mc_side *s, const char *path, const char *under)
 	return 0;
 }
 
-struct mc_checks {
-	int n, failed;
-	FILE *o;
-};
-
-static void __attribute__((format(printf, 4, 5)))
-mc_add(struct mc_checks *k, const char *name, int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	k->n++;
-	k->failed += !ok;
-	fprintf(k->o, "  %-4s %-22s ", ok ? "ok" : "FAIL", name);
-	va_start(ap, fmt);
-	vfprintf(k->o, fmt, ap);
-	va_end(ap);
-	fputc('\n', k->o);
-}
-
-static double rel(double a, double b)
-{
-	return a == b ? 0 : a ? (b - a) / a : INFINITY;
-}
-
 /* Total variation distance of two size histograms (0: equal shares, 1:
  * disjoint); NAN when both are empty. */
 static double tvd(const uint64_t *a, const uint64_t *b)
@@ -202,49 +177,49 @@ static double tvd(const uint64_t *a, const uint64_t *b)
 	return d / 2;
 }
 
-static void check_near(struct mc_checks *k, const char *name, double a, double b, double max)
+static void check_near(struct cli_checks *k, const char *name, double a, double b, double max)
 {
 	char x[32], y[32];
 
 	if (isnan(a) && isnan(b)) {
-		mc_add(k, name, 1, "n/a on both sides");
+		cli_check_add(k, name, 1, "n/a on both sides");
 		return;
 	}
 	snprintf(x, sizeof(x), isnan(a) ? "n/a" : "%.3f", a);
 	snprintf(y, sizeof(y), isnan(b) ? "n/a" : "%.3f", b);
-	mc_add(k, name, !isnan(a) && !isnan(b) && fabs(a - b) <= max,
+	cli_check_add(k, name, !isnan(a) && !isnan(b) && fabs(a - b) <= max,
 	       "A %s, B %s (within %.2f)", x, y, max);
 }
 
-static void checks(struct mc_checks *k, struct mc_side *A, struct mc_side *B)
+static void checks(struct cli_checks *k, struct mc_side *A, struct mc_side *B)
 {
 	const struct ana_group *ga = &A->a.ds, *gb = &B->a.ds;
 	double ba = (double)ga->read_bytes / (double)A->epochs;
 	double bb = (double)gb->read_bytes / (double)B->epochs, tau, d;
 
-	d = rel(ba, bb);
-	mc_add(k, "read_bytes_per_epoch", fabs(d) <= MC_BYTES,
+	d = cli_rel_diff(ba, bb);
+	cli_check_add(k, "read_bytes_per_epoch", fabs(d) <= MC_BYTES,
 	       "A %.0f (%zu epoch%s%s), B %.0f (%zu), %+.2f%% (within %.0f%%)", ba, A->epochs,
 	       A->epochs == 1 ? "" : "s", A->epochs_known ? "" : ": not counted", bb, B->epochs,
 	       100 * d, 100 * MC_BYTES);
-	mc_add(k, "files", ga->files == gb->files,
+	cli_check_add(k, "files", ga->files == gb->files,
 	       "A %" PRIu64 ", B %" PRIu64 " data set files read (must be equal)",
 	       ga->files, gb->files);
 	d = tvd(ga->rd_hist, gb->rd_hist);
 	if (isnan(d))
-		mc_add(k, "request_sizes", 1, "no data set reads on either side");
+		cli_check_add(k, "request_sizes", 1, "no data set reads on either side");
 	else
-		mc_add(k, "request_sizes", d <= MC_TVD, "data set reads: total variation distance "
+		cli_check_add(k, "request_sizes", d <= MC_TVD, "data set reads: total variation distance "
 		       "%.3f (at most %.2f)", d, MC_TVD);
 	check_near(k, "read_randomness", ana_group_randomness(ga), ana_group_randomness(gb),
 		   MC_RAND);
 	check_near(k, "file_order_randomness", ana_file_order_randomness(&A->a, &tau),
 		   ana_file_order_randomness(&B->a, &tau), MC_RAND);
-	d = rel(A->compute_s, B->compute_s);
-	mc_add(k, "compute", fabs(d) <= MC_COMPUTE, "training thread: A %.3f s (tid %u), "
+	d = cli_rel_diff(A->compute_s, B->compute_s);
+	cli_check_add(k, "compute", fabs(d) <= MC_COMPUTE, "training thread: A %.3f s (tid %u), "
 	       "B %.3f s, %+.1f%% (within %.0f%%)", A->compute_s, A->tid, B->compute_s,
 	       100 * d, 100 * MC_COMPUTE);
-	mc_add(k, "accelerator_utilization", fabs(A->au - B->au) <= MC_AU,
+	cli_check_add(k, "accelerator_utilization", fabs(A->au - B->au) <= MC_AU,
 	       "A %.3f, B %.3f, %+.1f points (within %.0f)", A->au, B->au,
 	       100 * (B->au - A->au), 100 * MC_AU);
 }
@@ -253,7 +228,7 @@ int model_check(const char *trace, const char *dir, const char *job)
 {
 	char p[6][PATH_MAX], *under = NULL;
 	struct mc_side A = { 0 }, B = { 0 };
-	struct mc_checks k = { .o = stdout };
+	struct cli_checks k = { 0 };
 	int rc, ret = EXIT_FAIL;
 
 	snprintf(p[0], PATH_MAX, "%s/trace", dir);
@@ -293,7 +268,7 @@ int model_check(const char *trace, const char *dir, const char *job)
 		goto out;
 	printf("CHECK (the model %s reproduces the trace %s)\n", job, trace);
 	checks(&k, &A, &B);
-	printf("  %s: %d of %d checks failed\n", k.failed ? "FAILED" : "PASSED", k.failed, k.n);
+	cli_checks_print(stdout, &k);
 	if (k.failed)
 		cli_error("fidelity check failed (work directory %s)", dir);
 	ret = k.failed ? EXIT_FAIL : EXIT_OK;

@@ -11,6 +11,7 @@
  * line nor reach the terminal.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,4 +100,45 @@ int cli_trace_finish(tape_writer *w, const char *out, const char *tmp)
 		return -1;
 	}
 	return 0;
+}
+
+void cli_check_add(struct cli_checks *k, const char *name, int ok, const char *fmt, ...)
+{
+	struct cli_check *c;
+	va_list ap;
+
+	k->failed += !ok;
+	if (k->n == CLI_CHECKS_MAX) {
+		k->failed += ok;	/* not kept: not passed either */
+		return;
+	}
+	c = &k->v[k->n++];
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->ok = ok;
+	va_start(ap, fmt);
+	vsnprintf(c->detail, sizeof(c->detail), fmt, ap);
+	va_end(ap);
+}
+
+void cli_checks_print(FILE *o, const struct cli_checks *k)
+{
+	int w = 16;
+
+	for (size_t i = 0; i < k->n; i++)
+		if ((int)strlen(k->v[i].name) > w)
+			w = (int)strlen(k->v[i].name);
+	for (size_t i = 0; i < k->n; i++) {	/* a detail may hold a path */
+		fprintf(o, "  %-4s %-*s ", k->v[i].ok ? "ok" : "FAIL", w, k->v[i].name);
+		cm_put_escaped(o, k->v[i].detail, 0);
+		fputc('\n', o);
+	}
+	fprintf(o, "  %s: %d of %zu checks failed\n", k->failed ? "FAILED" : "PASSED",
+		k->failed, k->n);
+}
+
+double cli_rel_diff(double a, double b)
+{
+	if (a == b)
+		return 0;
+	return a ? (b - a) / a : INFINITY;
 }
