@@ -17,15 +17,22 @@
 /* File order randomness from which the files are taken as shuffled. */
 #define MODEL_SHUFFLE_MIN 0.5
 
-double ana_step_stdev_ms(const struct ana_thread *t)
+/* The standard deviation of n values of sum sum and sum of squares sq;
+ * NaN for none. */
+static double stdev(uint64_t n, double sum, double sq)
 {
 	double m, v;
 
-	if (!t->steps)
+	if (!n)
 		return NAN;
-	m = t->step_ns / 1e6 / (double)t->steps;
-	v = t->step_sq_ms / (double)t->steps - m * m;
+	m = sum / (double)n;
+	v = sq / (double)n - m * m;
 	return v > 0 ? sqrt(v) : 0;
+}
+
+double ana_step_stdev_ms(const struct ana_thread *t)
+{
+	return stdev(t->steps, t->step_ns / 1e6, t->step_sq_ms);
 }
 
 /* Length of the directory part of path ("/a/b" of "/a/b/c"), 0 for none. */
@@ -340,11 +347,9 @@ static void model_train(struct model *m, uint64_t files)
 	set(m, CM_JOB_K_COMPUTE, b, "thread %u: %.3f s of compute in all, start-up "
 	    "included, over %llu steps", t->tid, t->gap_ns / 1e9, (unsigned long long)steps);
 	if (n) {
-		double mean = sum / (double)n, v = sq / (double)n - mean * mean;
-
-		snprintf(b, sizeof(b), "%.6f", v > 0 ? sqrt(v) / 1e3 : 0);
+		snprintf(b, sizeof(b), "%.6f", stdev(n, sum, sq) / 1e3);
 		set(m, CM_JOB_K_COMPUTE_STDEV, b, "thread %u: standard deviation of %llu "
-		    "compute gaps (mean %.1f ms)", t->tid, (unsigned long long)n, mean);
+		    "compute gaps (mean %.1f ms)", t->tid, (unsigned long long)n, sum / (double)n);
 	}
 }
 

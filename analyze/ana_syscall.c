@@ -57,6 +57,28 @@ static inline int is_io(const struct ana *a, const struct tape_syscall *e, unsig
 	return op < TAPE_OP_URING_READ && (!a->o.replayed_io || replay_does(a, e, op));
 }
 
+/*
+ * A thread's next I/O call e, its calls' union ending at *last_end: the
+ * compute gap before e, or NO_GAP when e began inside that union (an
+ * overlap, counted once); *io gets the time e adds to the union.
+ */
+#define NO_GAP UINT64_MAX
+static inline uint64_t io_advance(uint64_t *last_end, const struct tape_syscall *e,
+				  uint64_t *io)
+{
+	uint64_t end = e->ts_ns + e->dur_ns, gap = NO_GAP;
+
+	if (e->ts_ns >= *last_end) {
+		gap = e->ts_ns - *last_end;
+		*io += e->dur_ns;
+		*last_end = end;
+	} else if (end > *last_end) {
+		*io += end - *last_end;
+		*last_end = end;
+	}
+	return gap;
+}
+
 static uint32_t file_new(struct ana *a)
 {
 	ANA_VEC_GROW_LINES(a->files, a->capfiles, a->nfiles);
@@ -715,20 +737,15 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 					t->first_ns = e->ts_ns;
 					t->last_end = e->ts_ns;
 				}
-				if (e->ts_ns >= t->last_end) {
-					uint64_t gap = e->ts_ns - t->last_end;
+				uint64_t gap = io_advance(&t->last_end, e, &t->io_ns);
 
+				if (gap != NO_GAP) {
 					t->gap_ns += gap;
 					if (t->ops && gap >= ANA_STEP_GAP_NS) {
 						t->steps++;
 						t->step_ns += gap;
 						t->step_sq_ms += (gap / 1e6) * (gap / 1e6);
 					}
-					t->io_ns += e->dur_ns;
-					t->last_end = end;
-				} else if (end > t->last_end) {	/* overlap: count once */
-					t->io_ns += end - t->last_end;
-					t->last_end = end;
 				}
 				t->ops++;
 				if (e->ts_ns > s->busy_e) {
@@ -837,7 +854,7 @@ int ana_thread_steps(struct ana *a, uint32_t tid, uint64_t from, uint64_t to,
 	tape_cursor *c;
 	const void *evs;
 	size_t k;
-	uint64_t last_end = 0, ops = 0;
+	uint64_t last_end = 0, ops = 0, io = 0, gap;
 	int err = ana_cursor_open(a->r, TAPE_TABLE_SYSCALL, a->t0, a->t1, &c);
 
 	*n = 0;
@@ -849,26 +866,19 @@ int ana_thread_steps(struct ana *a, uint32_t tid, uint64_t from, uint64_t to,
 
 		for (size_t i = 0; i < k; i++, e++) {
 			unsigned op = e->op < TAPE_OP_MAX ? e->op : TAPE_OP_UNKNOWN;
-			uint64_t end = e->ts_ns + e->dur_ns;
 
 			if (e->tid != tid || op >= TAPE_OP_URING_READ)
 				continue;	/* every call bounds a step here */
 			if (!ops++)
 				last_end = e->ts_ns;
-			if (e->ts_ns >= last_end) {
-				uint64_t gap = e->ts_ns - last_end;
+			gap = io_advance(&last_end, e, &io);
+			if (gap != NO_GAP && ops > 1 && gap >= ANA_STEP_GAP_NS &&
+			    e->ts_ns >= from && e->ts_ns <= to) {
+				double ms = gap / 1e6;
 
-				if (ops > 1 && gap >= ANA_STEP_GAP_NS && e->ts_ns >= from &&
-				    e->ts_ns <= to) {
-					double ms = gap / 1e6;
-
-					(*n)++;
-					*sum_ms += ms;
-					*sq_ms += ms * ms;
-				}
-				last_end = end;
-			} else if (end > last_end) {
-				last_end = end;
+				(*n)++;
+				*sum_ms += ms;
+				*sq_ms += ms * ms;
 			}
 		}
 	}
