@@ -48,7 +48,8 @@ ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 DEB_PKGS := build-essential pkg-config clang llvm libbpf-dev bpftool libelf-dev python3-pil \
 	zlib1g-dev libzstd-dev liburing-dev libxxhash-dev libinih-dev libyaml-dev \
 	libjansson-dev libcmocka-dev zstd fio strace man-db groff-base \
-	python3-torch python3-torchvision python3-numpy bpftrace openmpi-bin libopenmpi-dev
+	python3-torch python3-torchvision python3-numpy bpftrace openmpi-bin libopenmpi-dev \
+	libmicrohttpd-dev chromium prometheus python3-pandas
 
 # MPI (replay --mpi, replay/rp_mpi.c): Open MPI's flags go to that one
 # file and to the final links (iotape, tests/helpers/mpi_gather); MPI=0
