@@ -40,6 +40,7 @@ const struct cm_job_keydef cm_job_keys[CM_JOB_NKEYS] = {
 	[CM_JOB_K_PREFETCH] = { "reader", "prefetch_size", CM_JOB_UINT },
 	[CM_JOB_K_ODIRECT] = { "reader", "odirect", CM_JOB_BOOL },
 	[CM_JOB_K_READ_EOF] = { "reader", "read_eof", CM_JOB_BOOL },
+	[CM_JOB_K_MMAP] = { "reader", "mmap", CM_JOB_BOOL },
 	[CM_JOB_K_EPOCHS] = { "train", "epochs", CM_JOB_UINT },
 	[CM_JOB_K_STEPS_PER_EPOCH] = { "train", "steps_per_epoch", CM_JOB_UINT },
 	[CM_JOB_K_COMPUTE] = { "train", "computation_time", CM_JOB_SECS },

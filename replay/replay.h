@@ -291,6 +291,11 @@ int rp_replica_open(struct rp_source **out, const struct rp_replica_opts *o,
 
 /* A job file (man/iotape-job.5): the synthetic job it describes. */
 #define RP_JOB_STR 256
+/* reader.mmap: the default fault window (the kernel's fault_around_bytes),
+ * and the most memory the readers' bitmaps of mapped windows may take. */
+#define RP_JOB_MAP_WINDOW (64u << 10)
+#define RP_JOB_MAP_MAX (1ull << 30)
+
 struct rp_jobspec {
 	char name[RP_JOB_STR];
 	char data_folder[RP_JOB_STR], file_prefix[64], file_suffix[64];
@@ -298,6 +303,7 @@ struct rp_jobspec {
 	uint64_t record_length, record_length_stdev, record_length_min, record_length_max;
 	uint64_t read_threads, batch_size, transfer_size, prefetch_size;
 	int file_shuffle, sample_shuffle, odirect, read_eof;
+	int mmap;		/* reader.mmap: samples reached through a map */
 	uint64_t epochs, seed;
 	uint64_t steps_per_epoch;	/* without a data set (num_files 0); 0:
 					 * not given */

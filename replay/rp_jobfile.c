@@ -69,6 +69,7 @@ static const struct jkey keys[] = {
 	{ "reader", "prefetch_size", K_U64, 0, J(prefetch_size), 0, 1, 1000000 },
 	{ "reader", "odirect", K_BOOL, 0, J(odirect) },
 	{ "reader", "read_eof", K_BOOL, 0, J(read_eof) },
+	{ "reader", "mmap", K_BOOL, 0, J(mmap) },
 	{ "train", "epochs", K_U64, 1, J(epochs), 0, 1, 1000000 },
 	{ "train", "steps_per_epoch", K_U64, 0, J(steps_per_epoch), 0, 1, 1000000000 },
 	{ "train", "computation_time", K_SEC, 1, J(computation_time), 0, 0, 3600 },
@@ -472,6 +473,7 @@ struct gen {			/* one thread's place in its loop */
 	uint64_t e, b, i, iend, gend, p, j, co;
 	uint32_t f;
 	int whole, first;
+	uint64_t *bm;		/* reader.mmap: the windows mapped this epoch */
 	/* trainer */
 	uint64_t s, ts, *rcnt;
 	unsigned ck, shard, cph;
@@ -484,6 +486,8 @@ struct jobsrc {
 	uint32_t ck_first;	/* layout file of checkpoint 0's first shard */
 	uint32_t oflags;	/* the readers' opens */
 	uint64_t *rl;		/* per file: sample (record) length */
+	uint64_t W, nwin;	/* reader.mmap: the fault window, windows in all */
+	uint64_t *wbase;	/* per file: its first window's index */
 	double ct, ct_sd;
 	struct gen *g;		/* per thread */
 };
@@ -519,7 +523,28 @@ static uint32_t file_at(const struct jobsrc *js, uint64_t e, uint64_t pos)
 	return (uint32_t)perm_at(&p, pos);
 }
 
-/* Ops of batch b of epoch e (a reader's). */
+/* The place in file f of its k-th sample read in epoch e. */
+static uint64_t sample_at(const struct jobsrc *js, uint64_t e, uint32_t f, uint64_t k)
+{
+	struct perm p;
+
+	if (!js->j.sample_shuffle || js->S <= 1)
+		return k;
+	perm_init(&p, js->S, mix(epoch_key(js, e) ^ f));
+	return perm_at(&p, k);
+}
+
+/* reader.mmap: the fault windows that sample k of file f spans. */
+static uint64_t sample_windows(const struct jobsrc *js, uint32_t f, uint64_t k)
+{
+	uint64_t off = k * js->rl[f];
+
+	return (off + js->rl[f] - 1) / js->W - off / js->W + 1;
+}
+
+/* Ops of batch b of epoch e (a reader's).  With reader.mmap, an op per
+ * window each sample spans: a read, or a placeholder where the window was
+ * mapped already (map_next). */
 static uint64_t batch_ops(const struct jobsrc *js, uint64_t e, uint64_t b)
 {
 	uint64_t i = b * js->B, iend = i + js->B < js->NS ? i + js->B : js->NS, n = 0;
@@ -529,12 +554,30 @@ static uint64_t batch_ops(const struct jobsrc *js, uint64_t e, uint64_t b)
 	while (i < iend) {
 		uint64_t pos = i / js->S, gend = (pos + 1) * js->S < iend ? (pos + 1) * js->S : iend;
 		uint32_t f = js->j.file_shuffle ? (uint32_t)perm_at(&p, pos) : (uint32_t)pos;
-		n += 2 + (gend - i) * chunks(js->rl[f], js->j.transfer_size);
-		if (js->j.read_eof && i == pos * js->S && gend == (pos + 1) * js->S)
-			n++;
+		n += 2;
+		if (js->W) {
+			for (uint64_t k = i; k < gend; k++)
+				n += sample_windows(js, f, sample_at(js, e, f, k - pos * js->S));
+		} else {
+			n += (gend - i) * chunks(js->rl[f], js->j.transfer_size);
+			if (js->j.read_eof && i == pos * js->S && gend == (pos + 1) * js->S)
+				n++;
+		}
 		i = gend;
 	}
 	return n;
+}
+
+/* Window w of file f: 1 if it was mapped already in bitmap bm, else mark
+ * it and 0. */
+static int map_test_set(const struct jobsrc *js, uint64_t *bm, uint32_t f, uint64_t w)
+{
+	uint64_t bit = js->wbase[f] + w, m = 1ull << (bit % 64);
+
+	if (bm[bit / 64] & m)
+		return 1;
+	bm[bit / 64] |= m;
+	return 0;
 }
 
 static void op_init(struct rp_op *op, uint64_t ts, uint32_t kind)
@@ -545,6 +588,44 @@ static void op_init(struct rp_op *op, uint64_t ts, uint32_t kind)
 	op->slot = RP_NO_SLOT;
 	op->file = op->file2 = UINT32_MAX;
 	op->conc = 1;
+}
+
+/*
+ * reader.mmap: the next window of the sample at [off, off + rl) of file
+ * g->f (g->co counts the windows done).  The first touch of a window in
+ * the reader's epoch faults it in: a read of the whole window (a page
+ * fault and its fault-around); later touches find it mapped: a placeholder
+ * that keeps the op count (batch_ops) without I/O.
+ */
+static int map_next(struct jobsrc *js, struct gen *g, unsigned t, struct rp_op *op,
+		    uint64_t off, uint64_t rl)
+{
+	uint64_t w = off / js->W + g->co, size = js->s.layout.files[g->f].size;
+
+	op_init(op, 0, 0);
+	if (!map_test_set(js, g->bm, g->f, w)) {
+		op->kind = CM_READ;
+		op->flags = RP_F_FAULT;
+		op->file = g->f;
+		op->slot = t;
+		op->off = w * js->W;
+		op->len = size - op->off < js->W ? size - op->off : js->W;
+	} else {
+		op->flags = RP_F_STEP;
+	}
+	if (w >= (off + rl - 1) / js->W) {
+		g->co = 0;
+		g->j++;
+	} else {
+		g->co++;
+	}
+	return 1;
+}
+
+static void map_clear(const struct jobsrc *js, struct gen *g)
+{
+	if (g->bm)
+		memset(g->bm, 0, (js->nwin + 63) / 64 * sizeof(*g->bm));
 }
 
 static int reader_next(struct jobsrc *js, unsigned t, struct rp_op *op)
@@ -558,10 +639,14 @@ static int reader_next(struct jobsrc *js, unsigned t, struct rp_op *op)
 			if (g->b >= js->spe) {
 				g->e++;
 				g->b = r;
+				map_clear(js, g);	/* a new epoch maps anew */
 			}
 			if (g->e >= js->j.epochs) {
+				uint64_t *bm = g->bm;
 				memset(g, 0, sizeof(*g));
 				g->b = r;
+				g->bm = bm;
+				map_clear(js, g);
 				return 0;
 			}
 			if (g->b >= js->spe)
@@ -599,15 +684,13 @@ static int reader_next(struct jobsrc *js, unsigned t, struct rp_op *op)
 			return 1;
 		case P_READ: {
 			if (g->j >= g->gend) {
-				g->phase = g->whole && js->j.read_eof ? P_EOF : P_CLOSE;
+				g->phase = g->whole && js->j.read_eof && !js->W ? P_EOF : P_CLOSE;
 				continue;
 			}
-			uint64_t rl = js->rl[g->f], k = g->j - g->p * js->S, ts = js->j.transfer_size;
-			if (js->j.sample_shuffle && js->S > 1) {
-				struct perm p;
-				perm_init(&p, js->S, mix(epoch_key(js, g->e) ^ g->f));
-				k = perm_at(&p, k);
-			}
+			uint64_t rl = js->rl[g->f], ts = js->j.transfer_size;
+			uint64_t k = sample_at(js, g->e, g->f, g->j - g->p * js->S);
+			if (js->W)
+				return map_next(js, g, t, op, k * rl, rl);
 			op_init(op, 0, CM_READ);
 			op->file = g->f;
 			op->slot = t;
@@ -792,10 +875,14 @@ static void job_free(struct rp_source *s)
 
 	if (!js)
 		return;
-	if (js->g)
+	if (js->g) {
 		free(js->g[0].rcnt);
+		for (uint64_t r = 1; r <= js->R; r++)
+			free(js->g[r].bm);
+	}
 	free(js->g);
 	free(js->rl);
+	free(js->wbase);
 	rp_layout_release(&s->layout);
 	free(js);
 }
@@ -816,6 +903,48 @@ static int add_file(struct rp_layout *l, const char *path, uint32_t want)
 	if (rc < 0)
 		return rc;
 	return id == want ? 0 : -EEXIST;
+}
+
+/*
+ * reader.mmap: what the readers' maps read in a loop, walked as they will
+ * walk it (each reader's batches of an epoch, a window read at its first
+ * touch): the reads, and each file's bytes.  Time grows with the samples,
+ * memory is one bitmap.
+ */
+static int map_walk(struct jobsrc *js, uint64_t *reads, uint64_t *pages)
+{
+	struct rp_layout *l = &js->s.layout;
+	struct gen g = { 0 };
+
+	if (!(g.bm = calloc((js->nwin + 63) / 64, sizeof(*g.bm))))
+		return -ENOMEM;
+	for (uint64_t f = 0; f < js->N; f++)
+		l->files[f].rbytes = 0;
+	for (uint64_t e = 0; e < js->j.epochs; e++) {
+		for (uint64_t r = 0; r < js->R; r++) {
+			map_clear(js, &g);
+			for (uint64_t b = r; b < js->spe; b += js->R) {
+				uint64_t iend = (b + 1) * js->B < js->NS ? (b + 1) * js->B : js->NS;
+				for (uint64_t i = b * js->B; i < iend; i++) {
+					uint64_t pos = i / js->S;
+					uint32_t f = file_at(js, e, pos);
+					uint64_t rl = js->rl[f], off = sample_at(js, e, f, i - pos * js->S) * rl;
+					uint64_t size = l->files[f].size;
+
+					for (uint64_t w = off / js->W; w <= (off + rl - 1) / js->W; w++) {
+						uint64_t len = size - w * js->W < js->W ? size - w * js->W : js->W;
+						if (map_test_set(js, g.bm, f, w))
+							continue;
+						(*reads)++;
+						*pages += (len + 4095) / 4096;
+						l->files[f].rbytes += len;
+					}
+				}
+			}
+		}
+	}
+	free(g.bm);
+	return 0;
 }
 
 static int build(struct jobsrc *js, const struct rp_job_opts *o)
@@ -878,6 +1007,20 @@ static int build(struct jobsrc *js, const struct rp_job_opts *o)
 			return rc;
 	}
 	l->dataset_bytes = total;
+	if (js->W) {	/* reader.mmap: each file's windows, a reader's bitmap */
+		if (!(js->wbase = malloc((js->N + 1) * sizeof(*js->wbase))))
+			return -ENOMEM;
+		js->nwin = 0;
+		for (uint64_t f = 0; f < js->N; f++) {
+			js->wbase[f] = js->nwin;
+			js->nwin += (l->files[f].size + js->W - 1) / js->W;
+		}
+		if (js->nwin / 8 * js->R > RP_JOB_MAP_MAX)
+			return -E2BIG;
+		for (uint64_t r = 1; r <= js->R; r++)
+			if (!(js->g[r].bm = calloc((js->nwin + 63) / 64, sizeof(uint64_t))))
+				return -ENOMEM;
+	}
 	js->ck_first = (uint32_t)js->N;
 	for (uint64_t c = 0; c < js->nck; c++) {
 		uint64_t at = (c + 1) * js->period;	/* steps done */
@@ -924,10 +1067,17 @@ static int build(struct jobsrc *js, const struct rp_job_opts *o)
 	opens *= j->epochs;
 	reads *= j->epochs;
 	reads += rops - 2 * opens - reads;	/* the rest are sample reads */
+	if (js->W) {	/* ... or windows a map faulted in, and placeholders */
+		reads = 0;
+		if ((rc = map_walk(js, &reads, &l->fault_pages)))
+			return rc;
+		l->fault_reads = reads;
+	}
 	l->expected[CM_OPEN] = opens;
 	l->expected[CM_CLOSE] = opens;
 	l->expected[CM_READ] = reads;
-	uint64_t ts_r = j->transfer_size && j->transfer_size < maxrl ? j->transfer_size : maxrl;
+	uint64_t ts_r = js->W ? js->W : j->transfer_size && j->transfer_size < maxrl ?
+					j->transfer_size : maxrl;
 	for (uint64_t r = 0; r < js->R; r++) {
 		struct rp_thread *th = &l->threads[1 + r];
 		th->tid = (uint32_t)(2 + r);
@@ -997,6 +1147,8 @@ int rp_job_open(struct rp_source **out, const struct rp_jobspec *j, const struct
 	js->ct = j->computation_time;
 	js->ct_sd = j->computation_time_stdev;
 	js->oflags = O_RDONLY | ((j->odirect || (o && o->direct)) ? O_DIRECT : 0);
+	if (j->mmap && js->N)	/* the fault window: fault-around's 64 KiB */
+		js->W = j->transfer_size ? j->transfer_size : RP_JOB_MAP_WINDOW;
 	if (j->checkpoint) {
 		js->period = j->steps_between_checkpoints ? j->steps_between_checkpoints :
 							     j->epochs_between_checkpoints * js->spe;
@@ -1019,7 +1171,9 @@ int rp_job_open(struct rp_source **out, const struct rp_jobspec *j, const struct
 		js->g[r].b = r - 1;
 	if ((rc = build(js, o))) {
 		snprintf(err, errlen, "job: %s", rc == -EEXIST ? "two files of the job have one name" :
-						 strerror(-rc));
+			 rc == -E2BIG ? "reader.mmap: the readers' maps would take more than 1 GiB "
+					"of bitmaps (a bit per transfer_size window of the data set "
+					"per reader): raise reader.transfer_size" : strerror(-rc));
 		job_free(&js->s);
 		return rc;
 	}
