@@ -399,6 +399,28 @@ static void j_group_io(json_t *o, const struct ana_group *g)
 
 static const char *const ds_rules[] = { NULL, "read_again", "read_once" };
 
+/* A data set read through mmap: its page faults (ana_mmap_reads), or null. */
+static json_t *j_mmap(const struct ana *a)
+{
+	struct ana_mmap m;
+	uint64_t bytes;
+	uint32_t fi = ana_mmap_dataset(a, &bytes);
+
+	if (fi == ANA_NONE || ana_mmap_reads(a, &m) || !m.files)
+		return json_null();
+	json_t *o = json_object();
+	json_object_set_new(o, "file", jstr(a->files[fi].path));
+	json_object_set_new(o, "files", cm_json_u64(m.files));
+	json_object_set_new(o, "fault_reads", cm_json_u64(m.reads));
+	json_object_set_new(o, "fault_bytes", cm_json_u64(m.bytes));
+	json_object_set_new(o, "window_bytes", cm_json_u64(m.max_len));
+	json_object_set_new(o, "read_randomness", jreal(m.rd_pairs ? (double)m.rd_nonconsec /
+								 (double)m.rd_pairs : NAN));
+	json_object_set_new(o, "reader_threads", cm_json_u64(m.readers));
+	json_object_set_new(o, "epochs", cm_json_u64(m.epochs));
+	return o;
+}
+
 static json_t *j_dataset(struct ana *a, json_t *un)
 {
 	char why[512];
@@ -419,6 +441,7 @@ static json_t *j_dataset(struct ana *a, json_t *un)
 	json_object_set_new(o, "cache", j_group_cache(a, &a->ds, "dataset", un));
 	json_object_set_new(o, "epochs", ana_epochs_known(a) ? cm_json_u64(ana_epoch_count(a))
 							     : json_null());
+	json_object_set_new(o, "mmap", j_mmap(a));
 	return o;
 }
 
@@ -822,6 +845,8 @@ static void jw_files(struct jw *w, struct ana *a)
 		rb_u64_or_null(&r, cache, f->pages_accessed);
 		rb_s(&r, ",\"pages_missed\":");
 		rb_u64_or_null(&r, cache, f->pages_missed);
+		rb_s(&r, ",\"mapped_pages\":");
+		rb_u64_or_null(&r, cache, f->mapped);
 		rb_s(&r, "}");
 		fwrite(r.b, 1, r.n, o);
 	}
@@ -1155,6 +1180,13 @@ static void t_dataset(FILE *o, const struct ana *a)
 	if (a->ds.write_ops)
 		fprintf(o, "  %-26s %10s ops %12s\n", "writes", ana_fmt_count(b2, a->ds.write_ops),
 			t_bytes(b3, a->ds.write_bytes));
+	struct ana_mmap m;
+	if (a->mmap_file != ANA_NONE && !ana_mmap_reads(a, &m) && m.files)
+		fprintf(o, "  %-26s %10s ops %12s in %zu file%s, %s windows; %zu epoch%s (generations "
+			"of threads faulting it in), %zu at once\n", "page faults",
+			ana_fmt_count(b2, m.reads), t_bytes(b3, m.bytes), m.files,
+			m.files == 1 ? "" : "s", t_bytes(b1, m.max_len), m.epochs,
+			m.epochs == 1 ? "" : "s", m.readers);
 }
 
 /* A group's read randomness, sequential fraction, counts and streams. */

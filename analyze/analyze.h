@@ -659,6 +659,24 @@ int ana_epochs_known(const struct ana *a);
 uint32_t ana_mmap_dataset(const struct ana *a, uint64_t *bytes);
 
 /*
+ * A data set read through mmap, from its page faults as the replay reads
+ * them (common/faults.h), on the data set's files (ana_mmap.c: how the
+ * epochs are found).  After ana_run; 0 or -errno.
+ */
+struct ana_mmap {
+	size_t files;			/* data set files faulted in */
+	uint64_t reads, bytes;		/* their fault reads */
+	uint64_t max_len;		/* the largest: the fault window */
+	uint64_t rd_hist[ANA_SZ_BUCKETS];
+	uint64_t rd_pairs, rd_nonconsec;/* a thread's two reads in a row of a
+					 * file; those not continuing */
+	size_t epochs;			/* generations of reader threads */
+	size_t readers;			/* the most reader threads at once */
+	uint64_t first_ns, last_ns;	/* the epochs' first and last fault */
+};
+int ana_mmap_reads(const struct ana *a, struct ana_mmap *m);
+
+/*
  * The data set (iotape-analyze(1), DATA SET: the rule is there, and only
  * there).  ana_path_is_code: whether a path, as the job named it, is code
  * or a system file.  ana_file_kind: what f can be (ANA_FK_*), decided on
