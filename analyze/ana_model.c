@@ -76,6 +76,13 @@ struct model {
 	struct cm_job *job;
 	int err;
 	char note[512];
+	/* a data set read through mmap (ana_mmap_dataset): its faults */
+	int mmap;
+	struct ana_mmap mm;
+	uint64_t spf;		/* samples per file: pages, with mmap; else 1 */
+	/* the epochs: their count, first start and last end (ns) */
+	size_t nep;
+	uint64_t ep_from, ep_to;
 };
 
 static void set(struct model *m, int key, const char *val, const char *fmt, ...)
@@ -114,7 +121,7 @@ static void model_dataset(struct model *m, const char **dsdir, size_t *dslen)
 		const struct ana_file *f = &a->files[i];
 		const char *base;
 
-		if (!f->dataset || !f->path)
+		if (!f->dataset || !f->path || (m->mmap && !f->mapped))
 			continue;
 		n++;
 		if (!dir) {
@@ -163,7 +170,7 @@ static void model_dataset(struct model *m, const char **dsdir, size_t *dslen)
 		const char *rest, *sl;
 		size_t k;
 
-		if (!f->dataset || !f->path)
+		if (!f->dataset || !f->path || (m->mmap && !f->mapped))
 			continue;
 		rest = f->path + dl + 1;
 		if (!(sl = strchr(rest, '/')))
@@ -184,8 +191,8 @@ static void model_dataset(struct model *m, const char **dsdir, size_t *dslen)
 	free(subs);
 	*dsdir = dir;
 	*dslen = dl;
-	snprintf(note, sizeof(note), "%zu files read in the data set directory %.*s",
-		 n, (int)dl, dir);
+	snprintf(note, sizeof(note), "%zu files %s in the data set directory %.*s",
+		 n, m->mmap ? "faulted in through a map" : "read", (int)dl, dir);
 	setu(m, CM_JOB_K_NUM_FILES, n, note);
 	snprintf(note, sizeof(note), "subdirectories of %.*s holding data set files",
 		 (int)dl, dir);
@@ -201,17 +208,47 @@ static void model_dataset(struct model *m, const char **dsdir, size_t *dslen)
 		set(m, CM_JOB_K_FILE_SUFFIX, b, "all %zu names end with it", n);
 	}
 	if (nsz) {
-		double mean = sum / (double)nsz, v = sq / (double)nsz - mean * mean;
+		double mean = sum / (double)nsz, v = sq / (double)nsz - mean * mean, S = 1;
+		const char *per = "";
 
-		snprintf(b, sizeof(b), "%.0f", round(mean));
-		set(m, CM_JOB_K_RECORD_LENGTH, b, "mean of %zu file sizes", nsz);
-		snprintf(b, sizeof(b), "%.0f", round(v > 0 ? sqrt(v) : 0));
-		set(m, CM_JOB_K_RECORD_STDEV, b, "standard deviation of %zu file sizes", nsz);
-		snprintf(note, sizeof(note), "smallest of %zu file sizes", nsz);
-		setu(m, CM_JOB_K_RECORD_MIN, mn, note);
-		snprintf(note, sizeof(note), "largest of %zu file sizes", nsz);
-		setu(m, CM_JOB_K_RECORD_MAX, mx, note);
+		if (m->mmap) {	/* a sample per page: what a fault reaches */
+			m->spf = (uint64_t)llround(mean / (double)a->page_size);
+			if (!m->spf)
+				m->spf = 1;
+			S = (double)m->spf;
+			per = " over the samples per file";
+			setu(m, CM_JOB_K_SAMPLES_PER_FILE, m->spf, "the mean file size in pages: a "
+			     "sample is a page, what a page fault reaches (the job's own records "
+			     "are not seen through a map)");
+		}
+		snprintf(b, sizeof(b), "%.0f", round(mean / S));
+		set(m, CM_JOB_K_RECORD_LENGTH, b, "mean of %zu file sizes%s", nsz, per);
+		snprintf(b, sizeof(b), "%.0f", round(v > 0 ? sqrt(v) / S : 0));
+		set(m, CM_JOB_K_RECORD_STDEV, b, "standard deviation of %zu file sizes%s", nsz, per);
+		snprintf(note, sizeof(note), "smallest of %zu file sizes%s", nsz, per);
+		setu(m, CM_JOB_K_RECORD_MIN, (uint64_t)llround((double)mn / S), note);
+		snprintf(note, sizeof(note), "largest of %zu file sizes%s", nsz, per);
+		setu(m, CM_JOB_K_RECORD_MAX, (uint64_t)llround((double)mx / S), note);
 	}
+}
+
+/* The reader of a data set read through mmap: its faults (ana_mmap.c). */
+static void model_mmap_reader(struct model *m)
+{
+	const struct ana_mmap *mm = &m->mm;
+	double r = mm->rd_pairs ? (double)mm->rd_nonconsec / (double)mm->rd_pairs : NAN;
+
+	set(m, CM_JOB_K_MMAP, "on", "the data set is read through a map: %llu fault reads, "
+	    "%.1f MiB", (unsigned long long)mm->reads, (double)mm->bytes / 1048576.0);
+	if (mm->readers)
+		setu(m, CM_JOB_K_READ_THREADS, mm->readers, "the most threads faulting the data "
+		     "set in at once");
+	if (mm->max_len)
+		setu(m, CM_JOB_K_TRANSFER_SIZE, mm->max_len, "the largest fault read of a data "
+		     "set file: the fault window (a fault and its fault-around)");
+	if (!isnan(r))
+		set(m, CM_JOB_K_SAMPLE_SHUFFLE, r >= MODEL_SHUFFLE_MIN ? "on" : "off",
+		    "fault read randomness %.3f (on from %.1f)", r, MODEL_SHUFFLE_MIN);
 }
 
 /* The most threads reading files that may be data at once: the largest
@@ -299,31 +336,31 @@ static void model_train(struct model *m, uint64_t files)
 {
 	struct ana *a = (struct ana *)m->a;
 	const struct ana_thread *t = step_thread(a);
-	size_t nep = ana_epochs_known(a) ? ana_epoch_count(a) : 0;
-	uint64_t steps = 0, n = 0, batch = 0;
+	size_t nep = m->nep;
+	uint64_t steps = 0, n = 0, batch = 0, samples = files * m->spf;
 	double sum = 0, sq = 0;
 	char b[32];
 
 	if (nep)
 		set(m, CM_JOB_K_EPOCHS, (snprintf(b, sizeof(b), "%zu", nep), b),
-		    "%zu epochs by coverage of the data set", nep);
+		    m->mmap ? "%zu generations of threads faulting the data set in (a map "
+		    "lives an epoch)" : "%zu epochs by coverage of the data set", nep);
 	if (!t)
 		return;
-	if (nep && files && a->sys.nepochs >= nep) {
-		uint64_t from = a->sys.epochs[0].start_ns, to = a->sys.epochs[nep - 1].end_ns;
-
-		m->err = m->err ? m->err : ana_thread_steps(a, t->tid, from, to, &n, &sum, &sq);
+	if (nep && files) {
+		m->err = m->err ? m->err : ana_thread_steps(a, t->tid, m->ep_from, m->ep_to, &n,
+							     &sum, &sq);
 		if (m->err)
 			return;
 		if (n >= nep) {
-			batch = (uint64_t)llround((double)files * (double)nep / (double)n);
+			batch = (uint64_t)llround((double)samples * (double)nep / (double)n);
 			if (!batch)
 				batch = 1;
 			snprintf(b, sizeof(b), "%llu", (unsigned long long)batch);
-			set(m, CM_JOB_K_BATCH_SIZE, b, "%llu files per epoch over thread %u's %llu "
-			    "steps in the %zu epochs", (unsigned long long)files, t->tid,
-			    (unsigned long long)n, nep);
-			steps = nep * ((files + batch - 1) / batch);
+			set(m, CM_JOB_K_BATCH_SIZE, b, "%llu %s per epoch over thread %u's %llu "
+			    "steps in the %zu epochs", (unsigned long long)samples,
+			    m->mmap ? "samples" : "files", t->tid, (unsigned long long)n, nep);
+			steps = nep * ((samples + batch - 1) / batch);
 		}
 	}
 	if (!files && a->nckpts) {
@@ -429,10 +466,27 @@ static int model_fill(void *arg)
 	set(&m, CM_JOB_K_SRC_EVENTS, b, "syscall events");
 	if (m.err)
 		return m.err;
+	m.spf = 1;
+	if (a->mmap_file != ANA_NONE) {
+		if ((m.err = ana_mmap_reads(a, &m.mm)))
+			return m.err;
+		m.mmap = m.mm.files > 0;
+	}
+	if (m.mmap) {
+		m.nep = m.mm.epochs;
+		m.ep_from = m.mm.first_ns;
+		m.ep_to = m.mm.last_ns;
+	} else if (ana_epochs_known(a) && a->sys.nepochs >= ana_epoch_count(a) &&
+		   (m.nep = ana_epoch_count(a))) {
+		m.ep_from = a->sys.epochs[0].start_ns;
+		m.ep_to = a->sys.epochs[m.nep - 1].end_ns;
+	}
 	model_dataset(&m, &ds, &dsl);
-	if (ds)
+	if (ds && m.mmap)
+		model_mmap_reader(&m);
+	else if (ds)
 		model_reader(&m);
-	model_train(&m, ds ? a->ds.files : 0);
+	model_train(&m, ds ? (m.mmap ? m.mm.files : a->ds.files) : 0);
 	model_checkpoint(&m, &ck, &ckl);
 	/* the folders, under the common root of both (the job's DIR) */
 	rl = ds ? dir_len_n(ds, dsl) : 0;

@@ -28,6 +28,7 @@
 #include "analyze.h"
 #include "cli.h"
 #include "ops.h"
+#include "replay.h"
 
 /* The thresholds (iotape-model(1), CHECK). */
 #define MC_BYTES	0.02	/* read bytes per epoch: relative */
@@ -43,6 +44,13 @@ struct mc_side {
 	int epochs_known;
 	uint32_t tid;		/* the training thread: the most compute */
 	double au, compute_s;	/* from the replay's report */
+	/* the data set's reads: of the analysis, or (A, a data set read
+	 * through mmap) of its page faults */
+	uint64_t files, read_bytes;
+	const uint64_t *rd_hist;
+	double rand, order_rand;
+	int mmap;
+	struct ana_mmap mm;
 };
 
 /* Run this program with args (NULL-terminated, args[0] the command) with
@@ -142,6 +150,7 @@ static int analyse(struct mc_side *s, const char *path, const char *under)
 			      .skip = under ? skip_marker : NULL };
 	int err = ana_run(&s->a, path, &o);
 	uint64_t best = 0;
+	double tau;
 
 	if (err) {
 		cli_tape_error(path, err);
@@ -155,6 +164,48 @@ static int analyse(struct mc_side *s, const char *path, const char *under)
 		}
 	s->epochs_known = ana_epochs_known(&s->a) && ana_epoch_count(&s->a);
 	s->epochs = s->epochs_known ? ana_epoch_count(&s->a) : 1;
+	s->files = s->a.ds.files;
+	s->read_bytes = s->a.ds.read_bytes;
+	s->rd_hist = s->a.ds.rd_hist;
+	s->rand = ana_group_randomness(&s->a.ds);
+	s->order_rand = ana_file_order_randomness(&s->a, &tau);
+	if (s->a.mmap_file == ANA_NONE)
+		return 0;
+	/* read through mmap: the data set's reads are its page faults, and
+	 * its epochs the generations of threads that fault it in */
+	if ((err = ana_mmap_reads(&s->a, &s->mm))) {
+		cli_tape_error(path, err);
+		return -1;
+	}
+	if (!s->mm.files)
+		return 0;
+	s->mmap = 1;
+	s->epochs_known = s->mm.epochs > 0;
+	s->epochs = s->mm.epochs ? s->mm.epochs : 1;
+	s->files = s->mm.files;
+	s->read_bytes = s->mm.bytes;
+	s->rd_hist = s->mm.rd_hist;
+	s->rand = s->mm.rd_pairs ? (double)s->mm.rd_nonconsec / (double)s->mm.rd_pairs : NAN;
+	s->order_rand = NAN;	/* not told by faults */
+	return 0;
+}
+
+/* B of a model with reader.mmap: each reader reads the data set's windows
+ * it touches, so its reads cover the files once per reader and epoch; the
+ * epochs are the model's. */
+static int model_epochs(struct mc_side *s, const char *job)
+{
+	struct rp_jobspec j;
+	char err[512];
+
+	if (rp_jobspec_parse(&j, job, err, sizeof(err))) {
+		cli_error("%s", err);
+		return -1;
+	}
+	if (j.mmap) {
+		s->epochs = j.epochs;
+		s->epochs_known = 1;
+	}
 	return 0;
 }
 
@@ -193,28 +244,25 @@ static void check_near(struct cli_checks *k, const char *name, double a, double 
 
 static void checks(struct cli_checks *k, struct mc_side *A, struct mc_side *B)
 {
-	const struct ana_group *ga = &A->a.ds, *gb = &B->a.ds;
-	double ba = (double)ga->read_bytes / (double)A->epochs;
-	double bb = (double)gb->read_bytes / (double)B->epochs, tau, d;
+	double ba = (double)A->read_bytes / (double)A->epochs;
+	double bb = (double)B->read_bytes / (double)B->epochs, d;
 
 	d = cli_rel_diff(ba, bb);
 	cli_check_add(k, "read_bytes_per_epoch", fabs(d) <= MC_BYTES,
-	       "A %.0f (%zu epoch%s%s), B %.0f (%zu), %+.2f%% (within %.0f%%)", ba, A->epochs,
-	       A->epochs == 1 ? "" : "s", A->epochs_known ? "" : ": not counted", bb, B->epochs,
-	       100 * d, 100 * MC_BYTES);
-	cli_check_add(k, "files", ga->files == gb->files,
+	       "A %.0f (%zu epoch%s%s%s), B %.0f (%zu), %+.2f%% (within %.0f%%)", ba, A->epochs,
+	       A->epochs == 1 ? "" : "s", A->epochs_known ? "" : ": not counted",
+	       A->mmap ? ", page faults" : "", bb, B->epochs, 100 * d, 100 * MC_BYTES);
+	cli_check_add(k, "files", A->files == B->files,
 	       "A %" PRIu64 ", B %" PRIu64 " data set files read (must be equal)",
-	       ga->files, gb->files);
-	d = tvd(ga->rd_hist, gb->rd_hist);
+	       A->files, B->files);
+	d = tvd(A->rd_hist, B->rd_hist);
 	if (isnan(d))
 		cli_check_add(k, "request_sizes", 1, "no data set reads on either side");
 	else
 		cli_check_add(k, "request_sizes", d <= MC_TVD, "data set reads: total variation distance "
 		       "%.3f (at most %.2f)", d, MC_TVD);
-	check_near(k, "read_randomness", ana_group_randomness(ga), ana_group_randomness(gb),
-		   MC_RAND);
-	check_near(k, "file_order_randomness", ana_file_order_randomness(&A->a, &tau),
-		   ana_file_order_randomness(&B->a, &tau), MC_RAND);
+	check_near(k, "read_randomness", A->rand, B->rand, MC_RAND);
+	check_near(k, "file_order_randomness", A->order_rand, B->order_rand, MC_RAND);
 	d = cli_rel_diff(A->compute_s, B->compute_s);
 	cli_check_add(k, "compute", fabs(d) <= MC_COMPUTE, "training thread: A %.3f s (tid %u), "
 	       "B %.3f s, %+.1f%% (within %.0f%%)", A->compute_s, A->tid, B->compute_s,
@@ -262,7 +310,7 @@ int model_check(const char *trace, const char *dir, const char *job)
 		cli_error("%s: %s", p[3], strerror(errno));
 		return EXIT_FAIL;
 	}
-	if (analyse(&A, trace, NULL) || analyse(&B, rec, under))
+	if (analyse(&A, trace, NULL) || analyse(&B, rec, under) || model_epochs(&B, job))
 		goto out;
 	if (report_read(p[1], &A, A.tid) || report_read(p[4], &B, 1))
 		goto out;

@@ -107,6 +107,10 @@ static void plan(const struct rp_jobspec *j, struct fio_plan *p)
 		bs0 = p->lo * S;
 		p->bs_why = "the smallest file of the range (fio fails on a file smaller than bs)";
 	}
+	if (j->mmap) {
+		bs0 = j->transfer_size ? j->transfer_size : RP_JOB_MAP_WINDOW;
+		p->bs_why = "reader.mmap: the fault window (reader.transfer_size; 0: 64 KiB)";
+	}
 	if (j->odirect && bs0 % RP_ALIGN) {
 		bs0 = bs0 > RP_ALIGN ? bs0 / RP_ALIGN * RP_ALIGN : RP_ALIGN;
 		p->bs_why = "rounded to whole 4 KiB blocks for O_DIRECT (reader.odirect)";
@@ -161,9 +165,13 @@ static void cannot(FILE *f, const struct rp_jobspec *j, const struct fio_plan *p
 			fprintf(f, ";  - reader.sample_shuffle: a file's samples in a new order each "
 				   "epoch, each read\n;    whole; fio reads blocks of bs in its own "
 				   "random order\n");
-		if (j->read_eof)
+		if (j->read_eof && !j->mmap)
 			fprintf(f, ";  - reader.read_eof: the 0-byte read at the end of a file read "
 				   "whole\n");
+		if (j->mmap)
+			fprintf(f, ";  - reader.mmap: a reader faults in only the windows its samples "
+				   "touch, once an\n;    epoch; fio's mmap engine copies every block "
+				   "of bs of its files from the map\n");
 		if (j->record_length_stdev)
 			fprintf(f, ";  - dataset.record_length_stdev: a normal spread of record "
 				   "lengths; fio draws\n;    each file's size uniformly from a "
@@ -225,6 +233,8 @@ static void readers(FILE *f, const struct rp_jobspec *j, const struct fio_plan *
 		 j->file_suffix);
 	opt(f, "filename_format", v, "dataset.data_folder, file_prefix, file_suffix; fio numbers "
 	    "a job's files (job_file)");
+	if (j->mmap)
+		opt(f, "ioengine", "mmap", "reader.mmap: the data set read through a memory map");
 	opt(f, "bs", u64s(a, p->bs), "%s", p->bs_why);
 	opt(f, "rw", p->rw_random ? "randread" : "read", "%s",
 	    p->rw_random ? "reader.sample_shuffle on: a file's samples in random order" :

@@ -17,9 +17,9 @@ err_line 1 "iotape model: " "not an empty directory" "$IOTAPE" model --check --d
 
 rec_need_bpf
 
-# memmap is left out: its data set is read through a memory map, which a
-# job file has no way to say (iotape-model(1), BUGS)
-for t in image_folder shards checkpoint; do
+# (memmap: a data set read through a memory map, modelled with reader.mmap
+# and checked on its page faults)
+for t in image_folder shards checkpoint memmap; do
 	w=$T/$t
 	"$IOTAPE" model --check --dir "$w" "$TOP/traces/$t.iotape" >"$T/out" 2>"$T/err"
 	rc=$?

@@ -23,12 +23,16 @@ want = {("job", "format"): "1", ("source", "trace"): a["window"]["trace"],
         ("source", "duration_s"): "%.3f" % a["summary"]["duration_s"],
         ("source", "events"): str(a["summary"]["trace_events"]["syscall"])}
 ds = [f for f in a["files"] if f["dataset"] and f["path_known"]]
+mm = a["dataset"]["mmap"] if a["dataset"] else None
+if mm:	# read through mmap: the files faulted in, a sample a page
+    ds = [f for f in ds if f["mapped_pages"]]
+    assert mm["files"] == len(ds), ("mmap files", mm, len(ds))
 dsdir = ckdir = None
 if not ds:
     want["dataset", "num_files"] = "0"
 else:
     dsdir = os.path.commonpath([os.path.dirname(f["path"]) for f in ds])
-    assert a["dataset"]["files"] == len(ds)
+    assert mm or a["dataset"]["files"] == len(ds)
     want["dataset", "num_files"] = str(len(ds))
     subs = {f["path"][len(dsdir) + 1:].split("/")[0] for f in ds if "/" in f["path"][len(dsdir) + 1:]}
     want["dataset", "num_subfolders"] = str(len(subs))
@@ -41,16 +45,26 @@ else:
         want["dataset", "file_suffix"] = ext.pop()
     sz = [f["size"] for f in ds]
     m = sum(sz) / len(sz)
-    want["dataset", "record_length"] = "%.0f" % m
-    want["dataset", "record_length_stdev"] = "%.0f" % math.sqrt(max(0, sum(s * s for s in sz) / len(sz) - m * m))
-    want["dataset", "record_length_min"] = str(min(sz))
-    want["dataset", "record_length_max"] = str(max(sz))
+    S = max(1, round(m / 4096)) if mm else 1
+    if mm:
+        want["dataset", "num_samples_per_file"] = str(S)
+    want["dataset", "record_length"] = "%.0f" % (m / S)
+    want["dataset", "record_length_stdev"] = "%.0f" % (math.sqrt(max(0, sum(s * s for s in sz) / len(sz) - m * m)) / S)
+    want["dataset", "record_length_min"] = "%.0f" % (min(sz) / S)
+    want["dataset", "record_length_max"] = "%.0f" % (max(sz) / S)
     p = a["dataset"]["pattern"]
     r = p["file_order_randomness"]
-    if r is not None:
+    if mm:
+        want["reader", "mmap"] = "on"
+        want["reader", "read_threads"] = str(mm["reader_threads"])
+        want["reader", "transfer_size"] = str(mm["window_bytes"])
+        want["reader", "sample_shuffle"] = "on" if mm["read_randomness"] >= 0.5 else "off"
+    elif r is not None:
         want["reader", "file_shuffle"] = "on" if r >= 0.5 else "off"
     st = p["streams"]
-    if st["total"] and st["single"] == st["total"]:
+    if mm:
+        pass
+    elif st["total"] and st["single"] == st["total"]:
         want["reader", "transfer_size"] = "0"
     elif st["total"]:	# the largest read: in the largest size class read
         big = [h for h in p["request_size_histogram"] if h["reads"]][-1]
@@ -63,11 +77,13 @@ else:
     assert 1 <= rt <= nrd, ("read_threads", rt, nrd)
     want["reader", "read_threads"] = str(rt)
     zero = sum(h["reads"] for h in p["request_size_histogram"] if h["max"] == 0)
-    if st["total"] and zero >= st["total"]:
+    if mm:
+        pass
+    elif st["total"] and zero >= st["total"]:
         want["reader", "read_eof"] = "on"
     elif st["total"] and not zero:
         want["reader", "read_eof"] = "off"
-ep = a["epochs"]["count"]
+ep = mm["epochs"] if mm else a["epochs"]["count"]
 if ep is not None:
     want["train", "epochs"] = str(ep)
 t = max(a["compute"]["threads"], key=lambda t: t["gap_s"])
@@ -77,9 +93,9 @@ if t["steps"]:
     ct = float(got["train", "computation_time"])
     if ("reader", "batch_size") in got:
         b = int(got["reader", "batch_size"])
-        assert 1 <= b <= len(ds), ("batch_size", b)
+        assert 1 <= b <= len(ds) * S, ("batch_size", b)
         want["reader", "batch_size"] = str(b)
-        steps = ep * -(-len(ds) // b)
+        steps = ep * -(-len(ds) * S // b)
         assert abs(ct * steps - t["gap_s"]) <= 0.05 * t["gap_s"], ("compute", ct, steps, t["gap_s"])
     else:	# no epochs: over its own steps (as the replay counts them)
         assert 0 < ct <= t["gap_s"], ("compute", ct, t["gap_s"])
