@@ -179,7 +179,7 @@ static FILE *iolog_open(void *arg, uint32_t pid, uint32_t tid, int *err)
 		*err = -errno;
 		return NULL;
 	}
-	fprintf(o->job, "\n[%s]\nread_iolog=%s/%s\n", name, o->final, name);
+	fprintf(o->job, "\n[%.*s]\nread_iolog=%s/%s\n", (int)(strlen(name) - 6), name, o->final, name);
 	return f;
 }
 

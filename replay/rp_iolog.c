@@ -19,9 +19,9 @@
  * written with what it transferred (ret bytes, split below 4 GiB), so
  * that fio moves the recorded bytes; failed ops are left out.
  *
- * Per log a file is added once, opened when the job's first fd on it
- * opens and closed when its last closes (fio keeps one open per file);
- * a file used without a recorded open is opened at its first use.
+ * Per log a file is added and opened at its first read or write and
+ * closed when the last recorded fd on it closes (fio keeps one open per
+ * file); files only opened, stat'ed or listed stay out of the logs.
  * Memory: per log its open counts per file (logs x files), nothing per
  * event.  The logs are written to FILE *s the caller's open() gives.
  */
@@ -141,38 +141,43 @@ static void il_line(struct il *il, struct il_log *lg, uint64_t ts, const char *a
 	fprintf(lg->f, "%" PRIu64 " %s %s\n", us, il->name, act);
 }
 
-/* Make file fi usable in lg (added, and opened when open is set or it
- * was never opened): 0, or -errno. */
-static int il_open(struct il *il, struct il_log *lg, uint32_t fi, uint64_t ts, int open)
-{
-	uint64_t *v;
-	int rc = cm_map_put(&il->state, lg - il->logs, fi, &v);
+/* Per log and file: opens << 2 | opened in the log << 1 | added.  A
+ * recorded open only counts; the log opens the file at its first read or
+ * write (so directories and files only opened or stat'ed stay out) and
+ * closes it when the last recorded fd on it closes. */
+#define ST_ADDED 1u
+#define ST_OPEN 2u
+#define ST_FD 4u
 
-	if (rc < 0)
-		return rc;
-	if (!(*v & 1)) {
-		il_line(il, lg, ts, "add");
-		*v |= 1;
-	}
-	if (open || *v >> 1 == 0) {
-		if (*v >> 1 == 0) {
-			il_line(il, lg, ts, "open");
-			il->st->opens++;
-		}
-		*v += 2;
-	}
-	return 0;
+static int il_state(struct il *il, struct il_log *lg, uint32_t fi, uint64_t **v)
+{
+	int rc = cm_map_put(&il->state, lg - il->logs, fi, v);
+
+	return rc < 0 ? rc : 0;
 }
 
-static void il_close(struct il *il, struct il_log *lg, uint32_t fi, uint64_t ts)
+/* Before a data op on fi in lg: add and open it in the log. */
+static void il_use(struct il *il, struct il_log *lg, uint64_t *v, uint64_t ts)
 {
-	uint64_t *v = cm_map_get(&il->state, lg - il->logs, fi);
+	if (!(*v & ST_ADDED)) {
+		il_line(il, lg, ts, "add");
+		*v |= ST_ADDED;
+	}
+	if (!(*v & ST_OPEN)) {
+		il_line(il, lg, ts, "open");
+		*v |= ST_OPEN;
+		il->st->opens++;
+	}
+}
 
-	if (!v || *v >> 1 == 0)
+static void il_close(struct il *il, struct il_log *lg, uint64_t *v, uint64_t ts)
+{
+	if (*v < ST_FD)
 		return;
-	*v -= 2;
-	if (*v >> 1 == 0) {
+	*v -= ST_FD;
+	if (*v < ST_FD && (*v & ST_OPEN)) {
 		il_line(il, lg, ts, "close");
+		*v &= ~(uint64_t)ST_OPEN;
 		il->st->closes++;
 	}
 }
@@ -183,7 +188,7 @@ static int il_row(struct il *il, const struct tape_syscall *e)
 	const char *act = NULL;
 	struct il_log *lg;
 	uint32_t fi;
-	uint64_t *nm;
+	uint64_t *nm, *v;
 	int rc;
 
 	switch (c) {
@@ -235,14 +240,17 @@ static int il_row(struct il *il, const struct tape_syscall *e)
 	}
 	if ((rc = il_log(il, e->pid, e->tid, &lg)) < 0)
 		return rc;
-	if (c == TAPE_OPC_OPEN)
-		return il_open(il, lg, fi, e->ts_ns, 1);
-	if (c == TAPE_OPC_CLOSE) {
-		il_close(il, lg, fi, e->ts_ns);
+	if ((rc = il_state(il, lg, fi, &v)) < 0)
+		return rc;
+	if (c == TAPE_OPC_OPEN) {
+		*v += ST_FD;
 		return 0;
 	}
-	if ((rc = il_open(il, lg, fi, e->ts_ns, 0)) < 0)
-		return rc;
+	if (c == TAPE_OPC_CLOSE) {
+		il_close(il, lg, v, e->ts_ns);
+		return 0;
+	}
+	il_use(il, lg, v, e->ts_ns);
 	if (c == TAPE_OPC_SYNC) {
 		uint64_t us = e->ts_ns > il->t0 ? (e->ts_ns - il->t0) / 1000 : 0;
 
