@@ -896,7 +896,7 @@ memory_section() {
 	peak() {	# CMD...: its peak RSS in KiB (it must exit 0)
 		python3 -c '
 import resource, subprocess, sys
-rc = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL)
+rc = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 if rc:
     sys.exit(rc)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
@@ -962,7 +962,7 @@ model_section() {
 	t1=$(now)
 	if ! rf=$(python3 -c '
 import resource, subprocess, sys
-rc = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL)
+rc = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 if rc:
     sys.exit(rc)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' ./iotape replay --no-prepare --timing afap \
@@ -1026,6 +1026,76 @@ fidelity_section() {
 	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
 }
 want fidelity && fidelity_section
+
+# ------------------------------------------------------------------ export
+# Speed of `iotape export` per format (events of the syscall, block and
+# cache tables per wall second, output to /dev/null), against `iotape dump
+# --format jsonl` of the same trace in the same run (the row export people
+# use today), on the bundled traces and a synthetic one of EXPORT_EVENTS
+# reads (2 M), with the peak RSS there.
+export_section() {
+	section export "iotape export per format vs dump --format jsonl (bundled traces, synthetic reads)"
+	w=$WORK/export
+	rm -rf "$w" && mkdir -p "$w" || { FAILED=1; return; }
+	# tm OUTFILE CMD...: "wall_s peak_rss_kib" of CMD (stdout to /dev/null)
+	tm() {
+		o=$1; shift
+		python3 -c '
+import resource, subprocess, sys, time
+t = time.monotonic()
+rc = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+if rc:
+    sys.exit(rc)
+print("%.4f %d" % (time.monotonic() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))' "$@" >"$o"
+	}
+	evs() { ./iotape info --json "$1" | python3 -c 'import json,sys; t=json.load(sys.stdin)["tables"]
+print(sum(t[k]["events"] for k in ("syscall", "block", "cache") if k in t))'; }
+	n=${EXPORT_EVENTS:-2000000}
+	awk -v n="$n" 'BEGIN { print "ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns"
+		for (f = 0; f < 100; f++)
+			printf "%d,1,%d,openat,/d/%d.bin,-1,0,0,%d,10\n", 1000 + f, 1 + f % 8, f, 3 + f
+		for (i = 0; i < n; i++)
+			printf "%d,1,%d,pread64,/d/%d.bin,%d,%d,4096,4096,10\n", 10000 + i * 20,
+				1 + (i % 100) % 8, i % 100, 3 + i % 100, (int(i / 100) % 64) * 4096
+	}' | ./iotape import -o "$w/synthetic.iotape" - || { echo "  import failed"; FAILED=1; return; }
+	for t in traces/*.iotape "$w/synthetic.iotape"; do
+		name=$(basename "$t" .iotape)
+		e=$(evs "$t") || { FAILED=1; continue; }
+		./iotape replay --prepare-only --sparse -d "$w/$name.d" "$t" >/dev/null 2>&1 ||
+			{ echo "  $name: replay --prepare-only failed"; FAILED=1; continue; }
+		for f in jsonl perfetto fio-iolog fio-job; do
+			# a model needs a training job (not synthetic reads, not mmap)
+			[ $f = fio-job ] && { [ $name = synthetic ] || [ $name = memmap ]; } && continue
+			best=
+			r=0
+			while [ $r -lt "${BENCH_RUNS:-3}" ]; do
+				rm -rf "$w/logs"
+				case $f in
+				jsonl) tm "$w/tm" ./iotape dump --format jsonl "$t" ;;
+				fio-iolog) tm "$w/tm" ./iotape export -F fio-iolog -d "$w/$name.d" -o "$w/logs" "$t" ;;
+				*) tm "$w/tm" ./iotape export -F "$f" "$t" ;;
+				esac || { best=; break; }
+				s=$(cut -d' ' -f1 "$w/tm")
+				best=$(awk -v a="${best:-1e9}" -v b="$s" 'BEGIN { print (b < a) ? b : a }')
+				rss=$(cut -d' ' -f2 "$w/tm")
+				r=$((r + 1))
+			done
+			if [ -z "$best" ]; then
+				fig "$name $f" "failed" - "" ""
+				FAILED=1
+				continue
+			fi
+			rate=$(calc "$e / $best / 1000000" 2)
+			[ $f = jsonl ] && jrate=$rate
+			note="$(count "$e") events, $(calc "$best" 3) s, peak RSS $(calc "$rss / 1024" 0) MiB"
+			[ $f != jsonl ] && note="$note; $(calc "$rate / $jrate" 2)x dump jsonl"
+			op=-; [ "$name" = synthetic ] && op==
+			fig "$name $f Mev/s" "$rate" "$op" "" "$note"
+		done
+	done
+	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
+}
+want export && export_section
 
 # ----------------------------------------------------------------- summary
 echo

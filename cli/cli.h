@@ -51,6 +51,8 @@ int cmd_convert(int argc, char **argv);
 extern const struct opt_cmd convert_cmd;
 int cmd_model(int argc, char **argv);
 extern const struct opt_cmd model_cmd;
+int cmd_export(int argc, char **argv);
+extern const struct opt_cmd export_cmd;
 
 /*
  * Pass/fail checks (`compare --check`, `model --check`): each a name, ok
@@ -81,6 +83,14 @@ double cli_rel_diff(double a, double b);
  * file job derived from it under dir, recorded, and print the fidelity
  * checks: EXIT_OK when they pass, else EXIT_FAIL (after one error line). */
 int model_check(const char *trace, const char *dir, const char *job);
+
+/* What `iotape model` derives from a trace, shared with `iotape export
+ * --format fio-job` (cli/cmd_model.c): the job of the trace at path
+ * (ana_model), and the fio job file of a job written to f.  EXIT_OK, or
+ * EXIT_FAIL (EXIT_USAGE: a job fio cannot run) after one error line. */
+struct cm_job;
+int model_trace_job(const char *path, struct cm_job *job);
+int model_fio_write(FILE *f, const struct cm_job *job, const char *what);
 
 /* Command being run ("dump"), for error messages; set by main(). */
 extern const char *cli_cmd;

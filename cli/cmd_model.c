@@ -347,8 +347,8 @@ out:
 /* ----------------------------------------------------------------- trace */
 
 /* The job of the trace at path (ana_model): EXIT_OK, or EXIT_FAIL after
- * one error line. */
-static int trace_read(const char *path, struct cm_job *job)
+ * one error line (cli.h: `iotape export --format fio-job` uses it too). */
+int model_trace_job(const char *path, struct cm_job *job)
 {
 	struct ana_opts o = { .to_ns = UINT64_MAX, .top = -1, .threads = 2,
 			      .replayed_io = 1 };
@@ -428,6 +428,31 @@ static int model_output(const struct cm_job *job, const char *out, int force)
 	return output_buf(buf, len, out, force);
 }
 
+/* The fio job file of j to f (cli.h): EXIT_OK, or after one error line
+ * EXIT_USAGE for a job fio cannot run, EXIT_FAIL. */
+static int fio_write_spec(FILE *f, const struct rp_jobspec *j, const char *what)
+{
+	char err[1024];
+	int rc = rp_fio_write(f, j, err, sizeof(err));
+
+	if (rc)
+		cli_error("%s: %s", what, err);
+	return !rc ? EXIT_OK : rc == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+}
+
+int model_fio_write(FILE *f, const struct cm_job *job, const char *what)
+{
+	struct rp_jobspec j;
+	char err[1024];
+	int rc = rp_jobspec_model(&j, job, what, err, sizeof(err));
+
+	if (rc) {
+		cli_error("%s", err);
+		return rc == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+	}
+	return fio_write_spec(f, &j, what);
+}
+
 /* --fio: the fio job file of job, or of the job file at path when job is
  * NULL (what: the source, for messages), as output_buf (exit 2 for a job
  * that cannot be written). */
@@ -438,29 +463,29 @@ static int model_fio(const struct cm_job *job, const char *path, const char *wha
 	char err[1024], *buf = NULL;
 	size_t len = 0;
 	FILE *m;
-	int rc;
+	int rc, ret;
 
-	if (job)
-		rc = rp_jobspec_model(&j, job, what, err, sizeof(err));
-	else if (!(rc = rp_jobspec_parse(&j, path, err, sizeof(err))))
-		rc = rp_jobspec_check(&j, path, err, sizeof(err));
-	if (rc) {
-		cli_error("%s", err);
-		return rc == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+	if (!job) {
+		rc = rp_jobspec_parse(&j, path, err, sizeof(err));
+		if (!rc)
+			rc = rp_jobspec_check(&j, path, err, sizeof(err));
+		if (rc) {
+			cli_error("%s", err);
+			return rc == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+		}
 	}
 	if (!(m = open_memstream(&buf, &len))) {
 		cli_error("out of memory");
 		return EXIT_FAIL;
 	}
-	rc = rp_fio_write(m, &j, err, sizeof(err));
-	if (fclose(m) != 0 && !rc) {
-		rc = -ENOMEM;
-		snprintf(err, sizeof(err), "out of memory");
+	ret = job ? model_fio_write(m, job, what) : fio_write_spec(m, &j, what);
+	if (fclose(m) != 0 && ret == EXIT_OK) {
+		cli_error("out of memory");
+		ret = EXIT_FAIL;
 	}
-	if (rc) {
-		cli_error("%s: %s", what, err);
+	if (ret != EXIT_OK) {
 		free(buf);
-		return rc == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+		return ret;
 	}
 	return output_buf(buf, len, cfg->out, cfg->force);
 }
@@ -567,7 +592,7 @@ int cmd_model(int argc, char **argv)
 	if (cfg.fio && trace && rp_job_sniff(trace))
 		return model_fio(NULL, trace, trace, &cfg);
 	if (trace) {
-		if ((ret = trace_read(trace, &job)) != EXIT_OK) {
+		if ((ret = model_trace_job(trace, &job)) != EXIT_OK) {
 			cm_job_release(&job);
 			return ret;
 		}

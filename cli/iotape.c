@@ -35,6 +35,7 @@ static const struct cmd_struct commands[] = {
 	{ cmd_compare, &compare_cmd },
 	{ cmd_replay, &replay_cmd },
 	{ cmd_model, &model_cmd },
+	{ cmd_export, &export_cmd },
 };
 
 #define NCMDS (sizeof(commands) / sizeof(commands[0]))

@@ -26,7 +26,8 @@
  *                thread, timing, cross-thread order, results;
  *   rp_cgroup.c  --mem-limit: the process in a memory-limited cgroup;
  *   rp_report.c  fio-shaped text and JSON;
- *   rp_fio.c     a job file as an fio job file (iotape model --fio).
+ *   rp_fio.c     a job file as an fio job file (iotape model --fio);
+ *   rp_iolog.c   a trace as fio iologs (iotape export --format fio-iolog).
  * Library code: functions return 0 or -errno and fill an error buffer
  * (err, errlen) where a message helps; nothing here prints on its own (the
  * report functions write to the FILE * they are given) or exits.
@@ -370,6 +371,37 @@ struct rp_job_opts {
  */
 int rp_job_open(struct rp_source **out, const struct rp_jobspec *j, const struct rp_job_opts *o,
 		char *err, size_t errlen);
+
+/* ------------------------------------------------------------ fio iolog */
+
+/*
+ * The trace as fio iologs, version 3 (rp_iolog.c): one log per process
+ * (per thread with per_thread), each naming the files under dir where
+ * rp_prepare puts them (the trace source's layout), so that `fio
+ * --read_iolog=LOG` replays the recording against a prepared DIR.  The
+ * logs are written to the FILE *s open(arg, pid, tid (0 per process),
+ * &err) returns (NULL and err: the export fails), each handed back to
+ * close(arg, f) at the end, which returns nonzero on a write error.
+ * 0, or -errno with what went wrong in err (the logs written so far are
+ * closed; the caller removes them).
+ */
+struct rp_iolog_opts {
+	const char *dir;	/* DIR as `iotape replay -d DIR` is given it */
+	int per_thread;
+	FILE *(*open)(void *arg, uint32_t pid, uint32_t tid, int *err);
+	int (*close)(void *arg, FILE *f);
+	void *arg;
+};
+struct rp_iolog_stats {
+	uint64_t logs, reads, writes, read_bytes, write_bytes, opens, closes, syncs;
+	uint64_t skipped_ops;	/* reads and writes of what the replay does not
+				 * make (pipes, /proc, memory fs, no path) */
+	uint64_t unnamed_ops;	/* of files fio cannot name (white space,
+				 * DIR/path longer than 256 bytes) */
+	uint64_t skipped_bytes;	/* the bytes of both */
+};
+int rp_iolog_write(const char *trace, const struct rp_iolog_opts *o, struct rp_iolog_stats *st,
+		   char *err, size_t errlen);
 
 /* -------------------------------------------------------------- prepare */
 
