@@ -1065,7 +1065,7 @@ print(sum(t[k]["events"] for k in ("syscall", "block", "cache") if k in t))'; }
 			{ echo "  $name: replay --prepare-only failed"; FAILED=1; continue; }
 		for f in jsonl perfetto fio-iolog fio-job; do
 			# a model needs a training job (not synthetic reads, not mmap)
-			[ $f = fio-job ] && { [ $name = synthetic ] || [ $name = memmap ]; } && continue
+			[ $f = fio-job ] && [ $name = synthetic ] && continue
 			best=
 			r=0
 			while [ $r -lt "${BENCH_RUNS:-3}" ]; do

@@ -72,8 +72,8 @@ for t in "$TOP"/traces/*.iotape; do
 	echo "$n: fio read $got bytes, the trace $want"
 	[ "$got" = "$want" ] || fail "$n: fio read $got bytes, the trace read $want"
 
-	# fio-job: what model --fio writes, or its error (memmap: a job file
-	# cannot say a data set is read through mmap)
+	# fio-job: what model --fio writes, or its error (a trace without a
+	# model, as a synthetic one without compute steps may be)
 	run "$IOTAPE" model --fio "$t"
 	if [ "$rc" -ne 0 ]; then
 		msg=$(sed 's/^iotape model: //' "$T/err")
