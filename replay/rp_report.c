@@ -170,14 +170,19 @@ static uint64_t fault_reads(const struct rp_result *res)
 }
 
 /* AU as DLIO: compute time / wall time, over all simulated accelerators. */
-static double au_of(const struct rp_result *res)
+/* The run's AU as DLIO's, and as the scale section's (rp_scale_stats):
+ * the least of the accelerators' (the busiest thread's compute over the
+ * wall time); 0 when it cannot be computed (out of memory). */
+static double au_of(const struct rp_result *res, const struct rp_layout *l)
 {
-	double c = 0, w = 0;
-	for (size_t i = 0; i < res->njobs; i++) {
-		c += (double)res->jobs[i].compute_ns;
-		w += (double)res->jobs[i].wall_ns;
-	}
-	return w > 0 ? c / w : 0;
+	struct rp_scale st;
+	double au;
+
+	if (rp_scale_stats(res, l, 0, &st))
+		return 0;
+	au = st.au_min;
+	rp_scale_release(&st);
+	return au;
 }
 
 int rp_scale_stats(const struct rp_result *res, const struct rp_layout *l, double au,
@@ -494,7 +499,7 @@ static json_t *replay_json(const struct rp_layout *l, const struct rp_opts *o,
 	}
 	json_object_set_new(rp, "compute_ns", cm_json_u64(t->compute_ns));
 	json_object_set_new(rp, "accelerator_utilization", au_json(rp_layout_no_compute(l),
-								  au_of(res)));
+								  au_of(res, l)));
 	if (o->timing == RP_TIME_ORIGINAL) {
 		json_object_set_new(rp, "timing_error_ns", lat_json(&t->terr));
 		json_object_set_new(rp, "realtime", json_boolean(res->njobs && res->jobs[0].realtime));
@@ -737,7 +742,7 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 		if (rp_layout_no_compute(l))
 			fputs("  accelerator utilization: n/a (the job has no compute)\n", f);
 		else
-			fprintf(f, "  accelerator utilization: %.1f%%\n", 100.0 * au_of(res));
+			fprintf(f, "  accelerator utilization: %.1f%%\n", 100.0 * au_of(res, l));
 		total_release(&t);
 		return 0;
 	}
