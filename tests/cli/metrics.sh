@@ -41,7 +41,7 @@ kill $holder 2>/dev/null
 
 # a recording of preadbench: 300 preads of 8192 bytes = 2457600 bytes of data
 head -c 1048576 /dev/urandom >"$T/data" || fail "cannot make the data file"
-"$IOTAPE" record -q -o "$T/t.iotape" --metrics 0 --metrics-linger 30 -- \
+"$IOTAPE" record -q -f -o "$T/t.iotape" --metrics 0 --metrics-linger 30 -- \
 	"$TB/preadbench" "$T/data" 300 8192 >"$T/rec.out" 2>"$T/rec.err" &
 recpid=$!
 trap 'kill $recpid $holder 2>/dev/null; rm -rf "$T"' EXIT
