@@ -108,9 +108,14 @@ YAML_CFLAGS := $(shell pkg-config --cflags yaml-0.1 2>/dev/null)
 YAML_LIBS   := $(shell pkg-config --libs yaml-0.1 2>/dev/null || echo -lyaml)
 CFLAGS_cli/cmd_model.c := $(YAML_CFLAGS)
 
+# libmicrohttpd (the --metrics endpoint, common/metrics_http.c).
+MHD_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
+MHD_LIBS   := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+CFLAGS_common/metrics_http.c := $(MHD_CFLAGS)
+
 LIBS := $(LIBRECORD) $(LIBREPLAY) $(LIBANALYZE) $(LIBCOMMON) $(LIBTAPE) \
 	$(shell pkg-config --libs libbpf liburing jansson 2>/dev/null || echo -lbpf -lelf -lz -luring -ljansson) \
-	$(shell pkg-config --libs inih 2>/dev/null || echo -linih) \
+	$(shell pkg-config --libs inih 2>/dev/null || echo -linih) $(MHD_LIBS) \
 	-lzstd -lxxhash -ldl -lpthread -lm $(MPI_LIBS)
 
 .PHONY: all deps check test demo bench man install clean FORCE

@@ -14,7 +14,7 @@
 #   BENCH_RUNS     runs per measurement, best kept (default 3)
 #   BENCH_KEEP=1   keep the trace and CSV files under OUT/bench/work
 #   BENCH_ONLY     run only this section (format, parquet, analyze, record,
-#                  replay, scale, model-fio, memory, model, fidelity)
+#                  metrics, replay, scale, model-fio, memory, model, fidelity)
 #   MODEL_FILES    files of the model bench's job (default 1000000)
 #   PARQUET_EVENTS syscall rows of the parquet bench's stream (default 1000000)
 #   MEMORY_FILES   files of the memory bench's replay (default 1000000)
@@ -527,6 +527,62 @@ record_section() {
 	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
 }
 want record && record_section
+
+# ------------------------------------------------------------------ metrics
+# The cost of --metrics (issue 18): preadbench's 4 KiB cached preads
+# recorded without and with --metrics 0 (any free port) while curl scrapes
+# the endpoint every 0.5 s; best of BENCH_RUNS, the two alternating.
+# Without --metrics the recorder's row hook is a NULL pointer test.
+metrics_section() {
+	section metrics "iotape record overhead with --metrics (scraped every 0.5 s) vs without"
+	pb=$OUT/tests/preadbench
+	if [ "$(id -u)" != 0 ]; then
+		echo "  needs root (BPF): skipped"
+		return
+	fi
+	if [ ! -x "$pb" ] || [ ! -x ./iotape ]; then
+		echo "  $pb or ./iotape is not built (make bench builds them)"
+		FAILED=1
+		return
+	fi
+	n=${RECORD_OPS:-1000000}
+	runs=${BENCH_RUNS:-3}
+	w=$WORK/metrics
+	rm -rf "$w" && mkdir -p "$w" || { FAILED=1; return; }
+	head -c 1048576 /dev/urandom >"$w/f.dat" && cat "$w/f.dat" >/dev/null
+	nsop() { sed -n 's/.* ops, \([0-9.]*\) ns\/op.*/\1/p'; }
+	best() { sort -n "$1" | head -n 1; }
+	: >"$w/a.base"; : >"$w/a.off"; : >"$w/a.on"
+	r=0
+	while [ $r -lt "$runs" ]; do
+		"$pb" "$w/f.dat" "$n" 4096 2>&1 | nsop >>"$w/a.base"
+		./iotape record -q -f -o "$w/t.iotape" -- "$pb" "$w/f.dat" "$n" 4096 2>&1 | nsop >>"$w/a.off"
+		./iotape record -q -f -o "$w/m.iotape" --metrics 0 -- sh -c \
+			'"$0" "$1" "$2" 4096 2>"$3"' "$pb" "$w/f.dat" "$n" "$w/pb.err" 2>"$w/rec.err" &
+		rp=$!
+		i=0; while ! grep -q /metrics "$w/rec.err" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+		url=$(sed -n 's|^iotape record: metrics at \(http://[^ ]*\)$|\1|p' "$w/rec.err")
+		scrapes=0
+		while kill -0 $rp 2>/dev/null; do
+			[ -n "$url" ] && curl -s -o /dev/null "$url" && scrapes=$((scrapes + 1))
+			sleep 0.5
+		done
+		wait $rp || { echo "  record --metrics failed: $(cat "$w/rec.err")"; FAILED=1; return; }
+		nsop <"$w/pb.err" >>"$w/a.on"
+		r=$((r + 1))
+	done
+	base=$(best "$w/a.base") off=$(best "$w/a.off") on=$(best "$w/a.on")
+	if [ -z "$base" ] || [ -z "$off" ] || [ -z "$on" ]; then
+		echo "  preadbench produced no figure"; FAILED=1; return
+	fi
+	echo "  $(count "$n") preads of 4 KiB, page cache hits; all layers; $scrapes scrapes in the last run"
+	fig "pread untraced ns/op" "$base" - "" "1.00x"
+	fig "pread record ns/op" "$off" - "" "$(calc "$off / $base" 2)x"
+	fig "pread record --metrics ns/op" "$on" - "" "$(calc "$on / $base" 2)x"
+	fig "metrics on / off ratio" "$(calc "$on / $off" 3)" le 1.05 "record --metrics / record"
+	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
+}
+want metrics && metrics_section
 
 # ------------------------------------------------------------------ replay
 # iotape replay against fio's io_uring engine, same file, same pattern:

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include "cli.h"
 #include "fmt.h"
+#include "live.h"
 #include "opt.h"
 #include "recorder.h"
 
@@ -27,6 +28,8 @@ enum {
 	OPT_CGROUP = OPT_LONG(0),
 	OPT_DURATION = OPT_LONG(1),
 	OPT_BUFFER = OPT_LONG(2),
+	OPT_METRICS = OPT_LONG(3),
+	OPT_LINGER = OPT_LONG(4),
 };
 
 struct record {
@@ -34,6 +37,10 @@ struct record {
 	uint32_t *pids;		/* o.pids, ours */
 	int quiet;
 	double buffer_mb;
+	const char *metrics;	/* --metrics [ADDR:]PORT, NULL none */
+	double linger;		/* --metrics-linger seconds */
+	struct live *live;	/* its endpoint, NULL none */
+	int show;		/* the status line */
 	rec_session *s;
 	char err[8192];		/* the session's last error */
 };
@@ -57,6 +64,10 @@ static const struct opt record_opts[] = {
 	{ OPT_BUFFER, "buffer", "MB", "BPF ring buffer size in MiB (0.004 to 4096)", NULL, "64",
 	  OPT_T_DOUBLE(CFG, buffer_mb, 0.004, 4096) },
 	{ 'q', "quiet", NULL, "no status line and no summary", OPT_T_FLAG(CFG, quiet) },
+	{ OPT_METRICS, "metrics", "[ADDR:]PORT", "serve live metrics (Prometheus) at http://ADDR:PORT/metrics, ADDR 127.0.0.1 unless given",
+	  OPT_T_STR(CFG, metrics) },
+	{ OPT_LINGER, "metrics-linger", "SEC", "with --metrics: keep serving SEC seconds after the end (0 to 86400)",
+	  NULL, "0", OPT_T_DOUBLE(CFG, linger, 0, 86400) },
 	{ 0 }
 };
 
@@ -90,9 +101,13 @@ static void show_note(void *arg, const char *msg)
 
 static void show_progress(void *arg, const struct rec_progress *p)
 {
+	struct record *r = arg;
 	char mb[32];
 
-	(void)arg;
+	if (r->live)
+		live_progress(r->live, p);
+	if (!r->show)
+		return;
 	cm_fmt_bytes(mb, sizeof(mb), p->bytes);
 	fprintf(stderr, "\riotape record: %.0f events/s, %llu lost, %s written, %d processes   ",
 		p->events_per_s, (unsigned long long)p->lost, mb, p->processes);
@@ -148,6 +163,10 @@ static int parse_args(struct record *r, int argc, char **argv)
 			if ((rc = add_pid(r, p.arg)))
 				return rc;
 			break;
+		case OPT_METRICS:
+			if (live_check(&record_cmd, p.arg))
+				return EXIT_USAGE;
+			break;
 		case OPT_CGROUP:
 			if (rec_cgroup_lookup(p.arg, &r->o.cgroup_id, &r->o.cgroup_level)) {
 				opt_error(&record_cmd, "--cgroup %s: not a cgroup v2 directory",
@@ -157,6 +176,10 @@ static int parse_args(struct record *r, int argc, char **argv)
 			r->o.cgroup = p.arg;
 			break;
 		}
+	}
+	if (r->linger > 0 && !r->metrics) {
+		opt_error(&record_cmd, "--metrics-linger needs --metrics");
+		return EXIT_USAGE;
 	}
 	r->o.buffer_bytes = (size_t)(r->buffer_mb * 1048576);
 	r->o.cmd = opt_args(&p, &r->o.ncmd);
@@ -175,10 +198,24 @@ static int exit_status(int status)
 
 /* Privileges, the held command, the trace, BPF: -1 to go on, or the exit
  * status after the message. */
+/* The row hook (o.arg is the struct record). */
+static void live_row_hook(void *arg, int table, const void *row, const char *comm)
+{
+	live_row(((struct record *)arg)->live, table, row, comm);
+}
+
 static int setup(struct record *r)
 {
 	r->o.note = show_note;
-	if (!r->quiet && isatty(2))
+	r->o.arg = r;
+	r->show = !r->quiet && isatty(2);
+	/* the endpoint first: a port in use stops us before anything runs */
+	if (r->metrics) {
+		if (live_start(&r->live, LIVE_RECORD, r->metrics))
+			return EXIT_FAIL;
+		r->o.row = live_row_hook;
+	}
+	if (r->show || r->live)
 		r->o.progress = show_progress;
 	if (rec_session_open(&r->s, &r->o, r->err, sizeof(r->err))) {
 		cli_error("%s", r->err);
@@ -293,7 +330,7 @@ static int wait_command(struct record *r, const struct rec_result *res)
 int cmd_record(int argc, char **argv)
 {
 	struct record r = { 0 };
-	struct rec_result res;
+	struct rec_result res = { 0 };
 	int rc;
 
 	rc = parse_args(&r, argc, argv);
@@ -304,9 +341,15 @@ int cmd_record(int argc, char **argv)
 	if (rc < 0) {
 		run(&r);
 		rc = finish(&r, &res);
+		if (r.live)
+			live_record_end(r.live, &res);
 	}
-	if (rc < 0)
+	if (rc < 0) {
 		rc = wait_command(&r, &res);
+		live_stop(r.live, r.linger);	/* a last scrape sees the end */
+		r.live = NULL;
+	}
+	live_stop(r.live, 0);
 	rec_session_free(r.s);
 	free(r.pids);
 	return rc;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "fmt.h"
+#include "live.h"
 #include "opt.h"
 #include "replay.h"
 #include "rp_mpi.h"
@@ -27,7 +28,7 @@ enum {
 	O_PREP_ONLY = OPT_LONG(1), O_NO_PREP, O_SPARSE, O_TIMING, O_SPEED,
 	O_SCALE, O_IODEPTH, O_DIRECT_OPT, O_DROP, O_LOOPS, O_FMT, O_MEMLIMIT,
 	O_SCALE_DS, O_IGNORE, O_NO_META, O_WRITERS, O_AU, O_RUNTIME, O_FIND_MAX, O_SYNC_STEPS,
-	O_MPI, O_SET, O_SEED,
+	O_MPI, O_SET, O_SEED, O_METRICS, O_LINGER,
 };
 
 /* Typed options go to struct rp_opts; the others are taken in cmd_replay(). */
@@ -77,6 +78,9 @@ static const struct opt replay_opts[] = {
 	{ O_SET, "set", "SECTION.KEY=VALUE", "a job file: override a key (iotape-job(5))",
 	  NULL, NULL, OPT_MULTI },
 	{ O_SEED, "seed", "N", "a job file: its seed (train.seed)" },
+	{ O_METRICS, "metrics", "[ADDR:]PORT", "serve live metrics (Prometheus) at http://ADDR:PORT/metrics, ADDR 127.0.0.1 unless given" },
+	{ O_LINGER, "metrics-linger", "SEC", "with --metrics: keep serving SEC seconds after the end (0 to 86400)",
+	  NULL, "0" },
 	{ 0 }
 };
 #undef CFG
@@ -223,6 +227,9 @@ static struct {
 	unsigned count, first;	/* its accelerators: first .. first + count - 1 */
 } M;
 
+/* --metrics: the endpoint, NULL none */
+static struct live *LV;
+
 /* Replay src under dirfd into res, with what /proc/self/io and the cgroup
  * say about it (with --mpi: every rank started together, and on rank 0
  * every rank's results): 0, or -1 after one error line. */
@@ -245,6 +252,15 @@ static int run(struct rp_source *src, int dirfd, const struct rp_opts *o, int pr
 		cli_error("out of memory");
 		return -1;
 	}
+	if (LV) {
+		struct rp_hooks lh;
+		if (live_replay_hooks(LV, &src->layout, o->loops, &lh) ||
+		    rp_engine_add_hooks(e, &lh)) {
+			rp_engine_free(e);
+			cli_error("out of memory");
+			return -1;
+		}
+	}
 	if (M.on) {
 		struct rp_hooks mh;
 		rp_mpi_hooks(&mh);	/* every rank starts each loop together */
@@ -265,6 +281,8 @@ static int run(struct rp_source *src, int dirfd, const struct rp_opts *o, int pr
 	}
 	rp_engine_finish(e, res);
 	rp_engine_free(e);
+	if (LV)
+		live_replay_end(LV, &src->layout, res);
 	res->dev_read_bytes = io_read_bytes() - rb0;
 	if (cg->entered) {
 		rp_cgroup_stats(cg);
@@ -659,6 +677,9 @@ int cmd_replay(int argc, char **argv)
 	struct src_arg sa = { 0 };
 	struct rp_jobspec job;
 	const char **sets = calloc((size_t)argc + 1, sizeof(*sets)), *seed = NULL;
+	const char *metrics = NULL;
+	double linger = 0;
+	char *end;
 	int nsets = 0;
 	int c, dirfd = -1, ret = EXIT_FAIL, rc, progress;
 	FILE *out = stdout;
@@ -684,6 +705,22 @@ int cmd_replay(int argc, char **argv)
 		case O_MPI: mpi = 1; break;
 		case O_SET: if (sets) sets[nsets++] = p.arg; break;
 		case O_SEED: seed = p.arg; break;
+		case O_METRICS:
+			if (live_check(&replay_cmd, p.arg)) {
+				free(sets);
+				return EXIT_USAGE;
+			}
+			metrics = p.arg;
+			break;
+		case O_LINGER:
+			linger = strtod(p.arg, &end);
+			if (end == p.arg || *end || !(linger >= 0 && linger <= 86400)) {
+				free(sets);
+				opt_error(&replay_cmd, "--metrics-linger: '%s' is not a number from "
+					  "0 to 86400", p.arg);
+				return EXIT_USAGE;
+			}
+			break;
 		}
 	}
 	sa.trace = opt_one_arg(&p, "TRACE");
@@ -725,6 +762,15 @@ int cmd_replay(int argc, char **argv)
 	if (mpi && o.sync_steps && o.runtime_ns) {
 		opt_error(&replay_cmd, "--mpi --sync-steps and --runtime exclude each other (ranks "
 			  "would stop at different steps)");
+		return EXIT_USAGE;
+	}
+	if (linger > 0 && !metrics) {
+		opt_error(&replay_cmd, "--metrics-linger needs --metrics");
+		return EXIT_USAGE;
+	}
+	if (metrics && mpi) {
+		opt_error(&replay_cmd, "--metrics and --mpi exclude each other (the ranks of a "
+			  "node would want one port)");
 		return EXIT_USAGE;
 	}
 	if (mpi && prep_only) {
@@ -773,10 +819,14 @@ int cmd_replay(int argc, char **argv)
 					.queue_bytes = o.mem_limit ? o.mem_limit / 4 : 0 };
 	if (sa.to.queue_bytes > (64ull << 20))
 		sa.to.queue_bytes = 64ull << 20;
+	/* the endpoint before any work: a port in use stops us here */
+	if (metrics && live_start(&LV, LIVE_REPLAY, metrics))
+		return EXIT_FAIL;
 	if (M.on && M.rank)
 		output = NULL;	/* rank 0 writes the report */
 	if (output && !(out = fopen(output, "w"))) {
 		cli_error("%s: %s", output, strerror(errno));
+		live_stop(LV, 0);
 		return EXIT_FAIL;
 	}
 	if (find) {
@@ -858,6 +908,11 @@ out:
 	}
 	if (dirfd >= 0)
 		close(dirfd);
+	/* a last scrape sees the end, and the report is out before it */
+	if (LV && done && linger > 0)
+		fflush(stdout);
+	live_stop(LV, done && !prep_only ? linger : 0);
+	LV = NULL;
 	rp_result_release(&res);
 	rp_source_free(src);
 	return ret;

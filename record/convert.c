@@ -41,6 +41,25 @@ uint64_t rec_now_ns(void)
 
 /* ------------------------------------------------------------ helpers */
 
+/* rec_opts.row: the row, with the comm of its process's main thread. */
+static void row_hook(struct rec_state *st, int table, const void *ev)
+{
+	const struct rec_thread *t = NULL;
+	uint32_t pid = 0;
+
+	switch (table) {
+	case TAPE_TABLE_SYSCALL: pid = ((const struct tape_syscall *)ev)->pid; break;
+	case TAPE_TABLE_CACHE: pid = ((const struct tape_cache *)ev)->pid; break;
+	case TAPE_TABLE_BLOCK: pid = ((const struct tape_block *)ev)->pid; break;
+	case TAPE_TABLE_PROCESS:
+		st->row(st->row_arg, table, ev, ((const struct tape_process *)ev)->comm);
+		return;
+	}
+	if (pid)
+		t = rec_map_get(&st->threads, pid, 0);
+	st->row(st->row_arg, table, ev, t ? t->comm : "");
+}
+
 int rec_append(struct rec_state *st, int table, const void *ev)
 {
 	int err = tape_writer_append(st->w, table, ev);
@@ -51,6 +70,8 @@ int rec_append(struct rec_state *st, int table, const void *ev)
 		return err;
 	}
 	st->events[table]++;
+	if (st->row)
+		row_hook(st, table, ev);
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #include <linux/types.h>
 #include "map.h"
 #include "record.h"
+#include "recorder.h"
 #include "tape.h"
 
 struct rec_syscall_def {
@@ -86,6 +87,8 @@ struct rec_state {
 	int live_groups;
 	uint32_t layers;	/* REC_LAYER_BIT()s, plus REC_LAYER_SAMPLE */
 	struct rec_gpu *gpu;	/* NULL: no GPU samples */
+	rec_row_fn *row;	/* rec_opts.row and its arg, NULL none */
+	void *row_arg;
 };
 #define REC_LAYER_SAMPLE (1u << 31)
 

@@ -344,6 +344,8 @@ static int create_trace(rec_session *s, char *err, size_t errlen)
 	}
 	rec_state_init(&s->st, s->w);
 	s->st.layers = s->o.layers;
+	s->st.row = s->o.row;
+	s->st.row_arg = s->o.arg;
 	if (s->o.layers & REC_LAYER_SAMPLE)
 		s->st.gpu = rec_gpu_open();
 	return 0;
@@ -532,6 +534,10 @@ static void flush_tick(rec_session *s, uint64_t now)
 			.bytes = tape_writer_bytes(s->w),
 			.processes = s->st.live_groups,
 		};
+		for (size_t i = 0; i < REC_NLOST; i++) {
+			p.lost_table[i].table = lost_tables[i];
+			p.lost_table[i].n = table_lost(&s->bpf, lost_tables[i]);
+		}
 
 		s->o.progress(s->o.arg, &p);
 		s->last_ev = s->st.bpf_events;

@@ -42,10 +42,22 @@ typedef void rec_note_fn(void *arg, const char *msg);
 struct rec_progress {
 	double events_per_s;	/* over the last second */
 	uint64_t lost;		/* events lost so far */
+	struct {
+		int table;		/* enum tape_table */
+		uint64_t n;
+	} lost_table[REC_NLOST];	/* of those, per table (as rec_result) */
 	uint64_t bytes;		/* written to the trace so far */
 	int processes;		/* traced processes alive */
 };
 typedef void rec_progress_fn(void *arg, const struct rec_progress *p);
+
+/* Each row the recorder appends to the trace, right after it appended it,
+ * on the recorder's thread: table (enum tape_table), the row (struct
+ * tape_syscall, tape_cache, ...: valid during the call only) and the name
+ * of the row's process (its main thread's comm), "" when not known.  For
+ * live metrics: it must be quick and must not block.  Not set (NULL),
+ * costs one pointer test a row. */
+typedef void rec_row_fn(void *arg, int table, const void *row, const char *comm);
 
 /* What to record: a command, processes, a cgroup (at least one). */
 struct rec_opts {
@@ -62,8 +74,9 @@ struct rec_opts {
 	unsigned cgroup_level;
 	size_t buffer_bytes;	/* BPF ring buffer (rounded up to a power of two) */
 	double duration;	/* stop after this many seconds, 0 never */
-	rec_note_fn *note;	/* each may be NULL; both get arg */
+	rec_note_fn *note;	/* each may be NULL; all get arg */
 	rec_progress_fn *progress;
+	rec_row_fn *row;
 	void *arg;
 };
 

@@ -463,6 +463,19 @@ struct rp_opts {
 				 * per-file list: each rank has its own) */
 };
 
+/* What rp_hooks.op is told of an op the engine counts as done: every op
+ * progress's ops_done counts, once (an op not issued, RP_F_SKIP or
+ * RP_F_STEP, too: res 0, lat_ns 0). */
+struct rp_op_done {
+	unsigned thread;	/* index in the layout's threads */
+	uint32_t kind;		/* enum cm_kind */
+	uint32_t flags;		/* the op's RP_F_* */
+	int64_t res;		/* a data op's bytes, else 0; or -errno: it failed */
+	uint64_t lat_ns;	/* from its issue to its completion */
+	uint64_t compute_ns;	/* the thread's compute so far (rp_job.compute_ns) */
+	uint64_t elapsed_ns;	/* since the first loop started */
+};
+
 /*
  * Hooks: callbacks at points of the run, each optional; several sets may
  * be added (rp_engine_add_hooks), called in the order added.  They run on
@@ -475,6 +488,11 @@ struct rp_hooks {
 	void (*loop_start)(void *arg, unsigned loop);
 	/* The thread that called rp_engine_run, about twice a second. */
 	void (*progress)(void *arg, uint64_t ops_done, uint64_t ops_total);
+	/* The replay thread of the op, as each op is done (live metrics):
+	 * called from every replay thread at once, so it must be thread-safe,
+	 * quick and never block.  With no op hook the engine's cost is one
+	 * test an op. */
+	void (*op)(void *arg, const struct rp_op_done *d);
 };
 
 struct rp_dir_stats {		/* fio's read / write / sync */

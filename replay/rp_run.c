@@ -96,6 +96,7 @@ struct rp_engine {
 	int dirfd;
 	struct rp_hooks hooks[MAX_HOOKS];
 	unsigned nhooks;
+	unsigned op_hooks;	/* of those, with an op hook */
 	size_t n;		/* threads */
 	struct tctx *ctx;
 	pthread_t *th;
@@ -190,10 +191,28 @@ static void publish(struct tctx *c)
 	}
 }
 
-/* The thread's current op is done: a synchronous one, or a data op not
- * issued (complete() does the issued ones). */
-static void op_done(struct tctx *c)
+/* The op hooks, for an op done (res: bytes or -errno; lat: issue to
+ * completion). */
+static void tell_hooks(struct tctx *c, uint32_t kind, uint32_t flags, int64_t res,
+		       uint64_t lat)
 {
+	struct rp_engine *e = c->e;
+	struct rp_op_done d = {
+		.thread = c->idx, .kind = kind, .flags = flags, .res = res, .lat_ns = lat,
+		.compute_ns = c->job->compute_ns, .elapsed_ns = now_ns() - e->start,
+	};
+
+	for (unsigned h = 0; h < e->nhooks; h++)
+		if (e->hooks[h].op)
+			e->hooks[h].op(e->hooks[h].arg, &d);
+}
+
+/* The thread's current op is done: a synchronous one, or a data op not
+ * issued (complete() does the issued ones); the hooks are told of it. */
+static void op_done(struct tctx *c, const struct rp_op *op, int64_t res, uint64_t lat)
+{
+	if (c->e->op_hooks)
+		tell_hooks(c, op->kind, op->flags, res, lat);
 	c->taken++;
 	atomic_fetch_add_explicit(&c->e->ops_done, 1, memory_order_relaxed);
 	publish(c);
@@ -237,6 +256,8 @@ static void complete(struct tctx *c, struct inflight *f, int res, uint64_t t)
 		c->ohead = (c->ohead + 1) % c->depth;
 		c->on--;
 	}
+	if (e->op_hooks)
+		tell_hooks(c, f->kind, f->flags, res, t - f->t_prep);
 	atomic_fetch_add_explicit(&e->ops_done, 1, memory_order_relaxed);
 	publish(c);
 }
@@ -410,7 +431,7 @@ static void do_data(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 	if (fd < 0) {
 		d->drop_ios++;	/* its open failed */
 		op_error(c, op->kind, op->file, -EBADF);
-		op_done(c);
+		op_done(c, op, -EBADF, 0);
 		return;
 	}
 	if (atomic_load(&e->slot_oflags[op->slot]) & O_DIRECT) {
@@ -443,9 +464,10 @@ static void do_data(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 	sqe->user_data = f->buf;
 	f->t_sub = now_ns();
 	if (io_uring_submit(&c->ring) < 0) {
-		op_error(c, op->kind, op->file, -errno);
+		int rc = -errno;
+		op_error(c, op->kind, op->file, rc);
 		c->freebufs[c->nfree++] = f->buf;
-		op_done(c);
+		op_done(c, op, rc, 0);
 		return;
 	}
 	f->order = (c->ohead + c->on) % c->depth;
@@ -552,7 +574,7 @@ static void do_other(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 		if (fd < 0) {
 			c->job->d[2].drop_ios++;
 			op_error(c, op->kind, op->file, -EBADF);
-			op_done(c);
+			op_done(c, op, -EBADF, 0);
 			return;
 		}
 		sqe = get_sqe(c);
@@ -615,7 +637,7 @@ static void do_other(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 		op_error(c, op->kind, op->file, rc);
 	else
 		c->job->done[op->kind]++;
-	op_done(c);
+	op_done(c, op, rc < 0 ? rc : 0, c->last_done - t_prep);
 }
 
 /* ------------------------------------------------------------- loops */
@@ -757,7 +779,7 @@ static void run_loop(struct tctx *c)
 				c->job->mark_ns = c->last_done - e->start;
 				c->job->mark_compute_ns = c->job->compute_ns;
 			}
-			op_done(c);
+			op_done(c, &op, 0, 0);
 			if (op.end > prev_end)
 				prev_end = op.end;
 			continue;
@@ -978,6 +1000,7 @@ int rp_engine_add_hooks(struct rp_engine *e, const struct rp_hooks *h)
 	if (e->nhooks == MAX_HOOKS)
 		return -ENOMEM;
 	e->hooks[e->nhooks++] = *h;
+	e->op_hooks += h->op != NULL;
 	return 0;
 }
 
