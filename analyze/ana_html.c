@@ -125,10 +125,14 @@ static void cell(struct side *sd, FILE *o, const char *ptr, enum unit u)
 	char *raw;
 
 	human(buf, sizeof(buf), v, u);
+	if (!v) {	/* no such key: nothing to compare with */
+		fputs("<td class=\"num\">n/a</td>", o);
+		return;
+	}
 	fputs("<td class=\"num\" data-json-key=\"", o);
 	svg_esc(o, ptr);
 	fputs("\" data-value=\"", o);
-	raw = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(10)) : NULL;
+	raw = json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(10));
 	svg_esc(o, raw ? raw : "null");
 	free(raw);
 	fputc('"', o);

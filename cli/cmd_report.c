@@ -37,8 +37,7 @@ struct report_cfg {
 
 static const struct opt report_opts[] = {
 	{ 'o', "output", "FILE", "write the page to FILE ('-': standard output)", NULL,
-	  "TRACE's name with .html for .iotape, in the current directory",
-	  OPT_T_STR(struct report_cfg, out) },
+	  NULL, 0, OPT_T_STR(struct report_cfg, out) },
 	{ 'f', "force", NULL, "replace FILE if it exists", OPT_T_FLAG(struct report_cfg, force) },
 	{ O_COMPARE, "compare", NULL, "two traces A B side by side, under compare --check's checks",
 	  OPT_T_FLAG(struct report_cfg, compare) },
@@ -56,6 +55,7 @@ const struct opt_cmd report_cmd = {
 	"directory over time, request sizes, randomness per epoch, page cache\n"
 	"hit ratio, per-thread timeline, latency per layer, top files.  With\n"
 	"--compare, a job and its replay side by side under the fidelity checks.\n"
+	"Without -o, the page is TRACE's name with .html for .iotape, here.\n"
 	"See iotape-report(1).",
 	report_opts,
 };
