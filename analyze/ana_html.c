@@ -738,6 +738,7 @@ static void sec_latency(struct side *sd, FILE *o)
 	svg_begin(&p, o, sd->w, 260, plot_id(sd, "plot-latency", id, sizeof(id)),
 		  "Latency distribution per layer");
 	svg_axes(&p);
+	fputs("<g class=\"axes\">", o);
 	for (int k = LAT_K0; k <= LAT_K1; k += 4) {
 		double px = svg_px(&p, k);
 		lat_axis(buf, sizeof(buf), k, NULL);
@@ -745,6 +746,7 @@ static void sec_latency(struct side *sd, FILE *o)
 			"<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n",
 			px, p.h - p.mb, px, p.h - p.mb + 4, px, p.h - p.mb + 15, buf);
 	}
+	fputs("</g>\n", o);
 	for (int s = 0; s < 3; s++)
 		if (cnt[s])
 			svg_line(&p, x, f[s], NB, colours[s], names[s]);
