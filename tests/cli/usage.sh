@@ -17,7 +17,7 @@ same "$T/help1" "$T/out"
 ok "$IOTAPE" --version
 grep -q '^iotape version [0-9]' "$T/out" || fail "--version: $(cat "$T/out")"
 
-for c in record info dump import convert analyze compare replay model; do
+for c in record info dump import convert analyze compare report replay model; do
 	ok "$IOTAPE" "$c" -h
 	cp "$T/out" "$T/h.$c"
 	ok "$IOTAPE" help -u "$c"
