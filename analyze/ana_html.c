@@ -41,6 +41,7 @@ struct side {
 	json_t *j;
 	const char *name;	/* "a", "b"; NULL when alone */
 	double w;		/* plot width */
+	double span_s;		/* time axes' length: the longer side's */
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -196,6 +197,12 @@ static double dur_s(struct side *sd)
 	return isfinite(d) && d > 0 ? d : 1e-9;
 }
 
+/* The time axes' length: with --compare both sides share the longer. */
+static double span_s(struct side *sd)
+{
+	return sd->span_s > 0 ? sd->span_s : dur_s(sd);
+}
+
 static void no_data(struct svg_plot *p, const char *what)
 {
 	svg_label(p, (p->x.lo + p->x.hi) / 2, (p->y.lo + p->y.hi) / 2, "middle", what);
@@ -302,7 +309,7 @@ static void sec_bandwidth(struct side *sd, FILE *o)
 	}
 	snprintf(ylab, sizeof(ylab), "%s/s", un);
 	p.ml = 64;
-	p.x = (struct svg_axis){ .lo = 0, .hi = dur_s(sd), .label = "time", .fmt = fmt_sec_axis };
+	p.x = (struct svg_axis){ .lo = 0, .hi = span_s(sd), .label = "time", .fmt = fmt_sec_axis };
 	p.y = (struct svg_axis){ .lo = 0, .hi = svg_nice_ceil(max / div), .label = ylab };
 	svg_begin(&p, o, sd->w, 260, plot_id(sd, "plot-bandwidth", id, sizeof(id)),
 		  "Read and write bandwidth over time");
@@ -378,7 +385,7 @@ static void sec_heatmap(struct side *sd, FILE *o)
 				max = s->gbytes[top[k] * s->ncol + i];
 	p.ml = 20;
 	p.mr = 70;
-	p.x = (struct svg_axis){ .lo = 0, .hi = dur_s(sd), .label = "time", .fmt = fmt_sec_axis };
+	p.x = (struct svg_axis){ .lo = 0, .hi = span_s(sd), .label = "time", .fmt = fmt_sec_axis };
 	p.y = (struct svg_axis){ .lo = 0, .hi = nt ? (double)nt : 1, .no_ticks = 1 };
 	svg_begin(&p, o, sd->w, 60 + 22.0 * (double)(nt ? nt : 1),
 		  plot_id(sd, "plot-heatmap", id, sizeof(id)),
@@ -573,7 +580,7 @@ static void sec_cache(struct side *sd, FILE *o)
 		x[i] = (i + 0.5) * bs;
 		y[i] = json_is_number(v) ? json_number_value(v) : NAN;
 	}
-	p.x = (struct svg_axis){ .lo = 0, .hi = dur_s(sd), .label = "time", .fmt = fmt_sec_axis };
+	p.x = (struct svg_axis){ .lo = 0, .hi = span_s(sd), .label = "time", .fmt = fmt_sec_axis };
 	p.y = (struct svg_axis){ .lo = 0, .hi = 1, .label = "hit ratio" };
 	svg_begin(&p, o, sd->w, 240, plot_id(sd, "plot-cache", id, sizeof(id)),
 		  "Page cache hit ratio over time");
@@ -613,7 +620,7 @@ static void sec_threads(struct side *sd, FILE *o)
 
 	p.ml = 70;
 	p.mt = 40;
-	p.x = (struct svg_axis){ .lo = 0, .hi = dur_s(sd), .label = "time", .fmt = fmt_sec_axis };
+	p.x = (struct svg_axis){ .lo = 0, .hi = span_s(sd), .label = "time", .fmt = fmt_sec_axis };
 	p.y = (struct svg_axis){ .lo = 0, .hi = s->nthr ? (double)s->nthr : 1, .no_ticks = 1 };
 	svg_begin(&p, o, sd->w, 80 + 26.0 * (double)(s->nthr ? s->nthr : 1),
 		  plot_id(sd, "plot-threads", id, sizeof(id)),
@@ -1015,7 +1022,7 @@ static const char css[] =
 	".side>h3{font-size:14px;margin:4px 0;color:#0072B2}"
 	"figure{margin:0}table{border-collapse:collapse;font-size:12px}"
 	"th,td{padding:1px 8px 1px 0;text-align:left;vertical-align:top}"
-	"th{font-weight:600;color:#444}td.num{text-align:right;font-variant-numeric:tabular-nums}"
+	"th{font-weight:600;color:#444;white-space:nowrap}td.num{text-align:right;font-variant-numeric:tabular-nums}"
 	"td.path{max-width:28em;overflow-wrap:anywhere}"
 	".ok{color:#009E73;font-weight:700}.fail{color:#D55E00;font-weight:700}"
 	"svg.plot{background:#fff;font-family:inherit}";
@@ -1159,6 +1166,8 @@ int ana_report_html(struct ana *a, struct ana *b, const struct ana_html_check *c
 		if ((err = side_init(&sd[1], b, "b", 600)))
 			goto out;
 		n = 2;
+		double l = dur_s(&sd[0]) > dur_s(&sd[1]) ? dur_s(&sd[0]) : dur_s(&sd[1]);
+		sd[0].span_s = sd[1].span_s = l;
 	}
 	struct html_job j = { sd, n, checks, nchecks, out };
 	err = ana_guard(html_job, &j);

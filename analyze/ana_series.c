@@ -38,7 +38,9 @@ static uint32_t dir_group(struct ana *a, struct ana_series *s, uint32_t *fg, uin
 
 	if (fg[f] != ANA_NONE)
 		return fg[f];
-	if (!p || !(slash = strrchr(p, '/')))
+	if (a->files[f].dataset && a->ds_dir)	/* the data set: one row */
+		snprintf(buf, sizeof(buf), "%s (data set)", a->ds_dir);
+	else if (!p || !(slash = strrchr(p, '/')))
 		snprintf(buf, sizeof(buf), "(no path)");
 	else if (slash == p)
 		snprintf(buf, sizeof(buf), "/");

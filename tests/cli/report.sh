@@ -18,6 +18,18 @@ for t in "$TOP"/traces/*.iotape; do
 	page_check "$T/$n.html" "$T/$n.json"
 done
 
+# REPORT_PNG=FILE: keep a screenshot of image_folder's page there (the
+# README's doc/report.png: REPORT_PNG=$PWD/doc/report.png sh tests/cli/report.sh)
+if [ -n "${REPORT_PNG:-}" ]; then
+	(cd "$TOP" && "$IOTAPE" report -o "$T/shot.html" traces/image_folder.iotape) ||
+		fail "report for the screenshot failed"
+	chrome --screenshot="$T/shot.png" --window-size=1200,1900 "file://$T/shot.html" >/dev/null ||
+		fail "chromium --screenshot failed: $(tail -n 3 "$T/chrome.err")"
+	"$PY" -c 'import sys; from PIL import Image
+Image.open(sys.argv[1]).convert("RGB").quantize(colors=256).save(sys.argv[2], optimize=True)' \
+		"$T/shot.png" "$REPORT_PNG" || fail "writing $REPORT_PNG"
+fi
+
 # the default output: TRACE's name with .html, in the current directory
 mkdir "$T/cwd" || fail "mkdir"
 (cd "$T/cwd" && "$IOTAPE" report "$TOP/traces/checkpoint.iotape" >"$T/out" 2>"$T/err") ||
