@@ -26,6 +26,7 @@ void ana_series_release(struct ana_series *s)
 	free(s->file_ns);
 	free(s->ep_pairs);
 	free(s->ep_nonconsec);
+	cm_map_release(&s->streams);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -89,7 +90,6 @@ static int series_job(void *arg)
 	uint64_t span = ana_trace_end(a) > a->t0 ? ana_trace_end(a) - a->t0 : 1;
 	uint64_t last_end[ANA_SERIES_THREADS] = { 0 };
 	uint32_t tids[ANA_SERIES_THREADS];
-	struct cm_map streams = { 0 };
 	uint32_t *fg;
 	tape_cursor *c;
 	const void *evs;
@@ -169,12 +169,12 @@ static int series_job(void *arg)
 				continue;
 			while (ep < s->nep && e->ts_ns > a->sys.epochs[ep].end_ns) {
 				ep++;
-				cm_map_clear(&streams);
+				cm_map_clear(&s->streams);
 			}
 			if (ep == s->nep || e->ts_ns < a->sys.epochs[ep].start_ns)
 				continue;
 			/* a stream: (tid, fd) on one file */
-			uint64_t *last = ana_map_put(&streams, (uint64_t)e->tid << 32 ^
+			uint64_t *last = ana_map_put(&s->streams, (uint64_t)e->tid << 32 ^
 						     (uint64_t)e->fd, e->file_id);
 			if (*last != ANA_NONE) {
 				s->ep_pairs[ep]++;
@@ -187,7 +187,7 @@ static int series_job(void *arg)
 	err = err < 0 ? err : 0;
 out:
 	ana_tmp_free(fg);
-	cm_map_release(&streams);
+	cm_map_release(&s->streams);
 	return err;
 }
 

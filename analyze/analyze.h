@@ -738,6 +738,7 @@ struct ana_series {
 	 * consecutive */
 	size_t nep;
 	uint64_t *ep_pairs, *ep_nonconsec;
+	struct cm_map streams;	/* scratch of the pass: (tid, fd, file) -> end */
 };
 /* 0 or -errno (-ENOMEM); s is released by ana_series_release in every case. */
 int ana_series_build(struct ana *a, size_t maxcol, struct ana_series *s);
