@@ -6,7 +6,7 @@
 
 ok "$IOTAPE" -h
 grep -q '^usage: iotape ' "$T/out" || fail "-h: no usage line"
-for c in record info dump import convert analyze compare replay model help; do
+for c in record info dump import convert analyze compare report replay model help; do
 	grep -q "^   $c " "$T/out" || fail "-h does not list $c"
 done
 cp "$T/out" "$T/help1"
