@@ -725,6 +725,58 @@ int ana_thread_steps(struct ana *a, uint32_t tid, uint64_t from, uint64_t to,
 struct cm_job;
 int ana_model(const struct ana *a, struct cm_job *job);
 
+/*
+ * Series for the HTML report (ana_series.c): what the first pass does not
+ * keep by time, from one more pass over the syscall table (after ana_run),
+ * on ncol columns of col_ns over the window (ncol bounded by the caller):
+ * bytes read per directory per column (the heat map), the time the
+ * busiest threads spent in I/O calls per column (their union, as
+ * struct ana_thread's io_ns), the time spent in calls on each file, and
+ * the read randomness of the data set per epoch (its reads' streams, as
+ * iotape-analyze(1) read_randomness, within each epoch's span).  Memory
+ * grows with files, directories and threads times ncol, never with
+ * events.
+ */
+#define ANA_SERIES_THREADS 8
+struct ana_series {
+	size_t ncol;
+	uint64_t col_ns;
+	uint64_t *rbytes, *wbytes;	/* per column: bytes read, written */
+	/* directories of the files read: names, bytes per column
+	 * (gbytes[g * ncol + c]) and in all */
+	struct cm_strtab dirs;
+	uint64_t *gbytes, *gtotal;
+	size_t capg;
+	/* the busiest threads (sys.threads indexes, most I/O time first) */
+	size_t nthr;
+	uint32_t thr[ANA_SERIES_THREADS];
+	uint64_t *tio;		/* tio[k * ncol + c]: ns in I/O calls */
+	uint64_t *file_ns;	/* per files[]: ns in calls on it */
+	/* per counted epoch: read pairs of the data set, and those not
+	 * consecutive */
+	size_t nep;
+	uint64_t *ep_pairs, *ep_nonconsec;
+	struct cm_map streams;	/* scratch of the pass: (tid, fd, file) -> end */
+};
+/* 0 or -errno (-ENOMEM); s is released by ana_series_release in every case. */
+int ana_series_build(struct ana *a, size_t maxcol, struct ana_series *s);
+void ana_series_release(struct ana_series *s);
+
+/*
+ * The HTML report (ana_html.c): one self-contained page (inline SVG and
+ * CSS, no script) of a's analysis, each plot with its figures, whose
+ * values carry data-json-key (their key in ana_report_json's output) and
+ * data-value (the value as that prints it).  With b, the page puts a and b
+ * side by side (`iotape report --compare`) under the checks given (NULL,
+ * 0: none).  0 or -errno (-EIO: out failed); writes only to out.
+ */
+struct ana_html_check {
+	const char *name, *detail;
+	int ok;
+};
+int ana_report_html(struct ana *a, struct ana *b, const struct ana_html_check *checks,
+		    size_t nchecks, FILE *out);
+
 /* Output, 0 or -errno (-ENOMEM: out of memory).  Units, escaping and JSON
  * values come from common/fmt.h. */
 int ana_report_json(struct ana *a, FILE *out);

@@ -53,6 +53,8 @@ int cmd_model(int argc, char **argv);
 extern const struct opt_cmd model_cmd;
 int cmd_export(int argc, char **argv);
 extern const struct opt_cmd export_cmd;
+int cmd_report(int argc, char **argv);
+extern const struct opt_cmd report_cmd;
 
 /*
  * Pass/fail checks (`compare --check`, `model --check`): each a name, ok
@@ -76,6 +78,11 @@ void cli_check_add(struct cli_checks *k, const char *name, int ok, const char *f
 /* "  ok   NAME  DETAIL" per check (details escaped as paths are), names
  * padded to the longest (at least 16), then "  PASSED: ..." or "FAILED". */
 void cli_checks_print(FILE *o, const struct cli_checks *k);
+/* `iotape compare --check`'s checks of B against A (cli/cmd_compare.c),
+ * with --map map (NULL: none) and --no-metadata: EXIT_OK with k filled
+ * (passed or not), else EXIT_USAGE or EXIT_FAIL after one error line. */
+int compare_checks(const char *a, const char *b, const char *map, int no_metadata,
+		   struct cli_checks *k);
 /* (b - a) / a: 0 when equal, infinite when a is 0 and b is not. */
 double cli_rel_diff(double a, double b);
 

@@ -1098,13 +1098,103 @@ static void cmp_release(struct cmp *c)
 	free(c->under);
 }
 
+/* Analyse A and B, match their files and run the checks into k (c->path,
+ * c->map and c->metadata set): EXIT_OK, or EXIT_USAGE / EXIT_FAIL after
+ * one error line. */
+static int cmp_run(struct cmp *c, int no_metadata, struct cli_checks *k)
+{
+	int err;
+
+	if (c->map) {
+		/* the recorder names files by their absolute, resolved path */
+		c->under = realpath(c->map, NULL);
+		if (!c->under) {
+			if (!(c->under = strdup(c->map))) {
+				cli_error("out of memory");
+				return EXIT_FAIL;
+			}
+			size_t n = strlen(c->under);
+			while (n > 1 && c->under[n - 1] == '/')
+				c->under[--n] = 0;
+		}
+		if (c->under[0] != '/' || !c->under[1]) {
+			opt_error(&compare_cmd, "--map: '%s' is '/', or relative and not there", c->map);
+			return EXIT_USAGE;
+		}
+	}
+
+	for (int s = 0; s < 2; s++) {
+		struct ana_opts o = { .top = -1, .to_ns = UINT64_MAX, .threads = 2,
+				      .files_only = 1, .under = s == 1 ? c->under : NULL,
+				      .skip = s == 1 ? skip_b : NULL, .skip_arg = c,
+				      .replayed_io = s == 0 && c->map,
+				      .no_metadata = no_metadata };
+		err = ana_run(&c->a[s], c->path[s], &o);
+		if (err) {
+			cli_tape_error(c->path[s], err);
+			return EXIT_FAIL;
+		}
+		for (int t = 1; t < TAPE_TABLE_MAX; t++)
+			if (c->a[s].damage[t])
+				cli_error("warning: %s: %s table: %s; comparing the events before it",
+					  c->path[s], tape_table_name(t), c->a[s].damage_detail[t]);
+		if (!c->a[s].have[TAPE_TABLE_SYSCALL]) {
+			cli_error("%s: the trace has no syscall events: nothing to compare",
+				  c->path[s]);
+			return EXIT_FAIL;
+		}
+		struct cmp_step step = { c, s };
+		err = ana_guard(collect_job, &step);
+		if (!err && s == 0 && c->map)
+			err = ana_guard(faults_job, &step);
+		if (err) {
+			cli_tape_error(c->path[s], err);
+			return EXIT_FAIL;
+		}
+	}
+	/* the files left out were kept only to leave them out of B too */
+	size_t n = 0;
+	for (size_t i = 0; i < c->nf; i++) {
+		if (c->f[i].excluded)
+			free(c->f[i].key);
+		else
+			c->f[n++] = c->f[i];
+	}
+	c->nf = n;
+	qsort(c->f, c->nf, sizeof(*c->f), cmp_key);
+	cmp_groups(c);
+	struct cmp_checks_job cj = { c, k };
+	if ((err = ana_guard(checks_job, &cj))) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+int compare_checks(const char *a, const char *b, const char *map, int no_metadata,
+		   struct cli_checks *k)
+{
+	struct cmp c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	memset(k, 0, sizeof(*k));
+	c.path[0] = a;
+	c.path[1] = b;
+	c.map = map;
+	c.metadata = map && !no_metadata;
+	rc = cmp_run(&c, no_metadata, k);
+	cmp_release(&c);
+	return rc;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct opt_parser p;
 	struct compare_cfg cfg = { 0 };
 	struct cmp c;
 	struct cli_checks k = { 0 };
-	int ch, json, check, err, nargs, ret = EXIT_FAIL;
+	int ch, json, check, err = 0, nargs, ret = EXIT_FAIL;
 	long top;
 	char **args;
 
@@ -1125,70 +1215,9 @@ int cmd_compare(int argc, char **argv)
 	}
 	c.path[0] = args[0];
 	c.path[1] = args[1];
-	if (c.map) {
-		/* the recorder names files by their absolute, resolved path */
-		c.under = realpath(c.map, NULL);
-		if (!c.under) {
-			if (!(c.under = strdup(c.map))) {
-				cli_error("out of memory");
-				return EXIT_FAIL;
-			}
-			size_t n = strlen(c.under);
-			while (n > 1 && c.under[n - 1] == '/')
-				c.under[--n] = 0;
-		}
-		if (c.under[0] != '/' || !c.under[1]) {
-			opt_error(&compare_cmd, "--map: '%s' is '/', or relative and not there", c.map);
-			free(c.under);
-			return EXIT_USAGE;
-		}
-	}
-
-	for (int s = 0; s < 2; s++) {
-		struct ana_opts o = { .top = -1, .to_ns = UINT64_MAX, .threads = 2,
-				      .files_only = 1, .under = s == 1 ? c.under : NULL,
-				      .skip = s == 1 ? skip_b : NULL, .skip_arg = &c,
-				      .replayed_io = s == 0 && c.map,
-				      .no_metadata = cfg.no_metadata };
-		err = ana_run(&c.a[s], c.path[s], &o);
-		if (err) {
-			cli_tape_error(c.path[s], err);
-			goto out;
-		}
-		for (int t = 1; t < TAPE_TABLE_MAX; t++)
-			if (c.a[s].damage[t])
-				cli_error("warning: %s: %s table: %s; comparing the events before it",
-					  c.path[s], tape_table_name(t), c.a[s].damage_detail[t]);
-		if (!c.a[s].have[TAPE_TABLE_SYSCALL]) {
-			cli_error("%s: the trace has no syscall events: nothing to compare",
-				  c.path[s]);
-			goto out;
-		}
-		struct cmp_step step = { &c, s };
-		err = ana_guard(collect_job, &step);
-		if (!err && s == 0 && c.map)
-			err = ana_guard(faults_job, &step);
-		if (err) {
-			cli_tape_error(c.path[s], err);
-			goto out;
-		}
-	}
-	/* the files left out were kept only to leave them out of B too */
-	size_t n = 0;
-	for (size_t i = 0; i < c.nf; i++) {
-		if (c.f[i].excluded)
-			free(c.f[i].key);
-		else
-			c.f[n++] = c.f[i];
-	}
-	c.nf = n;
-	qsort(c.f, c.nf, sizeof(*c.f), cmp_key);
-	cmp_groups(&c);
-	struct cmp_checks_job cj = { &c, &k };
-	if ((err = ana_guard(checks_job, &cj))) {
-		cli_error("out of memory");
+	if ((ret = cmp_run(&c, cfg.no_metadata, &k)) != EXIT_OK)
 		goto out;
-	}
+	ret = EXIT_FAIL;
 	if (json)
 		err = cmp_json(&c, &k, stdout);
 	else

@@ -1337,6 +1337,103 @@ static void test_ivset(void **state)
 	ana_ivset_release(&s);
 }
 
+/* The report's series (ana_series_build): bytes read per directory and
+ * per column add up to the reads, time per file and per thread to the
+ * calls'; and ana_report_html survives every allocation failing
+ * (-ENOMEM, nothing leaked) and otherwise writes a whole page. */
+static void test_report_html(void **state)
+{
+	struct tw t;
+	tw_open(&t);
+	proc_row(&t, 100, 1, "python");
+	for (uint32_t i = 0; i < 40; i++) {
+		char path[32];
+		snprintf(path, sizeof(path), "/%s/f%u", i % 4 ? "data" : "other", i);
+		file_row(&t, i + 1, path, (8u << 20) | 1, 100 + i, 1 << 20);
+		sc(&t, i * MS, 1000, 100, 100 + i % 3, TAPE_OP_OPENAT, -100, i + 1, 0, 0, 3, "");
+		sc(&t, i * MS + 10, 1000, 100, 100 + i % 3, TAPE_OP_READ, 3, i + 1, 0, 4096, 4096, "");
+		cache_ev(&t, i * MS + 20, 100, TAPE_CACHE_INSERT, 100 + i, 0, 1);
+		cache_ev(&t, i * MS + 30, 100, TAPE_CACHE_ACCESS, 100 + i, 0, 1);
+		blk_ev(&t, i * MS + 40, 5000, i * 8, 4096, TAPE_BLK_READ);
+	}
+	tw_close(&t);
+
+	struct ana a;
+	struct ana_series s;
+	run(&a, &t, NULL);
+	assert_int_equal(ana_series_build(&a, 16, &s), 0);
+	assert_int_equal(s.ncol, 16);
+	assert_int_equal(cm_strtab_count(&s.dirs), 2);
+	uint64_t sum = 0, rsum = 0, io = 0, fns = 0;
+	for (uint32_t g = 0; g < 2; g++) {
+		uint64_t row = 0;
+		for (size_t c = 0; c < s.ncol; c++)
+			row += s.gbytes[g * s.ncol + c];
+		assert_int_equal(row, s.gtotal[g]);
+		sum += s.gtotal[g];
+		const char *name = cm_strtab_str(&s.dirs, g);
+		assert_int_equal(s.gtotal[g], strcmp(name, "/other") ? 30 * 4096 : 10 * 4096);
+	}
+	assert_int_equal(sum, 40 * 4096);
+	for (size_t c = 0; c < s.ncol; c++)
+		rsum += s.rbytes[c];
+	assert_int_equal(rsum, 40 * 4096);
+	assert_int_equal(s.nthr, 3);
+	for (size_t k = 0; k < s.nthr * s.ncol; k++)
+		io += s.tio[k];
+	assert_int_equal(io, 40 * 1010);	/* per file an open [0, 1000) and a read [10, 1010) ns: their union */
+	for (size_t f = 0; f < a.nfiles; f++)
+		fns += s.file_ns[f];
+	assert_int_equal(fns, 80 * 1000);
+	ana_series_release(&s);
+
+	/* the allocations ana_report_json makes come first: its own failures
+	 * are test_out_of_memory's business (it leaks its partial JSON) */
+	char *buf = NULL;
+	size_t len = 0, json_allocs;
+	FILE *o = open_memstream(&buf, &len);
+	assert_non_null(o);
+	ana_oom_after = 1000000;
+	assert_int_equal(ana_report_json(&a, o), 0);
+	json_allocs = 1000000 - ana_oom_after;
+	ana_oom_after = 0;
+	fclose(o);
+	free(buf);
+	buf = NULL;
+	int fails = 0, err;
+	for (size_t n = json_allocs + 1;; n++) {
+		o = open_memstream(&buf, &len);
+		assert_non_null(o);
+		ana_oom_after = n;
+		err = ana_report_html(&a, NULL, NULL, 0, o);
+		ana_oom_after = 0;
+		fclose(o);
+		if (!err)
+			break;
+		assert_int_equal(err, -ENOMEM);
+		fails++;
+		free(buf);
+		buf = NULL;
+		assert_true(n < 100000);
+	}
+	assert_true(fails > 5);
+	assert_non_null(strstr(buf, "<!DOCTYPE html>"));
+	assert_non_null(strstr(buf, "</html>"));
+	assert_non_null(strstr(buf, "data-json-key=\"/summary/read_bytes\" data-value=\"163840\""));
+	assert_non_null(strstr(buf, "<td class=\"path\">/data</td><td class=\"num\">120.0 KiB</td>"));
+	free(buf);
+	/* side by side */
+	o = open_memstream(&buf, &len);
+	assert_non_null(o);
+	struct ana_html_check ck = { "read_ops", "A 40, B 40", 1 };
+	assert_int_equal(ana_report_html(&a, &a, &ck, 1, o), 0);
+	fclose(o);
+	assert_non_null(strstr(buf, "data-check=\"read_ops\" data-ok=\"1\""));
+	assert_non_null(strstr(buf, "data-side=\"b\""));
+	free(buf);
+	ana_release(&a);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/iotape-ana-XXXXXX");
@@ -1372,6 +1469,7 @@ int main(void)
 		cmocka_unit_test(test_epochs_few_shards),
 		cmocka_unit_test(test_epochs_one_file),
 		cmocka_unit_test(test_checkpoints_small),
+		cmocka_unit_test(test_report_html),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char cmd[128];
