@@ -76,6 +76,10 @@ endif
 FORMAT_SRCS := $(wildcard format/*.c)
 FORMAT_OBJS := $(FORMAT_SRCS:%.c=$(OUT)/%.o)
 LIBTAPE     := $(OUT)/libtape.a
+TAPE_SOVERSION := 0
+LIBTAPE_SO  := $(OUT)/libtape.so.$(TAPE_SOVERSION)
+LIBTAPE_SO_REAL := $(OUT)/libtape.so.$(VERSION)
+FORMAT_PIC_OBJS := $(FORMAT_SRCS:%.c=$(OUT)/pic/%.o)
 LIBCOMMON   := $(OUT)/libcommon.a
 LIBANALYZE  := $(OUT)/libanalyze.a
 LIBREPLAY   := $(OUT)/libreplay.a
@@ -114,7 +118,7 @@ LIBS := $(LIBRECORD) $(LIBREPLAY) $(LIBANALYZE) $(LIBCOMMON) $(LIBTAPE) \
 	-lzstd -lxxhash -ldl -lpthread -lm $(MPI_LIBS)
 
 .PHONY: all deps check test demo bench man install clean FORCE
-all: iotape
+all: iotape $(LIBTAPE_SO_REAL)
 
 # ---------------------------------------------------------------- packages
 # apt_install PACKAGES: install those not installed yet (apt-get, as root).
@@ -158,6 +162,23 @@ $(OUT)/.flags: FORCE | $(OUT)
 
 $(OUT):
 	$(Q)mkdir -p $@
+
+# libtape.so: format/ built again with -fPIC into $(OUT)/pic/ (libtape.a
+# and ./iotape keep the objects without it), exporting only tape.h's API
+# (format/libtape.map), soname libtape.so.$(TAPE_SOVERSION); for other
+# programs and python/iotape.  iotape.pc is written by make install.
+$(OUT)/pic/%.o: %.c $(OUT)/.flags | $(OUT)
+	$(call msg,CC-PIC,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC $(INC_$(firstword $(subst /, ,$<))) -MMD -MP -c $< -o $@
+
+$(LIBTAPE_SO_REAL): $(FORMAT_PIC_OBJS) format/libtape.map
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,$(notdir $(LIBTAPE_SO)) \
+		-Wl,--version-script=format/libtape.map -Wl,--no-undefined \
+		-o $@ $(FORMAT_PIC_OBJS) -lzstd -lxxhash -lm
+	$(Q)ln -sf $(notdir $@) $(LIBTAPE_SO)
+	$(Q)ln -sf $(notdir $(LIBTAPE_SO)) $(OUT)/libtape.so
 
 $(LIBTAPE): $(FORMAT_OBJS)
 $(LIBCOMMON): $(COMMON_OBJS)

@@ -1278,3 +1278,92 @@ int tape_cursor_next(tape_cursor *c, const void **ev)
 	*ev = c->evs + c->pos++ * c->def->size;
 	return 1;
 }
+
+/* Rows of a block transposed at a time: their structs stay in cache while
+ * every column is copied out of them. */
+#define COLTILE 256
+
+/* Copy rows [0, k) of evs (structs of size sz) into the columns, from
+ * element at of each array; -errno when strs cannot grow. */
+static int put_columns(const struct tape_table_def *def, const uint8_t *evs, size_t k,
+		       const unsigned *cols, size_t ncols, void *const *out,
+		       size_t at, tape_strings *strs)
+{
+	size_t sz = def->size;
+
+	for (size_t t = 0; t < k; t += COLTILE) {
+		size_t m = k - t < COLTILE ? k - t : COLTILE;
+		const uint8_t *base = evs + t * sz;
+
+		for (size_t i = 0; i < ncols; i++) {
+			const struct tape_column *col = &def->cols[cols[i]];
+			const uint8_t *f = base + col->offset;
+
+			if (col->type == TAPE_COL_STR) {
+				int err = tape__strings_ids(strs, (const char *const *)f, sz, m,
+							    (uint32_t *)out[i] + at + t);
+				if (err)
+					return err;
+			} else if (col->width == 8) {
+				uint64_t *o = (uint64_t *)out[i] + at + t;
+				for (size_t r = 0; r < m; r++, f += sz)
+					memcpy(&o[r], f, 8);
+			} else {
+				uint32_t *o = (uint32_t *)out[i] + at + t;
+				for (size_t r = 0; r < m; r++, f += sz)
+					memcpy(&o[r], f, 4);
+			}
+		}
+	}
+	return 0;
+}
+
+int tape_cursor_read_columns(tape_cursor *c, const unsigned *cols, size_t ncols,
+			     void *const *out, size_t max, tape_strings *strs,
+			     size_t *n)
+{
+	const struct tape_table_def *def = c->def;
+	size_t got = 0;
+	int err;
+
+	*n = 0;
+	for (size_t i = 0; i < ncols; i++) {
+		if (cols[i] >= def->ncols || !out[i])
+			return tape__fail(-EINVAL, "column %u of table %s: no such column or no array",
+					  cols[i], def->name);
+		if (def->cols[cols[i]].type == TAPE_COL_STR && !strs)
+			return tape__fail(-EINVAL, "column %s: a string column needs a string table",
+					  def->cols[cols[i]].name);
+	}
+	if (strs)	/* another cursor may have used it since */
+		tape__strings_new_block(strs);
+	while (got < max) {
+		if (c->pos >= c->nevs) {
+			const void *evs;
+			size_t nb;
+			int rc = tape_cursor_next_block(c, &evs, &nb);
+			if (rc < 0 && got)
+				break;	/* the error again on the next call */
+			if (rc < 0)
+				return rc;
+			if (rc == 0)
+				break;
+			c->pos = 0;
+			if (strs)
+				tape__strings_new_block(strs);
+		}
+		size_t k = c->nevs - c->pos;
+		if (k > max - got)
+			k = max - got;
+		err = put_columns(def, c->evs + c->pos * def->size, k, cols, ncols, out, got, strs);
+		if (err && got)
+			break;
+		if (err)
+			return tape__fail(err, "table %s: string table: %s", def->name,
+					  tape_strerror(err));
+		c->pos += k;
+		got += k;
+	}
+	*n = got;
+	return got > 0;
+}
