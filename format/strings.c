@@ -29,16 +29,20 @@ struct tape_strings {
 	uint64_t *off;		/* off[i]: string i in data; off[n] = len */
 	uint64_t *hash;		/* hash[i]: XXH3 of string i */
 	size_t n, capn;
-	uint32_t *slot;		/* open addressing: id + 1, 0 = empty */
+	/* open addressing: the hash's high 32 bits << 32 | id + 1, 0 = empty;
+	 * a probe compares those bits before it touches the strings */
+	uint64_t *slot;
 	size_t nslots;
 	uint32_t gen;		/* the block the pointer cache is for */
 	struct { const char *p; uint32_t id, gen; } pc[PCACHE];
 };
 
+#define TAG(h) ((h) & 0xffffffff00000000ull)
+
 static int slots_grow(tape_strings *s)
 {
 	size_t ns = s->nslots ? s->nslots * 2 : 1024;
-	uint32_t *sl = calloc(ns, sizeof(*sl));
+	uint64_t *sl = calloc(ns, sizeof(*sl));
 
 	if (!sl)
 		return -ENOMEM;
@@ -46,7 +50,7 @@ static int slots_grow(tape_strings *s)
 		size_t h = (size_t)s->hash[i] & (ns - 1);
 		while (sl[h])
 			h = (h + 1) & (ns - 1);
-		sl[h] = (uint32_t)i + 1;
+		sl[h] = TAG(s->hash[i]) | (i + 1);
 	}
 	free(s->slot);
 	s->slot = sl;
@@ -54,16 +58,18 @@ static int slots_grow(tape_strings *s)
 	return 0;
 }
 
-/* The id of p[0..len), added when new; -errno on failure (nothing changed). */
-static int64_t intern(tape_strings *s, const char *p, size_t len)
+/* The id of p[0..len) of hash h, added when new; -errno on failure
+ * (nothing changed). */
+static int64_t intern_h(tape_strings *s, const char *p, size_t len, uint64_t h)
 {
-	uint64_t h = XXH3_64bits(p, len);
 	size_t i;
 
 	if (2 * (s->n + 1) > s->nslots && slots_grow(s))
 		return -ENOMEM;
 	for (i = (size_t)h & (s->nslots - 1); s->slot[i]; i = (i + 1) & (s->nslots - 1)) {
-		uint32_t id = s->slot[i] - 1;
+		if (TAG(s->slot[i]) != TAG(h))
+			continue;
+		uint32_t id = (uint32_t)s->slot[i] - 1;
 		if (s->hash[id] == h && s->off[id + 1] - s->off[id] - 1 == len &&
 		    memcmp(s->data + s->off[id], p, len) == 0)
 			return id;
@@ -97,8 +103,13 @@ static int64_t intern(tape_strings *s, const char *p, size_t len)
 	s->len += len + 1;
 	s->hash[s->n] = h;
 	s->off[++s->n] = s->len;
-	s->slot[i] = (uint32_t)s->n;	/* id n - 1, plus one */
+	s->slot[i] = TAG(h) | s->n;	/* id n - 1, plus one */
 	return (int64_t)s->n - 1;
+}
+
+static int64_t intern(tape_strings *s, const char *p, size_t len)
+{
+	return intern_h(s, p, len, XXH3_64bits(p, len));
 }
 
 int tape_strings_new(tape_strings **out)
@@ -144,6 +155,46 @@ const char *tape_strings_data(const tape_strings *s, const uint64_t **off)
 {
 	*off = s->off;
 	return s->data;
+}
+
+/* A table larger than the caches costs a miss or three per string (its
+ * slot, then its offset and bytes to compare): in groups, every string's
+ * slot is fetched ahead, then the first candidate's offset and bytes, so
+ * the misses of a group overlap. */
+#define GROUP 16
+int tape__strings_intern_n(tape_strings *s, const char *const *p, size_t n, uint32_t *ids)
+{
+	size_t len[GROUP];
+	uint64_t h[GROUP];
+
+	for (size_t g = 0; g < n; g += GROUP) {
+		size_t m = n - g < GROUP ? n - g : GROUP;
+
+		if (2 * (s->n + m) > s->nslots && slots_grow(s))
+			return -ENOMEM;
+		for (size_t j = 0; j < m; j++) {
+			len[j] = strlen(p[g + j]);
+			h[j] = XXH3_64bits(p[g + j], len[j]);
+			__builtin_prefetch(&s->slot[(size_t)h[j] & (s->nslots - 1)]);
+		}
+		for (size_t j = 0; j < m; j++) {
+			uint64_t sl = s->slot[(size_t)h[j] & (s->nslots - 1)];
+			if (sl && TAG(sl) == TAG(h[j]))
+				__builtin_prefetch(&s->off[(uint32_t)sl - 1]);
+		}
+		for (size_t j = 0; j < m; j++) {
+			uint64_t sl = s->slot[(size_t)h[j] & (s->nslots - 1)];
+			if (sl && TAG(sl) == TAG(h[j]))
+				__builtin_prefetch(s->data + s->off[(uint32_t)sl - 1]);
+		}
+		for (size_t j = 0; j < m; j++) {
+			int64_t id = intern_h(s, p[g + j], len[j], h[j]);
+			if (id < 0)
+				return (int)id;
+			ids[g + j] = (uint32_t)id;
+		}
+	}
+	return 0;
 }
 
 void tape__strings_new_block(tape_strings *s)
