@@ -6,7 +6,8 @@
 #   make demo       record, analyze and replay a bundled workload
 #   make bench      benchmarks, printed as ratios against peer tools
 #   make man        check the man pages render
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (iotape, man pages, libtape.so,
+#                   tape.h, iotape.pc, the python package)
 #   make clean
 #
 # Quiet unless V=1.  MPI=0 builds without MPI (replay --mpi then fails:
@@ -20,6 +21,10 @@ BPFTOOL  ?= bpftool
 PREFIX   ?= /usr/local
 MANDIR   ?= $(PREFIX)/share/man
 BINDIR   ?= $(PREFIX)/bin
+LIBDIR   ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
 VERSION  := 0.1.0
 
 ifeq ($(V),1)
@@ -240,6 +245,15 @@ install: all
 	$(Q)for m in $(MANPAGES); do \
 		s=$${m##*.}; install -D -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/$$(basename $$m); \
 	done
+	$(Q)install -D -m 755 $(LIBTAPE_SO_REAL) $(DESTDIR)$(LIBDIR)/$(notdir $(LIBTAPE_SO_REAL))
+	$(Q)ln -sf $(notdir $(LIBTAPE_SO_REAL)) $(DESTDIR)$(LIBDIR)/$(notdir $(LIBTAPE_SO))
+	$(Q)ln -sf $(notdir $(LIBTAPE_SO)) $(DESTDIR)$(LIBDIR)/libtape.so
+	$(Q)install -D -m 644 format/tape.h $(DESTDIR)$(INCLUDEDIR)/tape.h
+	$(Q)mkdir -p $(DESTDIR)$(PKGCONFIGDIR)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		-e 's|@VERSION@|$(VERSION)|' format/iotape.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/iotape.pc
+	$(Q)for f in python/iotape/*.py; do install -D -m 644 $$f $(DESTDIR)$(PYTHONDIR)/iotape/$${f##*/}; done
+	$(Q)if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig 2>/dev/null || true; fi
 
 clean:
 	$(call msg,CLEAN,)

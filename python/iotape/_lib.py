@@ -3,10 +3,11 @@
 
 Only the functions the reader needs are declared, each with its argument
 and result types, so a wrong call fails in Python instead of in C.  The
-library is looked for, in this order, at $IOTAPE_LIBTAPE (a path), next to
-this package (libtape.so.0, as `make install` or a copy leaves it), and
-by ctypes.util.find_library("tape") (what ldconfig knows, e.g. after
-`make install PREFIX=/usr`).
+library is looked for, in this order, at $IOTAPE_LIBTAPE (a path); next to
+this package (a copy of libtape.so.0 put there); in the lib directory
+`make install` put this package under (PREFIX/lib, for
+PREFIX/lib/python3/dist-packages/iotape); and by
+ctypes.util.find_library("tape") (what ldconfig knows).
 """
 import ctypes
 import ctypes.util
@@ -68,11 +69,15 @@ def _candidates():
     env = os.environ.get("IOTAPE_LIBTAPE")
     if env:
         return [env], "$IOTAPE_LIBTAPE=" + env
-    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libtape.so.%d" % SOVERSION)
+    pkg = os.path.dirname(os.path.abspath(__file__))
+    name = "libtape.so.%d" % SOVERSION
+    here = os.path.join(pkg, name)
+    # make install: PREFIX/lib/python3/dist-packages/iotape -> PREFIX/lib
+    libdir = os.path.normpath(os.path.join(pkg, "..", "..", "..", name))
     found = ctypes.util.find_library("tape")
-    cands = [here] if os.path.exists(here) else []
+    cands = [p for p in (here, libdir) if os.path.exists(p)]
     cands += [found] if found else []
-    return cands, "%s, ctypes.util.find_library('tape') (%s)" % (here, found or "not found")
+    return cands, "%s, %s, ctypes.util.find_library('tape') (%s)" % (here, libdir, found or "not found")
 
 
 def lib():
