@@ -76,14 +76,54 @@ def _dtype(c):
     return np.dtype(np.int64 if c.type == L.COL_I64 else np.uint64)
 
 
+class _Strings:
+    """The string table of one read, copied out of libtape as it grows and
+    decoded to str on first use (most of a large read's time otherwise)."""
+
+    def __init__(self):
+        self.segs = []          # (bytes, offsets into them), not decoded yet
+        self.n = 0              # strings copied
+        self.list = []          # decoded
+        self.arr = None
+
+    def fetch(self, lib, s):
+        n = lib.tape_strings_count(s)
+        if n > self.n:
+            off = ctypes.POINTER(ctypes.c_uint64)()
+            data = lib.tape_strings_data(s, ctypes.byref(off))
+            o = np.ctypeslib.as_array(off, shape=(n + 1,))[self.n:]
+            lo = int(o[0])
+            self.segs.append((ctypes.string_at(data + lo, int(o[-1]) - lo), (o - lo).tolist()))
+            self.n = n
+        return n
+
+    def array(self, n):
+        """Strings 0..n-1 as a numpy array of str."""
+        for blob, o in self.segs:
+            self.list += [blob[o[i]:o[i + 1] - 1].decode("utf-8", "surrogateescape")
+                          for i in range(len(o) - 1)]
+        self.segs = []
+        if self.arr is None or len(self.arr) != n:
+            self.arr = np.array(self.list[:n], dtype=object)
+        return self.arr
+
+
 class Arrays(dict):
     """Column name -> numpy array, from read_arrays() and chunks(arrays=True).
 
-    String columns hold uint32 ids into .strings (a numpy array of str; id 0
-    is ""): a.strings[a["path"]] gives the paths.  .layer is the table.
+    String columns hold uint32 ids into .strings (a numpy array of str,
+    decoded on first use; id 0 is ""): a.strings[a["path"]] gives the
+    paths.  .layer is the table.  Bytes that are not UTF-8 are decoded
+    with surrogateescape, as os.fsdecode() does (os.fsencode() gives them
+    back).
     """
     layer = None
-    strings = None
+    _strs = None
+    _n = 0
+
+    @property
+    def strings(self):
+        return self._strs.array(self._n)
 
     def text(self, name):
         """A string column's values as a numpy array of str."""
@@ -118,7 +158,7 @@ class _Reader:
         self.r = ctypes.c_void_p()
         self.c = ctypes.c_void_p()
         self.s = ctypes.c_void_p()
-        self.strings = []
+        self.strs = _Strings()
         self.path_b = path.encode() if isinstance(path, str) else bytes(path)
         err = lib.tape_reader_open(ctypes.byref(self.r), self.path_b)
         if err < 0:
@@ -159,24 +199,6 @@ class _Reader:
             raise _fail(rc, self.path, "table %s" % self.layer)
         return n.value
 
-    def update_strings(self):
-        """The string table as a numpy array of str (new ones decoded)."""
-        lib = self.lib
-        n = lib.tape_strings_count(self.s)
-        if n > len(self.strings):
-            off = ctypes.POINTER(ctypes.c_uint64)()
-            data = lib.tape_strings_data(self.s, ctypes.byref(off))
-            o = np.ctypeslib.as_array(off, shape=(n + 1,))
-            lo = int(o[len(self.strings)])
-            blob = ctypes.string_at(data + lo, int(o[n]) - lo)
-            o = (o[len(self.strings):] - lo).tolist()
-            self.strings += [blob[o[i]:o[i + 1] - 1].decode("utf-8", "surrogateescape")
-                             for i in range(len(o) - 1)]
-            self.strarr = np.array(self.strings, dtype=object)
-        elif not hasattr(self, "strarr"):
-            self.strarr = np.array(self.strings, dtype=object)
-        return self.strarr
-
     def batch(self, n):
         """Up to n events as an Arrays; None at the end."""
         arrays = [np.empty(n, dt) for dt in self.dtypes]
@@ -193,19 +215,29 @@ class _Reader:
         arrays = [np.empty(cap, dt) for dt in self.dtypes]
         got = 0
         while True:
-            if got == cap:
-                cap *= 2
-                arrays = [np.concatenate([a, np.empty(cap - len(a), a.dtype)]) for a in arrays]
             n = self.read_into(arrays, got, cap - got)
+            got += n
+            if got < cap:
+                if n == 0:
+                    break
+                continue
+            # full: grow only when there is more (the usual case, the
+            # index's count exactly, ends here without a copy)
+            more = [np.empty(1 << 16, dt) for dt in self.dtypes]
+            n = self.read_into(more, 0, len(more[0]))
             if n == 0:
                 break
+            cap *= 2
+            arrays = [np.concatenate([a, m[:n], np.empty(cap - len(a) - n, a.dtype)])
+                      for a, m in zip(arrays, more)]
             got += n
         return self._arrays([a[:got] if got < cap else a for a in arrays])
 
     def _arrays(self, arrays):
         a = Arrays(zip(self.names, arrays))
         a.layer = self.layer
-        a.strings = self.update_strings()
+        a._strs = self.strs
+        a._n = self.strs.fetch(self.lib, self.s)
         return a
 
 
