@@ -20,6 +20,12 @@ for f in usr/bin/iotape usr/lib/libtape.so.0.1.0 usr/include/tape.h usr/lib/pkgc
 	[ -f "$root/$f" ] || fail "make install: no $f"
 done
 [ "$(readlink "$root/usr/lib/libtape.so.0")" = libtape.so.0.1.0 ] || fail "libtape.so.0 link"
+# A sanitized build's library (SANITIZE=1) needs the sanitizer runtimes
+# loaded first by the programs below.
+if ldd "$root/usr/lib/libtape.so.0.1.0" | grep -q libasan; then
+	export LD_PRELOAD="$(ldd "$root/usr/lib/libtape.so.0.1.0" | awk '/libasan|libubsan/ { printf "%s ", $3 }')"
+	export ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+fi
 [ "$(readlink "$root/usr/lib/libtape.so")" = libtape.so.0 ] || fail "libtape.so link"
 readelf -d "$root/usr/lib/libtape.so.0.1.0" | grep -q 'SONAME.*\[libtape\.so\.0\]' || fail "soname is not libtape.so.0"
 

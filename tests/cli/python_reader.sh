@@ -16,7 +16,7 @@ PY=/usr/bin/python3
 : "${TESTBIN:=$TOP/.output/tests}"
 lib=${TESTBIN%/tests}/libtape.so.0
 [ -f "$lib" ] || fail "no $lib (make builds it)"
-export IOTAPE_LIBTAPE="$lib" PYTHONPATH="$TOP/python"
+export IOTAPE_LIBTAPE="$lib" PYTHONPATH="$TOP/python" PYTHONDONTWRITEBYTECODE=1
 # A sanitized build's libtape.so needs the sanitizer runtimes first.
 if ldd "$lib" | grep -q libasan; then
 	asan=$(ldd "$lib" | awk '/libasan|libubsan/ { printf "%s ", $3 }')
