@@ -49,8 +49,9 @@ LD_LIBRARY_PATH=$root/usr/lib "$T/reads" "$TOP/traces/image_folder.iotape" >"$T/
 LD_LIBRARY_PATH=$root/usr/lib ldd "$T/reads" | grep -q "libtape.so.0 => $root/usr/lib/libtape.so.0" ||
 	fail "reads does not load the installed library: $(ldd "$T/reads")"
 # every successful read: as many as the trace's reads with ret > 0
-want=$("$IOTAPE" dump --format csv "$TOP/traces/image_folder.iotape" |
-	awk -F, 'NR > 1 && $4 ~ /^(read|pread64|readv|preadv|preadv2)$/ && $9 > 0' | wc -l)
+"$IOTAPE" dump --format csv -o "$T/dump.csv" "$TOP/traces/image_folder.iotape" 2>"$T/err" ||
+	fail "dump: $(cat "$T/err")"
+want=$(awk -F, 'NR > 1 && $4 ~ /^(read|pread64|readv|preadv|preadv2)$/ && $9 > 0' "$T/dump.csv" | wc -l)
 [ "$want" -gt 0 ] && [ "$(grep -c ' bytes at ' "$T/out")" -eq "$want" ] ||
 	fail "reads printed $(wc -l <"$T/out") lines, want $want"
 
