@@ -6,7 +6,8 @@
 #   make demo       record, analyze and replay a bundled workload
 #   make bench      benchmarks, printed as ratios against peer tools
 #   make man        check the man pages render
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (iotape, man pages, libtape.so,
+#                   tape.h, iotape.pc, the python package)
 #   make clean
 #
 # Quiet unless V=1.  MPI=0 builds without MPI (replay --mpi then fails:
@@ -20,6 +21,10 @@ BPFTOOL  ?= bpftool
 PREFIX   ?= /usr/local
 MANDIR   ?= $(PREFIX)/share/man
 BINDIR   ?= $(PREFIX)/bin
+LIBDIR   ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
 VERSION  := 0.1.0
 
 ifeq ($(V),1)
@@ -76,6 +81,10 @@ endif
 FORMAT_SRCS := $(wildcard format/*.c)
 FORMAT_OBJS := $(FORMAT_SRCS:%.c=$(OUT)/%.o)
 LIBTAPE     := $(OUT)/libtape.a
+TAPE_SOVERSION := 0
+LIBTAPE_SO  := $(OUT)/libtape.so.$(TAPE_SOVERSION)
+LIBTAPE_SO_REAL := $(OUT)/libtape.so.$(VERSION)
+FORMAT_PIC_OBJS := $(FORMAT_SRCS:%.c=$(OUT)/pic/%.o)
 LIBCOMMON   := $(OUT)/libcommon.a
 LIBANALYZE  := $(OUT)/libanalyze.a
 LIBREPLAY   := $(OUT)/libreplay.a
@@ -119,7 +128,7 @@ LIBS := $(LIBRECORD) $(LIBREPLAY) $(LIBANALYZE) $(LIBCOMMON) $(LIBTAPE) \
 	-lzstd -lxxhash -ldl -lpthread -lm $(MPI_LIBS)
 
 .PHONY: all deps check test demo bench man install clean FORCE
-all: iotape
+all: iotape $(LIBTAPE_SO_REAL)
 
 # ---------------------------------------------------------------- packages
 # apt_install PACKAGES: install those not installed yet (apt-get, as root).
@@ -163,6 +172,23 @@ $(OUT)/.flags: FORCE | $(OUT)
 
 $(OUT):
 	$(Q)mkdir -p $@
+
+# libtape.so: format/ built again with -fPIC into $(OUT)/pic/ (libtape.a
+# and ./iotape keep the objects without it), exporting only tape.h's API
+# (format/libtape.map), soname libtape.so.$(TAPE_SOVERSION); for other
+# programs and python/iotape.  iotape.pc is written by make install.
+$(OUT)/pic/%.o: %.c $(OUT)/.flags | $(OUT)
+	$(call msg,CC-PIC,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC $(INC_$(firstword $(subst /, ,$<))) -MMD -MP -c $< -o $@
+
+$(LIBTAPE_SO_REAL): $(FORMAT_PIC_OBJS) format/libtape.map
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,$(notdir $(LIBTAPE_SO)) \
+		-Wl,--version-script=format/libtape.map -Wl,--no-undefined \
+		-o $@ $(FORMAT_PIC_OBJS) -lzstd -lxxhash -lm
+	$(Q)ln -sf $(notdir $@) $(LIBTAPE_SO)
+	$(Q)ln -sf $(notdir $(LIBTAPE_SO)) $(OUT)/libtape.so
 
 $(LIBTAPE): $(FORMAT_OBJS)
 $(LIBCOMMON): $(COMMON_OBJS)
@@ -224,6 +250,15 @@ install: all
 	$(Q)for m in $(MANPAGES); do \
 		s=$${m##*.}; install -D -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/$$(basename $$m); \
 	done
+	$(Q)install -D -m 755 $(LIBTAPE_SO_REAL) $(DESTDIR)$(LIBDIR)/$(notdir $(LIBTAPE_SO_REAL))
+	$(Q)ln -sf $(notdir $(LIBTAPE_SO_REAL)) $(DESTDIR)$(LIBDIR)/$(notdir $(LIBTAPE_SO))
+	$(Q)ln -sf $(notdir $(LIBTAPE_SO)) $(DESTDIR)$(LIBDIR)/libtape.so
+	$(Q)install -D -m 644 format/tape.h $(DESTDIR)$(INCLUDEDIR)/tape.h
+	$(Q)mkdir -p $(DESTDIR)$(PKGCONFIGDIR)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		-e 's|@VERSION@|$(VERSION)|' format/iotape.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/iotape.pc
+	$(Q)for f in python/iotape/*.py; do install -D -m 644 $$f $(DESTDIR)$(PYTHONDIR)/iotape/$${f##*/}; done
+	$(Q)if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig 2>/dev/null || true; fi
 
 clean:
 	$(call msg,CLEAN,)

@@ -13,10 +13,11 @@
 #   ANALYZE_EVENTS events of the analyze bench's trace (default 100000000)
 #   BENCH_RUNS     runs per measurement, best kept (default 3)
 #   BENCH_KEEP=1   keep the trace and CSV files under OUT/bench/work
-#   BENCH_ONLY     run only this section (format, parquet, analyze, record,
-#                  metrics, replay, scale, model-fio, memory, model, fidelity)
+#   BENCH_ONLY     run only this section (format, parquet, python, analyze, record,
+#                  metrics, replay, scale, model-fio, memory, model, fidelity, export)
 #   MODEL_FILES    files of the model bench's job (default 1000000)
 #   PARQUET_EVENTS syscall rows of the parquet bench's stream (default 1000000)
+#   PYTHON_EVENTS  syscall rows the python bench reads (default 10000000)
 #   MEMORY_FILES   files of the memory bench's replay (default 1000000)
 #   REPLAY_MB      size of the replay bench's file in MiB (default 1024)
 #   REPLAY_OPS     random reads of the replay bench (default 200000)
@@ -301,6 +302,54 @@ parquet_section() {
 	fi
 }
 want parquet && parquet_section
+
+# ------------------------------------------------------------------ python
+# python/iotape reading the format bench's syscall rows into numpy arrays
+# (ctypes over libtape.so, tape_cursor_read_columns), against pandas
+# reading the same rows from the CSV that `iotape dump --format csv` prints
+# (bench/python_bench.py, same run, same process).
+python_section() {
+	section python "python/iotape.read_arrays vs pandas.read_csv of the same rows (bench/python_bench.py)"
+	bin=$OUT/bench/format_bench
+	lib=$OUT/libtape.so.0
+	py=/usr/bin/python3
+	if [ ! -x "$bin" ] || [ ! -f "$lib" ]; then
+		echo "  $bin or $lib is not built (make bench builds them)"
+		FAILED=1
+		return
+	fi
+	if ! "$py" -c 'import numpy, pandas' 2> /dev/null; then
+		echo "  skipped: $py without numpy and pandas (apt-get install python3-pandas)"
+		return
+	fi
+	n=${PYTHON_EVENTS:-10000000}
+	res=$WORK/python.kv
+	if ! "$bin" -q -S -n "$n" -r 1 -o "$WORK/py.tape" -C "$WORK/py.csv" > "$WORK/py.fb.kv" ||
+	   ! IOTAPE_LIBTAPE=$lib PYTHONPATH=python "$py" bench/python_bench.py "$WORK/py.tape" \
+		"$WORK/py.csv" "${BENCH_RUNS:-3}" > "$res"; then
+		echo "  format_bench or bench/python_bench.py failed"
+		FAILED=1
+		rm -f "$WORK/py.tape" "$WORK/py.csv"
+		return
+	fi
+	ev=$(kv "$res" arrays_events)
+	[ "$ev" = "$(kv "$res" csv_events)" ] || { echo "  python: $ev rows read, the CSV has $(kv "$res" csv_events)"; FAILED=1; }
+	echo "  $(count "$ev") syscall rows (16 columns; $(count "$(kv "$WORK/py.fb.kv" syscall_events)") generated, seed" \
+		"$(kv "$WORK/py.fb.kv" seed)): trace $(calc "$(wc -c < "$WORK/py.tape") / 1048576" 0) MiB," \
+		"CSV $(calc "$(wc -c < "$WORK/py.csv") / 1048576" 0) MiB, both in the page cache"
+	echo
+	fig "read_arrays Mev/s" "$(kv "$res" arrays_mev_s)" ge 20 "$(kv "$res" arrays_s) s, every column, strings as ids"
+	fig "read_arrays Mev/s (cpu)" "$(kv "$res" arrays_cpu_mev_s)" - "" "$(kv "$res" arrays_cpu_s) s of CPU"
+	fig "read_arrays numeric Mev/s" "$(kv "$res" numeric_mev_s)" - "" "$(kv "$res" numeric_s) s, without path, path2"
+	fig "read (DataFrame) Mev/s" "$(kv "$res" frame_mev_s)" - "" "$(kv "$res" frame_s) s, categoricals"
+	fig "pandas.read_csv Mev/s" "$(kv "$res" csv_mev_s)" - "" "$(kv "$res" csv_s) s, the peer, one run"
+	fig "ratio read_arrays/read_csv" "$(calc "$(kv "$res" arrays_mev_s) / $(kv "$res" csv_mev_s)" 1)" = "" \
+		"how many times faster than the CSV, same rows"
+	if [ "${BENCH_KEEP:-0}" != 1 ]; then
+		rm -f "$WORK/py.tape" "$WORK/py.csv"
+	fi
+}
+want python && python_section
 
 # ----------------------------------------------------------------- analyze
 # Speed and peak RSS of `iotape analyze` on a synthetic training trace

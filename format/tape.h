@@ -404,6 +404,55 @@ int tape_cursor_next(tape_cursor *c, const void **ev);
 int tape_cursor_next_block(tape_cursor *c, const void **evs, size_t *n);
 void tape_cursor_free(tape_cursor *c);
 
+/* ------------------------------------------------------- columns in batch */
+
+/*
+ * A table of distinct strings with stable ids, which the column reader
+ * turns string columns into: id 0 is "" from the start, a new string gets
+ * the next id, and an id keeps its string for the table's life, so one
+ * table can serve a whole trace read in many batches (and several
+ * cursors).  Strings are stored once each, followed by a NUL.
+ */
+typedef struct tape_strings tape_strings;
+
+/* On error (-ENOMEM) *out is NULL. */
+int tape_strings_new(tape_strings **out);
+void tape_strings_free(tape_strings *s);	/* accepts NULL */
+size_t tape_strings_count(const tape_strings *s);
+/* String id, NUL-terminated; NULL when id >= tape_strings_count().  Valid
+ * until the table grows (the next tape_cursor_read_columns() on it). */
+const char *tape_strings_get(const tape_strings *s, size_t id);
+/* Every string at once: string i is the bytes data[off[i]] up to, not
+ * including, data[off[i + 1] - 1] (its NUL); off has count + 1 entries.
+ * Returns data; both stay valid until the table grows. */
+const char *tape_strings_data(const tape_strings *s, const uint64_t **off);
+
+/*
+ * Decode the cursor's next events, at most max, column by column into the
+ * caller's arrays, with one call for many events (bindings from other
+ * languages pass their arrays here: numpy, for python/iotape).
+ *
+ * cols[0..ncols) are indexes into tape_table_columns() of the cursor's
+ * table; out[i] receives column cols[i] as an array of max elements of
+ * the column's width: uint32_t for a 4-byte unsigned field (pid, op, ...),
+ * uint64_t or int64_t for 8-byte ones (TAPE_COL_U64, TAPE_COL_I64), and
+ * for string columns uint32_t ids into strs (required when a string
+ * column is asked for, else may be NULL).  Values are those the cursor's
+ * event structs hold (enumerations as numbers: tape_op_name(), ...).
+ *
+ * Returns 1 with *n events written (1 <= *n <= max), 0 at the end of the
+ * table (*n = 0), or -errno: -EINVAL for a bad column index, a NULL array
+ * or a string column without strs; -EBADMSG (and the other errors of
+ * tape_cursor_next()) for a damaged block, in which case the events
+ * before it were all returned by earlier calls; -ENOMEM or -EOVERFLOW
+ * (2^32 - 1 distinct strings) when strs cannot grow, which leaves the
+ * cursor where it was.  Shares the cursor's position with
+ * tape_cursor_next(): calls of both may be mixed.
+ */
+int tape_cursor_read_columns(tape_cursor *c, const unsigned *cols, size_t ncols,
+			     void *const *out, size_t max, tape_strings *strs,
+			     size_t *n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -304,6 +304,16 @@ int pred_encode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 int pred_decode_syscall(struct pred *p, uint64_t *const col[SC_NCOLS],
 			unsigned predmask, size_t k);
 
+/* strings.c, for tape_cursor_read_columns(): a new block's strings (the
+ * pointer cache is for one block), and the ids of k strings found every
+ * stride bytes from strs (a column of event structs), added when new. */
+void tape__strings_new_block(tape_strings *s);
+/* ids[i] = the id of p[i], i < n, added when new: 0 or -errno (the ids of
+ * the strings before the failure are set and stay). */
+int tape__strings_intern_n(tape_strings *s, const char *const *p, size_t n, uint32_t *ids);
+int tape__strings_ids(tape_strings *s, const char *const *strs, size_t stride,
+		      size_t k, uint32_t *ids);
+
 /* Set an error detail (printf-style) and return err. */
 int tape__fail(int err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -4,11 +4,12 @@
  *
  * The input goes into a memfd and through everything a reader of an
  * untrusted trace does: open (header, footer or scan), metadata, stats,
- * every table's cursor to the end or to an error, by event and by block,
- * and a time-range cursor.  Every input runs twice: as it is, and with all
- * its checksums recomputed (file header, each chunk header and payload
- * found by walking the chunks, trailer), so mutations reach the decoders
- * instead of stopping at a checksum.  Errors are fine; a crash, a sanitizer report,
+ * every table's cursor to the end or to an error, by event, by block and
+ * column by column (tape_cursor_read_columns), and a time-range cursor.
+ * Every input runs twice: as it is, and with all its checksums recomputed
+ * (file header, each chunk header and payload found by walking the
+ * chunks, trailer), so mutations reach the decoders instead of stopping
+ * at a checksum.  Errors are fine; a crash, a sanitizer report,
  * a hang or unbounded memory is a bug.  Built two ways (tests/tests.mk):
  * with tests/fuzz/replay.c for `make check`, and with -fsanitize=fuzzer
  * for `make fuzz`.
@@ -81,10 +82,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	return 0;
 }
 
+#define BATCH 1000
+static uint64_t colbuf[64][BATCH];
+
 static void read_trace(const uint8_t *data, size_t size)
 {
 	int fd = memfd_create("fuzz", MFD_CLOEXEC);
 	tape_reader *r = NULL;
+	tape_strings *strs = NULL;
 	if (fd < 0)
 		return;
 	for (size_t done = 0; done < size;) {
@@ -129,6 +134,26 @@ static void read_trace(const uint8_t *data, size_t size)
 					use_event(t, (const char *)ev + i * tape_table_event_size(t));
 			tape_cursor_free(c);
 		}
+		/* column by column, in batches that cross blocks */
+		if (tape_strings_new(&strs) == 0 && tape_cursor_open(r, t, 0, UINT64_MAX, &c) == 0) {
+			size_t nc;
+			const struct tape_column *cd = tape_table_columns(t, &nc);
+			unsigned cols[64];
+			void *out[64];
+			for (size_t i = 0; i < nc; i++) {
+				cols[i] = (unsigned)i;
+				out[i] = colbuf[i];
+			}
+			while (tape_cursor_read_columns(c, cols, nc, out, BATCH, strs, &n) == 1)
+				for (size_t i = 0; i < nc; i++)
+					sink += cd[i].type == TAPE_COL_STR
+						? strlen(tape_strings_get(strs, ((uint32_t *)colbuf[i])[n - 1]))
+						: cd[i].width == 8 ? ((uint64_t *)colbuf[i])[n - 1]
+								   : ((uint32_t *)colbuf[i])[n - 1];
+			tape_cursor_free(c);
+		}
+		tape_strings_free(strs);
+		strs = NULL;
 	}
 out:
 	tape_reader_free(r);
