@@ -95,4 +95,32 @@ want=$(jq_py "$T/out" "sum(f['replayed_bytes'] for f in d['replay']['files'] if 
 got=$(jq_py "$T/out" "d['placements'][1]['write']['io_bytes'] + d['placements'][1]['read']['io_bytes']")
 [ "$got" = "$want" ] || fail "placement 1 moved $got bytes, not $want"
 ! files "$T/r" | grep -q '\.pt' || fail "checkpoint files under --dir"
+
+# a job file's paths are placed the same way: its checkpoints under ck/
+cat >"$T/job.ini" <<'INI'
+[job]
+format = 1
+[dataset]
+data_folder = data
+num_files = 8
+record_length = 3000
+[reader]
+read_threads = 1
+batch_size = 2
+[train]
+epochs = 1
+computation_time = 0
+[checkpoint]
+checkpoint_folder = ck
+epochs_between_checkpoints = 1
+size = 64k
+files = 2
+INI
+mkdir "$T/fast3" || fail "mkdir"
+ok "$IOTAPE" replay --timing afap --output-format json -d "$T/j" --place "ck/*=$T/fast3" "$T/job.ini"
+[ -n "$(files "$T/fast3")" ] || fail "no checkpoint of the job file under the placement"
+! files "$T/fast3" | grep -qv '^ck/' || fail "job file: not only ck/ placed: $(files "$T/fast3")"
+! files "$T/j" | grep -q '^ck/' || fail "job file: ck/ under --dir: $(files "$T/j")"
+[ "$(jq_py "$T/out" "(d['placements'][0]['write']['io_bytes'], d['placements'][1]['read']['io_bytes'], d['placements'][1]['write']['io_bytes'] > 0)")" = \
+	"(0, 0, True)" ] || fail "job file placements: $(jq_py "$T/out" "d['placements']")"
 exit 0
