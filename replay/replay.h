@@ -611,11 +611,6 @@ struct rp_result {
 	unsigned nplaces;	/* the layout's placements (rp_job.place) */
 	const char *const *place_names;	/* per placement, for the report
 					 * (the caller's DIRs; NULL: none) */
-	/* --stage-hot: placement 1 holds the hot files the caller chose
-	 * (stage_limit 0: not asked); the report lists them */
-	uint64_t stage_limit;	/* --stage-size */
-	uint64_t stage_bytes;	/* their size */
-	uint64_t stage_read, read_total;/* recorded reads of them, of all */
 };
 void rp_result_release(struct rp_result *res);
 

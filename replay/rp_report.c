@@ -624,25 +624,7 @@ int rp_report_json(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 			fputs(p ? ",\n    " : "\n    ", f);
 			rc |= put_json(f, po, 4, 0);
 		}
-		if (res->stage_limit) {
-			json_t *so = json_object(), *fl = json_array();
-			json_object_set_new(so, "dir", cm_json_str(place_name(res, 1)));
-			json_object_set_new(so, "size_limit", cm_json_u64(res->stage_limit));
-			json_object_set_new(so, "bytes", cm_json_u64(res->stage_bytes));
-			json_object_set_new(so, "read_bytes", cm_json_u64(res->stage_read));
-			json_object_set_new(so, "read_fraction",
-					    json_real(res->read_total ? (double)res->stage_read /
-							(double)res->read_total : 0));
-			for (size_t i = 0; i < l->nfiles; i++)
-				if (l->files[i].place == 1)
-					json_array_append_new(fl, cm_json_str(rp_file_path(l, (uint32_t)i)));
-			json_object_set_new(so, "files", fl);
-			fputs("\n  ],\n  \"staging\": ", f);
-			rc |= put_json(f, so, 2, 0);
-			fputs(",\n  \"scale\": ", f);
-		} else {
-			fputs("\n  ],\n  \"scale\": ", f);
-		}
+		fputs("\n  ],\n  \"scale\": ", f);
 	} else {
 		fputs("\n  ],\n  \"scale\": ", f);
 	}
