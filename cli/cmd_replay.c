@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 #include "cli.h"
@@ -28,7 +29,7 @@ enum {
 	O_PREP_ONLY = OPT_LONG(1), O_NO_PREP, O_SPARSE, O_TIMING, O_SPEED,
 	O_SCALE, O_IODEPTH, O_DIRECT_OPT, O_DROP, O_LOOPS, O_FMT, O_MEMLIMIT,
 	O_SCALE_DS, O_IGNORE, O_NO_META, O_WRITERS, O_AU, O_RUNTIME, O_FIND_MAX, O_SYNC_STEPS,
-	O_MPI, O_SET, O_SEED, O_METRICS, O_LINGER,
+	O_MPI, O_SET, O_SEED, O_METRICS, O_LINGER, O_PLACE,
 };
 
 /* Typed options go to struct rp_opts; the others are taken in cmd_replay(). */
@@ -36,6 +37,8 @@ enum {
 static const struct opt replay_opts[] = {
 	{ 'd', "dir", "DIR", "replay under DIR (every trace path is mapped into it)",
 	  NULL, NULL, OPT_REQUIRED },
+	{ O_PLACE, "place", "GLOB=DIR", "prepare and replay the paths GLOB matches under DIR (an existing directory) instead of --dir",
+	  NULL, NULL, OPT_MULTI },
 	{ O_PREP_ONLY, "prepare-only", NULL, "create the dataset and stop" },
 	{ O_NO_PREP, "no-prepare", NULL, "do not create the dataset (it must be there)" },
 	{ O_SPARSE, "sparse", NULL, "prepare files as holes instead of random data" },
@@ -126,6 +129,79 @@ static int drop_caches(void)
 	return close(fd) ? -errno : 0;
 }
 
+/* ------------------------------------------------------------ --place */
+
+/* --place: the placements; fds[0] is --dir's (set once it is open) */
+static struct {
+	unsigned n;	/* 1 + the --place options (0: none given) */
+	char *glob[RP_PLACE_MAX];
+	const char *dir[RP_PLACE_MAX];
+	int fd[RP_PLACE_MAX];
+} PL;
+
+
+/* One --place GLOB=DIR: 0, or -1 after a usage error line. */
+static int place_arg(const char *arg)
+{
+	const char *eq = strrchr(arg, '=');
+
+	if (!PL.n)
+		PL.n = 1;
+	if (!eq || eq == arg || !eq[1]) {
+		opt_error(&replay_cmd, "--place: '%s' is not GLOB=DIR", arg);
+		return -1;
+	}
+	if (PL.n == RP_PLACE_MAX) {
+		opt_error(&replay_cmd, "--place: at most %d of them", RP_PLACE_MAX - 1);
+		return -1;
+	}
+	/* the glob is arg up to the '=' (the last: a DIR has none, a glob may) */
+	char *g = strndup(arg, (size_t)(eq - arg));
+	if (!g) {
+		opt_error(&replay_cmd, "out of memory");
+		return -1;
+	}
+	PL.glob[PL.n] = g;
+	PL.dir[PL.n] = eq + 1;
+	PL.fd[PL.n++] = -1;
+	return 0;
+}
+
+/* Each placement's DIR must be there, a directory: 0, or -1 after one
+ * error line (before anything is prepared). */
+static int place_dirs_check(void)
+{
+	struct stat sb;
+
+	for (unsigned i = 1; i < PL.n; i++) {
+		if (stat(PL.dir[i], &sb)) {
+			cli_error("--place %s=%s: %s", PL.glob[i], PL.dir[i], strerror(errno));
+			return -1;
+		}
+		if (!S_ISDIR(sb.st_mode)) {
+			cli_error("--place %s=%s: not a directory", PL.glob[i], PL.dir[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Open each placement's DIR as --dir is (its marker, refused when neither
+ * empty nor ours unless force): 0, or -1 after one error line. */
+static int place_open(const char *dir, int dirfd, int force)
+{
+	char err[512];
+
+	PL.fd[0] = dirfd;
+	PL.dir[0] = dir;
+	for (unsigned i = 1; i < PL.n; i++)
+		if ((PL.fd[i] = rp_dir_open(PL.dir[i], force, err, sizeof(err))) < 0) {
+			cli_error("--place %s=%s: %s", PL.glob[i], PL.dir[i], err);
+			return -1;
+		}
+	return 0;
+}
+
 /* ------------------------------------------------------------ phases */
 
 static int has_ops(const struct rp_layout *l)
@@ -187,7 +263,8 @@ static int prepare(int dirfd, const struct rp_layout *l, int sparse, unsigned sc
 {
 	struct progress_line pl = { 0 };
 	struct rp_prep_opts po = { .sparse = sparse, .scale = scale,
-				   .progress = progress ? prep_progress : NULL, .arg = &pl };
+				   .progress = progress ? prep_progress : NULL, .arg = &pl,
+				   .dirfds = PL.n > 1 ? PL.fd : NULL };
 	struct rp_prep_stats ps;
 	char err[512];
 	int rc = rp_prepare(dirfd, l, &po, &ps, err, sizeof(err));
@@ -247,6 +324,11 @@ static int run(struct rp_source *src, int dirfd, const struct rp_opts *o, int pr
 		cli_error("%s", err);
 		return -1;
 	}
+	if (PL.n > 1 && (rc = rp_engine_set_places(e, PL.fd, PL.n))) {
+		rp_engine_free(e);
+		cli_error("--place: %s", strerror(-rc));
+		return -1;
+	}
 	if (progress && rp_engine_add_hooks(e, &hooks)) {
 		rp_engine_free(e);
 		cli_error("out of memory");
@@ -281,6 +363,8 @@ static int run(struct rp_source *src, int dirfd, const struct rp_opts *o, int pr
 	}
 	rp_engine_finish(e, res);
 	rp_engine_free(e);
+	if (PL.n > 1)
+		res->place_names = PL.dir;
 	if (LV)
 		live_replay_end(LV, &src->layout, res);
 	res->dev_read_bytes = io_read_bytes() - rb0;
@@ -705,6 +789,12 @@ int cmd_replay(int argc, char **argv)
 		case O_MPI: mpi = 1; break;
 		case O_SET: if (sets) sets[nsets++] = p.arg; break;
 		case O_SEED: seed = p.arg; break;
+		case O_PLACE:
+			if (place_arg(p.arg)) {
+				free(sets);
+				return EXIT_USAGE;
+			}
+			break;
 		case O_METRICS:
 			if (live_check(&replay_cmd, p.arg)) {
 				free(sets);
@@ -773,6 +863,12 @@ int cmd_replay(int argc, char **argv)
 			  "node would want one port)");
 		return EXIT_USAGE;
 	}
+	if (PL.n > 1 && (mpi || find)) {
+		opt_error(&replay_cmd, "--place and %s exclude each other", mpi ? "--mpi" : "--find-max");
+		return EXIT_USAGE;
+	}
+	if (place_dirs_check())
+		return EXIT_FAIL;
 	if (mpi && prep_only) {
 		opt_error(&replay_cmd, "--mpi and --prepare-only exclude each other: prepare on each node");
 		return EXIT_USAGE;
@@ -851,7 +947,14 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (M.on && M.rank)
 		progress = 0;	/* rank 0 speaks for all */
+	if (PL.n > 1 && (rc = rp_layout_place(&src->layout, (const char *const *)PL.glob + 1,
+						       PL.n - 1))) {
+		cli_error("--place: %s", strerror(-rc));
+		goto out;
+	}
 	if ((dirfd = setup_dir(dir, force, &o, prep_only, &cg)) < 0)
+		goto out;
+	if (PL.n > 1 && place_open(dir, dirfd, force))
 		goto out;
 	if (!no_prep && prepare(dirfd, &src->layout, sparse, o.scale, progress))
 		goto out;
@@ -908,6 +1011,12 @@ out:
 	}
 	if (dirfd >= 0)
 		close(dirfd);
+	for (unsigned i = 1; i < PL.n; i++)
+		if (PL.fd[i] >= 0)
+			close(PL.fd[i]);
+	for (unsigned i = 1; i < PL.n; i++)
+		free(PL.glob[i]);
+	PL.n = 0;
 	/* a last scrape sees the end, and the report is out before it */
 	if (LV && done && linger > 0)
 		fflush(stdout);

@@ -127,6 +127,13 @@ struct rp_file {
 	uint8_t made_dir : 1;	/* the job made it with mkdir */
 	uint8_t holes : 1;	/* prepared, never read: its data need not be
 				 * written (a file only stat'ed, opened) */
+	uint8_t apart : 1;	/* placed apart from its directory's placement
+				 * (rp_layout_place): prepare makes its parent
+				 * under its own, the engine resolves the
+				 * parent at each op (dir is RP_NO_DIR) */
+	uint8_t place;		/* placement: which DIR it lives under, an
+				 * index in the dirfds the caller gives
+				 * (0: DIR itself) */
 };
 
 #define RP_STEP_GAP_NS 1000000ull	/* a training step: a compute gap of
@@ -164,6 +171,9 @@ struct rp_layout {
 	 * does not make itself (dir_made 0) are made by prepare. */
 	struct cm_strtab dirs;
 	uint8_t *dir_made;
+	uint8_t *dir_place;	/* per dir: its placement (NULL: all 0) */
+	unsigned nplaces;	/* placements the files use: 1 + the highest
+				 * rp_file.place (0 taken as 1) */
 	struct rp_thread *threads;
 	size_t nthreads;
 	struct rp_slot0 *slot0;
@@ -210,6 +220,38 @@ int rp_path_map(char *path);
 /* Path of dataset copy k of file f (k 0: the file's own path) in buf. */
 const char *rp_copy_path(const struct rp_layout *l, uint32_t f, unsigned k, char *buf,
 			 size_t len);
+
+/* ---------------------------------------------------------- placements */
+
+/*
+ * Placements (--place, --stage-hot): each file of a layout lives under one
+ * of several directories, each confined as DIR is; placement 0 is DIR.
+ * The layout only says which (rp_file.place, rp_layout.dir_place); the
+ * caller owns one dirfd per placement and hands the array to prepare and
+ * the engine.
+ */
+#define RP_PLACE_MAX 64		/* placements, DIR included */
+
+/*
+ * A glob's match of a layout path (as mapped under DIR): a glob with a
+ * '/' is matched against the whole path, '*' crossing '/' (fnmatch
+ * without FNM_PATHNAME); one without a '/' against the last component
+ * only, so '*.pt' matches every checkpoint file wherever it is.
+ */
+int rp_place_match(const char *glob, const char *path);
+/*
+ * Set each file's placement: the index (1 .. n) of the first of globs[0 ..
+ * n-1] its path matches, 0 when none.  Then rp_layout_place_done.  0, or
+ * -EINVAL (n >= RP_PLACE_MAX).
+ */
+int rp_layout_place(struct rp_layout *l, const char *const *globs, size_t n);
+/*
+ * After the files' placements were set (by rp_layout_place, or one by one
+ * in rp_file.place): set nplaces, each dir's placement (that of the file
+ * of the same path, else of its first file) and the files placed apart
+ * from their dir.  0 or -ENOMEM (nothing changed).
+ */
+int rp_layout_place_done(struct rp_layout *l);
 
 /* ------------------------------------------------------------- sources */
 
@@ -418,6 +460,8 @@ struct rp_prep_stats { uint64_t files, created, skipped, bytes; };
 struct rp_prep_opts {
 	int sparse;		/* holes instead of random data */
 	unsigned scale;		/* --scale-dataset K: copies 1..K-1 too */
+	const int *dirfds;	/* per placement (l->nplaces of them; [0]
+				 * the dirfd argument), NULL: one DIR */
 	/* called every 200 ms or so: files and bytes done and in all */
 	void (*progress)(void *arg, uint64_t files, uint64_t nfiles, uint64_t bytes,
 			 uint64_t total);
@@ -433,6 +477,8 @@ int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *
  * engine does it before each loop.  0, or the first -errno (the others
  * are still done). */
 int rp_restore(int dirfd, const struct rp_layout *l, int sparse);
+/* The same with placements: file f under dirfds[its place]. */
+int rp_restore_places(const int *dirfds, const struct rp_layout *l, int sparse);
 /* Whether DIR is as rp_prepare left it, no replay having run since (the
  * marker says so); the marker then stops saying it.  The engine calls it
  * before the first loop: on a clean DIR, it restores nothing (a recording
@@ -536,6 +582,9 @@ struct rp_job {			/* one replay thread */
 	uint64_t fault_reads;	/* RP_F_FAULT reads done */
 	uint64_t usr_ns, sys_ns;/* the thread's CPU time (getrusage) */
 	uint64_t ctx, majf, minf;/* its context switches and page faults */
+	struct rp_dir_stats *place;	/* with placements (rp_result.nplaces
+					 * > 1): per placement p, place[3p +
+					 * 0 read, 1 write, 2 sync]; else NULL */
 };
 
 struct rp_result {
@@ -559,6 +608,9 @@ struct rp_result {
 				 * accelerators' copies) */
 	uint64_t mem_bytes;	/* memory the replay may use: --mem-limit, or
 				 * MemTotal */
+	unsigned nplaces;	/* the layout's placements (rp_job.place) */
+	const char *const *place_names;	/* per placement, for the report
+					 * (the caller's DIRs; NULL: none) */
 };
 void rp_result_release(struct rp_result *res);
 
@@ -614,6 +666,10 @@ struct rp_engine;
  * buffers.  The source and dirfd must outlive the engine. */
 int rp_engine_init(struct rp_engine **out, struct rp_source *src, int dirfd,
 		   const struct rp_opts *o, char *err, size_t errlen);
+/* The layout's placements: dirfds[p] for placement p (n of them, at least
+ * the layout's nplaces, dirfds[0] the dirfd of rp_engine_init; copied,
+ * the fds must outlive the engine).  Before rp_engine_run; 0, -EINVAL. */
+int rp_engine_set_places(struct rp_engine *e, const int *dirfds, unsigned n);
 /* Add a set of hooks (copied); 0 or -ENOMEM. */
 int rp_engine_add_hooks(struct rp_engine *e, const struct rp_hooks *h);
 /* Run every loop: 0 (failed ops are counted in the results, not an

@@ -297,8 +297,16 @@ static void prep_error(char *err, size_t errlen, const char *rel, int rc, const 
 		 rc == -EMLINK ? LINKED_WHY : strerror(-rc));
 }
 
-/* Bytes of the files to prepare that are not there with their size. */
-static uint64_t bytes_missing(int dirfd, const struct rp_layout *l, unsigned scale)
+/* The dirfd file i lives under: its placement's (fds NULL: dirfd). */
+static int fd_of(int dirfd, const int *fds, const struct rp_layout *l, uint32_t i)
+{
+	return fds && l->files[i].place < (l->nplaces ? l->nplaces : 1) ?
+		fds[l->files[i].place] : dirfd;
+}
+
+/* Bytes of the files to prepare under placement p that are not there with
+ * their size. */
+static uint64_t bytes_missing(int dirfd, const struct rp_layout *l, unsigned scale, unsigned p)
 {
 	char cpath[4096 + 32];
 	uint64_t need = 0;
@@ -310,7 +318,7 @@ static uint64_t bytes_missing(int dirfd, const struct rp_layout *l, unsigned sca
 		struct stat sb;
 		int fd;
 
-		if (!f->prepare || f->isdir || (k && !f->dataset))
+		if (!f->prepare || f->isdir || (k && !f->dataset) || f->place != p)
 			continue;
 		fd = rp_open_beneath(dirfd, rp_copy_path(l, i, k, cpath, sizeof(cpath)),
 				     O_PATH | O_NOFOLLOW, 0);
@@ -322,9 +330,10 @@ static uint64_t bytes_missing(int dirfd, const struct rp_layout *l, unsigned sca
 	return need;
 }
 
-/* Refuse what does not fit DIR's file system: 0, or -ENOSPC with err. */
-static int check_space(int dirfd, const struct rp_layout *l, unsigned scale, uint64_t total,
-		       uint64_t nfiles, char *err, size_t errlen)
+/* Refuse what does not fit placement p's file system (total bytes in
+ * nfiles files): 0, or -ENOSPC with err. */
+static int check_space(int dirfd, const struct rp_layout *l, unsigned scale, unsigned p,
+		       uint64_t total, uint64_t nfiles, char *err, size_t errlen)
 {
 	struct statvfs sv;
 	uint64_t avail, need;
@@ -333,19 +342,20 @@ static int check_space(int dirfd, const struct rp_layout *l, unsigned scale, uin
 	if (fstatvfs(dirfd, &sv))
 		return 0;	/* cannot tell: the writes will */
 	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
-	if (total <= avail || (need = bytes_missing(dirfd, l, scale)) <= avail)
+	if (total <= avail || (need = bytes_missing(dirfd, l, scale, p)) <= avail)
 		return 0;
 	cm_fmt_bytes(a, sizeof(a), need);
 	cm_fmt_bytes(b, sizeof(b), avail);
 	snprintf(err, errlen, "preparing %" PRIu64 " files needs %s (%" PRIu64 " bytes), and "
-		 "DIR's file system has %s (%" PRIu64 " bytes) free: refused (--sparse makes "
-		 "holes)", nfiles, a, need, b, avail);
+		 "%s file system has %s (%" PRIu64 " bytes) free: refused (--sparse makes "
+		 "holes)", nfiles, a, need, p ? "the placement's" : "DIR's", b, avail);
 	return -ENOSPC;
 }
 
 /* The directories the job creates files in but did not make: there
  * before the replay, so that its creates need no mkdir of their own. */
-static int prep_dirs(int dirfd, const struct rp_layout *l, char *err, size_t errlen)
+static int prep_dirs(int dirfd, const int *fds, const struct rp_layout *l, char *err,
+		     size_t errlen)
 {
 	for (uint32_t d = 0; d < cm_strtab_count(&l->dirs); d++) {
 		const char *dir = cm_strtab_str(&l->dirs, d), *base;
@@ -355,10 +365,25 @@ static int prep_dirs(int dirfd, const struct rp_layout *l, char *err, size_t err
 			continue;
 		if (asprintf(&sub, "%s/.", dir) < 0)
 			return -ENOMEM;
-		pfd = rp_parent_beneath(dirfd, sub, 1, &base);
+		pfd = rp_parent_beneath(fds && l->dir_place ? fds[l->dir_place[d]] : dirfd, sub, 1,
+					&base);
 		free(sub);
 		if (pfd < 0) {
 			prep_error(err, errlen, dir, pfd, NULL);
+			return pfd;
+		}
+		close(pfd);
+	}
+	/* a file placed apart from its directory has a parent of its own
+	 * under its placement (the job's mkdir makes the other) */
+	for (uint32_t i = 0; i < l->nfiles; i++) {
+		const char *base;
+		int pfd;
+		if (!l->files[i].apart)
+			continue;
+		pfd = rp_parent_beneath(fd_of(dirfd, fds, l, i), rp_file_path(l, i), 1, &base);
+		if (pfd < 0) {
+			prep_error(err, errlen, rp_file_path(l, i), pfd, NULL);
 			return pfd;
 		}
 		close(pfd);
@@ -389,22 +414,31 @@ int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *
 	uint64_t total = 0, nfiles = 0, done = 0, last = now_ns();
 	unsigned scale = po->scale ? po->scale : 1;
 	char cpath[4096 + 32];
+	const int *fds = po->dirfds;
+	unsigned np = fds && l->nplaces ? l->nplaces : 1;
 	const char *why;
 	int rc;
 
 	memset(st, 0, sizeof(*st));
-	for (size_t i = 0; i < l->nfiles; i++)
-		if (l->files[i].prepare || (l->files[i].isdir && !l->files[i].made_dir)) {
-			unsigned k = l->files[i].dataset ? scale : 1;
-			nfiles += k;
-			total += l->files[i].size * k;
-		}
-	if (!po->sparse && (rc = check_space(dirfd, l, scale, total, nfiles, err, errlen)))
-		return rc;
+	for (unsigned p = 0; p < np; p++) {
+		uint64_t ptotal = 0, pfiles = 0;
+		for (size_t i = 0; i < l->nfiles; i++)
+			if ((l->files[i].prepare || (l->files[i].isdir && !l->files[i].made_dir)) &&
+			    (np == 1 || l->files[i].place == p)) {
+				unsigned k = l->files[i].dataset ? scale : 1;
+				pfiles += k;
+				ptotal += l->files[i].size * k;
+			}
+		nfiles += pfiles;
+		total += ptotal;
+		if (!po->sparse && (rc = check_space(fds ? fds[p] : dirfd, l, scale, np == 1 ? 0 : p,
+						     ptotal, pfiles, err, errlen)))
+			return rc;
+	}
 	/* what the job writes and prepare does not make must not be a link */
 	for (uint32_t i = 0; i < l->nfiles; i++)
 		if (l->files[i].modified && !l->files[i].prepare && !l->files[i].isdir &&
-		    (rc = check_links(dirfd, rp_file_path(l, i)))) {
+		    (rc = check_links(fd_of(dirfd, fds, l, i), rp_file_path(l, i)))) {
 			prep_error(err, errlen, rp_file_path(l, i), rc, NULL);
 			return rc;
 		}
@@ -415,7 +449,7 @@ int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *
 		int pfd;
 		if (!l->files[i].excl)
 			continue;
-		pfd = rp_parent_beneath(dirfd, rp_file_path(l, i), 0, &base);
+		pfd = rp_parent_beneath(fd_of(dirfd, fds, l, i), rp_file_path(l, i), 0, &base);
 		rc = pfd < 0 ? pfd : unlinkat(pfd, base, 0) && errno != ENOENT ? -errno : 0;
 		if (pfd >= 0)
 			close(pfd);
@@ -425,7 +459,7 @@ int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *
 		}
 		rc = 0;
 	}
-	if ((rc = prep_dirs(dirfd, l, err, errlen)))
+	if ((rc = prep_dirs(dirfd, fds, l, err, errlen)))
 		return rc;
 	if (!(buf = malloc(PREP_CHUNK + 8)))
 		return -ENOMEM;
@@ -440,7 +474,8 @@ int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *
 		if ((!f->prepare && (!f->isdir || f->made_dir)) || (k && !f->dataset))
 			continue;
 		rel = rp_copy_path(l, i, k, cpath, sizeof(cpath));
-		if ((rc = prep_one(dirfd, rel, f, po->sparse, buf, &rng, st, &why))) {
+		if ((rc = prep_one(fd_of(dirfd, fds, l, i), rel, f, po->sparse, buf, &rng, st,
+				   &why))) {
 			prep_error(err, errlen, rel, rc, why);
 			break;
 		}
@@ -452,12 +487,13 @@ int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *
 		}
 	}
 	free(buf);
-	if (!rc && (rc = mark_prepared(dirfd)))
-		prep_error(err, errlen, RP_MARKER, rc, NULL);
+	for (unsigned p = 0; !rc && p < np; p++)
+		if ((rc = mark_prepared(fds ? fds[p] : dirfd)))
+			prep_error(err, errlen, RP_MARKER, rc, NULL);
 	return rc;
 }
 
-int rp_restore(int dirfd, const struct rp_layout *l, int sparse)
+static int restore(int dirfd, const int *fds, const struct rp_layout *l, int sparse)
 {
 	uint64_t *buf = NULL, rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)now_ns();
 	struct rp_prep_stats st = { 0 };
@@ -472,7 +508,8 @@ int rp_restore(int dirfd, const struct rp_layout *l, int sparse)
 			continue;
 		/* there with its size: nothing to do (two calls, not prepare's
 		 * walk of its parents) */
-		fd = rp_open_beneath(dirfd, rp_file_path(l, i), O_PATH | O_NOFOLLOW, 0);
+		fd = rp_open_beneath(fd_of(dirfd, fds, l, i), rp_file_path(l, i),
+				     O_PATH | O_NOFOLLOW, 0);
 		e = fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
 		    (uint64_t)sb.st_size == f->size;
 		if (fd >= 0)
@@ -481,11 +518,22 @@ int rp_restore(int dirfd, const struct rp_layout *l, int sparse)
 			continue;
 		if (!buf && !(buf = malloc(PREP_CHUNK + 8)))
 			return -ENOMEM;
-		if ((e = prep_one(dirfd, rp_file_path(l, i), f, sparse, buf, &rng, &st, &why)) && !rc)
+		if ((e = prep_one(fd_of(dirfd, fds, l, i), rp_file_path(l, i), f, sparse, buf, &rng,
+				  &st, &why)) && !rc)
 			rc = e;
 	}
 	free(buf);
 	return rc;
+}
+
+int rp_restore(int dirfd, const struct rp_layout *l, int sparse)
+{
+	return restore(dirfd, NULL, l, sparse);
+}
+
+int rp_restore_places(const int *dirfds, const struct rp_layout *l, int sparse)
+{
+	return restore(dirfds[0], dirfds, l, sparse);
 }
 
 int rp_take_prepared(int dirfd)

@@ -146,6 +146,45 @@ static void total_job(const struct rp_result *res, struct rp_job *t)
 	t->wall_ns = res->wall_ns;
 }
 
+/* Placement p's stats summed over the jobs, in d[3]; the files it holds
+ * and their recorded reads. */
+static void place_total(const struct rp_layout *l, const struct rp_result *res, unsigned p,
+			struct rp_dir_stats d[3], uint64_t *files, uint64_t *rbytes)
+{
+	size_t none = 0;
+
+	memset(d, 0, 3 * sizeof(*d));
+	for (size_t i = 0; i < res->njobs; i++)
+		for (int k = 0; res->jobs[i].place && k < 3; k++) {
+			const struct rp_dir_stats *s = &res->jobs[i].place[3u * p + (unsigned)k];
+			d[k].ios += s->ios;
+			d[k].bytes += s->bytes;
+			d[k].short_ios += s->short_ios;
+			d[k].drop_ios += s->drop_ios;
+			cm_lat_merge(&d[k].clat, &s->clat, &none);
+			cm_lat_merge(&d[k].lat, &s->lat, &none);
+		}
+	*files = *rbytes = 0;
+	for (size_t i = 0; i < l->nfiles; i++)
+		if (l->files[i].place == p && !l->files[i].isdir && !l->files[i].made_dir) {
+			++*files;
+			*rbytes += l->files[i].rbytes;
+		}
+}
+
+static void place_release(struct rp_dir_stats d[3])
+{
+	for (int k = 0; k < 3; k++) {
+		cm_lat_release(&d[k].clat);
+		cm_lat_release(&d[k].lat);
+	}
+}
+
+static const char *place_name(const struct rp_result *res, unsigned p)
+{
+	return res->place_names && res->place_names[p] ? res->place_names[p] : "";
+}
+
 static void total_release(struct rp_job *t)
 {
 	for (int d = 0; d < 3; d++) {
@@ -568,7 +607,27 @@ int rp_report_json(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 		fputs(i ? ",\n    " : "\n    ", f);
 		rc |= put_json(f, job_json(o, &res->jobs[i]), 4, 0);
 	}
-	fputs("\n  ],\n  \"scale\": ", f);
+	if (res->nplaces > 1) {
+		fputs("\n  ],\n  \"placements\": [", f);
+		for (unsigned p = 0; p < res->nplaces; p++) {
+			struct rp_dir_stats d[3];
+			uint64_t nf, rb;
+			json_t *po = json_object();
+			place_total(l, res, p, d, &nf, &rb);
+			json_object_set_new(po, "placement", json_integer(p));
+			json_object_set_new(po, "dir", cm_json_str(place_name(res, p)));
+			json_object_set_new(po, "files", cm_json_u64(nf));
+			json_object_set_new(po, "recorded_read_bytes", cm_json_u64(rb * o->loops));
+			for (int k = 0; k < 3; k++)
+				json_object_set_new(po, dir_names[k], dir_json(&d[k], res->wall_ns));
+			place_release(d);
+			fputs(p ? ",\n    " : "\n    ", f);
+			rc |= put_json(f, po, 4, 0);
+		}
+		fputs("\n  ],\n  \"scale\": ", f);
+	} else {
+		fputs("\n  ],\n  \"scale\": ", f);
+	}
 	rc |= put_json(f, scale_json(l, o, res), 2, 0);
 	fputs(",\n  \"replay\": ", f);
 	/* "replay" but its last key, then "files": [ ... ] */
@@ -653,6 +712,17 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 	fprintf(f, "\nAll jobs:\n");
 	for (int d = 0; d < 3; d++)
 		dir_text(f, dir_names[d], &t.d[d], res->wall_ns);
+	for (unsigned p = 0; res->nplaces > 1 && p < res->nplaces; p++) {
+		struct rp_dir_stats d[3];
+		uint64_t nf, rb;
+		place_total(l, res, p, d, &nf, &rb);
+		cm_fmt_bytes(b1, sizeof(b1), rb * o->loops);
+		fprintf(f, "\nPlacement %u%s (%s): %" PRIu64 " files, %s recorded reads\n", p,
+			p ? "" : ", --dir", place_name(res, p), nf, b1);
+		for (int k = 0; k < 3; k++)
+			dir_text(f, dir_names[k], &d[k], res->wall_ns);
+		place_release(d);
+	}
 	cm_fmt_ns(b1, sizeof(b1), l->span);
 	cm_fmt_ns(b2, sizeof(b2), res->wall_ns);
 	fprintf(f, "\nReplay (%s timing): recorded %s, replayed %s, %zu threads\n",

@@ -94,6 +94,8 @@ struct rp_engine {
 	const struct rp_layout *l;
 	struct rp_opts o;
 	int dirfd;
+	int *pfds;		/* per placement: its dirfd (pfds[0] dirfd) */
+	unsigned npfds;
 	struct rp_hooks hooks[MAX_HOOKS];
 	unsigned nhooks;
 	unsigned op_hooks;	/* of those, with an op hook */
@@ -154,6 +156,20 @@ static void sleep_until(uint64_t t)
 static void lat_add(struct tctx *c, struct cm_lat *l, uint64_t v)
 {
 	cm_lat_add(l, v, &c->lat_budget);	/* a failure is counted in l */
+}
+
+/* The dirfd of the placement layout file f lives under. */
+static int file_dirfd(const struct rp_engine *e, uint32_t f)
+{
+	unsigned p = f < e->l->nfiles ? e->l->files[f].place : 0;
+	return p < e->npfds ? e->pfds[p] : e->dirfd;
+}
+
+/* The dirfd of the placement of layout dir d. */
+static int dir_dirfd(const struct rp_engine *e, uint32_t d)
+{
+	unsigned p = e->l->dir_place ? e->l->dir_place[d] : 0;
+	return p < e->npfds ? e->pfds[p] : e->dirfd;
 }
 
 /* An op of kind on file failed in the replay with -errno err (or was not
@@ -246,6 +262,14 @@ static void complete(struct tctx *c, struct inflight *f, int res, uint64_t t)
 		if (f->flags & RP_F_FAULT)
 			c->job->fault_reads++;
 		c->job->done[f->kind]++;
+		if (c->job->place) {
+			struct rp_dir_stats *pd = &c->job->place[3u * e->l->files[f->file].place +
+								 (unsigned)dir_of(f->kind)];
+			pd->ios++;
+			pd->bytes += (uint64_t)res;
+			lat_add(c, &pd->clat, t - f->t_sub);
+			lat_add(c, &pd->lat, t - f->t_prep);
+		}
 	}
 	if (t > c->last_done)
 		c->last_done = t;
@@ -368,14 +392,15 @@ static int parent_fd(struct rp_engine *e, uint32_t file, const char **base, int 
 	*own = 0;
 	*base = slash ? slash + 1 : rel;
 	if (!slash)
-		return e->dirfd;
-	if (d == RP_NO_DIR) {	/* not noted by the source: resolve it now */
+		return file_dirfd(e, file);
+	if (d == RP_NO_DIR) {	/* not noted by the source (or placed apart
+				 * from its dir): resolve it now */
 		*own = 1;
-		return rp_parent_beneath(e->dirfd, rel, 0, base);
+		return rp_parent_beneath(file_dirfd(e, file), rel, 0, base);
 	}
 	if ((fd = atomic_load(&e->dir_fd[d])) >= 0)
 		return fd;
-	fd = rp_open_beneath(e->dirfd, cm_strtab_str(&l->dirs, d), O_PATH | O_DIRECTORY, 0);
+	fd = rp_open_beneath(dir_dirfd(e, d), cm_strtab_str(&l->dirs, d), O_PATH | O_DIRECTORY, 0);
 	if (fd < 0)
 		return fd;
 	if (!atomic_compare_exchange_strong(&e->dir_fd[d], &old, fd)) {
@@ -502,6 +527,7 @@ static int do_meta(struct tctx *c, const struct rp_op *op)
 	} else {
 		p = rp_copy_path(e->l, op->file, e->copy, cpath, sizeof(cpath));
 		at = (int)op->oflags;
+		fd = file_dirfd(e, op->file);
 	}
 	switch (op->kind) {
 	case CM_GETDENTS:
@@ -537,7 +563,7 @@ static void do_other(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 			.mode = (op->oflags & O_CREAT) ? 0644 : 0,
 			.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
 		};
-		pfd = e->dirfd;
+		pfd = file_dirfd(e, op->file);
 		base = rp_copy_path(l, op->file, e->copy, cpath, sizeof(cpath));
 		/* a create goes through its directory's fd (made by prepare
 		 * or by the job's mkdir, which it follows) */
@@ -657,7 +683,8 @@ static void dirs_open(struct rp_engine *e)
 			close(fd);
 		if (l->dir_made[d])
 			continue;
-		fd = rp_open_beneath(e->dirfd, cm_strtab_str(&l->dirs, d), O_PATH | O_DIRECTORY, 0);
+		fd = rp_open_beneath(dir_dirfd(e, d), cm_strtab_str(&l->dirs, d), O_PATH | O_DIRECTORY,
+				     0);
 		if (fd == -EMFILE || fd == -ENFILE)
 			break;	/* the rest at their first use, each for its op */
 		if (fd >= 0)
@@ -680,15 +707,17 @@ static void loop_setup(struct rp_engine *e, unsigned loop)
 	 * made with O_EXCL must not be there.  Right after prepare, that is
 	 * the state already: a recording of the replay sees only the job's
 	 * ops on DIR. */
-	clean = !loop && rp_take_prepared(e->dirfd);
+	clean = !loop;
+	for (unsigned p = 0; p < e->npfds; p++)	/* (each DIR's marker is taken) */
+		clean = !loop && rp_take_prepared(e->pfds[p]) && clean;
 	if (!clean)
-		rp_restore(e->dirfd, l, e->o.sparse);
+		rp_restore_places(e->pfds, l, e->o.sparse);
 	for (uint32_t f = 0; !clean && f < l->nfiles; f++) {
 		const char *base;
 		int pfd;
 		if (!l->files[f].excl)
 			continue;
-		if ((pfd = rp_parent_beneath(e->dirfd, rp_file_path(l, f), 0, &base)) >= 0) {
+		if ((pfd = rp_parent_beneath(file_dirfd(e, f), rp_file_path(l, f), 0, &base)) >= 0) {
 			unlinkat(pfd, base, 0);
 			close(pfd);
 		}
@@ -701,7 +730,7 @@ static void loop_setup(struct rp_engine *e, unsigned loop)
 	dirs_open(e);
 	for (size_t i = 0; i < l->nslot0; i++) {
 		const struct rp_slot0 *s = &l->slot0[i];
-		int fd = rp_open_beneath(e->dirfd, rp_copy_path(l, s->file, e->copy, cpath,
+		int fd = rp_open_beneath(file_dirfd(e, s->file), rp_copy_path(l, s->file, e->copy, cpath,
 								  sizeof(cpath)),
 					 (int)s->oflags, 0644);
 		atomic_store(&e->slot_oflags[s->slot], s->oflags);
@@ -949,6 +978,8 @@ int rp_engine_init(struct rp_engine **out, struct rp_source *src, int dirfd,
 	if (!e->o.loops)
 		e->o.loops = 1;
 	e->dirfd = dirfd;
+	e->pfds = &e->dirfd;
+	e->npfds = 1;
 	e->n = l->nthreads;
 	pthread_mutex_init(&e->mu, NULL);
 	pthread_cond_init(&e->cv, NULL);
@@ -993,6 +1024,31 @@ int rp_engine_init(struct rp_engine **out, struct rp_source *src, int dirfd,
 fail:
 	rp_engine_free(e);
 	return rc;
+}
+
+int rp_engine_set_places(struct rp_engine *e, const int *dirfds, unsigned n)
+{
+	const struct rp_layout *l = e->l;
+	int *fds;
+
+	if (n < (l->nplaces ? l->nplaces : 1) || n > RP_PLACE_MAX || dirfds[0] != e->dirfd)
+		return -EINVAL;
+	if (n == 1)
+		return 0;
+	if (!(fds = malloc(n * sizeof(*fds))))
+		return -ENOMEM;
+	memcpy(fds, dirfds, n * sizeof(*fds));
+	for (size_t i = 0; i < e->n; i++)
+		if (!(e->res.jobs[i].place = calloc(3u * n, sizeof(struct rp_dir_stats)))) {
+			free(fds);
+			return -ENOMEM;	/* (the jobs' are freed with the engine) */
+		}
+	if (e->pfds != &e->dirfd)
+		free(e->pfds);
+	e->pfds = fds;
+	e->npfds = n;
+	e->res.nplaces = n;
+	return 0;
 }
 
 int rp_engine_add_hooks(struct rp_engine *e, const struct rp_hooks *h)
@@ -1120,6 +1176,8 @@ void rp_engine_free(struct rp_engine *e)
 	free((void *)e->file_bytes);
 	free((void *)e->copy_bytes);
 	rp_result_release(&e->res);
+	if (e->pfds != &e->dirfd)
+		free(e->pfds);
 	pthread_mutex_destroy(&e->mu);
 	pthread_cond_destroy(&e->cv);
 	free(e);
@@ -1134,6 +1192,11 @@ void rp_result_release(struct rp_result *res)
 			cm_lat_release(&j->d[d].lat);
 		}
 		cm_lat_release(&j->terr);
+		for (unsigned p = 0; j->place && p < 3u * res->nplaces; p++) {
+			cm_lat_release(&j->place[p].clat);
+			cm_lat_release(&j->place[p].lat);
+		}
+		free(j->place);
 	}
 	free(res->jobs);
 	free(res->file_bytes);

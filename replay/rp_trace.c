@@ -85,6 +85,7 @@ void rp_layout_release(struct rp_layout *l)
 	cm_strtab_release(&l->paths);
 	cm_strtab_release(&l->dirs);
 	free(l->dir_made);
+	free(l->dir_place);
 	free(l->files);
 	free(l->threads);
 	free(l->slot0);
