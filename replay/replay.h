@@ -461,6 +461,12 @@ struct rp_opts {
 	unsigned ranks;		/* --mpi: ranks whose results these are (the
 				 * report gives per host figures, and no
 				 * per-file list: each rank has its own) */
+	/* the reader what-ifs: --reader-threads N, --prefetch K (0: not
+	 * asked; the source does them), and what the job had (0: not known),
+	 * for the report's statement of the model */
+	unsigned reader_threads, prefetch;
+	unsigned readers_recorded, prefetch_recorded;
+	int readers_trace;	/* a trace's readers (else a job file's) */
 };
 
 /* What rp_hooks.op is told of an op the engine counts as done: every op
