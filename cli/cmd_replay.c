@@ -840,6 +840,11 @@ int cmd_replay(int argc, char **argv)
 					.queue_bytes = o.mem_limit ? o.mem_limit / 4 : 0 };
 	if (sa.to.queue_bytes > (64ull << 20))
 		sa.to.queue_bytes = 64ull << 20;
+	if (!sa.job) {		/* a job file's are its keys (job_file) */
+		sa.to.reader_threads = o.reader_threads;
+		sa.to.prefetch = o.prefetch;
+		o.readers_trace = 1;
+	}
 	/* the endpoint before any work: a port in use stops us here */
 	if (metrics && live_start(&LV, LIVE_REPLAY, metrics))
 		return EXIT_FAIL;
@@ -864,6 +869,8 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (open_source(&sa, &o, M.on ? M.count : o.accelerators, &src))
 		goto out;
+	if (o.readers_trace)
+		o.readers_recorded = src->layout.readers_recorded;
 	if (!has_ops(&src->layout)) {
 		cli_error("%s: no file operations to replay (%" PRIu64 " skipped, %" PRIu64
 			  " failed, %" PRIu64 " unmatched in the recording)", sa.trace,
