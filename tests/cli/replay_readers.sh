@@ -105,3 +105,49 @@ echo "AU: --prefetch 1 $a1, --prefetch 4 $a4"
 
 [ "$(id -u)" = 0 ] && [ -r /sys/kernel/btf/vmlinux ] ||
 	skip "the replay checks passed; recording it needs root and BTF"
+
+# Recorded: per epoch, the bytes each data set file gave (a read counts in
+# the epoch of its thread's latest open of the file: the file's k-th open is
+# epoch k), and the threads that read data.
+cat >"$T/epochs.py" <<'PY'
+import csv, sys
+top = sys.argv[2]
+rows = sorted((r for r in csv.DictReader(open(sys.argv[1])) if r['path'].startswith(top + 'data/')),
+              key=lambda r: int(r['ts_ns']))
+opens, cur, ep, tids = {}, {}, {}, set()
+for r in rows:
+    p = r['path'][len(top):]
+    if r['op'] == 'uring_openat':
+        opens[p] = opens.get(p, 0) + 1
+        cur[(r['tid'], p)] = opens[p]
+    elif r['op'] == 'uring_read' and int(r['ret']) > 0:
+        e = ep.setdefault(cur.get((r['tid'], p), 0), {})
+        e[p] = e.get(p, 0) + int(r['ret'])
+        tids.add(r['tid'])
+print(repr(sorted((k, sorted(v.items())) for k, v in ep.items())))
+print(len(tids))
+PY
+# rec NAME SOURCE ARGS...: record a replay, its epochs in $T/NAME.ep
+rec() {
+	name=$1 input=$2
+	shift 2
+	rm -rf "$T/d"
+	"$IOTAPE" record -q -f -e syscall -o "$T/$name.tape" -- "$IOTAPE" replay --timing afap \
+		-o "$T/$name.out" -d "$T/d" "$@" "$input" 2>"$T/rec.err" ||
+		fail "record of the replay ($name) failed: $(cat "$T/rec.err")"
+	ok "$IOTAPE" dump -t syscall -F csv -o "$T/$name.csv" "$T/$name.tape"
+	python3 "$T/epochs.py" "$T/$name.csv" "$T/d/" >"$T/$name.ep" || fail "epochs.py $name"
+}
+sed 's/^epochs = 2/epochs = 2\nseed = 3/; s/^computation_time_stdev.*//; s/^computation_time = .*/computation_time = 0.001/' \
+	"$T/pf.ini" >"$T/j.ini" || fail "sed"
+for src in j.ini tr.tape; do
+	rec base "$T/$src"
+	[ "$(head -n 1 "$T/base.ep" | wc -c)" -gt 100 ] || fail "$src: no data reads recorded"
+	for n in 1 4; do
+		rec n$n "$T/$src" --reader-threads $n
+		[ "$(head -n 1 "$T/n$n.ep")" = "$(head -n 1 "$T/base.ep")" ] ||
+			fail "$src --reader-threads $n: per epoch and file bytes differ"
+		[ "$(tail -n 1 "$T/n$n.ep")" = $n ] ||
+			fail "$src --reader-threads $n: $(tail -n 1 "$T/n$n.ep") threads read data"
+	done
+done
