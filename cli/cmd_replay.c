@@ -29,7 +29,7 @@ enum {
 	O_PREP_ONLY = OPT_LONG(1), O_NO_PREP, O_SPARSE, O_TIMING, O_SPEED,
 	O_SCALE, O_IODEPTH, O_DIRECT_OPT, O_DROP, O_LOOPS, O_FMT, O_MEMLIMIT,
 	O_SCALE_DS, O_IGNORE, O_NO_META, O_WRITERS, O_AU, O_RUNTIME, O_FIND_MAX, O_SYNC_STEPS,
-	O_MPI, O_SET, O_SEED, O_METRICS, O_LINGER, O_PLACE,
+	O_MPI, O_SET, O_SEED, O_METRICS, O_LINGER, O_PLACE, O_READERS, O_PREFETCH,
 };
 
 /* Typed options go to struct rp_opts; the others are taken in cmd_replay(). */
@@ -78,6 +78,10 @@ static const struct opt replay_opts[] = {
 	{ O_SYNC_STEPS, "sync-steps", NULL, "accelerators wait for each other at every training step",
 	  OPT_T_FLAG(CFG, sync_steps) },
 	{ O_MPI, "mpi", NULL, "under mpirun: each rank runs its share of the accelerators, rank 0 reports" },
+	{ O_READERS, "reader-threads", "N", "what-if: the data set's reads dealt over N reader threads (a job file: reader.read_threads)",
+	  NULL, NULL, OPT_T_UINT(CFG, reader_threads, 1, 1024) },
+	{ O_PREFETCH, "prefetch", "K", "what-if: reads run up to K batches ahead of compute (a job file: reader.prefetch_size)",
+	  NULL, NULL, OPT_T_UINT(CFG, prefetch, 1, 1000000) },
 	{ O_SET, "set", "SECTION.KEY=VALUE", "a job file: override a key (iotape-job(5))",
 	  NULL, NULL, OPT_MULTI },
 	{ O_SEED, "seed", "N", "a job file: its seed (train.seed)" },
@@ -469,7 +473,7 @@ static int open_source(const struct src_arg *sa, const struct rp_opts *o, unsign
  * apply the --set overrides and --seed, check it.  0, or the exit status
  * after one error line (exit 2: the job file is part of the command). */
 static int job_file(struct src_arg *sa, struct rp_jobspec *job, const char **sets, int nsets,
-		    const char *seed)
+		    const char *seed, struct rp_opts *o)
 {
 	char err[768], what[1100];
 
@@ -495,6 +499,23 @@ static int job_file(struct src_arg *sa, struct rp_jobspec *job, const char **set
 	if (seed) {
 		snprintf(what, sizeof(what), "train.seed=%s", seed);
 		if (rp_jobspec_set(job, what, "--seed", err, sizeof(err))) {
+			cli_error("%s", err);
+			return EXIT_USAGE;
+		}
+	}
+	/* the reader what-ifs are the job's own keys (after --set: they win) */
+	o->readers_recorded = (unsigned)job->read_threads;
+	o->prefetch_recorded = (unsigned)job->prefetch_size;
+	if (o->reader_threads) {
+		snprintf(what, sizeof(what), "reader.read_threads=%u", o->reader_threads);
+		if (rp_jobspec_set(job, what, "--reader-threads", err, sizeof(err))) {
+			cli_error("%s", err);
+			return EXIT_USAGE;
+		}
+	}
+	if (o->prefetch) {
+		snprintf(what, sizeof(what), "reader.prefetch_size=%u", o->prefetch);
+		if (rp_jobspec_set(job, what, "--prefetch", err, sizeof(err))) {
 			cli_error("%s", err);
 			return EXIT_USAGE;
 		}
@@ -818,7 +839,7 @@ int cmd_replay(int argc, char **argv)
 		free(sets);
 		return sets ? EXIT_USAGE : EXIT_FAIL;
 	}
-	rc = job_file(&sa, &job, sets, nsets, seed);
+	rc = job_file(&sa, &job, sets, nsets, seed, &o);
 	free(sets);
 	if (rc)
 		return rc;
@@ -915,6 +936,11 @@ int cmd_replay(int argc, char **argv)
 					.queue_bytes = o.mem_limit ? o.mem_limit / 4 : 0 };
 	if (sa.to.queue_bytes > (64ull << 20))
 		sa.to.queue_bytes = 64ull << 20;
+	if (!sa.job) {		/* a job file's are its keys (job_file) */
+		sa.to.reader_threads = o.reader_threads;
+		sa.to.prefetch = o.prefetch;
+		o.readers_trace = 1;
+	}
 	/* the endpoint before any work: a port in use stops us here */
 	if (metrics && live_start(&LV, LIVE_REPLAY, metrics))
 		return EXIT_FAIL;
@@ -939,6 +965,8 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (open_source(&sa, &o, M.on ? M.count : o.accelerators, &src))
 		goto out;
+	if (o.readers_trace)
+		o.readers_recorded = src->layout.readers_recorded;
 	if (!has_ops(&src->layout)) {
 		cli_error("%s: no file operations to replay (%" PRIu64 " skipped, %" PRIu64
 			  " failed, %" PRIu64 " unmatched in the recording)", sa.trace,

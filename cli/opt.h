@@ -43,7 +43,8 @@
 #include <stdio.h>
 #include "parse.h"
 
-#define OPT_MAX 32		/* options per table, -h included */
+#define OPT_MAX 64		/* options per table, -h included (more are cut
+				 * off, -h first: options.sh catches it) */
 #define OPT_LONG(n) (256 + (n))	/* id of an option with no short form */
 
 /* opt.flags */

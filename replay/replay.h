@@ -191,6 +191,8 @@ struct rp_layout {
 	uint64_t faults_code;	/* fault events on programs and libraries */
 	uint64_t faults_shm;	/* fault events on files under /dev (memory) */
 	uint64_t dataset_bytes;	/* recorded reads of dataset files */
+	unsigned readers_recorded; /* the trace source's reader what-ifs: the
+				    * reader threads found */
 	uint64_t late;		/* rows further out of time order than the
 				 * source's window: replayed where they came */
 	uint64_t opens_inferred;/* opens whose flags the trace did not carry,
@@ -283,12 +285,29 @@ struct rp_trace_opts {
 	int direct;		/* sizes aligned for O_DIRECT */
 	int no_metadata;	/* leave stat, getdents64, ... out */
 	uint64_t queue_bytes;	/* bound of the queued ops, 0: 64 MiB */
+	/* the reader what-ifs (0: not asked), rp_trace_open says how */
+	unsigned reader_threads, prefetch;
 };
 /*
  * The trace source: a pass over TRACE makes the layout (paths confined:
  * ".." refused with -EPERM and a message in err, as are empty paths and
  * paths naming the marker); start() then decodes the trace again, once
  * per loop, as the replay runs.  o may be NULL (the defaults).
+ */
+/*
+ * The reader what-ifs: the reader threads are those with 1% of the bytes
+ * read of data set files (rp_file.dataset) at least, found by a first
+ * open; a reader's group is its open of a data set file and its ops
+ * through that fd up to the close.  reader_threads N: the groups are
+ * dealt round-robin, in the order of their opens, over N new threads
+ * (virtual readers; tids after the trace's), each op keeping its recorded
+ * gap after the recorded reader's previous op and its duration (the
+ * virtual reader's times are made of those); the other ops stay on their
+ * threads.  prefetch K: each op of a group waits for the trainer
+ * (rp_train_thread) to end its step K before the one it was in when the
+ * group was opened (steps: its compute gaps of RP_STEP_GAP_NS or more).
+ * -ENOENT, with why in err, when no thread reads the data set.
+ * layout.readers_recorded: how many readers were found.
  */
 int rp_trace_open(struct rp_source **out, const char *trace, const struct rp_trace_opts *o,
 		  char *err, size_t errlen);
@@ -507,6 +526,12 @@ struct rp_opts {
 	unsigned ranks;		/* --mpi: ranks whose results these are (the
 				 * report gives per host figures, and no
 				 * per-file list: each rank has its own) */
+	/* the reader what-ifs: --reader-threads N, --prefetch K (0: not
+	 * asked; the source does them), and what the job had (0: not known),
+	 * for the report's statement of the model */
+	unsigned reader_threads, prefetch;
+	unsigned readers_recorded, prefetch_recorded;
+	int readers_trace;	/* a trace's readers (else a job file's) */
 };
 
 /* What rp_hooks.op is told of an op the engine counts as done: every op

@@ -349,6 +349,7 @@ static int build_layout(struct replica *r, const struct rp_layout *il)
 	l->dataset_bytes = il->dataset_bytes;
 	l->late = il->late;
 	l->opens_inferred = il->opens_inferred;
+	l->readers_recorded = il->readers_recorded;
 	l->memfs_ops = il->memfs_ops;
 	l->nmemfs = il->nmemfs;
 	memcpy(l->memfs, il->memfs, sizeof(l->memfs));

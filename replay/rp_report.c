@@ -473,6 +473,55 @@ static json_t *failed_json(const struct rp_layout *l, const struct rp_job *t)
 	return o;
 }
 
+/* The reader what-if (--reader-threads, --prefetch) as the model the
+ * replay used, in words; 0 when none was asked. */
+static int readers_model(const struct rp_opts *o, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (!o->reader_threads && !o->prefetch)
+		return 0;
+	buf[0] = 0;
+	if (o->reader_threads) {
+		n += (size_t)snprintf(buf + n, len - n, "%u reader thread%s (recorded %u)",
+				      o->reader_threads, o->reader_threads == 1 ? "" : "s",
+				      o->readers_recorded);
+		if (o->readers_trace && n < len)
+			n += (size_t)snprintf(buf + n, len - n, ", each data set file's open..close "
+					      "dealt round-robin in recorded open order");
+	}
+	if (o->prefetch && n < len) {
+		if (o->readers_trace)
+			n += (size_t)snprintf(buf + n, len - n, "%sprefetch %u batches (a reader's "
+					      "file waits for the trainer's step %u back from the "
+					      "one it was opened in)", n ? ", " : "",
+					      o->prefetch, o->prefetch);
+		else
+			n += (size_t)snprintf(buf + n, len - n, "%sprefetch %u batches (recorded %u)",
+					      n ? ", " : "", o->prefetch, o->prefetch_recorded);
+	}
+	return 1;
+}
+
+static json_t *readers_json(const struct rp_opts *o)
+{
+	char m[512];
+	json_t *r;
+
+	if (!readers_model(o, m, sizeof(m)))
+		return json_null();
+	r = json_object();
+	json_object_set_new(r, "source", json_string(o->readers_trace ? "trace" : "job file"));
+	json_object_set_new(r, "reader_threads", o->reader_threads ? json_integer(o->reader_threads)
+								   : json_null());
+	json_object_set_new(r, "recorded_reader_threads", json_integer(o->readers_recorded));
+	json_object_set_new(r, "prefetch", o->prefetch ? json_integer(o->prefetch) : json_null());
+	json_object_set_new(r, "recorded_prefetch", o->prefetch_recorded ?
+				json_integer(o->prefetch_recorded) : json_null());
+	json_object_set_new(r, "model", json_string(m));
+	return r;
+}
+
 /* What fio has no word for: "replay", but its per-file list. */
 static json_t *replay_json(const struct rp_layout *l, const struct rp_opts *o,
 			   const struct rp_result *res, struct rp_job *t)
@@ -485,6 +534,7 @@ static json_t *replay_json(const struct rp_layout *l, const struct rp_opts *o,
 	json_object_set_new(rp, "compute_scale", json_real(o->compute_scale));
 	json_object_set_new(rp, "iodepth", json_integer(o->iodepth));
 	json_object_set_new(rp, "loops", json_integer(o->loops));
+	json_object_set_new(rp, "reader_whatif", readers_json(o));
 	json_object_set_new(rp, "threads", cm_json_u64(res->njobs));
 	json_object_set_new(rp, "recorded_duration_ns", cm_json_u64(l->span));
 	json_object_set_new(rp, "replayed_duration_ns", cm_json_u64(res->wall_ns));
@@ -727,6 +777,11 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 	cm_fmt_ns(b2, sizeof(b2), res->wall_ns);
 	fprintf(f, "\nReplay (%s timing): recorded %s, replayed %s, %zu threads\n",
 		timing_names[o->timing], b1, b2, res->njobs);
+	{
+		char m[512];
+		if (readers_model(o, m, sizeof(m)))
+			fprintf(f, "  reader what-if: %s\n", m);
+	}
 	fprintf(f, "  ops:");
 	for (unsigned k = 1; k < RP_KIND_MAX; k++) {
 		if (!l->expected[k])

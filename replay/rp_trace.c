@@ -136,6 +136,9 @@ struct wslot {
 	uint8_t implicit;
 	uint8_t ro;		/* a recorded open said read-only */
 	uint8_t did_read;	/* read through since its open */
+	uint8_t group;		/* a reader's data set file (the what-ifs) */
+	uint32_t vt;		/* its virtual reader + 1 (0: as recorded) */
+	struct dep pf;		/* --prefetch: the trainer's op it waits for */
 	struct dep last;
 };
 
@@ -205,6 +208,44 @@ struct walk {
 	uint64_t sys_pos, flt_pos;
 	char *pbuf;		/* a path being mapped */
 	size_t pcap;
+	/* the reader what-ifs (struct rplan): the op being planned's file
+	 * (an open) or slot, + 1, as thread_of needs them */
+	uint32_t hint_file, hint_slot;
+	uint64_t groups;	/* reader groups opened so far */
+	uint32_t vt;		/* the op's virtual reader + 1, 0 */
+	struct dep pf;		/* the op's wait on the trainer */
+	uint64_t *vclock;	/* per virtual reader: end of its ops so far */
+	uint8_t *vstarted;
+	struct cm_map rprev;	/* reader tid -> recorded end of its ops */
+	uint32_t train;		/* the trainer's thread + 1 */
+	uint64_t tr_n, tr_prev_end, tr_steps;
+	struct dep tr_last;	/* the trainer's latest op */
+	struct dep *bounds;	/* ring of its last k + 1 step ends */
+};
+
+/*
+ * The reader what-ifs (rp_trace_opts.reader_threads, .prefetch), found by
+ * a first open of the trace: its data set files (by file index: the walk
+ * numbers files alike whatever threads it gives ops to), the reader
+ * threads (each with 1% of the data set's read bytes at least) and the
+ * trainer (rp_train_thread).  A reader's group is its open of a data set
+ * file and the ops through that fd up to the close.
+ */
+struct rplan {
+	unsigned n;		/* groups dealt over n virtual readers (0: kept) */
+	unsigned k;		/* groups wait for the trainer k steps back (0: not) */
+	uint8_t *dataset;
+	size_t nfiles;
+	struct cm_map readers;	/* reader tid -> 1 */
+	unsigned nreaders;
+	uint32_t vtid0;		/* virtual reader v's tid: vtid0 + v */
+	uint32_t train_tid;
+};
+
+/* (thread, file) data set bytes read, for the first open */
+struct rdcount {
+	uint32_t thread, file;
+	uint64_t bytes;
 };
 
 struct trace_src {
@@ -229,6 +270,11 @@ struct trace_src {
 	uint8_t *infer;
 	uint32_t *ro_opens;
 	struct walk w;
+	struct rplan *plan;	/* the reader what-ifs, NULL */
+	int count_rd;		/* count reads per (thread, file): rd */
+	struct cm_map rdmap;	/* (thread, file) -> index in rd + 1 */
+	struct rdcount *rd;
+	size_t nrd, caprd;
 	/* the feeder */
 	struct queue *q;
 	unsigned loops;
@@ -363,7 +409,7 @@ static int new_slot(struct walk *w, uint32_t file, uint32_t oflags, int implicit
 	w->slots[sl].oflags = oflags;
 	w->slots[sl].refs = 1;
 	w->slots[sl].implicit = (uint8_t)implicit;
-	w->slots[sl].ro = w->slots[sl].did_read = 0;
+	w->slots[sl].ro = w->slots[sl].did_read = w->slots[sl].group = 0;
 	if (implicit && !w->emit) {
 		struct trace_src *t = w->t;
 		if (grow((void **)&t->slot0_ids, &t->capslot0, t->src.layout.nslot0 + 1,
@@ -409,10 +455,41 @@ static uint32_t open_flags(uint64_t rec, unsigned op, int direct)
 
 /* ------------------------------------------------------------ ops */
 
+/* The trainer's step end k steps back from the latest (none yet: 0). */
+static struct dep prefetch_dep(const struct walk *w, unsigned k)
+{
+	if (!k || w->tr_steps <= k)
+		return (struct dep){ 0 };
+	return w->bounds[(w->tr_steps - k - 1) % (k + 1)];
+}
+
+/* The reader what-ifs: the thread (by its tid) an op of row r goes to, the
+ * op's wait on the trainer in w->pf and its virtual reader in w->vt. */
+static uint32_t regroup(struct walk *w, const struct row *r)
+{
+	const struct rplan *pl = w->t->plan;
+	uint32_t f = w->hint_file, sl = w->hint_slot;
+
+	w->vt = 0;
+	w->pf = (struct dep){ 0 };
+	if (!pl || !cm_map_get(&pl->readers, r->tid, 0))
+		return r->tid;
+	if (f && f - 1 < pl->nfiles && pl->dataset[f - 1]) {	/* a group's open */
+		w->pf = prefetch_dep(w, pl->k);
+		w->vt = pl->n ? (uint32_t)(w->groups % pl->n) + 1 : 0;
+		w->groups++;
+	} else if (!f && sl && w->slots[sl - 1].group) {
+		w->pf = w->slots[sl - 1].pf;
+		w->vt = w->slots[sl - 1].vt;
+	}
+	return w->vt ? pl->vtid0 + w->vt - 1 : r->tid;
+}
+
 static int thread_of(struct walk *w, const struct row *r, uint32_t *out)
 {
 	struct trace_src *t = w->t;
-	uint64_t *v = cm_map_get(&t->tids, r->tid, 0);
+	uint32_t tid = regroup(w, r);
+	uint64_t *v = cm_map_get(&t->tids, tid, 0);
 
 	if (!v) {
 		struct rp_layout *l = LAYOUT(w);
@@ -420,12 +497,12 @@ static int thread_of(struct walk *w, const struct row *r, uint32_t *out)
 			return -EIO;	/* not in the layout: the trace changed */
 		if (grow((void **)&l->threads, &t->capthreads, l->nthreads + 1,
 			 sizeof(*l->threads)) ||
-		    cm_map_set(&t->tids, r->tid, 0, l->nthreads))
+		    cm_map_set(&t->tids, tid, 0, l->nthreads))
 			return -ENOMEM;
 		memset(&l->threads[l->nthreads], 0, sizeof(l->threads[0]));
-		l->threads[l->nthreads].tid = r->tid;
+		l->threads[l->nthreads].tid = tid;
 		l->threads[l->nthreads].pid = r->pid;
-		v = cm_map_get(&t->tids, r->tid, 0);
+		v = cm_map_get(&t->tids, tid, 0);
 		l->nthreads++;
 	}
 	if (*v >= w->capth) {
@@ -435,8 +512,12 @@ static int thread_of(struct walk *w, const struct row *r, uint32_t *out)
 		memset(w->th + old, 0, (w->capth - old) * sizeof(*w->th));
 	}
 	*out = (uint32_t)*v;
+	if (t->plan && tid == t->plan->train_tid)
+		w->train = *out + 1;
 	return 0;
 }
+
+static void add_dep(struct walk *w, struct dep cand);
 
 /* Start planning an op of row r's thread: w->cur. */
 static int new_op(struct walk *w, const struct row *r, unsigned kind)
@@ -451,6 +532,27 @@ static int new_op(struct walk *w, const struct row *r, unsigned kind)
 	p->op.end = p->op.ts + r->dur;
 	p->op.kind = kind;
 	p->op.conc = 1;
+	if (w->t->plan && cm_map_get(&w->t->plan->readers, r->tid, 0)) {
+		/* a virtual reader's clock: each op keeps its recorded gap
+		 * after the recorded reader's previous op, and its duration */
+		uint64_t *pe;
+		if ((rc = cm_map_put(&w->rprev, r->tid, 0, &pe)) < 0)
+			return rc;
+		if (w->vt) {
+			uint32_t v = w->vt - 1;
+			uint64_t gap = *pe && r->ts > *pe ? r->ts - *pe : 0;
+			if (w->vstarted[v])
+				p->op.ts = w->vclock[v] + gap;
+			p->op.end = p->op.ts + r->dur;
+			if (!w->vstarted[v] || p->op.end > w->vclock[v])
+				w->vclock[v] = p->op.end;
+			w->vstarted[v] = 1;
+		}
+		if (r->ts + r->dur > *pe)
+			*pe = r->ts + r->dur;
+	}
+	add_dep(w, w->pf);	/* --prefetch: after the trainer's step */
+	w->hint_file = w->hint_slot = 0;
 	return 0;
 }
 
@@ -514,6 +616,16 @@ static int finish_op(struct walk *w)
 			uint64_t x = h[i]; h[i] = h[(i - 1) / 2]; h[(i - 1) / 2] = x;
 			i = (i - 1) / 2;
 		}
+	}
+	if (w->t->plan && w->t->plan->k && p->thread + 1 == w->train) {
+		/* the trainer's steps end at its compute gaps of RP_STEP_GAP_NS */
+		if (w->tr_n && !(op->flags & RP_F_OVERLAP) &&
+		    op->ts >= w->tr_prev_end + RP_STEP_GAP_NS)
+			w->bounds[w->tr_steps++ % (w->t->plan->k + 1)] = w->tr_last;
+		if (!w->tr_n || op->end > w->tr_prev_end)
+			w->tr_prev_end = op->end;
+		w->tr_n++;
+		w->tr_last = cur_dep(w);
 	}
 	w->gidx++;
 	th->seq++;
@@ -741,6 +853,24 @@ static uint32_t inferred_flags(const struct trace_src *t, uint32_t file, uint32_
 /* A read, write or sync of r on its fd's slot: the op with its file's
  * byte counts and its order after the slot's last op (and, unless a
  * write, after the file's last write).  0 (unmatched counted), -errno. */
+/* The first open of the reader what-ifs: bytes read per (thread, file). */
+static int count_thread_read(struct trace_src *t, uint32_t thread, uint32_t file, uint64_t len)
+{
+	uint64_t *v;
+	int rc = cm_map_put(&t->rdmap, thread, file, &v);
+
+	if (rc < 0)
+		return rc;
+	if (!*v) {
+		if (grow((void **)&t->rd, &t->caprd, t->nrd + 1, sizeof(*t->rd)))
+			return -ENOMEM;
+		t->rd[t->nrd] = (struct rdcount){ thread, file, 0 };
+		*v = ++t->nrd;
+	}
+	t->rd[*v - 1].bytes += len;
+	return 0;
+}
+
 static int plan_io(struct walk *w, const struct row *r, unsigned kind)
 {
 	struct rp_layout *l = LAYOUT(w);
@@ -754,6 +884,7 @@ static int plan_io(struct walk *w, const struct row *r, unsigned kind)
 			l->unmatched++;
 		return 0;
 	}
+	w->hint_slot = (uint32_t)sl + 1;
 	if ((rc = new_op(w, r, kind)))
 		return rc;
 	w->cur.op.slot = (uint32_t)sl;
@@ -768,6 +899,9 @@ static int plan_io(struct walk *w, const struct row *r, unsigned kind)
 				return rc;
 			count_read(l, file, r->offset, len);
 			w->slots[sl].did_read = 1;
+			if (l && w->t->count_rd && (rc = count_thread_read(w->t, w->cur.thread,
+									   file, len)))
+				return rc;
 		} else if (l) {
 			if (w->slots[sl].ro && (rc = infer_write(w, &w->slots[sl], r)))
 				return rc;
@@ -871,7 +1005,10 @@ static int plan_open(struct walk *w, const struct row *r)
 	uint32_t file;
 	int rc, sl;
 
-	if ((rc = file_index(w, r->path, &file)) || (rc = new_op(w, r, CM_OPEN)))
+	if ((rc = file_index(w, r->path, &file)))
+		return rc;
+	w->hint_file = file + 1;
+	if ((rc = new_op(w, r, CM_OPEN)))
 		return rc;
 	struct rp_op *op = &w->cur.op;
 	op->file = file;
@@ -903,6 +1040,12 @@ static int plan_open(struct walk *w, const struct row *r)
 		return sl;
 	w->slots[sl].ro = (uint8_t)ro;
 	w->slots[sl].did_read = 0;
+	if (w->t->plan && cm_map_get(&w->t->plan->readers, r->tid, 0) &&
+	    file < w->t->plan->nfiles && w->t->plan->dataset[file]) {
+		w->slots[sl].group = 1;
+		w->slots[sl].vt = w->vt;
+		w->slots[sl].pf = w->pf;
+	}
 	op->slot = (uint32_t)sl;
 	add_dep(w, w->file_last[file]);
 	add_dep(w, w->slots[sl].last);	/* a reused number: after its close */
@@ -935,6 +1078,7 @@ static int plan_close(struct walk *w, const struct row *r)
 			l->skipped++;	/* an alias: the fd stays open */
 		return 0;
 	}
+	w->hint_slot = sl + 1;
 	if ((rc = new_op(w, r, CM_CLOSE)))
 		return rc;
 	w->cur.op.slot = sl;
@@ -1338,6 +1482,10 @@ static void walk_release(struct walk *w)
 	free(w->freerows);
 	free(w->ent);
 	free(w->pbuf);
+	free(w->vclock);
+	free(w->vstarted);
+	free(w->bounds);
+	cm_map_release(&w->rprev);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -1363,6 +1511,20 @@ static int walk_begin(struct walk *w, int emit)
 	}
 	w->t_min = UINT64_MAX;
 	w->end_max = w->last_ts = 0;
+	w->hint_file = w->hint_slot = 0;
+	w->groups = w->tr_n = w->tr_prev_end = w->tr_steps = 0;
+	cm_map_clear(&w->rprev);
+	if (t->plan) {
+		unsigned n = t->plan->n ? t->plan->n : 1;
+		if (!w->vclock) {
+			w->vclock = calloc(n, sizeof(*w->vclock));
+			w->vstarted = calloc(n, 1);
+			w->bounds = calloc((size_t)t->plan->k + 1, sizeof(*w->bounds));
+			if (!w->vclock || !w->vstarted || !w->bounds)
+				return -ENOMEM;
+		}
+		memset(w->vstarted, 0, n);
+	}
 	if (!w->rows) {
 		w->rows = malloc(WINDOW_ROWS * sizeof(*w->rows));
 		w->freerows = malloc(WINDOW_ROWS * sizeof(*w->freerows));
@@ -1769,6 +1931,13 @@ static void trace_free(struct rp_source *s)
 	free(t->slot0_ids);
 	free(t->infer);
 	free(t->ro_opens);
+	cm_map_release(&t->rdmap);
+	free(t->rd);
+	if (t->plan) {
+		cm_map_release(&t->plan->readers);
+		free(t->plan->dataset);
+		free(t->plan);
+	}
 	tape_reader_free(t->r);
 	rp_layout_release(&s->layout);
 	pthread_mutex_destroy(&t->mu);
@@ -1797,8 +1966,11 @@ static void tape_msg(char *err, size_t errlen, const char *trace, const char *wh
 		 tape_strerror(rc), d && *d ? ": " : "", d && *d ? d : "");
 }
 
-int rp_trace_open(struct rp_source **out, const char *trace, const struct rp_trace_opts *o,
-		  char *err, size_t errlen)
+/* Open the trace source; count: count reads per (thread, file) (the first
+ * open of the what-ifs); plan: the what-ifs (owned from then on, freed on
+ * error too), NULL. */
+static int trace_open(struct trace_src **out, const char *trace, const struct rp_trace_opts *o,
+		      int count, struct rplan *plan, char *err, size_t errlen)
 {
 	struct trace_src *t = calloc(1, sizeof(*t));
 	uint32_t id;
@@ -1807,9 +1979,16 @@ int rp_trace_open(struct rp_source **out, const char *trace, const struct rp_tra
 	*out = NULL;
 	err[0] = 0;
 	if (!t) {
+		if (plan) {
+			cm_map_release(&plan->readers);
+			free(plan->dataset);
+			free(plan);
+		}
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	t->plan = plan;
+	t->count_rd = count;
 	t->src.ops = &trace_ops;
 	t->direct = o && o->direct;
 	t->metadata = !o || !o->no_metadata;
@@ -1850,9 +2029,94 @@ int rp_trace_open(struct rp_source **out, const char *trace, const struct rp_tra
 			snprintf(err, errlen, "%s: %s", trace, strerror(-rc));
 		goto fail;
 	}
-	*out = &t->src;
+	*out = t;
 	return 0;
 fail:
 	trace_free(&t->src);
 	return rc;
+}
+
+/* The what-ifs' plan from a first open t (counted): 0, or -ENOENT when
+ * the trace has no data set readers, -ENOMEM. */
+static int plan_make(const struct trace_src *t, const struct rp_trace_opts *o,
+		     struct rplan **out)
+{
+	const struct rp_layout *l = &t->src.layout;
+	struct rplan *pl = calloc(1, sizeof(*pl));
+	uint64_t *per = calloc(l->nthreads + 1, sizeof(*per)), total = 0;
+	uint32_t maxtid = 0;
+	int rc = -ENOMEM;
+
+	if (!pl || !per || !(pl->dataset = calloc(l->nfiles + 1, 1)))
+		goto out;
+	pl->n = o->reader_threads;
+	pl->k = o->prefetch;
+	pl->nfiles = l->nfiles;
+	for (size_t i = 0; i < l->nfiles; i++)
+		pl->dataset[i] = l->files[i].dataset;
+	for (size_t i = 0; i < t->nrd; i++)
+		if (t->rd[i].file < l->nfiles && l->files[t->rd[i].file].dataset &&
+		    t->rd[i].thread < l->nthreads) {
+			per[t->rd[i].thread] += t->rd[i].bytes;
+			total += t->rd[i].bytes;
+		}
+	for (size_t i = 0; i < l->nthreads; i++) {
+		if (l->threads[i].tid > maxtid)
+			maxtid = l->threads[i].tid;
+		if (!per[i] || per[i] * 100 < total)
+			continue;
+		if (cm_map_set(&pl->readers, l->threads[i].tid, 0, 1))
+			goto out;
+		pl->nreaders++;
+	}
+	rc = -ENOENT;
+	if (!pl->nreaders)
+		goto out;
+	pl->vtid0 = maxtid + 1;
+	size_t tt = rp_train_thread(l);
+	pl->train_tid = tt < l->nthreads ? l->threads[tt].tid : UINT32_MAX;
+	*out = pl;
+	pl = NULL;
+	rc = 0;
+out:
+	free(per);
+	if (pl) {
+		cm_map_release(&pl->readers);
+		free(pl->dataset);
+		free(pl);
+	}
+	return rc;
+}
+
+int rp_trace_open(struct rp_source **out, const char *trace, const struct rp_trace_opts *o,
+		  char *err, size_t errlen)
+{
+	struct trace_src *t = NULL;
+	struct rplan *pl = NULL;
+	int rc;
+
+	*out = NULL;
+	if (!o || (!o->reader_threads && !o->prefetch)) {
+		rc = trace_open(&t, trace, o, 0, NULL, err, errlen);
+		*out = t ? &t->src : NULL;
+		return rc;
+	}
+	/* the what-ifs: a first open finds the readers, a second deals them */
+	if ((rc = trace_open(&t, trace, o, 1, NULL, err, errlen)))
+		return rc;
+	rc = plan_make(t, o, &pl);
+	trace_free(&t->src);
+	if (rc == -ENOENT)
+		snprintf(err, errlen, "%s: no thread reads the data set (read-only files the "
+			 "trace reads): no readers for --reader-threads or --prefetch", trace);
+	else if (rc)
+		snprintf(err, errlen, "out of memory");
+	if (rc)
+		return rc;
+	unsigned nreaders = pl->nreaders;
+	if ((rc = trace_open(&t, trace, o, 0, pl, err, errlen)))
+		return rc;
+	t->src.layout.readers_recorded = nreaders;
+	*out = &t->src;
+	return 0;
 }
