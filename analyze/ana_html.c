@@ -153,6 +153,18 @@ static void row(struct side *sd, FILE *o, const char *label, const char *ptr, en
 	fputs("</tr>\n", o);
 }
 
+/* Rows whose labels and JSON Pointers are constants. */
+struct rowdef {
+	const char *label, *ptr;
+	enum unit u;
+};
+
+static void rows(struct side *sd, FILE *o, const struct rowdef *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		row(sd, o, r[i].label, r[i].ptr, r[i].u);
+}
+
 /* A row of plain text (no JSON key). */
 static void trow(FILE *o, const char *label, const char *text)
 {
@@ -267,14 +279,17 @@ static void sec_summary(struct side *sd, FILE *o)
 		snprintf(buf, sizeof(buf), "%s events", tables[i]);
 		row(sd, o, buf, ptr, U_COUNT);
 	}
-	row(sd, o, "reads", "/summary/read_ops", U_COUNT);
-	row(sd, o, "bytes read", "/summary/read_bytes", U_BYTES);
-	row(sd, o, "writes", "/summary/write_ops", U_COUNT);
-	row(sd, o, "bytes written", "/summary/write_bytes", U_BYTES);
-	row(sd, o, "files read", "/summary/files_read", U_COUNT);
-	row(sd, o, "files written", "/summary/files_written", U_COUNT);
-	row(sd, o, "processes", "/summary/processes", U_COUNT);
-	row(sd, o, "threads", "/summary/threads", U_COUNT);
+	static const struct rowdef r[] = {
+		{ "reads", "/summary/read_ops", U_COUNT },
+		{ "bytes read", "/summary/read_bytes", U_BYTES },
+		{ "writes", "/summary/write_ops", U_COUNT },
+		{ "bytes written", "/summary/write_bytes", U_BYTES },
+		{ "files read", "/summary/files_read", U_COUNT },
+		{ "files written", "/summary/files_written", U_COUNT },
+		{ "processes", "/summary/processes", U_COUNT },
+		{ "threads", "/summary/threads", U_COUNT },
+	};
+	rows(sd, o, r, sizeof(r) / sizeof(r[0]));
 	fputs("</table>\n", o);
 }
 
@@ -335,9 +350,12 @@ static void sec_bandwidth(struct side *sd, FILE *o)
 	fputs("</figure><table>\n", o);
 	cm_fmt_ns(buf, sizeof(buf), s->col_ns);
 	trow(o, "resolution", buf);
-	row(sd, o, "bytes read", "/summary/read_bytes", U_BYTES);
-	row(sd, o, "bytes written", "/summary/write_bytes", U_BYTES);
-	row(sd, o, "epochs", "/epochs/count", U_COUNT);
+	static const struct rowdef r[] = {
+		{ "bytes read", "/summary/read_bytes", U_BYTES },
+		{ "bytes written", "/summary/write_bytes", U_BYTES },
+		{ "epochs", "/epochs/count", U_COUNT },
+	};
+	rows(sd, o, r, sizeof(r) / sizeof(r[0]));
 	for (size_t i = 0; i < ne && i < 8; i++) {
 		snprintf(ptr, sizeof(ptr), "/epochs/epochs/%zu/start_s", i);
 		snprintf(buf, sizeof(buf), "epoch %zu starts", i);
@@ -420,9 +438,12 @@ static void sec_heatmap(struct side *sd, FILE *o)
 		fprintf(o, "</td><td class=\"num\">%s</td></tr>\n", b1);
 	}
 	fputs("</table><table>\n", o);
-	row(sd, o, "data set directory", "/dataset/directory", U_TEXT);
-	row(sd, o, "data set bytes read", "/dataset/read_bytes", U_BYTES);
-	row(sd, o, "other files' bytes read", "/other_files/read_bytes", U_BYTES);
+	static const struct rowdef r[] = {
+		{ "data set directory", "/dataset/directory", U_TEXT },
+		{ "data set bytes read", "/dataset/read_bytes", U_BYTES },
+		{ "other files' bytes read", "/other_files/read_bytes", U_BYTES },
+	};
+	rows(sd, o, r, sizeof(r) / sizeof(r[0]));
 	fputs("</table>\n", o);
 }
 
@@ -544,10 +565,13 @@ static void sec_randomness(struct side *sd, FILE *o)
 	svg_legend(&p, names, colours, 2);
 	svg_end(&p);
 	fputs("</figure><table>\n", o);
-	row(sd, o, "file order randomness, data set", "/dataset/pattern/file_order_randomness", U_RATIO);
-	row(sd, o, "read randomness, data set", "/dataset/pattern/read_randomness", U_RATIO);
-	row(sd, o, "read randomness, all files", "/pattern/read_randomness", U_RATIO);
-	row(sd, o, "sequential read fraction", "/pattern/sequential_read_fraction", U_RATIO);
+	static const struct rowdef r[] = {
+		{ "file order randomness, data set", "/dataset/pattern/file_order_randomness", U_RATIO },
+		{ "read randomness, data set", "/dataset/pattern/read_randomness", U_RATIO },
+		{ "read randomness, all files", "/pattern/read_randomness", U_RATIO },
+		{ "sequential read fraction", "/pattern/sequential_read_fraction", U_RATIO },
+	};
+	rows(sd, o, r, sizeof(r) / sizeof(r[0]));
 	for (size_t i = 0; i < ne && i < 16; i++) {
 		snprintf(ptr, sizeof(ptr), "/epochs/epochs/%zu/file_order_randomness", i);
 		snprintf(buf, sizeof(buf), "epoch %zu file order", i);
@@ -596,14 +620,17 @@ static void sec_cache(struct side *sd, FILE *o)
 	ana_tmp_free(x);
 	ana_tmp_free(y);
 	fputs("</figure><table>\n", o);
-	row(sd, o, "bucket", "/cache/timeline/bucket_s", U_SEC);
-	row(sd, o, "hit ratio, all files", "/cache/hit_ratio", U_RATIO);
-	row(sd, o, "hit ratio, data set", "/dataset/cache/hit_ratio", U_RATIO);
-	row(sd, o, "hit ratio, other files", "/other_files/cache/hit_ratio", U_RATIO);
-	row(sd, o, "pages accessed", "/cache/pages_accessed", U_COUNT);
-	row(sd, o, "pages missed", "/cache/pages_missed", U_COUNT);
-	row(sd, o, "pages inserted", "/cache/pages_inserted", U_COUNT);
-	row(sd, o, "readahead unused pages", "/cache/readahead_unused_pages", U_COUNT);
+	static const struct rowdef r[] = {
+		{ "bucket", "/cache/timeline/bucket_s", U_SEC },
+		{ "hit ratio, all files", "/cache/hit_ratio", U_RATIO },
+		{ "hit ratio, data set", "/dataset/cache/hit_ratio", U_RATIO },
+		{ "hit ratio, other files", "/other_files/cache/hit_ratio", U_RATIO },
+		{ "pages accessed", "/cache/pages_accessed", U_COUNT },
+		{ "pages missed", "/cache/pages_missed", U_COUNT },
+		{ "pages inserted", "/cache/pages_inserted", U_COUNT },
+		{ "readahead unused pages", "/cache/readahead_unused_pages", U_COUNT },
+	};
+	rows(sd, o, r, sizeof(r) / sizeof(r[0]));
 	fputs("</table>\n", o);
 }
 
