@@ -906,45 +906,26 @@ static int add_file(struct rp_layout *l, const char *path, uint32_t want)
 }
 
 /*
- * reader.mmap: what the readers' maps read in a loop, walked as they will
- * walk it (each reader's batches of an epoch, a window read at its first
- * touch): the reads, and each file's bytes.  Time grows with the samples,
- * memory is one bitmap.
+ * reader.mmap: what the readers' maps read in a loop, by running each
+ * reader's own generator through it once (it ends back at its start, its
+ * bitmap cleared): the reads, and each file's bytes.  Time grows with the
+ * ops; memory is the readers' bitmaps.
  */
-static int map_walk(struct jobsrc *js, uint64_t *reads, uint64_t *pages)
+static void map_walk(struct jobsrc *js, uint64_t *reads, uint64_t *pages)
 {
 	struct rp_layout *l = &js->s.layout;
-	struct gen g = { 0 };
+	struct rp_op op;
 
-	if (!(g.bm = calloc((js->nwin + 63) / 64, sizeof(*g.bm))))
-		return -ENOMEM;
 	for (uint64_t f = 0; f < js->N; f++)
 		l->files[f].rbytes = 0;
-	for (uint64_t e = 0; e < js->j.epochs; e++) {
-		for (uint64_t r = 0; r < js->R; r++) {
-			map_clear(js, &g);
-			for (uint64_t b = r; b < js->spe; b += js->R) {
-				uint64_t iend = (b + 1) * js->B < js->NS ? (b + 1) * js->B : js->NS;
-				for (uint64_t i = b * js->B; i < iend; i++) {
-					uint64_t pos = i / js->S;
-					uint32_t f = file_at(js, e, pos);
-					uint64_t rl = js->rl[f], off = sample_at(js, e, f, i - pos * js->S) * rl;
-					uint64_t size = l->files[f].size;
-
-					for (uint64_t w = off / js->W; w <= (off + rl - 1) / js->W; w++) {
-						uint64_t len = size - w * js->W < js->W ? size - w * js->W : js->W;
-						if (map_test_set(js, g.bm, f, w))
-							continue;
-						(*reads)++;
-						*pages += (len + 4095) / 4096;
-						l->files[f].rbytes += len;
-					}
-				}
-			}
+	for (unsigned t = 1; t <= js->R; t++)
+		while (reader_next(js, t, &op) > 0) {
+			if (!(op.flags & RP_F_FAULT))
+				continue;
+			(*reads)++;
+			*pages += (op.len + 4095) / 4096;
+			l->files[op.file].rbytes += op.len;
 		}
-	}
-	free(g.bm);
-	return 0;
 }
 
 static int build(struct jobsrc *js, const struct rp_job_opts *o)
@@ -1069,8 +1050,7 @@ static int build(struct jobsrc *js, const struct rp_job_opts *o)
 	reads += rops - 2 * opens - reads;	/* the rest are sample reads */
 	if (js->W) {	/* ... or windows a map faulted in, and placeholders */
 		reads = 0;
-		if ((rc = map_walk(js, &reads, &l->fault_pages)))
-			return rc;
+		map_walk(js, &reads, &l->fault_pages);
 		l->fault_reads = reads;
 	}
 	l->expected[CM_OPEN] = opens;
