@@ -50,7 +50,7 @@ for t in "$TOP"/traces/*.iotape; do
 	ok "$IOTAPE" export -F fio-iolog --per $per -d "$T/$n.d" -o "$T/$n.logs" "$t"
 	[ -s "$T/$n.logs/replay.fio" ] || fail "$n: no replay.fio"
 	for l in "$T/$n.logs"/*.iolog; do
-		head -n 1 "$l" | grep -qx 'fio version 3 iolog' || fail "$n: $l: no v3 header"
+		[ "$(head -n 1 "$l")" = 'fio version 3 iolog' ] || fail "$n: $l: no v3 header"
 		# every file the log names is under the prepared directory
 		awk 'NR > 1 { print $2 }' "$l" | sort -u | while read -r f; do
 			case $f in "$T/$n.d"/*) ;; *) echo "$f" ;; esac

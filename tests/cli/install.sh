@@ -27,7 +27,8 @@ if ldd "$root/usr/lib/libtape.so.0.1.0" | grep -q libasan; then
 	export ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 fi
 [ "$(readlink "$root/usr/lib/libtape.so")" = libtape.so.0 ] || fail "libtape.so link"
-readelf -d "$root/usr/lib/libtape.so.0.1.0" | grep -q 'SONAME.*\[libtape\.so\.0\]' || fail "soname is not libtape.so.0"
+readelf -d "$root/usr/lib/libtape.so.0.1.0" >"$T/dyn" || fail "readelf of libtape.so.0.1.0 failed"
+grep -q 'SONAME.*\[libtape\.so\.0\]' "$T/dyn" || fail "soname is not libtape.so.0"
 
 # pkg-config: the .pc says /usr; the sysroot points it into DESTDIR
 pc=$root/usr/lib/pkgconfig
@@ -43,7 +44,8 @@ awk '/^## C API/ { a = 1 } a && /^```c$/ { c = 1; next } c && /^```$/ { exit } c
 grep -q tape_cursor_next "$T/reads.c" || fail "no C example in the README's C API section"
 # shellcheck disable=SC2086 # the flags are words
 cc -Wall -Werror -o "$T/reads" "$T/reads.c" $flags 2>"$T/err" || fail "cc: $(cat "$T/err")"
-readelf -d "$T/reads" | grep -q 'NEEDED.*\[libtape\.so\.0\]' || fail "reads is not linked to libtape.so.0"
+readelf -d "$T/reads" >"$T/dyn" || fail "readelf of reads failed"
+grep -q 'NEEDED.*\[libtape\.so\.0\]' "$T/dyn" || fail "reads is not linked to libtape.so.0"
 LD_LIBRARY_PATH=$root/usr/lib "$T/reads" "$TOP/traces/image_folder.iotape" >"$T/out" 2>"$T/err" ||
 	fail "reads exited $?: $(cat "$T/err")"
 LD_LIBRARY_PATH=$root/usr/lib ldd "$T/reads" | grep -q "libtape.so.0 => $root/usr/lib/libtape.so.0" ||

@@ -41,9 +41,14 @@ parses "$T/job.fio"
 ok "$IOTAPE" model --fio "$T/job.ini"
 same "$T/job.fio" "$T/out"
 # what the options come from
-grep -B1 -x 'bs=16384' "$T/job.fio" | grep -q '^; reader.transfer_size' || fail "bs: no derivation"
-grep -B1 -x 'numjobs=2' "$T/job.fio" | grep -q '^; reader.read_threads 2' || fail "numjobs: no derivation"
-grep -B1 -x 'loops=2' "$T/job.fio" | grep -q '^; train.epochs' || fail "loops: no derivation"
+# derived OPTION PATTERN: the line before OPTION in the job file matches PATTERN
+derived() {
+	grep -B1 -x "$1" "$T/job.fio" >"$T/derived" || fail "$1: not in the job file"
+	grep -q "$2" "$T/derived" || fail "$1: no derivation"
+}
+derived 'bs=16384' '^; reader.transfer_size'
+derived 'numjobs=2' '^; reader.read_threads 2'
+derived 'loops=2' '^; train.epochs'
 grep -qx 'nrfiles=8' "$T/job.fio" || fail "not 8 files a reader"
 grep -qx 'directory=${IOTAPE_DIR}' "$T/job.fio" || fail "no directory=\${IOTAPE_DIR}"
 grep -q '^;  - reader.read_eof' "$T/job.fio" || fail "does not say read_eof is left out"

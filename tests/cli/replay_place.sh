@@ -94,7 +94,8 @@ want=$(jq_py "$T/out" "sum(f['replayed_bytes'] for f in d['replay']['files'] if 
 [ "$want" -gt 0 ] || fail "no checkpoint bytes in the trace"
 got=$(jq_py "$T/out" "d['placements'][1]['write']['io_bytes'] + d['placements'][1]['read']['io_bytes']")
 [ "$got" = "$want" ] || fail "placement 1 moved $got bytes, not $want"
-! files "$T/r" | grep -q '\.pt' || fail "checkpoint files under --dir"
+files "$T/r" >"$T/ls.r"
+! grep -q '\.pt' "$T/ls.r" || fail "checkpoint files under --dir"
 
 # a job file's paths are placed the same way: its checkpoints under ck/
 cat >"$T/job.ini" <<'INI'
@@ -119,8 +120,10 @@ INI
 mkdir "$T/fast3" || fail "mkdir"
 ok "$IOTAPE" replay --timing afap --output-format json -d "$T/j" --place "ck/*=$T/fast3" "$T/job.ini"
 [ -n "$(files "$T/fast3")" ] || fail "no checkpoint of the job file under the placement"
-! files "$T/fast3" | grep -qv '^ck/' || fail "job file: not only ck/ placed: $(files "$T/fast3")"
-! files "$T/j" | grep -q '^ck/' || fail "job file: ck/ under --dir: $(files "$T/j")"
+files "$T/fast3" >"$T/ls.fast3"
+files "$T/j" >"$T/ls.j"
+! grep -qv '^ck/' "$T/ls.fast3" || fail "job file: not only ck/ placed: $(cat "$T/ls.fast3")"
+! grep -q '^ck/' "$T/ls.j" || fail "job file: ck/ under --dir: $(cat "$T/ls.j")"
 [ "$(jq_py "$T/out" "(d['placements'][0]['write']['io_bytes'], d['placements'][1]['read']['io_bytes'], d['placements'][1]['write']['io_bytes'] > 0)")" = \
 	"(0, 0, True)" ] || fail "job file placements: $(jq_py "$T/out" "d['placements']")"
 exit 0
