@@ -392,6 +392,21 @@ analyze_section() {
 }
 want analyze && analyze_section
 
+# preadbench_ready: root (BPF), and $OUT/tests/preadbench (set as pb) and
+# ./iotape built; else it says why (FAILED=1 when not built) and is false.
+preadbench_ready() {
+	pb=$OUT/tests/preadbench
+	if [ "$(id -u)" != 0 ]; then
+		echo "  needs root (BPF): skipped"
+		return 1
+	fi
+	if [ ! -x "$pb" ] || [ ! -x ./iotape ]; then
+		echo "  $pb or ./iotape is not built (make bench builds them)"
+		FAILED=1
+		return 1
+	fi
+}
+
 # ------------------------------------------------------------------ record
 # Overhead of `iotape record` on the traced program, against strace and
 # bpftrace tracing the same calls, as ratios to the untraced run:
@@ -405,16 +420,7 @@ want analyze && analyze_section
 # Needs root (BPF); runs are interleaved, the best of BENCH_RUNS kept.
 record_section() {
 	section record "iotape record overhead vs strace and bpftrace (tests/helpers/preadbench.c, tests/torch_job.py)"
-	pb=$OUT/tests/preadbench
-	if [ "$(id -u)" != 0 ]; then
-		echo "  needs root (BPF): skipped"
-		return
-	fi
-	if [ ! -x "$pb" ] || [ ! -x ./iotape ]; then
-		echo "  $pb or ./iotape is not built (make bench builds them)"
-		FAILED=1
-		return
-	fi
+	preadbench_ready || return
 	n=${RECORD_OPS:-1000000}
 	ns=$((n / 10))	# strace: 10x fewer calls, same ns/op
 	runs=${BENCH_RUNS:-3}
@@ -584,16 +590,7 @@ want record && record_section
 # Without --metrics the recorder's row hook is a NULL pointer test.
 metrics_section() {
 	section metrics "iotape record overhead with --metrics (scraped every 0.5 s) vs without"
-	pb=$OUT/tests/preadbench
-	if [ "$(id -u)" != 0 ]; then
-		echo "  needs root (BPF): skipped"
-		return
-	fi
-	if [ ! -x "$pb" ] || [ ! -x ./iotape ]; then
-		echo "  $pb or ./iotape is not built (make bench builds them)"
-		FAILED=1
-		return
-	fi
+	preadbench_ready || return
 	n=${RECORD_OPS:-1000000}
 	runs=${BENCH_RUNS:-3}
 	w=$WORK/metrics
