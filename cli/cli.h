@@ -114,6 +114,13 @@ void cli_verror(const char *cmd, const char *tail, const char *fmt, va_list ap)
  * leaving out the parts the detail already holds. */
 void cli_tape_error(const char *what, int err);
 
+/* Run this program (/proc/self/exe) with args (NULL-terminated, args[0]
+ * the command; an arg "@self" becomes the program's path) with stdout and
+ * stderr to the file log: its exit status (128 + signal when killed), or
+ * -1 after one error line.  For commands made of other commands' runs
+ * (model --check, whatif). */
+int cli_run_self(const char *log, char *const args[]);
+
 /* Without force, an existing out is refused: 1 after one error line
  * ("OUT: exists (use -f to replace it)"), else 0.  For a check before the
  * input is read; cli_trace_create() refuses the same way. */
