@@ -34,6 +34,7 @@ static const struct cmd_struct commands[] = {
 	{ cmd_analyze, &analyze_cmd },
 	{ cmd_compare, &compare_cmd },
 	{ cmd_report, &report_cmd },
+	{ cmd_whatif, &whatif_cmd },
 	{ cmd_replay, &replay_cmd },
 	{ cmd_model, &model_cmd },
 	{ cmd_export, &export_cmd },
