@@ -403,7 +403,7 @@ static int wi_print_json(const struct wi *w, FILE *f)
 		}
 	}
 	json_object_set_new(root, "whatifs", arr);
-	rc = json_dumpf(root, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+	rc = json_dumpf(root, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	json_decref(root);
 	fputc('\n', f);
 	return rc ? -EIO : 0;
@@ -444,6 +444,10 @@ int cmd_whatif(int argc, char **argv)
 	}
 	if (!(w.trace = opt_one_arg(&p, "TRACE")))
 		return EXIT_USAGE;
+	if (!w.cfg.dir) {
+		opt_error(&whatif_cmd, "missing -d DIR");
+		return EXIT_USAGE;
+	}
 	if (w.cfg.fast && stat(w.cfg.fast, &st)) {
 		cli_error("--fast %s: %s", w.cfg.fast, strerror(errno));
 		return EXIT_USAGE;
@@ -487,9 +491,9 @@ out:
 		cli_error("%s: %s", w.cfg.out, strerror(errno));
 		ret = EXIT_FAIL;
 	}
-	if (w.cfg.keep || failed)
+	if (w.cfg.keep && !failed)
 		fprintf(stderr, "whatif: the runs' reports and logs are in %s\n", w.work);
-	else
+	else if (!failed)
 		wi_clean(&w);
 	return ret;
 }
