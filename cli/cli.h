@@ -55,6 +55,8 @@ int cmd_export(int argc, char **argv);
 extern const struct opt_cmd export_cmd;
 int cmd_report(int argc, char **argv);
 extern const struct opt_cmd report_cmd;
+int cmd_anonymize(int argc, char **argv);
+extern const struct opt_cmd anonymize_cmd;
 
 /*
  * Pass/fail checks (`compare --check`, `model --check`): each a name, ok
