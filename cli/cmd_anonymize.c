@@ -55,7 +55,7 @@ const struct opt_cmd anonymize_cmd = {
 };
 
 /* The key in file path: 0, or -1 after one error line. */
-static int read_key(const char *path, uint8_t key[CM_ANON_KEY_BYTES])
+int anon_read_key(const char *path, uint8_t key[CM_ANON_KEY_BYTES])
 {
 	char buf[2 * CM_ANON_KEY_BYTES + 2];
 	ssize_t n;
@@ -108,6 +108,52 @@ static int new_key(const char *path, uint8_t key[CM_ANON_KEY_BYTES])
 	return rc;
 }
 
+int anon_of_trace(const char *keyfile, const char *trace, cm_anon **out)
+{
+	struct cm_anon_opts ao = { 0 };
+	tape_reader *r = NULL;
+	const char *m, *kid, *ext, *dirs;
+	char id[CM_ANON_ID_LEN + 1];
+	int err, rc = -1;
+
+	*out = NULL;
+	if ((err = tape_reader_open(&r, trace)) < 0) {
+		cli_tape_error(trace, err);
+		return -1;
+	}
+	m = tape_reader_meta(r, "anon.method");
+	kid = tape_reader_meta(r, "anon.key_id");
+	ext = tape_reader_meta(r, "anon.keep_ext");
+	dirs = tape_reader_meta(r, "anon.keep_dirs");
+	if (!m || !kid || !ext || !dirs) {
+		cli_error("%s: not an anonymized trace (no anon.* metadata)", trace);
+		goto out;
+	}
+	if (strcmp(m, CM_ANON_METHOD)) {
+		cli_error("%s: anonymized by method '%s', this version knows '%s'", trace, m,
+			  CM_ANON_METHOD);
+		goto out;
+	}
+	if (anon_read_key(keyfile, ao.key))
+		goto out;
+	cm_anon_key_id(ao.key, id);
+	if (strcmp(id, kid)) {
+		cli_error("%s: key id %s, but %s was anonymized with key id %s", keyfile, id,
+			  trace, kid);
+		goto out;
+	}
+	ao.keep_ext = !strcmp(ext, "1");
+	ao.keep_dirs = (unsigned)strtoul(dirs, NULL, 10);
+	if ((err = cm_anon_new(out, &ao)) < 0)
+		cli_error("%s", strerror(-err));
+	else
+		rc = 0;
+out:
+	cm_anon_wipe(ao.key, sizeof(ao.key));
+	tape_reader_free(r);
+	return rc;
+}
+
 int cmd_anonymize(int argc, char **argv)
 {
 	struct anon_cfg cfg = { 0 };
@@ -146,7 +192,7 @@ int cmd_anonymize(int argc, char **argv)
 	}
 	if (cli_output_refused(cfg.out, cfg.force))
 		goto cleanup;
-	if (cfg.key ? read_key(cfg.key, ao.key) :
+	if (cfg.key ? anon_read_key(cfg.key, ao.key) :
 	    cfg.new_key ? new_key(cfg.new_key, ao.key) : (cm_anon_key_random(ao.key), 0))
 		goto cleanup;
 	made_key = cfg.new_key != NULL;
