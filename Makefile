@@ -54,7 +54,7 @@ DEB_PKGS := build-essential pkg-config clang llvm libbpf-dev bpftool libelf-dev 
 	zlib1g-dev libzstd-dev liburing-dev libxxhash-dev libinih-dev libyaml-dev \
 	libjansson-dev libcmocka-dev zstd fio strace man-db groff-base \
 	python3-torch python3-torchvision python3-numpy bpftrace openmpi-bin libopenmpi-dev \
-	libmicrohttpd-dev chromium prometheus python3-pandas
+	libmicrohttpd-dev chromium prometheus python3-pandas libsodium-dev
 
 # MPI (replay --mpi, replay/rp_mpi.c): Open MPI's flags go to that one
 # file and to the final links (iotape, tests/helpers/mpi_gather); MPI=0
@@ -128,9 +128,14 @@ MHD_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
 MHD_LIBS   := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
 CFLAGS_common/metrics_http.c := $(MHD_CFLAGS)
 
+# libsodium (keyed BLAKE2b of iotape anonymize, common/anon.c).
+SODIUM_CFLAGS := $(shell pkg-config --cflags libsodium 2>/dev/null)
+SODIUM_LIBS   := $(shell pkg-config --libs libsodium 2>/dev/null || echo -lsodium)
+CFLAGS_common/anon.c := $(SODIUM_CFLAGS)
+
 LIBS := $(LIBRECORD) $(LIBREPLAY) $(LIBANALYZE) $(LIBIMPORT) $(LIBCOMMON) $(LIBTAPE) \
 	$(shell pkg-config --libs libbpf liburing jansson 2>/dev/null || echo -lbpf -lelf -lz -luring -ljansson) \
-	$(shell pkg-config --libs inih 2>/dev/null || echo -linih) $(MHD_LIBS) \
+	$(shell pkg-config --libs inih 2>/dev/null || echo -linih) $(MHD_LIBS) $(SODIUM_LIBS) \
 	-lzstd -lxxhash -ldl -lpthread -lm $(MPI_LIBS)
 
 .PHONY: all deps check test demo bench man install clean FORCE

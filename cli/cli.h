@@ -57,6 +57,16 @@ int cmd_report(int argc, char **argv);
 extern const struct opt_cmd report_cmd;
 int cmd_whatif(int argc, char **argv);
 extern const struct opt_cmd whatif_cmd;
+int cmd_anonymize(int argc, char **argv);
+extern const struct opt_cmd anonymize_cmd;
+/* The key in file path (cli/cmd_anonymize.c): 32 raw bytes or 64 hex
+ * digits; 0, or -1 after one error line. */
+int anon_read_key(const char *path, uint8_t key[32]);
+/* An anonymizer that names files as trace, an anonymized trace, does:
+ * the key in keyfile (its key id must be trace's anon.key_id) and trace's
+ * anon.* options.  0, or -1 after one error line (*out NULL). */
+typedef struct cm_anon cm_anon;
+int anon_of_trace(const char *keyfile, const char *trace, cm_anon **out);
 
 /*
  * Pass/fail checks (`compare --check`, `model --check`): each a name, ok

@@ -63,7 +63,7 @@ $(OUT)/fuzz/fuzz_import_%: tests/fuzz/fuzz_import_%.c $(FORMAT_SRCS) $(COMMON_SR
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE $(INC_import) -Iimport \
-		-o $@ $^ $(IMPORT_LIBS) $(MHD_LIBS)
+		-o $@ $^ $(IMPORT_LIBS) $(MHD_LIBS) $(SODIUM_LIBS)
 
 # The MPI building blocks (tests/cli/replay_mpi.sh runs it under mpirun):
 # the replay library, and Open MPI when built with it (MPI=1).
