@@ -636,6 +636,10 @@ struct rp_result {
 	unsigned nplaces;	/* the layout's placements (rp_job.place) */
 	const char *const *place_names;	/* per placement, for the report
 					 * (the caller's DIRs; NULL: none) */
+	struct json_t *extra;	/* the caller's (jansson object, not freed
+				 * here, may be NULL): members the JSON report
+				 * writes at its top level after "placements"
+				 * (--stage-hot's "staging") */
 };
 void rp_result_release(struct rp_result *res);
 
