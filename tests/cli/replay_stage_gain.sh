@@ -20,13 +20,14 @@
 # The read time is the replay's replayed_duration_ns (afap: reads back to
 # back).
 #
-# Tolerance: each read time within -15% / +30% of its prediction, and the
+# Tolerance: each read time within -25% / +30% of its prediction, and the
 # gain (baseline - staged) within 25% of 1.00 s.  Measured on the 2-vCPU
 # test VM, 3 runs idle and 3 beside two CPU-bound loops: baseline 1.630 to
 # 1.720 s (-7% to -2%), staged 0.716 to 0.724 s (-5% to -3%), gain 0.913 to
 # 1.004 s, 2.27x to 2.40x.  Runs end early by the throttle's first slice
-# (a new cgroup's bytes before the limit bites), and would end late by
-# its slices and wakeups on a loaded machine.  A broken staging
+# (a new cgroup's bytes before the limit bites: 0.6 s staged, -17%, seen
+# once with six builds running), and would end late by its slices and
+# wakeups on a loaded machine.  A broken staging
 # (nothing staged: gain 0; the wrong files, w1 and w2: slow 40 MiB, gain
 # 0.5 s) or a tier that is not throttled (baseline << 1.75 s) fails.  The
 # bytes the cgroup read from the loop device are checked too: 56 and 24 MiB.
@@ -92,7 +93,7 @@ awk -v b="$(cat "$T/base.ns")" -v s="$(cat "$T/stg.ns")" 'BEGIN {
 	pb = 56 / 32; ps = 24 / 32; b /= 1e9; s /= 1e9
 	printf "read time: all on the slow tier %.3f s (predicted %.3f), staged %.3f s (predicted %.3f); gain %.3f s (predicted %.3f), %.2fx (predicted %.2fx)\n",
 		b, pb, s, ps, b - s, pb - ps, b / s, pb / ps
-	bad = b < 0.85 * pb || b > 1.3 * pb || s < 0.85 * ps || s > 1.3 * ps
+	bad = b < 0.75 * pb || b > 1.3 * pb || s < 0.75 * ps || s > 1.3 * ps
 	g = b - s; pg = pb - ps
 	bad = bad || g < 0.75 * pg || g > 1.25 * pg
 	exit bad
