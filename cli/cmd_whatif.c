@@ -126,6 +126,7 @@ static int wi_facts(struct wi *w)
 	struct rp_trace_opts to = { .reader_threads = 1 };
 	struct ana_opts ao = { .top = -1, .to_ns = UINT64_MAX, .threads = 2 };
 	struct rp_source *src = NULL;
+	struct ana_staging stg;
 	struct ana a;
 	char err[256] = "";
 	int rc;
@@ -148,7 +149,18 @@ static int wi_facts(struct wi *w)
 	}
 	for (size_t i = 0; i < a.nckpts; i++)
 		w->ckpts += a.ckpts[i].big;
-	w->read_bytes = a.all.read_bytes;
+	/* staging: the files that can be staged, and by default the room of
+	 * the fewest that carry 80% of their reads */
+	if ((rc = ana_staging_build(&a, &stg))) {
+		cli_error("%s: out of memory", w->trace);
+		ana_release(&a);
+		return -1;
+	}
+	w->read_bytes = stg.read_bytes;
+	for (size_t i = 0; i < ANA_STAGE_LEVELS; i++)
+		if (!w->cfg.stage_size && stg.lv[i].pct == 80)
+			w->cfg.stage_size = stg.lv[i].bytes;
+	ana_staging_release(&stg);
 	ana_release(&a);
 	return 0;
 }
