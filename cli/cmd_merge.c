@@ -40,8 +40,7 @@ static const struct opt merge_opts[] = {
 	{ 'o', "output", "TRACE", "trace to create", NULL, NULL, OPT_REQUIRED,
 	  OPT_T_STR(struct merge_cfg, out) },
 	{ 'f', "force", NULL, "replace TRACE if it exists", OPT_T_FLAG(struct merge_cfg, force) },
-	{ 'a', "align", "MATCH", "align the inputs on their first syscall matching COL=VALUE[,...] "
-	  "(op=openat,path=*/start) instead of their recorded wall-clock starts",
+	{ 'a', "align", "MATCH", "align on each input's first syscall matching COL=VALUE[,...]",
 	  OPT_T_STR(struct merge_cfg, align) },
 	{ 'q', "quiet", NULL, "no summary line on stderr", OPT_T_FLAG(struct merge_cfg, quiet) },
 	{ 0 }
