@@ -76,6 +76,8 @@ int ana_pass_block(struct ana *a, tape_reader *r)
 	while ((err = tape_cursor_next_block(c, &evs, &n)) > 0) {
 		const struct tape_block *e = evs;
 		for (size_t i = 0; i < n; i++, e++) {
+			if (ANA_HOST_SKIP(a, TAPE_TABLE_BLOCK, e))
+				continue;
 			b->n_events++;
 			if (!d || d->dev != e->dev)
 				d = dev_get(b, e->dev);

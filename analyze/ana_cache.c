@@ -131,6 +131,8 @@ int ana_pass_cache(struct ana *a, tape_reader *r)
 					__builtin_prefetch((char *)&c->f[v] + 64, 1);
 				}
 			}
+			if (ANA_HOST_SKIP(a, TAPE_TABLE_CACHE, e))
+				continue;
 			/* evictions are done by whoever reclaims: never filtered */
 			if (a->o.has_pid && e->kind != TAPE_CACHE_EVICT &&
 			    !ana_pid_included(a, e->pid))

@@ -83,6 +83,8 @@ int ana_pass_process(struct ana *a)
 	while ((err = tape_cursor_next_block(c, &evs, &n)) > 0) {
 		const struct tape_process *e = evs;
 		for (size_t i = 0; i < n; i++, e++) {
+			if (ANA_HOST_SKIP(a, TAPE_TABLE_PROCESS, e))
+				continue;
 			struct ana_proc *p = ana_proc_get(a, e->pid);
 			int main_thread = e->tid == e->pid || e->tid == 0;
 			if (main_thread || !p->ppid)
@@ -158,6 +160,8 @@ int ana_pass_file(struct ana *a)
 	while ((err = tape_cursor_next_block(c, &evs, &n)) > 0) {
 		const struct tape_file *e = evs;
 		for (size_t i = 0; i < n; i++, e++) {
+			if (ANA_HOST_SKIP(a, TAPE_TABLE_FILE, e))
+				continue;
 			uint32_t v = ana_file_id_lookup(a, e->file_id);
 			if (v == ANA_NONE) {
 				v = (uint32_t)a->nfiles;
@@ -236,6 +240,54 @@ static const int event_tables[] = { TAPE_TABLE_SYSCALL, TAPE_TABLE_BLOCK,
 
 static int run_passes(struct ana *a);
 
+/* A host's window in a merged trace, from its metadata (iotape merge),
+ * which also becomes the event tables' window (trace_end reads it): 0,
+ * or -1 when the trace does not have that host. */
+static int host_window(struct ana *a, uint64_t *start, uint64_t *end)
+{
+	char k[64];
+	const char *lo, *hi;
+
+	if (a->o.host >= tape_reader_hosts(a->r))
+		return -1;
+	snprintf(k, sizeof(k), "host.%u.t_min", a->o.host);
+	lo = tape_reader_meta(a->r, k);
+	snprintf(k, sizeof(k), "host.%u.t_max", a->o.host);
+	hi = tape_reader_meta(a->r, k);
+	*start = lo ? strtoull(lo, NULL, 10) : 0;	/* none: a host without events */
+	*end = hi ? strtoull(hi, NULL, 10) : *start;
+	if (*end < *start)
+		*end = *start;
+	for (size_t i = 0; i < sizeof(event_tables) / sizeof(*event_tables); i++) {
+		struct tape_table_stats *s = &a->st[event_tables[i]];
+		if (s->events) {
+			s->t_min = *start;
+			s->t_max = *end;
+		}
+	}
+	return 0;
+}
+
+int ana_hosts(struct ana *a)
+{
+	unsigned n = tape_reader_hosts(a->r);
+	struct ana_opts o = a->o;
+
+	if (!n || a->o.has_pid || a->o.has_host)
+		return 0;
+	if (!(a->hosts = calloc(n, sizeof(*a->hosts))))
+		return -ENOMEM;
+	o.has_host = 1;
+	for (unsigned h = 0; h < n; h++) {
+		o.host = h;
+		a->nhosts = h + 1;	/* ana_release frees what ana_run made */
+		int err = ana_run(&a->hosts[h], a->path, &o);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int ana_run(struct ana *a, const char *path, const struct ana_opts *o)
 {
 	memset(a, 0, sizeof(*a));
@@ -266,6 +318,8 @@ int ana_run(struct ana *a, const char *path, const struct ana_opts *o)
 	}
 	if (start == UINT64_MAX)
 		start = end = 0;
+	if (o->has_host && host_window(a, &start, &end))
+		return -EINVAL;
 	a->t0 = start + o->from_ns;
 	a->t1 = o->to_ns == UINT64_MAX || start + o->to_ns < start ? UINT64_MAX
 								  : start + o->to_ns;
@@ -641,5 +695,8 @@ void ana_release(struct ana *a)
 	for (int t = 0; t < TAPE_TABLE_MAX; t++)
 		free(a->damage_detail[t]);
 	tape_reader_free(a->r);
+	for (size_t h = 0; h < a->nhosts; h++)
+		ana_release(&a->hosts[h]);
+	free(a->hosts);
 	memset(a, 0, sizeof(*a));
 }

@@ -291,6 +291,31 @@ static json_t *j_summary(struct ana *a)
 	return o;
 }
 
+/* A merged trace's host h: its name (host.H.name), else "". */
+static const char *host_name(const struct ana *a, size_t h)
+{
+	char k[64];
+	snprintf(k, sizeof(k), "host.%zu.name", h);
+	const char *v = tape_reader_meta(a->r, k);
+	return v ? v : "";
+}
+
+/* "hosts" of a merged trace: each host's summary, from its own analysis
+ * (ana_hosts); trace_events are the whole trace's, so not repeated. */
+static json_t *j_hosts(struct ana *a)
+{
+	json_t *arr = json_array();
+	for (size_t h = 0; h < a->nhosts; h++) {
+		json_t *o = json_object(), *s = j_summary(&a->hosts[h]);
+		json_object_del(s, "trace_events");
+		json_object_set_new(o, "host", cm_json_u64(h));
+		json_object_set_new(o, "name", jstr(host_name(a, h)));
+		json_object_set_new(o, "summary", s);
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
 /* Why the epochs cannot be counted (no data set, or one read through
  * mmap: ana_epochs_known), or NULL.  buf >= 512 bytes. */
 static const char *epochs_why(const struct ana *a, char *buf, size_t len)
@@ -1060,6 +1085,8 @@ static int report_json(struct ana *a, FILE *out)
 	jw_key(&w, "schema", json_string("iotape-analyze/1"));
 	jw_key(&w, "window", j_window(a));
 	jw_key(&w, "summary", j_summary(a));
+	if (a->nhosts)
+		jw_key(&w, "hosts", j_hosts(a));
 	jw_key(&w, "dataset", j_dataset(a, un));
 	jw_key(&w, "other_files", j_other(a, un));
 	jw_key(&w, "pattern", j_pattern(a, un));
@@ -1195,6 +1222,28 @@ static void t_summary(FILE *o, const struct ana *a)
 		ana_fmt_count(b1, a->st[TAPE_TABLE_SYSCALL].events),
 		ana_fmt_count(b2, a->st[TAPE_TABLE_BLOCK].events),
 		ana_fmt_count(b3, a->st[TAPE_TABLE_CACHE].events));
+}
+
+/* HOSTS of a merged trace: one line each, then the total (SUMMARY's). */
+static void t_hosts(FILE *o, const struct ana *a)
+{
+	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
+	if (!a->nhosts)
+		return;
+	t_section(o, "HOSTS");
+	fprintf(o, "  %-4s %-20s %10s %10s %12s %10s %12s %10s\n", "host", "name", "duration",
+		"reads", "read", "writes", "written", "syscalls");
+	for (size_t h = 0; h < a->nhosts; h++) {
+		const struct ana *s = &a->hosts[h];
+		fprintf(o, "  %-4zu %-20s %10s %10s %12s %10s %12s %10s\n", h, host_name(a, h),
+			t_ns(b1, trace_end(s) - s->t0), ana_fmt_count(b2, s->sys.read_ops),
+			t_bytes(b3, s->sys.read_bytes), ana_fmt_count(b4, s->sys.write_ops),
+			t_bytes(b5, s->sys.write_bytes), ana_fmt_count(b6, s->sys.ops));
+	}
+	fprintf(o, "  %-4s %-20s %10s %10s %12s %10s %12s %10s\n", "all", "",
+		t_ns(b1, trace_end(a) - a->t0), ana_fmt_count(b2, a->sys.read_ops),
+		t_bytes(b3, a->sys.read_bytes), ana_fmt_count(b4, a->sys.write_ops),
+		t_bytes(b5, a->sys.write_bytes), ana_fmt_count(b6, a->sys.ops));
 }
 
 static const char *const ds_rule_text[] = {
@@ -1579,6 +1628,7 @@ static int report_text(struct ana *a, FILE *o)
 {
 	t_header(o, a);
 	t_summary(o, a);
+	t_hosts(o, a);
 	t_dataset(o, a);
 	t_pattern(o, a);
 	t_epochs(o, a);

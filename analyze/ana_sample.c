@@ -53,6 +53,8 @@ int ana_pass_sample(struct ana *a)
 	while ((err = tape_cursor_next_block(c, &evs, &n)) > 0) {
 		const struct tape_sample *e = evs;
 		for (size_t i = 0; i < n; i++, e++) {
+			if (ANA_HOST_SKIP(a, TAPE_TABLE_SAMPLE, e))
+				continue;
 			r->n_events++;
 			switch (e->metric) {
 			case TAPE_METRIC_CPU_USER_NS:

@@ -722,6 +722,8 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 					__builtin_prefetch((char *)&a->files[v] + 64, 1);
 				}
 			}
+			if (ANA_HOST_SKIP(a, TAPE_TABLE_SYSCALL, e))
+				continue;
 			if (a->o.has_pid) {
 				if (!have_pid || e->pid != last_pid) {
 					last_pid = e->pid;

@@ -253,7 +253,15 @@ struct ana_opts {
 	 * opens, ...) count as compute, as the replay makes them think time */
 	int replayed_io;
 	int no_metadata;	/* with replayed_io: the replay ran --no-metadata */
+	/* a merged trace (iotape merge): only the events of host `host`,
+	 * over that host's window (its metadata host.H.t_min, t_max) */
+	int has_host;
+	unsigned host;
 };
+
+/* Whether the analysis leaves out an event of table (another host's). */
+#define ANA_HOST_SKIP(a, table, ev) \
+	((a)->o.has_host && tape_event_host((table), (ev)) != (a)->o.host)
 
 /* The last timeline bucket looked up (see ana_bucket_index). */
 struct ana_bkc {
@@ -552,6 +560,8 @@ struct ana {
 	tape_reader *r;
 	struct tape_table_stats st[TAPE_TABLE_MAX];
 	uint64_t t0, t1;	/* analysed window, absolute ns, inclusive */
+	/* a merged trace: one analysis per host (ana_hosts), else NULL */
+	struct ana *hosts; size_t nhosts;
 	uint64_t bucket_ns;
 	/* timeline: separate arrays per pass, summed in ana_join */
 	struct ana_bucket *tl_sys, *tl_cache, *tl_blk;
@@ -618,6 +628,10 @@ void ana_release(struct ana *a);
 
 /* Whole analysis of a trace (what cmd_analyze runs, and what tests call). */
 int ana_run(struct ana *a, const char *path, const struct ana_opts *o);
+/* After ana_run of a merged trace: the same analysis of each host alone,
+ * into a->hosts (freed by ana_release); nothing for other traces or with
+ * has_pid or has_host set.  0 or -errno. */
+int ana_hosts(struct ana *a);
 
 /* pid passes --pid (pid itself or a descendant). */
 int ana_pid_included(struct ana *a, uint32_t pid);

@@ -99,6 +99,8 @@ int cmd_analyze(int argc, char **argv)
 	}
 
 	err = ana_run(&a, path, &o);
+	if (!err)	/* a merged trace: each host's analysis too */
+		err = ana_hosts(&a);
 	if (err == -ENOMEM) {
 		cli_error("%s: out of memory: the analysis keeps state per file, process, "
 			  "thread and open fd, and this trace has more than fits", path);

@@ -26,6 +26,7 @@
 #include "opt.h"
 #include "replay.h"
 #include "rp_mpi.h"
+#include "tape.h"
 
 enum {
 	O_PREP_ONLY = OPT_LONG(1), O_NO_PREP, O_SPARSE, O_TIMING, O_SPEED,
@@ -730,6 +731,34 @@ static void mem_warning(const struct rp_result *res, const struct rp_opts *o)
 	fputc('\n', stderr);
 }
 
+/* --mpi with a merged trace (iotape merge): rank r replays host r, so
+ * there must be one rank per host.  0 (to set, or the trace is not a
+ * merged one: every rank replays it whole, as before), or the exit
+ * status after one error line (rank 0's). */
+static int merged_host(const char *trace, struct rp_trace_opts *to)
+{
+	tape_reader *r;
+	unsigned n;
+	int err = tape_reader_open(&r, trace);
+
+	if (err < 0)
+		return 0;	/* the source's open says what is wrong */
+	n = tape_reader_hosts(r);
+	tape_reader_free(r);
+	if (!n)
+		return 0;
+	if ((unsigned)M.size != n) {
+		if (M.rank == 0)
+			opt_error(&replay_cmd, "--mpi: %s is a merged trace of %u hosts: run it "
+				  "with %u ranks (rank r replays host r), not %d", trace, n, n,
+				  M.size);
+		return EXIT_USAGE;
+	}
+	to->has_host = 1;
+	to->host = (unsigned)M.rank;
+	return 0;
+}
+
 /* ---------------------------------------------------------- find-max */
 
 struct trial {
@@ -1149,6 +1178,10 @@ int cmd_replay(int argc, char **argv)
 					.queue_bytes = o.mem_limit ? o.mem_limit / 4 : 0 };
 	if (sa.to.queue_bytes > (64ull << 20))
 		sa.to.queue_bytes = 64ull << 20;
+	if (M.on && !sa.job && (c = merged_host(sa.trace, &sa.to))) {
+		rp_mpi_finalize();
+		return c;
+	}
 	if (!sa.job) {		/* a job file's are its keys (job_file) */
 		sa.to.reader_threads = o.reader_threads;
 		sa.to.prefetch = o.prefetch;

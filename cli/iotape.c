@@ -32,6 +32,8 @@ static const struct cmd_struct commands[] = {
 	{ cmd_import, &import_cmd },
 	{ cmd_convert, &convert_cmd },
 	{ cmd_anonymize, &anonymize_cmd },
+	{ cmd_merge, &merge_cmd },
+	{ cmd_split, &split_cmd },
 	{ cmd_analyze, &analyze_cmd },
 	{ cmd_compare, &compare_cmd },
 	{ cmd_report, &report_cmd },

@@ -453,6 +453,35 @@ int tape_cursor_read_columns(tape_cursor *c, const unsigned *cols, size_t ncols,
 			     void *const *out, size_t max, tape_strings *strs,
 			     size_t *n);
 
+/* ------------------------------------------------------- merged traces */
+
+/*
+ * A merged trace (iotape merge) holds the events of several hosts; the
+ * metadata key "merge.hosts" says how many.  The host of an event is
+ * folded into its ids (iotape-format(5), "Merged traces"): pid, tid and
+ * ppid hold host << 22, file ids host << 48, devices host << 32, a
+ * sample's subject one or the other after its metric.  Host 0's ids are
+ * its input's.
+ */
+#define TAPE_HOSTS_MAX 1024
+#define TAPE_HOST_PID_SHIFT 22	/* Linux's PID_MAX_LIMIT is 1 << 22 */
+#define TAPE_HOST_DEV_SHIFT 32	/* a dev_t: major << 20 | minor, 32 bits */
+#define TAPE_HOST_ID_SHIFT 48
+/* Host of an event of a merged trace (0 in any other trace). */
+unsigned tape_event_host(int table, const void *ev);
+/* Fold host into the event's ids: 0, -ERANGE when an id already uses the
+ * host's bits (a pid >= 1 << 22, ...; the event is then partly changed),
+ * -EINVAL for an unknown table or host >= TAPE_HOSTS_MAX. */
+int tape_event_set_host(int table, void *ev, unsigned host);
+/* The event's ids without their host: the ids of its input. */
+void tape_event_clear_host(int table, void *ev);
+/* Add off to the event's times (ts_ns; a process's end_ns when set):
+ * 0, or -ERANGE when one would leave
+ * [0, 2^64). */
+int tape_event_shift(int table, void *ev, int64_t off);
+/* Number of hosts of a merged trace ("merge.hosts"), 0 when it is not one. */
+unsigned tape_reader_hosts(const tape_reader *r);
+
 #ifdef __cplusplus
 }
 #endif

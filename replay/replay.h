@@ -287,6 +287,10 @@ struct rp_trace_opts {
 	uint64_t queue_bytes;	/* bound of the queued ops, 0: 64 MiB */
 	/* the reader what-ifs (0: not asked), rp_trace_open says how */
 	unsigned reader_threads, prefetch;
+	/* a merged trace (iotape merge): replay host `host`'s events only
+	 * (replay --mpi: rank r replays host r) */
+	int has_host;
+	unsigned host;
 };
 /*
  * The trace source: a pass over TRACE makes the layout (paths confined:

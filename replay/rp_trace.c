@@ -254,6 +254,8 @@ struct trace_src {
 	int direct;
 	int metadata;		/* replay stat, getdents64, ... */
 	uint64_t queue_bytes;
+	int has_host;		/* only host's rows (rp_trace_opts) */
+	unsigned host;
 	struct cm_strtab raw;	/* rows' paths as recorded */
 	uint32_t *raw_file;	/* raw id -> file + 1, 0 = not mapped yet */
 	size_t capraw;
@@ -1403,15 +1405,17 @@ static int pull_syscall(struct walk *w)
 	struct row r;
 	int rc;
 
-	while (w->pblk == w->nblk) {
-		const void *evs;
-		rc = tape_cursor_next_block(w->c, &evs, &w->nblk);
-		if (rc <= 0)
-			return rc;
-		w->blk = evs;
-		w->pblk = 0;
-	}
-	s = &w->blk[w->pblk++];
+	do {
+		while (w->pblk == w->nblk) {
+			const void *evs;
+			rc = tape_cursor_next_block(w->c, &evs, &w->nblk);
+			if (rc <= 0)
+				return rc;
+			w->blk = evs;
+			w->pblk = 0;
+		}
+		s = &w->blk[w->pblk++];
+	} while (w->t->has_host && tape_event_host(TAPE_TABLE_SYSCALL, s) != w->t->host);
 	r = (struct row){
 		.ts = s->ts_ns, .dur = s->dur_ns, .pid = s->pid, .tid = s->tid, .op = s->op,
 		.fd = s->fd, .ret = s->ret, .fd2 = s->fd2, .file_id = s->file_id,
@@ -1429,10 +1433,12 @@ static int pull_fault(struct walk *w)
 {
 	struct cm_fault_read f;
 	struct row r;
-	int rc = cm_faults_next(w->t->faults, &f);
+	int rc;
 
-	if (rc <= 0)
-		return rc;
+	do {	/* the host of a fault is its pid's (tape_event_host) */
+		if ((rc = cm_faults_next(w->t->faults, &f)) <= 0)
+			return rc;
+	} while (w->t->has_host && f.pid >> TAPE_HOST_PID_SHIFT != w->t->host);
 	r = (struct row){
 		.ts = f.ts, .pid = f.pid, .tid = f.tid, .op = ROW_FAULT, .fd = -1,
 		.fd2 = -1, .file_id = f.file_id, .offset = f.offset, .size = f.len,
@@ -1591,7 +1597,8 @@ static int each_file_row(struct trace_src *t, int (*fn)(struct trace_src *t,
 	if (rc)
 		return rc;
 	while ((rc = tape_cursor_next(c, &ev)) == 1)
-		if ((rc = fn(t, ev)) < 0)
+		if ((!t->has_host || tape_event_host(TAPE_TABLE_FILE, ev) == t->host) &&
+		    (rc = fn(t, ev)) < 0)
 			break;
 	tape_cursor_free(c);
 	return rc < 0 ? rc : 0;
@@ -1993,6 +2000,8 @@ static int trace_open(struct trace_src **out, const char *trace, const struct rp
 	t->direct = o && o->direct;
 	t->metadata = !o || !o->no_metadata;
 	t->queue_bytes = o ? o->queue_bytes : 0;
+	t->has_host = o && o->has_host;
+	t->host = o ? o->host : 0;
 	t->w.t = t;
 	t->errbuf = err;
 	t->errlen = errlen;

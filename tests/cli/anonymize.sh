@@ -173,6 +173,8 @@ def norm(x, k=""):
         v = [norm(y, k) for y in x]
         if k == "files":	# ties are ordered by name: order by file id
             v.sort(key=lambda f: f.get("file_id", 0) if isinstance(f, dict) else 0)
+        if k == "ranked":	# staging: ties by path, the names now blanked
+            v.sort(key=lambda f: json.dumps(f, sort_keys=True))
         return v
     if isinstance(x, str):
         return "NAME" if k in NAMES else PATHISH.sub("PATH", x)

@@ -24,6 +24,7 @@ bad() {
 		compare) err_line 2 "iotape $c: " "$msg" "$IOTAPE" $c "--$o" "$v" "$T/a.tape" "$T/a.tape" ;;
 		anonymize) err_line 2 "iotape $c: " "$msg" "$IOTAPE" $c "--$o" "$v" -o "$T/c.tape" "$T/a.tape" ;;
 		convert) err_line 2 "iotape $c: " "$msg" "$IOTAPE" $c "--$o" "$v" -o "$T/c.tape" "$T/a.tape" ;;
+		split) err_line 2 "iotape $c: " "$msg" "$IOTAPE" $c --by time "--$o" "$v" -o "$T/s" "$T/a.tape" ;;
 		replay) err_line 2 "iotape $c: " "$msg" "$IOTAPE" $c "--$o" "$v" -d "$T/d" "$T/a.tape" ;;
 		record) err_line 2 "iotape $c: " "$msg" "$IOTAPE" $c -o "$T/r.tape" "--$o" "$v" -- true ;;
 		*) fail "bad: no command line for $c" ;;
@@ -46,6 +47,7 @@ bad analyze to "not a time (e.g. 12, 1.5s, 250ms)" nan inf -inf -0.5ms 1y 1e30h
 bad anonymize keep-dirs "not a number from 0 to 4096" $NONNUM -1 4097
 bad compare top "not a number from 0 to 4294967295" $NONNUM -1 4294967296 1.5
 bad convert level "not a number from 1 to 19" $NONNUM -1 0 20 1.5
+bad split parts "not a number from 1 to 10000" $NONNUM -1 0 10001
 bad record duration "not a number from 0.001 to 1000000000" $NONNUM '' -1 0 0.0009 2e9
 bad record buffer "not a number from 0.004 to 4096" $NONNUM '' -1 0 0.001 4097
 [ ! -e "$T/r.tape" ] || fail "a usage error of record created the trace"
