@@ -550,17 +550,27 @@ static void sums(struct rp_burst *b, const struct rp_layout *l, const struct rp_
 
 	memset(s, 0, sizeof(*s));
 	s->au_wo = -1;
+	/* the drain's rate over the checkpoints copied whole: what one the
+	 * job unlinked first (or whose copy failed) would have cost */
+	double db = 0, dns = 0;
+	for (size_t i = 0; i < n; i++)
+		if (c[i].files && c[i].drained == c[i].files) {
+			db += (double)c[i].bytes;
+			dns += (double)c[i].drain_ns;
+		}
 	for (size_t i = 0; i < n; i++) {
 		if (!c[i].files)
 			continue;
-		uint64_t seen = c[i].close_ns - c[i].start_ns;
+		uint64_t seen = c[i].close_ns - c[i].start_ns, d = c[i].drain_ns;
 		s->n++;
 		s->seen += seen;
 		s->drain += c[i].drain_ns;
 		s->bytes += c[i].bytes;
 		s->busy += (unsigned)c[i].busy;
-		if (c[i].drain_ns > seen)
-			s->extra += c[i].drain_ns - seen;
+		if (c[i].drained != c[i].files && db > 0)
+			d = (uint64_t)((double)c[i].bytes * dns / db);
+		if (d > seen)
+			s->extra += d - seen;
 		if (c[i].drain_end_ns > s->drain_end)
 			s->drain_end = c[i].drain_end_ns;
 	}
