@@ -54,7 +54,7 @@ DEB_PKGS := build-essential pkg-config clang llvm libbpf-dev bpftool libelf-dev 
 	zlib1g-dev libzstd-dev liburing-dev libxxhash-dev libinih-dev libyaml-dev \
 	libjansson-dev libcmocka-dev zstd fio strace man-db groff-base \
 	python3-torch python3-torchvision python3-numpy bpftrace openmpi-bin libopenmpi-dev \
-	libmicrohttpd-dev chromium prometheus python3-pandas
+	libmicrohttpd-dev chromium prometheus python3-pandas libsodium-dev
 
 # MPI (replay --mpi, replay/rp_mpi.c): Open MPI's flags go to that one
 # file and to the final links (iotape, tests/helpers/mpi_gather); MPI=0
@@ -76,6 +76,7 @@ endif
 #   common/   libcommon: maps, paths, histograms, op vocabulary, units, option values
 #   analyze/  libanalyze: the analysis engines   -Icommon -Iformat
 #   replay/   libreplay: the replay engine and its op sources
+#   import/   libimport: other tools' traces (strace, fio iologs, ...) into traces
 #   record/   librecord: the recorder            + -Ibpf and the skeletons
 #   cli/      the iotape front end: every module's public header
 FORMAT_SRCS := $(wildcard format/*.c)
@@ -89,21 +90,26 @@ LIBCOMMON   := $(OUT)/libcommon.a
 LIBANALYZE  := $(OUT)/libanalyze.a
 LIBREPLAY   := $(OUT)/libreplay.a
 LIBRECORD   := $(OUT)/librecord.a
+LIBIMPORT   := $(OUT)/libimport.a
 
 lib_objs = $(patsubst %.c,$(OUT)/%.o,$(wildcard $(1)/*.c))
 COMMON_OBJS  := $(call lib_objs,common)
 ANALYZE_OBJS := $(call lib_objs,analyze)
 REPLAY_OBJS  := $(call lib_objs,replay)
 RECORD_OBJS  := $(call lib_objs,record)
+IMPORT_OBJS  := $(call lib_objs,import)
+COMMON_SRCS  := $(wildcard common/*.c)
+IMPORT_SRCS  := $(wildcard import/*.c)
 CLI_OBJS     := $(call lib_objs,cli)
 
 INC_format  := -Iformat
 INC_common  := -Icommon -Iformat
 INC_analyze := -Icommon -Iformat
 INC_replay  := -Icommon -Iformat
+INC_import  := -Icommon -Iformat
 INC_record  := -Icommon -Iformat -Ibpf -I$(OUT)
-INC_cli     := -Icommon -Iformat -Ianalyze -Ireplay -Irecord -Ibpf -I$(OUT)
-INC_tests   := -Icommon -Iformat -Ianalyze -Ireplay
+INC_cli     := -Icommon -Iformat -Ianalyze -Ireplay -Irecord -Iimport -Ibpf -I$(OUT)
+INC_tests   := -Icommon -Iformat -Ianalyze -Ireplay -Iimport
 INC_bench   := -Icommon -Iformat -Ianalyze -Ibpf -I$(OUT)
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
@@ -122,9 +128,14 @@ MHD_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
 MHD_LIBS   := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
 CFLAGS_common/metrics_http.c := $(MHD_CFLAGS)
 
-LIBS := $(LIBRECORD) $(LIBREPLAY) $(LIBANALYZE) $(LIBCOMMON) $(LIBTAPE) \
+# libsodium (keyed BLAKE2b of iotape anonymize, common/anon.c).
+SODIUM_CFLAGS := $(shell pkg-config --cflags libsodium 2>/dev/null)
+SODIUM_LIBS   := $(shell pkg-config --libs libsodium 2>/dev/null || echo -lsodium)
+CFLAGS_common/anon.c := $(SODIUM_CFLAGS)
+
+LIBS := $(LIBRECORD) $(LIBREPLAY) $(LIBANALYZE) $(LIBIMPORT) $(LIBCOMMON) $(LIBTAPE) \
 	$(shell pkg-config --libs libbpf liburing jansson 2>/dev/null || echo -lbpf -lelf -lz -luring -ljansson) \
-	$(shell pkg-config --libs inih 2>/dev/null || echo -linih) $(MHD_LIBS) \
+	$(shell pkg-config --libs inih 2>/dev/null || echo -linih) $(MHD_LIBS) $(SODIUM_LIBS) \
 	-lzstd -lxxhash -ldl -lpthread -lm $(MPI_LIBS)
 
 .PHONY: all deps check test demo bench man install clean FORCE
@@ -195,11 +206,12 @@ $(LIBCOMMON): $(COMMON_OBJS)
 $(LIBANALYZE): $(ANALYZE_OBJS)
 $(LIBREPLAY): $(REPLAY_OBJS)
 $(LIBRECORD): $(RECORD_OBJS)
-$(LIBTAPE) $(LIBCOMMON) $(LIBANALYZE) $(LIBREPLAY) $(LIBRECORD):
+$(LIBIMPORT): $(IMPORT_OBJS)
+$(LIBTAPE) $(LIBCOMMON) $(LIBANALYZE) $(LIBREPLAY) $(LIBRECORD) $(LIBIMPORT):
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(OUT)/iotape: $(CLI_OBJS) $(LIBRECORD) $(LIBREPLAY) $(LIBANALYZE) $(LIBCOMMON) $(LIBTAPE)
+$(OUT)/iotape: $(CLI_OBJS) $(LIBRECORD) $(LIBREPLAY) $(LIBANALYZE) $(LIBIMPORT) $(LIBCOMMON) $(LIBTAPE)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(LIBS) $(YAML_LIBS)
 

@@ -620,6 +620,7 @@ void ana_release(struct ana *a)
 	free(a->sys.epochs);
 	free(a->sys.bursts);
 	free(a->sys.wbs);
+	free(a->sys.extent);
 	cm_map_release(&a->sys.fhist);
 	free(a->ds_dir);
 	cm_map_release(&a->cache.map);

@@ -662,6 +662,49 @@ static json_t *j_ckpts(struct ana *a)
 	return o;
 }
 
+static long list_limit(const struct ana *a, int json);
+
+/* The staging figures (iotape-analyze(1), STAGING); out of memory jumps. */
+static void staging(const struct ana *a, struct ana_staging *st)
+{
+	if (ana_staging_build(a, st))
+		ana_oom();
+}
+
+static json_t *j_staging(struct ana *a)
+{
+	if (!a->have[TAPE_TABLE_SYSCALL])
+		return json_null();
+	struct ana_staging st;
+	staging(a, &st);
+	json_t *o = json_object(), *lv = json_array(), *rk = json_array();
+	json_object_set_new(o, "files", cm_json_u64(st.n));
+	json_object_set_new(o, "bytes", cm_json_u64(st.bytes));
+	json_object_set_new(o, "read_bytes", cm_json_u64(st.read_bytes));
+	json_object_set_new(o, "files_sized_by_reads", cm_json_u64(st.by_extent));
+	for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++) {
+		const struct ana_stage_level *l = &st.lv[k];
+		json_t *x = json_object();
+		json_object_set_new(x, "fraction", json_real(l->pct / 100.0));
+		json_object_set_new(x, "files", cm_json_u64(l->files));
+		json_object_set_new(x, "bytes", cm_json_u64(l->bytes));
+		json_object_set_new(x, "read_bytes", cm_json_u64(l->read_bytes));
+		json_array_append_new(lv, x);
+	}
+	json_object_set_new(o, "levels", lv);
+	long lim = list_limit(a, 1);
+	for (size_t i = 0; i < st.n && (lim < 0 || (long)i < lim); i++) {
+		json_t *x = json_object();
+		json_object_set_new(x, "path", jstr(st.f[i].path));
+		json_object_set_new(x, "read_bytes", cm_json_u64(st.f[i].read_bytes));
+		json_object_set_new(x, "size", cm_json_u64(st.f[i].size));
+		json_array_append_new(rk, x);
+	}
+	json_object_set_new(o, "ranked", rk);
+	ana_staging_release(&st);
+	return o;
+}
+
 static void compute_totals(const struct ana *a, uint64_t *io, uint64_t *gap)
 {
 	*io = *gap = 0;
@@ -1026,6 +1069,7 @@ static int report_json(struct ana *a, FILE *out)
 	jw_key(&w, "timeline", j_timeline(a));
 	jw_key(&w, "epochs", j_epochs(a, un));
 	jw_key(&w, "checkpoints", j_ckpts(a));
+	jw_key(&w, "staging", j_staging(a));
 	jw_compute(&w, a);
 	jw_files(&w, a);
 	jw_procs(&w, a);
@@ -1380,6 +1424,45 @@ static void t_ckpts(FILE *o, const struct ana *a)
 	}
 }
 
+/* STAGING: the fewest files carrying 50/80/95 % of the reads; with
+ * --per-file, the files by bytes read per byte (--stage-hot's order). */
+static void t_staging(FILE *o, const struct ana *a)
+{
+	char b1[32], b2[32], b3[32], lb[32];
+	struct ana_staging st;
+	if (!t_section_of(o, a, "STAGING (iotape-analyze(1), STAGING)", TAPE_TABLE_SYSCALL, ""))
+		return;
+	staging(a, &st);
+	fprintf(o, "  %-26s %zu, %s, %s read", "files read", st.n, t_bytes(b1, st.bytes),
+		t_bytes(b2, st.read_bytes));
+	if (st.by_extent)
+		fprintf(o, "   (%zu sized by their furthest read)", st.by_extent);
+	fputc('\n', o);
+	if (st.n) {
+		fprintf(o, "  %-14s %10s %12s %12s\n", "share of reads", "files", "size", "read");
+		for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++) {
+			const struct ana_stage_level *l = &st.lv[k];
+			snprintf(lb, sizeof(lb), "%u%%", l->pct);
+			fprintf(o, "  %-14s %10" PRIu64 " %12s %12s\n", lb, l->files,
+				t_bytes(b1, l->bytes), t_bytes(b2, l->read_bytes));
+		}
+	}
+	if (a->o.per_file && st.n) {
+		long lim = list_limit(a, 0);
+		fprintf(o, "  %10s %12s %12s  %s\n", "read/size", "read", "size",
+			"path (by read per byte: replay --stage-hot's order)");
+		for (size_t i = 0; i < st.n && (lim < 0 || (long)i < lim); i++) {
+			const struct ana_stage_file *f = &st.f[i];
+			fprintf(o, "  %10.3f %12s %12s  ", (double)f->read_bytes / (double)f->size,
+				t_bytes(b1, f->read_bytes), t_bytes(b3, f->size));
+			cm_put_escaped(o, f->path, 0);
+			fputc('\n', o);
+		}
+		t_more(o, st.n, lim, "files");
+	}
+	ana_staging_release(&st);
+}
+
 static void t_compute(FILE *o, const struct ana *a)
 {
 	char b1[32], b2[32], b3[32];
@@ -1504,6 +1587,7 @@ static int report_text(struct ana *a, FILE *o)
 	t_block(o, a);
 	t_latency(o, a);
 	t_ckpts(o, a);
+	t_staging(o, a);
 	t_compute(o, a);
 	t_resources(o, a);
 	if (a->o.per_file)

@@ -479,6 +479,18 @@ static void epoch_read(struct ana_sys *s, struct ana_file *f, uint32_t fi,
 		ep->end_ns = end;
 }
 
+/* A read of file fi, which has no size in the file table, ends at end. */
+static void extent_note(struct ana_sys *s, uint32_t fi, uint64_t end)
+{
+	if (fi >= s->nextent) {
+		ANA_VEC_GROW(s->extent, s->capextent, fi);
+		ANA_VEC_CLEAR(s->extent, s->nextent, fi);
+		s->nextent = (size_t)fi + 1;
+	}
+	if (end > s->extent[fi])
+		s->extent[fi] = end;
+}
+
 static void on_read(struct ana *a, const struct tape_syscall *e, struct ana_thread *t)
 {
 	struct ana_sys *s = &a->sys;
@@ -491,6 +503,8 @@ static void on_read(struct ana *a, const struct tape_syscall *e, struct ana_thre
 		return;
 	if (!n)
 		return;	/* EOF probes move nothing: no pattern, no visit */
+	if (!f->size)
+		extent_note(s, fi, e->offset + n);
 	if (f->not_regular)
 		return;	/* pipes and sockets (DataLoader queues) have no offsets
 			 * and are no dataset: counted, but no pattern, no visit */

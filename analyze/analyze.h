@@ -453,6 +453,10 @@ struct ana_sys {
 	uint64_t rd_again[ANA_SZ_BUCKETS], wr_again[ANA_SZ_BUCKETS];
 	struct cm_map fhist;
 	struct ana_wburst *wbs; size_t nwbs, capwbs;	/* files written */
+	/* per files[] (the first nextent): the end of the furthest read of
+	 * a file the file table gives no size (0: none), for staging's size
+	 * of it (ana_staging_build); set on such files' reads only */
+	uint64_t *extent; size_t nextent, capextent;
 	uint64_t first_ns, last_ns;
 	uint64_t data_reads, data_read_max;	/* reads of ANA_FK_DATA files; the largest */
 	uint64_t busy_ns, busy_s, busy_e;	/* union of I/O intervals */
@@ -724,6 +728,53 @@ int ana_thread_steps(struct ana *a, uint32_t tid, uint64_t from, uint64_t to,
  * it: release it).  Never prints. */
 struct cm_job;
 int ana_model(const struct ana *a, struct cm_job *job);
+
+/*
+ * Staging (ana_stage.c; iotape-analyze(1), STAGING, has the rules, and
+ * iotape-replay(1) --stage-hot uses them): which files to put on a faster
+ * tier.  The files that can be staged are the regular files with a path,
+ * not on a memory or pseudo file system, that the job read; their bytes
+ * read are those of read calls and the pages faulted in through a shared
+ * mapping; a file's size is its size in the file table, or where that
+ * gives none (not listed, or 0) the end of its furthest read call.
+ */
+struct ana_stage_file {
+	const char *path;	/* the analysis's (valid while it is) */
+	uint64_t read_bytes, size;	/* size > 0 */
+	uint32_t file;		/* files[] index */
+};
+#define ANA_STAGE_LEVELS 3
+/* 50, 80 and 95 %: the levels' fractions of the bytes read, in percent */
+extern const unsigned ana_stage_pcts[ANA_STAGE_LEVELS];
+struct ana_stage_level {
+	unsigned pct;
+	uint64_t files, bytes, read_bytes;	/* the set: files, their size, their reads */
+};
+struct ana_staging {
+	struct ana_stage_file *f;	/* n of them, ranked (ana_stage_rank) */
+	size_t n;
+	uint64_t read_bytes, bytes;	/* all n files': reads, sizes */
+	size_t by_extent;		/* of them, sized by their furthest read */
+	/* the fewest files that carry pct % of read_bytes: files by bytes
+	 * read, most first (ties: the smaller first, then by path), taken
+	 * until their reads reach it */
+	struct ana_stage_level lv[ANA_STAGE_LEVELS];
+};
+/* st from the analysis a (after ana_run): 0, or -ENOMEM (st empty).
+ * Does not allocate through ana_xrealloc: no catch point needed. */
+int ana_staging_build(const struct ana *a, struct ana_staging *st);
+void ana_staging_release(struct ana_staging *st);
+/* Order f by bytes read per byte of size, most first; ties by path
+ * (strcmp). */
+void ana_stage_rank(struct ana_stage_file *f, size_t n);
+/*
+ * The files to stage in budget bytes: f (ranked) in order, each one whose
+ * size fits in what the ones taken leave of budget is taken (chosen[i] =
+ * 1), one that does not is passed over (0) and the next are still tried.
+ * Returns the bytes taken (<= budget).
+ */
+uint64_t ana_stage_pick(const struct ana_stage_file *f, size_t n, uint64_t budget,
+			uint8_t *chosen);
 
 /*
  * Series for the HTML report (ana_series.c): what the first pass does not

@@ -14,7 +14,8 @@
 #   BENCH_RUNS     runs per measurement, best kept (default 3)
 #   BENCH_KEEP=1   keep the trace and CSV files under OUT/bench/work
 #   BENCH_ONLY     run only this section (format, parquet, python, analyze, record,
-#                  metrics, replay, scale, model-fio, memory, model, fidelity, export)
+#                  metrics, replay, scale, model-fio, memory, model, fidelity, export,
+#                  anonymize)
 #   MODEL_FILES    files of the model bench's job (default 1000000)
 #   PARQUET_EVENTS syscall rows of the parquet bench's stream (default 1000000)
 #   PYTHON_EVENTS  syscall rows the python bench reads (default 10000000)
@@ -27,6 +28,8 @@
 #   MODELFIO_FILES files of 4 MiB of the model-fio bench's job (default 512)
 #   RECORD_OPS     preads of the record bench (default 1000000)
 #   RECORD_FILES   files of its PyTorch job (default 2000)
+#   ANON_EVENTS    preads of the anonymize bench's synthetic trace (default 2000000),
+#                  over ANON_FILES distinct paths (default 100000)
 set -u
 
 OUT=${1:-.output}
@@ -1198,6 +1201,51 @@ print(sum(t[k]["events"] for k in ("syscall", "block", "cache") if k in t))'; }
 	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
 }
 want export && export_section
+
+# ---------------------------------------------------------------- anonymize
+# `iotape anonymize` in events/s (all tables) on the bundled traces and on
+# a synthetic trace of many distinct paths (each path's components hashed
+# once, then cached), against `iotape convert` of the same trace: the
+# cost of reading and writing every event, which anonymize cannot beat.
+anonymize_section() {
+	section anonymize "iotape anonymize: events/s, against convert (the same rewrite, no hashing)"
+	w=$WORK/anonymize
+	rm -rf "$w" && mkdir -p "$w" || { FAILED=1; return; }
+	head -c 32 /dev/urandom >"$w/key"
+	n=${ANON_EVENTS:-2000000} nf=${ANON_FILES:-100000}
+	awk -v n="$n" -v nf="$nf" 'BEGIN { print "ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns"
+		for (i = 0; i < n; i++)
+			printf "%d,1,%d,pread64,/scratch/job/data/part%d/shard_%07d.npy,3,%d,4096,4096,10\n",
+				10000 + i * 20, 1 + i % 8, (i % nf) % 100, i % nf, (int(i / nf) % 64) * 4096
+	}' | ./iotape import -o "$w/synthetic.iotape" - || { echo "  import failed"; FAILED=1; return; }
+	for t in traces/*.iotape "$w/synthetic.iotape"; do
+		name=$(basename "$t" .iotape)
+		e=$(./iotape info --json "$t" | python3 -c 'import json,sys
+print(sum(v["events"] for v in json.load(sys.stdin)["tables"].values()))') || { FAILED=1; continue; }
+		for cmd in anonymize convert; do
+			best=
+			r=0
+			while [ $r -lt "${BENCH_RUNS:-3}" ]; do
+				rm -f "$w/out.iotape"
+				t0=$(date +%s.%N)
+				if [ $cmd = anonymize ]; then
+					./iotape anonymize -q --key "$w/key" -o "$w/out.iotape" "$t"
+				else
+					./iotape convert -q -o "$w/out.iotape" "$t"
+				fi || { best=; break; }
+				s=$(calc "$(date +%s.%N) - $t0" 4)
+				best=$(awk -v a="${best:-1e9}" -v b="$s" 'BEGIN { print (b < a) ? b : a }')
+				r=$((r + 1))
+			done
+			[ -n "$best" ] || { fig "$name $cmd" failed - "" ""; FAILED=1; continue 2; }
+			eval "best_$cmd=\$best"
+		done
+		rate=$(calc "$e / $best_anonymize / 1000000" 2)
+		fig "$name anonymize Mev/s" "$rate" - "" "$(count "$e") events, $(calc "$best_anonymize" 3) s; convert $(calc "$best_convert" 3) s ($(calc "$best_anonymize / $best_convert" 2)x its time)"
+	done
+	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
+}
+want anonymize && anonymize_section
 
 # ----------------------------------------------------------------- summary
 echo

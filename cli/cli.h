@@ -55,6 +55,18 @@ int cmd_export(int argc, char **argv);
 extern const struct opt_cmd export_cmd;
 int cmd_report(int argc, char **argv);
 extern const struct opt_cmd report_cmd;
+int cmd_whatif(int argc, char **argv);
+extern const struct opt_cmd whatif_cmd;
+int cmd_anonymize(int argc, char **argv);
+extern const struct opt_cmd anonymize_cmd;
+/* The key in file path (cli/cmd_anonymize.c): 32 raw bytes or 64 hex
+ * digits; 0, or -1 after one error line. */
+int anon_read_key(const char *path, uint8_t key[32]);
+/* An anonymizer that names files as trace, an anonymized trace, does:
+ * the key in keyfile (its key id must be trace's anon.key_id) and trace's
+ * anon.* options.  0, or -1 after one error line (*out NULL). */
+typedef struct cm_anon cm_anon;
+int anon_of_trace(const char *keyfile, const char *trace, cm_anon **out);
 
 /*
  * Pass/fail checks (`compare --check`, `model --check`): each a name, ok
@@ -113,6 +125,13 @@ void cli_verror(const char *cmd, const char *tail, const char *fmt, va_list ap)
 /* Same, for a libtape error: "iotape CMD: <what>: <strerror>: <detail>",
  * leaving out the parts the detail already holds. */
 void cli_tape_error(const char *what, int err);
+
+/* Run this program (/proc/self/exe) with args (NULL-terminated, args[0]
+ * the command; an arg "@self" becomes the program's path) with stdout and
+ * stderr to the file log: its exit status (128 + signal when killed), or
+ * -1 after one error line.  For commands made of other commands' runs
+ * (model --check, whatif). */
+int cli_run_self(const char *log, char *const args[]);
 
 /* Without force, an existing out is refused: 1 after one error line
  * ("OUT: exists (use -f to replace it)"), else 0.  For a check before the

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analyze.h"
+#include "anon.h"
 #include "cli.h"
 #include "faults.h"
 #include "fmt.h"
@@ -53,11 +54,12 @@ enum {
 	O_CHECK = OPT_LONG(2),
 	O_TOP = OPT_LONG(3),
 	O_NO_META = OPT_LONG(4),
+	O_KEY = OPT_LONG(5),
 };
 
 struct compare_cfg {
 	int json, check, no_metadata;
-	const char *map;
+	const char *map, *key;
 	unsigned top;		/* text only: JSON lists all */
 };
 
@@ -66,6 +68,8 @@ static const struct opt compare_opts[] = {
 	  OPT_T_FLAG(struct compare_cfg, json) },
 	{ O_MAP, "map", "DIR", "B replayed A under DIR: count B's files under DIR, named without DIR",
 	  OPT_T_STR(struct compare_cfg, map) },
+	{ O_KEY, "key", "FILE", "B is A anonymized with the key in FILE: A's names are "
+	  "anonymized alike before matching", OPT_T_STR(struct compare_cfg, key) },
 	{ O_CHECK, "check", NULL, "exit 1 unless B reproduces A within the fidelity thresholds",
 	  OPT_T_FLAG(struct compare_cfg, check) },
 	{ O_NO_META, "no-metadata", NULL, "B replayed with --no-metadata: A's metadata ops are "
@@ -110,6 +114,7 @@ struct cmp {
 	const char *path[2];
 	const char *map;	/* --map as given */
 	char *under;		/* its absolute form */
+	cm_anon *anon;		/* --key: A's paths as B names them */
 	struct cmp_file *f;
 	size_t nf, capf;
 	struct cm_map fmap;	/* key -> f[] (a cm_strset) */
@@ -219,6 +224,18 @@ static int skip_b(const char *path, void *arg)
 }
 
 /* Fold side k's analysis into the file table and the totals. */
+/* The key of side k's path (malloc'd): with --key, A's path anonymized. */
+static char *key_of(struct cmp *c, int k, const char *path)
+{
+	const char *p = path;
+
+	if (k == 0 && c->anon && cm_anon_path(c->anon, path, &p) < 0)
+		ana_oom();
+	char *key = ana_xstrdup(p);
+	norm_path(key);
+	return key;
+}
+
 static void cmp_collect(struct cmp *c, int k)
 {
 	struct ana *a = &c->a[k];
@@ -239,15 +256,13 @@ static void cmp_collect(struct cmp *c, int k)
 			if (f->read_ops + f->write_ops)
 				c->excluded[k]++;
 			if (k == 0 && f->path && !f->anon) {
-				char *key = ana_xstrdup(f->path);
-				norm_path(key);
+				char *key = key_of(c, k, f->path);
 				cmp_file_get(c, key)->excluded = 1;
 				free(key);
 			}
 			continue;
 		}
-		char *key = ana_xstrdup(f->path + (under ? ul : 0));
-		norm_path(key);
+		char *key = key_of(c, k, f->path + (under ? ul : 0));
 		struct cmp_file *e = cmp_file_get(c, key);
 		free(key);
 		if (e->excluded)
@@ -1096,6 +1111,7 @@ static void cmp_release(struct cmp *c)
 	free(c->f);
 	cm_map_release(&c->fmap);
 	free(c->under);
+	cm_anon_free(c->anon);
 }
 
 /* Analyse A and B, match their files and run the checks into k (c->path,
@@ -1215,6 +1231,8 @@ int cmd_compare(int argc, char **argv)
 	}
 	c.path[0] = args[0];
 	c.path[1] = args[1];
+	if (cfg.key && anon_of_trace(cfg.key, c.path[1], &c.anon))
+		goto out;
 	if ((ret = cmp_run(&c, cfg.no_metadata, &k)) != EXIT_OK)
 		goto out;
 	ret = EXIT_FAIL;

@@ -18,8 +18,10 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
+#include "analyze.h"
 #include "cli.h"
 #include "fmt.h"
+#include "parse.h"
 #include "live.h"
 #include "opt.h"
 #include "replay.h"
@@ -31,6 +33,7 @@ enum {
 	O_SCALE_DS, O_IGNORE, O_NO_META, O_WRITERS, O_AU, O_RUNTIME, O_FIND_MAX, O_SYNC_STEPS,
 	O_MPI, O_SET, O_SEED, O_METRICS, O_LINGER, O_PLACE, O_READERS, O_PREFETCH,
 	O_BURST, O_DRAIN,
+	O_STAGE_HOT, O_STAGE_SIZE,
 };
 
 /* Typed options go to struct rp_opts; the others are taken in cmd_replay(). */
@@ -42,6 +45,9 @@ static const struct opt replay_opts[] = {
 	  NULL, NULL, OPT_MULTI },
 	{ O_BURST, "burst-buffer", "FAST_DIR", "what-if: the checkpoints (as analyze finds them) are written under FAST_DIR (an existing directory)" },
 	{ O_DRAIN, "drain", NULL, "with --burst-buffer: copy each checkpoint file to --dir in the background once closed" },
+	{ O_STAGE_HOT, "stage-hot", "FAST_DIR", "what-if: the files with the most bytes read per byte, up to --stage-size, under FAST_DIR (an existing directory); the rest under --dir" },
+	{ O_STAGE_SIZE, "stage-size", "SIZE", "with --stage-hot: the room in FAST_DIR, k/m/g/t suffixes" },
+	{ 'v', "verbose", NULL, "with --stage-hot: list the files staged" },
 	{ O_PREP_ONLY, "prepare-only", NULL, "create the dataset and stop" },
 	{ O_NO_PREP, "no-prepare", NULL, "do not create the dataset (it must be there)" },
 	{ O_SPARSE, "sparse", NULL, "prepare files as holes instead of random data" },
@@ -174,46 +180,6 @@ static int place_arg(const char *arg)
 	return 0;
 }
 
-/* Each placement's DIR must be there, a directory: 0, or -1 after one
- * error line (before anything is prepared). */
-static int place_dirs_check(void)
-{
-	struct stat sb;
-
-	for (unsigned i = 1; i < PL.n; i++) {
-		if (stat(PL.dir[i], &sb)) {
-			cli_error("--place %s=%s: %s", PL.glob[i], PL.dir[i], strerror(errno));
-			return -1;
-		}
-		if (!S_ISDIR(sb.st_mode)) {
-			cli_error("--place %s=%s: not a directory", PL.glob[i], PL.dir[i]);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* Open each placement's DIR as --dir is (its marker, refused when neither
- * empty nor ours unless force): 0, or -1 after one error line. */
-static int place_open(const char *dir, int dirfd, int force)
-{
-	char err[512];
-
-	PL.fd[0] = dirfd;
-	PL.dir[0] = dir;
-	for (unsigned i = 1; i < PL.n; i++)
-		if ((PL.fd[i] = rp_dir_open(PL.dir[i], force, err, sizeof(err))) < 0) {
-			if (PL.glob[i])
-				cli_error("--place %s=%s: %s", PL.glob[i], PL.dir[i], err);
-			else
-				cli_error("--burst-buffer %s: %s", PL.dir[i], err);
-			return -1;
-		}
-	return 0;
-}
-
-/* ----------------------------------------------------- --burst-buffer */
-
 /* --burst-buffer FAST_DIR [--drain]: a placement of the checkpoints'
  * files, after --place's (PL.glob NULL) */
 static struct {
@@ -225,6 +191,57 @@ static struct {
 	unsigned nckpts;
 	struct rp_burst *b;
 } BB;
+
+/* The option that gave placement i, for messages: "--place GLOB=DIR",
+ * or "--stage-hot DIR" (no glob). */
+static const char *place_opt(unsigned i, char *buf, size_t len)
+{
+	if (PL.glob[i])
+		snprintf(buf, len, "--place %s=%s", PL.glob[i], PL.dir[i]);
+	else
+		snprintf(buf, len, "%s %s", BB.dir && i == BB.place ? "--burst-buffer" : "--stage-hot",
+			 PL.dir[i]);
+	return buf;
+}
+
+/* Each placement's DIR must be there, a directory: 0, or -1 after one
+ * error line (before anything is prepared). */
+static int place_dirs_check(void)
+{
+	struct stat sb;
+	char w[4200];
+
+	for (unsigned i = 1; i < PL.n; i++) {
+		if (stat(PL.dir[i], &sb)) {
+			cli_error("%s: %s", place_opt(i, w, sizeof(w)), strerror(errno));
+			return -1;
+		}
+		if (!S_ISDIR(sb.st_mode)) {
+			cli_error("%s: not a directory", place_opt(i, w, sizeof(w)));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Open each placement's DIR as --dir is (its marker, refused when neither
+ * empty nor ours unless force): 0, or -1 after one error line. */
+static int place_open(const char *dir, int dirfd, int force)
+{
+	char err[512], w[4200];
+
+	PL.fd[0] = dirfd;
+	PL.dir[0] = dir;
+	for (unsigned i = 1; i < PL.n; i++)
+		if ((PL.fd[i] = rp_dir_open(PL.dir[i], force, err, sizeof(err))) < 0) {
+			cli_error("%s: %s", place_opt(i, w, sizeof(w)), err);
+			return -1;
+		}
+	return 0;
+}
+
+/* ----------------------------------------------------- --burst-buffer */
+
 
 /* Place the checkpoints of trace under FAST_DIR (a placement more): 0, or
  * the exit status after one error line. */
@@ -271,6 +288,156 @@ static int burst_start(struct rp_engine *e, const struct rp_layout *l, unsigned 
 	if (rc)
 		cli_error("--burst-buffer: %s", strerror(-rc));
 	return rc ? -1 : 0;
+}
+
+/* -------------------------------------------------------- --stage-hot */
+
+/* One staged file, in rank order: its layout id, its reads and size (the
+ * analysis's: iotape-analyze(1), STAGING). */
+struct staged {
+	uint32_t id;
+	uint64_t read_bytes, size;
+};
+
+/* --stage-hot FAST_DIR --stage-size SIZE: what was staged */
+static struct {
+	const char *dir;	/* FAST_DIR; NULL: no staging */
+	uint64_t size;		/* --stage-size */
+	struct staged *f;	/* the files staged, n of them */
+	size_t n;
+	uint64_t bytes, read_bytes;	/* theirs: sizes, reads */
+	size_t all;			/* the files that could be staged */
+	uint64_t all_bytes, all_read;	/* their sizes, their reads */
+} SH;
+
+/*
+ * Choose the files to stage (iotape-replay(1), STAGING): the trace's
+ * analysis ranks the files read by bytes read per byte of size; those the
+ * layout replays are taken in that order while they fit in --stage-size
+ * (one that does not fit is passed over, the next are tried); each taken
+ * gets placement 1 (FAST_DIR), the rest stay under --dir.  0, or -1 after
+ * one error line.
+ */
+static int stage_choose(const char *trace, struct rp_layout *l)
+{
+	struct ana a;
+	struct ana_opts ao = { .to_ns = UINT64_MAX, .top = -1, .threads = 1 };
+	struct ana_staging st = { 0 };
+	struct ana_stage_file *c = NULL;
+	uint8_t *seen = NULL, *chosen = NULL;
+	size_t nc = 0;
+	int rc, ret = -1;
+
+	if ((rc = ana_run(&a, trace, &ao))) {
+		if (rc == -ENOMEM)
+			cli_error("--stage-hot: %s: out of memory analysing it", trace);
+		else
+			cli_tape_error(trace, rc);
+		ana_release(&a);
+		return -1;
+	}
+	if ((rc = ana_staging_build(&a, &st)) ||
+	    !(c = calloc(st.n + 1, sizeof(*c))) || !(chosen = calloc(st.n + 1, 1)) ||
+	    !(seen = calloc(l->nfiles + 1, 1))) {
+		cli_error("--stage-hot: out of memory");
+		goto out;
+	}
+	/* the ranked files the replay has, under their layout ids (a path
+	 * named by two files, one replacing the other, counts once: the
+	 * first, ranked higher) */
+	for (size_t i = 0; i < st.n; i++) {
+		char *rel = strdup(st.f[i].path);
+		uint32_t id;
+		if (!rel) {
+			cli_error("--stage-hot: out of memory");
+			goto out;
+		}
+		if (!rp_path_map(rel) && !cm_strtab_find(&l->paths, rel, &id) && id < l->nfiles &&
+		    !l->files[id].isdir && !seen[id]) {
+			seen[id] = 1;
+			c[nc] = st.f[i];
+			c[nc++].file = id;
+		}
+		free(rel);
+	}
+	ana_stage_pick(c, nc, SH.size, chosen);
+	if (nc && !(SH.f = calloc(nc, sizeof(*SH.f)))) {
+		cli_error("--stage-hot: out of memory");
+		goto out;
+	}
+	SH.all = nc;
+	for (size_t i = 0; i < nc; i++) {
+		SH.all_bytes += c[i].size;
+		SH.all_read += c[i].read_bytes;
+		if (!chosen[i])
+			continue;
+		SH.f[SH.n++] = (struct staged){ c[i].file, c[i].read_bytes, c[i].size };
+		SH.bytes += c[i].size;
+		SH.read_bytes += c[i].read_bytes;
+		l->files[c[i].file].place = 1;
+	}
+	if ((rc = rp_layout_place_done(l))) {
+		cli_error("--stage-hot: %s", strerror(-rc));
+		goto out;
+	}
+	ret = 0;
+out:
+	free(seen);
+	free(chosen);
+	free(c);
+	ana_staging_release(&st);
+	ana_release(&a);
+	return ret;
+}
+
+/* The staging line (and with verbose each file staged), before the report. */
+static void stage_text(FILE *out, const struct rp_layout *l, int verbose)
+{
+	char b1[32], b2[32], b3[32];
+
+	cm_fmt_bytes(b1, sizeof(b1), SH.bytes);
+	cm_fmt_bytes(b2, sizeof(b2), SH.size);
+	cm_fmt_bytes(b3, sizeof(b3), SH.all_read);
+	fprintf(out, "Staging: %zu of %zu files read, %s of --stage-size %s, under ", SH.n, SH.all,
+		b1, b2);
+	cm_put_escaped(out, SH.dir, 0);
+	fprintf(out, ": %.1f%% of the %s read (by bytes read per byte, iotape-analyze(1) STAGING)\n",
+		SH.all_read ? 100.0 * (double)SH.read_bytes / (double)SH.all_read : 0.0, b3);
+	for (size_t i = 0; verbose && i < SH.n; i++) {
+		cm_fmt_bytes(b1, sizeof(b1), SH.f[i].read_bytes);
+		cm_fmt_bytes(b2, sizeof(b2), SH.f[i].size);
+		fprintf(out, "  staged %10.3f %12s %12s  ", (double)SH.f[i].read_bytes /
+			(double)SH.f[i].size, b1, b2);
+		cm_put_escaped(out, rp_file_path(l, SH.f[i].id), 0);
+		fputc('\n', out);
+	}
+}
+
+/* The report's "staging" member: what stage_text says, every file listed. */
+static json_t *stage_json(const struct rp_layout *l)
+{
+	json_t *o = json_object(), *fa = json_array(), *all = json_object();
+
+	json_object_set_new(o, "dir", cm_json_str(SH.dir));
+	json_object_set_new(o, "stage_size", cm_json_u64(SH.size));
+	json_object_set_new(o, "files", cm_json_u64(SH.n));
+	json_object_set_new(o, "bytes", cm_json_u64(SH.bytes));
+	json_object_set_new(o, "read_bytes", cm_json_u64(SH.read_bytes));
+	json_object_set_new(o, "read_fraction", SH.all_read ?
+			    json_real((double)SH.read_bytes / (double)SH.all_read) : json_null());
+	json_object_set_new(all, "files", cm_json_u64(SH.all));
+	json_object_set_new(all, "bytes", cm_json_u64(SH.all_bytes));
+	json_object_set_new(all, "read_bytes", cm_json_u64(SH.all_read));
+	json_object_set_new(o, "files_read", all);
+	for (size_t i = 0; i < SH.n; i++)
+		json_array_append_new(fa, json_pack("{s:o,s:o,s:o}",
+			"path", cm_json_str(rp_file_path(l, SH.f[i].id)),
+			"read_bytes", cm_json_u64(SH.f[i].read_bytes),
+			"size", cm_json_u64(SH.f[i].size)));
+	json_object_set_new(o, "staged", fa);
+	json_t *x = json_object();
+	json_object_set_new(x, "staging", o);
+	return x;
 }
 
 /* ------------------------------------------------------------ phases */
@@ -860,7 +1027,8 @@ int cmd_replay(int argc, char **argv)
 	struct src_arg sa = { 0 };
 	struct rp_jobspec job;
 	const char **sets = calloc((size_t)argc + 1, sizeof(*sets)), *seed = NULL;
-	const char *metrics = NULL;
+	const char *metrics = NULL, *stage_dir = NULL, *stage_size = NULL;
+	int verbose = 0;
 	double linger = 0;
 	char *end;
 	int nsets = 0;
@@ -891,6 +1059,9 @@ int cmd_replay(int argc, char **argv)
 		case O_SEED: seed = p.arg; break;
 		case O_BURST: BB.dir = p.arg; break;
 		case O_DRAIN: BB.drain = 1; break;
+		case O_STAGE_HOT: stage_dir = p.arg; break;
+		case O_STAGE_SIZE: stage_size = p.arg; break;
+		case 'v': verbose = 1; break;
 		case O_PLACE:
 			if (place_arg(p.arg)) {
 				free(sets);
@@ -965,6 +1136,47 @@ int cmd_replay(int argc, char **argv)
 			  "node would want one port)");
 		return EXIT_USAGE;
 	}
+	if ((stage_size || verbose) && !stage_dir) {
+		opt_error(&replay_cmd, "%s is for --stage-hot", stage_size ? "--stage-size" : "--verbose");
+		return EXIT_USAGE;
+	}
+	if (stage_dir) {
+		if (!stage_size) {
+			opt_error(&replay_cmd, "--stage-hot needs --stage-size SIZE (the room in FAST_DIR)");
+			return EXIT_USAGE;
+		}
+		if (cm_parse_size(stage_size, 1, UINT64_MAX, &SH.size)) {
+			opt_error(&replay_cmd, "--stage-size: '%s' is not a size of 1 byte or more "
+				  "(k, m, g, t suffixes)", stage_size);
+			return EXIT_USAGE;
+		}
+		if (sa.job) {
+			opt_error(&replay_cmd, "--stage-hot ranks the files by the reads a trace recorded: "
+				  "the job file %s has none (--place puts its files)", sa.trace);
+			return EXIT_USAGE;
+		}
+		if (PL.n) {
+			opt_error(&replay_cmd, "--stage-hot and --place exclude each other (both say "
+				  "where files go)");
+			return EXIT_USAGE;
+		}
+		if (mpi || find) {
+			opt_error(&replay_cmd, "--stage-hot and %s exclude each other",
+				  mpi ? "--mpi" : "--find-max");
+			return EXIT_USAGE;
+		}
+		if ((acc_given && o.accelerators > 1) || o.scale > 1) {
+			opt_error(&replay_cmd, "--stage-hot and %s exclude each other (copies of the "
+				  "data set: which would FAST_DIR hold?)",
+				  o.scale > 1 ? "--scale-dataset" : "-n above 1");
+			return EXIT_USAGE;
+		}
+		SH.dir = stage_dir;
+		PL.n = 2;
+		PL.glob[1] = NULL;
+		PL.dir[1] = stage_dir;
+		PL.fd[1] = -1;
+	}
 	if (PL.n > 1 && (mpi || find)) {
 		opt_error(&replay_cmd, "--place and %s exclude each other", mpi ? "--mpi" : "--find-max");
 		return EXIT_USAGE;
@@ -973,9 +1185,10 @@ int cmd_replay(int argc, char **argv)
 		opt_error(&replay_cmd, "--drain needs --burst-buffer");
 		return EXIT_USAGE;
 	}
-	if (BB.dir && (mpi || find || acc_given || sa.job)) {
+	if (BB.dir && (mpi || find || acc_given || sa.job || stage_dir)) {
 		opt_error(&replay_cmd, "--burst-buffer and %s exclude each other%s", mpi ? "--mpi" :
-			  find ? "--find-max" : acc_given ? "--accelerators" : "a job file",
+			  find ? "--find-max" : acc_given ? "--accelerators" :
+			  stage_dir ? "--stage-hot" : "a job file",
 			  sa.job ? " (its checkpoints: --place 'FOLDER/*=FAST_DIR')" : "");
 		return EXIT_USAGE;
 	}
@@ -1066,8 +1279,11 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (M.on && M.rank)
 		progress = 0;	/* rank 0 speaks for all */
-	if (PL.n > 1 && (rc = rp_layout_place(&src->layout, (const char *const *)PL.glob + 1,
-						       PL.n - 1))) {
+	if (SH.dir) {
+		if (stage_choose(sa.trace, &src->layout))
+			goto out;
+	} else if (PL.n > 1 && (rc = rp_layout_place(&src->layout, (const char *const *)PL.glob + 1,
+							    PL.n - 1))) {
 		cli_error("--place: %s", strerror(-rc));
 		goto out;
 	}
@@ -1082,6 +1298,8 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	if (!no_prep && prepare(dirfd, &src->layout, sparse, o.scale, progress))
 		goto out;
+	if (SH.dir && !json)	/* what went where, once it is there */
+		stage_text(out, &src->layout, verbose);
 	if (prep_only) {
 		ret = EXIT_OK;
 		goto out;
@@ -1106,8 +1324,14 @@ int cmd_replay(int argc, char **argv)
 		/* rank 0's layout counts its own accelerators; the report, all */
 		rp_layout_scale_counts(&src->layout, o.accelerators, M.count);
 	}
+	if (json && SH.dir && !(res.extra = stage_json(&src->layout))) {
+		cli_error("out of memory");
+		goto out;
+	}
 	rc = json ? rp_report_json(out, &src->layout, &o, &res) :
 		    rp_report_text(out, &src->layout, &o, &res);
+	json_decref(res.extra);
+	res.extra = NULL;
 	/* stdout is checked by main(); a report file here */
 	if (rc || (out != stdout && (fflush(out) || ferror(out)))) {
 		cli_error("%s: write error: %s", output ? output : "stdout",
@@ -1149,6 +1373,8 @@ out:
 	rp_burst_free(BB.b);	/* (res.burst points to it) */
 	free(BB.plan);
 	memset(&BB, 0, sizeof(BB));
+	free(SH.f);
+	memset(&SH, 0, sizeof(SH));
 	/* a last scrape sees the end, and the report is out before it */
 	if (LV && done && linger > 0)
 		fflush(stdout);

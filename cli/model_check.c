@@ -16,14 +16,12 @@
  * nothing is matched by path.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include "analyze.h"
 #include "cli.h"
@@ -52,59 +50,6 @@ struct mc_side {
 	int mmap;
 	struct ana_mmap mm;
 };
-
-/* Run this program with args (NULL-terminated, args[0] the command) with
- * stdout and stderr to log: its exit status, or -1 after one error line. */
-static int run_self(const char *log, char *const args[])
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	size_t na = 0;
-	char **argv;
-	pid_t pid;
-	int st, fd;
-
-	if (n <= 0) {
-		cli_error("/proc/self/exe: %s", strerror(errno));
-		return -1;
-	}
-	exe[n] = 0;
-	while (args[na])
-		na++;
-	if (!(argv = calloc(na + 2, sizeof(*argv)))) {
-		cli_error("out of memory");
-		return -1;
-	}
-	argv[0] = exe;
-	for (size_t i = 0; i < na; i++)
-		argv[i + 1] = strcmp(args[i], "@self") ? args[i] : exe;
-	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		cli_error("%s: %s", log, strerror(errno));
-		free(argv);
-		return -1;
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		if (dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-			_exit(127);
-		execv(exe, argv);
-		_exit(127);
-	}
-	close(fd);
-	free(argv);
-	if (pid < 0) {
-		cli_error("fork: %s", strerror(errno));
-		return -1;
-	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR) {
-			cli_error("waitpid: %s", strerror(errno));
-			return -1;
-		}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
 
 /* The AU of a replay's JSON report (accelerator 0) and the compute of its
  * thread tid (the trace's training thread; the model's trainer, tid 1). */
@@ -289,7 +234,7 @@ int model_check(const char *trace, const char *dir, const char *job)
 	fprintf(stderr, "iotape model: replaying the trace (--timing think) under %s\n", p[0]);
 	char *ra[] = { "replay", "-d", p[0], "--timing", "think", "--output-format", "json",
 		       "-o", p[1], (char *)trace, NULL };
-	if ((rc = run_self(p[2], ra)) != 0) {
+	if ((rc = cli_run_self(p[2], ra)) != 0) {
 		if (rc > 0)
 			cli_error("the replay of the trace failed (exit %d): see %s", rc, p[2]);
 		return EXIT_FAIL;
@@ -300,7 +245,7 @@ int model_check(const char *trace, const char *dir, const char *job)
 	char *rb[] = { "record", "-q", "-e", "syscall", "-o", rec, "--", "@self", "replay",
 		       "-d", p[3], "--timing", "think", "--output-format", "json", "-o", p[4],
 		       (char *)job, NULL };
-	if ((rc = run_self(p[5], rb)) != 0) {
+	if ((rc = cli_run_self(p[5], rb)) != 0) {
 		if (rc > 0)
 			cli_error("the recorded replay of the model failed (exit %d): see %s",
 				  rc, p[5]);

@@ -16,7 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "cli.h"
 #include "fmt.h"
 #include "tape.h"
@@ -141,4 +145,57 @@ double cli_rel_diff(double a, double b)
 	if (a == b)
 		return 0;
 	return a ? (b - a) / a : INFINITY;
+}
+
+/* Run this program with args (NULL-terminated, args[0] the command) with
+ * stdout and stderr to log: its exit status, or -1 after one error line. */
+int cli_run_self(const char *log, char *const args[])
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t na = 0;
+	char **argv;
+	pid_t pid;
+	int st, fd;
+
+	if (n <= 0) {
+		cli_error("/proc/self/exe: %s", strerror(errno));
+		return -1;
+	}
+	exe[n] = 0;
+	while (args[na])
+		na++;
+	if (!(argv = calloc(na + 2, sizeof(*argv)))) {
+		cli_error("out of memory");
+		return -1;
+	}
+	argv[0] = exe;
+	for (size_t i = 0; i < na; i++)
+		argv[i + 1] = strcmp(args[i], "@self") ? args[i] : exe;
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		cli_error("%s: %s", log, strerror(errno));
+		free(argv);
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		if (dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(127);
+		execv(exe, argv);
+		_exit(127);
+	}
+	close(fd);
+	free(argv);
+	if (pid < 0) {
+		cli_error("fork: %s", strerror(errno));
+		return -1;
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			cli_error("waitpid: %s", strerror(errno));
+			return -1;
+		}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }

@@ -642,6 +642,10 @@ struct rp_result {
 	struct rp_burst *burst;	/* --burst-buffer (the caller's, waited
 				 * for): the report's section; NULL none */
 	const char *burst_dir;	/* its FAST */
+	struct json_t *extra;	/* the caller's (jansson object, not freed
+				 * here, may be NULL): members the JSON report
+				 * writes at its top level after "placements"
+				 * (--stage-hot's "staging") */
 };
 void rp_result_release(struct rp_result *res);
 

@@ -674,10 +674,17 @@ int rp_report_json(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 			fputs(p ? ",\n    " : "\n    ", f);
 			rc |= put_json(f, po, 4, 0);
 		}
-		fputs("\n  ],\n  \"scale\": ", f);
-	} else {
-		fputs("\n  ],\n  \"scale\": ", f);
 	}
+	fputs("\n  ]", f);
+	if (res->extra) {
+		const char *k;
+		json_t *v;
+		json_object_foreach(res->extra, k, v) {
+			fprintf(f, ",\n  \"%s\": ", k);
+			rc |= put_json(f, json_incref(v), 2, 0);
+		}
+	}
+	fputs(",\n  \"scale\": ", f);
 	rc |= put_json(f, scale_json(l, o, res), 2, 0);
 	if (res->burst) {
 		fputs(",\n  \"burst_buffer\": ", f);

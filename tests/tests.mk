@@ -34,6 +34,14 @@ $(OUT)/tests/fuzz_%: $(OUT)/tests/fuzz/fuzz_%.o $(OUT)/tests/fuzz/replay.o $(LIB
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lzstd -lxxhash -lm
 
+# An importer's target (fuzz_import_NAME.c): libimport and what it stands
+# on, and the libraries the importers use (zlib: gzip'd inputs).
+IMPORT_LIBS := -ljansson -lz -lzstd -lxxhash -lm
+$(OUT)/tests/fuzz_import_%: $(OUT)/tests/fuzz/fuzz_import_%.o $(OUT)/tests/fuzz/replay.o \
+		$(LIBIMPORT) $(LIBCOMMON) $(LIBTAPE)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(IMPORT_LIBS)
+
 $(OUT)/tests/%: $(OUT)/tests/helpers/%.o $(LIBTAPE)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lzstd -lxxhash -lpthread -lm
@@ -51,6 +59,11 @@ $(OUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FORMAT_SRCS)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iformat -o $@ $^ -lzstd -lxxhash -lm
+$(OUT)/fuzz/fuzz_import_%: tests/fuzz/fuzz_import_%.c $(FORMAT_SRCS) $(COMMON_SRCS) $(IMPORT_SRCS)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE $(INC_import) -Iimport \
+		-o $@ $^ $(IMPORT_LIBS) $(MHD_LIBS) $(SODIUM_LIBS)
 
 # The MPI building blocks (tests/cli/replay_mpi.sh runs it under mpirun):
 # the replay library, and Open MPI when built with it (MPI=1).

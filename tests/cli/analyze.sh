@@ -20,7 +20,7 @@ ok "$IOTAPE" analyze --json "$T/seq.tape"
 j=$T/out
 grep -qx '  "schema": "iotape-analyze/1",' "$j" || fail "json: schema"
 for k in window summary dataset other_files pattern cache block latency timeline epochs \
-	checkpoints compute files processes resources unavailable; do
+	checkpoints staging compute files processes resources unavailable; do
 	grep -q "^  \"$k\": " "$j" || fail "json: no key $k"
 done
 grep -q '^  "pattern": {"read_randomness":0.0,' "$j" || fail "json: read_randomness 0"

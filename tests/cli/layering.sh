@@ -13,23 +13,23 @@ may() {
 	case $1 in
 	format) echo "" ;;
 	common) echo "format" ;;
-	analyze | replay) echo "common format" ;;
+	analyze | replay | import) echo "common format" ;;
 	record) echo "common format bpf" ;;
-	cli) echo "common format analyze replay record bpf" ;;
+	cli) echo "common format analyze replay record import bpf" ;;
 	esac
 }
 # public MODULE HEADER: whether HEADER is MODULE's public interface
 public() {
 	case $1/$2 in
 	format/tape.h | common/*.h | analyze/analyze.h | replay/replay.h | replay/rp_mpi.h | \
-		record/recorder.h | bpf/record.h) return 0 ;;
+		record/recorder.h | import/import.h | bpf/record.h) return 0 ;;
 	esac
 	return 1
 }
 
 bad=$T/bad
 : >"$bad"
-for m in format common analyze replay record cli; do
+for m in format common analyze replay record import cli; do
 	for f in $m/*.c $m/*.h; do
 		[ -f "$f" ] || continue
 		sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f" >"$T/inc" ||
@@ -45,7 +45,7 @@ for m in format common analyze replay record cli; do
 				echo "$f: includes the generated '$h'" >>"$bad"; continue ;;
 			esac
 			found=
-			for o in format common analyze replay record cli bpf; do
+			for o in format common analyze replay record import cli bpf; do
 				[ -f "$o/$h" ] && found=$o && break
 			done
 			if [ -z "$found" ]; then
@@ -76,8 +76,8 @@ done
 # folder (private headers of the modules it may use are policed above:
 # -I cannot tell them apart)
 command -v "${CC:-cc}" >/dev/null || skip "no C compiler"
-for m in format common analyze replay record; do
-	for o in common analyze replay record cli; do
+for m in format common analyze replay record import; do
+	for o in common analyze replay record import cli; do
 		[ "$o" = "$m" ] && continue
 		echo " $(may $m) " | grep -q " $o " && continue
 		h=$(cd "$o" && ls *.h | head -n 1)

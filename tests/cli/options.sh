@@ -22,6 +22,7 @@ bad() {
 		case $c in
 		analyze) err_line 2 "iotape $c: " "$msg" "$IOTAPE" $c "--$o" "$v" "$T/a.tape" ;;
 		compare) err_line 2 "iotape $c: " "$msg" "$IOTAPE" $c "--$o" "$v" "$T/a.tape" "$T/a.tape" ;;
+		anonymize) err_line 2 "iotape $c: " "$msg" "$IOTAPE" $c "--$o" "$v" -o "$T/c.tape" "$T/a.tape" ;;
 		convert) err_line 2 "iotape $c: " "$msg" "$IOTAPE" $c "--$o" "$v" -o "$T/c.tape" "$T/a.tape" ;;
 		replay) err_line 2 "iotape $c: " "$msg" "$IOTAPE" $c "--$o" "$v" -d "$T/d" "$T/a.tape" ;;
 		record) err_line 2 "iotape $c: " "$msg" "$IOTAPE" $c -o "$T/r.tape" "--$o" "$v" -- true ;;
@@ -42,6 +43,7 @@ bad analyze top "not a number from 0 to 4294967295" $NONNUM -1 4294967296 1.5
 bad analyze pid "not a number from 0 to 4294967295" $NONNUM -1 4294967296 1e3
 bad analyze from "not a time (e.g. 12, 1.5s, 250ms)" nan inf -1 -1s 5x 1e400 '' 1sec '1 s'
 bad analyze to "not a time (e.g. 12, 1.5s, 250ms)" nan inf -inf -0.5ms 1y 1e30h
+bad anonymize keep-dirs "not a number from 0 to 4096" $NONNUM -1 4097
 bad compare top "not a number from 0 to 4294967295" $NONNUM -1 4294967296 1.5
 bad convert level "not a number from 1 to 19" $NONNUM -1 0 20 1.5
 bad record duration "not a number from 0.001 to 1000000000" $NONNUM '' -1 0 0.0009 2e9
@@ -94,6 +96,7 @@ has analyze threads 2
 has compare top '20; all in JSON'
 has convert format-version 1.1
 has convert level 1
+has anonymize keep-dirs 0
 has dump format text
 has dump table 'all; syscall for csv'
 has import format csv

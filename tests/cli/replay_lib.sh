@@ -97,3 +97,27 @@ compute_csv() {
 		printf "%d,1,11,close,/data/small.bin,4,0,0,0,10,0,\n", 3000 + steps * 100000000
 	}' >"$1" || fail "awk"
 }
+
+# reader_trace_csv FILE: the CSV of a trace with a data set and two
+# readers: two reader threads (tids 10, 11) read 8 data set files of 1..8
+# x 4 KiB in turn (epoch e, file i at e*100 ms + i*5 ms by reader
+# 10 + i % 2), 2 epochs, while a trainer (tid 12) writes a log line every
+# 5 ms; 294,912 bytes of data set reads.
+reader_trace_csv() {
+	awk -v hdr="$HDR" 'BEGIN { print hdr
+		print "1000,1,12,openat,/out/log.txt,-1,0,0,5,10,0x241,"
+		for (s = 1; s <= 40; s++)
+			printf "%d,1,12,write,/out/log.txt,5,0,100,100,10,0,\n", s * 5000000
+		for (e = 0; e < 2; e++)
+			for (i = 0; i < 8; i++) {
+				t = e * 100000000 + i * 5000000 + 2000; tid = 10 + i % 2; fd = 10 + i
+				printf "%d,1,%d,openat,/data/f%d.bin,-1,0,0,%d,10,0,\n", t, tid, i, fd
+				for (k = 0; k <= i; k++)
+					printf "%d,1,%d,pread64,/data/f%d.bin,%d,%d,4096,4096,10,0,\n", t + 100 + k * 100, tid, i, fd, k * 4096
+				printf "%d,1,%d,close,/data/f%d.bin,%d,0,0,0,10,0,\n", t + 4000, tid, i, fd
+			}
+		print "210000000,1,12,close,/out/log.txt,5,0,0,0,10,0,"
+	}' >"$1.unsorted" || fail "awk"
+	sort -t, -k1,1n "$1.unsorted" >"$1" || fail "sort"
+	rm -f "$1.unsorted"
+}

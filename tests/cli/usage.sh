@@ -6,7 +6,7 @@
 
 ok "$IOTAPE" -h
 grep -q '^usage: iotape ' "$T/out" || fail "-h: no usage line"
-for c in record info dump import convert analyze compare report replay model export help; do
+for c in record info dump import convert anonymize analyze compare report replay model export whatif help; do
 	grep -q "^   $c " "$T/out" || fail "-h does not list $c"
 done
 cp "$T/out" "$T/help1"
@@ -17,7 +17,7 @@ same "$T/help1" "$T/out"
 ok "$IOTAPE" --version
 grep -q '^iotape version [0-9]' "$T/out" || fail "--version: $(cat "$T/out")"
 
-for c in record info dump import convert analyze compare report replay model export; do
+for c in record info dump import convert anonymize analyze compare report replay model export whatif; do
 	ok "$IOTAPE" "$c" -h
 	cp "$T/out" "$T/h.$c"
 	ok "$IOTAPE" help -u "$c"

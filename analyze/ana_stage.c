@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ana_stage.c - staging: the files worth a faster tier, from an analysis.
+ *
+ * Two orders of the same files (iotape-analyze(1), STAGING): by bytes
+ * read per byte of size, for filling a tier of a given size (iotape
+ * replay --stage-hot: ana_stage_pick), and by bytes read, for the fewest
+ * files that carry a share of the reads (the levels).  Both are total
+ * orders (ties by path), so a hand computation gets the same files.
+ * Memory: one entry per file read; nothing here prints.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze.h"
+
+const unsigned ana_stage_pcts[ANA_STAGE_LEVELS] = { 50, 80, 95 };
+
+/* bytes read per byte of size, most first (exact: cross products) */
+static int cmp_density(const void *x, const void *y)
+{
+	const struct ana_stage_file *a = x, *b = y;
+	unsigned __int128 l = (unsigned __int128)a->read_bytes * b->size;
+	unsigned __int128 r = (unsigned __int128)b->read_bytes * a->size;
+
+	if (l != r)
+		return l > r ? -1 : 1;
+	return strcmp(a->path, b->path);
+}
+
+/* bytes read, most first; then the smaller; then by path */
+static int cmp_reads(const void *x, const void *y)
+{
+	const struct ana_stage_file *a = x, *b = y;
+
+	if (a->read_bytes != b->read_bytes)
+		return a->read_bytes > b->read_bytes ? -1 : 1;
+	if (a->size != b->size)
+		return a->size < b->size ? -1 : 1;
+	return strcmp(a->path, b->path);
+}
+
+void ana_stage_rank(struct ana_stage_file *f, size_t n)
+{
+	if (n > 1)
+		qsort(f, n, sizeof(*f), cmp_density);
+}
+
+uint64_t ana_stage_pick(const struct ana_stage_file *f, size_t n, uint64_t budget,
+			uint8_t *chosen)
+{
+	uint64_t left = budget;
+
+	for (size_t i = 0; i < n; i++) {
+		chosen[i] = f[i].size <= left;
+		if (chosen[i])
+			left -= f[i].size;
+	}
+	return budget - left;
+}
+
+/* Bytes of f the job read: by read calls, and the pages faulted in
+ * through its shared mapping (a data set read through mmap, which the
+ * replay reads as it faulted them). */
+static uint64_t stage_reads(const struct ana *a, const struct ana_file *f)
+{
+	return f->read_bytes + (f->shared_map ? f->mapped * a->page_size : 0);
+}
+
+/* Whether f can be staged: a regular file with a path, on storage, read. */
+static int stageable(const struct ana *a, const struct ana_file *f)
+{
+	return f->path && *f->path && !f->not_regular && !f->anon && !f->dir && !f->memfs &&
+	       !ana_file_excluded(a, f) && stage_reads(a, f);
+}
+
+int ana_staging_build(const struct ana *a, struct ana_staging *st)
+{
+	struct ana_stage_file *byr;
+	size_t n = 0;
+
+	memset(st, 0, sizeof(*st));
+	for (size_t i = 0; i < a->nfiles; i++)
+		n += stageable(a, &a->files[i]);
+	for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++)
+		st->lv[k].pct = ana_stage_pcts[k];
+	if (!n)
+		return 0;
+	if (!(st->f = calloc(n, sizeof(*st->f))) || !(byr = calloc(n, sizeof(*byr)))) {
+		ana_staging_release(st);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < a->nfiles; i++) {
+		const struct ana_file *f = &a->files[i];
+		if (!stageable(a, f))
+			continue;
+		struct ana_stage_file *s = &st->f[st->n++];
+		s->path = f->path;
+		s->read_bytes = stage_reads(a, f);
+		s->file = (uint32_t)i;
+		s->size = f->size;
+		if (!s->size) {	/* a read moved bytes: its end is past 0 */
+			s->size = i < a->sys.nextent ? a->sys.extent[i] : 0;
+			if (!s->size)	/* only faulted in: what was */
+				s->size = s->read_bytes;
+			st->by_extent++;
+		}
+		st->read_bytes += s->read_bytes;
+		st->bytes += s->size;
+	}
+	memcpy(byr, st->f, n * sizeof(*byr));
+	qsort(byr, n, sizeof(*byr), cmp_reads);
+	ana_stage_rank(st->f, n);
+	/* the levels: the prefix of byr whose reads reach pct % */
+	size_t i = 0;
+	uint64_t files = 0, bytes = 0, rd = 0;
+	for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++) {
+		unsigned __int128 want = (unsigned __int128)st->read_bytes * st->lv[k].pct;
+		while (i < n && (unsigned __int128)rd * 100 < want) {
+			files++;
+			bytes += byr[i].size;
+			rd += byr[i++].read_bytes;
+		}
+		st->lv[k].files = files;
+		st->lv[k].bytes = bytes;
+		st->lv[k].read_bytes = rd;
+	}
+	free(byr);
+	return 0;
+}
+
+void ana_staging_release(struct ana_staging *st)
+{
+	free(st->f);
+	memset(st, 0, sizeof(*st));
+}

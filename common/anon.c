@@ -1,0 +1,437 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * anon.c - the names of a trace replaced by keyed hashes (see anon.h for
+ * the rules and why).
+ *
+ * Invariant: the form of a path component depends only on the key, the
+ * options and the path up to and including that component, never on what
+ * follows it, so a directory's name is the same in its own path and in
+ * the paths of everything under it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sodium.h>
+#include "anon.h"
+#include "map.h"
+
+/* BLAKE2b personalizations (16 bytes each): one domain per kind of name,
+ * so a path and a comm of equal text do not hash alike. */
+static const unsigned char PERS_PATH[16] = "iotape/anon/path";
+static const unsigned char PERS_NAME[16] = "iotape/anon/name";
+static const unsigned char PERS_KID[16] = "iotape/anon/kid_";
+
+#define HASH_BYTES (CM_ANON_ID_LEN / 2)
+#define EXT_MAX 10	/* --keep-ext: letters and digits after the last dot */
+
+/* Inputs already seen, each with its output: in id -> out id. */
+struct cache {
+	struct cm_strtab in, out;
+	uint32_t *res;
+	size_t cap;
+};
+
+struct cm_anon {
+	struct cm_anon_opts o;
+	struct cache path, name;
+	char *buf;		/* the output being built */
+	size_t len, cap;
+};
+
+static void cache_release(struct cache *c)
+{
+	cm_strtab_release(&c->in);
+	cm_strtab_release(&c->out);
+	free(c->res);
+}
+
+int cm_anon_new(cm_anon **out, const struct cm_anon_opts *o)
+{
+	cm_anon *a;
+
+	*out = NULL;
+	if (sodium_init() < 0)
+		return -ENOSYS;
+	if (!(a = calloc(1, sizeof(*a))))
+		return -ENOMEM;
+	a->o = *o;
+	*out = a;
+	return 0;
+}
+
+void cm_anon_free(cm_anon *a)
+{
+	if (!a)
+		return;
+	sodium_memzero(a->o.key, sizeof(a->o.key));
+	cache_release(&a->path);
+	cache_release(&a->name);
+	free(a->buf);
+	free(a);
+}
+
+void cm_anon_key_id(const uint8_t key[CM_ANON_KEY_BYTES], char id[CM_ANON_ID_LEN + 1])
+{
+	unsigned char h[HASH_BYTES];
+
+	crypto_generichash_blake2b_salt_personal(h, sizeof(h), key, CM_ANON_KEY_BYTES,
+						 NULL, 0, NULL, PERS_KID);
+	sodium_bin2hex(id, CM_ANON_ID_LEN + 1, h, sizeof(h));
+}
+
+int cm_anon_key_parse(const void *buf, size_t n, uint8_t key[CM_ANON_KEY_BYTES])
+{
+	const char *s = buf;
+	size_t bin;
+
+	if (n == CM_ANON_KEY_BYTES) {
+		memcpy(key, buf, n);
+		return 0;
+	}
+	if (n == 2 * CM_ANON_KEY_BYTES + 1 && s[n - 1] == '\n')
+		n--;
+	if (n != 2 * CM_ANON_KEY_BYTES)
+		return -EINVAL;
+	if (sodium_hex2bin(key, CM_ANON_KEY_BYTES, s, n, NULL, &bin, NULL) < 0 ||
+	    bin != CM_ANON_KEY_BYTES)
+		return -EINVAL;
+	return 0;
+}
+
+void cm_anon_key_random(uint8_t key[CM_ANON_KEY_BYTES])
+{
+	if (sodium_init() < 0)
+		abort();	/* no source of randomness: nothing safe to do */
+	randombytes_buf(key, CM_ANON_KEY_BYTES);
+}
+
+void cm_anon_wipe(void *p, size_t n)
+{
+	sodium_memzero(p, n);
+}
+
+int cm_anon_meta_kept(const char *k)
+{
+	static const char *const kept[] = {
+		"kernel", "start_wall_ns", "start_mono_ns", "end_mono_ns", "clock",
+		"page_size", "iotape_version", "source", "buffer_bytes", "layers",
+		"bad_events",
+	};
+
+	for (size_t i = 0; i < sizeof(kept) / sizeof(*kept); i++)
+		if (!strcmp(k, kept[i]))
+			return 1;
+	return !strncmp(k, "lost.", 5) && k[5];
+}
+
+/* ------------------------------------------------------------ building */
+
+static int put(cm_anon *a, const char *s, size_t n)
+{
+	if (a->len + n + 1 > a->cap) {
+		size_t cap = a->cap ? a->cap : 256;
+		char *b;
+		while (cap < a->len + n + 1)
+			cap *= 2;
+		if (!(b = realloc(a->buf, cap)))
+			return -ENOMEM;
+		a->buf = b;
+		a->cap = cap;
+	}
+	memcpy(a->buf + a->len, s, n);
+	a->len += n;
+	a->buf[a->len] = 0;
+	return 0;
+}
+
+static int put_hash(cm_anon *a, const unsigned char *pers, const char *s, size_t n)
+{
+	unsigned char h[HASH_BYTES];
+	char hex[CM_ANON_ID_LEN + 1];
+
+	crypto_generichash_blake2b_salt_personal(h, sizeof(h), (const unsigned char *)s, n,
+						 a->o.key, sizeof(a->o.key), NULL, pers);
+	sodium_bin2hex(hex, sizeof(hex), h, sizeof(h));
+	return put(a, hex, CM_ANON_ID_LEN);
+}
+
+static int is(const char *c, size_t n, const char *w)
+{
+	return strlen(w) == n && !memcmp(c, w, n);
+}
+
+/* Whether a component stays as it is: structure, and the directory names
+ * analyze/ana_dataset.c's ana_path_is_code() tells code from data by
+ * (first: the first component of an absolute path; prev: the one before). */
+static int generic(const char *c, size_t n, int first, const char *prev, size_t pn)
+{
+	static const char *const sys[] = { "proc", "sys", "dev", "run", "etc", "usr", "lib",
+					   "lib32", "lib64", "libx32", "bin", "sbin", "boot" };
+	static const char *const any[] = { "site-packages", "dist-packages", "__pycache__",
+					   "locale", "locale-archive", "lib", "lib64" };
+
+	if (is(c, n, ".") || is(c, n, ".."))
+		return 1;
+	for (size_t i = 0; first && i < sizeof(sys) / sizeof(*sys); i++)
+		if (is(c, n, sys[i]))
+			return 1;
+	if (prev && is(prev, pn, "dev") && is(c, n, "shm"))	/* /dev/shm: memory */
+		return 1;
+	for (size_t i = 0; i < sizeof(any) / sizeof(*any); i++)
+		if (is(c, n, any[i]))
+			return 1;
+	/* an interpreter's library: lib/python3.11/ */
+	return n >= 6 && !memcmp(c, "python", 6) && prev &&
+	       (is(prev, pn, "lib") || is(prev, pn, "lib64"));
+}
+
+/* Length of the suffix of c[0..n) that stays: a code extension (.py,
+ * .pyc, .pyo, .pyd, .so, .so.N.N), else with keep_ext the extension. */
+static size_t kept_suffix(const char *c, size_t n, int keep_ext)
+{
+	static const char *const code[] = { ".py", ".pyc", ".pyo", ".pyd", ".so" };
+	const char *v = memmem(c, n, ".so.", 4);
+
+	if (v && v + 4 < c + n && v > c) {
+		const char *d = v + 4;
+		while (d < c + n && ((*d >= '0' && *d <= '9') || *d == '.'))
+			d++;
+		if (d == c + n)
+			return (size_t)(c + n - v);
+	}
+	for (size_t i = 0; i < sizeof(code) / sizeof(*code); i++) {
+		size_t l = strlen(code[i]);
+		if (n > l && !memcmp(c + n - l, code[i], l))
+			return l;
+	}
+	if (keep_ext) {
+		size_t i = n;
+		while (i > 1 && c[i - 1] != '.' &&
+		       ((c[i - 1] >= '0' && c[i - 1] <= '9') || (c[i - 1] >= 'a' && c[i - 1] <= 'z') ||
+			(c[i - 1] >= 'A' && c[i - 1] <= 'Z')))
+			i--;
+		if (i > 1 && c[i - 1] == '.' && n - i >= 1 && n - i <= EXT_MAX)
+			return n - i + 1;
+	}
+	return 0;
+}
+
+/* The anonymous path of p into a->buf. */
+static int build_path(cm_anon *a, const char *p)
+{
+	const char *c = p, *prev = NULL;
+	size_t pn = 0;
+	unsigned idx = 0;
+	int abs = *p == '/', err;
+
+	a->len = 0;
+	if ((err = put(a, "", 0)))
+		return err;
+	for (;;) {
+		const char *e = strchr(c, '/');
+		size_t n = e ? (size_t)(e - c) : strlen(c);
+
+		if (n && (idx < a->o.keep_dirs || generic(c, n, abs && !idx, prev, pn))) {
+			err = put(a, c, n);
+		} else if (n) {
+			size_t x = kept_suffix(c, n, a->o.keep_ext);
+			/* the hash covers the path up to here: see anon.h */
+			if (!(err = put_hash(a, PERS_PATH, p, (size_t)(c + n - p))))
+				err = put(a, c + n - x, x);
+		}
+		if (err)
+			return err;
+		if (n) {
+			idx++;
+			prev = c;
+			pn = n;
+		}
+		if (!e)
+			return 0;
+		if ((err = put(a, "/", 1)))
+			return err;
+		c = e + 1;
+	}
+}
+
+static int build_name(cm_anon *a, const char *s)
+{
+	a->len = 0;
+	return *s ? put_hash(a, PERS_NAME, s, strlen(s)) : put(a, "", 0);
+}
+
+static int lookup(cm_anon *a, struct cache *k, const char *s, const char **out,
+		  int (*build)(cm_anon *, const char *))
+{
+	uint32_t id, oid;
+	int err;
+
+	if (cm_strtab_find(&k->in, s, &id) == 0) {
+		*out = cm_strtab_str(&k->out, k->res[id]);
+		return 0;
+	}
+	if (k->in.n == k->cap) {
+		size_t cap = k->cap ? 2 * k->cap : 1024;
+		uint32_t *r = realloc(k->res, cap * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		k->res = r;
+		k->cap = cap;
+	}
+	if ((err = build(a, s)) < 0 || (err = cm_strtab_intern(&k->out, a->buf, &oid)) < 0 ||
+	    (err = cm_strtab_intern(&k->in, s, &id)) < 0)
+		return err;
+	k->res[id] = oid;
+	*out = cm_strtab_str(&k->out, oid);
+	return 0;
+}
+
+int cm_anon_path(cm_anon *a, const char *path, const char **out)
+{
+	return lookup(a, &a->path, path, out, build_path);
+}
+
+int cm_anon_name(cm_anon *a, const char *name, const char **out)
+{
+	return lookup(a, &a->name, name, out, build_name);
+}
+
+/* ------------------------------------------------------------ a trace */
+
+enum rule { R_PATH, R_NAME, R_EMPTY };
+
+struct strcol {
+	size_t off;
+	enum rule rule;
+};
+
+/* What each string column of table becomes: path and path2 paths, argv
+ * "", comm and any other (a column of a later version) a name. */
+static size_t str_columns(int table, struct strcol *sc, size_t max)
+{
+	size_t n, k = 0;
+	const struct tape_column *c = tape_table_columns(table, &n);
+
+	for (size_t i = 0; c && i < n && k < max; i++) {
+		if (c[i].type != TAPE_COL_STR)
+			continue;
+		sc[k].off = c[i].offset;
+		sc[k].rule = !strcmp(c[i].name, "path") || !strcmp(c[i].name, "path2") ? R_PATH :
+			     !strcmp(c[i].name, "argv") ? R_EMPTY : R_NAME;
+		k++;
+	}
+	return k;
+}
+
+static int copy_table(cm_anon *a, tape_reader *r, tape_writer *w, int table,
+		      struct cm_anon_stats *st, char *side)
+{
+	_Alignas(16) unsigned char ev[512];
+	struct strcol sc[16];
+	size_t nsc = str_columns(table, sc, 16), size = tape_table_event_size(table), k;
+	tape_cursor *c;
+	const void *evs;
+	int ret;
+
+	*side = 'r';
+	if (size > sizeof(ev))
+		return -EOVERFLOW;
+	if ((ret = tape_cursor_open(r, table, 0, UINT64_MAX, &c)) < 0)
+		return ret;
+	while ((ret = tape_cursor_next_block(c, &evs, &k)) > 0) {
+		for (size_t i = 0; i < k; i++) {
+			memcpy(ev, (const char *)evs + i * size, size);
+			for (size_t j = 0; j < nsc; j++) {
+				const char **s = (const char **)(void *)(ev + sc[j].off);
+				if (!*s || !**s)
+					continue;
+				ret = sc[j].rule == R_PATH ? cm_anon_path(a, *s, s) :
+				      sc[j].rule == R_NAME ? cm_anon_name(a, *s, s) : (*s = "", 0);
+				if (ret < 0)
+					goto out;
+			}
+			if ((ret = tape_writer_append(w, table, ev)) < 0) {
+				*side = 'w';
+				goto out;
+			}
+		}
+		st->events += k;
+	}
+out:
+	tape_cursor_free(c);
+	return ret;
+}
+
+/* Append key to the comma-separated list l[0..cap) unless it is there. */
+static void list_add(char *l, size_t cap, const char *key)
+{
+	size_t n = strlen(l), kn = strlen(key);
+
+	for (const char *p = l; *p; ) {
+		const char *e = strchr(p, ',');
+		size_t m = e ? (size_t)(e - p) : strlen(p);
+		if (m == kn && !memcmp(p, key, kn))
+			return;
+		p += m + (e != NULL);
+	}
+	if (n + kn + 2 <= cap)
+		snprintf(l + n, cap - n, "%s%s", n ? "," : "", key);
+}
+
+static int write_meta(cm_anon *a, tape_reader *r, tape_writer *w, struct cm_anon_stats *st)
+{
+	char removed[4096] = "", replaced[256] = "", id[CM_ANON_ID_LEN + 1], num[32];
+	const char *k, *v, *h;
+	int err;
+
+	for (size_t i = 0; i < tape_reader_meta_count(r); i++) {
+		if (tape_reader_meta_at(r, i, &k, &v) < 0)
+			continue;
+		if (!strncmp(k, "anon.", 5))	/* an earlier anonymization's: redone */
+			continue;
+		if (cm_anon_meta_kept(k)) {
+			st->meta_kept++;
+			err = tape_writer_set_meta(w, k, v);
+		} else if (!strcmp(k, "hostname")) {
+			st->meta_replaced++;
+			list_add(replaced, sizeof(replaced), k);
+			if (!(err = cm_anon_name(a, v, &h)))
+				err = tape_writer_set_meta(w, k, h);
+		} else {
+			st->meta_removed++;
+			list_add(removed, sizeof(removed), k);
+			err = 0;
+		}
+		if (err < 0)
+			return err;
+	}
+	cm_anon_key_id(a->o.key, id);
+	snprintf(num, sizeof(num), "%u", a->o.keep_dirs);
+	if ((err = tape_writer_set_meta(w, "anon.method", CM_ANON_METHOD)) < 0 ||
+	    (err = tape_writer_set_meta(w, "anon.key_id", id)) < 0 ||
+	    (err = tape_writer_set_meta(w, "anon.keep_ext", a->o.keep_ext ? "1" : "0")) < 0 ||
+	    (err = tape_writer_set_meta(w, "anon.keep_dirs", num)) < 0 ||
+	    (err = tape_writer_set_meta(w, "anon.replaced", replaced)) < 0 ||
+	    (err = tape_writer_set_meta(w, "anon.removed", removed)) < 0)
+		return err;
+	return 0;
+}
+
+int cm_anon_trace(cm_anon *a, tape_reader *r, tape_writer *w, struct cm_anon_stats *st,
+		  char *side)
+{
+	struct cm_anon_stats dummy;
+	int err;
+
+	if (!st)
+		st = &dummy;
+	memset(st, 0, sizeof(*st));
+	*side = 'w';
+	if ((err = write_meta(a, r, w, st)) < 0)
+		return err;
+	for (int t = 1; t < TAPE_TABLE_MAX; t++)
+		if ((err = copy_table(a, r, w, t, st, side)) < 0)
+			return err;
+	st->names = a->path.in.n + a->name.in.n;
+	return 0;
+}

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * anon.h - a trace without its names (`iotape anonymize`).
+ *
+ * Every name a trace holds is replaced by a keyed hash of it, BLAKE2b
+ * keyed with a 32-byte site key (libsodium's crypto_generichash), cut to
+ * 8 bytes and written as 16 hex digits:
+ *   - a path component by the hash of the path up to and including it,
+ *     so a directory is the same wherever its files are named, the tree
+ *     and every shared prefix survive, and two files are one file after
+ *     exactly when they were before; the same name in two directories
+ *     gets two hashes, so which names repeat across the tree (class
+ *     directories, a user name under /home and /scratch) does not show;
+ *   - "", "/", ".", ".." and empty components stay (structure, not
+ *     names); so do the system's directory names the analysis tells code
+ *     from data by (ana_path_is_code: /usr, /lib, /proc, /dev/shm, ...,
+ *     site-packages, __pycache__, lib/python3.11) and the extensions of
+ *     code (.py, .pyc, .so, .so.6), and with keep_ext every extension
+ *     (the part after the last dot, 1-10 letters and digits), with
+ *     keep_dirs the first keep_dirs components;
+ *   - comm, the hostname and any string column this version does not
+ *     know by the hash of the whole text (another personalization than
+ *     paths'), argv by "" (its arguments are paths, options and values
+ *     that no rule can tell apart).
+ * Without the key a name can be checked only by someone holding the key:
+ * a dictionary of likely names needs the key to be tried.  The same key
+ * gives the same names in every trace; a key is identified by its key id,
+ * an unkeyed BLAKE2b of it (16 hex digits), which says nothing of it.
+ *
+ * Metadata: the keys the analysis and the replay use and that name
+ * nothing are kept (cm_anon_meta_kept), hostname is hashed, every other
+ * key (cmdline, cgroup, those set by import -m, keys of later versions)
+ * is removed; anon.* keys say what was done.
+ *
+ * Memory grows with distinct names (a cache of each one's hash), never
+ * with events.  Functions return 0 or -errno (-ENOMEM, the reader's and
+ * writer's errors); they print nothing.
+ */
+#ifndef IOTAPE_COMMON_ANON_H
+#define IOTAPE_COMMON_ANON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "tape.h"
+
+#define CM_ANON_KEY_BYTES 32
+#define CM_ANON_ID_LEN 16	/* hex digits of a key id and of a hash */
+#define CM_ANON_METHOD "keyed-blake2b-64/1"
+
+struct cm_anon_opts {
+	uint8_t key[CM_ANON_KEY_BYTES];
+	int keep_ext;		/* keep every file name extension */
+	unsigned keep_dirs;	/* keep the first keep_dirs path components */
+};
+
+typedef struct cm_anon cm_anon;
+
+/* A new anonymizer (the key is copied); 0 or -ENOMEM (libsodium that
+ * does not start: -ENOSYS), *out NULL on error. */
+int cm_anon_new(cm_anon **out, const struct cm_anon_opts *o);
+/* Wipes the key and frees; accepts NULL. */
+void cm_anon_free(cm_anon *a);
+
+/* The anonymous form of a path / of a name (comm, hostname): *out points
+ * into a's cache and stays valid until cm_anon_free.  0 or -ENOMEM. */
+int cm_anon_path(cm_anon *a, const char *path, const char **out);
+int cm_anon_name(cm_anon *a, const char *name, const char **out);
+
+/* The key id of key: CM_ANON_ID_LEN hex digits and a NUL into id. */
+void cm_anon_key_id(const uint8_t key[CM_ANON_KEY_BYTES], char id[CM_ANON_ID_LEN + 1]);
+/* A key file's bytes: 32 raw bytes, or 64 hex digits with an optional
+ * trailing newline.  0, or -EINVAL for anything else. */
+int cm_anon_key_parse(const void *buf, size_t n, uint8_t key[CM_ANON_KEY_BYTES]);
+/* A new random key (randombytes_buf). */
+void cm_anon_key_random(uint8_t key[CM_ANON_KEY_BYTES]);
+/* Zero n bytes at p (a key's copy), in a way the compiler keeps. */
+void cm_anon_wipe(void *p, size_t n);
+/* Whether metadata key k is kept as it is. */
+int cm_anon_meta_kept(const char *k);
+
+struct cm_anon_stats {
+	uint64_t events;
+	uint64_t names;		/* distinct paths and names replaced */
+	unsigned meta_kept, meta_replaced, meta_removed;
+};
+
+/*
+ * Write the anonymous form of trace r into w: its metadata, then every
+ * event of every table this library knows, in order per table.  On error
+ * *side says where it happened: 'r' reading r, 'w' writing w (the caller
+ * then discards w's file).  st may be NULL.
+ */
+int cm_anon_trace(cm_anon *a, tape_reader *r, tape_writer *w, struct cm_anon_stats *st,
+		  char *side);
+
+#endif /* IOTAPE_COMMON_ANON_H */

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * imp_core.c - the table of importers (import.h).
+ *
+ * A new input format is a new imp_<name>.c defining a struct importer and
+ * one line here.
+ */
+#include <string.h>
+#include "import.h"
+
+extern const struct importer imp_csv;
+
+const struct importer *const imp_formats[] = {
+	&imp_csv,
+	NULL
+};
+
+const struct importer *imp_find(const char *name)
+{
+	for (const struct importer *const *i = imp_formats; *i; i++)
+		if (strcmp((*i)->name, name) == 0)
+			return *i;
+	return NULL;
+}

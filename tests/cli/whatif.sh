@@ -1,0 +1,90 @@
+#!/bin/sh
+# whatif.sh - iotape whatif: the baseline and the what-ifs that apply, one
+# replay each, and a table made of their reports.
+#
+# On replay_lib.sh's reader trace (2 recorded reader threads, no
+# checkpoints, no --fast): exactly baseline, readers-2x and readers-4x run;
+# the kept reports (--keep) show each run had the options the what-if
+# names (4 and 8 reader threads, recorded 2); the table's AU, job time and
+# read bandwidth are those reports' (job time scaled by ops expected /
+# done when a run was cut); the changes are against the baseline.  A run
+# that fails (DIR neither empty nor prepared, no -f) makes a FAILED row and
+# exit 1, its log kept.  Bad options: exit 2, one line.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/replay_lib.sh"
+need_uring
+
+reader_trace_csv "$T/tr.csv"
+ok "$IOTAPE" import -o "$T/tr.tape" "$T/tr.csv"
+
+run "$IOTAPE" whatif -d "$T/d" --runtime 10s --keep --output-format json -o "$T/w.json" "$T/tr.tape"
+[ "$rc" -eq 0 ] || fail "whatif exited $rc: $(cat "$T/err")"
+work=$(sed -n 's/^whatif: the runs. reports and logs are in //p' "$T/err") || fail "sed"
+[ -d "$work" ] || fail "--keep: no work directory named in: $(cat "$T/err")"
+grep -c '^whatif: \[[1-3]/3\] ' "$T/err" >"$T/nprog" || fail "no progress lines: $(cat "$T/err")"
+[ "$(cat "$T/nprog")" = 3 ] || fail "progress lines: $(cat "$T/err")"
+
+cat >"$T/check.py" <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1])); work = sys.argv[2]
+names = [r['name'] for r in w['whatifs']]
+assert names == ['baseline', 'readers-2x', 'readers-4x'], names
+assert w['recorded_reader_threads'] == 2 and w['checkpoints'] == 0 and w['fast'] is None, w
+want = {'baseline': None, 'readers-2x': 4, 'readers-4x': 8}
+base = None
+for r in w['whatifs']:
+    rep = json.load(open('%s/%s.json' % (work, r['name'])))
+    rw = rep['replay']['reader_whatif']
+    if want[r['name']] is None:
+        assert rw is None, rw
+        assert r['replay_options'] == [], r
+    else:
+        assert rw['reader_threads'] == want[r['name']] and rw['recorded_reader_threads'] == 2, rw
+        assert r['replay_options'] == ['--reader-threads', str(want[r['name']])], r
+    sc = rep['scale']
+    done = sum(rep['replay']['ops_done'].values())
+    exp = sum(rep['replay']['ops_expected'].values())
+    t = sc['runtime_ns'] / 1e9 * (exp / done if done < exp else 1)
+    assert r['ok'] and abs(r['au'] - sc['au_min']) < 1e-6, (r, sc['au_min'])
+    assert abs(r['job_time_s'] - t) < 1e-5 * t, (r, t)
+    assert r['job_time_estimated'] == (done < exp), r
+    assert abs(r['read_bw_bytes'] - sc['read_bw_bytes']) < 1, r
+    assert rep['replay']['ops_failed'] == 0
+    if base is None:
+        base = r
+        assert 'job_time_change' not in r
+    else:
+        assert abs(r['job_time_change'] - (r['job_time_s'] - base['job_time_s']) / base['job_time_s']) < 1e-5
+        assert abs(r['au_change'] - (r['au'] - base['au'])) < 1e-5
+print('ok')
+PY
+/usr/bin/python3 "$T/check.py" "$T/w.json" "$work" >"$T/py.out" 2>&1 || fail "whatif JSON: $(cat "$T/py.out")"
+rm -rf "$work"
+
+# the text table: one row per run, in the same order
+run "$IOTAPE" whatif -d "$T/d" --runtime 10s "$T/tr.tape"
+[ "$rc" -eq 0 ] || fail "whatif (text) exited $rc: $(cat "$T/err")"
+awk '$1 == "baseline" || $1 ~ /^readers-/ { print $1 }' "$T/out" >"$T/rows" || fail "awk"
+printf 'baseline\nreaders-2x\nreaders-4x\n' >"$T/want"
+same "$T/want" "$T/rows"
+grep -q '^readers-4x  *8 reader threads (recorded 2) ' "$T/out" || fail "table: $(cat "$T/out")"
+
+# a run that fails: DIR neither empty nor prepared by iotape
+mkdir "$T/busy" && echo x >"$T/busy/other" || fail "mkdir"
+run "$IOTAPE" whatif -d "$T/busy" --runtime 5s "$T/tr.tape"
+[ "$rc" -eq 1 ] || fail "whatif on a busy DIR exited $rc, want 1"
+grep -q '^baseline .* FAILED: ' "$T/out" || fail "no FAILED row: $(cat "$T/out")"
+grep -q 'runs failed or had failed operations: their logs are in ' "$T/err" ||
+	fail "no failure line: $(cat "$T/err")"
+kept=$(sed -n 's/^iotape whatif: .*their logs are in //p' "$T/err") || fail "sed"
+[ -f "$kept/baseline.log" ] || fail "failed run's log not kept: $(cat "$T/err")"
+rm -rf "$kept"
+
+# bad options
+err_line 2 "iotape whatif: " "missing -d DIR" "$IOTAPE" whatif "$T/tr.tape"
+err_line 2 "iotape whatif: --fast $T/nosuch: " "No such file" \
+	"$IOTAPE" whatif -d "$T/d" --fast "$T/nosuch" "$T/tr.tape"
+err_line 2 "iotape whatif: " "--runtime" "$IOTAPE" whatif -d "$T/d" --runtime 0 "$T/tr.tape"
+: >"$T/exists"
+err_line 1 "iotape whatif: $T/exists: exists" "" "$IOTAPE" whatif -d "$T/d" -o "$T/exists" "$T/tr.tape"
+exit 0
