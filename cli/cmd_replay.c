@@ -33,6 +33,7 @@ enum {
 	O_SCALE, O_IODEPTH, O_DIRECT_OPT, O_DROP, O_LOOPS, O_FMT, O_MEMLIMIT,
 	O_SCALE_DS, O_IGNORE, O_NO_META, O_WRITERS, O_AU, O_RUNTIME, O_FIND_MAX, O_SYNC_STEPS,
 	O_MPI, O_SET, O_SEED, O_METRICS, O_LINGER, O_PLACE, O_READERS, O_PREFETCH,
+	O_BURST, O_DRAIN,
 	O_STAGE_HOT, O_STAGE_SIZE,
 };
 
@@ -43,6 +44,8 @@ static const struct opt replay_opts[] = {
 	  NULL, NULL, OPT_REQUIRED },
 	{ O_PLACE, "place", "GLOB=DIR", "prepare and replay the paths GLOB matches under DIR (an existing directory) instead of --dir",
 	  NULL, NULL, OPT_MULTI },
+	{ O_BURST, "burst-buffer", "FAST_DIR", "what-if: the checkpoints (as analyze finds them) are written under FAST_DIR (an existing directory)" },
+	{ O_DRAIN, "drain", NULL, "with --burst-buffer: copy each checkpoint file to --dir in the background once closed" },
 	{ O_STAGE_HOT, "stage-hot", "FAST_DIR", "what-if: the files with the most bytes read per byte, up to --stage-size, under FAST_DIR (an existing directory); the rest under --dir" },
 	{ O_STAGE_SIZE, "stage-size", "SIZE", "with --stage-hot: the room in FAST_DIR, k/m/g/t suffixes" },
 	{ 'v', "verbose", NULL, "with --stage-hot: list the files staged" },
@@ -178,6 +181,18 @@ static int place_arg(const char *arg)
 	return 0;
 }
 
+/* --burst-buffer FAST_DIR [--drain]: a placement of the checkpoints'
+ * files, after --place's (PL.glob NULL) */
+static struct {
+	const char *dir;
+	int drain;
+	unsigned place;
+	struct rp_burst_plan *plan;
+	size_t n;
+	unsigned nckpts;
+	struct rp_burst *b;
+} BB;
+
 /* The option that gave placement i, for messages: "--place GLOB=DIR",
  * or "--stage-hot DIR" (no glob). */
 static const char *place_opt(unsigned i, char *buf, size_t len)
@@ -185,7 +200,8 @@ static const char *place_opt(unsigned i, char *buf, size_t len)
 	if (PL.glob[i])
 		snprintf(buf, len, "--place %s=%s", PL.glob[i], PL.dir[i]);
 	else
-		snprintf(buf, len, "--stage-hot %s", PL.dir[i]);
+		snprintf(buf, len, "%s %s", BB.dir && i == BB.place ? "--burst-buffer" : "--stage-hot",
+			 PL.dir[i]);
 	return buf;
 }
 
@@ -223,6 +239,56 @@ static int place_open(const char *dir, int dirfd, int force)
 			return -1;
 		}
 	return 0;
+}
+
+/* ----------------------------------------------------- --burst-buffer */
+
+
+/* Place the checkpoints of trace under FAST_DIR (a placement more): 0, or
+ * the exit status after one error line. */
+static int burst_setup(const char *trace, struct rp_layout *l)
+{
+	struct stat sb;
+	int rc;
+
+	errno = 0;
+	if (stat(BB.dir, &sb) || !S_ISDIR(sb.st_mode)) {
+		int e = errno;
+		cli_error("--burst-buffer %s: %s", BB.dir, e ? strerror(e) : "not a directory");
+		return EXIT_FAIL;
+	}
+	if (!PL.n)
+		PL.n = 1;
+	if (PL.n == RP_PLACE_MAX) {
+		cli_error("--burst-buffer: at most %d placements with --place", RP_PLACE_MAX - 1);
+		return EXIT_USAGE;
+	}
+	BB.place = PL.n;
+	if ((rc = burst_plan(trace, l, BB.place, &BB.plan, &BB.n, &BB.nckpts)))
+		return rc;
+	PL.glob[PL.n] = NULL;
+	PL.dir[PL.n] = BB.dir;
+	PL.fd[PL.n++] = -1;
+	return 0;
+}
+
+/* The burst buffer's hooks and drain thread on engine e: 0, or -1 after
+ * one error line. */
+static int burst_start(struct rp_engine *e, const struct rp_layout *l, unsigned loops)
+{
+	struct rp_hooks h;
+	int rc = rp_burst_new(&BB.b, l, BB.plan, BB.n, BB.nckpts, loops, BB.place,
+			      PL.fd[BB.place], PL.fd[0], BB.drain);
+
+	if (!rc) {
+		rp_burst_hooks(BB.b, &h);
+		rc = rp_engine_add_hooks(e, &h);
+	}
+	if (!rc)
+		rc = rp_burst_start(BB.b);
+	if (rc)
+		cli_error("--burst-buffer: %s", strerror(-rc));
+	return rc ? -1 : 0;
 }
 
 /* -------------------------------------------------------- --stage-hot */
@@ -525,10 +591,19 @@ static int run(struct rp_source *src, int dirfd, const struct rp_opts *o, int pr
 			return -1;
 		}
 	}
+	if (BB.dir && burst_start(e, &src->layout, o->loops)) {
+		rp_engine_free(e);
+		return -1;
+	}
 	rb0 = io_read_bytes();
 	rc = rp_engine_run(e, err, sizeof(err));
 	if (pl.printed)
 		fputc('\n', stderr);
+	if (BB.drain) {		/* the job is over; its drains may not be */
+		if (progress)
+			fprintf(stderr, "iotape replay: waiting for the burst buffer's drains\n");
+		rp_burst_wait(BB.b);
+	}
 	if (rc) {
 		cli_error("%s", err);
 		rp_engine_free(e);
@@ -538,6 +613,8 @@ static int run(struct rp_source *src, int dirfd, const struct rp_opts *o, int pr
 	rp_engine_free(e);
 	if (PL.n > 1)
 		res->place_names = PL.dir;
+	res->burst = BB.b;
+	res->burst_dir = BB.dir;
 	if (LV)
 		live_replay_end(LV, &src->layout, res);
 	res->dev_read_bytes = io_read_bytes() - rb0;
@@ -985,6 +1062,7 @@ int cmd_replay(int argc, char **argv)
 	char *end;
 	int nsets = 0;
 	int c, dirfd = -1, ret = EXIT_FAIL, rc, progress;
+	uint32_t bbf;
 	FILE *out = stdout;
 
 	opt_init_cfg(&p, &replay_cmd, &o, argc, argv);
@@ -1008,6 +1086,8 @@ int cmd_replay(int argc, char **argv)
 		case O_MPI: mpi = 1; break;
 		case O_SET: if (sets) sets[nsets++] = p.arg; break;
 		case O_SEED: seed = p.arg; break;
+		case O_BURST: BB.dir = p.arg; break;
+		case O_DRAIN: BB.drain = 1; break;
 		case O_STAGE_HOT: stage_dir = p.arg; break;
 		case O_STAGE_SIZE: stage_size = p.arg; break;
 		case 'v': verbose = 1; break;
@@ -1130,6 +1210,17 @@ int cmd_replay(int argc, char **argv)
 		opt_error(&replay_cmd, "--place and %s exclude each other", mpi ? "--mpi" : "--find-max");
 		return EXIT_USAGE;
 	}
+	if (BB.drain && !BB.dir) {
+		opt_error(&replay_cmd, "--drain needs --burst-buffer");
+		return EXIT_USAGE;
+	}
+	if (BB.dir && (mpi || find || acc_given || sa.job || stage_dir)) {
+		opt_error(&replay_cmd, "--burst-buffer and %s exclude each other%s", mpi ? "--mpi" :
+			  find ? "--find-max" : acc_given ? "--accelerators" :
+			  stage_dir ? "--stage-hot" : "a job file",
+			  sa.job ? " (its checkpoints: --place 'FOLDER/*=FAST_DIR')" : "");
+		return EXIT_USAGE;
+	}
 	if (place_dirs_check())
 		return EXIT_FAIL;
 	if (mpi && prep_only) {
@@ -1229,6 +1320,11 @@ int cmd_replay(int argc, char **argv)
 		cli_error("--place: %s", strerror(-rc));
 		goto out;
 	}
+	if (BB.dir && (ret = burst_setup(sa.trace, &src->layout))) {
+		ret = ret == EXIT_USAGE ? EXIT_USAGE : EXIT_FAIL;
+		goto out;
+	}
+	ret = EXIT_FAIL;
 	if ((dirfd = setup_dir(dir, force, &o, prep_only, &cg)) < 0)
 		goto out;
 	if (PL.n > 1 && place_open(dir, dirfd, force))
@@ -1276,6 +1372,11 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	ret = failures(&src->layout, &res, ignore) ? EXIT_FAIL : EXIT_OK;
+	if (BB.b && rp_burst_failed(BB.b, &rc, &bbf) && !ignore) {
+		cli_error("--burst-buffer: the drain of %s failed: %s; --ignore-errors exits 0",
+			  rp_file_path(&src->layout, bbf), strerror(-rc));
+		ret = EXIT_FAIL;
+	}
 	done = 1;
 out:
 	rp_cgroup_leave(&cg);	/* (before an MPI_Abort, which does not return) */
@@ -1302,6 +1403,9 @@ out:
 	for (unsigned i = 1; i < PL.n; i++)
 		free(PL.glob[i]);
 	PL.n = 0;
+	rp_burst_free(BB.b);	/* (res.burst points to it) */
+	free(BB.plan);
+	memset(&BB, 0, sizeof(BB));
 	free(SH.f);
 	memset(&SH, 0, sizeof(SH));
 	/* a last scrape sees the end, and the report is out before it */

@@ -686,6 +686,10 @@ int rp_report_json(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 	}
 	fputs(",\n  \"scale\": ", f);
 	rc |= put_json(f, scale_json(l, o, res), 2, 0);
+	if (res->burst) {
+		fputs(",\n  \"burst_buffer\": ", f);
+		rc |= put_json(f, rp_burst_json(res->burst, l, res), 2, 0);
+	}
 	fputs(",\n  \"replay\": ", f);
 	/* "replay" but its last key, then "files": [ ... ] */
 	rc |= put_json(f, replay_json(l, o, res, &t), 2, 1);
@@ -780,6 +784,8 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 			dir_text(f, dir_names[k], &d[k], res->wall_ns);
 		place_release(d);
 	}
+	if (res->burst)
+		rp_burst_text(f, res->burst, l, res);
 	cm_fmt_ns(b1, sizeof(b1), l->span);
 	cm_fmt_ns(b2, sizeof(b2), res->wall_ns);
 	fprintf(f, "\nReplay (%s timing): recorded %s, replayed %s, %zu threads\n",

@@ -209,12 +209,13 @@ static void publish(struct tctx *c)
 
 /* The op hooks, for an op done (res: bytes or -errno; lat: issue to
  * completion). */
-static void tell_hooks(struct tctx *c, uint32_t kind, uint32_t flags, int64_t res,
-		       uint64_t lat)
+static void tell_hooks(struct tctx *c, uint32_t kind, uint32_t flags, uint32_t file,
+		       uint32_t file2, int64_t res, uint64_t lat)
 {
 	struct rp_engine *e = c->e;
 	struct rp_op_done d = {
-		.thread = c->idx, .kind = kind, .flags = flags, .res = res, .lat_ns = lat,
+		.thread = c->idx, .kind = kind, .flags = flags, .file = file, .file2 = file2,
+		.res = res, .lat_ns = lat,
 		.compute_ns = c->job->compute_ns, .elapsed_ns = now_ns() - e->start,
 	};
 
@@ -228,7 +229,8 @@ static void tell_hooks(struct tctx *c, uint32_t kind, uint32_t flags, int64_t re
 static void op_done(struct tctx *c, const struct rp_op *op, int64_t res, uint64_t lat)
 {
 	if (c->e->op_hooks)
-		tell_hooks(c, op->kind, op->flags, res, lat);
+		tell_hooks(c, op->kind, op->flags, op->file,
+			   op->kind == CM_RENAME ? op->file2 : RP_NO_FILE, res, lat);
 	c->taken++;
 	atomic_fetch_add_explicit(&c->e->ops_done, 1, memory_order_relaxed);
 	publish(c);
@@ -281,7 +283,7 @@ static void complete(struct tctx *c, struct inflight *f, int res, uint64_t t)
 		c->on--;
 	}
 	if (e->op_hooks)
-		tell_hooks(c, f->kind, f->flags, res, t - f->t_prep);
+		tell_hooks(c, f->kind, f->flags, f->file, RP_NO_FILE, res, t - f->t_prep);
 	atomic_fetch_add_explicit(&e->ops_done, 1, memory_order_relaxed);
 	publish(c);
 }
