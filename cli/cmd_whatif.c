@@ -257,6 +257,9 @@ static int wi_report(struct wi_run *r, const char *path)
 	r->job_s = jnum(sc, "runtime_ns") / 1e9;
 	r->read_bw = jnum(sc, "read_bw_bytes");
 	r->ops_failed = (uint64_t)jnum(rp, "ops_failed");
+	r->ckpt_s = jnum(json_object_get(j, "burst_buffer"), "seen_s");
+	if (isnan(r->ckpt_s))
+		r->ckpt_s = -1;
 	limit = jnum(sc, "runtime_limit_ns");
 	done = jsum(json_object_get(rp, "ops_done"));
 	expected = jsum(json_object_get(rp, "ops_expected"));
@@ -303,6 +306,12 @@ static int wi_run_one(struct wi *w, struct wi_run *r, size_t i)
 		args[n++] = "--drop-caches";
 	for (size_t k = 0; k < WI_ARGS && r->args[k]; k++)
 		args[n++] = r->args[k];
+	/* the checkpoints' time, where no what-if moves them: DIR as its own
+	 * burst buffer (nothing moves; replay's checkpoint hook times them) */
+	if (w->ckpts && (!r->args[0] || !strcmp(r->args[0], "--reader-threads"))) {
+		args[n++] = "--burst-buffer";
+		args[n++] = w->cfg.dir;
+	}
 	args[n++] = w->trace;
 	args[n] = NULL;
 	fprintf(stderr, "whatif: [%zu/%zu] %s: %s\n", i + 1, w->n, r->name, r->what);
@@ -369,7 +378,12 @@ static int wi_print_text(const struct wi *w, FILE *f)
 		fprintf(f, "\n(no checkpoints in the trace: no burst-buffer what-if)\n");
 	if (!w->readers)
 		fprintf(f, "(no thread reads a data set: no reader-thread what-if)\n");
-	fprintf(f, "(~: cut by --runtime; the job's time at the run's pace over the trace's ops)\n");
+	for (size_t i = 0; i < w->n; i++)
+		if (!w->run[i].status && w->run[i].estimated) {
+			fprintf(f, "(~: cut by --runtime; the job's time at the run's pace over the "
+				"trace's ops)\n");
+			break;
+		}
 	return 0;
 }
 
@@ -472,6 +486,11 @@ int cmd_whatif(int argc, char **argv)
 		return EXIT_FAIL;
 	if (wi_facts(&w))
 		return EXIT_FAIL;
+	/* replay -d makes DIR; the runs that time checkpoints name it before */
+	if (mkdir(w.cfg.dir, 0755) && errno != EEXIST) {
+		cli_error("%s: %s", w.cfg.dir, strerror(errno));
+		return EXIT_FAIL;
+	}
 	wi_plan(&w);
 
 	snprintf(w.work, sizeof(w.work), "/tmp/iotape-whatif.XXXXXX");

@@ -9,7 +9,8 @@
 # read bandwidth are those reports' (job time scaled by ops expected /
 # done when a run was cut); the changes are against the baseline.  A run
 # that fails (DIR neither empty nor prepared, no -f) makes a FAILED row and
-# exit 1, its log kept.  Bad options: exit 2, one line.
+# exit 1, its log kept.  Bad options: exit 2, one line.  With --fast and
+# checkpoints: the staging and burst-buffer what-ifs (below).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/replay_lib.sh"
 need_uring
@@ -68,6 +69,65 @@ awk '$1 == "baseline" || $1 ~ /^readers-/ { print $1 }' "$T/out" >"$T/rows" || f
 printf 'baseline\nreaders-2x\nreaders-4x\n' >"$T/want"
 same "$T/want" "$T/rows"
 grep -q '^readers-4x  *8 reader threads (recorded 2) ' "$T/out" || fail "table: $(cat "$T/out")"
+
+# With --fast and a checkpoint (the trainer writes /out/ckpt1.pt and
+# ckpt2.pt, 2 MiB each in two 1 MiB writes, at 60 and 160 ms: one
+# checkpoint of two files for analyze and for replay): stage-hot
+# (its room the bytes of analyze's 80% staging level), burst-buffer (to
+# FAST, drained) run as well; the baseline and the reader what-ifs time
+# the checkpoints with DIR as its own burst buffer, undrained; each row's
+# checkpoint time is its report's burst_buffer.seen_s.
+cp "$T/tr.csv" "$T/ck.csv" || fail "cp"
+for c in 1 2; do
+	t=$((c * 100000000 - 40000000))
+	echo "$t,1,12,openat,/out/ckpt$c.pt,-1,0,0,20,10,0x241," >>"$T/ck.csv"
+	echo "$((t + 1000)),1,12,pwrite64,/out/ckpt$c.pt,20,0,1048576,1048576,10,0," >>"$T/ck.csv"
+	echo "$((t + 2000)),1,12,pwrite64,/out/ckpt$c.pt,20,1048576,1048576,1048576,10,0," >>"$T/ck.csv"
+	echo "$((t + 3000)),1,12,close,/out/ckpt$c.pt,20,0,0,0,10,0," >>"$T/ck.csv"
+done
+head -n 1 "$T/ck.csv" >"$T/ck2.csv" && tail -n +2 "$T/ck.csv" >"$T/ck.rows" &&
+	sort -t, -k1,1n "$T/ck.rows" >>"$T/ck2.csv" || fail "sort"
+ok "$IOTAPE" import -o "$T/ck.tape" "$T/ck2.csv"
+ok "$IOTAPE" analyze --json "$T/ck.tape"
+cp "$T/out" "$T/ck.ana" || fail "cp"
+fast=$(mktemp -d /dev/shm/iotape-whatif-test.XXXXXX) || fail "mktemp in /dev/shm"
+trap 'rm -rf "$T" "$fast"' EXIT
+run "$IOTAPE" whatif -d "$T/d2" --fast "$fast" --runtime 10s --keep --output-format json \
+	-o "$T/w2.json" "$T/ck.tape"
+[ "$rc" -eq 0 ] || fail "whatif --fast exited $rc: $(cat "$T/err")"
+work=$(sed -n 's/^whatif: the runs. reports and logs are in //p' "$T/err") || fail "sed"
+cat >"$T/check2.py" <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1])); work, d, fast = sys.argv[2:5]
+ana = json.load(open(sys.argv[5]))
+names = [r['name'] for r in w['whatifs']]
+assert names == ['baseline', 'stage-hot', 'burst-buffer', 'readers-2x', 'readers-4x'], names
+assert w['checkpoints'] == ana['checkpoints']['count'] == 1 and w['fast'] == fast, w
+room = [l['bytes'] for l in ana['staging']['levels'] if abs(l['fraction'] - 0.8) < 1e-9][0]
+for r in w['whatifs']:
+    rep = json.load(open('%s/%s.json' % (work, r['name'])))
+    bb = rep.get('burst_buffer')
+    assert r['ok'], r
+    if r['name'] == 'stage-hot':
+        assert rep['staging']['dir'] == fast and rep['staging']['stage_size'] == room, rep['staging']
+        assert bb is None and r['checkpoint_time_s'] is None, r
+        continue
+    assert 'staging' not in rep
+    if r['name'] == 'burst-buffer':
+        assert bb['dir'] == fast and bb['drain'] is True, bb
+    else:
+        assert bb['dir'] == d and bb['drain'] is False, (r['name'], bb)
+    assert len(bb['checkpoints']) == 1 and bb['checkpoints'][0]['files'] == 2, bb
+    assert abs(r['checkpoint_time_s'] - bb['seen_s']) < 1e-9, (r, bb['seen_s'])
+print('ok')
+PY
+/usr/bin/python3 "$T/check2.py" "$T/w2.json" "$work" "$T/d2" "$fast" "$T/ck.ana" >"$T/py.out" 2>&1 ||
+	fail "whatif --fast JSON: $(cat "$T/py.out")"
+rm -rf "$work"
+# the checkpoints ended up under DIR, drained from FAST
+for c in 1 2; do
+	[ "$(stat -c %s "$T/d2/out/ckpt$c.pt")" = 2097152 ] || fail "ckpt$c.pt not drained to DIR"
+done
 
 # a run that fails: DIR neither empty nor prepared by iotape
 mkdir "$T/busy" && echo x >"$T/busy/other" || fail "mkdir"
