@@ -131,7 +131,7 @@ CFLAGS_common/metrics_http.c := $(MHD_CFLAGS)
 LIBS := $(LIBRECORD) $(LIBREPLAY) $(LIBANALYZE) $(LIBIMPORT) $(LIBCOMMON) $(LIBTAPE) \
 	$(shell pkg-config --libs libbpf liburing jansson 2>/dev/null || echo -lbpf -lelf -lz -luring -ljansson) \
 	$(shell pkg-config --libs inih 2>/dev/null || echo -linih) $(MHD_LIBS) \
-	-lzstd -lxxhash -ldl -lpthread -lm $(MPI_LIBS)
+	-lz -lzstd -lxxhash -ldl -lpthread -lm $(MPI_LIBS)
 
 .PHONY: all deps check test demo bench man install clean FORCE
 all: iotape $(LIBTAPE_SO_REAL)
