@@ -52,7 +52,7 @@ ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 # Debian 12 packages: build, test, bench, demo.
 DEB_PKGS := build-essential pkg-config clang llvm libbpf-dev bpftool libelf-dev python3-pil \
 	zlib1g-dev libzstd-dev liburing-dev libxxhash-dev libinih-dev libyaml-dev \
-	libjansson-dev libcmocka-dev zstd fio strace man-db groff-base \
+	libjansson-dev libcmocka-dev zstd fio strace blktrace man-db groff-base \
 	python3-torch python3-torchvision python3-numpy bpftrace openmpi-bin libopenmpi-dev \
 	libmicrohttpd-dev chromium prometheus python3-pandas
 

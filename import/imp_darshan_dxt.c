@@ -47,6 +47,7 @@ struct dxt {
 	int64_t rank;
 	uint64_t want_w, want_r, got_w, got_r;
 	unsigned long rec_line;	/* where the record starts */
+	unsigned long err_line;	/* the line at fault when not the current one */
 	struct seg *seg;
 	size_t nseg, cap;
 	char err[200];
@@ -99,6 +100,7 @@ static int rec_end(struct dxt *x, tape_writer *w)
 		return 0;
 	x->in_rec = 0;
 	if (x->has_counts && (x->got_w != x->want_w || x->got_r != x->want_r)) {
+		x->err_line = x->rec_line;
 		snprintf(x->err, sizeof(x->err),
 			 "the record starting on line %lu has %llu write and %llu read segments, its header says %llu and %llu",
 			 x->rec_line, (unsigned long long)x->got_w, (unsigned long long)x->got_r,
@@ -314,7 +316,7 @@ static int dxt_import(FILE *in, tape_writer *w, const struct imp_opts *o,
 		else
 			rc = segment(&x, s);
 		if (rc < 0 && x.err[0]) {
-			d->line = t.lineno;
+			d->line = x.err_line ? x.err_line : t.lineno;
 			snprintf(d->msg, sizeof(d->msg), "%s", x.err);
 		}
 	}
@@ -327,7 +329,7 @@ static int dxt_import(FILE *in, tape_writer *w, const struct imp_opts *o,
 	if (rc == 0) {
 		rc = rec_end(&x, w);
 		if (rc < 0 && x.err[0]) {
-			d->line = x.rec_line;
+			d->line = x.err_line ? x.err_line : t.lineno;
 			snprintf(d->msg, sizeof(d->msg), "%s", x.err);
 		}
 	}

@@ -354,7 +354,7 @@ static int dft_line(struct dft *x, tape_writer *w, char *s, size_t len)
 		len--;
 	if (!len)
 		return 0;
-	o = json_loadb(s, len, JSON_REJECT_DUPLICATES, &jerr);
+	o = json_loadb(s, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
 	if (!o) {
 		snprintf(x->err, sizeof(x->err), "bad JSON at column %d: %s",
 			 jerr.column, jerr.text);
