@@ -52,7 +52,7 @@ ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 # Debian 12 packages: build, test, bench, demo.
 DEB_PKGS := build-essential pkg-config clang llvm libbpf-dev bpftool libelf-dev python3-pil \
 	zlib1g-dev libzstd-dev liburing-dev libxxhash-dev libinih-dev libyaml-dev \
-	libjansson-dev libcmocka-dev zstd fio strace man-db groff-base \
+	libjansson-dev libcmocka-dev zstd fio strace blktrace man-db groff-base \
 	python3-torch python3-torchvision python3-numpy bpftrace openmpi-bin libopenmpi-dev \
 	libmicrohttpd-dev chromium prometheus python3-pandas libsodium-dev
 
@@ -136,7 +136,7 @@ CFLAGS_common/anon.c := $(SODIUM_CFLAGS)
 LIBS := $(LIBRECORD) $(LIBREPLAY) $(LIBANALYZE) $(LIBIMPORT) $(LIBCOMMON) $(LIBTAPE) \
 	$(shell pkg-config --libs libbpf liburing jansson 2>/dev/null || echo -lbpf -lelf -lz -luring -ljansson) \
 	$(shell pkg-config --libs inih 2>/dev/null || echo -linih) $(MHD_LIBS) $(SODIUM_LIBS) \
-	-lzstd -lxxhash -ldl -lpthread -lm $(MPI_LIBS)
+	-lz -lzstd -lxxhash -ldl -lpthread -lm $(MPI_LIBS)
 
 .PHONY: all deps check test demo bench man install clean FORCE
 all: iotape $(LIBTAPE_SO_REAL)

@@ -15,7 +15,8 @@
 #   BENCH_KEEP=1   keep the trace and CSV files under OUT/bench/work
 #   BENCH_ONLY     run only this section (format, parquet, python, analyze, record,
 #                  metrics, replay, scale, model-fio, memory, model, fidelity, export,
-#                  anonymize)
+#                  anonymize, import-other)
+#   IMPORT_LINES   input lines of the import-other bench, per format (default 1000000)
 #   MODEL_FILES    files of the model bench's job (default 1000000)
 #   PARQUET_EVENTS syscall rows of the parquet bench's stream (default 1000000)
 #   PYTHON_EVENTS  syscall rows the python bench reads (default 10000000)
@@ -1246,6 +1247,76 @@ print(sum(v["events"] for v in json.load(sys.stdin)["tables"].values()))') || { 
 	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
 }
 want anonymize && anonymize_section
+# ----------------------------------------------------------- import-other
+# import speed of blkparse, dftracer and darshan-dxt on generated inputs
+# of IMPORT_LINES lines each, and the imported trace's size against the
+# input gzip'd (what people ship today)
+import_other_section() {
+	section import-other "iotape import -F blkparse|dftracer|darshan-dxt: lines/s, trace vs source gzip'd"
+	w=$WORK/import-other
+	rm -rf "$w" && mkdir -p "$w" || { FAILED=1; return; }
+	n=${IMPORT_LINES:-1000000}
+	# blkparse: a D and a C per request (blkparse_fmt.c's formats)
+	# (times, sizes and sectors drawn by rand(): regular columns would
+	# compress to nothing and say little about real traces)
+	awk -v n="$n" 'BEGIN { srand(1); t = 0; for (i = 0; i < n / 2; i++) {
+		t += int(rand() * 40000); s = int(rand() * 4000000) * 8
+		printf "%3d,%-3d %2d %8d %5d.%09d %5d %2s %3s %d + %d [%s]\n", 8, 0, i % 4, 2 * i + 1,
+			int(t / 1e9), t % 1e9, 4242, "D", "R", s, 256, "python3"
+		c = t + 50000 + int(rand() * 200000)
+		printf "%3d,%-3d %2d %8d %5d.%09d %5d %2s %3s %d + %d [%d]\n", 8, 0, i % 4, 2 * i + 2,
+			int(c / 1e9), c % 1e9, 0, "C", "R", s, 256, 0 } }' >"$w/in.blkparse"
+	# dftracer: per file an FH, an open, preads and a close
+	awk -v n="$n" 'BEGIN { srand(2); print "["; l = 1; f = 0; ts = 1700000000000000
+		while (l < n) { f++
+			printf "{\"id\":%d,\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":7,\"tid\":7,\"ph\":\"M\",\"args\":{\"name\":\"/data/train/img_%d.npz\",\"value\":%d}}\n", l, f, 9000 + f
+			printf "{\"id\":%d,\"name\":\"open64\",\"cat\":\"POSIX\",\"pid\":7,\"tid\":8,\"ts\":%.0f,\"dur\":12,\"ph\":\"X\",\"args\":{\"fhash\":%d,\"flags\":0,\"ret\":5,\"level\":1}}\n", l + 1, ts, 9000 + f
+			l += 2
+			for (k = 0; k < 996 && l < n - 1; k++) { ts += 20 + int(rand() * 60)
+				printf "{\"id\":%d,\"name\":\"pread64\",\"cat\":\"POSIX\",\"pid\":7,\"tid\":8,\"ts\":%.0f,\"dur\":%d,\"ph\":\"X\",\"args\":{\"fhash\":%d,\"fd\":5,\"count\":4096,\"offset\":%d,\"ret\":4096,\"level\":1}}\n", l, ts, 5 + int(rand() * 50), 9000 + f, int(rand() * 1000) * 4096
+				l++ }
+			printf "{\"id\":%d,\"name\":\"close\",\"cat\":\"POSIX\",\"pid\":7,\"tid\":8,\"ts\":%.0f,\"dur\":3,\"ph\":\"X\",\"args\":{\"fhash\":%d,\"fd\":5,\"ret\":0}}\n", l, ts + 40, 9000 + f
+			l++; ts += 100 } }' >"$w/in.dftracer"
+	# darshan-dxt: records of 1000 segments (darshan-dxt-logutils.c's formats)
+	awk -v n="$n" 'BEGIN { srand(3); print "# DXT_POSIX module data"; l = 1; r = 0
+		while (l < n) { r++
+			printf "\n# DXT, file_id: %d, file_name: /scratch/f%d\n# DXT, rank: %d, hostname: nid%d\n", r, r, r % 64, r % 64
+			m = (n - l - 6 < 1000) ? n - l - 6 : 1000; if (m < 1) m = 1
+			printf "# DXT, write_count: 0, read_count: %d\n# DXT, mnt_pt: /scratch, fs_type: lustre\n", m
+			print "# Module    Rank  Wt/Rd  Segment          Offset       Length    Start(s)      End(s)"
+			l += 6
+			st = r * 0.5
+			for (k = 0; k < m; k++) { st += rand() * 0.002; d = 0.0001 + rand() * 0.001
+				printf "%8s%8d%7s%9d%16d%16d%12.4f%12.4f\n", "X_POSIX", r % 64, "read", k, int(rand() * 4096) * 1048576, 1048576, st, st + d
+				l++ } } }' >"$w/in.darshan-dxt"
+	for f in blkparse dftracer darshan-dxt; do
+		lines=$(wc -l <"$w/in.$f")
+		best=
+		r=0
+		while [ $r -lt "${BENCH_RUNS:-3}" ]; do
+			rm -f "$w/$f.iotape"
+			t0=$(now)
+			./iotape import -F "$f" -o "$w/$f.iotape" "$w/in.$f" >"$w/err" 2>&1 ||
+				{ best=; cat "$w/err"; break; }
+			t1=$(now)
+			best=$(awk -v a="${best:-1e9}" -v b="$(calc "$t1 - $t0" 4)" 'BEGIN { print (b < a) ? b : a }')
+			r=$((r + 1))
+		done
+		if [ -z "$best" ]; then
+			fig "$f lines/s" "failed" - "" ""
+			FAILED=1
+			continue
+		fi
+		gz=$(gzip -c "$w/in.$f" | wc -c)
+		tb=$(wc -c <"$w/$f.iotape")
+		fig "$f klines/s" "$(calc "$lines / $best / 1000" 0)" = "" \
+			"$(count "$lines") lines, $(calc "$best" 3) s"
+		fig "$f trace/gzip size" "$(calc "$tb / $gz" 3)" = "" \
+			"trace $(count "$tb") B, source $(count "$(wc -c <"$w/in.$f")") B, gzip'd $(count "$gz") B"
+	done
+	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
+}
+want import-other && import_other_section
 
 # ----------------------------------------------------------------- summary
 echo

@@ -1,0 +1,128 @@
+#!/bin/sh
+# import -F darshan-dxt: darshan-dxt-parser's text (printed below with
+# darshan-dxt-logutils.c's formats: "%8s%8d%7s%9d%16d%16d%12.4f%12.4f")
+# becomes, per (file, rank) record, an open at the first segment, a
+# pread64/pwrite64 per segment in time order and a close at the last end,
+# pid = tid = rank + 1; MPI-IO records of a file with POSIX records are
+# skipped, of other files imported; bad lines name their line number.
+. "$(dirname "$0")/lib.sh"
+
+cat >"$T/dxt.txt" <<'EOT'
+# darshan log version: 3.41
+# compression method: ZLIB
+# exe: ./ior -a POSIX
+# uid: 1000
+# jobid: 4242
+# start_time: 1700000000
+# start_time_asci: Tue Nov 14 22:13:20 2023
+# end_time: 1700000010
+# end_time_asci: Tue Nov 14 22:13:30 2023
+# nprocs: 2
+# run time: 11
+# metadata: lib_ver = 3.4.4
+
+# log file regions
+# -------------------------------------------------------
+# header: 744 bytes (uncompressed)
+
+# mounted file systems (mount point and fs type)
+# -------------------------------------------------------
+# mount entry:	/scratch	lustre
+
+# ***************************************************
+# DXT_POSIX module data
+# ***************************************************
+
+# DXT, file_id: 111, file_name: /data/out.bin
+# DXT, rank: 0, hostname: nid001
+# DXT, write_count: 2, read_count: 1
+# DXT, mnt_pt: /data, fs_type: ext4
+# Module    Rank  Wt/Rd  Segment          Offset       Length    Start(s)      End(s)
+ X_POSIX       0  write        0               0         1048576      0.5000      0.5123
+ X_POSIX       0  write        1         1048576         1048576      0.6000      0.6100
+ X_POSIX       0   read        0               0            4096      0.7000      0.7001
+
+# DXT, file_id: 111, file_name: /data/out.bin
+# DXT, rank: 1, hostname: nid002
+# DXT, write_count: 0, read_count: 1
+# DXT, mnt_pt: /data, fs_type: ext4
+# Module    Rank  Wt/Rd  Segment          Offset       Length    Start(s)      End(s)
+ X_POSIX       1   read        0         1048576           65536      0.5500      0.5600
+
+# ***************************************************
+# DXT_MPIIO module data
+# ***************************************************
+
+# DXT, file_id: 111, file_name: /data/out.bin
+# DXT, rank: 0, hostname: nid001
+# DXT, write_count: 1, read_count: 0
+# DXT, mnt_pt: /data, fs_type: ext4
+# Module    Rank  Wt/Rd  Segment          Offset       Length    Start(s)      End(s)
+ X_MPIIO       0  write        0               0         2097152      0.4900      0.6200
+
+# DXT, file_id: 222, file_name: /data/only_mpiio.h5
+# DXT, rank: 1, hostname: nid002
+# DXT, write_count: 0, read_count: 1
+# DXT, mnt_pt: /data, fs_type: ext4
+# Module    Rank  Wt/Rd  Segment          Offset       Length    Start(s)      End(s)
+ X_MPIIO       1   read        0               0             100      1.2500      1.5000
+EOT
+# By hand: seconds x 1e9; rank 0's writes are printed before its read and
+# are earlier anyway; rank 1 (pid 2) gets fd 3 too (fds are per pid);
+# the MPI-IO write of /data/out.bin is skipped (POSIX records exist); the
+# MPI-IO-only file is imported (file id 2).
+cat >"$T/want.csv" <<'EOT'
+ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns,file_id,flags,path2,fd2,file_id2,offset2
+500000000,1,1,open,/data/out.bin,-1,0,0,3,0,1,0x0,,-1,0,0
+500000000,1,1,pwrite64,/data/out.bin,3,0,1048576,1048576,12300000,1,0x0,,-1,0,0
+600000000,1,1,pwrite64,/data/out.bin,3,1048576,1048576,1048576,10000000,1,0x0,,-1,0,0
+700000000,1,1,pread64,/data/out.bin,3,0,4096,4096,100000,1,0x0,,-1,0,0
+700100000,1,1,close,/data/out.bin,3,0,0,0,0,1,0x0,,-1,0,0
+550000000,2,2,open,/data/out.bin,-1,0,0,3,0,1,0x0,,-1,0,0
+550000000,2,2,pread64,/data/out.bin,3,1048576,65536,65536,10000000,1,0x0,,-1,0,0
+560000000,2,2,close,/data/out.bin,3,0,0,0,0,1,0x0,,-1,0,0
+1250000000,2,2,open,/data/only_mpiio.h5,-1,0,0,3,0,2,0x0,,-1,0,0
+1250000000,2,2,pread64,/data/only_mpiio.h5,3,0,100,100,250000000,2,0x0,,-1,0,0
+1500000000,2,2,close,/data/only_mpiio.h5,3,0,0,0,0,2,0x0,,-1,0,0
+EOT
+ok "$IOTAPE" import -F darshan-dxt -o "$T/x.tape" "$T/dxt.txt"
+ok "$IOTAPE" dump -F csv -o "$T/got.csv" "$T/x.tape"
+same "$T/want.csv" "$T/got.csv"
+ok "$IOTAPE" info "$T/x.tape"
+for kv in "source *import:darshan-dxt" "not_recorded *block, cache" \
+	"clock *darshan: seconds since the job's start"; do
+	grep -q "$kv" "$T/out" || fail "info lacks '$kv': $(cat "$T/out")"
+done
+ok "$IOTAPE" analyze --json "$T/x.tape"
+/usr/bin/python3 -c 'import json,sys
+f = {x["path"]: (x["read_bytes"], x["write_bytes"], x["opens"]) for x in json.load(open(sys.argv[1]))["files"]}
+want = {"/data/out.bin": (4096 + 65536, 2 * 1048576, 2), "/data/only_mpiio.h5": (100, 0, 1)}
+sys.exit(0 if f == want else "files: %r" % (f,))' "$T/out" || fail "analyze --json bytes per file"
+
+# Lustre OST columns after a segment are ignored
+sed 's/^\( X_POSIX .*0\.7001\)$/\1  [  3]  [  4]/' "$T/dxt.txt" >"$T/ost.txt"
+grep -q '\[  4\]' "$T/ost.txt" || fail "sed: no OST columns"
+ok "$IOTAPE" import -F darshan-dxt -o "$T/o.tape" "$T/ost.txt"
+ok "$IOTAPE" dump -F csv -o "$T/o.csv" "$T/o.tape"
+same "$T/want.csv" "$T/o.csv"
+
+bad() {	# LINE-NUMBER PATTERN: the input is $T/bad.txt
+	rm -f "$T/b.tape"
+	err_line 1 "iotape import: $T/bad.txt:$1: " "$2" \
+		"$IOTAPE" import -F darshan-dxt -o "$T/b.tape" "$T/bad.txt"
+	[ -e "$T/b.tape" ] && fail "b.tape left behind ($2)"
+	return 0
+}
+segl=$(grep -n 'X_POSIX       0  write        1' "$T/dxt.txt" | cut -d: -f1)
+sed "${segl}s/0.6100/0.5100/" "$T/dxt.txt" >"$T/bad.txt"
+bad "$segl" "bad start or end time"
+sed "${segl}s/ write / wrote /" "$T/dxt.txt" >"$T/bad.txt"
+bad "$segl" "'wrote': want write or read"
+sed "${segl}s/X_POSIX       0/X_POSIX       7/" "$T/dxt.txt" >"$T/bad.txt"
+bad "$segl" "rank '7' is not the record's (0)"
+sed "${segl}d" "$T/dxt.txt" >"$T/bad.txt"
+h=$(grep -n 'file_id: 111' "$T/dxt.txt" | head -n 1 | cut -d: -f1)
+bad "$h" "has 1 write and 1 read segments, its header says 2 and 1"
+grep -v '^#' "$T/dxt.txt" >"$T/bad.txt"
+bad "$(grep -n X_POSIX "$T/bad.txt" | head -n 1 | cut -d: -f1)" "a segment outside a record"
+exit 0
