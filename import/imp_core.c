@@ -9,9 +9,13 @@
 #include "import.h"
 
 extern const struct importer imp_csv;
+extern const struct importer imp_strace;
+extern const struct importer imp_iolog;
 
 const struct importer *const imp_formats[] = {
 	&imp_csv,
+	&imp_strace,
+	&imp_iolog,
 	NULL
 };
 

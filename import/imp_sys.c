@@ -185,9 +185,10 @@ int imp_sys_fill(struct imp_sys *st, struct tape_syscall *ev, const char *have,
 			ev->file_id2 = fe2 ? (uint64_t)fe2->path + 1 : 0;
 		if (!HAVE(c_off2))
 			ev->offset2 = fe2 ? fe2->pos : 0;
-		/* the output fd's position moves (sendfile always writes at
-		 * it); the input is taken to be read at an explicit offset */
-		if (fe2 && ev->ret > 0)
+		/* the output fd's position moves when the copy wrote at it
+		 * (no offset2 given, or sendfile, which always does); the
+		 * input is taken to be read at an explicit offset */
+		if (fe2 && ev->ret > 0 && (!HAVE(c_off2) || op == TAPE_OP_SENDFILE))
 			fe2->pos = ev->offset2 + (uint64_t)ev->ret;
 	}
 
@@ -213,4 +214,15 @@ int64_t imp_sys_file_id(struct imp_sys *st, const char *path)
 		return 0;
 	id = path_intern(st, path);
 	return id < 0 ? id : id + 1;
+}
+
+int64_t imp_sys_open_fd(struct imp_sys *st, uint32_t pid, const char *path)
+{
+	int64_t id = *path ? path_intern(st, path) : -1;
+	uint64_t *fd;
+
+	if (id < 0)
+		return id == -1 ? -1 : id;
+	fd = cm_map_get(&st->last_open, pid, (uint64_t)id);
+	return fd && fd_find(st, pid, (int64_t)*fd) ? (int64_t)*fd : -1;
 }
