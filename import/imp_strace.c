@@ -178,6 +178,7 @@ struct thread {
 	size_t pcap;
 	uint64_t pend_ts;
 	int has_pend;
+	int cloned;		/* made a thread or process (clone traced) */
 };
 
 struct strace {
@@ -186,6 +187,7 @@ struct strace {
 	size_t nth, thcap;
 	struct cm_map by_tid;	/* tid -> th index */
 	int pending_clone;	/* th index + 1 of the last thread whose clone is unfinished */
+	int aliased;		/* the unprefixed process has been seen with a pid */
 	uint64_t last_ts, day_ns, last_tod;
 	int tod_seen;
 	char *join;		/* a joined call */
@@ -649,15 +651,38 @@ static struct thread *thread_new(struct strace *s, uint32_t tid, uint64_t ts,
 	return t;
 }
 
-/* The thread of a line: new tids are children of the last unfinished
- * clone (strace may print a child's lines before the clone returns). */
-static struct thread *thread_get(struct strace *s, uint32_t tid, uint64_t ts)
+/*
+ * The thread of a line (body: what follows the time).  A new tid is
+ *  - the process strace printed without a pid (pid 1) when it resumes
+ *    that one's unfinished call, or when that one has forked (its clone
+ *    is traced, so a child would be known): strace -f writing to a
+ *    terminal names the first process only once there are others;
+ *  - else a child of the last unfinished clone (strace may print a
+ *    child's lines before the clone returns);
+ *  - else a process of its own.
+ */
+static struct thread *thread_get(struct strace *s, uint32_t tid, uint64_t ts,
+				 const char *body)
 {
-	struct thread *t = thread_at(s, tid), *parent = NULL;
+	struct thread *t = thread_at(s, tid), *parent = NULL, *d;
 	int is_thread = 0;
 
 	if (t && t->alive)
 		return t;	/* else a new thread that got a dead one's tid */
+	d = tid != DEFAULT_PID && !s->aliased ? thread_at(s, DEFAULT_PID) : NULL;
+	if (d && d->alive) {
+		const char *name = body + 5;
+		size_t nl = strcspn(name, " ");
+		int resumes = strncmp(body, "<... ", 5) == 0 && d->has_pend &&
+			      strncmp(d->pend, name, nl) == 0 && d->pend[nl] == '(';
+
+		if (resumes || (d->cloned && !s->pending_clone)) {
+			if (cm_map_set(&s->by_tid, tid, 0, (uint64_t)(d - s->th)))
+				return NULL;
+			s->aliased = 1;
+			return d;
+		}
+	}
 	if (s->pending_clone) {
 		parent = &s->th[s->pending_clone - 1];
 		is_thread = parent->has_pend && strstr(parent->pend, "CLONE_THREAD") != NULL;
@@ -748,7 +773,17 @@ static int exec_done(struct strace *s, struct thread *t, const struct call *c, c
 			break;
 		}
 		n = strlen(str);
-		if (len + n + 2 > TAPE_MAX_STRING)
+		if (q + 4 <= end && memcmp(q + 1, "...", 3) == 0) {
+			/* cut at strace -s's length: say so */
+			if (grow(&s->sbuf[2], &s->scap[2], n + 4))
+				err = -ENOMEM;
+			else
+				memcpy(s->sbuf[2] + n, "...", 4);
+			str = s->sbuf[2];
+			n += 3;
+			q += 3;
+		}
+		if (err || len + n + 2 > TAPE_MAX_STRING)
 			break;
 		p = q + 1;
 		{
@@ -872,6 +907,8 @@ static int do_call(struct strace *s, tape_writer *w, struct thread *t, uint64_t 
 	if (!c.has_ret)
 		return 0;
 	if (sp->sf & SF_CLONE) {
+		if (c.ret > 0)
+			t->cloned = 1;
 		if (c.ret > 0 && c.ret <= UINT32_MAX && !thread_at(s, (uint32_t)c.ret)) {
 			int is_thread = 0;
 
@@ -1107,7 +1144,7 @@ static int strace_line(struct strace *s, tape_writer *w, const char *p, const ch
 	if (r == 0)
 		ts = s->last_ts + 1000;
 	s->last_ts = ts;
-	t = thread_get(s, tid, ts);
+	t = thread_get(s, tid, ts, p);
 	if (!t)
 		return -ENOMEM;
 	if (strncmp(p, "--- ", 4) == 0)
@@ -1160,8 +1197,10 @@ static int strace_line(struct strace *s, tape_writer *w, const char *p, const ch
 		t->pend[n] = '\0';
 		t->pend_ts = ts;
 		t->has_pend = 1;
-		if (sp->sf & SF_CLONE)
+		if (sp->sf & SF_CLONE) {
 			s->pending_clone = (int)(t - s->th) + 1;
+			t->cloned = 1;
+		}
 		return 0;
 	}
 	return do_call(s, w, t, ts, p, end);
