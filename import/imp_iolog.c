@@ -211,6 +211,9 @@ static int iolog_line(struct iolog *il, tape_writer *w, char *line)
 	case TAPE_OP_OPENAT:
 		ev.flags = O_RDWR;
 		break;
+	case TAPE_OP_FSYNC:
+	case TAPE_OP_FDATASYNC:
+		break;		/* fio logs the last I/O's offset: no meaning */
 	case TAPE_OP_FALLOCATE:
 		ev.flags = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
 		/* fallthrough */
