@@ -836,11 +836,25 @@ static const struct spec *spec_find(const char *name, size_t len)
 	return NULL;
 }
 
-static void have_set(char *have, const char *col, int v)
-{
-	const struct tape_column *cols = tape_table_columns(TAPE_TABLE_SYSCALL, NULL);
+/* The index of column col in the syscall table, looked up once. */
+enum { C_TS, C_DUR, C_PID, C_TID, C_OP, C_FD, C_SIZE, C_RET, C_FLAGS, C_FD2,
+       C_OFF, C_OFF2, C_PATH, C_PATH2, NCOLS };
+static const char *const colnames[NCOLS] = {
+	"ts_ns", "dur_ns", "pid", "tid", "op", "fd", "size", "ret", "flags", "fd2",
+	"offset", "offset2", "path", "path2",
+};
 
-	have[tape_column_find(TAPE_TABLE_SYSCALL, col) - cols] = (char)v;
+static void have_set(char *have, int col, int v)
+{
+	static int idx[NCOLS] = { -1 };
+
+	if (idx[0] < 0) {
+		const struct tape_column *cols = tape_table_columns(TAPE_TABLE_SYSCALL, NULL);
+
+		for (int i = NCOLS - 1; i >= 0; i--)
+			idx[i] = (int)(tape_column_find(TAPE_TABLE_SYSCALL, colnames[i]) - cols);
+	}
+	have[idx[col]] = (char)v;
 }
 
 /* path, made absolute with the dirfd's -y path (dir) when relative;
@@ -1014,34 +1028,33 @@ static int do_call(struct strace *s, tape_writer *w, struct thread *t, uint64_t 
 	else if (sp->flags >= 0)
 		ev.flags = arg_flags(&c, sp->flags);
 	ev.flags |= sp->flags_const;
-	for (const char *const *col = (const char *const[]){ "ts_ns", "dur_ns", "pid", "tid",
-			"op", "fd", "size", "ret", "flags", "fd2", NULL }; *col; col++)
-		have_set(have, *col, 1);
+	for (int col = C_TS; col <= C_FD2; col++)
+		have_set(have, col, 1);
 	if (sp->off >= 0) {
 		int64_t off = arg_num(&c, sp->off, &absent);
 
 		if (!(absent || (sp->off_kind == OFF_ARG_OR_POS && off == -1))) {
 			ev.offset = (uint64_t)off;
-			have_set(have, "offset", 1);
+			have_set(have, C_OFF, 1);
 		}
 	} else if (sp->off_kind != OFF_POS) {
-		have_set(have, "offset", 1);
+		have_set(have, C_OFF, 1);
 	}
 	if (sp->off2 >= 0) {
 		int64_t off = arg_num(&c, sp->off2, &absent);
 
 		if (!absent) {
 			ev.offset2 = (uint64_t)off;
-			have_set(have, "offset2", 1);
+			have_set(have, C_OFF2, 1);
 		}
 	}
 	if (path) {
 		ev.path = path;
-		have_set(have, "path", 1);
+		have_set(have, C_PATH, 1);
 	}
 	if (path2) {
 		ev.path2 = path2;
-		have_set(have, "path2", 1);
+		have_set(have, C_PATH2, 1);
 	}
 	if (strlen(ev.path) > TAPE_MAX_STRING || strlen(ev.path2) > TAPE_MAX_STRING)
 		return bad(s, "a path longer than %s bytes", "1 MiB");

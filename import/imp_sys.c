@@ -108,14 +108,21 @@ static int op_transfers(unsigned op)
 int imp_sys_fill(struct imp_sys *st, struct tape_syscall *ev, const char *have,
 		 char *err, size_t errlen)
 {
-	const struct tape_column *cols = tape_table_columns(TAPE_TABLE_SYSCALL, NULL);
+	/* the columns, looked up once (the same static table every time:
+	 * finding them per row by name was most of an import's time) */
+	static const struct tape_column *cols, *c_pid, *c_tid, *c_path, *c_fd,
+		*c_ret, *c_off, *c_fid, *c_fd2, *c_fid2, *c_off2, *c_path2;
 #define COL(name) (tape_column_find(TAPE_TABLE_SYSCALL, name))
-	const struct tape_column *c_pid = COL("pid"), *c_tid = COL("tid");
-	const struct tape_column *c_path = COL("path"), *c_fd = COL("fd");
-	const struct tape_column *c_ret = COL("ret"), *c_off = COL("offset");
-	const struct tape_column *c_fid = COL("file_id");
-	const struct tape_column *c_fd2 = COL("fd2"), *c_fid2 = COL("file_id2");
-	const struct tape_column *c_off2 = COL("offset2"), *c_path2 = COL("path2");
+	if (!c_path2) {
+		cols = tape_table_columns(TAPE_TABLE_SYSCALL, NULL);
+		c_pid = COL("pid"), c_tid = COL("tid");
+		c_path = COL("path"), c_fd = COL("fd");
+		c_ret = COL("ret"), c_off = COL("offset");
+		c_fid = COL("file_id");
+		c_fd2 = COL("fd2"), c_fid2 = COL("file_id2");
+		c_off2 = COL("offset2");
+		c_path2 = COL("path2");
+	}
 #undef COL
 	unsigned op = ev->op;
 	enum tape_op_class cls = tape_op_class(op);
