@@ -1245,6 +1245,8 @@ static int strace_import(FILE *in, tape_writer *w, const struct imp_opts *o,
 	if (!ret && ferror(in)) {
 		d->read_errno = errno ? errno : EIO;
 		ret = -EIO;
+	} else if (!ret && d->line == 0) {
+		ret = bad(&s, "empty input: no strace lines%s", "");
 	}
 	for (size_t i = 0; !ret && i < s.nth; i++)
 		ret = thread_end(&s, w, &s.th[i], 0, 0);

@@ -48,6 +48,10 @@ bad 3 "quoted string never ends" <<'EOT'
 
 10:00:00.000002 openat(AT_FDCWD, "/a, O_RDONLY) = 3
 EOT
+: >"$T/empty.strace"
+err_line 1 "iotape import: $T/empty.strace: " "empty input" \
+	"$IOTAPE" import -F strace -o "$T/empty.tape" "$T/empty.strace"
+[ -e "$T/empty.tape" ] && fail "empty.tape left behind"
 
 command -v strace >/dev/null || skip "no strace"
 [ -x "$TESTBIN/workload" ] || skip "no $TESTBIN/workload (make tests)"
