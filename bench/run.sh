@@ -15,7 +15,7 @@
 #   BENCH_KEEP=1   keep the trace and CSV files under OUT/bench/work
 #   BENCH_ONLY     run only this section (format, parquet, python, analyze, record,
 #                  metrics, replay, scale, model-fio, memory, model, fidelity, export,
-#                  anonymize, import-other)
+#                  anonymize, import-other, import)
 #   IMPORT_LINES   input lines of the import-other bench, per format (default 1000000)
 #   MODEL_FILES    files of the model bench's job (default 1000000)
 #   PARQUET_EVENTS syscall rows of the parquet bench's stream (default 1000000)
@@ -31,6 +31,9 @@
 #   RECORD_FILES   files of its PyTorch job (default 2000)
 #   ANON_EVENTS    preads of the anonymize bench's synthetic trace (default 2000000),
 #                  over ANON_FILES distinct paths (default 100000)
+#   IMPORT_DD_OPS  4 KiB writes and reads of the dd that the import bench
+#                  straces (default 250000: ~500k lines)
+#   IMPORT_IOLOG_LINES lines of the import bench's fio iolog (default 1000000)
 set -u
 
 OUT=${1:-.output}
@@ -1317,6 +1320,66 @@ import_other_section() {
 	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
 }
 want import-other && import_other_section
+# ------------------------------------------------------------------ import
+# iotape import of other tools' traces, in input lines/s: a real strace of
+# dd (written 4 KiB at a time, then read back), against the lines/s strace
+# itself wrote while tracing it; a fio version 3 iolog of 1M random reads
+# over 16 files (what fio --write_iolog writes; generated, as fio would
+# need minutes for as many).  Sizes: the imported trace against the input
+# gzip -6'd.
+import_section() {
+	section import "iotape import -F strace / fio-iolog: lines/s and trace size"
+	w=$WORK/import
+	rm -rf "$w" && mkdir -p "$w" || { FAILED=1; return; }
+	[ -x ./iotape ] || { echo "  ./iotape is not built"; FAILED=1; return; }
+	# imp FORMAT INPUT LINES NOTE TARGET_OP TARGET: best of BENCH_RUNS
+	imp() {
+		best=
+		r=0
+		while [ $r -lt "${BENCH_RUNS:-3}" ]; do
+			rm -f "$w/t.iotape"
+			t0=$(now)
+			./iotape import -F "$1" -o "$w/t.iotape" "$2" || { best=; break; }
+			t1=$(now)
+			best=$(awk -v a="${best:-1e9}" -v b="$(calc "$t1 - $t0" 6)" 'BEGIN { print (b < a) ? b : a }')
+			r=$((r + 1))
+		done
+		if [ -z "$best" ]; then
+			fig "$1 import" "failed" - "" ""
+			FAILED=1
+			return 1
+		fi
+		rate=$(calc "$3 / $best / 1000000" 2)
+		fig "$1 import Mlines/s" "$rate" "$5" "$6" "$(count "$3") lines in $(calc "$best" 3) s$4"
+		tsz=$(stat -c %s "$w/t.iotape")
+		gsz=$(gzip -6 -c "$2" | wc -c)
+		fig "$1 trace / input.gz" "$(calc "$tsz / $gsz" 3)" = "" \
+			"trace $(calc "$tsz / 1048576" 1) MiB, input $(calc "$(stat -c %s "$2") / 1048576" 1) MiB, gzip -6 $(calc "$gsz / 1048576" 1) MiB"
+	}
+	if command -v strace >/dev/null && strace -o /dev/null true 2>/dev/null; then
+		n=${IMPORT_DD_OPS:-250000}
+		t0=$(now)
+		strace -f -tt -T -y -o "$w/dd.strace" sh -c "dd if=/dev/zero of=$w/dd.out bs=4k count=$n 2>/dev/null &&
+			dd if=$w/dd.out of=/dev/null bs=4k 2>/dev/null" || { echo "  strace failed"; FAILED=1; }
+		t1=$(now)
+		rm -f "$w/dd.out"
+		lines=$(wc -l < "$w/dd.strace")
+		srate=$(calc "$lines / ($t1 - $t0) / 1000000" 2)
+		fig "strace writes Mlines/s" "$srate" - "" "strace -f -tt -T -y of 2 dd runs: $(count "$lines") lines in $(calc "$t1 - $t0" 3) s"
+		imp strace "$w/dd.strace" "$lines" "; strace wrote them at $srate M/s" ge "$srate"
+	else
+		echo "  no strace, or it cannot trace here: strace import skipped"
+	fi
+	n=${IMPORT_IOLOG_LINES:-1000000}
+	awk -v n="$n" 'BEGIN { srand(1); print "fio version 3 iolog"
+		for (f = 0; f < 16; f++) printf "%d /data/f%d add\n%d /data/f%d open\n", f, f, f, f
+		for (i = 0; i < n - 1 - 32; i++)
+			printf "%d /data/f%d read %d 4096\n", 100 + i * 7, i % 16, int(rand() * 262144) * 4096
+	}' > "$w/fio.iolog"
+	imp fio-iolog "$w/fio.iolog" "$n" "" ge 1
+	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
+}
+want import && import_section
 
 # ----------------------------------------------------------------- summary
 echo

@@ -28,7 +28,7 @@ struct import_cfg {
 /* --meta is untyped: it may be repeated.  --format's choices are
  * imp_formats[]'s names, in its order (tests/cli/import_formats.sh). */
 static const struct opt import_opts[] = {
-	{ 'F', "format", "FORMAT", "input format", "csv|blkparse|dftracer|darshan-dxt", "csv",
+	{ 'F', "format", "FORMAT", "input format", "csv|strace|fio-iolog|blkparse|dftracer|darshan-dxt", "csv",
 	  OPT_T_STR(struct import_cfg, format) },
 	{ 't', "table", "TABLE", "csv: table the rows belong to",
 	  "syscall|block|cache|process|file|sample", "syscall",

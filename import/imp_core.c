@@ -9,12 +9,16 @@
 #include "import.h"
 
 extern const struct importer imp_csv;
+extern const struct importer imp_strace;
+extern const struct importer imp_iolog;
 extern const struct importer imp_blkparse;
 extern const struct importer imp_dftracer;
 extern const struct importer imp_darshan_dxt;
 
 const struct importer *const imp_formats[] = {
 	&imp_csv,
+	&imp_strace,
+	&imp_iolog,
 	&imp_blkparse,
 	&imp_dftracer,
 	&imp_darshan_dxt,

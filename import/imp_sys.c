@@ -108,14 +108,21 @@ static int op_transfers(unsigned op)
 int imp_sys_fill(struct imp_sys *st, struct tape_syscall *ev, const char *have,
 		 char *err, size_t errlen)
 {
-	const struct tape_column *cols = tape_table_columns(TAPE_TABLE_SYSCALL, NULL);
+	/* the columns, looked up once (the same static table every time:
+	 * finding them per row by name was most of an import's time) */
+	static const struct tape_column *cols, *c_pid, *c_tid, *c_path, *c_fd,
+		*c_ret, *c_off, *c_fid, *c_fd2, *c_fid2, *c_off2, *c_path2;
 #define COL(name) (tape_column_find(TAPE_TABLE_SYSCALL, name))
-	const struct tape_column *c_pid = COL("pid"), *c_tid = COL("tid");
-	const struct tape_column *c_path = COL("path"), *c_fd = COL("fd");
-	const struct tape_column *c_ret = COL("ret"), *c_off = COL("offset");
-	const struct tape_column *c_fid = COL("file_id");
-	const struct tape_column *c_fd2 = COL("fd2"), *c_fid2 = COL("file_id2");
-	const struct tape_column *c_off2 = COL("offset2"), *c_path2 = COL("path2");
+	if (!c_path2) {
+		cols = tape_table_columns(TAPE_TABLE_SYSCALL, NULL);
+		c_pid = COL("pid"), c_tid = COL("tid");
+		c_path = COL("path"), c_fd = COL("fd");
+		c_ret = COL("ret"), c_off = COL("offset");
+		c_fid = COL("file_id");
+		c_fd2 = COL("fd2"), c_fid2 = COL("file_id2");
+		c_off2 = COL("offset2");
+		c_path2 = COL("path2");
+	}
 #undef COL
 	unsigned op = ev->op;
 	enum tape_op_class cls = tape_op_class(op);
@@ -185,9 +192,10 @@ int imp_sys_fill(struct imp_sys *st, struct tape_syscall *ev, const char *have,
 			ev->file_id2 = fe2 ? (uint64_t)fe2->path + 1 : 0;
 		if (!HAVE(c_off2))
 			ev->offset2 = fe2 ? fe2->pos : 0;
-		/* the output fd's position moves (sendfile always writes at
-		 * it); the input is taken to be read at an explicit offset */
-		if (fe2 && ev->ret > 0)
+		/* the output fd's position moves when the copy wrote at it
+		 * (no offset2 given, or sendfile, which always does); the
+		 * input is taken to be read at an explicit offset */
+		if (fe2 && ev->ret > 0 && (!HAVE(c_off2) || op == TAPE_OP_SENDFILE))
 			fe2->pos = ev->offset2 + (uint64_t)ev->ret;
 	}
 
@@ -213,4 +221,15 @@ int64_t imp_sys_file_id(struct imp_sys *st, const char *path)
 		return 0;
 	id = path_intern(st, path);
 	return id < 0 ? id : id + 1;
+}
+
+int64_t imp_sys_open_fd(struct imp_sys *st, uint32_t pid, const char *path)
+{
+	int64_t id = *path ? path_intern(st, path) : -1;
+	uint64_t *fd;
+
+	if (id < 0)
+		return id == -1 ? -1 : id;
+	fd = cm_map_get(&st->last_open, pid, (uint64_t)id);
+	return fd && fd_find(st, pid, (int64_t)*fd) ? (int64_t)*fd : -1;
 }

@@ -75,6 +75,9 @@ void imp_sys_release(struct imp_sys *st);
  */
 int imp_sys_fill(struct imp_sys *st, struct tape_syscall *ev, const char *have,
 		 char *err, size_t errlen);
+/* The fd the last open of path in pid returned, if it is still open;
+ * -1 when none, or -ENOMEM. */
+int64_t imp_sys_open_fd(struct imp_sys *st, uint32_t pid, const char *path);
 /* The file id imp_sys_fill gives path (1, 2, ... by first appearance);
  * 0 for "", or -ENOMEM. */
 int64_t imp_sys_file_id(struct imp_sys *st, const char *path);
