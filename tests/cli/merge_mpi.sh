@@ -5,18 +5,7 @@
 # 300); a merged trace of 2 hosts under 3 ranks is refused.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/replay_lib.sh"
-command -v mpirun >/dev/null 2>&1 || skip "no mpirun (make deps installs openmpi-bin)"
-need_uring
-"$IOTAPE" replay --mpi -d "$T/x" "$T/none" 2>"$T/probe.err"
-grep -q 'built without MPI' "$T/probe.err" && skip "built with MPI=0"
-mpi_lsan
-
-mpi() {
-	np=$1; shift
-	timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe --bind-to none \
-		-x ASAN_OPTIONS -x LSAN_OPTIONS -np "$np" "$IOTAPE" "$@" >"$T/out" 2>"$T/err"
-	rc=$?
-}
+. "$(dirname "$0")/mpi_lib.sh"
 
 job_csv "$T/a.csv" log
 printf '%s\n' "$HDR" "100,1,1,openat,/data/h1.bin,-1,0,0,3,10,0," \
