@@ -106,13 +106,7 @@ ok "$IOTAPE" import -F darshan-dxt -o "$T/o.tape" "$T/ost.txt"
 ok "$IOTAPE" dump -F csv -o "$T/o.csv" "$T/o.tape"
 same "$T/want.csv" "$T/o.csv"
 
-bad() {	# LINE-NUMBER PATTERN: the input is $T/bad.txt
-	rm -f "$T/b.tape"
-	err_line 1 "iotape import: $T/bad.txt:$1: " "$2" \
-		"$IOTAPE" import -F darshan-dxt -o "$T/b.tape" "$T/bad.txt"
-	[ -e "$T/b.tape" ] && fail "b.tape left behind ($2)"
-	return 0
-}
+bad() { import_bad darshan-dxt "$T/bad.txt" "$1" "$2"; }	# LINE-NUMBER PATTERN
 segl=$(grep -n 'X_POSIX       0  write        1' "$T/dxt.txt" | cut -d: -f1)
 sed "${segl}s/0.6100/0.5100/" "$T/dxt.txt" >"$T/bad.txt"
 bad "$segl" "bad start or end time"

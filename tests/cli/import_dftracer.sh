@@ -75,13 +75,7 @@ check "$T/a.pfw.gz"
 	fail gzip
 check "$T/b.pfw.gz"
 
-bad() {	# LINE-NUMBER PATTERN: the input is $T/bad.pfw
-	rm -f "$T/x.tape"
-	err_line 1 "iotape import: $T/bad.pfw:$1: " "$2" \
-		"$IOTAPE" import -F dftracer -o "$T/x.tape" "$T/bad.pfw"
-	[ -e "$T/x.tape" ] && fail "x.tape left behind ($2)"
-	return 0
-}
+bad() { import_bad dftracer "$T/bad.pfw" "$1" "$2"; }	# LINE-NUMBER PATTERN
 { head -n 4 "$T/a.pfw"; echo '{"id":4,"name":"read","cat":"POSIX",'; } >"$T/bad.pfw"
 bad 5 "bad JSON"
 { head -n 2 "$T/a.pfw"; echo '{"name":"read","cat":"POSIX","ts":"soon","ph":"X"}'; } >"$T/bad.pfw"

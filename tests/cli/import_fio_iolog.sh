@@ -16,14 +16,9 @@ ok "$IOTAPE" info "$T/hand.tape"
 grep -q "not_recorded.*durations, block, cache, process" "$T/out" ||
 	fail "info lacks not_recorded: $(cat "$T/out")"
 
-bad() {
-	line=$1 pattern=$2
-	cat >"$T/bad.iolog"
-	rm -f "$T/bad.tape"
-	err_line 1 "iotape import: $T/bad.iolog:$line: " "$pattern" \
-		"$IOTAPE" import -F fio-iolog -o "$T/bad.tape" "$T/bad.iolog"
-	[ -e "$T/bad.tape" ] && fail "bad.tape left behind ($pattern)"
-	return 0
+bad() {	# LINE-NUMBER PATTERN, the input on stdin
+	cat >"$T/bad.iolog" || fail "writing $T/bad.iolog"
+	import_bad fio-iolog "$T/bad.iolog" "$1" "$2"
 }
 bad 1 "not a fio iolog" <<'EOT'
 /d/a read 0 4096

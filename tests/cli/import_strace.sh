@@ -21,14 +21,9 @@ grep -q "not_recorded.*block, cache" "$T/out" || fail "info lacks not_recorded: 
 grep -q "source.*import:strace" "$T/out" || fail "info lacks source: $(cat "$T/out")"
 
 # bad input
-bad() {
-	line=$1 pattern=$2
-	cat >"$T/bad.strace"
-	rm -f "$T/bad.tape"
-	err_line 1 "iotape import: $T/bad.strace:$line: " "$pattern" \
-		"$IOTAPE" import -F strace -o "$T/bad.tape" "$T/bad.strace"
-	[ -e "$T/bad.tape" ] && fail "bad.tape left behind ($pattern)"
-	return 0
+bad() {	# LINE-NUMBER PATTERN, the input on stdin
+	cat >"$T/bad.strace" || fail "writing $T/bad.strace"
+	import_bad strace "$T/bad.strace" "$1" "$2"
 }
 bad 2 "not a strace line" <<'EOT'
 10:00:00.000001 close(3) = 0
