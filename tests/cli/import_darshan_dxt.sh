@@ -107,7 +107,13 @@ ok "$IOTAPE" dump -F csv -o "$T/o.csv" "$T/o.tape"
 same "$T/want.csv" "$T/o.csv"
 
 bad() { import_bad darshan-dxt "$T/bad.txt" "$1" "$2"; }	# LINE-NUMBER PATTERN
-segl=$(grep -n 'X_POSIX       0  write        1' "$T/dxt.txt" | cut -d: -f1)
+# line_of PATTERN FILE: in $ln, the number of FILE's first line holding PATTERN
+line_of() {
+	grep -n -m 1 -- "$1" "$2" >"$T/line_of" || fail "no '$1' in $2"
+	ln=$(cut -d: -f1 "$T/line_of")
+}
+line_of 'X_POSIX       0  write        1' "$T/dxt.txt"
+segl=$ln
 sed "${segl}s/0.6100/0.5100/" "$T/dxt.txt" >"$T/bad.txt"
 bad "$segl" "bad start or end time"
 sed "${segl}s/ write / wrote /" "$T/dxt.txt" >"$T/bad.txt"
@@ -115,8 +121,9 @@ bad "$segl" "'wrote': want write or read"
 sed "${segl}s/X_POSIX       0/X_POSIX       7/" "$T/dxt.txt" >"$T/bad.txt"
 bad "$segl" "rank '7' is not the record's (0)"
 sed "${segl}d" "$T/dxt.txt" >"$T/bad.txt"
-h=$(grep -n 'file_id: 111' "$T/dxt.txt" | head -n 1 | cut -d: -f1)
-bad "$h" "has 1 write and 1 read segments, its header says 2 and 1"
+line_of 'file_id: 111' "$T/dxt.txt"
+bad "$ln" "has 1 write and 1 read segments, its header says 2 and 1"
 grep -v '^#' "$T/dxt.txt" >"$T/bad.txt"
-bad "$(grep -n X_POSIX "$T/bad.txt" | head -n 1 | cut -d: -f1)" "a segment outside a record"
+line_of X_POSIX "$T/bad.txt"
+bad "$ln" "a segment outside a record"
 exit 0

@@ -67,6 +67,16 @@ import_bad() {
 	return 0
 }
 
+# sorted OUT CMD...: CMD's output, sorted, in OUT (CMD's exit status is
+# checked, which CMD | sort >OUT would lose).
+sorted() {
+	sorted_out=$1
+	shift
+	"$@" >"$sorted_out.unsorted" || fail "'$*' exited $?"
+	sort "$sorted_out.unsorted" >"$sorted_out" || fail "sort $sorted_out.unsorted"
+	rm -f "$sorted_out.unsorted"
+}
+
 # same EXPECTED ACTUAL: files byte-identical.
 same() {
 	cmp -s "$1" "$2" && return 0

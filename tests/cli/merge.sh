@@ -98,7 +98,8 @@ for h in 0 1; do
 	sed 's|"trace":"[^"]*"||' "$T/out" >"$T/jb"
 	same "$T/ja" "$T/jb"
 done
-[ "$(ls "$T" | grep -c '^s-')" = 2 ] || fail "split --by host: $(ls "$T")"
+ls "$T" >"$T/ls" || fail "ls $T"
+[ "$(grep -c '^s-' "$T/ls")" = 2 ] || fail "split --by host: $(cat "$T/ls")"
 
 # --- split --by process: one trace per (host, pid) -------------------------
 ok "$IOTAPE" split -q --by process -o "$T/p" "$T/m.tape"

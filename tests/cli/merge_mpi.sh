@@ -23,7 +23,8 @@ j() { jq_py "$T/r.json" "$1"; }
   "[(0, 819200, 100), (1, 4096, 300)]" ] || fail "per rank: $(j "d['scale']['per_host']")"
 [ "$(j "d['replay']['ops_failed']")" = 0 ] || fail "failed ops"
 # rank 1 is accelerator 1: its files under DIR/.iotape-copy-1, as without a merge
-(cd "$T" && find d0 d1 -name '*.bin' | sort) >"$T/bins"
+(cd "$T" && find d0 d1 -name '*.bin') >"$T/bins.find" || fail "find under d0 d1"
+sort "$T/bins.find" >"$T/bins" || fail "sort"
 printf '%s\n' d0/data/s0.bin d0/data/s1.bin d1/.iotape-copy-1/data/h1.bin >"$T/want"
 cmp -s "$T/want" "$T/bins" || fail "a rank made another host's files: $(cd "$T" && find d0 d1)"
 
