@@ -259,7 +259,8 @@ for t in image_folder shards checkpoint memmap; do
 	done
 	# the argv of every process: none left
 	grep -q ' argv=""' "$T/out.dump" || fail "$t: argv not emptied"
-	grep ' argv=' "$T/out.dump" | grep -qv ' argv=""$' && fail "$t: an argv is left"
+	grep ' argv=' "$T/out.dump" >"$T/argv" || fail "$t: grep argv"
+	grep -qv ' argv=""$' "$T/argv" && fail "$t: an argv is left"
 done
 
 # replay: the same I/O per file (image_folder: reads, writes, metadata)

@@ -100,7 +100,7 @@ want = {"/data/out.bin": (4096 + 65536, 2 * 1048576, 2), "/data/only_mpiio.h5": 
 sys.exit(0 if f == want else "files: %r" % (f,))' "$T/out" || fail "analyze --json bytes per file"
 
 # Lustre OST columns after a segment are ignored
-sed 's/^\( X_POSIX .*0\.7001\)$/\1  [  3]  [  4]/' "$T/dxt.txt" >"$T/ost.txt"
+sed 's/^\( X_POSIX .*0\.7001\)$/\1  [  3]  [  4]/' "$T/dxt.txt" >"$T/ost.txt" || fail sed
 grep -q '\[  4\]' "$T/ost.txt" || fail "sed: no OST columns"
 ok "$IOTAPE" import -F darshan-dxt -o "$T/o.tape" "$T/ost.txt"
 ok "$IOTAPE" dump -F csv -o "$T/o.csv" "$T/o.tape"
@@ -114,13 +114,13 @@ line_of() {
 }
 line_of 'X_POSIX       0  write        1' "$T/dxt.txt"
 segl=$ln
-sed "${segl}s/0.6100/0.5100/" "$T/dxt.txt" >"$T/bad.txt"
+sed "${segl}s/0.6100/0.5100/" "$T/dxt.txt" >"$T/bad.txt" || fail sed
 bad "$segl" "bad start or end time"
-sed "${segl}s/ write / wrote /" "$T/dxt.txt" >"$T/bad.txt"
+sed "${segl}s/ write / wrote /" "$T/dxt.txt" >"$T/bad.txt" || fail sed
 bad "$segl" "'wrote': want write or read"
-sed "${segl}s/X_POSIX       0/X_POSIX       7/" "$T/dxt.txt" >"$T/bad.txt"
+sed "${segl}s/X_POSIX       0/X_POSIX       7/" "$T/dxt.txt" >"$T/bad.txt" || fail sed
 bad "$segl" "rank '7' is not the record's (0)"
-sed "${segl}d" "$T/dxt.txt" >"$T/bad.txt"
+sed "${segl}d" "$T/dxt.txt" >"$T/bad.txt" || fail sed
 line_of 'file_id: 111' "$T/dxt.txt"
 bad "$ln" "has 1 write and 1 read segments, its header says 2 and 1"
 grep -v '^#' "$T/dxt.txt" >"$T/bad.txt"
