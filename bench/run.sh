@@ -80,6 +80,24 @@ count() { printf '%s' "$1" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta'; }
 
 want() { [ -z "${BENCH_ONLY:-}" ] || [ "$BENCH_ONLY" = "$1" ]; }
 
+# import_best FORMAT INPUT OUTPUT DECIMALS: in $best, the shortest of
+# BENCH_RUNS runs of ./iotape import -F FORMAT -o OUTPUT INPUT, in seconds
+# with DECIMALS decimals; empty when a run failed (its output shown)
+import_best() {
+	best=
+	r=0
+	while [ $r -lt "${BENCH_RUNS:-3}" ]; do
+		rm -f "$3"
+		t0=$(now)
+		./iotape import -F "$1" -o "$3" "$2" >"$3.err" 2>&1 ||
+			{ best=; cat "$3.err"; break; }
+		t1=$(now)
+		best=$(awk -v a="${best:-1e9}" -v b="$(calc "$t1 - $t0" "$4")" 'BEGIN { print (b < a) ? b : a }')
+		r=$((r + 1))
+	done
+	rm -f "$3.err"
+}
+
 echo "iotape benchmarks ($(date -u '+%Y-%m-%d %H:%M UTC'))"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (figures are only comparable on an idle machine)"
 echo "machine: $(uname -m), $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //'), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), kernel $(uname -r)"
@@ -1294,17 +1312,7 @@ import_other_section() {
 				l++ } } }' >"$w/in.darshan-dxt"
 	for f in blkparse dftracer darshan-dxt; do
 		lines=$(wc -l <"$w/in.$f")
-		best=
-		r=0
-		while [ $r -lt "${BENCH_RUNS:-3}" ]; do
-			rm -f "$w/$f.iotape"
-			t0=$(now)
-			./iotape import -F "$f" -o "$w/$f.iotape" "$w/in.$f" >"$w/err" 2>&1 ||
-				{ best=; cat "$w/err"; break; }
-			t1=$(now)
-			best=$(awk -v a="${best:-1e9}" -v b="$(calc "$t1 - $t0" 4)" 'BEGIN { print (b < a) ? b : a }')
-			r=$((r + 1))
-		done
+		import_best "$f" "$w/in.$f" "$w/$f.iotape" 4
 		if [ -z "$best" ]; then
 			fig "$f lines/s" "failed" - "" ""
 			FAILED=1
@@ -1334,16 +1342,7 @@ import_section() {
 	[ -x ./iotape ] || { echo "  ./iotape is not built"; FAILED=1; return; }
 	# imp FORMAT INPUT LINES NOTE TARGET_OP TARGET: best of BENCH_RUNS
 	imp() {
-		best=
-		r=0
-		while [ $r -lt "${BENCH_RUNS:-3}" ]; do
-			rm -f "$w/t.iotape"
-			t0=$(now)
-			./iotape import -F "$1" -o "$w/t.iotape" "$2" || { best=; break; }
-			t1=$(now)
-			best=$(awk -v a="${best:-1e9}" -v b="$(calc "$t1 - $t0" 6)" 'BEGIN { print (b < a) ? b : a }')
-			r=$((r + 1))
-		done
+		import_best "$1" "$2" "$w/t.iotape" 6
 		if [ -z "$best" ]; then
 			fig "$1 import" "failed" - "" ""
 			FAILED=1

@@ -153,8 +153,13 @@ typedef struct tape_writer tape_writer;
 int cli_trace_create(const char *out, int force, const struct tape_writer_opts *opts,
 		     char **tmp, tape_writer **w);
 /* Close w (freed in every case) and rename tmp, when not NULL, over out;
- * 0, or -1 after one error line (the caller then unlinks tmp or out). */
+ * 0, or -1 after one error line (the caller then calls cli_trace_abandon
+ * with w NULL). */
 int cli_trace_finish(tape_writer *w, const char *out, const char *tmp);
+/* After a failure between cli_trace_create and a successful
+ * cli_trace_finish: free w (may be NULL) and remove what was created, tmp
+ * when not NULL, else out. */
+void cli_trace_abandon(tape_writer *w, const char *out, const char *tmp);
 
 /*
  * `iotape replay --burst-buffer` (burst.c): the checkpoints of trace, as

@@ -224,8 +224,7 @@ int cmd_anonymize(int argc, char **argv)
 	ret = EXIT_OK;
 	goto cleanup;
 fail:
-	tape_writer_free(w);
-	unlink(tmp ? tmp : cfg.out);
+	cli_trace_abandon(w, cfg.out, tmp);
 cleanup:
 	if (made_key)
 		unlink(cfg.new_key);

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include "cli.h"
 #include "fmt.h"
 #include "opt.h"
@@ -144,8 +143,7 @@ int cmd_convert(int argc, char **argv)
 	ret = EXIT_OK;
 	goto cleanup;
 fail:
-	tape_writer_free(w);
-	unlink(tmp ? tmp : out);
+	cli_trace_abandon(w, out, tmp);
 cleanup:
 	free(tmp);
 	tape_reader_free(r);

@@ -14,7 +14,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "cli.h"
 #include "import.h"
 #include "opt.h"
@@ -170,8 +169,7 @@ int cmd_import(int argc, char **argv)
 	ret = EXIT_OK;
 	goto cleanup;
 fail:
-	tape_writer_free(w);
-	unlink(tmp ? tmp : out);
+	cli_trace_abandon(w, out, tmp);
 cleanup:
 	free(tmp);
 	free(meta);

@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include "cli.h"
 #include "fmt.h"
 #include "opt.h"
@@ -536,8 +535,7 @@ int cmd_merge(int argc, char **argv)
 	ret = EXIT_OK;
 	goto cleanup;
 fail:
-	tape_writer_free(w);
-	unlink(tmp ? tmp : cfg.out);
+	cli_trace_abandon(w, cfg.out, tmp);
 cleanup:
 	free(tmp);
 	for (int i = 0; in && i < n; i++)

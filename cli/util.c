@@ -106,6 +106,12 @@ int cli_trace_finish(tape_writer *w, const char *out, const char *tmp)
 	return 0;
 }
 
+void cli_trace_abandon(tape_writer *w, const char *out, const char *tmp)
+{
+	tape_writer_free(w);
+	unlink(tmp ? tmp : out);
+}
+
 void cli_check_add(struct cli_checks *k, const char *name, int ok, const char *fmt, ...)
 {
 	struct cli_check *c;

@@ -343,17 +343,10 @@ static int blkparse_import(FILE *in, tape_writer *w, const struct imp_opts *o,
 			rc = 0;
 			break;	/* the summary */
 		}
-		if (rc < 0 && b.err[0]) {
-			d->line = t.lineno;
-			snprintf(d->msg, sizeof(d->msg), "%s", b.err);
-		}
+		if (rc < 0)
+			imp_diag_set(d, t.lineno, b.err);
 	}
-	if (rc < 0 && t.err[0]) {	/* imp_text_next's */
-		d->line = t.lineno;
-		snprintf(d->msg, sizeof(d->msg), "%s", t.err);
-		if (rc == -EIO)
-			d->read_errno = t.read_errno;
-	}
+	imp_text_diag(&t, rc, d);
 	if (rc == 0)
 		rc = flush_inflight(&b, w);
 	imp_text_release(&t);

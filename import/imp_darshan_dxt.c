@@ -315,24 +315,12 @@ static int dxt_import(FILE *in, tape_writer *w, const struct imp_opts *o,
 			rc = comment(&x, w, s, t.lineno);
 		else
 			rc = segment(&x, s);
-		if (rc < 0 && x.err[0]) {
-			d->line = x.err_line ? x.err_line : t.lineno;
-			snprintf(d->msg, sizeof(d->msg), "%s", x.err);
-		}
+		if (rc < 0)
+			imp_diag_set(d, x.err_line ? x.err_line : t.lineno, x.err);
 	}
-	if (rc < 0 && t.err[0]) {
-		d->line = t.lineno;
-		snprintf(d->msg, sizeof(d->msg), "%s", t.err);
-		if (rc == -EIO)
-			d->read_errno = t.read_errno;
-	}
-	if (rc == 0) {
-		rc = rec_end(&x, w);
-		if (rc < 0 && x.err[0]) {
-			d->line = x.err_line ? x.err_line : t.lineno;
-			snprintf(d->msg, sizeof(d->msg), "%s", x.err);
-		}
-	}
+	imp_text_diag(&t, rc, d);
+	if (rc == 0 && (rc = rec_end(&x, w)) < 0)
+		imp_diag_set(d, x.err_line ? x.err_line : t.lineno, x.err);
 	imp_text_release(&t);
 	imp_sys_release(&x.st);
 	cm_strtab_release(&x.posix_paths);

@@ -411,17 +411,10 @@ static int dftracer_import(FILE *in, tape_writer *w, const struct imp_opts *o,
 	while (rc == 0 && (rc = imp_text_next(&t, &len)) > 0) {
 		x.err[0] = '\0';
 		rc = dft_line(&x, w, t.line, len);
-		if (rc < 0 && x.err[0]) {
-			d->line = t.lineno;
-			snprintf(d->msg, sizeof(d->msg), "%s", x.err);
-		}
+		if (rc < 0)
+			imp_diag_set(d, t.lineno, x.err);
 	}
-	if (rc < 0 && t.err[0]) {
-		d->line = t.lineno;
-		snprintf(d->msg, sizeof(d->msg), "%s", t.err);
-		if (rc == -EIO)
-			d->read_errno = t.read_errno;
-	}
+	imp_text_diag(&t, rc, d);
 	if (rc == 0) {
 		snprintf(num, sizeof(num), "%llu", (unsigned long long)x.app_events);
 		rc = tape_writer_set_meta(w, "import.app_events", num);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "imp_text.h"
+#include "import.h"
 
 #define CHUNK (64u << 10)
 
@@ -199,4 +200,21 @@ int imp_text_next(struct imp_text *t, size_t *len)
 		*len = n;
 	}
 	return 1;
+}
+
+void imp_diag_set(struct imp_diag *d, unsigned long line, const char *err)
+{
+	if (!err[0])
+		return;
+	d->line = line;
+	snprintf(d->msg, sizeof(d->msg), "%s", err);
+}
+
+void imp_text_diag(const struct imp_text *t, int rc, struct imp_diag *d)
+{
+	if (rc >= 0 || !t->err[0])
+		return;
+	imp_diag_set(d, t->lineno, t->err);
+	if (rc == -EIO)
+		d->read_errno = t->read_errno;
 }

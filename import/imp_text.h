@@ -42,4 +42,12 @@ int imp_text_init(struct imp_text *t, FILE *f);
 int imp_text_next(struct imp_text *t, size_t *len);
 void imp_text_release(struct imp_text *t);
 
+struct imp_diag;
+/* When err is set (a line's parser said why it failed): line and err into
+ * d.  Nothing when err is "" (-ENOMEM, the writer's errors). */
+void imp_diag_set(struct imp_diag *d, unsigned long line, const char *err);
+/* After the loop over t's lines ended with rc: when imp_text_next was what
+ * failed (t->err set), its line, message and read errno into d. */
+void imp_text_diag(const struct imp_text *t, int rc, struct imp_diag *d);
+
 #endif

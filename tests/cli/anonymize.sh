@@ -109,7 +109,8 @@ for s in sekrit alicesecret xyzzy42 imagenet n01440764 img_0001 JPEG model.tar; 
 done
 
 # a key file of 64 hex digits is the same key as its 32 bytes
-od -An -tx1 -v "$T/k1" | tr -d ' \n' >"$T/k1.hex" && echo >>"$T/k1.hex"
+od -An -tx1 -v "$T/k1" >"$T/k1.od" || fail "od $T/k1"
+tr -d ' \n' <"$T/k1.od" >"$T/k1.hex" && echo >>"$T/k1.hex" || fail "writing $T/k1.hex"
 anon "$T/k1.hex" h.iotape
 same "$T/a.iotape.paths" "$T/h.iotape.paths"
 # --new-key writes a key (mode 0600) that --key then reads
@@ -246,8 +247,11 @@ for t in image_folder shards checkpoint memmap; do
 	$PY "$T/check.py" names "$T/in.dump" "$T/out.dump" "$out" >"$T/diff" 2>&1 ||
 		fail "$t: $(cat "$T/diff")"
 	ok "$IOTAPE" info "$out"
+	"$IOTAPE" info --json "$in" >"$T/in.json" || fail "$t: info --json $in"
 	for k in cmdline hostname; do
-		v=$("$IOTAPE" info --json "$in" | $PY -c "import json,sys; print(json.load(sys.stdin)['meta'].get('$k', ''))")
+		$PY -c "import json,sys; print(json.load(open(sys.argv[1]))['meta'].get('$k', ''))" \
+			"$T/in.json" >"$T/v" || fail "$t: $k of $T/in.json"
+		v=$(cat "$T/v")
 		[ ${#v} -ge 3 ] || continue
 		grep -qF -- "$v" "$T/out" && fail "$t: info of OUT shows $k '$v'"
 		grep -qaF -- "$v" "$out" && fail "$t: OUT's bytes hold $k '$v'"
@@ -255,7 +259,8 @@ for t in image_folder shards checkpoint memmap; do
 	done
 	# the argv of every process: none left
 	grep -q ' argv=""' "$T/out.dump" || fail "$t: argv not emptied"
-	grep ' argv=' "$T/out.dump" | grep -qv ' argv=""$' && fail "$t: an argv is left"
+	grep ' argv=' "$T/out.dump" >"$T/argv" || fail "$t: grep argv"
+	grep -qv ' argv=""$' "$T/argv" && fail "$t: an argv is left"
 done
 
 # replay: the same I/O per file (image_folder: reads, writes, metadata)

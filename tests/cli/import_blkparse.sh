@@ -71,13 +71,7 @@ ok "$IOTAPE" dump -F csv -t block -o "$T/s.csv" "$T/s.tape"
 same "$T/want.csv" "$T/s.csv"
 
 # bad input: one line "FILE:LINE: what", exit 1, no trace left
-bad() {	# LINE-NUMBER PATTERN: the input is $T/bad.txt
-	rm -f "$T/x.tape"
-	err_line 1 "iotape import: $T/bad.txt:$1: " "$2" \
-		"$IOTAPE" import -F blkparse -o "$T/x.tape" "$T/bad.txt"
-	[ -e "$T/x.tape" ] && fail "x.tape left behind ($2)"
-	return 0
-}
+bad() { import_bad blkparse "$T/bad.txt" "$1" "$2"; }	# LINE-NUMBER PATTERN
 head -n 3 "$T/blk.txt" >"$T/bad.txt"
 echo '  8,0    1        9     0.00000100  1234  D   R 8 + 8 [cat]' >>"$T/bad.txt"
 bad 4 "bad time"

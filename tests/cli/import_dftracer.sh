@@ -71,17 +71,11 @@ sys.exit(0 if f == want else "files: %r" % (f,))' "$T/out" || fail "analyze --js
 # gzip'd: one member, and two members (DFTracer compresses in chunks)
 gzip -c "$T/a.pfw" >"$T/a.pfw.gz" || fail gzip
 check "$T/a.pfw.gz"
-{ head -c 900 "$T/a.pfw" | gzip -c && tail -c +901 "$T/a.pfw" | gzip -c; } >"$T/b.pfw.gz" ||
-	fail gzip
+head -c 900 "$T/a.pfw" >"$T/a1.pfw" && tail -c +901 "$T/a.pfw" >"$T/a2.pfw" || fail "cutting a.pfw"
+{ gzip -c "$T/a1.pfw" && gzip -c "$T/a2.pfw"; } >"$T/b.pfw.gz" || fail gzip
 check "$T/b.pfw.gz"
 
-bad() {	# LINE-NUMBER PATTERN: the input is $T/bad.pfw
-	rm -f "$T/x.tape"
-	err_line 1 "iotape import: $T/bad.pfw:$1: " "$2" \
-		"$IOTAPE" import -F dftracer -o "$T/x.tape" "$T/bad.pfw"
-	[ -e "$T/x.tape" ] && fail "x.tape left behind ($2)"
-	return 0
-}
+bad() { import_bad dftracer "$T/bad.pfw" "$1" "$2"; }	# LINE-NUMBER PATTERN
 { head -n 4 "$T/a.pfw"; echo '{"id":4,"name":"read","cat":"POSIX",'; } >"$T/bad.pfw"
 bad 5 "bad JSON"
 { head -n 2 "$T/a.pfw"; echo '{"name":"read","cat":"POSIX","ts":"soon","ph":"X"}'; } >"$T/bad.pfw"

@@ -16,14 +16,9 @@ ok "$IOTAPE" info "$T/hand.tape"
 grep -q "not_recorded.*durations, block, cache, process" "$T/out" ||
 	fail "info lacks not_recorded: $(cat "$T/out")"
 
-bad() {
-	line=$1 pattern=$2
-	cat >"$T/bad.iolog"
-	rm -f "$T/bad.tape"
-	err_line 1 "iotape import: $T/bad.iolog:$line: " "$pattern" \
-		"$IOTAPE" import -F fio-iolog -o "$T/bad.tape" "$T/bad.iolog"
-	[ -e "$T/bad.tape" ] && fail "bad.tape left behind ($pattern)"
-	return 0
+bad() {	# LINE-NUMBER PATTERN, the input on stdin
+	cat >"$T/bad.iolog" || fail "writing $T/bad.iolog"
+	import_bad fio-iolog "$T/bad.iolog" "$1" "$2"
 }
 bad 1 "not a fio iolog" <<'EOT'
 /d/a read 0 4096
@@ -51,18 +46,21 @@ command -v python3 >/dev/null || skip "no python3"
 
 # per-file bytes from analyze --json: "path read_bytes write_bytes"
 files() {
-	python3 -c '
+	sorted "$2" python3 -c '
 import json, sys
 for f in json.load(open(sys.argv[1]))["files"]:
     print(f["path"], f["read_bytes"], f["write_bytes"])
-' "$1" | sort >"$2" || fail "files $1"
+' "$1"
 }
-# bytes per file of a log's read and write lines, the same way
+# logbytes OUT LOG...: bytes per file of the logs' read and write lines,
+# the same way
 logbytes() {
-	awk '/^fio version/ { v = $3; next }
+	out=$1
+	shift
+	sorted "$out" awk '/^fio version/ { v = $3; next }
 	     { o = (v == 3) ? 1 : 0; a = $(2 + o); f = $(1 + o); n = $(4 + o) }
 	     a == "read" { r[f] += n; s[f] = 1 } a == "write" { w[f] += n; s[f] = 1 }
-	     END { for (f in s) printf "%s %d %d\n", f, r[f], w[f] }' "$@" | sort
+	     END { for (f in s) printf "%s %d %d\n", f, r[f], w[f] }' "$@"
 }
 
 # real fio: random reads, then mixed reads and writes with fsyncs, 2 jobs
@@ -89,7 +87,8 @@ done
 # the fsyncs: one per 3 writes of each job, as fio logged them
 ok "$IOTAPE" dump --format csv -o "$T/m.csv" "$T/m.tape"
 want=$(grep -c ' sync ' "$T/m.iolog")
-got=$(cut -d, -f4 "$T/m.csv" | grep -cx fsync)
+cut -d, -f4 "$T/m.csv" >"$T/m.ops" || fail "cut $T/m.csv"
+got=$(grep -cx fsync "$T/m.ops")
 [ "$want" -gt 0 ] && [ "$got" = "$want" ] || fail "fsync rows: $got, the log has $want"
 
 # export -> import: the I/O the logs carry comes back
@@ -97,7 +96,7 @@ for t in "$TOP"/traces/*.iotape; do
 	n=$(basename "$t" .iotape)
 	ok "$IOTAPE" replay --prepare-only -d "$T/$n.d" "$t"
 	ok "$IOTAPE" export -F fio-iolog --per process -d "$T/$n.d" -o "$T/$n.logs" "$t"
-	logbytes "$T/$n.logs"/*.iolog >"$T/$n.want"
+	logbytes "$T/$n.want" "$T/$n.logs"/*.iolog
 	[ -s "$T/$n.want" ] || fail "$n: the logs move no bytes"
 	cat "$T/$n.logs"/*.iolog >"$T/$n.all"
 	ok "$IOTAPE" import -F fio-iolog -o "$T/$n.tape" "$T/$n.all"

@@ -55,6 +55,28 @@ err_line() {
 	return 0
 }
 
+# import_bad FORMAT INPUT LINE PATTERN: iotape import -F FORMAT of INPUT
+# refuses it: exit 1, one stderr line "iotape import: INPUT:LINE: ..." that
+# holds PATTERN, and no trace left behind.
+import_bad() {
+	imp_fmt=$1 imp_in=$2
+	rm -f "$T/bad.tape"
+	err_line 1 "iotape import: $imp_in:$3: " "$4" \
+		"$IOTAPE" import -F "$imp_fmt" -o "$T/bad.tape" "$imp_in"
+	[ -e "$T/bad.tape" ] && fail "bad.tape left behind ($4)"
+	return 0
+}
+
+# sorted OUT CMD...: CMD's output, sorted, in OUT (CMD's exit status is
+# checked, which CMD | sort >OUT would lose).
+sorted() {
+	sorted_out=$1
+	shift
+	"$@" >"$sorted_out.unsorted" || fail "'$*' exited $?"
+	sort "$sorted_out.unsorted" >"$sorted_out" || fail "sort $sorted_out.unsorted"
+	rm -f "$sorted_out.unsorted"
+}
+
 # same EXPECTED ACTUAL: files byte-identical.
 same() {
 	cmp -s "$1" "$2" && return 0

@@ -29,7 +29,7 @@ run "$IOTAPE" merge -o "$T/m.tape" "$T/a.tape" "$T/b.tape"
 [ "$rc" = 0 ] || fail "merge exited $rc: $(cat "$T/err")"
 [ "$(cat "$T/err")" = "$T/m.tape: 2 hosts, 15 events, clock realtime" ] || fail "summary: $(cat "$T/err")"
 ok "$IOTAPE" dump -F csv -o "$T/m.csv" "$T/m.tape"
-cut -d, -f1-4 "$T/m.csv" >"$T/m4.csv"
+cut -d, -f1-4 "$T/m.csv" >"$T/m4.csv" || fail cut
 # B's ts 50 is wall 1000000000500 + 50 - 40; B's pid 10 is 1 << 22 | 10;
 # equal times in input order (550)
 cat >"$T/want.csv" <<'E'
@@ -88,17 +88,18 @@ for h in 0 1; do
 	ok "$IOTAPE" dump -F csv -o "$T/s$h.csv" "$T/s-host$h.iotape"
 	same "$T/in$h.csv" "$T/s$h.csv"
 	ok "$IOTAPE" info "$T/$x.tape"
-	sed -n '/^meta/,$p' "$T/out" >"$T/im$h"
+	sed -n '/^meta/,$p' "$T/out" >"$T/im$h" || fail sed
 	ok "$IOTAPE" info "$T/s-host$h.iotape"
-	sed -n '/^meta/,$p' "$T/out" >"$T/sm$h"
+	sed -n '/^meta/,$p' "$T/out" >"$T/sm$h" || fail sed
 	same "$T/im$h" "$T/sm$h"
 	ok "$IOTAPE" analyze --json "$T/s-host$h.iotape"
 	# equal but for the trace's name
-	sed 's|"trace":"[^"]*"||' "$T/$x.json" >"$T/ja"
-	sed 's|"trace":"[^"]*"||' "$T/out" >"$T/jb"
+	sed 's|"trace":"[^"]*"||' "$T/$x.json" >"$T/ja" || fail sed
+	sed 's|"trace":"[^"]*"||' "$T/out" >"$T/jb" || fail sed
 	same "$T/ja" "$T/jb"
 done
-[ "$(ls "$T" | grep -c '^s-')" = 2 ] || fail "split --by host: $(ls "$T")"
+ls "$T" >"$T/ls" || fail "ls $T"
+[ "$(grep -c '^s-' "$T/ls")" = 2 ] || fail "split --by host: $(cat "$T/ls")"
 
 # --- split --by process: one trace per (host, pid) -------------------------
 ok "$IOTAPE" split -q --by process -o "$T/p" "$T/m.tape"

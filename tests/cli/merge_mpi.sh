@@ -5,18 +5,7 @@
 # 300); a merged trace of 2 hosts under 3 ranks is refused.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/replay_lib.sh"
-command -v mpirun >/dev/null 2>&1 || skip "no mpirun (make deps installs openmpi-bin)"
-need_uring
-"$IOTAPE" replay --mpi -d "$T/x" "$T/none" 2>"$T/probe.err"
-grep -q 'built without MPI' "$T/probe.err" && skip "built with MPI=0"
-mpi_lsan
-
-mpi() {
-	np=$1; shift
-	timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe --bind-to none \
-		-x ASAN_OPTIONS -x LSAN_OPTIONS -np "$np" "$IOTAPE" "$@" >"$T/out" 2>"$T/err"
-	rc=$?
-}
+. "$(dirname "$0")/mpi_lib.sh"
 
 job_csv "$T/a.csv" log
 printf '%s\n' "$HDR" "100,1,1,openat,/data/h1.bin,-1,0,0,3,10,0," \
@@ -34,7 +23,8 @@ j() { jq_py "$T/r.json" "$1"; }
   "[(0, 819200, 100), (1, 4096, 300)]" ] || fail "per rank: $(j "d['scale']['per_host']")"
 [ "$(j "d['replay']['ops_failed']")" = 0 ] || fail "failed ops"
 # rank 1 is accelerator 1: its files under DIR/.iotape-copy-1, as without a merge
-(cd "$T" && find d0 d1 -name '*.bin' | sort) >"$T/bins"
+(cd "$T" && find d0 d1 -name '*.bin') >"$T/bins.find" || fail "find under d0 d1"
+sort "$T/bins.find" >"$T/bins" || fail "sort"
 printf '%s\n' d0/data/s0.bin d0/data/s1.bin d1/.iotape-copy-1/data/h1.bin >"$T/want"
 cmp -s "$T/want" "$T/bins" || fail "a rank made another host's files: $(cd "$T" && find d0 d1)"
 

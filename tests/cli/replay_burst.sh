@@ -143,8 +143,9 @@ ok "$IOTAPE" replay --timing afap --output-format json -d "$T/nd" --burst-buffer
 rm -rf "$FAST"/* "$FAST/.iotape-replay"
 ok "$IOTAPE" replay --timing afap --output-format json -d "$T/ck" --burst-buffer "$FAST" --drain \
 	"$TOP/traces/checkpoint.iotape"
-(cd "$FAST" && find . -name 'ckpt_*' | sort) >"$T/fast.ls" || fail "find"
-(cd "$T/ck" && find . -name 'ckpt_*' | sort) >"$T/dir.ls" || fail "find"
+(cd "$FAST" && find . -name 'ckpt_*') >"$T/fast.find" || fail "find under $FAST"
+(cd "$T/ck" && find . -name 'ckpt_*') >"$T/dir.find" || fail "find under $T/ck"
+sort "$T/fast.find" >"$T/fast.ls" && sort "$T/dir.find" >"$T/dir.ls" || fail "sort"
 [ "$(tr '\n' ' ' <"$T/fast.ls")" = "./tmp/wl4/ckpt_00050.pt ./tmp/wl4/ckpt_00060.pt " ] ||
 	fail "under FAST: $(cat "$T/fast.ls")"
 same "$T/fast.ls" "$T/dir.ls"

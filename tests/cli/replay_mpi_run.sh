@@ -10,20 +10,7 @@
 # and a rank whose DIR is unusable (the run must end, with its error).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/replay_lib.sh"
-command -v mpirun >/dev/null 2>&1 || skip "no mpirun (make deps installs openmpi-bin)"
-need_uring
-"$IOTAPE" replay --mpi -d "$T/x" "$T/none" 2>"$T/probe.err"
-grep -q 'built without MPI' "$T/probe.err" && skip "built with MPI=0"
-
-mpi_lsan
-
-# mpi NP ARGS...: iotape under mpirun (replay threads free to use every CPU)
-mpi() {
-	np=$1; shift
-	timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe --bind-to none \
-		-x ASAN_OPTIONS -x LSAN_OPTIONS -np "$np" "$IOTAPE" "$@" >"$T/out" 2>"$T/err"
-	rc=$?
-}
+. "$(dirname "$0")/mpi_lib.sh"
 
 job_csv "$T/s.csv" log
 ok "$IOTAPE" import -o "$T/s.tape" "$T/s.csv"

@@ -48,10 +48,14 @@ grep -q '^  files read                 5, 132.0 KiB, 418.0 KiB read   (5 sized b
 grep -q '^  80%                     2    104.0 KiB    376.0 KiB$' "$T/out" || fail "text: 80% level"
 grep -q '^       0.500      2.0 KiB      4.0 KiB  /other/e.bin$' "$T/out" || fail "text: ranked e.bin"
 
-# files SRC: the regular files under SRC, relative, sorted (no marker)
+# files SRC: in $T/ls.d/files, the regular files under SRC, relative, sorted
+# (no marker), on one line; $T/ls.d is there before stage's snapshots of $T
+mkdir "$T/ls.d" || fail "mkdir"
 files() {
-	(cd "$1" && find . -type f ! -name .iotape-replay | sed 's|^\./||' | sort) ||
-		fail "listing $1"
+	(cd "$1" && find . -type f ! -name .iotape-replay) >"$T/ls.d/find" || fail "listing $1"
+	sed 's|^\./||' "$T/ls.d/find" >"$T/ls.d/rel" || fail "sed"
+	sort "$T/ls.d/rel" >"$T/ls.d/sorted" || fail "sort"
+	tr '\n' ' ' <"$T/ls.d/sorted" >"$T/ls.d/files" || fail "tr"
 }
 
 # stage SIZE IN_FAST IN_DIR: --stage-hot with --stage-size SIZE puts
@@ -64,11 +68,13 @@ stage() {
 	ls "$T" >"$T/before"
 	ok "$IOTAPE" replay --timing afap --output-format json -o "$T/rep.json" -d "$T/r" \
 		--stage-hot "$T/fast" --stage-size "$1" "$T/s.tape"
-	[ "$(files "$T/fast" | tr '\n' ' ')" = "$2" ] || fail "$1: under FAST_DIR: $(files "$T/fast")"
-	[ "$(files "$T/r" | tr '\n' ' ')" = "$3" ] || fail "$1: under --dir: $(files "$T/r")"
-	ls "$T" >"$T/after"
-	[ "$(comm -13 "$T/before" "$T/after" | tr '\n' ' ')" = "r rep.json " ] ||
-		fail "$1: new in $T: $(comm -13 "$T/before" "$T/after")"
+	files "$T/fast"
+	[ "$(cat "$T/ls.d/files")" = "$2" ] || fail "$1: under FAST_DIR: $(cat "$T/ls.d/files")"
+	files "$T/r"
+	[ "$(cat "$T/ls.d/files")" = "$3" ] || fail "$1: under --dir: $(cat "$T/ls.d/files")"
+	ls "$T" >"$T/after" || fail "ls $T"
+	comm -13 "$T/before" "$T/after" >"$T/ls.d/new" || fail "comm"
+	[ "$(tr '\n' ' ' <"$T/ls.d/new")" = "r rep.json " ] || fail "$1: new in $T: $(cat "$T/ls.d/new")"
 	jq_py "$T/rep.json" "' '.join(f['path'] for f in d['staging']['staged'])" >"$T/staged"
 }
 
@@ -99,7 +105,8 @@ rm -rf "$T/r" "$T/fast"/* "$T/fast/.iotape-replay"
 ok "$IOTAPE" replay --timing afap -v -d "$T/r" --stage-hot "$T/fast" --stage-size 100k "$T/s.tape"
 [ "$(sed -n 1p "$T/out")" = "Staging: 4 of 5 files read, 92.0 KiB of --stage-size 100.0 KiB, under $T/fast: 71.3% of the 418.0 KiB read (by bytes read per byte, iotape-analyze(1) STAGING)" ] ||
 	fail "text: $(sed -n 1p "$T/out")"
-grep '^  staged ' "$T/out" | awk '{ print $2, $NF }' >"$T/list"
+grep '^  staged ' "$T/out" >"$T/staged.txt" || fail "-v: no staged lines: $(cat "$T/out")"
+awk '{ print $2, $NF }' "$T/staged.txt" >"$T/list" || fail "awk"
 printf '%s\n' "4.000 data/a.bin" "3.000 data/c.bin" "1.000 data/d.bin" "0.500 other/e.bin" | same - "$T/list" ||
 	fail "-v list: $(cat "$T/list")"
 grep -q "^Placement 1 ($T/fast): 4 files" "$T/out" || fail "text: no placement 1"

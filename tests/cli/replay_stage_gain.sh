@@ -59,8 +59,9 @@ ok "$IOTAPE" import -o "$T/job.tape" "$T/job.csv"
 ok "$IOTAPE" replay --prepare-only --direct -d "$THR_MNT/base" "$T/job.tape"
 ok "$IOTAPE" replay --prepare-only --direct -d "$THR_MNT/stg" --stage-hot "$FAST" --stage-size 8M \
 	"$T/job.tape"
-[ "$(cd "$FAST" && find . -type f ! -name .iotape-replay | sort | tr '\n' ' ')" = "./data/h1.bin ./data/h2.bin " ] ||
-	fail "staged: $(cd "$FAST" && find . -type f)"
+(cd "$FAST" && find . -type f ! -name .iotape-replay) >"$T/staged.find" || fail "find under $FAST"
+sort "$T/staged.find" >"$T/staged.ls" || fail "sort"
+[ "$(tr '\n' ' ' <"$T/staged.ls")" = "./data/h1.bin ./data/h2.bin " ] || fail "staged: $(cat "$T/staged.find")"
 thr_limit $R
 
 # replay NAME ARGS...: a throttled replay; its read time (ns) in $T/NAME.ns
