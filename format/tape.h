@@ -462,7 +462,9 @@ int tape_cursor_read_columns(tape_cursor *c, const unsigned *cols, size_t ncols,
  * string ids (given in file order), the same rows before a damaged block
  * and the same error.  Each thread holds a cursor's buffers of its own
  * (freed with c); a thread that cannot be started leaves its share to the
- * others.  -EINVAL for n out of range (nothing changed).
+ * others.  When a block is damaged, rows of the arrays past the *n
+ * returned may have been written (with one thread too: a block's first
+ * tiles).  -EINVAL for n out of range (nothing changed).
  */
 int tape_cursor_set_threads(tape_cursor *c, unsigned n);
 
