@@ -91,8 +91,10 @@ struct tape_cursor {
 	tape_cursor **helpers;	/* the other threads' decoders, opened as needed */
 	unsigned nhelpers;
 	struct job *jobs;	/* read_batch()'s plan */
-	int defer;		/* string columns get the block's dictionary
-				 * indexes, made ids later (read_batch()) */
+	int defer;		/* string columns' dictionary indexes go to didx,
+				 * made ids later (read_batch()) */
+	uint32_t *didx;		/* per string slot, the block's indexes */
+	size_t capdidx;
 	uint64_t lastseen;	/* the columns of the block decoded last ... */
 	uint64_t lastnd[TAPE_MAX_STRCOLS]; /* ... and its dictionaries' sizes */
 };
@@ -803,6 +805,7 @@ void tape_cursor_free(tape_cursor *c)
 	free(c->strp);
 	free(c->slen);
 	free(c->sids);
+	free(c->didx);
 	for (size_t i = 0; c->dec && i < c->def->ncols; i++)
 		tape_coldec_release(&c->dec[i]);
 	free(c->dec);
@@ -1055,21 +1058,65 @@ static int build_syscalls(tape_cursor *c, const struct entry *e, const uint64_t 
 /* dst[0..k) = v[0..k): the caller's arrays are far larger than the caches
  * and read only later, so on x86 they are written with non-temporal stores
  * (no read of each line before it is written; ~25 % faster on a 10^7-row
- * read).  decode_block's caller fences once a block is done. */
+ * read), from the first 16-byte boundary on.  The caller fences
+ * (_mm_sfence) before the arrays are read: next_block() after each block,
+ * work() after its blocks. */
 static void put_u64(const uint64_t *v, uint64_t *dst, size_t k)
 {
+	size_t r = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
-	if (!((uintptr_t)dst & 15)) {
-		size_t r = 0;
+	if (!((uintptr_t)dst & 7)) {
+		for (; r < k && ((uintptr_t)(dst + r) & 15); r++)
+			dst[r] = v[r];
 		for (; r + 2 <= k; r += 2)
 			_mm_stream_si128((__m128i *)(void *)(dst + r),
 					 _mm_loadu_si128((const __m128i *)(const void *)(v + r)));
-		for (; r < k; r++)
-			dst[r] = v[r];
-		return;
 	}
 #endif
-	memcpy(dst, v, k * sizeof(*v));
+	memcpy(dst + r, v + r, (k - r) * sizeof(*v));
+}
+
+/* dst[0..k) = v[0..k) as 32 bits (checked to fit), as put_u64(). */
+static void put_u32(const uint64_t *v, uint32_t *dst, size_t k)
+{
+	size_t r = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (!((uintptr_t)dst & 3)) {
+		for (; r < k && ((uintptr_t)(dst + r) & 15); r++)
+			dst[r] = (uint32_t)v[r];
+		for (; r + 4 <= k; r += 4) {
+			__m128 a = _mm_castsi128_ps(_mm_loadu_si128((const __m128i *)(const void *)(v + r)));
+			__m128 b = _mm_castsi128_ps(_mm_loadu_si128((const __m128i *)(const void *)(v + r + 2)));
+			/* the low halves of the four */
+			_mm_stream_si128((__m128i *)(void *)(dst + r),
+					 _mm_castps_si128(_mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0))));
+		}
+	}
+#endif
+	for (; r < k; r++)
+		dst[r] = (uint32_t)v[r];
+}
+
+/* dst[0..k) = map[idx[0..k)] (idx64 or, when NULL, idx32: indexes checked
+ * to be within map), as put_u64(). */
+static inline void put_ids(const uint32_t *map, const uint64_t *idx64, const uint32_t *idx32,
+			   uint32_t *dst, size_t k)
+{
+	size_t r = 0;
+#define IDX(i) (idx64 ? idx64[i] : idx32[i])
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (!((uintptr_t)dst & 3)) {
+		for (; r < k && ((uintptr_t)(dst + r) & 15); r++)
+			dst[r] = map[IDX(r)];
+		for (; r + 4 <= k; r += 4)
+			_mm_stream_si128((__m128i *)(void *)(dst + r),
+					 _mm_set_epi32((int)map[IDX(r + 3)], (int)map[IDX(r + 2)],
+						       (int)map[IDX(r + 1)], (int)map[IDX(r)]));
+	}
+#endif
+	for (; r < k; r++)
+		dst[r] = map[IDX(r)];
+#undef IDX
 }
 
 /*
@@ -1129,20 +1176,18 @@ static int sink_tile(tape_cursor *c, const struct entry *e, uint64_t seen,
 				memset(o, 0, k * sizeof(*o));	/* id 0: "" */
 				continue;
 			}
-			const uint32_t *map = c->sids + c->strslot[ci] * n;
-			if (c->defer) {	/* the indexes, made ids later */
+			size_t slot = c->strslot[ci] * n;
+			if (c->defer) {	/* the indexes, made ids later (run_job) */
+				uint32_t *d = c->didx + slot + r0;
 				for (size_t r = 0; r < k; r++)
-					o[r] = (uint32_t)v[r];
+					d[r] = (uint32_t)v[r];
 				continue;
 			}
-			for (size_t r = 0; r < k; r++)	/* v[r] < nd: checked */
-				o[r] = map[v[r]];
+			put_ids(c->sids + slot, v, NULL, o, k);	/* v[r] < nd: checked */
 		} else if (col->width == 8) {
 			put_u64(v, (uint64_t *)sk->out[i] + at, k);
 		} else {
-			uint32_t *o = (uint32_t *)sk->out[i] + at;
-			for (size_t r = 0; r < k; r++)
-				o[r] = (uint32_t)v[r];
+			put_u32(v, (uint32_t *)sk->out[i] + at, k);
 		}
 	}
 	return 0;
@@ -1187,6 +1232,13 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 			return -ENOMEM;
 		c->sids = v;
 		c->capsids = need;
+	}
+	if (c->defer && need > c->capdidx) {
+		uint32_t *v = realloc(c->didx, need * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		c->didx = v;
+		c->capdidx = need;
 	}
 
 	uint8_t *data = p + 4 + 8 * ncols;
@@ -1559,10 +1611,8 @@ static int run_job(struct batch *b, tape_cursor *w, size_t i)
 		unsigned ci = sink.cols[j];
 		if (def->cols[ci].type != TAPE_COL_STR || !((w->lastseen >> def->cols[ci].id) & 1))
 			continue;
-		const uint32_t *map = w->sids + w->strslot[ci] * n;
-		uint32_t *o = (uint32_t *)sink.out[j] + sink.at;
-		for (size_t r = 0; r < n; r++)	/* o[r] < nd: checked by sink_tile */
-			o[r] = map[o[r]];
+		size_t slot = w->strslot[ci] * n;	/* indexes < nd: checked by sink_tile */
+		put_ids(w->sids + slot, NULL, w->didx + slot, (uint32_t *)sink.out[j] + sink.at, n);
 	}
 	return 0;
 }
