@@ -95,10 +95,20 @@ class _Strings:
     def __del__(self):
         if self.s:
             self.lib.tape_strings_free(self.s)
-            self.s = ctypes.c_void_p()
+            self.s = None
+
+    def __getstate__(self):
+        """Pickled (multiprocessing, ...) as the decoded strings."""
+        n = self.count()
+        self.array(n)
+        return {"list": self.list[:n]}
+
+    def __setstate__(self, state):
+        self.lib = self.s = self.arr = None
+        self.list = state["list"]
 
     def count(self):
-        return self.lib.tape_strings_count(self.s)
+        return self.lib.tape_strings_count(self.s) if self.s else len(self.list)
 
     def array(self, n):
         """Strings 0..n-1 as a numpy array of str."""

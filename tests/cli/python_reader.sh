@@ -3,7 +3,7 @@
 # every bundled trace to exactly the values `iotape dump --format csv`
 # prints (compared with pandas.read_csv of the dump, column by column);
 # chunks() of a small n concatenate to the same; read_arrays() agrees, on
-# one decoding thread and on three; a
+# one decoding thread and on three, and pickled; a
 # trace cut short reads as dump reads it; damaged, hostile (the fuzz corpus)
 # and missing files raise iotape.TraceError, never crash the interpreter.
 # Needs /usr/bin/python3 with numpy and pandas (Debian's python3-pandas):
@@ -25,6 +25,7 @@ if ldd "$lib" | grep -q libasan; then
 fi
 
 cat >"$T/check.py" <<'EOF'
+import pickle
 import sys
 import numpy as np
 import pandas as pd
@@ -89,6 +90,12 @@ def check(trace, layer, csvpath, n):
         if any(not np.array_equal(a[c], b[c]) for c in a) or \
                 not np.array_equal(a.strings, b.strings):
             sys.exit("%s: read_arrays(threads=%d) differs" % (what, th))
+    # pickled (multiprocessing): the same arrays and strings, the library's
+    # string table left behind
+    p = pickle.loads(pickle.dumps(a))
+    if any(not np.array_equal(a[c], p[c]) for c in a) or p.layer != layer or \
+            not np.array_equal(a.strings, p.strings):
+        sys.exit("%s: read_arrays pickled differs" % what)
     # a subset, in another order
     cols = list(df.columns)[::-3]
     sub = iotape.read(trace, columns=cols, layer=layer)
