@@ -95,6 +95,7 @@ struct tape_cursor {
 				 * made ids later (read_batch()) */
 	uint32_t *didx;		/* per string slot, the block's indexes */
 	size_t capdidx;
+	int dicts;		/* decode_block() got to the string ids */
 	uint64_t lastseen;	/* the columns of the block decoded last ... */
 	uint64_t lastnd[TAPE_MAX_STRCOLS]; /* ... and its dictionaries' sizes */
 };
@@ -1306,6 +1307,7 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 	/* the ids of the dictionaries of the string columns asked for, in one
 	 * go (tape__strings_intern_n overlaps the cache misses); deferred,
 	 * read_batch() does it in block order */
+	c->dicts = 1;
 	c->lastseen = seen;
 	memcpy(c->lastnd, nd, sizeof(nd));
 	for (size_t i = 0; c->sink && !c->defer && i < c->sink->ncols; i++) {
@@ -1571,6 +1573,7 @@ static int run_job(struct batch *b, tape_cursor *w, size_t i)
 	int err, sinkfail = 0;
 
 	sink.at = b->jobs[i].at;
+	w->dicts = 0;
 	if (!(err = load_block(w, e))) {
 		w->sink = &sink;
 		w->defer = 1;
@@ -1585,14 +1588,18 @@ static int run_job(struct batch *b, tape_cursor *w, size_t i)
 		pthread_mutex_unlock(&b->mu);
 		return -ECANCELED;
 	}
-	for (size_t j = 0; !err && j < sink.ncols; j++) {
+	/* one thread interns a block's dictionaries before its rows, so
+	 * those of a block whose rows then fail are in the table too */
+	for (size_t j = 0; w->dicts && !sinkfail && j < sink.ncols; j++) {
 		unsigned ci = sink.cols[j], k = w->strslot[ci];
 		if (def->cols[ci].type != TAPE_COL_STR || !((w->lastseen >> def->cols[ci].id) & 1))
 			continue;
-		if ((err = tape__strings_intern_n(sink.strs, w->strp + k * n, w->lastnd[k],
-						  w->sids + k * n))) {
+		int ierr = tape__strings_intern_n(sink.strs, w->strp + k * n, w->lastnd[k],
+						  w->sids + k * n);
+		if (ierr) {
 			sinkfail = 1;
-			tape__fail(err, "table %s: string table: %s", def->name, tape_strerror(err));
+			err = tape__fail(ierr, "table %s: string table: %s", def->name,
+					 tape_strerror(ierr));
 		}
 	}
 	if (err) {

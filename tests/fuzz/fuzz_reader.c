@@ -15,12 +15,14 @@
  * with tests/fuzz/replay.c for `make check`, and with -fsanitize=fuzzer
  * for `make fuzz`.
  */
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <xxhash.h>
 #include "tape_internal.h"
 
@@ -184,8 +186,14 @@ static void read_trace(const uint8_t *data, size_t size)
 		/* column by column, in batches that cross blocks, on one thread
 		 * and on three: the same rows, values, string ids and end */
 		struct colread one = read_columns(r, t, 1), three = read_columns(r, t, 3);
-		if (memcmp(&one, &three, sizeof(one)))
+		if (memcmp(&one, &three, sizeof(one))) {
+			fprintf(stderr, "table %d: one thread: %" PRIu64 " rows, hash %" PRIx64
+				", %" PRIu64 " strings, end %" PRId64 "; three: %" PRIu64
+				" rows, hash %" PRIx64 ", %" PRIu64 " strings, end %" PRId64 "\n",
+				t, one.rows, one.hash, one.strings, one.rc, three.rows, three.hash,
+				three.strings, three.rc);
 			abort();
+		}
 		sink += one.hash;
 	}
 out:
