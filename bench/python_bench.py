@@ -7,6 +7,7 @@ TRACE and CSV hold the same syscall rows (bench/format_bench.c -S -C:
 the CSV is what `iotape dump --format csv` prints).  Times, best of RUNS,
 wall and CPU of this process:
   arrays   iotape.read_arrays(TRACE): every column into numpy arrays
+           (decoded on iotape's default threads: one per CPU, at most 8)
   numeric  the same without the string columns (path, path2)
   frame    iotape.read(TRACE): the pandas DataFrame (categoricals)
   csv      pandas.read_csv(CSV), the peer: the same rows, every column
@@ -42,6 +43,7 @@ def main():
     import pandas as pd
 
     numeric = [c for c in iotape.columns("syscall") if c not in ("path", "path2")]
+    print("threads=%d" % iotape._threads(None))
     tests = [
         ("arrays", lambda: len(iotape.read_arrays(trace)["ts_ns"]), runs),
         ("numeric", lambda: len(iotape.read_arrays(trace, columns=numeric)["ts_ns"]), runs),

@@ -363,7 +363,7 @@ python_section() {
 		"$(kv "$WORK/py.fb.kv" seed)): trace $(calc "$(wc -c < "$WORK/py.tape") / 1048576" 0) MiB," \
 		"CSV $(calc "$(wc -c < "$WORK/py.csv") / 1048576" 0) MiB, both in the page cache"
 	echo
-	fig "read_arrays Mev/s" "$(kv "$res" arrays_mev_s)" ge 20 "$(kv "$res" arrays_s) s, every column, strings as ids"
+	fig "read_arrays Mev/s" "$(kv "$res" arrays_mev_s)" ge 20 "$(kv "$res" arrays_s) s, every column, strings as ids, $(kv "$res" threads) threads"
 	fig "read_arrays Mev/s (cpu)" "$(kv "$res" arrays_cpu_mev_s)" - "" "$(kv "$res" arrays_cpu_s) s of CPU"
 	fig "read_arrays numeric Mev/s" "$(kv "$res" numeric_mev_s)" - "" "$(kv "$res" numeric_s) s, without path, path2"
 	fig "read (DataFrame) Mev/s" "$(kv "$res" frame_mev_s)" - "" "$(kv "$res" frame_s) s, categoricals"

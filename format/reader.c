@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,18 @@ struct tape_cursor {
 	uint32_t *sids;		/* per string slot, dictionary index -> string id */
 	size_t capsids;
 	int sinkfail;		/* the sink's string table could not grow */
+	/* decoding on several threads (tape_cursor_set_threads()) */
+	unsigned nthreads;
+	tape_cursor **helpers;	/* the other threads' decoders, opened as needed */
+	unsigned nhelpers;
+	struct job *jobs;	/* read_batch()'s plan */
+	int defer;		/* string columns' dictionary indexes go to didx,
+				 * made ids later (read_batch()) */
+	uint32_t *didx;		/* per string slot, the block's indexes */
+	size_t capdidx;
+	int dicts;		/* decode_block() got to the string ids */
+	uint64_t lastseen;	/* the columns of the block decoded last ... */
+	uint64_t lastnd[TAPE_MAX_STRCOLS]; /* ... and its dictionaries' sizes */
 };
 
 struct colsink {
@@ -735,6 +748,7 @@ int tape_cursor_open(tape_reader *r, int table, uint64_t from, uint64_t to,
 		return -ENOMEM;
 	c->r = r;
 	c->def = def;
+	c->nthreads = 1;
 	c->from = from;
 	c->to = to;
 	for (int i = 0; i < 64; i++)
@@ -792,6 +806,7 @@ void tape_cursor_free(tape_cursor *c)
 	free(c->strp);
 	free(c->slen);
 	free(c->sids);
+	free(c->didx);
 	for (size_t i = 0; c->dec && i < c->def->ncols; i++)
 		tape_coldec_release(&c->dec[i]);
 	free(c->dec);
@@ -800,6 +815,10 @@ void tape_cursor_free(tape_cursor *c)
 	free(c->colz);
 	free(c->tile);
 	pred_release(&c->pred);
+	for (unsigned i = 0; i < c->nhelpers; i++)
+		tape_cursor_free(c->helpers[i]);
+	free(c->helpers);
+	free(c->jobs);
 	free(c);
 }
 
@@ -1040,21 +1059,65 @@ static int build_syscalls(tape_cursor *c, const struct entry *e, const uint64_t 
 /* dst[0..k) = v[0..k): the caller's arrays are far larger than the caches
  * and read only later, so on x86 they are written with non-temporal stores
  * (no read of each line before it is written; ~25 % faster on a 10^7-row
- * read).  decode_block's caller fences once a block is done. */
+ * read), from the first 16-byte boundary on.  The caller fences
+ * (_mm_sfence) before the arrays are read: next_block() after each block,
+ * work() after its blocks. */
 static void put_u64(const uint64_t *v, uint64_t *dst, size_t k)
 {
+	size_t r = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
-	if (!((uintptr_t)dst & 15)) {
-		size_t r = 0;
+	if (!((uintptr_t)dst & 7)) {
+		for (; r < k && ((uintptr_t)(dst + r) & 15); r++)
+			dst[r] = v[r];
 		for (; r + 2 <= k; r += 2)
 			_mm_stream_si128((__m128i *)(void *)(dst + r),
 					 _mm_loadu_si128((const __m128i *)(const void *)(v + r)));
-		for (; r < k; r++)
-			dst[r] = v[r];
-		return;
 	}
 #endif
-	memcpy(dst, v, k * sizeof(*v));
+	memcpy(dst + r, v + r, (k - r) * sizeof(*v));
+}
+
+/* dst[0..k) = v[0..k) as 32 bits (checked to fit), as put_u64(). */
+static void put_u32(const uint64_t *v, uint32_t *dst, size_t k)
+{
+	size_t r = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (!((uintptr_t)dst & 3)) {
+		for (; r < k && ((uintptr_t)(dst + r) & 15); r++)
+			dst[r] = (uint32_t)v[r];
+		for (; r + 4 <= k; r += 4) {
+			__m128 a = _mm_castsi128_ps(_mm_loadu_si128((const __m128i *)(const void *)(v + r)));
+			__m128 b = _mm_castsi128_ps(_mm_loadu_si128((const __m128i *)(const void *)(v + r + 2)));
+			/* the low halves of the four */
+			_mm_stream_si128((__m128i *)(void *)(dst + r),
+					 _mm_castps_si128(_mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0))));
+		}
+	}
+#endif
+	for (; r < k; r++)
+		dst[r] = (uint32_t)v[r];
+}
+
+/* dst[0..k) = map[idx[0..k)] (idx64 or, when NULL, idx32: indexes checked
+ * to be within map), as put_u64(). */
+static inline void put_ids(const uint32_t *map, const uint64_t *idx64, const uint32_t *idx32,
+			   uint32_t *dst, size_t k)
+{
+	size_t r = 0;
+#define IDX(i) (idx64 ? idx64[i] : idx32[i])
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (!((uintptr_t)dst & 3)) {
+		for (; r < k && ((uintptr_t)(dst + r) & 15); r++)
+			dst[r] = map[IDX(r)];
+		for (; r + 4 <= k; r += 4)
+			_mm_stream_si128((__m128i *)(void *)(dst + r),
+					 _mm_set_epi32((int)map[IDX(r + 3)], (int)map[IDX(r + 2)],
+						       (int)map[IDX(r + 1)], (int)map[IDX(r)]));
+	}
+#endif
+	for (; r < k; r++)
+		dst[r] = map[IDX(r)];
+#undef IDX
 }
 
 /*
@@ -1114,15 +1177,18 @@ static int sink_tile(tape_cursor *c, const struct entry *e, uint64_t seen,
 				memset(o, 0, k * sizeof(*o));	/* id 0: "" */
 				continue;
 			}
-			const uint32_t *map = c->sids + c->strslot[ci] * n;
-			for (size_t r = 0; r < k; r++)	/* v[r] < nd: checked */
-				o[r] = map[v[r]];
+			size_t slot = c->strslot[ci] * n;
+			if (c->defer) {	/* the indexes, made ids later (run_job) */
+				uint32_t *d = c->didx + slot + r0;
+				for (size_t r = 0; r < k; r++)
+					d[r] = (uint32_t)v[r];
+				continue;
+			}
+			put_ids(c->sids + slot, v, NULL, o, k);	/* v[r] < nd: checked */
 		} else if (col->width == 8) {
 			put_u64(v, (uint64_t *)sk->out[i] + at, k);
 		} else {
-			uint32_t *o = (uint32_t *)sk->out[i] + at;
-			for (size_t r = 0; r < k; r++)
-				o[r] = (uint32_t)v[r];
+			put_u32(v, (uint32_t *)sk->out[i] + at, k);
 		}
 	}
 	return 0;
@@ -1167,6 +1233,13 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 			return -ENOMEM;
 		c->sids = v;
 		c->capsids = need;
+	}
+	if (c->defer && need > c->capdidx) {
+		uint32_t *v = realloc(c->didx, need * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		c->didx = v;
+		c->capdidx = need;
 	}
 
 	uint8_t *data = p + 4 + 8 * ncols;
@@ -1232,8 +1305,12 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 		pred_reset(&c->pred);
 	}
 	/* the ids of the dictionaries of the string columns asked for, in one
-	 * go (tape__strings_intern_n overlaps the cache misses) */
-	for (size_t i = 0; c->sink && i < c->sink->ncols; i++) {
+	 * go (tape__strings_intern_n overlaps the cache misses); deferred,
+	 * read_batch() does it in block order */
+	c->dicts = 1;
+	c->lastseen = seen;
+	memcpy(c->lastnd, nd, sizeof(nd));
+	for (size_t i = 0; c->sink && !c->defer && i < c->sink->ncols; i++) {
 		unsigned ci = c->sink->cols[i], k = c->strslot[ci];
 		if (def->cols[ci].type != TAPE_COL_STR || !((seen >> def->cols[ci].id) & 1))
 			continue;
@@ -1344,6 +1421,25 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 	return 0;
 }
 
+/* Entry e's chunk: its header checked against the index, its payload
+ * verified and decompressed into c->raw. */
+static int load_block(tape_cursor *c, const struct entry *e)
+{
+	struct chdr h;
+	int err = read_chunk_header(c->r, e->off, &h);
+
+	if (!err && (h.type != e->type || h.table != e->table || h.count != e->count ||
+		     h.tmin != e->tmin || h.tmax != e->tmax))
+		err = tape__fail(-EBADMSG, "block at offset %llu does not match the index",
+				 (unsigned long long)e->off);
+	if (!err && (h.count > TAPE_MAX_ROWS || h.tmin > h.tmax))
+		err = tape__fail(-EBADMSG, "block at offset %llu has %u rows, above the limit",
+				 (unsigned long long)e->off, h.count);
+	if (!err)
+		err = load_payload(c->r, e->off, &h, c->dctx, &c->stored, &c->raw);
+	return err;
+}
+
 /* The next block with events in range, decoded: to the sink's arrays when
  * sink is set and the block is whole in the range and holds at most room
  * events (2, *n its events), else to structs (1, *evs and *n), 0 at the
@@ -1358,21 +1454,11 @@ static int next_block(tape_cursor *c, struct colsink *sink, size_t room,
 		return c->err;
 	while (c->next < r->nents) {
 		const struct entry *e = &r->ents[c->next++];
-		struct chdr h;
 		if (e->type != CHUNK_BLOCK || e->table != c->def->id)
 			continue;
 		if (e->count == 0 || e->tmax < c->from || e->tmin > c->to)
 			continue;
-		err = read_chunk_header(r, e->off, &h);
-		if (!err && (h.type != e->type || h.table != e->table || h.count != e->count ||
-			     h.tmin != e->tmin || h.tmax != e->tmax))
-			err = tape__fail(-EBADMSG, "block at offset %llu does not match the index",
-					 (unsigned long long)e->off);
-		if (!err && (h.count > TAPE_MAX_ROWS || h.tmin > h.tmax))
-			err = tape__fail(-EBADMSG, "block at offset %llu has %u rows, above the limit",
-					 (unsigned long long)e->off, h.count);
-		if (!err)
-			err = load_payload(r, e->off, &h, c->dctx, &c->stored, &c->raw);
+		err = load_block(c, e);
 		int direct = sink && e->count <= room && c->from <= e->tmin && c->to >= e->tmax;
 		if (!err) {
 			c->sink = direct ? sink : NULL;
@@ -1439,6 +1525,214 @@ int tape_cursor_next(tape_cursor *c, const void **ev)
 	return 1;
 }
 
+/* ---------------------------------------------- whole blocks on threads */
+
+/*
+ * The blocks of a table are independent (each its own payload, dictionaries
+ * and prediction state), so tape_cursor_read_columns() can decode several
+ * at once, each thread with a cursor of its own (c->helpers) writing its
+ * block's rows straight into the caller's arrays at the block's place.
+ * What is shared is the string table, whose ids must be those one thread
+ * gives: a thread decodes string columns as its block's dictionary
+ * indexes, waits for its block's turn (block order), interns the block's
+ * dictionaries, passes the turn on, then turns the indexes into ids.  A
+ * failure is settled at its block's turn, so the first failing block in
+ * file order wins and nothing after it is interned: the caller gets the
+ * rows before it and its error, as with one thread.
+ */
+#define MAX_THREADS 64
+#define BATCH_JOBS 1024	/* blocks planned at a time */
+
+struct job {
+	size_t ent;		/* index entry of the block */
+	size_t at;		/* its first row in the caller's arrays */
+};
+
+struct batch {
+	const tape_cursor *c;
+	struct colsink sink;	/* at: unused, each job has its own */
+	const struct job *jobs;
+	size_t njobs;
+	size_t next;		/* the next job to take (atomic) */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	size_t turn;		/* the job that interns next */
+	size_t failed;		/* the failed job, njobs: none (atomic) */
+	int err, sinkfail;
+	char detail[512];	/* the failed thread's tape_error_detail() */
+};
+
+/* Job i on cursor w; 0, or -errno when the batch stops (the first failure
+ * is in b). */
+static int run_job(struct batch *b, tape_cursor *w, size_t i)
+{
+	const struct tape_table_def *def = w->def;
+	const struct entry *e = &b->c->r->ents[b->jobs[i].ent];
+	struct colsink sink = b->sink;
+	size_t n = e->count;
+	int err, sinkfail = 0;
+
+	sink.at = b->jobs[i].at;
+	w->dicts = 0;
+	if (!(err = load_block(w, e))) {
+		w->sink = &sink;
+		w->defer = 1;
+		err = decode_block(w, e);
+		w->sink = NULL;
+		w->defer = 0;
+	}
+	pthread_mutex_lock(&b->mu);
+	while (b->turn != i && b->failed == b->njobs)
+		pthread_cond_wait(&b->cv, &b->mu);
+	if (b->failed != b->njobs) {	/* an earlier block failed */
+		pthread_mutex_unlock(&b->mu);
+		return -ECANCELED;
+	}
+	/* one thread interns a block's dictionaries before its rows, so
+	 * those of a block whose rows then fail are in the table too */
+	for (size_t j = 0; w->dicts && !sinkfail && j < sink.ncols; j++) {
+		unsigned ci = sink.cols[j], k = w->strslot[ci];
+		if (def->cols[ci].type != TAPE_COL_STR || !((w->lastseen >> def->cols[ci].id) & 1))
+			continue;
+		int ierr = tape__strings_intern_n(sink.strs, w->strp + k * n, w->lastnd[k],
+						  w->sids + k * n);
+		if (ierr) {
+			sinkfail = 1;
+			err = tape__fail(ierr, "table %s: string table: %s", def->name,
+					 tape_strerror(ierr));
+		}
+	}
+	if (err) {
+		b->err = err;
+		b->sinkfail = sinkfail;
+		snprintf(b->detail, sizeof(b->detail), "%s", tape_error_detail());
+		__atomic_store_n(&b->failed, i, __ATOMIC_RELAXED);
+	} else {
+		b->turn = i + 1;
+	}
+	pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+	if (err)
+		return err;
+	for (size_t j = 0; j < sink.ncols; j++) {
+		unsigned ci = sink.cols[j];
+		if (def->cols[ci].type != TAPE_COL_STR || !((w->lastseen >> def->cols[ci].id) & 1))
+			continue;
+		size_t slot = w->strslot[ci] * n;	/* indexes < nd: checked by sink_tile */
+		put_ids(w->sids + slot, NULL, w->didx + slot, (uint32_t *)sink.out[j] + sink.at, n);
+	}
+	return 0;
+}
+
+struct worker {
+	struct batch *b;
+	tape_cursor *w;
+};
+
+static void *work(void *arg)
+{
+	struct worker *wk = arg;
+	struct batch *b = wk->b;
+
+	for (;;) {
+		size_t i = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED);
+		if (i >= b->njobs || __atomic_load_n(&b->failed, __ATOMIC_RELAXED) < i)
+			break;
+		if (run_job(b, wk->w, i))
+			break;
+	}
+#if defined(__x86_64__) && defined(__GNUC__)
+	_mm_sfence();	/* put_u64's stores, before the caller reads */
+#endif
+	return NULL;
+}
+
+/*
+ * The whole blocks ahead of the cursor that fit in room rows, decoded on
+ * up to c->nthreads threads into the sink's arrays from row sink->at: *n
+ * gets the rows written.  0 when fewer than two blocks are ahead (nothing
+ * done: the caller goes on with one), 1 when done, or -errno for the
+ * first block that failed (*n: the rows of the blocks before it), left
+ * as next_block() leaves it.
+ */
+static int read_batch(tape_cursor *c, const struct colsink *sink, size_t room, size_t *n)
+{
+	tape_reader *r = c->r;
+	size_t nj = 0, at = sink->at;
+
+	*n = 0;
+	if (!c->jobs && !(c->jobs = malloc(BATCH_JOBS * sizeof(*c->jobs))))
+		return 0;	/* one thread can still do it */
+	for (size_t i = c->next; i < r->nents && nj < BATCH_JOBS; i++) {
+		const struct entry *e = &r->ents[i];
+		if (e->type != CHUNK_BLOCK || e->table != c->def->id)
+			continue;
+		if (e->count == 0 || e->tmax < c->from || e->tmin > c->to)
+			continue;
+		if (e->count > room || c->from > e->tmin || c->to < e->tmax)
+			break;
+		c->jobs[nj].ent = i;
+		c->jobs[nj++].at = at;
+		at += e->count;
+		room -= e->count;
+	}
+	if (nj < 2)
+		return 0;
+
+	struct batch b = { .c = c, .sink = *sink, .jobs = c->jobs, .njobs = nj,
+			   .failed = nj };
+	unsigned nt = c->nthreads < nj ? c->nthreads : (unsigned)nj, started = 0;
+	pthread_t th[MAX_THREADS];
+	struct worker wk[MAX_THREADS];
+	if (c->nhelpers < nt - 1) {
+		tape_cursor **h = realloc(c->helpers, (nt - 1) * sizeof(*h));
+		if (h) {
+			c->helpers = h;
+			while (c->nhelpers < nt - 1 &&
+			       !tape_cursor_open(r, c->def->id, c->from, c->to, &h[c->nhelpers]))
+				c->nhelpers++;
+		}
+	}
+	pthread_mutex_init(&b.mu, NULL);
+	pthread_cond_init(&b.cv, NULL);
+	/* threads that cannot be had leave their share to the others */
+	for (unsigned t = 0; t + 1 < nt && t < c->nhelpers; t++) {
+		wk[t] = (struct worker){ &b, c->helpers[t] };
+		if (pthread_create(&th[t], NULL, work, &wk[t]))
+			break;
+		started++;
+	}
+	struct worker self = { &b, c };
+	work(&self);
+	for (unsigned t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+	pthread_cond_destroy(&b.cv);
+	pthread_mutex_destroy(&b.mu);
+
+	if (b.failed == nj) {
+		c->next = c->jobs[nj - 1].ent + 1;
+		*n = at - sink->at;
+		return 1;
+	}
+	const struct job *f = &c->jobs[b.failed];
+	*n = f->at - sink->at;
+	tape__fail(b.err, "%s", b.detail);
+	if (b.sinkfail) {	/* not the file's fault: again next time */
+		c->next = f->ent;
+		return b.err;
+	}
+	c->next = f->ent + 1;
+	return c->err = b.err;
+}
+
+int tape_cursor_set_threads(tape_cursor *c, unsigned n)
+{
+	if (n < 1 || n > MAX_THREADS)
+		return tape__fail(-EINVAL, "%u threads: 1 to %d", n, MAX_THREADS);
+	c->nthreads = n;
+	return 0;
+}
+
 /* Rows of a block transposed at a time: their structs stay in cache while
  * every column is copied out of them. */
 #define COLTILE 256
@@ -1498,6 +1792,19 @@ int tape_cursor_read_columns(tape_cursor *c, const unsigned *cols, size_t ncols,
 	if (strs)	/* another cursor may have used it since */
 		tape__strings_new_block(strs);
 	while (got < max) {
+		if (c->pos >= c->nevs && c->nthreads > 1 && !c->err) {
+			/* whole blocks that fit, several at once */
+			struct colsink sink = { cols, ncols, out, got, strs };
+			size_t nb;
+			int rc = read_batch(c, &sink, max - got, &nb);
+			got += nb;
+			if (rc < 0 && got)
+				break;	/* the error again on the next call */
+			if (rc < 0)
+				return rc;
+			if (rc > 0)
+				continue;
+		}
 		if (c->pos >= c->nevs) {
 			/* a whole block that fits goes straight to the arrays */
 			struct colsink sink = { cols, ncols, out, got, strs };

@@ -453,6 +453,21 @@ int tape_cursor_read_columns(tape_cursor *c, const unsigned *cols, size_t ncols,
 			     void *const *out, size_t max, tape_strings *strs,
 			     size_t *n);
 
+/*
+ * Let tape_cursor_read_columns() decode on n threads (1 to 64; 1, the
+ * default, is the caller's thread alone): the whole blocks ahead that fit
+ * in its arrays are decoded several at once, by n - 1 threads it starts
+ * for the call and the caller's, each block straight to its rows.  What
+ * it returns is the same as with one thread: the same values, the same
+ * string ids (given in file order), the same rows before a damaged block
+ * and the same error.  Each thread holds a cursor's buffers of its own
+ * (freed with c); a thread that cannot be started leaves its share to the
+ * others.  When a block is damaged, rows of the arrays past the *n
+ * returned may have been written (with one thread too: a block's first
+ * tiles).  -EINVAL for n out of range (nothing changed).
+ */
+int tape_cursor_set_threads(tape_cursor *c, unsigned n);
+
 /* ------------------------------------------------------- merged traces */
 
 /*

@@ -22,6 +22,7 @@ after the events before the damage, never crashes.  numpy is needed;
 pandas only for read() and chunks() without arrays=True.
 """
 import ctypes
+import os
 
 import numpy as np
 
@@ -77,32 +78,50 @@ def _dtype(c):
 
 
 class _Strings:
-    """The string table of one read, copied out of libtape as it grows and
-    decoded to str on first use (most of a large read's time otherwise)."""
+    """The string table of a read: libtape's own (tape_strings), kept by
+    the Arrays that use it and freed with the last of them, decoded to str
+    on first use (most of a large read's time otherwise, and not needed to
+    count or group by the ids)."""
 
-    def __init__(self):
-        self.segs = []          # (bytes, offsets into them), not decoded yet
-        self.n = 0              # strings copied
-        self.list = []          # decoded
+    def __init__(self, lib):
+        self.lib = lib
+        self.s = ctypes.c_void_p()
+        self.list = []          # strings 0..len-1, decoded
         self.arr = None
+        err = lib.tape_strings_new(ctypes.byref(self.s))
+        if err < 0:
+            raise MemoryError("iotape: no memory for a string table")
 
-    def fetch(self, lib, s):
-        n = lib.tape_strings_count(s)
-        if n > self.n:
-            off = ctypes.POINTER(ctypes.c_uint64)()
-            data = lib.tape_strings_data(s, ctypes.byref(off))
-            o = np.ctypeslib.as_array(off, shape=(n + 1,))[self.n:]
-            lo = int(o[0])
-            self.segs.append((ctypes.string_at(data + lo, int(o[-1]) - lo), (o - lo).tolist()))
-            self.n = n
-        return n
+    def __del__(self):
+        if self.s:
+            self.lib.tape_strings_free(self.s)
+            self.s = None
+
+    def __getstate__(self):
+        """Pickled (multiprocessing, ...) as the decoded strings."""
+        n = self.count()
+        self.array(n)
+        return {"list": self.list[:n]}
+
+    def __setstate__(self, state):
+        self.lib = self.s = self.arr = None
+        self.list = state["list"]
+
+    def count(self):
+        return self.lib.tape_strings_count(self.s) if self.s else len(self.list)
 
     def array(self, n):
         """Strings 0..n-1 as a numpy array of str."""
-        for blob, o in self.segs:
+        have = len(self.list)
+        if n > have:
+            off = ctypes.POINTER(ctypes.c_uint64)()
+            data = self.lib.tape_strings_data(self.s, ctypes.byref(off))
+            o = np.ctypeslib.as_array(off, shape=(n + 1,))[have:]
+            lo = int(o[0])
+            blob = ctypes.string_at(data + lo, int(o[-1]) - lo)
+            o = (o - lo).tolist()
             self.list += [blob[o[i]:o[i + 1] - 1].decode("utf-8", "surrogateescape")
                           for i in range(len(o) - 1)]
-        self.segs = []
         if self.arr is None or len(self.arr) != n:
             self.arr = np.array(self.list[:n], dtype=object)
         return self.arr
@@ -134,8 +153,9 @@ class _Reader:
     """One table of one trace, read in batches: a reader, a cursor and a
     string table, freed by close()."""
 
-    def __init__(self, path, layer, names):
+    def __init__(self, path, layer, names, threads=None):
         self.lib = lib = L.lib()
+        nthreads = _threads(threads)
         self.path = path
         self.table, cols = _table(layer)
         self.layer = layer
@@ -157,8 +177,7 @@ class _Reader:
         self.out = (ctypes.c_void_p * max(1, len(sel)))()
         self.r = ctypes.c_void_p()
         self.c = ctypes.c_void_p()
-        self.s = ctypes.c_void_p()
-        self.strs = _Strings()
+        self.strs = _Strings(lib)
         self.path_b = path.encode() if isinstance(path, str) else bytes(path)
         err = lib.tape_reader_open(ctypes.byref(self.r), self.path_b)
         if err < 0:
@@ -168,7 +187,7 @@ class _Reader:
             lib.tape_reader_table_stats(self.r, self.table, ctypes.byref(self.stats))
             err = lib.tape_cursor_open(self.r, self.table, 0, 2**64 - 1, ctypes.byref(self.c))
             if err == 0:
-                err = lib.tape_strings_new(ctypes.byref(self.s))
+                err = lib.tape_cursor_set_threads(self.c, nthreads)
             if err < 0:
                 raise _fail(err, path)
         except BaseException:
@@ -176,11 +195,12 @@ class _Reader:
             raise
 
     def close(self):
+        """Frees the reader and the cursor; the string table stays with
+        the Arrays read (freed with the last of them)."""
         lib = self.lib
-        lib.tape_strings_free(self.s)
         lib.tape_cursor_free(self.c)
         lib.tape_reader_free(self.r)
-        self.s = self.c = self.r = ctypes.c_void_p()
+        self.c = self.r = ctypes.c_void_p()
 
     def __enter__(self):
         return self
@@ -194,7 +214,7 @@ class _Reader:
             self.out[i] = a.ctypes.data + at * a.itemsize
         n = ctypes.c_size_t()
         rc = self.lib.tape_cursor_read_columns(self.c, self.ids, len(self.cols), self.out,
-                                               want, self.s, ctypes.byref(n))
+                                               want, self.strs.s, ctypes.byref(n))
         if rc < 0:
             raise _fail(rc, self.path, "table %s" % self.layer)
         return n.value
@@ -237,24 +257,41 @@ class _Reader:
         a = Arrays(zip(self.names, arrays))
         a.layer = self.layer
         a._strs = self.strs
-        a._n = self.strs.fetch(self.lib, self.s)
+        a._n = self.strs.count()
         return a
 
 
-def _open(path, layer, columns):
-    return _Reader(path, layer, columns)
+def _threads(n):
+    """The decoding threads: n, or by default one per CPU this process may
+    run on (at most 8: past that the copies to memory bound the read)."""
+    if n is None:
+        try:
+            n = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            n = os.cpu_count() or 1
+        return max(1, min(n, 8))
+    n = int(n)
+    if not 1 <= n <= 64:
+        raise ValueError("iotape: threads must be 1 to 64, not %d" % n)
+    return n
 
 
-def read_arrays(path, columns=None, layer="syscall"):
+def _open(path, layer, columns, threads=None):
+    return _Reader(path, layer, columns, threads)
+
+
+def read_arrays(path, columns=None, layer="syscall", threads=None):
     """Every event of a layer (table) of the trace at path, as numpy arrays.
 
-    columns: names (default all, in dump's order); layer: one of LAYERS.
+    columns: names (default all, in dump's order); layer: one of LAYERS;
+    threads: how many threads decode (default one per CPU, at most 8; the
+    result does not depend on it).
     Returns an Arrays (a dict of column -> array): integers as uint32,
     uint64 or int64 as the column is stored, enumerations as their numbers
     (op: tape_op, ...), strings as uint32 ids into .strings.  Raises
     TraceError when the trace cannot be read or is damaged.
     """
-    with _open(path, layer, columns) as r:
+    with _open(path, layer, columns, threads) as r:
         return r.all()
 
 
@@ -295,32 +332,34 @@ def _frame(r, a):
     return pd.DataFrame(data, copy=False)
 
 
-def read(path, columns=None, layer="syscall"):
+def read(path, columns=None, layer="syscall", threads=None):
     """A layer (table) of the trace at path as a pandas DataFrame.
 
     The values of `iotape dump --format csv --table LAYER`: op, kind,
     metric and rwbs as categoricals of their names, string columns as
     categoricals, the other columns as integers (flags and fstype, hex in
-    the CSV, too).  columns: names to read (default all).  Raises
-    TraceError when the trace cannot be read or is damaged.
+    the CSV, too).  columns: names to read (default all); threads: as
+    read_arrays().  Raises TraceError when the trace cannot be read or is
+    damaged.
     """
-    with _open(path, layer, columns) as r:
+    with _open(path, layer, columns, threads) as r:
         return _frame(r, r.all())
 
 
-def chunks(path, n=1 << 20, columns=None, layer="syscall", arrays=False):
+def chunks(path, n=1 << 20, columns=None, layer="syscall", arrays=False, threads=None):
     """The layer's events in pieces of at most n rows, in file order.
 
     Yields DataFrames as read() makes them (or Arrays when arrays=True),
     holding one piece at a time, so a trace larger than memory can be
     streamed.  String categories grow from piece to piece (a string's code
     never changes), so pd.concat of the pieces gives object columns for
-    them; iotape.read() gives one categorical.  Raises TraceError where
-    the trace is damaged, after the pieces before the damage.
+    them; iotape.read() gives one categorical.  threads: as read_arrays().
+    Raises TraceError where the trace is damaged, after the pieces before
+    the damage.
     """
     if n < 1:
         raise ValueError("iotape: chunk size n must be at least 1")
-    with _open(path, layer, columns) as r:
+    with _open(path, layer, columns, threads) as r:
         while True:
             a = r.batch(n)
             if a is None:

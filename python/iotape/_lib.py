@@ -55,6 +55,7 @@ _SIGS = {
     "tape_cursor_read_columns": (ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_uint), ctypes.c_size_t,
                                                 ctypes.POINTER(_P), ctypes.c_size_t, _P,
                                                 ctypes.POINTER(ctypes.c_size_t)]),
+    "tape_cursor_set_threads": (ctypes.c_int, [_P, ctypes.c_uint]),
     "tape_strings_new": (ctypes.c_int, [ctypes.POINTER(_P)]),
     "tape_strings_free": (None, [_P]),
     "tape_strings_count": (ctypes.c_size_t, [_P]),

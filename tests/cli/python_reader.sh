@@ -2,7 +2,8 @@
 # python_reader: python/iotape (ctypes over libtape.so) reads every table of
 # every bundled trace to exactly the values `iotape dump --format csv`
 # prints (compared with pandas.read_csv of the dump, column by column);
-# chunks() of a small n concatenate to the same; read_arrays() agrees; a
+# chunks() of a small n concatenate to the same; read_arrays() agrees, on
+# one decoding thread and on three, and pickled; a
 # trace cut short reads as dump reads it; damaged, hostile (the fuzz corpus)
 # and missing files raise iotape.TraceError, never crash the interpreter.
 # Needs /usr/bin/python3 with numpy and pandas (Debian's python3-pandas):
@@ -24,6 +25,7 @@ if ldd "$lib" | grep -q libasan; then
 fi
 
 cat >"$T/check.py" <<'EOF'
+import pickle
 import sys
 import numpy as np
 import pandas as pd
@@ -82,6 +84,18 @@ def check(trace, layer, csvpath, n):
             continue
         elif not np.array_equal(v, df[c].to_numpy()):
             sys.exit("%s: read_arrays column %s differs" % (what, c))
+    # one decoding thread and three: the same arrays, the same string ids
+    for th in (1, 3):
+        b = iotape.read_arrays(trace, layer=layer, threads=th)
+        if any(not np.array_equal(a[c], b[c]) for c in a) or \
+                not np.array_equal(a.strings, b.strings):
+            sys.exit("%s: read_arrays(threads=%d) differs" % (what, th))
+    # pickled (multiprocessing): the same arrays and strings, the library's
+    # string table left behind
+    p = pickle.loads(pickle.dumps(a))
+    if any(not np.array_equal(a[c], p[c]) for c in a) or p.layer != layer or \
+            not np.array_equal(a.strings, p.strings):
+        sys.exit("%s: read_arrays pickled differs" % what)
     # a subset, in another order
     cols = list(df.columns)[::-3]
     sub = iotape.read(trace, columns=cols, layer=layer)
@@ -171,6 +185,18 @@ else:
     sys.exit("chunks: no TraceError")
 if got == 0:
     sys.exit("chunks: no rows before the damage")
+for th in (1, 3):   # the same rows before the damage on any number of threads
+    n = 0
+    try:
+        for a in iotape.chunks(trace, n=100000, arrays=True, threads=th):
+            n += len(a["ts_ns"])
+    except iotape.TraceError as e:
+        if e.errno != errno.EBADMSG:
+            sys.exit("threads=%d: %r" % (th, e))
+    else:
+        sys.exit("threads=%d: no TraceError" % th)
+    if n != got:
+        sys.exit("threads=%d: %d rows before the damage, not %d" % (th, n, got))
 e = expect_error(iotape.read, trace + ".missing")
 if e.errno != errno.ENOENT:
     sys.exit("missing: %r" % (e,))
@@ -178,7 +204,8 @@ e = expect_error(iotape.read_arrays, "/")
 if e.errno != errno.EINVAL:
     sys.exit("directory: %r" % (e,))
 for bad in (lambda: iotape.read(trace, layer="nope"), lambda: iotape.read(trace, columns=["nope"]),
-            lambda: list(iotape.chunks(trace, n=0))):
+            lambda: list(iotape.chunks(trace, n=0)), lambda: iotape.read(trace, threads=0),
+            lambda: iotape.read_arrays(trace, threads=65)):
     try:
         bad()
     except ValueError:

@@ -5,7 +5,8 @@
  * The input goes into a memfd and through everything a reader of an
  * untrusted trace does: open (header, footer or scan), metadata, stats,
  * every table's cursor to the end or to an error, by event, by block and
- * column by column (tape_cursor_read_columns), and a time-range cursor.
+ * column by column (tape_cursor_read_columns, on one thread and on three,
+ * which must agree), and a time-range cursor.
  * Every input runs twice: as it is, and with all its checksums recomputed
  * (file header, each chunk header and payload found by walking the
  * chunks, trailer), so mutations reach the decoders instead of stopping
@@ -14,12 +15,14 @@
  * with tests/fuzz/replay.c for `make check`, and with -fsanitize=fuzzer
  * for `make fuzz`.
  */
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <xxhash.h>
 #include "tape_internal.h"
 
@@ -85,11 +88,57 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #define BATCH 1000
 static uint64_t colbuf[64][BATCH];
 
+struct colread {
+	uint64_t rows, hash, strings;
+	int64_t rc;	/* the last call's */
+};
+
+/* Table t read column by column on threads threads: what it gave, hashed
+ * (strings as their ids' bytes, so the ids count too). */
+static struct colread read_columns(tape_reader *r, int t, unsigned threads)
+{
+	struct colread res = { 0, 0xcbf29ce484222325ull, 0, 0 };
+	tape_strings *strs;
+	tape_cursor *c;
+	size_t nc, n;
+	const struct tape_column *cd = tape_table_columns(t, &nc);
+	unsigned cols[64];
+	void *out[64];
+	int rc;
+
+	if (tape_strings_new(&strs))
+		return res;
+	if (tape_cursor_open(r, t, 0, UINT64_MAX, &c) || tape_cursor_set_threads(c, threads)) {
+		tape_cursor_free(c);
+		tape_strings_free(strs);
+		return res;
+	}
+	for (size_t i = 0; i < nc; i++) {
+		cols[i] = (unsigned)i;
+		out[i] = colbuf[i];
+	}
+	while ((rc = tape_cursor_read_columns(c, cols, nc, out, BATCH, strs, &n)) == 1) {
+		res.rows += n;
+		for (size_t i = 0; i < nc; i++)
+			for (size_t j = 0; j < n; j++) {
+				uint64_t v = cd[i].type == TAPE_COL_STR || cd[i].width == 4
+					? ((uint32_t *)colbuf[i])[j] : ((uint64_t *)colbuf[i])[j];
+				if (cd[i].type == TAPE_COL_STR)
+					v += strlen(tape_strings_get(strs, v));
+				res.hash = (res.hash ^ v) * 0x100000001b3ull;
+			}
+	}
+	res.rc = rc;
+	res.strings = tape_strings_count(strs);
+	tape_cursor_free(c);
+	tape_strings_free(strs);
+	return res;
+}
+
 static void read_trace(const uint8_t *data, size_t size)
 {
 	int fd = memfd_create("fuzz", MFD_CLOEXEC);
 	tape_reader *r = NULL;
-	tape_strings *strs = NULL;
 	if (fd < 0)
 		return;
 	for (size_t done = 0; done < size;) {
@@ -134,26 +183,18 @@ static void read_trace(const uint8_t *data, size_t size)
 					use_event(t, (const char *)ev + i * tape_table_event_size(t));
 			tape_cursor_free(c);
 		}
-		/* column by column, in batches that cross blocks */
-		if (tape_strings_new(&strs) == 0 && tape_cursor_open(r, t, 0, UINT64_MAX, &c) == 0) {
-			size_t nc;
-			const struct tape_column *cd = tape_table_columns(t, &nc);
-			unsigned cols[64];
-			void *out[64];
-			for (size_t i = 0; i < nc; i++) {
-				cols[i] = (unsigned)i;
-				out[i] = colbuf[i];
-			}
-			while (tape_cursor_read_columns(c, cols, nc, out, BATCH, strs, &n) == 1)
-				for (size_t i = 0; i < nc; i++)
-					sink += cd[i].type == TAPE_COL_STR
-						? strlen(tape_strings_get(strs, ((uint32_t *)colbuf[i])[n - 1]))
-						: cd[i].width == 8 ? ((uint64_t *)colbuf[i])[n - 1]
-								   : ((uint32_t *)colbuf[i])[n - 1];
-			tape_cursor_free(c);
+		/* column by column, in batches that cross blocks, on one thread
+		 * and on three: the same rows, values, string ids and end */
+		struct colread one = read_columns(r, t, 1), three = read_columns(r, t, 3);
+		if (memcmp(&one, &three, sizeof(one))) {
+			fprintf(stderr, "table %d: one thread: %" PRIu64 " rows, hash %" PRIx64
+				", %" PRIu64 " strings, end %" PRId64 "; three: %" PRIu64
+				" rows, hash %" PRIx64 ", %" PRIu64 " strings, end %" PRId64 "\n",
+				t, one.rows, one.hash, one.strings, one.rc, three.rows, three.hash,
+				three.strings, three.rc);
+			abort();
 		}
-		tape_strings_free(strs);
-		strs = NULL;
+		sink += one.hash;
 	}
 out:
 	tape_reader_free(r);

@@ -9,7 +9,9 @@
  * tape_cursor_next() on the same cursor; string ids must name the strings
  * the events hold, in a table shared by every read.  A damaged block must
  * stop the batch read after exactly the events before it, and bad
- * arguments must be refused without moving the cursor.
+ * arguments must be refused without moving the cursor.  Read on several
+ * threads (tape_cursor_set_threads), all of it must be the same, string
+ * table included, byte for byte.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -207,6 +209,8 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(n, 0);
 	assert_int_equal(tape_cursor_read_columns(cur, ts, 1, none, 10, NULL, &n), -EINVAL);
 	assert_int_equal(tape_cursor_read_columns(cur, path, 1, out, 10, NULL, &n), -EINVAL);
+	assert_int_equal(tape_cursor_set_threads(cur, 0), -EINVAL);
+	assert_int_equal(tape_cursor_set_threads(cur, 65), -EINVAL);
 	/* nothing moved: all ten events are still there */
 	assert_int_equal(tape_cursor_read_columns(cur, ts, 1, out, 10, NULL, &n), 1);
 	assert_int_equal(n, 10);
@@ -266,6 +270,171 @@ static void test_damaged_block(void **state)
 	close(fd);
 }
 
+/* Bytes of a column's element in tape_cursor_read_columns()'s arrays. */
+static size_t out_width(const struct tape_column *c)
+{
+	return c->type == TAPE_COL_STR ? 4 : c->width;
+}
+
+/* Everything read with one thread, as arrays (NEV rows) and the string
+ * table's bytes and offsets. */
+struct whole {
+	void *out[64];
+	size_t n, nstr, len;
+	char *data;
+	uint64_t *off;
+};
+
+static int read_whole(int fd, int table, unsigned threads, size_t batch, struct whole *w)
+{
+	size_t ncols, n;
+	const struct tape_column *c = tape_table_columns(table, &ncols);
+	unsigned cols[64];
+	tape_strings *s;
+	tape_reader *r;
+	tape_cursor *cur;
+	int rc;
+
+	memset(w, 0, sizeof(*w));
+	for (size_t i = 0; i < ncols; i++) {
+		cols[i] = (unsigned)i;
+		w->out[i] = calloc(NEV + 10, 8);
+		assert_non_null(w->out[i]);
+	}
+	assert_int_equal(tape_strings_new(&s), 0);
+	assert_int_equal(tape_reader_open_fd(&r, fd), 0);
+	assert_int_equal(tape_cursor_open(r, table, 0, UINT64_MAX, &cur), 0);
+	assert_int_equal(tape_cursor_set_threads(cur, threads), 0);
+	for (;;) {
+		void *at[64];
+		for (size_t i = 0; i < ncols; i++)
+			at[i] = (char *)w->out[i] + w->n * out_width(&c[i]);
+		rc = tape_cursor_read_columns(cur, cols, ncols, at, batch, s, &n);
+		if (rc != 1)
+			break;
+		w->n += n;
+	}
+	const uint64_t *off;
+	const char *data = tape_strings_data(s, &off);
+	w->nstr = tape_strings_count(s);
+	w->len = off[w->nstr];
+	w->data = malloc(w->len);
+	w->off = malloc((w->nstr + 1) * sizeof(*off));
+	assert_true(w->data && w->off);
+	memcpy(w->data, data, w->len);
+	memcpy(w->off, off, (w->nstr + 1) * sizeof(*off));
+	tape_cursor_free(cur);
+	tape_reader_free(r);
+	tape_strings_free(s);
+	return rc;
+}
+
+static void whole_release(struct whole *w)
+{
+	for (size_t i = 0; i < 64; i++)
+		free(w->out[i]);
+	free(w->data);
+	free(w->off);
+}
+
+static void assert_same(int table, const struct whole *a, const struct whole *b)
+{
+	size_t ncols;
+	const struct tape_column *c = tape_table_columns(table, &ncols);
+
+	assert_int_equal(a->n, b->n);
+	for (size_t i = 0; i < ncols; i++)
+		assert_memory_equal(a->out[i], b->out[i], a->n * out_width(&c[i]));
+	assert_int_equal(a->nstr, b->nstr);
+	assert_int_equal(a->len, b->len);
+	assert_memory_equal(a->data, b->data, a->len);
+	assert_memory_equal(a->off, b->off, (a->nstr + 1) * sizeof(*a->off));
+}
+
+/* Several threads give what one gives: the same values, and the same
+ * string table (ids in file order), byte for byte; batches that end
+ * inside blocks leave the blocks across their ends to one thread. */
+static void test_threads_same(void **state)
+{
+	static const unsigned threads[] = { 2, 3, 8 };
+	static const size_t batches[] = { NEV + 10, 333, 2 * ROWS };
+	struct t_rng rng = { SEED + 4 };
+
+	for (int table = 1; table < TAPE_TABLE_MAX; table++) {
+		struct t_evs exp;
+		int fd = make_trace(table, NEV, &rng, &exp);
+		struct whole one, many;
+
+		for (size_t b = 0; b < sizeof(batches) / sizeof(batches[0]); b++) {
+			assert_int_equal(read_whole(fd, table, 1, batches[b], &one), 0);
+			assert_int_equal(one.n, NEV);
+			for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++) {
+				assert_int_equal(read_whole(fd, table, threads[t], batches[b], &many), 0);
+				assert_same(table, &one, &many);
+				whole_release(&many);
+			}
+			whole_release(&one);
+		}
+		t_evs_release(&exp);
+		close(fd);
+	}
+}
+
+/* A damaged block read on threads: the rows before it, its error (again
+ * on the next call), and no string of the blocks after it in the table. */
+static void test_threads_damaged(void **state)
+{
+	struct t_rng rng = { SEED + 5 };
+	struct t_evs exp;
+	int fd = make_trace(TAPE_TABLE_SYSCALL, NEV, &rng, &exp);
+	uint8_t *p;
+	size_t len, nch;
+	struct t_chunk ch[256];
+	struct whole one, many;
+
+	assert_int_equal(t_fd_contents(fd, &p, &len), 0);
+	nch = t_chunks(p, len, ch, 256);
+	size_t blk = 0, seen = 0;
+	for (size_t i = 0; i < nch; i++)
+		if (ch[i].type == 2 && ++seen == 7)
+			blk = i;
+	assert_true(blk > 0);
+	p[ch[blk].end - 3] ^= 0x55;
+	int dfd = t_memfd(p, len);
+	assert_true(dfd >= 0);
+
+	int want = read_whole(dfd, TAPE_TABLE_SYSCALL, 1, NEV, &one);
+	assert_true(want < 0);
+	assert_int_equal(one.n, 6 * ROWS);
+	for (unsigned t = 2; t <= 4; t++) {
+		assert_int_equal(read_whole(dfd, TAPE_TABLE_SYSCALL, t, NEV, &many), want);
+		assert_same(TAPE_TABLE_SYSCALL, &one, &many);
+		whole_release(&many);
+	}
+	whole_release(&one);
+	/* the error stays, on threads too */
+	tape_reader *r;
+	tape_cursor *cur;
+	uint64_t ts[NEV];
+	unsigned cols[] = { 0 };
+	void *out[] = { ts };
+	size_t n;
+	assert_int_equal(tape_reader_open_fd(&r, dfd), 0);
+	assert_int_equal(tape_cursor_open(r, TAPE_TABLE_SYSCALL, 0, UINT64_MAX, &cur), 0);
+	assert_int_equal(tape_cursor_set_threads(cur, 3), 0);
+	assert_int_equal(tape_cursor_read_columns(cur, cols, 1, out, NEV, NULL, &n), 1);
+	assert_int_equal(n, 6 * ROWS);
+	assert_int_equal(tape_cursor_read_columns(cur, cols, 1, out, NEV, NULL, &n), want);
+	assert_int_equal(tape_cursor_read_columns(cur, cols, 1, out, NEV, NULL, &n), want);
+	assert_int_equal(n, 0);
+	tape_cursor_free(cur);
+	tape_reader_free(r);
+	t_evs_release(&exp);
+	free(p);
+	close(dfd);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +442,8 @@ int main(void)
 		cmocka_unit_test(test_some_columns),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_damaged_block),
+		cmocka_unit_test(test_threads_same),
+		cmocka_unit_test(test_threads_damaged),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
