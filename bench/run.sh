@@ -69,6 +69,16 @@ section() {
 	echo "== $1: $2"
 }
 
+# work_dir DIR: a section's scratch directory, made empty; 1 (and FAILED
+# set) when it cannot be.  work_done: the section's $w removed, unless
+# BENCH_KEEP=1.
+work_dir() {
+	rm -rf "$1" && mkdir -p "$1" && return 0
+	FAILED=1
+	return 1
+}
+work_done() { [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"; }
+
 # kv FILE KEY: the value of KEY=... in a key=value file.
 kv() { awk -F= -v k="$2" '$1 == k { print substr($0, length(k) + 2); exit }' "$1"; }
 
@@ -450,7 +460,7 @@ record_section() {
 	ns=$((n / 10))	# strace: 10x fewer calls, same ns/op
 	runs=${BENCH_RUNS:-3}
 	w=$WORK/record
-	rm -rf "$w" && mkdir -p "$w" || { FAILED=1; return; }
+	work_dir "$w" || return
 	head -c 1048576 /dev/urandom >"$w/f.dat" && cat "$w/f.dat" >/dev/null
 	st="strace -f -qq -o /dev/null -e trace=%file,read,write,pread64"
 	have_st=0 have_bt=0
@@ -604,7 +614,7 @@ record_section() {
 			sed -n 's/^iotape record: \([0-9]* events, .*\)/  record: \1/p; s/^iotape record: \(recorder CPU .*\)/  record: \1/p' "$w/sum"
 		done
 	fi
-	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
+	work_done
 }
 want record && record_section
 
@@ -619,7 +629,7 @@ metrics_section() {
 	n=${RECORD_OPS:-1000000}
 	runs=${BENCH_RUNS:-3}
 	w=$WORK/metrics
-	rm -rf "$w" && mkdir -p "$w" || { FAILED=1; return; }
+	work_dir "$w" || return
 	head -c 1048576 /dev/urandom >"$w/f.dat" && cat "$w/f.dat" >/dev/null
 	nsop() { sed -n 's/.* ops, \([0-9.]*\) ns\/op.*/\1/p'; }
 	best() { sort -n "$1" | head -n 1; }
@@ -651,7 +661,7 @@ metrics_section() {
 	fig "pread record ns/op" "$off" - "" "$(calc "$off / $base" 2)x"
 	fig "pread record --metrics ns/op" "$on" - "" "$(calc "$on / $base" 2)x"
 	fig "metrics on / off ratio" "$(calc "$on / $off" 3)" le 1.05 "record --metrics / record"
-	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
+	work_done
 }
 want metrics && metrics_section
 
@@ -677,7 +687,7 @@ replay_section() {
 	n=${REPLAY_OPS:-200000}
 	runs=${BENCH_RUNS:-3}
 	runs=$(( (runs + 1) / 2 * 2 ))	# as many runs with each side first
-	rm -rf "$w" && mkdir -p "$w" || { FAILED=1; return; }
+	work_dir "$w" || return
 	hdr='ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns'
 	# (a) uring_read at 1 us intervals, each 32 us long: 32 in flight
 	awk -v hdr="$hdr" -v n="$n" -v blocks=$((mb * 256)) 'BEGIN { print hdr; srand(7)
@@ -755,7 +765,7 @@ replay_section() {
 	fig "seqread replay MiB/s" "$(calc "$si / 1048576" 1)" - "" ""
 	fig "seqread fio MiB/s" "$(calc "$sf / 1048576" 1)" - "" ""
 	fig "seqread replay/fio" "$(calc "$si / $sf" 3)" ge 0.95 "bandwidth ratio"
-	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
+	work_done
 }
 want replay && replay_section
 
@@ -792,7 +802,7 @@ scale_section() {
 	runs=$(( (runs + 1) / 2 * 2 ))	# as many runs with each side first
 	max=0
 	for k in $ns; do [ "$k" -gt "$max" ] && max=$k; done
-	rm -rf "$w" && mkdir -p "$w" || { FAILED=1; return; }
+	work_dir "$w" || return
 	# the trace: pread64 every 20 us, 10 us each (one at a time)
 	awk -v n="$n" -v blocks=$((mb * 256)) 'BEGIN { srand(11)
 		print "ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns"
@@ -871,7 +881,7 @@ scale_section() {
 		fig "N=$k fio IOPS" "$(calc "$rf" 0)" - "" "fio --numjobs $k equivalent: one read_iolog per job"
 		fig "N=$k IOPS ratio" "$(calc "$ri / $rf" 3)" ge 0.95 "replay/fio"
 	done
-	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
+	work_done
 	scale_findmax
 }
 
@@ -1003,7 +1013,7 @@ modelfio_section() {
 	fig "synthetic run MiB/s" "$(calc "$bi / 1048576" 1)" - "" "iotape replay JOB.ini --timing afap"
 	fig "fio MiB/s" "$(calc "$bf / 1048576" 1)" - "" "fio on iotape model --fio JOB.ini"
 	fig "synthetic/fio bandwidth" "$(calc "$bi / $bf" 3)" ge 0.9 "read bandwidth ratio"
-	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
+	work_done
 }
 want model-fio && modelfio_section
 
@@ -1018,7 +1028,7 @@ memory_section() {
 	section memory "peak RSS of replay (10^6 files, 10^7 ops) and compare --map (2 M ops)"
 	w=$WORK/memory
 	nf=${MEMORY_FILES:-1000000}
-	rm -rf "$w" && mkdir -p "$w" || { FAILED=1; return; }
+	work_dir "$w" || return
 	hdr='ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns,flags,path2'
 	peak() {	# CMD...: its peak RSS in KiB (it must exit 0)
 		python3 -c '
@@ -1058,7 +1068,7 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
 	echo "  (a) $(count "$nf") files, $(count $((nf * 10))) ops, prepared and replayed in $(calc "$t1 - $t0" 0) s"
 	fig "replay peak RSS MiB" "$(calc "$rf / 1024" 0)" le 400 "2868 MiB before"
 	[ -n "$rc" ] && fig "compare --map peak RSS MiB" "$(calc "$rc / 1024" 0)" le 64 "552 MiB before"
-	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
+	work_done
 }
 want memory && memory_section
 
@@ -1072,7 +1082,7 @@ model_section() {
 	section model "job-file generator: ops/s alone; 10^6 files, 10^7 reads replayed: peak RSS"
 	w=$WORK/model
 	nf=${MODEL_FILES:-1000000}
-	rm -rf "$w" && mkdir -p "$w" || { FAILED=1; return; }
+	work_dir "$w" || return
 	printf '[job]\nformat = 1\n[dataset]\ndata_folder = data\nnum_files = %s\nnum_subfolders = 100\nrecord_length = 40k\n[reader]\nread_threads = 4\nbatch_size = 256\ntransfer_size = 4k\nread_eof = off\n[train]\nepochs = 1\ncomputation_time = 0\n' \
 		"$nf" >"$w/job.ini"
 	best=0
@@ -1099,7 +1109,7 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' ./iotape replay -
 	t2=$(now)
 	echo "  $(count "$nf") files prepared in $(calc "$t1 - $t0" 0) s, $(count $((nf * 12))) ops replayed in $(calc "$t2 - $t1" 0) s"
 	fig "job replay peak RSS MiB" "$(calc "$rf / 1024" 0)" le 256
-	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
+	work_done
 }
 want model && model_section
 
@@ -1125,7 +1135,7 @@ fidelity_section() {
 	w=$WORK/fidelity
 	for wl in traces/workloads/*.py; do
 		name=$(basename "$wl" .py)
-		rm -rf "$w" && mkdir -p "$w" || { FAILED=1; return; }
+		work_dir "$w" || return
 		echo
 		echo "  -- $name"
 		if [ "$name" = checkpoint ]; then mk=--steps; else mk=--epochs; fi
@@ -1150,7 +1160,7 @@ fidelity_section() {
 		fig "$name gap diff %" "$(j "'%+.1f' % (100 * d['compute']['gap_s']['rel'])")" = "" "within 5 %"
 		fig "$name duration diff %" "$(j "'%+.1f' % (100 * d['summary']['duration_s']['rel'])")" = "" "within 10 %"
 	done
-	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
+	work_done
 }
 want fidelity && fidelity_section
 
@@ -1163,7 +1173,7 @@ want fidelity && fidelity_section
 export_section() {
 	section export "iotape export per format vs dump --format jsonl (bundled traces, synthetic reads)"
 	w=$WORK/export
-	rm -rf "$w" && mkdir -p "$w" || { FAILED=1; return; }
+	work_dir "$w" || return
 	# tm OUTFILE CMD...: "wall_s peak_rss_kib" of CMD (stdout to /dev/null)
 	tm() {
 		o=$1; shift
@@ -1220,7 +1230,7 @@ print(sum(t[k]["events"] for k in ("syscall", "block", "cache") if k in t))'; }
 			fig "$name $f Mev/s" "$rate" "$op" "" "$note"
 		done
 	done
-	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
+	work_done
 }
 want export && export_section
 
@@ -1232,7 +1242,7 @@ want export && export_section
 anonymize_section() {
 	section anonymize "iotape anonymize: events/s, against convert (the same rewrite, no hashing)"
 	w=$WORK/anonymize
-	rm -rf "$w" && mkdir -p "$w" || { FAILED=1; return; }
+	work_dir "$w" || return
 	head -c 32 /dev/urandom >"$w/key"
 	n=${ANON_EVENTS:-2000000} nf=${ANON_FILES:-100000}
 	awk -v n="$n" -v nf="$nf" 'BEGIN { print "ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns"
@@ -1265,7 +1275,7 @@ print(sum(v["events"] for v in json.load(sys.stdin)["tables"].values()))') || { 
 		rate=$(calc "$e / $best_anonymize / 1000000" 2)
 		fig "$name anonymize Mev/s" "$rate" - "" "$(count "$e") events, $(calc "$best_anonymize" 3) s; convert $(calc "$best_convert" 3) s ($(calc "$best_anonymize / $best_convert" 2)x its time)"
 	done
-	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
+	work_done
 }
 want anonymize && anonymize_section
 # ----------------------------------------------------------- import-other
@@ -1275,7 +1285,7 @@ want anonymize && anonymize_section
 import_other_section() {
 	section import-other "iotape import -F blkparse|dftracer|darshan-dxt: lines/s, trace vs source gzip'd"
 	w=$WORK/import-other
-	rm -rf "$w" && mkdir -p "$w" || { FAILED=1; return; }
+	work_dir "$w" || return
 	n=${IMPORT_LINES:-1000000}
 	# blkparse: a D and a C per request (blkparse_fmt.c's formats)
 	# (times, sizes and sectors drawn by rand(): regular columns would
@@ -1325,7 +1335,7 @@ import_other_section() {
 		fig "$f trace/gzip size" "$(calc "$tb / $gz" 3)" = "" \
 			"trace $(count "$tb") B, source $(count "$(wc -c <"$w/in.$f")") B, gzip'd $(count "$gz") B"
 	done
-	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
+	work_done
 }
 want import-other && import_other_section
 # ------------------------------------------------------------------ import
@@ -1338,7 +1348,7 @@ want import-other && import_other_section
 import_section() {
 	section import "iotape import -F strace / fio-iolog: lines/s and trace size"
 	w=$WORK/import
-	rm -rf "$w" && mkdir -p "$w" || { FAILED=1; return; }
+	work_dir "$w" || return
 	[ -x ./iotape ] || { echo "  ./iotape is not built"; FAILED=1; return; }
 	# imp FORMAT INPUT LINES NOTE TARGET_OP TARGET: best of BENCH_RUNS
 	imp() {
@@ -1376,7 +1386,7 @@ import_section() {
 			printf "%d /data/f%d read %d 4096\n", 100 + i * 7, i % 16, int(rand() * 262144) * 4096
 	}' > "$w/fio.iolog"
 	imp fio-iolog "$w/fio.iolog" "$n" "" ge 1
-	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$w"
+	work_done
 }
 want import && import_section
 
