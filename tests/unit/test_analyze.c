@@ -943,24 +943,34 @@ static void test_checkpoints_small(void **state)
 	ana_release(&a);
 }
 
+/*
+ * A trace of 40 files of 1 MiB, each opened and read once (4 KiB, a cache
+ * miss, a block read) 1 ms apart by one of three threads of pid 100:
+ * under /data, or with other_dirs every fourth (f0, f4, ...) under /other.
+ */
+static void write_40_reads(struct tw *t, int other_dirs)
+{
+	tw_open(t);
+	proc_row(t, 100, 1, "python");
+	for (uint32_t i = 0; i < 40; i++) {
+		char path[32];
+		snprintf(path, sizeof(path), "/%s/f%u", other_dirs && i % 4 == 0 ? "other" : "data", i);
+		file_row(t, i + 1, path, (8u << 20) | 1, 100 + i, 1 << 20);
+		sc(t, i * MS, 1000, 100, 100 + i % 3, TAPE_OP_OPENAT, -100, i + 1, 0, 0, 3, "");
+		sc(t, i * MS + 10, 1000, 100, 100 + i % 3, TAPE_OP_READ, 3, i + 1, 0, 4096, 4096, "");
+		cache_ev(t, i * MS + 20, 100, TAPE_CACHE_INSERT, 100 + i, 0, 1);
+		cache_ev(t, i * MS + 30, 100, TAPE_CACHE_ACCESS, 100 + i, 0, 1);
+		blk_ev(t, i * MS + 40, 5000, i * 8, 4096, TAPE_BLK_READ);
+	}
+	tw_close(t);
+}
+
 /* Every allocation the analysis makes can fail: ana_run then returns
  * -ENOMEM (one or two threads) and ana_release frees what was built. */
 static void test_out_of_memory(void **state)
 {
 	struct tw t;
-	tw_open(&t);
-	proc_row(&t, 100, 1, "python");
-	for (uint32_t i = 0; i < 40; i++) {
-		char path[32];
-		snprintf(path, sizeof(path), "/data/f%u", i);
-		file_row(&t, i + 1, path, (8u << 20) | 1, 100 + i, 1 << 20);
-		sc(&t, i * MS, 1000, 100, 100 + i % 3, TAPE_OP_OPENAT, -100, i + 1, 0, 0, 3, "");
-		sc(&t, i * MS + 10, 1000, 100, 100 + i % 3, TAPE_OP_READ, 3, i + 1, 0, 4096, 4096, "");
-		cache_ev(&t, i * MS + 20, 100, TAPE_CACHE_INSERT, 100 + i, 0, 1);
-		cache_ev(&t, i * MS + 30, 100, TAPE_CACHE_ACCESS, 100 + i, 0, 1);
-		blk_ev(&t, i * MS + 40, 5000, i * 8, 4096, TAPE_BLK_READ);
-	}
-	tw_close(&t);
+	write_40_reads(&t, 0);
 	for (int threads = 1; threads <= 2; threads++) {
 		struct ana_opts o = { .top = -1, .to_ns = UINT64_MAX, .threads = threads };
 		int fails = 0, err;
@@ -1344,19 +1354,7 @@ static void test_ivset(void **state)
 static void test_report_html(void **state)
 {
 	struct tw t;
-	tw_open(&t);
-	proc_row(&t, 100, 1, "python");
-	for (uint32_t i = 0; i < 40; i++) {
-		char path[32];
-		snprintf(path, sizeof(path), "/%s/f%u", i % 4 ? "data" : "other", i);
-		file_row(&t, i + 1, path, (8u << 20) | 1, 100 + i, 1 << 20);
-		sc(&t, i * MS, 1000, 100, 100 + i % 3, TAPE_OP_OPENAT, -100, i + 1, 0, 0, 3, "");
-		sc(&t, i * MS + 10, 1000, 100, 100 + i % 3, TAPE_OP_READ, 3, i + 1, 0, 4096, 4096, "");
-		cache_ev(&t, i * MS + 20, 100, TAPE_CACHE_INSERT, 100 + i, 0, 1);
-		cache_ev(&t, i * MS + 30, 100, TAPE_CACHE_ACCESS, 100 + i, 0, 1);
-		blk_ev(&t, i * MS + 40, 5000, i * 8, 4096, TAPE_BLK_READ);
-	}
-	tw_close(&t);
+	write_40_reads(&t, 1);
 
 	struct ana a;
 	struct ana_series s;
