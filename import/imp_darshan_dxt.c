@@ -12,8 +12,8 @@
  * [PTHREAD-ID]", START and END in seconds since the job started (4
  * decimals: 0.1 ms).  The Pthread-ID column (3.5 on) is the writing
  * thread's pthread_self(), or "N/A" for a log of an older module
- * version; the Lustre OSTs ("[3]", or "[  3]" before 3.4.6) come before
- * it.  Before 3.2, X_MPIIO segments had no OFFSET (7 columns).
+ * version; the Lustre OSTs ("[3]") come before it.  Before 3.2, X_MPIIO
+ * segments had no OFFSET (7 columns).
  *
  * Each record becomes, in time order: an open of PATH at its first
  * segment's start, a pread64 or pwrite64 per segment (offset, length,
@@ -31,7 +31,8 @@
  * at the file position.  An MPI-IO record of a file that has POSIX
  * records is skipped: MPI-IO's I/O reaches the file through the POSIX
  * calls already imported; of a file without, its segments are imported
- * the same way.  Other '#' lines are the job's header and comments.
+ * the same way.  File names are normalized (imp_path_normalize).  Other
+ * '#' lines are the job's header and comments.
  *
  * A record's segments are held until the next record (to sort them: the
  * parser prints writes, then reads); memory grows with the largest
@@ -319,6 +320,7 @@ static int comment(struct dxt *x, tape_writer *w, const char *s, unsigned long l
 		x->path = strdup(name);
 		if (!x->path)
 			return -ENOMEM;
+		imp_path_normalize(x->path);	/* as the program named it */
 		x->in_rec = 1;
 		x->has_rank = x->has_counts = 0;
 		x->got_w = x->got_r = 0;

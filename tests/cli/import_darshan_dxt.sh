@@ -115,7 +115,8 @@ same "$T/want.csv" "$T/o.csv"
 # second tid 2^31; the open is by the first segment's thread, the close by
 # the last one's.  Records' spans that overlap in a rank get their own fds
 # (b.bin is written while a.bin is open: fd 4), fd 3 is free again for
-# c.bin after a.bin's close; open flags from what the record did.
+# c.bin after a.bin's close; open flags from what the record did;
+# file names normalized (/job/sub/../m.h5 is /job/m.h5).
 A=140245234423616 B=140245226030912
 seg() {	# MODULE RANK write|read SEGMENT OFFSET LENGTH START END TAIL
 	printf '%8s%8d%7s%9d%16d%16d%12.4f%12.4f  %s\n' "$@"
@@ -147,7 +148,7 @@ hdr() {	# FILE_ID NAME RANK THREADS W R [LUSTRE-COMPONENTS]
 	seg X_POSIX 0 read 0 0 512 0.5 0.5002 " $B"
 	printf '\n# ***************************************************\n# DXT_MPIIO module data\n'
 	printf '# ***************************************************\n'
-	hdr 14 /job/m.h5 1 1 0 1
+	hdr 14 /job/sub/../m.h5 1 1 0 1
 	seg X_MPIIO 1 read 0 0 100 1.25 1.5 " N/A"
 } >"$T/v35.txt" || fail "writing v35.txt"
 cat >"$T/want35.csv" <<'EOT'
