@@ -747,6 +747,10 @@ struct rp_burst_ckpt {		/* one checkpoint of the replay (times: ns
 	uint64_t drain_start_ns, drain_end_ns;	/* first copy began, last ended */
 	uint64_t drained, gone;	/* files copied; gone before their copy (the
 				 * job unlinked them first) */
+	uint64_t superseded;	/* files whose copy was given up: the job
+				 * wrote a newer version of the file before
+				 * or while it ran (that version's copy
+				 * follows, in a later checkpoint) */
 	int err;		/* first failed copy: -errno (0: none) */
 	uint32_t err_file;	/* its layout file */
 	int busy;		/* set by rp_burst_result: a drain of an earlier
