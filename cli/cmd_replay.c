@@ -205,6 +205,34 @@ static const char *place_opt(unsigned i, char *buf, size_t len)
 	return buf;
 }
 
+/* A --place that places no file of layout l is surely a mistake (a glob
+ * written for other paths): one warning line each, naming why. */
+static void place_warn(const struct rp_layout *l)
+{
+	char w[4200];
+
+	for (unsigned i = 1; i < PL.n; i++) {
+		size_t placed = 0, matched = 0;
+		if (!PL.glob[i])
+			continue;
+		for (size_t f = 0; f < l->nfiles && !placed; f++) {
+			placed += l->files[f].place == i;
+			matched += rp_place_match(PL.glob[i], rp_file_path(l, (uint32_t)f));
+		}
+		if (placed)
+			continue;
+		if (matched)
+			cli_error("warning: %s places no file: those it matches are placed by an "
+				  "earlier --place", place_opt(i, w, sizeof(w)));
+		else if (l->nfiles)
+			cli_error("warning: %s matches no file of the trace (a path as recorded: "
+				  "/%s)", place_opt(i, w, sizeof(w)), rp_file_path(l, 0));
+		else
+			cli_error("warning: %s matches no file: the trace has none",
+				  place_opt(i, w, sizeof(w)));
+	}
+}
+
 /* Each placement's DIR must be there, a directory: 0, or -1 after one
  * error line (before anything is prepared). */
 static int place_dirs_check(void)
@@ -1319,6 +1347,8 @@ int cmd_replay(int argc, char **argv)
 							    PL.n - 1))) {
 		cli_error("--place: %s", strerror(-rc));
 		goto out;
+	} else if (PL.n > 1) {
+		place_warn(&src->layout);
 	}
 	if (BB.dir && (ret = burst_setup(sa.trace, &src->layout))) {
 		ret = ret == EXIT_USAGE ? EXIT_USAGE : EXIT_FAIL;

@@ -238,8 +238,9 @@ const char *rp_copy_path(const struct rp_layout *l, uint32_t f, unsigned k, char
 /*
  * A glob's match of a layout path (as mapped under DIR): a glob with a
  * '/' is matched against the whole path, '*' crossing '/' (fnmatch
- * without FNM_PATHNAME); one without a '/' against the last component
- * only, so '*.pt' matches every checkpoint file wherever it is.
+ * without FNM_PATHNAME), its leading '/'s left out ('/ckpt/ *' as the
+ * path was recorded, or 'ckpt/ *'); one without a '/' against the last
+ * component only, so '*.pt' matches every checkpoint file wherever it is.
  */
 int rp_place_match(const char *glob, const char *path);
 /*
