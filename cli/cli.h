@@ -145,6 +145,11 @@ int cli_run_self(const char *log, char *const args[]);
  * word (SIGKILL). */
 void cli_run_catch(void);
 int cli_run_signal(void);	/* the signal caught, 0: none */
+/* Should SIGINT, SIGTERM or SIGHUP (those not ignored or handled) end this
+ * process, remove path first (a file it is writing and would leave
+ * incomplete); path must live until exit or until cli_rm_on_signal(NULL),
+ * which forgets every path.  At most 4 paths. */
+void cli_rm_on_signal(const char *path);
 
 /* Without force, an existing out is refused: 1 after one error line
  * ("OUT: exists (use -f to replace it)"), else 0.  For a check before the

@@ -196,6 +196,49 @@ int cli_run_signal(void)
 	return run_sig;
 }
 
+/* cli_rm_on_signal: the files removed should a signal end us */
+#define RM_MAX 4
+static const char *volatile rm_paths[RM_MAX];
+
+static void rm_handler(int sig)
+{
+	for (int i = 0; i < RM_MAX; i++)
+		if (rm_paths[i])
+			unlink(rm_paths[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);		/* (delivered when the handler returns) */
+}
+
+void cli_rm_on_signal(const char *path)
+{
+	static int installed;
+	sigset_t block, old;
+
+	sigemptyset(&block);
+	for (size_t i = 0; i < RUN_NSIGS; i++)
+		sigaddset(&block, run_sigs[i]);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	if (!path) {
+		for (int i = 0; i < RM_MAX; i++)
+			rm_paths[i] = NULL;
+	} else {
+		for (int i = 0; i < RM_MAX; i++)
+			if (!rm_paths[i]) {
+				rm_paths[i] = path;
+				break;
+			}
+		if (!installed) {
+			struct sigaction sa = { .sa_handler = rm_handler }, cur;
+			sigemptyset(&sa.sa_mask);
+			for (size_t i = 0; i < RUN_NSIGS; i++)
+				if (!sigaction(run_sigs[i], NULL, &cur) && cur.sa_handler == SIG_DFL)
+					sigaction(run_sigs[i], &sa, NULL);
+			installed = 1;
+		}
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
 int cli_run_self(const char *log, char *const args[])
 {
 	char exe[PATH_MAX];
