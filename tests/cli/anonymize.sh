@@ -155,6 +155,31 @@ for kv in 'kernel +6.1.0-28-amd64' 'layers +syscall,cache' 'source +import:csv' 
 	grep -Eq "^  $kv\$" "$T/out" || fail "info: no '$kv': $(cat "$T/out")"
 done
 grep -Eq '^  iotape_version +[0-9]' "$T/out" || fail "iotape_version not kept: $(cat "$T/out")"
+# what every importer writes under source and clock is of the form kept:
+# a trace of each (its first fuzz corpus input that imports) keeps both
+"$IOTAPE" import -h >"$T/ih" || fail "import -h"
+formats=$(sed -n 's/.*--format=FORMAT .*(\([^)]*\)).*/\1/p' "$T/ih" | tr '|' ' ')
+[ -n "$formats" ] || fail "no formats in import -h"
+for f in $formats; do
+	done_f=
+	for in in "$TOP/tests/fuzz/corpus/import_$f"/*; do
+		rm -f "$T/imp.iotape"
+		"$IOTAPE" import -F "$f" -o "$T/imp.iotape" "$in" >/dev/null 2>&1 || continue
+		ok "$IOTAPE" anonymize -q --key "$T/k1" -o "$T/imp.anon" "$T/imp.iotape"
+		ok "$IOTAPE" info --json "$T/imp.iotape"
+		$PY -c 'import json,sys; m=json.load(open(sys.argv[1]))["meta"]; print(m["source"]); print(m["clock"])' \
+			"$T/out" >"$T/imp.meta" || fail "$f: no source or clock in the import"
+		ok "$IOTAPE" info --json "$T/imp.anon"
+		$PY -c 'import json,sys; m=json.load(open(sys.argv[1]))["meta"]; print(m.get("source")); print(m.get("clock"))' \
+			"$T/out" >"$T/anon.meta" || fail "$f: info --json"
+		same "$T/imp.meta" "$T/anon.meta"
+		rm -f "$T/imp.anon"
+		done_f=1
+		break
+	done
+	[ -n "$done_f" ] || fail "$f: no corpus input imports"
+done
+
 # lib/python3.11, lib/python3 and lib/python stay; lib/python_secret does not
 ok "$IOTAPE" dump --format csv -t syscall -o "$T/ft.csv.out" "$T/ft.anon"
 cut -d, -f5 "$T/ft.csv.out" >"$T/ft.paths" || fail "cut"
