@@ -1098,8 +1098,8 @@ int cmd_replay(int argc, char **argv)
 	opt_init_cfg(&p, &replay_cmd, &o, argc, argv);
 	while ((c = opt_next(&p)) != OPT_END) {
 		switch (c) {
-		case OPT_HELP: return EXIT_OK;
-		case OPT_ERR: return EXIT_USAGE;
+		case OPT_HELP: free(sets); return EXIT_OK;
+		case OPT_ERR: free(sets); return EXIT_USAGE;
 		case 'd': dir = p.arg; break;
 		case O_PREP_ONLY: prep_only = 1; break;
 		case O_NO_PREP: no_prep = 1; break;
