@@ -238,8 +238,9 @@ const char *rp_copy_path(const struct rp_layout *l, uint32_t f, unsigned k, char
 /*
  * A glob's match of a layout path (as mapped under DIR): a glob with a
  * '/' is matched against the whole path, '*' crossing '/' (fnmatch
- * without FNM_PATHNAME); one without a '/' against the last component
- * only, so '*.pt' matches every checkpoint file wherever it is.
+ * without FNM_PATHNAME), its leading '/'s left out ('/ckpt/ *' as the
+ * path was recorded, or 'ckpt/ *'); one without a '/' against the last
+ * component only, so '*.pt' matches every checkpoint file wherever it is.
  */
 int rp_place_match(const char *glob, const char *path);
 /*
@@ -747,6 +748,10 @@ struct rp_burst_ckpt {		/* one checkpoint of the replay (times: ns
 	uint64_t drain_start_ns, drain_end_ns;	/* first copy began, last ended */
 	uint64_t drained, gone;	/* files copied; gone before their copy (the
 				 * job unlinked them first) */
+	uint64_t superseded;	/* files whose copy was given up: the job
+				 * wrote a newer version of the file before
+				 * or while it ran (that version's copy
+				 * follows, in a later checkpoint) */
 	int err;		/* first failed copy: -errno (0: none) */
 	uint32_t err_file;	/* its layout file */
 	int busy;		/* set by rp_burst_result: a drain of an earlier
