@@ -45,6 +45,8 @@
 #define RP_MARKER CM_REPLAY_MARKER	/* marker file in a prepared DIR */
 #define RP_ALIGN 4096u			/* O_DIRECT alignment */
 #define RP_COPY_DIR ".iotape-copy-"	/* --scale-dataset: DIR/.iotape-copy-K/ */
+#define RP_DIR_ITSELF "."		/* the layout's name of DIR itself (the
+					 * recorded root, "/") */
 #define RP_ACC_DIR ".iotape-acc-"	/* --accelerators: what accelerator A >= 1
 					 * writes, DIR/.iotape-acc-A/ */
 
@@ -218,7 +220,8 @@ void rp_layout_scale_counts(struct rp_layout *l, uint64_t num, uint64_t den);
 
 /* Map a recorded path to one relative to DIR (common/path.h, relative, no
  * ".."): -EPERM on "..", -EINVAL when empty, naming the marker or under a
- * dataset copy (RP_COPY_DIR*).  In place. */
+ * dataset copy (RP_COPY_DIR*).  In place.  (The trace source names the
+ * root, which maps to "", DIR itself: RP_DIR_ITSELF.) */
 int rp_path_map(char *path);
 /* Path of dataset copy k of file f (k 0: the file's own path) in buf. */
 const char *rp_copy_path(const struct rp_layout *l, uint32_t f, unsigned k, char *buf,

@@ -72,8 +72,11 @@ static const char *acc_path(const struct rp_layout *l, uint32_t f, unsigned a, c
 {
 	if (!a)
 		return rp_file_path(l, f);
-	snprintf(buf, len, "%s%u/%s", l->files[f].dataset ? RP_COPY_DIR : RP_ACC_DIR, a,
-		 rp_file_path(l, f));
+	if (strcmp(rp_file_path(l, f), RP_DIR_ITSELF) == 0)	/* its own DIR */
+		snprintf(buf, len, RP_ACC_DIR "%u", a);
+	else
+		snprintf(buf, len, "%s%u/%s", l->files[f].dataset ? RP_COPY_DIR : RP_ACC_DIR, a,
+			 rp_file_path(l, f));
 	return buf;
 }
 

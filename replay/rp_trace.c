@@ -316,6 +316,24 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 
 /* ------------------------------------------------------------ files */
 
+/*
+ * Map raw path id raw's text, in p (room for 2 bytes at least), as the
+ * layout names it: rp_path_map, but the root ("/": every Open MPI
+ * process's hwloc opens it O_PATH) is DIR itself, the layout's directory
+ * RP_DIR_ITSELF, always there.  Raw id 0, a row without a path, still
+ * names nothing.
+ */
+static int map_path(char *p, uint32_t raw)
+{
+	int rc = rp_path_map(p);
+
+	if (rc == -EINVAL && !*p && raw) {
+		strcpy(p, RP_DIR_ITSELF);
+		return 0;
+	}
+	return rc;
+}
+
 /* The layout file of raw path id (mapped and, in the layout pass, added
  * when new): 0, or -errno with the message in the source's err. */
 static int file_index(struct walk *w, uint32_t raw, uint32_t *out)
@@ -331,10 +349,10 @@ static int file_index(struct walk *w, uint32_t raw, uint32_t *out)
 		*out = t->raw_file[raw] - 1;
 		return 0;
 	}
-	if ((rc = grow((void **)&w->pbuf, &w->pcap, n + 1, 1)))
+	if ((rc = grow((void **)&w->pbuf, &w->pcap, n + 2, 1)))
 		return rc;
 	memcpy(w->pbuf, path, n + 1);
-	if ((rc = rp_path_map(w->pbuf))) {
+	if ((rc = map_path(w->pbuf, raw))) {
 		snprintf(t->errbuf, t->errlen, rc == -EPERM ?
 			 "path '%s' has a '..' component: refused" :
 			 "path '%s' names no file under DIR: refused", path);
@@ -378,6 +396,7 @@ static int file_index(struct walk *w, uint32_t raw, uint32_t *out)
 		if (rc == 1) {
 			memset(&l->files[id], 0, sizeof(l->files[0]));
 			l->files[id].dir = RP_NO_DIR;
+			l->files[id].isdir = strcmp(w->pbuf, RP_DIR_ITSELF) == 0;
 			w->file_last[id] = w->file_lastw[id] = (struct dep){ 0 };
 			t->ro_opens[id] = 0;
 			l->nfiles = id + 1;
@@ -1170,17 +1189,18 @@ static int plan_namespace(struct walk *w, const struct row *r, unsigned kind)
 	return finish_op(w);
 }
 
-/* Whether a raw path maps to no file under DIR ("/", the marker): such a
- * metadata op is left out, where another op on it refuses the trace. */
-static int names_dir_itself(struct walk *w, uint32_t raw)
+/* Whether a raw path maps to no file under DIR (the marker, a dataset
+ * copy's directory): such a metadata op is left out, where another op on
+ * it refuses the trace.  ("/" is DIR itself: map_path.) */
+static int names_no_file(struct walk *w, uint32_t raw)
 {
 	const char *path = cm_strtab_str(&w->t->raw, raw);
 	size_t n = strlen(path);
 
-	if (grow((void **)&w->pbuf, &w->pcap, n + 1, 1))
+	if (grow((void **)&w->pbuf, &w->pcap, n + 2, 1))
 		return 0;	/* file_index says it */
 	memcpy(w->pbuf, path, n + 1);
-	return rp_path_map(w->pbuf) == -EINVAL;
+	return map_path(w->pbuf, raw) == -EINVAL;
 }
 
 /* A path metadata op's AT_* flags (faccessat keeps its mode below them). */
@@ -1211,8 +1231,8 @@ static int plan_meta(struct walk *w, const struct row *r, unsigned kind)
 	uint32_t file;
 
 	if (tape_op_has_path(r->op) && r->path && !(at & AT_EMPTY_PATH)) {
-		if (!w->t->raw_file[r->path] && names_dir_itself(w, r->path)) {
-			if (l)	/* "/" (DIR itself, or its marker) */
+		if (!w->t->raw_file[r->path] && names_no_file(w, r->path)) {
+			if (l)	/* the marker */
 				l->skipped++;
 			return 0;
 		}
@@ -1632,9 +1652,12 @@ static int table_row(struct trace_src *t, const struct tape_file *f)
 	char *rel;
 	uint32_t id;
 
-	if (!f->path || !(rel = strdup(f->path)))
-		return f->path ? -ENOMEM : 0;
-	if (rp_path_map(rel) == 0 && cm_strtab_find(&l->paths, rel, &id) == 0) {
+	if (!f->path || !*f->path)
+		return 0;
+	if (!(rel = malloc(strlen(f->path) + 2)))
+		return -ENOMEM;
+	strcpy(rel, f->path);
+	if (map_path(rel, 1) == 0 && cm_strtab_find(&l->paths, rel, &id) == 0) {
 		struct rp_file *pf = &l->files[id];
 		if (f->size > INT64_MAX) {
 			snprintf(t->errbuf, t->errlen, "file table: size %" PRIu64 " of '%s' is "
