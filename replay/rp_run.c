@@ -446,6 +446,29 @@ static void dirs_moved(struct rp_engine *e, uint32_t file)
 	pthread_mutex_unlock(&e->mu);
 }
 
+/*
+ * A page-fault read's slot (opened before the clock, struct rp_slot0) that
+ * could not be opened then: the mapping of a file the job makes during
+ * the loop (written, then mapped), which is not there until the job's
+ * create.  Opened at its first fault instead, once (another thread's
+ * open may win).  The fd, or -1.
+ */
+static int fault_slot_open(struct rp_engine *e, const struct rp_op *op)
+{
+	char cpath[4096 + 32];
+	int fd = rp_open_beneath(file_dirfd(e, op->file),
+				 rp_copy_path(e->l, op->file, e->copy, cpath, sizeof(cpath)),
+				 (int)atomic_load(&e->slot_oflags[op->slot]), 0644), old = -1;
+
+	if (fd < 0)
+		return -1;
+	if (!atomic_compare_exchange_strong(&e->slot_fd[op->slot], &old, fd)) {
+		close(fd);
+		return old;
+	}
+	return fd;
+}
+
 static void do_data(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 {
 	struct rp_engine *e = c->e;
@@ -455,6 +478,8 @@ static void do_data(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 	struct io_uring_sqe *sqe;
 	struct inflight *f;
 
+	if (fd < 0 && (op->flags & RP_F_FAULT))
+		fd = fault_slot_open(e, op);
 	if (fd < 0) {
 		d->drop_ios++;	/* its open failed */
 		op_error(c, op->kind, op->file, -EBADF);

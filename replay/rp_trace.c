@@ -833,7 +833,10 @@ static int fault_read(struct walk *w, const struct row *r)
 	w->cur.op.off = r->offset;
 	w->cur.op.len = r->size;
 	if (l) {
-		l->files[file].prepare = 1;
+		/* a mapping of a file the job made (written, then mapped):
+		 * the job's, not prepare's */
+		if (!w->file_last[file].gidx)
+			l->files[file].prepare = 1;
 		count_read(l, file, r->offset, r->size);
 		l->fault_reads++;
 		l->fault_pages += r->flags;
@@ -1046,9 +1049,10 @@ static int plan_open(struct walk *w, const struct row *r)
 		if (op->oflags & O_DIRECTORY)
 			f->isdir = 1;	/* opendir(), or O_TMPFILE in it */
 		else if (!(op->oflags & O_CREAT))
-			f->prepare |= !f->made_dir;	/* a directory the job made
-							 * opened without O_DIRECTORY
-							 * (os.scandir) is the job's */
+			/* there before the job, unless an earlier op of the
+			 * job made it: a create, a rename to it, a mkdir (a
+			 * directory opened without O_DIRECTORY, os.scandir) */
+			f->prepare |= !w->file_last[file].gidx && !f->made_dir;
 		else if (op->oflags & O_EXCL)
 			f->excl = !w->file_last[file].gidx;	/* the job made it */
 		else if (!(op->oflags & O_TRUNC) && !w->file_last[file].gidx)
