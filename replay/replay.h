@@ -219,8 +219,9 @@ void rp_layout_release(struct rp_layout *l);
 void rp_layout_scale_counts(struct rp_layout *l, uint64_t num, uint64_t den);
 
 /* Map a recorded path to one relative to DIR (common/path.h, relative, no
- * ".."): -EPERM on "..", -EINVAL when empty, naming the marker or under a
- * dataset copy (RP_COPY_DIR*).  In place.  (The trace source names the
+ * ".."): -EPERM on "..", -EINVAL when empty, naming the marker, prepare's
+ * temporary name (RP_PREP_TMP, as any component) or under a dataset copy
+ * (RP_COPY_DIR*).  In place.  (The trace source names the
  * root, which maps to "", DIR itself: RP_DIR_ITSELF.) */
 int rp_path_map(char *path);
 /* Path of dataset copy k of file f (k 0: the file's own path) in buf. */
@@ -474,9 +475,30 @@ int rp_iolog_write(const char *trace, const struct rp_iolog_opts *o, struct rp_i
 
 /* -------------------------------------------------------------- prepare */
 
-/* Open DIR (created when missing), refusing a non-empty unmarked one
- * unless force; writes the marker.  Returns the dirfd or -errno. */
-int rp_dir_open(const char *dir, int force, char *err, size_t errlen);
+/* rp_dir_open flags */
+#define RP_DIR_FORCE  1u	/* take a non-empty DIR without the marker */
+#define RP_DIR_SHARED 2u	/* take no lock: the caller shares DIR with a
+				 * process that holds it (the ranks of one job
+				 * on one host, where one rank prepares) */
+#define RP_PREP_TMP ".iotape-prep"	/* prepare's temporary name, in the
+					 * directory of the file it makes */
+/*
+ * Open DIR (created when missing) and lock it (rp_dir_lock, unless
+ * RP_DIR_SHARED), refusing a non-empty unmarked one unless RP_DIR_FORCE;
+ * writes the marker.  Returns the dirfd (the lock is held as long as it
+ * is open) or -errno with why in err (-EBUSY: another replay has it).
+ */
+int rp_dir_open(const char *dir, int flags, char *err, size_t errlen);
+/*
+ * One replay at a time in a DIR: an exclusive flock(2) on dirfd, held
+ * until the last fd of its open file description is closed (a process
+ * that dies drops it).  0 (also when this process holds it already, the
+ * same DIR opened twice), or -EBUSY with "DIR is being replayed by pid P
+ * (its command line)" in err.  Processes that share one DIR (MPI ranks:
+ * one prepares, the others wait for it) open it RP_DIR_SHARED and rely on
+ * the lock of the one that took it.
+ */
+int rp_dir_lock(int dirfd, const char *dir, char *err, size_t errlen);
 /* openat2(dirfd, rel, flags, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS). */
 int rp_open_beneath(int dirfd, const char *rel, int flags, unsigned mode);
 /* Open the parent directory of rel beneath dirfd (creating missing

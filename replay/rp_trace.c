@@ -68,6 +68,10 @@ int rp_path_map(char *path)
 	    strncmp(path, RP_COPY_DIR, sizeof(RP_COPY_DIR) - 1) == 0 ||
 	    strncmp(path, RP_ACC_DIR, sizeof(RP_ACC_DIR) - 1) == 0)
 		return -EINVAL;
+	for (const char *c = path; c; c = strchr(c, '/'), c = c ? c + 1 : NULL)
+		if (strncmp(c, RP_PREP_TMP, sizeof(RP_PREP_TMP) - 1) == 0 &&
+		    (!c[sizeof(RP_PREP_TMP) - 1] || c[sizeof(RP_PREP_TMP) - 1] == '/'))
+			return -EINVAL;	/* prepare's temporary name */
 	return 0;
 }
 
