@@ -106,6 +106,8 @@ struct rp_op {
 				 * issued, itself included (1 = none before) */
 	uint32_t dep_thread;
 	uint32_t dep_seq;
+	uint32_t slot2;		/* dup: the slot whose fd it duplicates into
+				 * slot (each fd of the job its own slot) */
 };
 
 /* ------------------------------------------------------------- layout */

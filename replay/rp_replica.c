@@ -211,6 +211,8 @@ static int replica_next(struct rp_source *s, unsigned t, struct rp_op *op)
 		op->file2 += a * r->nfiles;
 	if (op->slot != RP_NO_SLOT && op->slot < r->nslots)
 		op->slot += a * r->nslots;
+	if (op->kind == CM_DUP && op->slot2 < r->nslots)
+		op->slot2 += a * r->nslots;
 	if (op->dep_seq)
 		op->dep_thread += a * r->nthr;
 	return 1;

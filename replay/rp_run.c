@@ -611,6 +611,21 @@ static void do_other(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 		}
 		break;
 	}
+	case CM_DUP:	/* a new fd on the slot2's open file, as the job's */
+		if ((fd = atomic_load(&e->slot_fd[op->slot2])) < 0) {
+			rc = -EBADF;	/* its open failed */
+			break;
+		}
+		if ((rc = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+			rc = -errno;
+			break;
+		}
+		atomic_store(&e->slot_oflags[op->slot], atomic_load(&e->slot_oflags[op->slot2]));
+		fd = atomic_exchange(&e->slot_fd[op->slot], rc);
+		if (fd >= 0)
+			close(fd);	/* a previous loop left it open */
+		rc = 0;
+		break;
 	case CM_CLOSE:
 		fd = atomic_exchange(&e->slot_fd[op->slot], -1);
 		if (fd < 0) {

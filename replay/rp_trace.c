@@ -1084,24 +1084,24 @@ static int plan_open(struct walk *w, const struct row *r)
 	return finish_op(w);
 }
 
-static int plan_close(struct walk *w, const struct row *r)
+/* The job's fd of row r's process is closed (by a close, or by a dup2
+ * onto it): its slot's close op, unless another fd still holds the slot.
+ * 0 (also when the fd is not known), or -errno. */
+static int close_fd(struct walk *w, const struct row *r, int64_t fd)
 {
 	struct rp_layout *l = LAYOUT(w);
-	uint64_t *v = cm_map_get(&w->fds, r->pid, (uint64_t)r->fd);
+	uint64_t *v = cm_map_get(&w->fds, r->pid, (uint64_t)fd);
 	uint32_t sl;
 	int rc;
 
-	if (r->op == TAPE_OP_CLOSE_RANGE || !v) {
-		if (l) {
-			if (r->op == TAPE_OP_CLOSE_RANGE)
-				l->skipped++;
-			else
-				l->unmatched++;
-		}
+	if (!v)
+		return 0;
+	if (IS_MEMFS_FD(*v)) {
+		cm_map_del(&w->fds, r->pid, (uint64_t)fd, NULL);
 		return 0;
 	}
 	sl = (uint32_t)(*v - 1);
-	cm_map_del(&w->fds, r->pid, (uint64_t)r->fd, NULL);
+	cm_map_del(&w->fds, r->pid, (uint64_t)fd, NULL);
 	if (--w->slots[sl].refs) {
 		if (l)
 			l->skipped++;	/* an alias: the fd stays open */
@@ -1119,25 +1119,78 @@ static int plan_close(struct walk *w, const struct row *r)
 	return finish_op(w);
 }
 
+static int plan_close(struct walk *w, const struct row *r)
+{
+	struct rp_layout *l = LAYOUT(w);
+
+	if (r->op == TAPE_OP_CLOSE_RANGE || !cm_map_get(&w->fds, r->pid, (uint64_t)r->fd)) {
+		if (l) {
+			if (r->op == TAPE_OP_CLOSE_RANGE)
+				l->skipped++;
+			else
+				l->unmatched++;
+		}
+		return 0;
+	}
+	return close_fd(w, r, r->fd);
+}
+
+/*
+ * A dup (dup, dup2, dup3, fcntl F_DUPFD): the new fd is a slot of its own
+ * on the old one's open file, which the replay makes with a dup of its
+ * own (CM_DUP), so that each fd is a stream of its own as it was in the
+ * job (numpy's np.load reads a file through a dup of the fd it opened).
+ * A dup2 onto an open fd closes that one first, as the kernel did.  One
+ * of an fd on a memory file system only maps the new fd (not storage).
+ */
 static int plan_dup(struct walk *w, const struct row *r)
 {
 	struct rp_layout *l = LAYOUT(w);
-	uint64_t *v = cm_map_get(&w->fds, r->pid, (uint64_t)r->fd);
-	uint64_t sl;
+	uint64_t *v;
+	uint32_t src;
+	int rc, sl;
 
-	if (!v) {
+	if (r->ret == r->fd) {	/* dup2(fd, fd): nothing */
+		if (l)
+			l->skipped++;
+		return 0;
+	}
+	if ((rc = close_fd(w, r, r->ret)))	/* what the new number held */
+		return rc;
+	if (!(v = cm_map_get(&w->fds, r->pid, (uint64_t)r->fd))) {
 		if (l)
 			l->unmatched++;
 		return 0;
 	}
-	sl = *v;
-	if (!IS_MEMFS_FD(sl))
-		w->slots[sl - 1].refs++;
-	if (cm_map_set(&w->fds, r->pid, (uint64_t)r->ret, sl))
-		return -ENOMEM;
-	if (l)
-		l->skipped++;	/* mapped, not replayed */
-	return 0;
+	if (IS_MEMFS_FD(*v)) {
+		if (cm_map_set(&w->fds, r->pid, (uint64_t)r->ret, *v))
+			return -ENOMEM;
+		if (l)
+			l->skipped++;
+		return 0;
+	}
+	src = (uint32_t)(*v - 1);
+	w->hint_slot = src + 1;	/* a reader group's dup goes with the group */
+	if ((rc = new_op(w, r, CM_DUP)))
+		return rc;
+	sl = new_slot(w, w->slots[src].file, w->slots[src].oflags, 0);
+	if (sl < 0)
+		return sl;
+	/* the same open file: what the job did through either fd */
+	w->slots[sl].ro = w->slots[src].ro;
+	w->slots[sl].did_read = w->slots[src].did_read;
+	w->slots[sl].group = w->slots[src].group;
+	w->slots[sl].vt = w->slots[src].vt;
+	w->slots[sl].pf = w->slots[src].pf;
+	w->cur.op.slot = (uint32_t)sl;
+	w->cur.op.slot2 = src;
+	w->cur.op.file = w->slots[src].file;
+	add_dep(w, w->slots[src].last);
+	add_dep(w, w->slots[sl].last);	/* a reused number: after its close */
+	w->slots[src].last = w->slots[sl].last = cur_dep(w);
+	if ((rc = cm_map_set(&w->fds, r->pid, (uint64_t)r->ret, (uint64_t)sl + 1)))
+		return rc;
+	return finish_op(w);
 }
 
 /* Whether file's directory is one the job made (a mkdir seen before): what
@@ -1343,6 +1396,10 @@ static int plan_row(struct walk *w, const struct row *r)
 	    cm_map_get(&w->t->nonreg, r->file_id, 0)) {
 		if (l)
 			l->not_storage++;
+		/* a dup2 of /dev/null onto a file's fd (a shell's 2>/dev/null)
+		 * still closes that file's fd */
+		if (rule.how == CM_MAPS_FD && r->ret != r->fd)
+			return close_fd(w, r, r->ret);
 		return 0;
 	}
 	if (rule.how == CM_MAPS_FD)
