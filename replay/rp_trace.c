@@ -1641,6 +1641,24 @@ static int walk_begin(struct walk *w, int emit)
 	return 0;
 }
 
+/* A row could not be planned: the source's message names its op, its
+ * process and thread (and its path, when the message does not). */
+static void row_error(struct walk *w, const struct row *r, int rc)
+{
+	struct trace_src *t = w->t;
+	const char *op = r->op == ROW_FAULT ? "page-fault read" :
+			 tape_op_name(r->op) ? tape_op_name(r->op) : "op";
+	const char *path = cm_strtab_str(&t->raw, r->path);
+	char msg[256];
+
+	if (t->errbuf[0])
+		snprintf(msg, sizeof(msg), "%s", t->errbuf);
+	else
+		snprintf(msg, sizeof(msg), "%s%s%s", *path ? path : "", *path ? ": " : "",
+			 strerror(-rc));
+	snprintf(t->errbuf, t->errlen, "%s (pid %u, tid %u): %s", op, r->pid, r->tid, msg);
+}
+
 /* The whole trace through the window and the planner: 0 or -errno (a
  * tape error: tape_error_detail(); a planning error: the message in the
  * source's err). */
@@ -1661,7 +1679,8 @@ static int walk_pass(struct walk *w, int emit)
 		} else {
 			w->last_ts = r->ts;
 		}
-		rc = plan_row(w, r);
+		if ((rc = plan_row(w, r)) && rc != -ECANCELED)
+			row_error(w, r, rc);
 		w->freerows[w->nfreerows++] = e.row;
 	}
 	tape_cursor_free(w->c);
