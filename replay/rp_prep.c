@@ -436,6 +436,68 @@ fail:
 	return rc;
 }
 
+/* Make link (layout.links) k as the job had it, relative: kept when it is
+ * there with that target, else made under the temporary name and renamed
+ * over its path.  0, or -errno (*why set when the errno does not say). */
+static int prep_link(int dirfd, const struct rp_layout *l, const struct rp_link *k,
+		     struct rp_prep_stats *st, const char **why)
+{
+	const char *from = rp_file_path(l, k->file), *base;
+	char tgt[4096], cur[4096];
+	ssize_t n;
+	int pfd, rc;
+
+	*why = NULL;
+	if ((rc = rp_link_target(from, rp_file_path(l, k->target), tgt, sizeof(tgt))))
+		return rc;
+	if ((pfd = rp_parent_beneath(dirfd, from, 1, &base)) < 0)
+		return pfd;
+	n = readlinkat(pfd, base, cur, sizeof(cur));
+	if (n >= 0 && (size_t)n == strlen(tgt) && !memcmp(cur, tgt, (size_t)n)) {
+		st->skipped++;
+		close(pfd);
+		return 0;
+	}
+	if (unlinkat(pfd, RP_PREP_TMP, 0) && errno != ENOENT)
+		rc = -errno;
+	else if (symlinkat(tgt, pfd, RP_PREP_TMP))
+		rc = -errno;
+	else if ((rc = tmp_commit(pfd, base)) == -EISDIR || rc == -ENOTEMPTY || rc == -EEXIST)
+		*why = "a directory is there, where the job had a symlink";
+	if (!rc)
+		st->created++;
+	close(pfd);
+	return rc;
+}
+
+/* The dirfd file i lives under: its placement's (fds NULL: dirfd). */
+static int fd_of(int dirfd, const int *fds, const struct rp_layout *l, uint32_t i);
+
+/* Make the layout's links (each under its placement, when its target is
+ * under the same one: else the engine opens the file by its own path).
+ * 0, or -errno with the message in err (NULL: none kept). */
+static int prep_links(int dirfd, const int *fds, const struct rp_layout *l,
+		      struct rp_prep_stats *st, char *err, size_t errlen)
+{
+	const char *why;
+	int rc;
+
+	for (size_t i = 0; i < l->nlinks; i++) {
+		const struct rp_link *k = &l->links[i];
+		if (l->files[k->file].place != l->files[k->target].place)
+			continue;
+		if ((rc = prep_link(fd_of(dirfd, fds, l, k->file), l, k, st, &why))) {
+			if (err)
+				snprintf(err, errlen, "preparing '%s': %s", rp_file_path(l, k->file),
+					 why ? why : rc == -EXDEV || rc == -ELOOP ?
+					 "a symlink leads out of DIR, refused" : strerror(-rc));
+			return rc;
+		}
+		st->files++;
+	}
+	return 0;
+}
+
 /* A file the job writes, creates or truncates, and prepare does not make:
  * if it is there, it must not be a hard link (LINKED_WHY).  0 or -errno. */
 static int check_links(int dirfd, const char *rel)
@@ -642,6 +704,9 @@ int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *
 		}
 	}
 	free(buf);
+	/* the job's symlinks, once their targets are there */
+	if (!rc)
+		rc = prep_links(dirfd, fds, l, st, err, errlen);
 	for (unsigned p = 0; !rc && p < np; p++)
 		if ((rc = mark_prepared(fds ? fds[p] : dirfd)))
 			prep_error(err, errlen, RP_MARKER, rc, NULL);
@@ -678,7 +743,9 @@ static int restore(int dirfd, const int *fds, const struct rp_layout *l, int spa
 			rc = e;
 	}
 	free(buf);
-	return rc;
+	/* the links the job removed or replaced (each a readlink when there) */
+	int e = prep_links(dirfd, fds, l, &st, NULL, 0);
+	return rc ? rc : e;
 }
 
 int rp_restore(int dirfd, const struct rp_layout *l, int sparse)

@@ -336,6 +336,14 @@ static int build_layout(struct replica *r, const struct rp_layout *il)
 			s->file += a * il->nfiles;
 		}
 	}
+	/* each accelerator's links lead to its own files (a data set file's
+	 * copy: the engine opens those by their own path) */
+	if (il->nlinks && !(l->links = calloc((size_t)n * il->nlinks, sizeof(*l->links))))
+		return -ENOMEM;
+	for (unsigned a = 0; a < n; a++)
+		for (size_t i = 0; i < il->nlinks; i++)
+			l->links[l->nlinks++] = (struct rp_link){ il->links[i].file + a * il->nfiles,
+								  il->links[i].target + a * il->nfiles };
 	l->nfiles = (size_t)n * il->nfiles;
 	l->nthreads = (size_t)n * il->nthreads;
 	l->nslot0 = (size_t)n * il->nslot0;

@@ -469,6 +469,24 @@ static int fault_slot_open(struct rp_engine *e, const struct rp_op *op)
 	return fd;
 }
 
+/*
+ * Whether an open is made by the path the job opened (RP_F_VIA: through
+ * its symlinks, which prepare made under DIR) rather than by its file's
+ * own path: not when the link is under another placement than its file
+ * (a link cannot lead from one to the other beneath DIR), nor for a data
+ * set file's copy (the links lead to copy 0).
+ */
+static int via_open(const struct rp_engine *e, const struct rp_op *op)
+{
+	const struct rp_layout *l = e->l;
+	const struct rp_file *f = &l->files[op->file];
+
+	return (op->flags & RP_F_VIA) && op->file2 < l->nfiles &&
+	       l->files[op->file2].place == f->place &&
+	       !(f->dataset && (e->copy || !strncmp(rp_file_path(l, op->file), RP_COPY_DIR,
+						    sizeof(RP_COPY_DIR) - 1)));
+}
+
 static void do_data(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 {
 	struct rp_engine *e = c->e;
@@ -551,6 +569,10 @@ static int do_meta(struct tctx *c, const struct rp_op *op)
 	if (op->slot != RP_NO_SLOT) {
 		if ((fd = atomic_load(&e->slot_fd[op->slot])) < 0)
 			return -EBADF;	/* its open failed */
+	} else if (via_open(e, op)) {	/* through the job's link */
+		p = rp_file_path(e->l, op->file2);
+		at = (int)op->oflags;
+		fd = file_dirfd(e, op->file2);
 	} else {
 		p = rp_copy_path(e->l, op->file, e->copy, cpath, sizeof(cpath));
 		at = (int)op->oflags;
@@ -592,9 +614,14 @@ static void do_other(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 		};
 		pfd = file_dirfd(e, op->file);
 		base = rp_copy_path(l, op->file, e->copy, cpath, sizeof(cpath));
-		/* a create goes through its directory's fd (made by prepare
-		 * or by the job's mkdir, which it follows) */
-		if ((op->oflags & O_CREAT) && (pfd = parent_fd(e, op->file, &base, &own)) < 0) {
+		if (via_open(e, op)) {
+			/* the path the job opened, through its symlinks as
+			 * prepare made them (beneath DIR, create included) */
+			base = rp_file_path(l, op->file2);
+		} else if ((op->oflags & O_CREAT) &&
+			   (pfd = parent_fd(e, op->file, &base, &own)) < 0) {
+			/* a create goes through its directory's fd (made by
+			 * prepare or by the job's mkdir, which it follows) */
 			rc = pfd;
 			break;
 		}

@@ -93,6 +93,7 @@ void rp_layout_release(struct rp_layout *l)
 	free(l->files);
 	free(l->threads);
 	free(l->slot0);
+	free(l->links);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -264,6 +265,20 @@ struct trace_src {
 	uint32_t *raw_file;	/* raw id -> file + 1, 0 = not mapped yet */
 	size_t capraw;
 	struct cm_map nonreg;	/* file_id -> 1: pipe, socket, device */
+	struct cm_map fid_raw;	/* file_id -> raw id of its file row's path */
+	int real_paths;		/* the file table names files by their real
+				 * path (meta file_paths=real) */
+	/* opens through symlinks (rp_links.c): (path opened, file reached)
+	 * layout file pairs, each path once (via_seen: path -> pair + 1), and
+	 * whether the links found lead there (via_ok; else opened by the
+	 * file's own path) */
+	uint32_t *via;
+	size_t nvia, capvia;
+	struct cm_map via_seen;
+	uint8_t *via_ok;
+	uint32_t *resolved;	/* per file (rp_layout_links): what its path
+				 * leads to through links, RP_NO_FILE; NULL */
+	size_t nresolved;
 	struct cm_map memfs_ids;	/* file_id -> its fstype: a memory fs */
 	struct cm_map tids;	/* tid -> thread */
 	struct cm_faults *faults;
@@ -1027,19 +1042,70 @@ static int in_dir(struct walk *w, uint32_t file)
 	return dir_of(w, file, 1);
 }
 
+static int names_no_file(struct walk *w, uint32_t raw);
+
+/*
+ * Whether the open of row r reached its file by another path than the
+ * file's real one (the file table's): through symlinks.  Then *file
+ * becomes the real file, *via the path opened, and the pair is noted for
+ * rp_layout_links (layout pass).  0 (*via RP_NO_FILE when not), -errno.
+ */
+static int open_via(struct walk *w, const struct row *r, uint32_t *file, uint32_t *via)
+{
+	struct trace_src *t = w->t;
+	uint64_t *v = r->file_id && t->real_paths ? cm_map_get(&t->fid_raw, r->file_id, 0) : NULL;
+	uint32_t real;
+	int rc;
+
+	*via = RP_NO_FILE;
+	if (!v || *v == r->path || (!t->raw_file[*v] && names_no_file(w, (uint32_t)*v)))
+		return 0;
+	if ((rc = file_index(w, (uint32_t)*v, &real)))
+		return rc;
+	if (real == *file)
+		return 0;	/* two spellings of one path */
+	if (!w->emit) {
+		uint64_t *seen;
+		if ((rc = cm_map_put(&t->via_seen, *file, 0, &seen)) < 0)
+			return rc;
+		if (!*seen) {
+			if (grow((void **)&t->via, &t->capvia, 2 * t->nvia + 2, sizeof(uint32_t)))
+				return -ENOMEM;
+			t->via[2 * t->nvia] = *file;
+			t->via[2 * t->nvia + 1] = real;
+			*seen = ++t->nvia;
+		}
+	} else {
+		uint64_t *seen = cm_map_get(&t->via_seen, *file, 0);
+		/* the links found lead there, and to this file (the path
+		 * may have named another file at another time) */
+		if (!seen || !t->via_ok[*seen - 1] || t->via[2 * (*seen - 1) + 1] != real) {
+			*file = real;
+			return 0;
+		}
+	}
+	*via = *file;
+	*file = real;
+	return 0;
+}
+
 static int plan_open(struct walk *w, const struct row *r)
 {
 	struct rp_layout *l = LAYOUT(w);
-	uint32_t file;
+	uint32_t file, via;
 	int rc, sl;
 
-	if ((rc = file_index(w, r->path, &file)))
+	if ((rc = file_index(w, r->path, &file)) || (rc = open_via(w, r, &file, &via)))
 		return rc;
 	w->hint_file = file + 1;
 	if ((rc = new_op(w, r, CM_OPEN)))
 		return rc;
 	struct rp_op *op = &w->cur.op;
 	op->file = file;
+	if (via != RP_NO_FILE) {	/* by the path the job opened */
+		op->file2 = via;
+		op->flags |= RP_F_VIA;
+	}
 	op->oflags = open_flags(r->flags, r->op, w->t->direct);
 	int ro = (op->oflags & O_ACCMODE) == O_RDONLY && !(op->oflags & O_DIRECTORY);
 	if (ro && w->emit)
@@ -1300,9 +1366,13 @@ static int plan_meta(struct walk *w, const struct row *r, unsigned kind)
 		if ((rc = file_index(w, r->path, &file)) || (rc = new_op(w, r, kind)))
 			return rc;
 		w->cur.op.slot = RP_NO_SLOT;
-		/* the prepared files are never symlinks: the same answer, and
-		 * nothing followed out of DIR */
-		w->cur.op.oflags = kind == CM_READLINK ? 0 : AT_SYMLINK_NOFOLLOW;
+		/* a symlink at the last component is followed only where
+		 * the job's was and prepare made it (layout.links: relative,
+		 * under DIR); elsewhere what prepare made is no symlink, and
+		 * nothing is followed */
+		int follow = kind != CM_READLINK && r->op != TAPE_OP_NEWLSTAT &&
+			     !(at & AT_SYMLINK_NOFOLLOW) && w->t->src.layout.files[file].symlink;
+		w->cur.op.oflags = kind == CM_READLINK || follow ? 0 : AT_SYMLINK_NOFOLLOW;
 		if (kind == CM_ACCESS) {
 			/* its mode but X_OK: prepared files have no execute
 			 * bits (root's R_OK and W_OK always pass) */
@@ -1349,6 +1419,13 @@ static int plan_meta(struct walk *w, const struct row *r, unsigned kind)
 		w->cur.op.flags |= RP_F_FAILED;
 	add_dep(w, w->file_last[file]);
 	add_dep(w, w->file_lastw[file]);
+	if (sl < 0 && file < w->t->nresolved && w->t->resolved[file] != RP_NO_FILE) {
+		/* a path through a link of the job's: by that path, of the
+		 * file it leads to (another accelerator's, a copy's) */
+		w->cur.op.file2 = file;
+		w->cur.op.file = w->t->resolved[file];
+		w->cur.op.flags |= RP_F_VIA;
+	}
 	return finish_op(w);
 }
 
@@ -1715,9 +1792,16 @@ static int nonreg_row(struct trace_src *t, const struct tape_file *f)
 {
 	unsigned type = f->mode & 0170000;
 	int memory = f->fstype && cm_fstype_is_memory(f->fstype);
+	uint32_t raw;
+	int rc;
 
 	if (!f->file_id)
 		return 0;
+	/* the path a file row names it by: the real one (a recorder's,
+	 * symlinks resolved), for the opens that reached it by another */
+	if (t->real_paths && f->path && f->path[0] == '/' && (type == 0100000 || type == 0040000) &&
+	    ((rc = raw_id(&t->w, f->path, &raw)) || (rc = cm_map_set(&t->fid_raw, f->file_id, 0, raw))))
+		return rc;
 	if (!type && memory)	/* a socket or pipe without a mode (sockfs) */
 		return cm_map_set(&t->nonreg, f->file_id, 0, 1);
 	if (memory && (type == 0100000 || type == 0040000) &&	/* file, dir */
@@ -1828,6 +1912,14 @@ static int layout_finish(struct trace_src *t)
 			if ((rc = in_dir(w, (uint32_t)i)))	/* its opens create it */
 				return rc;
 		}
+	}
+	if (t->nvia) {	/* the job's symlinks */
+		if (!(t->via_ok = calloc(t->nvia, 1)))
+			return -ENOMEM;
+		size_t n0 = l->nfiles;
+		if ((rc = rp_layout_links(l, t->via, t->nvia, t->via_ok, &t->resolved)))
+			return rc;
+		t->nresolved = t->resolved ? n0 : 0;
 	}
 	if (cm_strtab_count(&l->dirs) &&
 	    !(l->dir_made = calloc(cm_strtab_count(&l->dirs), 1)))
@@ -2040,6 +2132,11 @@ static void trace_free(struct rp_source *s)
 	cm_strtab_release(&t->raw);
 	free(t->raw_file);
 	cm_map_release(&t->nonreg);
+	cm_map_release(&t->fid_raw);
+	free(t->via);
+	free(t->via_ok);
+	free(t->resolved);
+	cm_map_release(&t->via_seen);
 	cm_map_release(&t->memfs_ids);
 	cm_map_release(&t->tids);
 	free(t->slot0_ids);
@@ -2117,6 +2214,16 @@ static int trace_open(struct trace_src **out, const char *trace, const struct rp
 	if ((rc = tape_reader_open(&t->r, trace))) {
 		snprintf(err, errlen, "%s: %s", trace, tape_strerror(rc));
 		goto fail;
+	}
+	/* opens through symlinks are told only where the file table names
+	 * files by their real path (a recorder's, or a merged host's) */
+	{
+		char key[48];
+		const char *fp;
+		snprintf(key, sizeof(key), t->has_host ? "host.%u.file_paths" : "file_paths",
+			 t->host);
+		fp = tape_reader_meta(t->r, key);
+		t->real_paths = fp && strcmp(fp, "real") == 0;
 	}
 	/* raw id 0 is "": a row without a path (raw_id) */
 	if ((rc = cm_strtab_intern(&t->raw, "", &id)) < 0 ||
