@@ -108,8 +108,8 @@ static int lk_resolve(struct lk *k, char **pp)
 }
 
 /* Whether path a (a prefix of the resolved open path) may become a link:
- * not a real path, not a directory of one, not a link's target's
- * directory. */
+ * not a real path nor a directory of one (every link's target is one),
+ * not a link already. */
 static int lk_may_link(struct lk *k, const char *a)
 {
 	uint32_t id;
