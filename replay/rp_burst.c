@@ -244,6 +244,7 @@ static void burst_op(void *arg, const struct rp_op_done *d)
 		b->base = now_ns() - d->elapsed_ns;
 	switch (d->kind) {
 	case CM_OPEN:
+	case CM_DUP:	/* another fd on it: closed on its own */
 		bf->opens++;
 		break;
 	case CM_WRITE:
