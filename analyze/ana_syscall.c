@@ -9,8 +9,9 @@
  *   (tid, fd)   -> a stream: where its last read ended, stride, counters;
  *                  restarted (and folded into its file) at each open
  *   tid         -> a thread: last syscall end, I/O and gap time
- *   file        -> counters, its epoch round (the pass it is in, the bytes
- *                  read in it), the current write burst (checkpoints)
+ *   file        -> counters, its extent, its epoch round (the pass it is
+ *                  in, the bytes read in it), the current write burst
+ *                  (checkpoints)
  *   (file, size class) -> reads and writes of a file that may be data and
  *                  was not read again yet, for the data set's request
  *                  sizes (the data set is decided at the join:
@@ -479,16 +480,18 @@ static void epoch_read(struct ana_sys *s, struct ana_file *f, uint32_t fi,
 		ep->end_ns = end;
 }
 
-/* A read of file fi, which has no size in the file table, ends at end. */
-static void extent_note(struct ana_sys *s, uint32_t fi, uint64_t end)
+/* A read or write of file fi ends at end: its extent; the one before. */
+static uint64_t extent_note(struct ana_sys *s, uint32_t fi, uint64_t end)
 {
 	if (fi >= s->nextent) {
 		ANA_VEC_GROW(s->extent, s->capextent, fi);
 		ANA_VEC_CLEAR(s->extent, s->nextent, fi);
 		s->nextent = (size_t)fi + 1;
 	}
-	if (end > s->extent[fi])
+	uint64_t old = s->extent[fi];
+	if (end > old)
 		s->extent[fi] = end;
+	return old;
 }
 
 static void on_read(struct ana *a, const struct tape_syscall *e, struct ana_thread *t)
@@ -503,11 +506,10 @@ static void on_read(struct ana *a, const struct tape_syscall *e, struct ana_thre
 		return;
 	if (!n)
 		return;	/* EOF probes move nothing: no pattern, no visit */
-	if (!f->size)
-		extent_note(s, fi, e->offset + n);
 	if (f->not_regular)
 		return;	/* pipes and sockets (DataLoader queues) have no offsets
 			 * and are no dataset: counted, but no pattern, no visit */
+	extent_note(s, fi, e->offset + n);
 
 	/* the first read through an open file is a visit */
 	int visit = !fe->visited;
@@ -617,6 +619,8 @@ static void on_write(struct ana *a, const struct tape_syscall *e, struct ana_thr
 
 	if (!count_io(a, e, t, f, n, 1, byop))
 		return;
+	if (n && !f->not_regular)
+		extent_note(s, fi, e->offset + n);
 
 	struct ana_wburst *w = wburst_of(s, f, fi);
 	if (w->ops && e->ts_ns > w->end + CKPT_GAP_NS)

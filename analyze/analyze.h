@@ -461,9 +461,9 @@ struct ana_sys {
 	uint64_t rd_again[ANA_SZ_BUCKETS], wr_again[ANA_SZ_BUCKETS];
 	struct cm_map fhist;
 	struct ana_wburst *wbs; size_t nwbs, capwbs;	/* files written */
-	/* per files[] (the first nextent): the end of the furthest read of
-	 * a file the file table gives no size (0: none), for staging's size
-	 * of it (ana_staging_build); set on such files' reads only */
+	/* per files[] (the first nextent): the end of its furthest read or
+	 * write (0: none), its extent: the model's and staging's size of a
+	 * file the file table gives none */
 	uint64_t *extent; size_t nextent, capextent;
 	uint64_t first_ns, last_ns;
 	uint64_t data_reads, data_read_max;	/* reads of ANA_FK_DATA files; the largest */
@@ -652,6 +652,12 @@ static inline uint32_t ana_file_by_id(const struct ana *a, uint64_t file_id)
 }
 /* Make file_id name files[f]. */
 void ana_file_id_set(struct ana *a, uint64_t file_id, uint32_t f);
+/* The extent of files[i]: the end of its furthest read or write, 0 for
+ * none (iotape-analyze(1) files[].extent). */
+static inline uint64_t ana_file_extent(const struct ana *a, size_t i)
+{
+	return i < a->sys.nextent ? a->sys.extent[i] : 0;
+}
 /* Text label of a file: its path or "[dev 8:1 inode 42]". buf >= 96. */
 const char *ana_file_label(const struct ana_file *f, char *buf, size_t len);
 
