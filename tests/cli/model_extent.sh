@@ -6,7 +6,7 @@
 # and `export --format fio-job` works (iotape-model(1), FROM A TRACE):
 #   fio     real fio (--write_iolog) reading a 1 MiB file at random twice,
 #           2 ms of think time after each read (the model's compute),
-#           imported: record_length 1048576; the fio job file
+#           imported: record_length 1048576, 2 epochs; the fio job file
 #           exported (filesize=1048576) is model --fio's and parses
 #   strace  real strace of a job that writes 40 files of 32 KiB + i KiB
 #           and reads them whole twice, imported: record_length and its
@@ -49,6 +49,7 @@ ok "$IOTAPE" import -F fio-iolog -o "$T/r.tape" "$T/r.iolog"
 ok "$IOTAPE" model -o "$T/r.ini" "$T/r.tape"
 sizes "$T/r.ini" 1048576 0 1048576 1048576
 want "$T/r.ini" dataset num_files 1
+want "$T/r.ini" train epochs 2
 fio_job "$T/r.tape" 1048576
 
 # ---------------------------------------------------------------- strace
