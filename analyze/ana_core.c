@@ -675,6 +675,8 @@ void ana_release(struct ana *a)
 	free(a->sys.bursts);
 	free(a->sys.wbs);
 	free(a->sys.extent);
+	free(a->sys.sketches);
+	cm_map_release(&a->sys.sketchmap);
 	cm_map_release(&a->sys.fhist);
 	free(a->ds_dir);
 	cm_map_release(&a->cache.map);

@@ -331,7 +331,8 @@ void ana_group_diff(struct ana_group *o, const struct ana_group *t, const struct
  * data set (a later one with its first data-set file read in more than
  * one pass after the middle such visit of the pass before), and the count
  * is the passes from pass 0 up that read at least half as many data-set
- * bytes as pass 0.
+ * bytes as pass 0, or as the data set's extents where fewer.  A round
+ * undone (epoch_undo, ana_syscall.c) left ANA_NONE in its pass's order.
  */
 static void epochs(struct ana *a)
 {
@@ -351,14 +352,17 @@ static void epochs(struct ana *a)
 		struct ana_epoch *ep = &s->epochs[e];
 		size_t nd = 0, k = 0, n = 0;
 		for (size_t i = 0; i < ep->norder; i++) {
+			if (ep->order[i] == ANA_NONE)
+				continue;	/* a round undone */
 			const struct ana_file *f = &a->files[ep->order[i]];
 			nd += f->dataset && f->again;
 		}
 		uint64_t start = UINT64_MAX, first = UINT64_MAX, m = ep->start_ns, ts = 0;
 		for (size_t i = 0, j = 0; i < ep->norder; i++) {
-			const struct ana_file *f = &a->files[ep->order[i]];
+			const struct ana_file *f = ep->order[i] == ANA_NONE ? NULL :
+						   &a->files[ep->order[i]];
 			ts = ep->dts[i] == ANA_TS_FAR ? ep->far[j++] : ts + (int64_t)ep->dts[i];
-			if (!f->dataset)
+			if (!f || !f->dataset)
 				continue;
 			if (ts < first)
 				first = ts;
@@ -380,9 +384,17 @@ static void epochs(struct ana *a)
 			ep->start_ns = start < ep->end_ns ? start : ep->end_ns;
 		mid = m;
 	}
+	/* the bytes a pass must read half of: pass 0's, or where fewer the
+	 * data set's extents (pass 0 read the files' headers and indexes
+	 * too: a tar's, an npz's) */
+	uint64_t ref = s->nepochs ? s->epochs[0].bytes : 0, ext = 0;
+	for (size_t i = 0; i < a->nfiles; i++)
+		if (a->files[i].dataset)
+			ext += ana_file_extent(a, i);
+	if (ext && ext < ref)
+		ref = ext;
 	a->nep = 0;
-	while (a->nep < a->npasses && s->epochs[0].bytes &&
-	       2 * s->epochs[a->nep].bytes >= s->epochs[0].bytes)
+	while (a->nep < a->npasses && ref && 2 * s->epochs[a->nep].bytes >= ref)
 		a->nep++;
 	for (size_t e = 0; e < a->nep; e++) {
 		struct ana_epoch *ep = &s->epochs[e];

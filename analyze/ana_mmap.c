@@ -108,7 +108,8 @@ static void generations(struct walk *w)
 	for (size_t i = 0; i < w->nt; i++)	/* the readers, first */
 		if (w->t[i].reads * 100 >= m->reads)
 			w->t[n++] = w->t[i];
-	qsort(w->t, n, sizeof(*w->t), by_first);
+	if (n)	/* (w->t is NULL without threads) */
+		qsort(w->t, n, sizeof(*w->t), by_first);
 	for (size_t i = 0; i < n; i++) {
 		const struct mthread *t = &w->t[i];
 		size_t k = 0;

@@ -114,7 +114,7 @@ static void model_dataset(struct model *m, const char **dsdir, size_t *dslen)
 	const char *dir = NULL, *pre = NULL, *suf = NULL;
 	size_t dl = 0, pl = 0, n = 0, nsz = 0, nsub = 0, cap = 0;
 	double sum = 0, sq = 0;
-	uint64_t mn = UINT64_MAX, mx = 0;
+	uint64_t mn = UINT64_MAX, mx = 0, next = 0;
 	char **subs = NULL, b[64], note[256];
 
 	for (size_t i = 0; i < a->nfiles; i++) {
@@ -148,15 +148,23 @@ static void model_dataset(struct model *m, const char **dsdir, size_t *dslen)
 					suf = NULL;
 			}
 		}
-		if (f->from_table) {
-			double s = (double)f->size;
+		/* its size: the file table's (at its open: 0 for a file the
+		 * job created), or where larger (no file table: an import)
+		 * the end of its furthest read or write */
+		uint64_t sz = f->from_table ? f->size : 0, ext = ana_file_extent(a, i);
+		if (ext > sz) {
+			sz = ext;
+			next++;
+		}
+		if (sz) {
+			double s = (double)sz;
 			nsz++;
 			sum += s;
 			sq += s * s;
-			if (f->size < mn)
-				mn = f->size;
-			if (f->size > mx)
-				mx = f->size;
+			if (sz < mn)
+				mn = sz;
+			if (sz > mx)
+				mx = sz;
 		}
 	}
 	if (!n) {
@@ -209,14 +217,18 @@ static void model_dataset(struct model *m, const char **dsdir, size_t *dslen)
 	}
 	if (nsz) {
 		double mean = sum / (double)nsz, v = sq / (double)nsz - mean * mean, S = 1;
-		const char *per = "";
+		char per[96] = "";
+
+		if (next)
+			snprintf(per, sizeof(per), " (%llu by the end of their furthest read or "
+				 "write)", (unsigned long long)next);
 
 		if (m->mmap) {	/* a sample per page: what a fault reaches */
 			m->spf = (uint64_t)llround(mean / (double)a->page_size);
 			if (!m->spf)
 				m->spf = 1;
 			S = (double)m->spf;
-			per = " over the samples per file";
+			strcat(per, " over the samples per file");
 			setu(m, CM_JOB_K_SAMPLES_PER_FILE, m->spf, "the mean file size in pages: a "
 			     "sample is a page, what a page fault reaches (the job's own records "
 			     "are not seen through a map)");

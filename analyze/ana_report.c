@@ -892,6 +892,8 @@ static void jw_files(struct jw *w, struct ana *a)
 		rb_u64(&r, f->file_id);
 		rb_s(&r, ",\"size\":");
 		rb_u64_or_null(&r, f->from_table, f->size);
+		rb_s(&r, ",\"extent\":");
+		rb_u64(&r, ana_file_extent(a, idx[i]));
 		rb_s(&r, ",\"opens\":");
 		rb_u64(&r, f->opens);
 		rb_s(&r, ",\"read_ops\":");

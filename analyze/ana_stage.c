@@ -100,7 +100,7 @@ int ana_staging_build(const struct ana *a, struct ana_staging *st)
 		s->file = (uint32_t)i;
 		s->size = f->size;
 		if (!s->size) {	/* a read moved bytes: its end is past 0 */
-			s->size = i < a->sys.nextent ? a->sys.extent[i] : 0;
+			s->size = ana_file_extent(a, i);
 			if (!s->size)	/* only faulted in: what was */
 				s->size = s->read_bytes;
 			st->by_extent++;

@@ -9,8 +9,10 @@
  *   (tid, fd)   -> a stream: where its last read ended, stride, counters;
  *                  restarted (and folded into its file) at each open
  *   tid         -> a thread: last syscall end, I/O and gap time
- *   file        -> counters, its epoch round (the pass it is in, the bytes
- *                  read in it), the current write burst (checkpoints)
+ *   file        -> counters, its extent, its epoch round (the pass it is
+ *                  in, the bytes read in it, its first range), the current
+ *                  write burst (checkpoints)
+ *   file read at random -> a sample of its round's ranges (epochs)
  *   (file, size class) -> reads and writes of a file that may be data and
  *                  was not read again yet, for the data set's request
  *                  sizes (the data set is decided at the join:
@@ -189,6 +191,7 @@ static struct ana_fd *fd_put(struct ana_sys *s, uint32_t pid, int64_t fd, uint32
 	struct ana_fd *fe = &s->fds[*v];
 	fe->file = file;
 	fe->visited = 0;
+	fe->undo = 0;
 	fe->gen = ++s->fd_gen;
 	return fe;
 }
@@ -435,43 +438,179 @@ count_io(struct ana *a, const struct tape_syscall *e, struct ana_thread *t,
 	return 1;
 }
 
+/* The hash of the range [off, off + n) (struct ana_sketch): never 0. */
+static inline uint32_t range_hash(uint64_t off, uint64_t n)
+{
+	uint64_t x = off ^ (n * 0x9e3779b97f4a7c15ull);
+
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return (uint32_t)(x >> 32) | !(x >> 32);
+}
+
+/* The sketch of file fi, made (empty) when it has none. */
+static struct ana_sketch *sketch_of(struct ana_sys *s, struct ana_file *f, uint32_t fi)
+{
+	uint64_t *v = ana_map_put(&s->sketchmap, fi, 0);
+
+	if (*v == ANA_NONE) {
+		ANA_VEC_GROW(s->sketches, s->capsketches, s->nsketches);
+		ANA_VEC_CLEAR(s->sketches, s->nsketches, s->nsketches);
+		*v = s->nsketches++;
+		f->sketch = 1;
+	}
+	return &s->sketches[*v];
+}
+
+/* The mark of range h in f's round (its first range, or its sketch's),
+ * or NULL when it was not kept. */
+static uint32_t *range_mark(struct ana_file *f, struct ana_sketch *sk, uint32_t h)
+{
+	if (f->rh0 == h)
+		return &f->rm0;
+	for (int i = 0; sk && i < ANA_SKETCH; i++)
+		if (sk->h[i] == h)
+			return &sk->m[i];
+	return NULL;
+}
+
+/* Keep the new range h (mark m) in sk if its hash is among the smallest. */
+static void sketch_add(struct ana_sketch *sk, uint32_t h, uint32_t m)
+{
+	int top = 0;
+
+	for (int i = 0; i < ANA_SKETCH; i++) {
+		if (!sk->h[i]) {
+			top = i;
+			break;
+		}
+		if (sk->h[i] > sk->h[top])
+			top = i;
+	}
+	if (!sk->h[top] || h < sk->h[top]) {
+		sk->h[top] = h;
+		sk->m[top] = m;
+	}
+}
+
+/* Pass k gained a file: once it holds half as many files as pass 0, the
+ * passes before it are over (struct ana_sys, epoch_front). */
+static void front_note(struct ana_sys *s, uint32_t k)
+{
+	if (k > s->epoch_front && 2 * s->epochs[k].files >= s->epochs[0].files)
+		s->epoch_front = k;
+}
+
 /*
- * Epochs (iotape-analyze(1), Epochs): a read of n bytes of file f, which
- * may be data; visit: the first read through its open.  The file is in a
- * round, which belongs to a pass; a new round starts with its first read,
- * a read after its round covered it (read as many bytes as it holds), or
- * a visit when its size is not known or that visit starts where the
- * round's first read did (a file re-read from its start); a read at the
- * round's first offset through the same open (a header read again)
- * restarts the round's count instead.  A new round is in the file's next
- * pass, unless that pass is over (the newest pass holds half as many
- * files as pass 0): then it joins the newest.
+ * Undo the round that the first read through open fe started in file f
+ * (index fi): the second read through it goes past the file's extent, so
+ * the file is larger than its reads had shown and that first read was no
+ * new pass but one more look at its start (tarfile opens a file three
+ * times to guess its compression).  The first read (len bytes, all the
+ * round holds) goes back to the pass the file left, and the file's byte
+ * count no longer says when a round covered it.
+ */
+static void epoch_undo(struct ana_sys *s, struct ana_file *f, uint32_t fi,
+		       struct ana_fd *fe, uint64_t len)
+{
+	struct ana_epoch *ep = &s->epochs[f->pass], *to;
+	uint32_t k = (fe->undo & ~(1u << 31)) - 1, again = fe->undo >> 31;
+
+	fe->undo = 0;
+	if (k >= s->nepochs || f->cov != len)
+		return;
+	to = &s->epochs[k];
+	ep->bytes -= len;
+	ep->reads--;
+	ep->files--;
+	to->bytes += len;
+	to->reads++;
+	for (size_t i = ep->norder, j = 0; i-- > 0 && j < 64; j++)
+		if (ep->order[i] == fi) {
+			ep->order[i] = ANA_NONE;
+			break;
+		}
+	f->pass = k;
+	f->again = again;
+	f->ovl = 1;
+}
+
+/*
+ * Epochs (iotape-analyze(1), Epochs: the rules are there): a read of n
+ * bytes at e->offset of file f (index fi), which may be data, through
+ * open fe; hi: the file's extent with this read, before: without it;
+ * jump: the read does not continue its stream's last one, overlap: it
+ * overlaps it.  The file is in a round, which belongs to a pass.  A new
+ * round starts with its first read; with a read within the extent once
+ * the round read the extent each byte once (covered); with the first read
+ * through an open of a file read in order (no sketch) that reads the
+ * round's first range again; or with a read of a kept range (its first,
+ * or its sketch's) first read in the round half the file's size ago or
+ * more.  A kept range read again sooner marks the file ovl (its bytes read
+ * more than once in a round: covered can no longer be told), and after
+ * two such reads no longer starts a round.  A new round is in the file's
+ * next pass, unless that pass is over (the newest pass holds half as many
+ * files as pass 0): then it joins the newest.  One started by the first
+ * read through an open may be undone by its second (epoch_undo).
  */
 static void epoch_read(struct ana_sys *s, struct ana_file *f, uint32_t fi,
-		       const struct tape_syscall *e, uint64_t n, uint64_t end, int visit)
+		       const struct tape_syscall *e, uint64_t n, uint64_t end, uint64_t hi,
+		       uint64_t before, int jump, int overlap, struct ana_fd *fe)
 {
-	if (f->size && !f->no_cov && e->offset + n > f->size)
-		f->no_cov = 1;	/* grew since the file table: by visits only */
-	int cov = f->size && !f->no_cov;
-	if (!f->in_round || f->covered || (visit && (!cov || e->offset == f->off0))) {
+	uint32_t h = range_hash(e->offset, n);
+	uint32_t now = (uint32_t)((f->read_bytes - n) >> ANA_RM_UNIT_SHIFT) & ANA_RM_CLOCK;
+	uint64_t F = hi > f->size ? hi : f->size;
+	uint32_t far = (uint32_t)((F / 2) >> ANA_RM_UNIT_SHIFT) + 1;
+	struct ana_sketch *sk = NULL;
+	uint32_t *m = NULL;
+	int next = !f->in_round;
+
+	if (overlap)
+		f->ovl = 1;
+	if (f->sketch || jump)
+		sk = sketch_of(s, f, fi);
+	if (!next && f->covered && !f->ovl && e->offset + n <= before) {
+		next = 1;
+	} else if (!next && (m = range_mark(f, sk, h))) {
+		int visit = fe->visited == 1;
+		if (m == &f->rm0 && visit && !sk) {
+			next = 1;	/* a file read in order read from its start again */
+		} else if (m == &f->rm0 && !visit && sk && !f->again) {
+			/* a file read at random: its first read, its header at
+			 * the open, read again as a record's is no new pass */
+		} else if (((now - *m) & ANA_RM_CLOCK) >= far && *m >> 30 < 2) {
+			next = 1;
+		} else {	/* read again too soon: not a new pass */
+			f->ovl = 1;
+			if (*m >> 30 < 2)
+				*m += 1u << 30;
+		}
+	}
+	if (next) {
 		uint32_t k = f->in_round ? f->pass + 1 : 0;
 		if (k < s->epoch_front)
 			k = s->epoch_front;
+		if (f->in_round && fe->visited == 1)
+			fe->undo = (f->pass + 1) | (uint32_t)f->again << 31;
 		f->again |= f->in_round;
 		f->in_round = 1;
 		f->pass = k;
 		f->cov = 0;
-		f->off0 = e->offset;
-		f->covered = 0;
+		f->rh0 = h;
+		f->rm0 = now;
+		if (sk)
+			memset(sk, 0, sizeof(*sk));
 		epoch_visit(s, k, fi, e->ts_ns);
-		if (k > s->epoch_front && 2 * s->epochs[k].files >= s->epochs[0].files)
-			s->epoch_front = k;
-	} else if (e->offset == f->off0) {
-		f->cov = 0;
+		if (!fe->undo)	/* else once its next read confirms it */
+			front_note(s, k);
+	} else if (sk && !m) {
+		sketch_add(sk, h, now);
 	}
 	f->cov += n;
-	if (cov && f->cov >= f->size)
-		f->covered = 1;
+	if (f->cov > hi)
+		f->ovl = 1;	/* more bytes than its extent: some read twice */
+	f->covered = !f->ovl && f->cov == hi && hi >= f->size;
 	struct ana_epoch *ep = &s->epochs[f->pass];
 	ep->bytes += n;
 	ep->reads++;
@@ -479,16 +618,18 @@ static void epoch_read(struct ana_sys *s, struct ana_file *f, uint32_t fi,
 		ep->end_ns = end;
 }
 
-/* A read of file fi, which has no size in the file table, ends at end. */
-static void extent_note(struct ana_sys *s, uint32_t fi, uint64_t end)
+/* A read or write of file fi ends at end: its extent; the one before. */
+static uint64_t extent_note(struct ana_sys *s, uint32_t fi, uint64_t end)
 {
 	if (fi >= s->nextent) {
 		ANA_VEC_GROW(s->extent, s->capextent, fi);
 		ANA_VEC_CLEAR(s->extent, s->nextent, fi);
 		s->nextent = (size_t)fi + 1;
 	}
-	if (end > s->extent[fi])
+	uint64_t old = s->extent[fi];
+	if (end > old)
 		s->extent[fi] = end;
+	return old;
 }
 
 static void on_read(struct ana *a, const struct tape_syscall *e, struct ana_thread *t)
@@ -503,20 +644,30 @@ static void on_read(struct ana *a, const struct tape_syscall *e, struct ana_thre
 		return;
 	if (!n)
 		return;	/* EOF probes move nothing: no pattern, no visit */
-	if (!f->size)
-		extent_note(s, fi, e->offset + n);
 	if (f->not_regular)
 		return;	/* pipes and sockets (DataLoader queues) have no offsets
 			 * and are no dataset: counted, but no pattern, no visit */
+	uint64_t before = extent_note(s, fi, e->offset + n);
 
 	/* the first read through an open file is a visit */
-	int visit = !fe->visited;
-	if (visit) {
-		fe->visited = 1;
+	if (!fe->visited++)
 		f->visits++;
-	}
+	if (!fe->visited)
+		fe->visited = UINT32_MAX;	/* (saturates) */
+
+	/* pattern of the stream (tid, fd); it restarts at each open */
+	struct ana_stream *st = stream_get(a, t, e->fd, fe, fi);
+	int jump = st->reads && e->offset != st->last_end;
 	if (f->kind == ANA_FK_DATA) {	/* code takes no part in epochs */
-		epoch_read(s, f, fi, e, n, end, visit);
+		int overlap = st->reads && e->offset < st->last_end &&
+			      e->offset + n > st->last_start;
+		uint64_t hi = before > e->offset + n ? before : e->offset + n;
+		if (fe->undo && e->offset + n > before)
+			epoch_undo(s, f, fi, fe, st->last_end - st->last_start);
+		else if (fe->undo)
+			front_note(s, f->pass);
+		fe->undo = 0;
+		epoch_read(s, f, fi, e, n, end, hi, before, jump, overlap, fe);
 		if (!t->data_reads++)
 			t->data_first = e->ts_ns;
 		if (end > t->data_last)
@@ -525,13 +676,10 @@ static void on_read(struct ana *a, const struct tape_syscall *e, struct ana_thre
 		if (n > s->data_read_max)
 			s->data_read_max = n;
 	}
-
-	/* pattern of the stream (tid, fd); it restarts at each open */
-	struct ana_stream *st = stream_get(a, t, e->fd, fe, fi);
 	if (st->reads) {
 		uint64_t stride = e->offset - st->last_start;
 		st->pairs++;
-		if (e->offset == st->last_end) {
+		if (!jump) {
 			st->consec++;
 			st->seq++;
 		} else {
@@ -617,6 +765,8 @@ static void on_write(struct ana *a, const struct tape_syscall *e, struct ana_thr
 
 	if (!count_io(a, e, t, f, n, 1, byop))
 		return;
+	if (n && !f->not_regular)
+		extent_note(s, fi, e->offset + n);
 
 	struct ana_wburst *w = wburst_of(s, f, fi);
 	if (w->ops && e->ts_ns > w->end + CKPT_GAP_NS)
@@ -831,8 +981,12 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 					s->wbs[a->files[fe->file].wb - 1].closed = 1;
 					t->last_closed = fe->file;
 				}
-				if (fe)
+				if (fe && fe->undo && fe->file != ANA_NONE)
+					front_note(s, a->files[fe->file].pass);
+				if (fe) {
 					fe->file = ANA_NONE;
+					fe->undo = 0;
+				}
 				break;
 			}
 			case TAPE_OPC_NAMESPACE:

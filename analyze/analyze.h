@@ -309,7 +309,7 @@ struct ana_file {
 	uint64_t read_ops, read_bytes;
 	uint64_t size;	  /* in the file table (from_table), else 0 */
 	uint64_t cov;	  /* epochs: bytes read in its current round */
-	uint64_t off0;	  /* epochs: offset of the round's first read */
+	uint32_t rh0, rm0;	/* epochs: its round's first range (struct ana_sketch) */
 	uint32_t visits;
 	uint32_t pass;	  /* epochs: the pass of its current round (in_round) */
 	uint16_t not_regular : 1;	/* its mode says pipe, socket, device, ... */
@@ -319,13 +319,14 @@ struct ana_file {
 	uint16_t anon : 1;	/* "[pid P fd N]": an fd of unknown origin */
 	uint16_t kind : 2;	/* ANA_FK_*, by ana_file_kind */
 	uint16_t in_round : 1;	/* epochs: has entered a pass */
-	uint16_t covered : 1;	/* epochs: its round read as many bytes as it holds */
-	uint16_t no_cov : 1;	/* epochs: read past its size: by visits only */
+	uint16_t covered : 1;	/* epochs: its round read its extent, each byte once */
+	uint16_t ovl : 1;	/* epochs: bytes of it read twice in a round: ranges only */
 	uint16_t again : 1;	/* epochs: entered a second round */
 	uint16_t dataset : 1;	/* in the data set (ana_join) */
 	uint16_t exec_map : 1;	/* mapped executable: code, its faults the loader's */
 	uint16_t dir : 1;	/* its mode says directory */
 	uint16_t memfs : 1;	/* its fstype is a memory or pseudo fs (tmpfs, ...) */
+	uint16_t sketch : 1;	/* epochs: has a sketch (sys.sketches) */
 	/* reads and writes of a file that may be data and was not read again
 	 * yet, by size class (see ana_sys.fhist): two classes here, hc[i]
 	 * of class hk[i] (| 1 << 7: writes); 0: slot free */
@@ -378,8 +379,13 @@ struct ana_stream {
 
 struct ana_fd {		  /* (pid, fd) -> open file description */
 	uint32_t file;
-	uint32_t visited; /* read through this open (a visit made) */
+	uint32_t visited; /* reads through this open (> 0: a visit made) */
 	uint32_t gen;	  /* changes at every open: streams restart */
+	/* epochs: its first read started a round of its file, to be undone
+	 * if its second read finds the file bigger than the file's reads did
+	 * (iotape-analyze(1), Epochs): 1 + the pass it left, and in the top
+	 * bit whether the file had been read again before; 0 none */
+	uint32_t undo;
 };
 
 struct ana_thread {
@@ -406,7 +412,8 @@ struct ana_thread {
 
 struct ana_epoch {
 	uint64_t start_ns, end_ns, bytes, files, reads;
-	uint32_t *order;	/* files (then name ranks) in visit order */
+	uint32_t *order;	/* files (then name ranks) in visit order;
+				 * ANA_NONE: a round undone */
 	/* start of each visit: ns after the previous one (visits come in
 	 * time order but for threads' skew), ANA_TS_FAR for one too far,
 	 * whose start is the next value of far[] */
@@ -414,6 +421,28 @@ struct ana_epoch {
 	uint64_t *far, last_ts;
 	size_t norder, cap, nfar, capfar;
 	double order_rand, order_tau;	/* of order, set by ana_join */
+};
+
+/*
+ * Epochs: the ranges (offset, length) a file's round read, a sample of
+ * them, to tell when one is read again (iotape-analyze(1), Epochs: kept
+ * ranges).  A range is a 32-bit hash of its offset and length (never 0:
+ * 0 is a free slot) and a mark: the file's bytes read before the range
+ * was first read in the round, in units of 1 << ANA_RM_UNIT_SHIFT bytes
+ * (30 bits, modulo), and in the top 2 bits how often it was read again
+ * too soon to start a round.  The round's first range is in struct
+ * ana_file (rh0, rm0); a file read at random (a read through an open
+ * that does not continue the one before) gets a sketch too: the
+ * ANA_SKETCH ranges of the round with the smallest hashes (a bottom-k
+ * sketch: a range read again is in it exactly when it was kept, so it
+ * changes only with new ranges).  Memory grows with such files, not with
+ * their reads.
+ */
+#define ANA_SKETCH 15
+#define ANA_RM_UNIT_SHIFT 8
+#define ANA_RM_CLOCK ((1u << 30) - 1)
+struct ana_sketch {
+	uint32_t h[ANA_SKETCH], m[ANA_SKETCH];
 };
 
 struct ana_ckpt {
@@ -461,10 +490,14 @@ struct ana_sys {
 	uint64_t rd_again[ANA_SZ_BUCKETS], wr_again[ANA_SZ_BUCKETS];
 	struct cm_map fhist;
 	struct ana_wburst *wbs; size_t nwbs, capwbs;	/* files written */
-	/* per files[] (the first nextent): the end of the furthest read of
-	 * a file the file table gives no size (0: none), for staging's size
-	 * of it (ana_staging_build); set on such files' reads only */
+	/* per files[] (the first nextent): the end of its furthest read or
+	 * write (0: none), its extent: the epochs' rounds, the model's and
+	 * staging's size of a file the file table gives none */
 	uint64_t *extent; size_t nextent, capextent;
+	/* epochs: the sketches of the files that have one (ana_file.sketch),
+	 * files[] index -> sketches[] in sketchmap */
+	struct ana_sketch *sketches; size_t nsketches, capsketches;
+	struct cm_map sketchmap;
 	uint64_t first_ns, last_ns;
 	uint64_t data_reads, data_read_max;	/* reads of ANA_FK_DATA files; the largest */
 	uint64_t busy_ns, busy_s, busy_e;	/* union of I/O intervals */
@@ -652,6 +685,12 @@ static inline uint32_t ana_file_by_id(const struct ana *a, uint64_t file_id)
 }
 /* Make file_id name files[f]. */
 void ana_file_id_set(struct ana *a, uint64_t file_id, uint32_t f);
+/* The extent of files[i]: the end of its furthest read or write, 0 for
+ * none (iotape-analyze(1) files[].extent). */
+static inline uint64_t ana_file_extent(const struct ana *a, size_t i)
+{
+	return i < a->sys.nextent ? a->sys.extent[i] : 0;
+}
 /* Text label of a file: its path or "[dev 8:1 inode 42]". buf >= 96. */
 const char *ana_file_label(const struct ana_file *f, char *buf, size_t len);
 

@@ -43,7 +43,8 @@ else:
     ext = {os.path.splitext(n)[1] for n in names}
     if len(ext) == 1 and ext != {""}:
         want["dataset", "file_suffix"] = ext.pop()
-    sz = [f["size"] for f in ds]
+    # a file's size: the file table's, or where larger its extent
+    sz = [max(f["size"] or 0, f["extent"]) for f in ds]
     m = sum(sz) / len(sz)
     S = max(1, round(m / 4096)) if mm else 1
     if mm:
