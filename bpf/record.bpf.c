@@ -754,6 +754,29 @@ int BPF_PROG(proc_exec, struct task_struct *p, pid_t old_pid, struct linux_binpr
 	return 0;
 }
 
+/* A thread's total on-CPU time when it exits: a wait row of kind none,
+ * dur 0 (the waits only carry it up to their start). */
+static __always_inline void exit_cpu(struct task_struct *p)
+{
+	struct rec_wait *ev = bpf_ringbuf_reserve(&rb, sizeof(*ev), 0);
+
+	if (!ev) {
+		count_lost(REC_L_SCHED);
+		return;
+	}
+	ev->h.type = REC_EV_WAIT;
+	ev->h.len = sizeof(*ev);
+	ev->h.ts = bpf_ktime_get_ns();
+	ev->h.pid = p->tgid;
+	ev->h.tid = p->pid;
+	ev->dur = ev->run = 0;
+	ev->cpu = p->se.sum_exec_runtime;
+	ev->waker_pid = ev->waker_tid = 0;
+	ev->kind = REC_WAKE_NONE;
+	ev->sysnr = -1;
+	bpf_ringbuf_submit(ev, rb_flags());
+}
+
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(proc_exit, struct task_struct *p, bool group_dead)
 {
@@ -776,6 +799,8 @@ int BPF_PROG(proc_exit, struct task_struct *p, bool group_dead)
 	} else {
 		count_lost(REC_L_PROC);
 	}
+	if (layers & REC_LAYER_BIT(REC_L_SCHED))
+		exit_cpu(p);
 	if (group_dead)
 		traced_clear(tgid);
 	return 0;

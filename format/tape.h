@@ -123,7 +123,8 @@ enum tape_cache_kind {
  * thread, or a task outside the job.
  */
 enum tape_wake_kind {
-	TAPE_WAKE_NONE = 0,	/* not woken while recorded (the trace ended) */
+	TAPE_WAKE_NONE = 0,	/* no wait: the row of a thread's exit (dur 0,
+				 * cpu_ns its total on-CPU time) */
 	TAPE_WAKE_IRQ = 1,	/* hard or soft interrupt: timer, device */
 	TAPE_WAKE_JOB = 2,	/* a thread of the traced job (waker_pid/tid) */
 	TAPE_WAKE_KTHREAD = 3,	/* a kernel thread (kworker, io_uring worker) */
@@ -271,6 +272,7 @@ struct tape_sched {
 	uint64_t run_ns;  /* woken -> on a CPU again */
 	uint64_t cpu_ns;  /* the thread's on-CPU time until ts_ns */
 };
+/* (A row of kind TAPE_WAKE_NONE is the thread's exit, not a wait.) */
 
 /*
  * Column descriptions: one table per event struct, driving encoding, dump
