@@ -508,7 +508,9 @@ static int trainer_pass(struct ana *a, struct ana_train *tr)
 		step(tr, &st, work ? wstart : last_end, work ? wend : last_end,
 		     by_batch ? run_work(&run) : work);
 done:
-	err = sc.err < 0 ? sc.err : have_w && wt.err < 0 ? wt.err : 0;
+	/* a damaged block ends the pass where it is, as it ended the main
+	 * passes (which noted it): the steps before it stand */
+	err = 0;
 	tr->steps = st.n;
 	if (st.n) {
 		double m = st.sum / (double)st.n, v = st.sq / (double)st.n - m * m;
