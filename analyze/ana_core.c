@@ -371,8 +371,10 @@ static int run_passes(struct ana *a)
 		if (!(err = ana_pass_syscall(a, a->r)) && !(err = ana_pass_cache(a, a->r)))
 			err = ana_pass_block(a, a->r);
 	}
-	if (!err)
+	if (!err) {
 		ana_join(a);
+		err = ana_train(a);
+	}
 out:
 	ana_oom_catch(NULL);
 	return err;
@@ -661,6 +663,12 @@ void ana_release(struct ana *a)
 	cm_map_release(&a->sys.fdmap);
 	cm_map_release(&a->sys.streammap);
 	cm_map_release(&a->sys.threadmap);
+	cm_map_release(&a->sys.pipe_r);
+	cm_map_release(&a->sys.pipe_w);
+	ana_train_release(&a->train);
+	free(a->sched.t);
+	cm_map_release(&a->sched.map);
+	cm_map_release(&a->sched.pair);
 	free(a->sys.fds);
 	free(a->sys.streams);
 	free(a->sys.threads);

@@ -786,12 +786,87 @@ static void jw_compute(struct jw *w, struct ana *a)
 				    json_real(t->step_ns / 1e9 / t->steps) : json_null());
 		json_object_set_new(x, "step_stdev_s", t->steps ?
 				    json_real(ana_step_stdev_ms(t) / 1e3) : json_null());
+		/* the gaps split (a sched table), else null */
+		const struct ana_wthread *wt = ana_wthread_find(a, t->tid);
+		json_object_set_new(x, "work_s", a->sched.have ? json_real(t->work_ns / 1e9) :
+								 json_null());
+		json_object_set_new(x, "wait_s", a->sched.have ? json_real(t->wait_ns / 1e9) :
+								 json_null());
+		json_object_set_new(x, "cpu_s", a->sched.have ? json_real((wt ? wt->cpu_ns : 0) / 1e9) :
+								json_null());
 		fputs(i ? ",\n    " : "\n    ", w->out);
 		json_dumpf(x, w->out, JFLAGS);
 		json_decref(x);
 	}
 	free(idx);
 	fputs("]}", w->out);
+}
+
+/* How the training thread was chosen, in words. */
+static void train_why(const struct ana *a, char *buf, size_t len)
+{
+	const struct ana_train *t = &a->train;
+
+	switch (t->how) {
+	case ANA_TRAIN_READS:
+		snprintf(buf, len, "reads the data set itself");
+		break;
+	case ANA_TRAIN_PIPE:
+		snprintf(buf, len, "reads what %u process%s reading the data set write%s to it",
+			 t->via, t->via == 1 ? "" : "es", t->via == 1 ? "s" : "");
+		break;
+	case ANA_TRAIN_WOKEN:
+		snprintf(buf, len, "woken for its data by thread %u, which reads the data set "
+			 "or what its readers write", t->via);
+		break;
+	default:
+		snprintf(buf, len, "no thread consumes the data set: the one that works the most");
+	}
+}
+
+static const char *const train_rules[] = { "most_work", "reads", "pipe", "woken" };
+
+/* "au": the training thread and AU as DLIO computes it (ana_train.c). */
+static json_t *j_au(const struct ana *a)
+{
+	const struct ana_train *t = &a->train;
+	char why[200];
+
+	if (!t->found)
+		return json_null();
+	train_why(a, why, sizeof(why));
+	json_t *o = json_object(), *th = json_object(), *ep = json_array();
+	json_object_set_new(th, "pid", cm_json_u64(t->pid));
+	json_object_set_new(th, "tid", cm_json_u64(t->tid));
+	json_object_set_new(th, "comm", jstr(proc_comm(a, t->pid)));
+	json_object_set_new(th, "rule", json_string(train_rules[t->how]));
+	json_object_set_new(th, "why", json_string(why));
+	json_object_set_new(th, "work_s", json_real(t->work_ns / 1e9));
+	json_object_set_new(th, "wait_s", a->sched.have ? json_real(t->wait_ns / 1e9) : json_null());
+	json_object_set_new(th, "io_s", json_real(t->io_ns / 1e9));
+	json_object_set_new(th, "cpu_s", a->sched.have ? json_real(t->cpu_ns / 1e9) : json_null());
+	json_object_set_new(th, "steps", cm_json_u64(t->steps));
+	json_object_set_new(th, "step_mean_s", t->steps ? json_real(t->step_mean_ms / 1e3) : json_null());
+	json_object_set_new(th, "step_stdev_s", t->steps ? json_real(t->step_sd_ms / 1e3) : json_null());
+	json_object_set_new(th, "left_out_no_cpu", cm_json_u64(t->nocpu));
+	for (size_t k = 0; k < t->nep; k++) {
+		const struct ana_au_epoch *x = &t->ep[k];
+		json_t *e = json_object();
+		json_object_set_new(e, "epoch", cm_json_u64(k + 1));
+		json_object_set_new(e, "au", isnan(x->au) ? json_null() : json_real(x->au));
+		json_object_set_new(e, "steps", cm_json_u64(x->steps));
+		json_object_set_new(e, "start_s", json_real(rel_s(a, x->start_ns)));
+		json_object_set_new(e, "from_s", x->steps ? json_real(rel_s(a, x->from_ns)) : json_null());
+		json_object_set_new(e, "to_s", x->steps > 1 ? json_real(rel_s(a, x->to_ns)) : json_null());
+		json_object_set_new(e, "work_s", json_real(x->work_ns / 1e9));
+		json_array_append_new(ep, e);
+	}
+	json_object_set_new(o, "dlio", isnan(t->au_dlio) ? json_null() : json_real(t->au_dlio));
+	json_object_set_new(o, "run", isnan(t->au_run) ? json_null() : json_real(t->au_run));
+	json_object_set_new(o, "epochs", ep);
+	json_object_set_new(o, "thread", th);
+	json_object_set_new(o, "waits_known", json_boolean(a->sched.have));
+	return o;
 }
 
 /* The files array can hold a million entries: each row is formatted into a
@@ -1100,6 +1175,7 @@ static int report_json(struct ana *a, FILE *out)
 	jw_key(&w, "checkpoints", j_ckpts(a));
 	jw_key(&w, "staging", j_staging(a));
 	jw_compute(&w, a);
+	jw_key(&w, "au", j_au(a));
 	jw_files(&w, a);
 	jw_procs(&w, a);
 	jw_key(&w, "resources", j_resources(a, un));
@@ -1545,6 +1621,51 @@ static void t_compute(FILE *o, const struct ana *a)
 	free(idx);
 }
 
+static void t_accel(FILE *o, const struct ana *a)
+{
+	const struct ana_train *t = &a->train;
+	char b1[32], b2[32], b3[32], b4[32], why[200];
+
+	if (!t_section_of(o, a, "ACCELERATOR", TAPE_TABLE_SYSCALL, ""))
+		return;
+	if (!t->found) {
+		fprintf(o, "  %-26s none: no thread works between its calls\n", "training thread");
+		return;
+	}
+	const char *comm = proc_comm(a, t->pid);
+	train_why(a, why, sizeof(why));
+	fprintf(o, "  %-26s tid %u (%s, pid %u): %s\n", "training thread", t->tid,
+		comm ? comm : "?", t->pid, why);
+	if (a->sched.have)
+		fprintf(o, "  %-26s %s working (%s on a CPU), %s waiting for the job, %s in I/O calls\n",
+			"its time", t_ns(b1, t->work_ns), t_ns(b2, t->cpu_ns), t_ns(b3, t->wait_ns),
+			t_ns(b4, t->io_ns));
+	else
+		fprintf(o, "  %-26s %s between its calls (no sched table: waits for the job "
+			"not told apart), %s in I/O calls\n", "its time", t_ns(b1, t->work_ns),
+			t_ns(b2, t->io_ns));
+	if (t->steps)
+		fprintf(o, "  %-26s %llu%s, %.4f s +- %.4f s of work each\n", "steps",
+			(unsigned long long)t->steps, t->nep ? " in the epochs" : "",
+			t->step_mean_ms / 1e3, t->step_sd_ms / 1e3);
+	fprintf(o, "  %-26s %s", "AU (DLIO)", isnan(t->au_dlio) ? "n/a" :
+		(snprintf(b1, sizeof(b1), "%.1f%%", 100 * t->au_dlio), b1));
+	if (t->nep) {
+		fputs("   (per epoch:", o);
+		for (size_t k = 0; k < t->nep; k++)
+			fprintf(o, isnan(t->ep[k].au) ? " n/a" : " %.1f%%", 100 * t->ep[k].au);
+		fputs("; each epoch's first step and the start-up left out)\n", o);
+	} else {
+		fputs("   (no epochs over a data set)\n", o);
+	}
+	fprintf(o, "  %-26s %s   (its work over the whole window, start-up included)\n",
+		"AU (whole run)", isnan(t->au_run) ? "n/a" :
+		(snprintf(b1, sizeof(b1), "%.1f%%", 100 * t->au_run), b1));
+	if (t->nocpu)
+		fprintf(o, "  %-26s %u thread%s that never ran on a CPU (idle helpers)\n",
+			"left out", t->nocpu, t->nocpu == 1 ? "" : "s");
+}
+
 static void t_resources(FILE *o, const struct ana *a)
 {
 	char b1[32], b2[32];
@@ -1641,6 +1762,7 @@ static int report_text(struct ana *a, FILE *o)
 	t_ckpts(o, a);
 	t_staging(o, a);
 	t_compute(o, a);
+	t_accel(o, a);
 	t_resources(o, a);
 	if (a->o.per_file)
 		t_files(o, a);

@@ -640,6 +640,10 @@ static void on_read(struct ana *a, const struct tape_syscall *e, struct ana_thre
 	struct ana_file *f = &a->files[fi];
 	uint64_t n = (uint64_t)e->ret, end = e->ts_ns + e->dur_ns;
 
+	if (f->not_regular && n) {	/* who reads pipes (ana_train), in every view */
+		int added;
+		*ana_map_count(&s->pipe_r, fi, e->tid, &added) += n;
+	}
 	if (!count_io(a, e, t, f, n, 0, 1))
 		return;
 	if (!n)
@@ -763,6 +767,10 @@ static void on_write(struct ana *a, const struct tape_syscall *e, struct ana_thr
 	struct ana_file *f = &a->files[fi];
 	uint64_t n = (uint64_t)e->ret, end = e->ts_ns + e->dur_ns;
 
+	if (f->not_regular && n) {	/* who writes pipes (ana_train), in every view */
+		int added;
+		*ana_map_count(&s->pipe_w, fi, e->pid, &added) += n;
+	}
 	if (!count_io(a, e, t, f, n, 1, byop))
 		return;
 	if (n && !f->not_regular)
@@ -855,9 +863,17 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 	struct ana_thread *t = NULL;
 	uint32_t last_pid = 0;
 	int last_in = 1, have_pid = 0;
+	struct ana_sched_feed *waits;
+	if ((err = ana_sched_open(a, r, &waits))) {
+		ana_cursor_free(c);
+		return err;
+	}
 	while ((err = tape_cursor_next_block(c, &evs, &n)) > 0) {
 		const struct tape_syscall *e0 = evs, *e = e0;
 		for (size_t i = 0; i < n; i++, e++) {
+			/* the waits written by the time this call began */
+			if (waits)
+				ana_sched_until(a, waits, e->ts_ns);
 			/* Per-file state is the cache miss of this loop (the
 			 * decoder's output sweeps the caches between blocks):
 			 * fetch the index entry of the file an event names 32
@@ -906,11 +922,19 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 				uint64_t gap = io_advance(&t->last_end, e, &t->io_ns);
 
 				if (gap != NO_GAP) {
+					/* the gap less the waits for other
+					 * threads in it is the thread's work */
+					uint64_t w = t->wait_pend < gap ? t->wait_pend : gap;
+					uint64_t work = gap - w;
+
+					t->wait_pend = 0;
 					t->gap_ns += gap;
-					if (t->ops && gap >= ANA_STEP_GAP_NS) {
+					t->wait_ns += w;
+					t->work_ns += work;
+					if (t->ops && work >= ANA_STEP_GAP_NS) {
 						t->steps++;
-						t->step_ns += gap;
-						t->step_sq_ms += (gap / 1e6) * (gap / 1e6);
+						t->step_ns += work;
+						t->step_sq_ms += (work / 1e6) * (work / 1e6);
 					}
 				}
 				t->ops++;
@@ -1009,6 +1033,7 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 	if (err < 0)
 		ana_note_damage(a, TAPE_TABLE_SYSCALL, err);
 	ana_cursor_free(c);
+	ana_sched_close(a, waits);
 	s->busy_ns += s->busy_e - s->busy_s;
 	for (size_t i = 0; i < s->nstreams; i++)
 		ana_stream_fold(a, &s->streams[i]);

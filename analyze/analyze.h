@@ -400,10 +400,42 @@ struct ana_thread {
 	 * first one's start and the last one's end (`iotape model`: how many
 	 * threads read the data set at once) */
 	uint64_t data_reads, data_first, data_last;
+	/* its gaps split (with a sched table; iotape-analyze(1), THREADS):
+	 * work_ns the gaps less their waits for other threads of the job
+	 * (wait_ns); steps, step_ns and step_sq_ms above count the gaps
+	 * whose work is a step.  wait_pend: waits of the open gap. */
+	uint64_t work_ns, wait_ns, wait_pend;
 	uint32_t last_stream;	/* cache of the last stream used */
 	uint32_t last_closed;	/* the file with a write burst it last closed */
 	int64_t last_fd;	/* cache of the last fd looked up ... */
 	uint32_t last_fdi;	/* ... its index in fds[] (stable per key) */
+};
+
+/*
+ * A thread's waits, from the sched table (ana_sched.c), by thread id: its
+ * on-CPU time, its blocked time by what woke it, and the thread of the
+ * job whose wakeups ended most of its waits for the job (iotape-analyze(1),
+ * THREADS: how a gap is split).
+ */
+struct ana_wthread {
+	uint32_t tid, pid;
+	uint64_t cpu_ns;	/* on-CPU time at its last wait */
+	uint64_t waits;
+	uint64_t wait_ns[TAPE_WAKE_KIND_MAX];	/* blocked, by what woke it */
+	uint64_t job_ns;	/* of wait_ns[JOB], in its gaps (not in a call
+				 * that bounds them) */
+	uint32_t waker_tid;	/* the job thread that woke it most (by time) */
+	uint64_t waker_ns;
+	uint64_t first_ns, last_ns;	/* its first and last wait */
+};
+
+struct ana_sched {
+	struct ana_wthread *t; size_t n, cap;
+	struct cm_map map;	/* tid -> t[] */
+	struct cm_map pair;	/* (tid, waker tid) -> blocked ns */
+	uint64_t rows;
+	uint64_t wait_min_ns;	/* "sched.wait_min_ns" */
+	int have;		/* the trace has a sched table */
 };
 
 /* A compute gap this long or longer is a training step (the replay's
@@ -490,6 +522,9 @@ struct ana_sys {
 	uint64_t rd_again[ANA_SZ_BUCKETS], wr_again[ANA_SZ_BUCKETS];
 	struct cm_map fhist;
 	struct ana_wburst *wbs; size_t nwbs, capwbs;	/* files written */
+	/* pipes and sockets (files[] not_regular): bytes read by (file,
+	 * tid), written by (file, pid): who hands data to whom */
+	struct cm_map pipe_r, pipe_w;
 	/* per files[] (the first nextent): the end of its furthest read or
 	 * write (0: none), its extent: the epochs' rounds, the model's and
 	 * staging's size of a file the file table gives none */
@@ -587,6 +622,47 @@ struct ana_group {
 
 /* ---------------------------------------------------------- the whole */
 
+/*
+ * The training thread and the accelerator's utilization (ana_train.c;
+ * iotape-analyze(1), ACCELERATOR has the rules).  The training thread is
+ * the thread that consumes the data set, itself or through what its
+ * loaders hand it (a pipe they write, a wakeup), and works the most
+ * between its calls; a thread that never ran on a CPU is never it.  AU as
+ * DLIO computes it: per epoch, the trainer's work over the time from the
+ * end of the epoch's first step to the end of its last, the first step
+ * and the start-up before the first data-set read left out.
+ */
+enum {
+	ANA_TRAIN_NONE = 0,	/* no thread consumes the data set: the one
+				 * that works the most */
+	ANA_TRAIN_READS,	/* reads the data set itself */
+	ANA_TRAIN_PIPE,		/* reads what processes reading it write */
+	ANA_TRAIN_WOKEN,	/* woken by a thread that does either */
+};
+struct ana_au_epoch {
+	uint64_t start_ns;	/* the epoch's first data-set read */
+	uint64_t from_ns, to_ns;/* the end of its first step's work, of its last */
+	uint64_t work_ns;	/* the trainer's work in its steps, the first left out */
+	uint64_t steps;		/* its steps, the first included */
+	double au;		/* work_ns / (to_ns - from_ns); NaN under 2 steps */
+};
+struct ana_train {
+	int found, how;		/* ANA_TRAIN_* */
+	uint32_t tid, pid;
+	size_t thread;		/* sys.threads[] */
+	uint32_t via;		/* ANA_TRAIN_PIPE: processes writing to it;
+				 * ANA_TRAIN_WOKEN: the waking thread */
+	uint32_t nocpu;		/* threads left out: no on-CPU time */
+	uint64_t work_ns, wait_ns, io_ns, cpu_ns;	/* over the window */
+	uint64_t steps;		/* in the epochs (or all, without epochs) */
+	double step_mean_ms, step_sd_ms;
+	uint64_t start_ns;	/* the first data-set read (start-up before) */
+	struct ana_au_epoch *ep; size_t nep;
+	uint64_t *feeds; size_t nfeeds, capfeeds;	/* ANA_TRAIN_PIPE: their file ids */
+	double au_dlio;		/* mean of ep[].au; NaN when none */
+	double au_run;		/* work_ns over the window */
+};
+
 struct ana {
 	struct ana_opts o;
 	const char *path;
@@ -612,6 +688,8 @@ struct ana {
 	int path_map_built;
 
 	struct ana_sys sys;
+	struct ana_sched sched;
+	struct ana_train train;	/* ana_train, after ana_join */
 	struct ana_cache cache;
 	struct ana_blk blk;
 	struct ana_res res;
@@ -645,6 +723,27 @@ static inline size_t ana_bucket_index(const struct ana *a, struct ana_bkc *c, ui
 	c->i = b;
 	return b;
 }
+
+/*
+ * The sched table read alongside the syscall pass (ana_sched.c): a row is
+ * taken once the syscall rows reach the time it was written at (its
+ * thread ran again, ts + dur + run_ns), which puts it between the calls of
+ * its thread it falls between, and the thread's next call is sure to come
+ * after it (iotape-analyze(1), THREADS).
+ */
+struct ana_sched_feed;
+int ana_sched_open(struct ana *a, tape_reader *r, struct ana_sched_feed **out);
+/* Take the rows written by ts (every row with ts == UINT64_MAX). */
+void ana_sched_until(struct ana *a, struct ana_sched_feed *f, uint64_t ts);
+void ana_sched_close(struct ana *a, struct ana_sched_feed *f);
+/* Whether a wait of call kind `call` (enum tape_wait_call) lies in a gap
+ * between the calls that bound a thread's compute (not inside one). */
+int ana_wait_in_gap(const struct ana *a, unsigned call);
+struct ana_wthread *ana_wthread_find(const struct ana *a, uint32_t tid);
+
+/* a->train from the analysis (after ana_join): 0 or -errno. */
+int ana_train(struct ana *a);
+void ana_train_release(struct ana_train *t);
 
 /* Engines.  Each pass returns 0 or -errno (tape_* errors pass through). */
 int ana_pass_process(struct ana *a);

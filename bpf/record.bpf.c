@@ -32,6 +32,7 @@ const volatile __u64 wakeup_events = 0;	/* wake the reader every N records */
 const volatile __u32 layers = ~0u;	/* REC_LAYER_BIT(enum rec_layer) */
 const volatile __u64 cgroup_id = 0;	/* --cgroup: v2 cgroup id, 0 = none */
 const volatile __u32 cgroup_level = 0;	/* its depth below the root (root: 0) */
+const volatile __u64 wait_min_ns = 0;	/* REC_L_SCHED: shorter waits are not sent */
 
 /* Events we could not deliver, per enum rec_layer. */
 __u64 lost[REC_L_MAX] = {};
@@ -402,8 +403,18 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	e->args[5] = SC_ARG5(regs);
 	e->file = e->pos = e->dev = e->ino = 0;
 	e->ptr_ok = 0;
+	if (sp->sflags & REC_SF_POLLFD) {
+		/* the first struct pollfd's fd stands for the call's fd */
+		int pfd = -1;
+
+		if (SC_ARG1(regs) == 0 ||
+		    bpf_probe_read_user(&pfd, sizeof(pfd), (void *)arg(e, sp->fd_arg)))
+			pfd = -1;
+		e->args[6] = (__u64)(__s64)pfd;
+	}
 	if (sp->fd_arg >= 0) {
-		f = task_fd_file(task, (int)arg(e, sp->fd_arg));
+		f = task_fd_file(task, (sp->sflags & REC_SF_POLLFD) ? (int)e->args[6] :
+								       (int)arg(e, sp->fd_arg));
 		if (f) {
 			e->file = f;
 			file_id(f, &e->dev, &e->ino);
@@ -508,7 +519,8 @@ static __always_inline void fill_syscall(struct rec_syscall *ev,
 	ev->h.tid = (__u32)id;
 	ev->dur = bpf_ktime_get_ns() - e->ts;
 	ev->op = sp->op;
-	ev->fd = sp->fd_arg >= 0 ? (__s32)arg(e, sp->fd_arg) : -1;
+	ev->fd = sp->fd_arg < 0 ? -1 :
+		 (sp->sflags & REC_SF_POLLFD) ? (__s32)e->args[6] : (__s32)arg(e, sp->fd_arg);
 	ev->fd2 = sp->fd2_arg >= 0 ? (__s32)arg(e, sp->fd2_arg) : -1;
 	ev->path_len = ev->path2_len = 0;
 	ev->ret = ret;
@@ -742,6 +754,29 @@ int BPF_PROG(proc_exec, struct task_struct *p, pid_t old_pid, struct linux_binpr
 	return 0;
 }
 
+/* A thread's total on-CPU time when it exits: a wait row of kind none,
+ * dur 0 (the waits only carry it up to their start). */
+static __always_inline void exit_cpu(struct task_struct *p)
+{
+	struct rec_wait *ev = bpf_ringbuf_reserve(&rb, sizeof(*ev), 0);
+
+	if (!ev) {
+		count_lost(REC_L_SCHED);
+		return;
+	}
+	ev->h.type = REC_EV_WAIT;
+	ev->h.len = sizeof(*ev);
+	ev->h.ts = bpf_ktime_get_ns();
+	ev->h.pid = p->tgid;
+	ev->h.tid = p->pid;
+	ev->dur = ev->run = 0;
+	ev->cpu = p->se.sum_exec_runtime;
+	ev->waker_pid = ev->waker_tid = 0;
+	ev->kind = REC_WAKE_NONE;
+	ev->sysnr = -1;
+	bpf_ringbuf_submit(ev, rb_flags());
+}
+
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(proc_exit, struct task_struct *p, bool group_dead)
 {
@@ -764,6 +799,8 @@ int BPF_PROG(proc_exit, struct task_struct *p, bool group_dead)
 	} else {
 		count_lost(REC_L_PROC);
 	}
+	if (layers & REC_LAYER_BIT(REC_L_SCHED))
+		exit_cpu(p);
 	if (group_dead)
 		traced_clear(tgid);
 	return 0;
@@ -1196,5 +1233,178 @@ int BPF_PROG(uring_complete, struct io_ring_ctx *rctx, void *req,
 	}
 out:
 	bpf_map_delete_elem(&uring_req, &key);
+	return 0;
+}
+
+/* --------------------------------------------------------------- waits */
+
+/*
+ * What a traced thread waits for between its calls (REC_L_SCHED): when it
+ * goes off the CPU to block (sched_switch, not preempted), what woke it
+ * (sched_waking, in the waker's context) and when it ran again
+ * (sched_switch), one struct rec_wait per wait of wait_min_ns or more.
+ * Untraced tasks pay one bit test per switch and per wakeup.  The
+ * thread's on-CPU time is the scheduler's own sum (se.sum_exec_runtime,
+ * brought up to date for prev before the tracepoint fires).
+ */
+#define REC_PF_KTHREAD 0x00200000	/* include/linux/sched.h */
+
+/*
+ * Whether this CPU is in an interrupt (a device's handler, a softirq, a
+ * timer's callback): a wakeup there was made by a timer or a device, not by
+ * the task that happens to be current.  The kernel's preempt count would
+ * say so, but on x86 it is a per-CPU variable that a BPF program can only
+ * reach through kallsyms, which our kernels do not list; so the interrupt
+ * tracepoints keep a depth per CPU.  hrtimer callbacks (nanosleep, the
+ * timeouts of poll, epoll, select and futex) run in hard interrupts that
+ * irq_handler_entry does not see, hence their own pair.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} irq_depth SEC(".maps");
+
+static __always_inline int irq_enter(void)
+{
+	__u32 zero = 0, *d = bpf_map_lookup_elem(&irq_depth, &zero);
+
+	if (d)
+		++*d;
+	return 0;
+}
+
+static __always_inline int irq_leave(void)
+{
+	__u32 zero = 0, *d = bpf_map_lookup_elem(&irq_depth, &zero);
+
+	if (d && *d)	/* attached inside one: its exit comes first */
+		--*d;
+	return 0;
+}
+
+static __always_inline int in_irq_context(void)
+{
+	__u32 zero = 0, *d = bpf_map_lookup_elem(&irq_depth, &zero);
+
+	return d && *d;
+}
+
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(irq_entry) { return irq_enter(); }
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(irq_exit) { return irq_leave(); }
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(softirq_entry) { return irq_enter(); }
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(softirq_exit) { return irq_leave(); }
+SEC("tp_btf/hrtimer_expire_entry")
+int BPF_PROG(hrtimer_entry) { return irq_enter(); }
+SEC("tp_btf/hrtimer_expire_exit")
+int BPF_PROG(hrtimer_exit) { return irq_leave(); }
+#define REC_TASK_BLOCKED 0x3		/* TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE */
+
+struct rec_sched_state {
+	__u64 block_ts;		/* went off the CPU to block; 0: not blocked */
+	__u64 cpu;		/* se.sum_exec_runtime then */
+	__u64 wake_ts;		/* 0: not woken yet */
+	__u32 waker_pid;
+	__u32 waker_tid;
+	__u32 kind;
+	__s32 sysnr;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct rec_sched_state);
+} sched_st SEC(".maps");
+
+static __always_inline void wait_send(struct task_struct *t, struct rec_sched_state *s, __u64 now)
+{
+	struct rec_wait *ev = bpf_ringbuf_reserve(&rb, sizeof(*ev), 0);
+
+	if (!ev) {
+		count_lost(REC_L_SCHED);
+		return;
+	}
+	ev->h.type = REC_EV_WAIT;
+	ev->h.len = sizeof(*ev);
+	ev->h.ts = s->block_ts;
+	ev->h.pid = t->tgid;
+	ev->h.tid = t->pid;
+	ev->dur = s->wake_ts - s->block_ts;
+	ev->run = now - s->wake_ts;
+	ev->cpu = s->cpu;
+	ev->waker_pid = s->waker_pid;
+	ev->waker_tid = s->waker_tid;
+	ev->kind = s->kind;
+	ev->sysnr = s->sysnr;
+	bpf_ringbuf_submit(ev, rb_flags());
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	struct rec_sched_state *s;
+	__u64 now = 0;
+
+	if (!preempt && (prev_state & REC_TASK_BLOCKED) && traced_bit(prev->tgid)) {
+		s = bpf_task_storage_get(&sched_st, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (s) {
+			now = bpf_ktime_get_ns();
+			s->block_ts = now;
+			s->wake_ts = 0;
+			s->cpu = prev->se.sum_exec_runtime;
+			s->sysnr = task_sysnr(prev);
+			s->kind = REC_WAKE_NONE;
+			s->waker_pid = s->waker_tid = 0;
+		} else {
+			count_lost(REC_L_SCHED);
+		}
+	}
+	if (traced_bit(next->tgid)) {
+		s = bpf_task_storage_get(&sched_st, next, 0, 0);
+		if (s && s->block_ts) {
+			if (!now)
+				now = bpf_ktime_get_ns();
+			if (s->wake_ts && s->wake_ts - s->block_ts >= wait_min_ns)
+				wait_send(next, s, now);
+			s->block_ts = 0;
+		}
+	}
+	return 0;
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(sched_waking, struct task_struct *p)
+{
+	struct rec_sched_state *s;
+	struct task_struct *cur;
+
+	if (!traced_bit(p->tgid))
+		return 0;
+	s = bpf_task_storage_get(&sched_st, p, 0, 0);
+	if (!s || !s->block_ts || s->wake_ts)
+		return 0;
+	s->wake_ts = bpf_ktime_get_ns();
+	if (in_irq_context()) {
+		s->kind = REC_WAKE_IRQ;
+		return 0;
+	}
+	cur = bpf_get_current_task_btf();
+	s->waker_pid = cur->tgid;
+	s->waker_tid = cur->pid;
+	if (!cur->pid)			/* the idle task */
+		s->kind = REC_WAKE_IRQ;
+	else if (cur->flags & REC_PF_KTHREAD)
+		s->kind = REC_WAKE_KTHREAD;
+	else
+		s->kind = traced_bit(cur->tgid) ? REC_WAKE_JOB : REC_WAKE_OTHER;
+	if (s->kind == REC_WAKE_IRQ)
+		s->waker_pid = s->waker_tid = 0;
 	return 0;
 }

@@ -27,6 +27,33 @@
 #define SC_NR(r) ((r)->syscallno)
 #else
 #error "record.bpf.h: add this architecture's syscall argument registers"
+/*
+ * The syscall task t (current, going off the CPU) is in, -1 when none.
+ */
+#if defined(__TARGET_ARCH_x86)
+/* entry_SYSCALL_64 stores -ENOSYS as pt_regs->ax until the call returns,
+ * and an exception (a page fault) keeps its error code in orig_ax, so both
+ * are tested. */
+static __always_inline int task_sysnr(struct task_struct *t)
+{
+	struct pt_regs *r = (struct pt_regs *)bpf_task_pt_regs(t);
+	long nr, ax;
+
+	if (!r)
+		return -1;
+	nr = BPF_CORE_READ(r, orig_ax);
+	ax = BPF_CORE_READ(r, ax);
+	return nr >= 0 && ax == -38 /* -ENOSYS */ ? (int)nr : -1;
+}
+#elif defined(__TARGET_ARCH_arm64)
+static __always_inline int task_sysnr(struct task_struct *t)
+{
+	struct pt_regs *r = (struct pt_regs *)bpf_task_pt_regs(t);
+
+	return r ? (int)BPF_CORE_READ(r, syscallno) : -1;
+}
+#endif
+
 #endif
 
 /*
@@ -70,5 +97,32 @@ static __always_inline unsigned int folio_order_of(struct folio *folio)
 		return BPF_CORE_READ(folio, _flags_1) & 0xff;
 	return 0;
 }
+
+/*
+ * The syscall task t (current, going off the CPU) is in, -1 when none.
+ */
+#if defined(__TARGET_ARCH_x86)
+/* entry_SYSCALL_64 stores -ENOSYS as pt_regs->ax until the call returns,
+ * and an exception (a page fault) keeps its error code in orig_ax, so both
+ * are tested. */
+static __always_inline int task_sysnr(struct task_struct *t)
+{
+	struct pt_regs *r = (struct pt_regs *)bpf_task_pt_regs(t);
+	long nr, ax;
+
+	if (!r)
+		return -1;
+	nr = BPF_CORE_READ(r, orig_ax);
+	ax = BPF_CORE_READ(r, ax);
+	return nr >= 0 && ax == -38 /* -ENOSYS */ ? (int)nr : -1;
+}
+#elif defined(__TARGET_ARCH_arm64)
+static __always_inline int task_sysnr(struct task_struct *t)
+{
+	struct pt_regs *r = (struct pt_regs *)bpf_task_pt_regs(t);
+
+	return r ? (int)BPF_CORE_READ(r, syscallno) : -1;
+}
+#endif
 
 #endif

@@ -32,6 +32,7 @@ enum rec_ev_type {
 	REC_EV_CACHE = 5,
 	REC_EV_BLOCK = 6,
 	REC_EV_SYSCALL_ACCESS = 7, /* struct rec_syscall_access */
+	REC_EV_WAIT = 8,	/* struct rec_wait */
 };
 
 /* Layers, for -e and for the lost-event counters. */
@@ -41,7 +42,8 @@ enum rec_layer {
 	REC_L_CACHE = 2,
 	REC_L_BLOCK = 3,
 	REC_L_PROC = 4,
-	REC_L_MAX = 5,
+	REC_L_SCHED = 5,	/* waits: sched_switch, sched_waking */
+	REC_L_MAX = 6,
 };
 #define REC_LAYER_BIT(l) (1u << (l))
 
@@ -76,6 +78,8 @@ enum rec_spec_flag {
 	REC_SF_COPY = 1u << 6,	  /* copies fd_arg -> fd2_arg: the output side
 				   * in dev2, ino2, off2 (off2_arg: loff_t *,
 				   * NULL or none: fd2's position) */
+	REC_SF_POLLFD = 1u << 7,  /* poll, ppoll: fd_arg is a struct pollfd *;
+				   * the fd is its first entry's */
 };
 
 struct rec_spec {
@@ -224,6 +228,31 @@ _Static_assert(sizeof(struct rec_block) == 80, "rec_block size");
 #define REC_BLK_FUA (1u << 5)
 #define REC_BLK_DISCARD (1u << 6)
 #define REC_BLK_RAHEAD (1u << 7)
+
+/*
+ * A wait of a traced thread (REC_L_SCHED): it went off the CPU to block at
+ * h.ts (sched_switch, not preempted), was woken dur ns later (sched_waking)
+ * and ran again run ns after that (sched_switch).  Sent when it runs again,
+ * for waits of wait_min_ns or more.
+ */
+struct rec_wait {
+	struct rec_hdr h;	/* ts = went off the CPU; pid/tid: the thread */
+	__u64 dur;		/* until sched_waking */
+	__u64 run;		/* sched_waking -> on a CPU */
+	__u64 cpu;		/* its se.sum_exec_runtime at h.ts */
+	__u32 waker_pid;	/* tgid of the task that woke it, 0: an interrupt */
+	__u32 waker_tid;
+	__u32 kind;		/* REC_WAKE_* */
+	__s32 sysnr;		/* the syscall it blocked in, -1 none */
+};
+_Static_assert(sizeof(struct rec_wait) == 64, "rec_wait size");
+
+/* rec_wait.kind, equal to enum tape_wake_kind (record/convert.c checks). */
+#define REC_WAKE_NONE 0
+#define REC_WAKE_IRQ 1
+#define REC_WAKE_JOB 2
+#define REC_WAKE_KTHREAD 3
+#define REC_WAKE_OTHER 4
 
 struct rec_inode_key {
 	__u64 dev;

@@ -37,7 +37,7 @@ struct dump_cfg {
 
 /* --table is untyped: its default depends on --format */
 static const struct opt dump_opts[] = {
-	{ 't', "table", "TABLE", "only this table", "syscall|block|cache|process|file|sample",
+	{ 't', "table", "TABLE", "only this table", "syscall|block|cache|process|file|sample|sched",
 	  "all; syscall for csv" },
 	{ 'F', "format", "FORMAT", "output format", "text|csv|jsonl", "text",
 	  OPT_T_CHOICE(struct dump_cfg, fmt) },
@@ -77,23 +77,6 @@ static int64_t col_signed(const struct tape_column *c, uint64_t v)
 	return c->width == 4 ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v;
 }
 
-/* Name of an enumerated value, NULL when it has none. */
-static const char *col_name(const struct tape_column *c, uint64_t v)
-{
-	if (v > UINT32_MAX)
-		return NULL;
-	switch (c->text) {
-	case TAPE_TXT_OP:
-		return tape_op_name((unsigned)v);
-	case TAPE_TXT_CACHEKIND:
-		return tape_cache_kind_name((unsigned)v);
-	case TAPE_TXT_METRIC:
-		return tape_metric_name((unsigned)v);
-	default:
-		return NULL;
-	}
-}
-
 /* A non-string column as CSV text (what import parses back). */
 static const char *col_text(const struct tape_column *c, uint64_t v,
 			    char *buf, size_t len)
@@ -104,7 +87,9 @@ static const char *col_text(const struct tape_column *c, uint64_t v,
 	case TAPE_TXT_OP:
 	case TAPE_TXT_CACHEKIND:
 	case TAPE_TXT_METRIC:
-		name = col_name(c, v);
+	case TAPE_TXT_WAKE:
+	case TAPE_TXT_WAITCALL:
+		name = tape_column_enum_name(c, v);
 		if (name)
 			return name;
 		break;
@@ -192,7 +177,7 @@ static json_t *json_col(const struct tape_column *c, const void *ev)
 	if (c->type == TAPE_COL_STR)
 		return cm_json_str(col_str(c, ev));
 	v = tape_column_get(c, ev);
-	name = col_name(c, v);
+	name = tape_column_enum_name(c, v);
 	if (name)
 		return json_string(name);
 	if (c->text == TAPE_TXT_BLKFLAGS && !(v & ~BLK_KNOWN_FLAGS)) {

@@ -30,7 +30,7 @@ static const struct opt import_opts[] = {
 	{ 'F', "format", "FORMAT", "input format", "csv|strace|fio-iolog|blkparse|dftracer|darshan-dxt", "csv",
 	  OPT_T_STR(struct import_cfg, format) },
 	{ 't', "table", "TABLE", "csv: table the rows belong to",
-	  "syscall|block|cache|process|file|sample", "syscall",
+	  "syscall|block|cache|process|file|sample|sched", "syscall",
 	  OPT_T_STR(struct import_cfg, table) },
 	{ 'f', "force", NULL, "replace TRACE if it exists", OPT_T_FLAG(struct import_cfg, force) },
 	{ 'm', "meta", "KEY=VALUE", "set a metadata key (repeatable; after the defaults)" },

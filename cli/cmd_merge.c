@@ -186,7 +186,7 @@ static int meta_u64(tape_reader *r, const char *key, uint64_t *v)
 }
 
 static const int event_tables[] = { TAPE_TABLE_SYSCALL, TAPE_TABLE_BLOCK,
-				    TAPE_TABLE_CACHE, TAPE_TABLE_SAMPLE };
+				    TAPE_TABLE_CACHE, TAPE_TABLE_SAMPLE, TAPE_TABLE_SCHED };
 
 /* Open input i and read its clock: 0, or -1 after one error line. */
 static int input_open(struct input *in)

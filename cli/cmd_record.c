@@ -30,6 +30,7 @@ enum {
 	OPT_BUFFER = OPT_LONG(2),
 	OPT_METRICS = OPT_LONG(3),
 	OPT_LINGER = OPT_LONG(4),
+	OPT_WAIT_MIN = OPT_LONG(5),
 };
 
 struct record {
@@ -53,7 +54,7 @@ static const struct opt record_opts[] = {
 	{ 'o', "output", "TRACE", "trace file", NULL, DEFAULT_OUTPUT,
 	  OPT_T_STR(CFG, o.output) },
 	{ 'f', "force", NULL, "overwrite TRACE if it exists", OPT_T_FLAG(CFG, o.force) },
-	{ 'e', "events", "EVENTS", "comma-separated layers: syscall,mmap,cache,block,sample",
+	{ 'e', "events", "EVENTS", "comma-separated layers: syscall,mmap,cache,block,sched,sample",
 	  NULL, "all" },
 	{ 'p', "pid", "PID", "attach to a running process and the processes it starts",
 	  NULL, NULL, OPT_MULTI },
@@ -64,6 +65,8 @@ static const struct opt record_opts[] = {
 	/* fractions for tests: 0.0625 = 64 KiB */
 	{ OPT_BUFFER, "buffer", "MB", "BPF ring buffer size in MiB (0.004 to 4096)", NULL, "64",
 	  OPT_T_DOUBLE(CFG, buffer_mb, 0.004, 4096) },
+	{ OPT_WAIT_MIN, "wait-min", "TIME", "sched layer: record the waits of TIME or more (0 to 1s)",
+	  NULL, "20us", OPT_T_DURATION(CFG, o.wait_min_ns, 0, 1e9) },
 	{ 'q', "quiet", NULL, "no status line and no summary", OPT_T_FLAG(CFG, quiet) },
 	{ OPT_METRICS, "metrics", "[ADDR:]PORT", "serve live metrics (Prometheus) at http://ADDR:PORT/metrics, ADDR 127.0.0.1 unless given",
 	  OPT_T_STR(CFG, metrics) },

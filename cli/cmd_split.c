@@ -100,6 +100,7 @@ static int event_pid(int table, const void *ev, uint32_t *pid)
 	case TAPE_TABLE_BLOCK: *pid = ((const struct tape_block *)ev)->pid; return 1;
 	case TAPE_TABLE_CACHE: *pid = ((const struct tape_cache *)ev)->pid; return 1;
 	case TAPE_TABLE_PROCESS: *pid = ((const struct tape_process *)ev)->pid; return 1;
+	case TAPE_TABLE_SCHED: *pid = ((const struct tape_sched *)ev)->pid; return 1;
 	case TAPE_TABLE_SAMPLE: {
 		const struct tape_sample *s = ev;
 		if (!pid_metric(s->metric) || s->subject > UINT32_MAX)
@@ -138,7 +139,7 @@ static long part_of(const struct split *s, int table, const void *ev)
 static int collect_pids(struct split *s)
 {
 	static const int tables[] = { TAPE_TABLE_PROCESS, TAPE_TABLE_SYSCALL, TAPE_TABLE_BLOCK,
-				      TAPE_TABLE_CACHE, TAPE_TABLE_SAMPLE };
+				      TAPE_TABLE_CACHE, TAPE_TABLE_SAMPLE, TAPE_TABLE_SCHED };
 	size_t cap = 0, n = 0;
 	int rc = 0;
 
@@ -371,7 +372,7 @@ static int host_setup(struct split *s)
 static int time_setup(struct split *s)
 {
 	static const int tables[] = { TAPE_TABLE_SYSCALL, TAPE_TABLE_BLOCK, TAPE_TABLE_CACHE,
-				      TAPE_TABLE_SAMPLE };
+				      TAPE_TABLE_SAMPLE, TAPE_TABLE_SCHED };
 	uint64_t lo = UINT64_MAX, hi = 0;
 
 	for (size_t t = 0; t < sizeof(tables) / sizeof(*tables); t++) {

@@ -158,7 +158,8 @@ static int version(const char *v)
 /* A comma-separated list of the recorder's layers */
 static int layers(const char *v)
 {
-	static const char *const l[] = { "syscall", "mmap", "cache", "block", "sample", "proc" };
+	static const char *const l[] = { "syscall", "mmap", "cache", "block", "sched", "sample",
+					 "proc" };
 	char w[16];
 
 	for (const char *p = v; ; ) {
@@ -202,7 +203,7 @@ static enum meta_rule meta_rule(const char *k, const char *v)
 	};
 	static const char *const numbers[] = {
 		"start_wall_ns", "start_mono_ns", "end_mono_ns", "page_size", "buffer_bytes",
-		"bad_events",
+		"bad_events", "sched.wait_min_ns",
 	};
 	size_t h = strspn(k + (strncmp(k, "host.", 5) ? 0 : 5), "0123456789");
 
@@ -232,6 +233,9 @@ static enum meta_rule meta_rule(const char *k, const char *v)
 		return ONE_OF(v, sources) ? M_KEEP : M_REMOVE;
 	if (!strcmp(k, "clock"))
 		return ONE_OF(v, clocks) ? M_KEEP : M_REMOVE;
+	if (!strcmp(k, "arch"))	/* uname's machine: x86_64, aarch64, ppc64le */
+		return span_of(v, strlen(v), 16, "0123456789_abcdefghijklmnopqrstuvwxyz") ?
+		       M_KEEP : M_REMOVE;
 	return M_REMOVE;
 }
 

@@ -11,6 +11,7 @@
  *   file_id, file_id2         host << 48 | id
  *   dev                       host << 32 | dev  (a dev_t is major << 20 | minor)
  *   sample subject            pid metrics like a pid, the others like a dev
+ *   sched waker_pid, _tid     like pid and tid (0, no task, stays 0)
  *
  * Host 0's ids are those of its input, unchanged.  Every reader, old ones
  * included, then keeps hosts apart wherever it keys by (pid, ...), file id
@@ -44,6 +45,8 @@ unsigned tape_event_host(int table, const void *ev)
 		return (unsigned)(s->subject >> (pid_metric(s->metric) ? TAPE_HOST_PID_SHIFT
 									: TAPE_HOST_DEV_SHIFT));
 	}
+	case TAPE_TABLE_SCHED:
+		return ((const struct tape_sched *)ev)->pid >> TAPE_HOST_PID_SHIFT;
 	}
 	return 0;
 }
@@ -114,6 +117,13 @@ int tape_event_set_host(int table, void *ev, unsigned h)
 								: TAPE_HOST_DEV_SHIFT);
 		break;
 	}
+	case TAPE_TABLE_SCHED: {
+		struct tape_sched *s = ev;
+		e = pack32(&s->pid, h) | pack32(&s->tid, h);
+		if (s->waker_pid)	/* 0: an interrupt, no task */
+			e |= pack32(&s->waker_pid, h) | pack32(&s->waker_tid, h);
+		break;
+	}
 	default:
 		return -EINVAL;
 	}
@@ -170,6 +180,14 @@ void tape_event_clear_host(int table, void *ev)
 		struct tape_sample *s = ev;
 		s->subject = low(s->subject, pid_metric(s->metric) ? TAPE_HOST_PID_SHIFT
 								   : TAPE_HOST_DEV_SHIFT);
+		break;
+	}
+	case TAPE_TABLE_SCHED: {
+		struct tape_sched *s = ev;
+		s->pid &= pm;
+		s->tid &= pm;
+		s->waker_pid &= pm;
+		s->waker_tid &= pm;
 		break;
 	}
 	}

@@ -91,6 +91,20 @@ static const struct tape_column sample_cols[] = {
 	U(tape_sample, value, 3),
 };
 
+static const struct tape_column sched_cols[] = {
+	U(tape_sched, ts_ns, 0),
+	U(tape_sched, pid, 2),
+	U(tape_sched, tid, 3),
+	COL(tape_sched, kind, "kind", 6, TAPE_COL_U64, TAPE_TXT_WAKE),
+	U(tape_sched, waker_pid, 4),
+	U(tape_sched, waker_tid, 5),
+	U(tape_sched, dur_ns, 1),
+	COL(tape_sched, call, "call", 7, TAPE_COL_U64, TAPE_TXT_WAITCALL),
+	U(tape_sched, sysnr, 8),
+	U(tape_sched, run_ns, 9),
+	U(tape_sched, cpu_ns, 10),
+};
+
 #define TABLE(i, nm, st, cols) \
 	[i] = { i, nm, sizeof(struct st), cols, sizeof(cols) / sizeof(cols[0]) }
 static const struct tape_table_def tables[TAPE_TABLE_MAX] = {
@@ -100,6 +114,7 @@ static const struct tape_table_def tables[TAPE_TABLE_MAX] = {
 	TABLE(TAPE_TABLE_PROCESS, "process", tape_process, process_cols),
 	TABLE(TAPE_TABLE_FILE, "file", tape_file, file_cols),
 	TABLE(TAPE_TABLE_SAMPLE, "sample", tape_sample, sample_cols),
+	TABLE(TAPE_TABLE_SCHED, "sched", tape_sched, sched_cols),
 };
 
 const struct tape_table_def *tape__table(int id)
@@ -243,6 +258,13 @@ static const struct {
 	[TAPE_OP_FACCESSAT] = { "faccessat", TAPE_OPC_META, 1, 0 },
 	[TAPE_OP_READLINK] = { "readlink", TAPE_OPC_META, 1, 0 },
 	[TAPE_OP_READLINKAT] = { "readlinkat", TAPE_OPC_META, 1, 0 },
+	[TAPE_OP_POLL] = { "poll", TAPE_OPC_WAIT, 0, 1 },
+	[TAPE_OP_PPOLL] = { "ppoll", TAPE_OPC_WAIT, 0, 1 },
+	[TAPE_OP_SELECT] = { "select", TAPE_OPC_WAIT, 0, 0 },
+	[TAPE_OP_PSELECT6] = { "pselect6", TAPE_OPC_WAIT, 0, 0 },
+	[TAPE_OP_EPOLL_WAIT] = { "epoll_wait", TAPE_OPC_WAIT, 0, 1 },
+	[TAPE_OP_EPOLL_PWAIT] = { "epoll_pwait", TAPE_OPC_WAIT, 0, 1 },
+	[TAPE_OP_EPOLL_PWAIT2] = { "epoll_pwait2", TAPE_OPC_WAIT, 0, 1 },
 };
 
 const char *tape_op_name(unsigned op)
@@ -313,6 +335,19 @@ static const char *const metrics[TAPE_METRIC_MAX] = {
 	[TAPE_METRIC_GPU_MEM_BYTES] = "gpu_mem_bytes",
 };
 
+static const char *const wake_kinds[TAPE_WAKE_KIND_MAX] = {
+	[TAPE_WAKE_NONE] = "none", [TAPE_WAKE_IRQ] = "irq", [TAPE_WAKE_JOB] = "job",
+	[TAPE_WAKE_KTHREAD] = "kthread", [TAPE_WAKE_OTHER] = "other",
+};
+
+static const char *const wait_calls[TAPE_WAITC_MAX] = {
+	[TAPE_WAITC_NONE] = "none", [TAPE_WAITC_SLEEP] = "sleep",
+	[TAPE_WAITC_POLL] = "poll", [TAPE_WAITC_FUTEX] = "futex",
+	[TAPE_WAITC_READ] = "read", [TAPE_WAITC_WRITE] = "write",
+	[TAPE_WAITC_WAIT] = "wait", [TAPE_WAITC_IO] = "io",
+	[TAPE_WAITC_OTHER] = "other",
+};
+
 static int name_lookup(const char *const *names, unsigned n, const char *name)
 {
 	for (unsigned i = 0; name && i < n; i++)
@@ -339,6 +374,52 @@ const char *tape_metric_name(unsigned metric)
 int tape_metric_from_name(const char *name)
 {
 	return name_lookup(metrics, TAPE_METRIC_MAX, name);
+}
+
+const char *tape_wake_kind_name(unsigned kind)
+{
+	return kind < TAPE_WAKE_KIND_MAX ? wake_kinds[kind] : NULL;
+}
+
+int tape_wake_kind_from_name(const char *name)
+{
+	return name_lookup(wake_kinds, TAPE_WAKE_KIND_MAX, name);
+}
+
+const char *tape_wait_call_name(unsigned call)
+{
+	return call < TAPE_WAITC_MAX ? wait_calls[call] : NULL;
+}
+
+int tape_wait_call_from_name(const char *name)
+{
+	return name_lookup(wait_calls, TAPE_WAITC_MAX, name);
+}
+
+const char *tape_column_enum_name(const struct tape_column *c, uint64_t v)
+{
+	if (v > UINT32_MAX)
+		return NULL;
+	switch (c->text) {
+	case TAPE_TXT_OP: return tape_op_name((unsigned)v);
+	case TAPE_TXT_CACHEKIND: return tape_cache_kind_name((unsigned)v);
+	case TAPE_TXT_METRIC: return tape_metric_name((unsigned)v);
+	case TAPE_TXT_WAKE: return tape_wake_kind_name((unsigned)v);
+	case TAPE_TXT_WAITCALL: return tape_wait_call_name((unsigned)v);
+	}
+	return NULL;
+}
+
+int tape_column_enum_value(const struct tape_column *c, const char *name)
+{
+	switch (c->text) {
+	case TAPE_TXT_OP: return tape_op_from_name(name);
+	case TAPE_TXT_CACHEKIND: return tape_cache_kind_from_name(name);
+	case TAPE_TXT_METRIC: return tape_metric_from_name(name);
+	case TAPE_TXT_WAKE: return tape_wake_kind_from_name(name);
+	case TAPE_TXT_WAITCALL: return tape_wait_call_from_name(name);
+	}
+	return -EINVAL;
 }
 
 /* RWBS-like letters, one per flag in this fixed order (U = FUA, unlike

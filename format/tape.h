@@ -37,6 +37,7 @@ enum tape_table {
 	TAPE_TABLE_PROCESS = 4,
 	TAPE_TABLE_FILE = 5,
 	TAPE_TABLE_SAMPLE = 6,
+	TAPE_TABLE_SCHED = 7,	/* added in 1.1, later: readers before skip it */
 	TAPE_TABLE_MAX /* one past the last table this library knows */
 };
 
@@ -67,6 +68,13 @@ enum tape_op {
 	/* metadata calls that name a file by path (added in 1.1, later) */
 	TAPE_OP_ACCESS = 56, TAPE_OP_FACCESSAT, /* faccessat and faccessat2 */
 	TAPE_OP_READLINK, TAPE_OP_READLINKAT,
+	/* calls a thread waits in for other fds (added in 1.1, later): fd is
+	 * the first fd polled (poll, ppoll), the epoll fd (epoll_*), or -1
+	 * (select); size the fds asked for (nfds, maxevents), ret how many
+	 * were ready; flags poll's and epoll_wait's timeout argument (ms,
+	 * -1: none), else 0 */
+	TAPE_OP_POLL = 60, TAPE_OP_PPOLL, TAPE_OP_SELECT, TAPE_OP_PSELECT6,
+	TAPE_OP_EPOLL_WAIT, TAPE_OP_EPOLL_PWAIT, TAPE_OP_EPOLL_PWAIT2,
 	TAPE_OP_MAX /* one past the last op this library knows */
 };
 
@@ -82,6 +90,7 @@ enum tape_op_class {
 	TAPE_OPC_MMAP,
 	TAPE_OPC_META,	/* stat, access, readlink, getdents, lseek, fadvise, ... */
 	TAPE_OPC_NAMESPACE, /* rename, unlink, mkdir: path (and path2) */
+	TAPE_OPC_WAIT,	/* poll, select, epoll_wait: waits for other fds */
 };
 
 /* Block request flags (block.flags, column "rwbs"), printed as RWBS letters. */
@@ -105,6 +114,36 @@ enum tape_cache_kind {
 	TAPE_CACHE_FAULT = 4,	  /* page fault on a file mapping */
 	TAPE_CACHE_MAP_PAGES = 5, /* fault-around mapped cached pages */
 	TAPE_CACHE_KIND_MAX
+};
+
+/*
+ * What woke a thread that waited (sched.kind), stored on disk.  Told from
+ * the context of the wakeup (sched_waking): an interrupt (a timer, a
+ * device: the storage's completion), a thread of the traced job, a kernel
+ * thread, or a task outside the job.
+ */
+enum tape_wake_kind {
+	TAPE_WAKE_NONE = 0,	/* no wait: the row of a thread's exit (dur 0,
+				 * cpu_ns its total on-CPU time) */
+	TAPE_WAKE_IRQ = 1,	/* hard or soft interrupt: timer, device */
+	TAPE_WAKE_JOB = 2,	/* a thread of the traced job (waker_pid/tid) */
+	TAPE_WAKE_KTHREAD = 3,	/* a kernel thread (kworker, io_uring worker) */
+	TAPE_WAKE_OTHER = 4,	/* a task outside the job (waker_pid/tid) */
+	TAPE_WAKE_KIND_MAX
+};
+
+/* The kind of call a thread waited in (sched.call), stored on disk. */
+enum tape_wait_call {
+	TAPE_WAITC_NONE = 0,	/* not in a system call (a page fault, ...) */
+	TAPE_WAITC_SLEEP = 1,	/* nanosleep, clock_nanosleep */
+	TAPE_WAITC_POLL = 2,	/* poll, select, epoll_wait and their kin */
+	TAPE_WAITC_FUTEX = 3,	/* futex: a lock, a condition, a join */
+	TAPE_WAITC_READ = 4,	/* read, recv*: a pipe, a socket, a device */
+	TAPE_WAITC_WRITE = 5,	/* write, send*: a full pipe or socket */
+	TAPE_WAITC_WAIT = 6,	/* wait4, waitid: a child process */
+	TAPE_WAITC_IO = 7,	/* a call of the file I/O the trace records */
+	TAPE_WAITC_OTHER = 8,	/* any other call */
+	TAPE_WAITC_MAX
 };
 
 /* Sample metrics, stored on disk. */
@@ -213,6 +252,29 @@ struct tape_sample {
 };
 
 /*
+ * A thread's wait (sched table; iotape-format(5), "The sched table"): it
+ * went off the CPU to block at ts_ns and was woken dur_ns later by
+ * waker_pid/waker_tid (kind says what that is), and ran again run_ns after
+ * that.  cpu_ns is the thread's on-CPU time from its start to ts_ns, so
+ * two rows of a thread give its on-CPU time between them.  The recorder
+ * writes the waits of wait_min_ns (metadata "sched.wait_min_ns") or more.
+ */
+struct tape_sched {
+	uint64_t ts_ns;	  /* went off the CPU, blocked */
+	uint64_t dur_ns;  /* until it was woken */
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t waker_pid;/* 0 for an interrupt or none */
+	uint32_t waker_tid;
+	uint32_t kind;	  /* enum tape_wake_kind */
+	uint32_t call;	  /* enum tape_wait_call */
+	uint64_t sysnr;	  /* the system call's number + 1 (metadata "arch"), 0 none */
+	uint64_t run_ns;  /* woken -> on a CPU again */
+	uint64_t cpu_ns;  /* the thread's on-CPU time until ts_ns */
+};
+/* (A row of kind TAPE_WAKE_NONE is the thread's exit, not a wait.) */
+
+/*
  * Column descriptions: one table per event struct, driving encoding, dump
  * and import.  Column ids are stored on disk.
  */
@@ -231,6 +293,8 @@ enum tape_col_text {
 	TAPE_TXT_METRIC,
 	TAPE_TXT_HEX,
 	TAPE_TXT_FSTYPE,  /* a file system magic: hex, or its name for people */
+	TAPE_TXT_WAKE,	  /* enum tape_wake_kind name */
+	TAPE_TXT_WAITCALL,/* enum tape_wait_call name */
 };
 
 struct tape_column {
@@ -265,6 +329,15 @@ const char *tape_cache_kind_name(unsigned kind);
 int tape_cache_kind_from_name(const char *name);
 const char *tape_metric_name(unsigned metric);
 int tape_metric_from_name(const char *name);
+/* The name of value v of an enumerated column (TAPE_TXT_OP, _CACHEKIND,
+ * _METRIC, _WAKE, _WAITCALL), NULL when c is not one or v has none; and
+ * back: the value of name, -EINVAL when unknown. */
+const char *tape_column_enum_name(const struct tape_column *c, uint64_t v);
+int tape_column_enum_value(const struct tape_column *c, const char *name);
+const char *tape_wake_kind_name(unsigned kind);
+int tape_wake_kind_from_name(const char *name);
+const char *tape_wait_call_name(unsigned call);
+int tape_wait_call_from_name(const char *name);
 /* RWBS text ("R", "WS", "F", "RA", "D"...); buf >= 16 bytes. */
 void tape_blk_flags_format(uint64_t flags, char *buf, size_t len);
 int tape_blk_flags_parse(const char *s, uint64_t *flags);

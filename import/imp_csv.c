@@ -222,13 +222,11 @@ static int parse_value(const struct tape_column *c, const char *s, uint64_t *v,
 
 	switch (c->text) {
 	case TAPE_TXT_OP:
-		n = tape_op_from_name(s);
-		break;
 	case TAPE_TXT_CACHEKIND:
-		n = tape_cache_kind_from_name(s);
-		break;
 	case TAPE_TXT_METRIC:
-		n = tape_metric_from_name(s);
+	case TAPE_TXT_WAKE:
+	case TAPE_TXT_WAITCALL:
+		n = tape_column_enum_value(c, s);
 		break;
 	case TAPE_TXT_BLKFLAGS:
 		if (*s && !(*s >= '0' && *s <= '9') && tape_blk_flags_parse(s, v) == 0)
@@ -249,7 +247,9 @@ static int parse_value(const struct tape_column *c, const char *s, uint64_t *v,
 			 c->text == TAPE_TXT_OP ? "op" :
 			 c->text == TAPE_TXT_BLKFLAGS ? "RWBS flags" :
 			 c->text == TAPE_TXT_FSTYPE ? "file system type" :
-			 c->text == TAPE_TXT_CACHEKIND ? "cache kind" : "metric", s);
+			 c->text == TAPE_TXT_CACHEKIND ? "cache kind" :
+			 c->text == TAPE_TXT_WAKE ? "wake kind" :
+			 c->text == TAPE_TXT_WAITCALL ? "wait call" : "metric", s);
 		return -EINVAL;
 	}
 	return parse_num(c, s, v, err, errlen);

@@ -814,6 +814,23 @@ static void on_block(struct rec_state *st, const struct rec_block *e)
 	rec_append(st, TAPE_TABLE_BLOCK, &r);
 }
 
+_Static_assert(REC_WAKE_NONE == TAPE_WAKE_NONE && REC_WAKE_IRQ == TAPE_WAKE_IRQ &&
+	       REC_WAKE_JOB == TAPE_WAKE_JOB && REC_WAKE_KTHREAD == TAPE_WAKE_KTHREAD &&
+	       REC_WAKE_OTHER == TAPE_WAKE_OTHER, "rec_wait.kind is enum tape_wake_kind");
+
+static void on_wait(struct rec_state *st, const struct rec_wait *e)
+{
+	struct tape_sched r = {
+		.ts_ns = e->h.ts, .dur_ns = e->dur, .pid = e->h.pid, .tid = e->h.tid,
+		.waker_pid = e->waker_pid, .waker_tid = e->waker_tid,
+		.kind = e->kind < TAPE_WAKE_KIND_MAX ? e->kind : TAPE_WAKE_NONE,
+		.call = rec_wait_call(e->sysnr), .sysnr = e->sysnr >= 0 ? (uint64_t)e->sysnr + 1 : 0,
+		.run_ns = e->run, .cpu_ns = e->cpu,
+	};
+
+	rec_append(st, TAPE_TABLE_SCHED, &r);
+}
+
 static uint32_t ppid_of(uint32_t pid)
 {
 	char p[64], buf[512], *c;
@@ -843,6 +860,7 @@ int rec_handle_event(void *ctx, void *data, size_t len)
 		[REC_EV_EXIT] = sizeof(struct rec_exit),
 		[REC_EV_CACHE] = sizeof(struct rec_cache),
 		[REC_EV_BLOCK] = sizeof(struct rec_block),
+		[REC_EV_WAIT] = sizeof(struct rec_wait),
 	};
 
 	st->bpf_events++;
@@ -867,7 +885,7 @@ int rec_handle_event(void *ctx, void *data, size_t len)
 		/* a process we did not see start (--cgroup, or started
 		 * between our /proc scan and the attach): take it from /proc */
 		rec_add_process(st, h->pid, ppid_of(h->pid), h->ts, 1);
-	if (len < sizeof(*h) || h->type == 0 || h->type > REC_EV_SYSCALL_ACCESS ||
+	if (len < sizeof(*h) || h->type == 0 || h->type > REC_EV_WAIT ||
 	    len < min[h->type] || h->len > len) {
 		st->bad_events++;
 		return 0;
@@ -880,6 +898,7 @@ int rec_handle_event(void *ctx, void *data, size_t len)
 	case REC_EV_EXIT: on_exit_ev(st, data); break;
 	case REC_EV_CACHE: on_cache(st, data); break;
 	case REC_EV_BLOCK: on_block(st, data); break;
+	case REC_EV_WAIT: on_wait(st, data); break;
 	}
 	return 0;
 }

@@ -107,6 +107,14 @@ static const struct prog_def progs[] = {
 	{ "blk_bio_queue", "block", "block_bio_queue", REC_L_BLOCK },
 	{ "blk_issue", "block", "block_rq_issue", REC_L_BLOCK },
 	{ "blk_complete", "block", "block_rq_complete", REC_L_BLOCK },
+	{ "sched_switch", "sched", "sched_switch", REC_L_SCHED },
+	{ "sched_waking", "sched", "sched_waking", REC_L_SCHED },
+	{ "irq_entry", "irq", "irq_handler_entry", REC_L_SCHED },
+	{ "irq_exit", "irq", "irq_handler_exit", REC_L_SCHED },
+	{ "softirq_entry", "irq", "softirq_entry", REC_L_SCHED },
+	{ "softirq_exit", "irq", "softirq_exit", REC_L_SCHED },
+	{ "hrtimer_entry", "timer", "hrtimer_expire_entry", REC_L_SCHED },
+	{ "hrtimer_exit", "timer", "hrtimer_expire_exit", REC_L_SCHED },
 };
 
 static size_t pow2_pages(size_t bytes)
@@ -180,7 +188,7 @@ static int silent_print(enum libbpf_print_level lvl, const char *fmt, va_list ap
 }
 
 int rec_bpf_open(struct rec_bpf *b, uint32_t layers, size_t ring_bytes,
-		 uint64_t cgroup_id, unsigned cgroup_level,
+		 uint64_t cgroup_id, unsigned cgroup_level, uint64_t wait_min_ns,
 		 void (*note)(void *arg, const char *msg), void *arg)
 {
 	struct btf *vmlinux = NULL;
@@ -200,6 +208,7 @@ int rec_bpf_open(struct rec_bpf *b, uint32_t layers, size_t ring_bytes,
 	b->skel->rodata->wakeup_events = b->ring_bytes / 16 / 128 ?: 1;
 	b->skel->rodata->cgroup_id = cgroup_id;
 	b->skel->rodata->cgroup_level = cgroup_level;
+	b->skel->rodata->wait_min_ns = wait_min_ns;
 
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
 		const struct prog_def *d = &progs[i];

@@ -16,12 +16,13 @@ struct rec_bpf {
 	char what[160];		/* after a failure: the step that failed */
 };
 
-/* Open, load and attach for the REC_LAYER_BIT()s in layers; a tracepoint
+/* Open, load and attach for the REC_LAYER_BIT()s in layers (REC_L_SCHED:
+ * waits of wait_min_ns or more); a tracepoint
  * this kernel lacks is said to note (one message each, without a newline;
  * note may be NULL).  Returns 0 or -errno, with b->what saying which step
  * failed; call rec_bpf_free() in every case. */
 int rec_bpf_open(struct rec_bpf *b, uint32_t layers, size_t ring_bytes,
-		 uint64_t cgroup_id, unsigned cgroup_level,
+		 uint64_t cgroup_id, unsigned cgroup_level, uint64_t wait_min_ns,
 		 void (*note)(void *arg, const char *msg), void *arg);
 void rec_bpf_free(struct rec_bpf *b);
 /* Detach every program (in parallel: each detach waits for a grace period). */

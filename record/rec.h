@@ -24,6 +24,9 @@ struct rec_syscall_def {
 };
 extern const struct rec_syscall_def rec_syscalls[];
 extern const size_t rec_nsyscalls;
+/* The kind of call (enum tape_wait_call) a thread waited in, from the
+ * syscall number (-1: not in one). */
+uint32_t rec_wait_call(int nr);
 
 /* ------------------------------------------------------------ hash map */
 /* The common map (common/map.h) with pointer values owned by the caller. */

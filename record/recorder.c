@@ -49,9 +49,11 @@ static const struct {
 	[REC_L_CACHE] = { "cache", TAPE_TABLE_CACHE },
 	[REC_L_BLOCK] = { "block", TAPE_TABLE_BLOCK },
 	[REC_L_PROC] = { "proc", TAPE_TABLE_PROCESS },
+	[REC_L_SCHED] = { "sched", TAPE_TABLE_SCHED },
 };
 static const int lost_tables[REC_NLOST] = {
 	TAPE_TABLE_SYSCALL, TAPE_TABLE_CACHE, TAPE_TABLE_BLOCK, TAPE_TABLE_PROCESS,
+	TAPE_TABLE_SCHED,
 };
 
 struct rec_session {
@@ -105,8 +107,8 @@ int rec_layers_parse(const char *s, uint32_t *out, char *err, size_t errlen)
 	     tok = strtok_r(NULL, ",", &save)) {
 		int found = 0;
 
-		for (int i = 0; i < REC_L_PROC; i++)
-			if (strcmp(tok, layers_def[i].name) == 0) {
+		for (int i = 0; i < REC_L_MAX; i++)
+			if (i != REC_L_PROC && strcmp(tok, layers_def[i].name) == 0) {
 				l |= REC_LAYER_BIT(i);
 				found = 1;
 			}
@@ -116,7 +118,7 @@ int rec_layers_parse(const char *s, uint32_t *out, char *err, size_t errlen)
 			l |= REC_LAYERS_ALL;
 		} else if (!found) {
 			snprintf(err, errlen, "-e: unknown layer '%s' "
-				 "(syscall,mmap,cache,block,sample)", tok);
+				 "(syscall,mmap,cache,block,sched,sample)", tok);
 			ret = -EINVAL;
 		}
 	}
@@ -249,13 +251,21 @@ static void write_start_meta(rec_session *s, uint64_t wall)
 	set_meta_u64(w, "buffer_bytes", s->bpf.ring_bytes);
 	buf[0] = 0;
 	n = 0;
-	for (int l = 0; l < REC_L_PROC; l++)
-		if (o->layers & REC_LAYER_BIT(l))
+	for (int l = 0; l < REC_L_MAX; l++)
+		if (l != REC_L_PROC && (o->layers & REC_LAYER_BIT(l)))
 			n += snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? "," : "",
 				      layers_def[l].name);
 	if (o->layers & REC_LAYER_SAMPLE)
 		snprintf(buf + n, sizeof(buf) - n, "%ssample", n ? "," : "");
 	tape_writer_set_meta(w, "layers", buf);
+	if (o->layers & REC_LAYER_BIT(REC_L_SCHED)) {
+		struct utsname u;
+
+		set_meta_u64(w, "sched.wait_min_ns", o->wait_min_ns);
+		/* sched.sysnr is this machine's syscall numbering */
+		if (uname(&u) == 0)
+			tape_writer_set_meta(w, "arch", u.machine);
+	}
 }
 
 /* ------------------------------------------------------------ open */
@@ -357,7 +367,7 @@ static int load_bpf(rec_session *s, char *err, size_t errlen)
 {
 	const struct rec_opts *o = &s->o;
 	int ret = rec_bpf_open(&s->bpf, o->layers, o->buffer_bytes, o->cgroup_id,
-			       o->cgroup_level, o->note, o->arg);
+			       o->cgroup_level, o->wait_min_ns, o->note, o->arg);
 
 	if (ret) {
 		const char *what = s->bpf.what[0] ? s->bpf.what : "setting up BPF";

@@ -32,7 +32,8 @@
 #include "tape.h"
 
 #define REC_LAYERS_ALL (~0u)	/* every layer (-e all) */
-#define REC_NLOST 4		/* tables the recorder can lose rows of */
+#define REC_NLOST 5		/* tables the recorder can lose rows of */
+#define REC_WAIT_MIN_NS 20000ull	/* rec_opts.wait_min_ns's default */
 
 /* Messages the session has on its way (a tracepoint this kernel lacks):
  * one line each, without a newline. */
@@ -73,6 +74,7 @@ struct rec_opts {
 	uint64_t cgroup_id;	/* rec_cgroup_lookup() of it */
 	unsigned cgroup_level;
 	size_t buffer_bytes;	/* BPF ring buffer (rounded up to a power of two) */
+	uint64_t wait_min_ns;	/* sched layer: the shortest wait written */
 	double duration;	/* stop after this many seconds, 0 never */
 	rec_note_fn *note;	/* each may be NULL; all get arg */
 	rec_progress_fn *progress;
@@ -96,7 +98,7 @@ struct rec_result {
 	pid_t cmd_pid;			/* the command, 0 none */
 };
 
-/* -e: comma-separated layers (syscall, mmap, cache, block, sample, all)
+/* -e: comma-separated layers (syscall, mmap, cache, block, sched, sample, all)
  * into *layers; -EINVAL with err naming the word it does not know. */
 int rec_layers_parse(const char *s, uint32_t *layers, char *err, size_t errlen);
 

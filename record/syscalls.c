@@ -100,8 +100,57 @@ const struct rec_syscall_def rec_syscalls[] = {
 	S2(SYS_splice, "splice", TAPE_OP_SPLICE, SC, REC_OFF_PTR, 0, N, 2, N, 1, 4, 5,
 	   REC_SF_COPY, 0, 3),
 	S(SYS_io_uring_enter, "io_uring_enter", TAPE_OP_IO_URING_ENTER, SC, 0, 0, N, N, N, N, 1, 3, 0, 0),
+	/* waits for other fds: the fd (poll: the first pollfd's), how many
+	 * were asked for, the timeout argument of poll and epoll_wait */
+#ifdef SYS_poll
+	S(SYS_poll, "poll", TAPE_OP_POLL, SC, 0, 0, N, N, N, N, 1, 2, REC_SF_POLLFD, 0),
+#endif
+	S(SYS_ppoll, "ppoll", TAPE_OP_PPOLL, SC, 0, 0, N, N, N, N, 1, N, REC_SF_POLLFD, 0),
+#ifdef SYS_select
+	S(SYS_select, "select", TAPE_OP_SELECT, SC, 0, N, N, N, N, N, 0, N, 0, 0),
+#endif
+	S(SYS_pselect6, "pselect6", TAPE_OP_PSELECT6, SC, 0, N, N, N, N, N, 0, N, 0, 0),
+#ifdef SYS_epoll_wait
+	S(SYS_epoll_wait, "epoll_wait", TAPE_OP_EPOLL_WAIT, SC, 0, 0, N, N, N, N, 2, 3, 0, 0),
+#endif
+	S(SYS_epoll_pwait, "epoll_pwait", TAPE_OP_EPOLL_PWAIT, SC, 0, 0, N, N, N, N, 2, 3, 0, 0),
+	S(SYS_epoll_pwait2, "epoll_pwait2", TAPE_OP_EPOLL_PWAIT2, SC, 0, 0, N, N, N, N, 2, N, 0, 0),
 	/* internal: keep each process's cwd for relative paths */
 	S(SYS_chdir, "chdir", REC_OP_CHDIR, SC, 0, N, 0, N, N, N, N, N, 0, 0),
 	S(SYS_fchdir, "fchdir", REC_OP_FCHDIR, SC, 0, 0, N, N, N, N, N, N, 0, 0),
 };
 const size_t rec_nsyscalls = sizeof(rec_syscalls) / sizeof(rec_syscalls[0]);
+
+uint32_t rec_wait_call(int nr)
+{
+	static const struct { int nr; uint32_t call; } calls[] = {
+		{ SYS_nanosleep, TAPE_WAITC_SLEEP }, { SYS_clock_nanosleep, TAPE_WAITC_SLEEP },
+		{ SYS_futex, TAPE_WAITC_FUTEX },
+#ifdef SYS_futex_waitv
+		{ SYS_futex_waitv, TAPE_WAITC_FUTEX },
+#endif
+		{ SYS_read, TAPE_WAITC_READ }, { SYS_readv, TAPE_WAITC_READ },
+		{ SYS_recvfrom, TAPE_WAITC_READ }, { SYS_recvmsg, TAPE_WAITC_READ },
+		{ SYS_recvmmsg, TAPE_WAITC_READ },
+		{ SYS_write, TAPE_WAITC_WRITE }, { SYS_writev, TAPE_WAITC_WRITE },
+		{ SYS_sendto, TAPE_WAITC_WRITE }, { SYS_sendmsg, TAPE_WAITC_WRITE },
+		{ SYS_sendmmsg, TAPE_WAITC_WRITE },
+		{ SYS_wait4, TAPE_WAITC_WAIT }, { SYS_waitid, TAPE_WAITC_WAIT },
+		{ SYS_accept, TAPE_WAITC_READ }, { SYS_accept4, TAPE_WAITC_READ },
+	};
+
+	if (nr < 0)
+		return TAPE_WAITC_NONE;
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		if (calls[i].nr == nr)
+			return calls[i].call;
+	for (size_t i = 0; i < rec_nsyscalls; i++)
+		if (rec_syscalls[i].nr == nr) {
+			unsigned op = rec_syscalls[i].spec.op;
+
+			if (op < TAPE_OP_MAX && tape_op_class(op) == TAPE_OPC_WAIT)
+				return TAPE_WAITC_POLL;
+			return TAPE_WAITC_IO;
+		}
+	return TAPE_WAITC_OTHER;
+}

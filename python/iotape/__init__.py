@@ -31,10 +31,10 @@ from . import _lib as L
 __all__ = ["LAYERS", "TraceError", "Arrays", "columns", "read", "read_arrays", "chunks"]
 __version__ = "0.1.0"
 
-LAYERS = ("syscall", "block", "cache", "process", "file", "sample")
+LAYERS = ("syscall", "block", "cache", "process", "file", "sample", "sched")
 
 _U64 = np.uint64
-_ENUMS = (L.TXT_OP, L.TXT_BLKFLAGS, L.TXT_CACHEKIND, L.TXT_METRIC)
+_ENUMS = (L.TXT_OP, L.TXT_BLKFLAGS, L.TXT_CACHEKIND, L.TXT_METRIC, L.TXT_WAKE, L.TXT_WAITCALL)
 
 
 class TraceError(OSError):
@@ -310,7 +310,8 @@ def _enum_names(lib, text, values):
                 name = ("0x%x" % v).encode()
         elif v <= 0xffffffff:
             f = {L.TXT_OP: lib.tape_op_name, L.TXT_CACHEKIND: lib.tape_cache_kind_name,
-                 L.TXT_METRIC: lib.tape_metric_name}[text]
+                 L.TXT_METRIC: lib.tape_metric_name, L.TXT_WAKE: lib.tape_wake_kind_name,
+                 L.TXT_WAITCALL: lib.tape_wait_call_name}[text]
             name = f(v)
         out.append(name.decode() if name is not None else str(v))
     return out

@@ -32,7 +32,8 @@ class TableStats(ctypes.Structure):
 
 # enum tape_col_type and enum tape_col_text (tape.h)
 COL_U64, COL_I64, COL_STR = 1, 2, 3
-TXT_NUM, TXT_OP, TXT_BLKFLAGS, TXT_CACHEKIND, TXT_METRIC, TXT_HEX, TXT_FSTYPE = range(7)
+TXT_NUM, TXT_OP, TXT_BLKFLAGS, TXT_CACHEKIND, TXT_METRIC, TXT_HEX, TXT_FSTYPE, TXT_WAKE, \
+    TXT_WAITCALL = range(9)
 
 _P = ctypes.c_void_p
 _SIGS = {
@@ -44,6 +45,8 @@ _SIGS = {
     "tape_op_name": (ctypes.c_char_p, [ctypes.c_uint]),
     "tape_cache_kind_name": (ctypes.c_char_p, [ctypes.c_uint]),
     "tape_metric_name": (ctypes.c_char_p, [ctypes.c_uint]),
+    "tape_wake_kind_name": (ctypes.c_char_p, [ctypes.c_uint]),
+    "tape_wait_call_name": (ctypes.c_char_p, [ctypes.c_uint]),
     "tape_blk_flags_format": (None, [ctypes.c_uint64, ctypes.c_char_p, ctypes.c_size_t]),
     "tape_reader_open": (ctypes.c_int, [ctypes.POINTER(_P), ctypes.c_char_p]),
     "tape_reader_free": (None, [_P]),

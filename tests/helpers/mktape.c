@@ -44,9 +44,7 @@ static int cell(const struct tape_column *c, void *ev, char *s)
 		*(const char **)((char *)ev + c->offset) = strs[nstrs++];
 		return 0;
 	}
-	if (c->text == TAPE_TXT_OP && (k = tape_op_from_name(s)) >= 0) {
-		v = (uint64_t)k;
-	} else if (c->text == TAPE_TXT_CACHEKIND && (k = tape_cache_kind_from_name(s)) >= 0) {
+	if ((k = tape_column_enum_value(c, s)) >= 0) {
 		v = (uint64_t)k;
 	} else {
 		errno = 0;

@@ -41,12 +41,9 @@ int main(int argc, char **argv)
 				if (col->type == TAPE_COL_STR) {
 					const char *s = *(const char *const *)((const char *)ev + col->offset);
 					printf(" %s=\"%s\"", col->name, s ? s : "");
-				} else if (col->text == TAPE_TXT_OP) {
-					printf(" %s=%s", col->name, tape_op_name(tape_column_get(col, ev)));
-				} else if (col->text == TAPE_TXT_CACHEKIND) {
-					printf(" %s=%s", col->name, tape_cache_kind_name(tape_column_get(col, ev)));
-				} else if (col->text == TAPE_TXT_METRIC) {
-					printf(" %s=%s", col->name, tape_metric_name(tape_column_get(col, ev)));
+				} else if (tape_column_enum_name(col, tape_column_get(col, ev))) {
+					printf(" %s=%s", col->name,
+					       tape_column_enum_name(col, tape_column_get(col, ev)));
 				} else if (col->text == TAPE_TXT_BLKFLAGS) {
 					char b[16];
 					tape_blk_flags_format(tape_column_get(col, ev), b, sizeof(b));

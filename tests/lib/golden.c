@@ -8,7 +8,7 @@
 #include <string.h>
 #include "golden.h"
 
-static const size_t counts[TAPE_TABLE_MAX] = {
+static const size_t counts[GOLDEN_TABLES] = {
 	[TAPE_TABLE_SYSCALL] = 260, [TAPE_TABLE_BLOCK] = 90, [TAPE_TABLE_CACHE] = 130,
 	[TAPE_TABLE_PROCESS] = 60, [TAPE_TABLE_FILE] = 64, [TAPE_TABLE_SAMPLE] = 75,
 };
@@ -25,7 +25,7 @@ const size_t golden_nmeta = sizeof(golden_meta) / sizeof(golden_meta[0]);
 
 size_t golden_count(int table)
 {
-	return table > 0 && table < TAPE_TABLE_MAX ? counts[table] : 0;
+	return table > 0 && table < GOLDEN_TABLES ? counts[table] : 0;
 }
 
 /* A fixed 64-bit mix of (table, i, k). */
@@ -148,7 +148,7 @@ void golden_event(int table, size_t i, void *ev, char s[2][GOLDEN_STR])
 static size_t max_count(void)
 {
 	size_t m = 0;
-	for (int t = 1; t < TAPE_TABLE_MAX; t++)
+	for (int t = 1; t < GOLDEN_TABLES; t++)
 		m = counts[t] > m ? counts[t] : m;
 	return m;
 }
@@ -190,7 +190,7 @@ int golden_write(tape_writer *w)
 			return err;
 	}
 	for (size_t s = 0; s < max_count(); s++) {
-		for (int t = 1; t < TAPE_TABLE_MAX; t++) {
+		for (int t = 1; t < GOLDEN_TABLES; t++) {
 			if (s >= golden_count(t))
 				continue;
 			golden_event(t, s, &ev, strs);

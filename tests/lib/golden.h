@@ -19,6 +19,9 @@
 #define GOLDEN_BLOCK_ROWS 48	/* writer opts.block_rows */
 #define GOLDEN_FLUSH_EVERY 100	/* tape_writer_flush() every this many steps */
 #define GOLDEN_STR 160		/* longest string golden_event() makes, + 1 */
+/* The tables the frozen file holds (1 .. GOLDEN_TABLES - 1): those of
+ * format 1.0; tables added later (sched) are absent from it. */
+#define GOLDEN_TABLES (TAPE_TABLE_SAMPLE + 1)
 
 /* Events of a table in the file. */
 size_t golden_count(int table);
