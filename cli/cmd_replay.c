@@ -1278,6 +1278,17 @@ int cmd_replay(int argc, char **argv)
 		sa.to.prefetch = o.prefetch;
 		o.readers_trace = 1;
 	}
+	/* a job file's data set: the inodes and room it needs, before its
+	 * layout is made (a file each: 10^8 files would take gigabytes) */
+	if (sa.job && !no_prep) {
+		char err[768];
+		unsigned copies = find ? 1 : M.on ? M.count : o.accelerators ? o.accelerators : 1;
+
+		if ((rc = rp_jobspec_room(sa.job, dir, copies, sparse, err, sizeof(err)))) {
+			cli_error("%s", err);
+			goto out;
+		}
+	}
 	/* the endpoint before any work: a port in use stops us here */
 	if (metrics && live_start(&LV, LIVE_REPLAY, metrics))
 		return EXIT_FAIL;

@@ -363,27 +363,40 @@ int rp_replica_open(struct rp_source **out, const struct rp_replica_opts *o,
 #define RP_JOB_MAP_WINDOW (64u << 10)
 #define RP_JOB_MAP_MAX (1ull << 30)
 
+/* reader.file_shuffle */
+enum { RP_SHUFFLE_OFF, RP_SHUFFLE_ON, RP_SHUFFLE_ONCE };
+#define RP_JOB_LINE_SET UINT32_MAX	/* key_line of a key an option gave */
+
 struct rp_jobspec {
 	char name[RP_JOB_STR];
 	char data_folder[RP_JOB_STR], file_prefix[64], file_suffix[64];
 	uint64_t num_files, num_subfolders, num_samples_per_file;
 	uint64_t record_length, record_length_stdev, record_length_min, record_length_max;
+	int generate;		/* dataset.generate: the job writes the data set */
 	uint64_t read_threads, batch_size, transfer_size, prefetch_size;
-	int file_shuffle, sample_shuffle, odirect, read_eof;
+	int file_shuffle;	/* RP_SHUFFLE_*: a new order each epoch, one
+				 * order for all epochs, name order */
+	int sample_shuffle, odirect, read_eof, drop_last;
 	int mmap;		/* reader.mmap: samples reached through a map */
 	uint64_t epochs, seed;
-	uint64_t steps_per_epoch;	/* without a data set (num_files 0); 0:
-					 * not given */
+	uint64_t steps_per_epoch;	/* without a data set (num_files 0): the
+					 * epoch's steps; with one, at most that
+					 * many of its batches; 0: not given */
 	double computation_time, computation_time_stdev;	/* seconds */
 	int checkpoint;		/* a [checkpoint] section */
 	char checkpoint_folder[RP_JOB_STR];
 	uint64_t epochs_between_checkpoints, steps_between_checkpoints;
+	uint64_t checkpoint_after_epoch;	/* 0: epochs_between_checkpoints */
+	uint64_t num_checkpoints_write, num_checkpoints_read;	/* checkpoints only
+					 * (no data set): given when seen */
 	uint64_t ckpt_size, ckpt_files, ckpt_transfer_size;
 	int ckpt_fsync, ckpt_rename, ckpt_read_back;
 	/* (the parser's) */
 	uint64_t seen[2];	/* keys given, by table index */
 	unsigned sec_line[8];	/* line of each section's header */
-	unsigned key_line[64];	/* line of each key given */
+	unsigned key_line[64];	/* line of each key given, RP_JOB_LINE_SET
+				 * where an option gave it (key_what) */
+	char key_what[64][80];	/* that option ("--set KEY=VALUE", "--seed") */
 	unsigned last_line;
 };
 /* j with every key at its default (iotape-job(5)) and none given: the
@@ -403,8 +416,25 @@ int rp_jobspec_set(struct rp_jobspec *j, const char *kv, const char *what, char 
 /* The checks across keys (required keys, min <= max): 0 or -EINVAL. */
 int rp_jobspec_check(const struct rp_jobspec *j, const char *path, char *err, size_t errlen);
 /* Whether path is a regular file whose first bytes look like a job file
- * (text starting with '[', ';', '#' or blank), not a trace. */
+ * (text starting with '[', ';', '#' or blank, or nothing at all: the
+ * parser then says it is empty), not a trace. */
 int rp_job_sniff(const char *path);
+/*
+ * The job's steps per epoch and its checkpoints: the steps it writes one
+ * after (*writes), and the checkpoints it reads back after its last step
+ * (*reads, num_checkpoints_read); a checked j.
+ */
+uint64_t rp_jobspec_steps_per_epoch(const struct rp_jobspec *j);
+void rp_jobspec_checkpoints(const struct rp_jobspec *j, uint64_t *writes, uint64_t *reads);
+/*
+ * Whether the file system of dir (or of its nearest existing parent) has
+ * the inodes and, unless sparse, the room for the data set of j, copies
+ * times (one per accelerator), before anything is made: 0, or -ENOSPC
+ * with what is missing in err, or -errno when dir cannot be looked at.
+ * Nothing is allocated per file.
+ */
+int rp_jobspec_room(const struct rp_jobspec *j, const char *dir, unsigned copies, int sparse,
+		    char *err, size_t errlen);
 
 struct cm_job;
 /*

@@ -132,12 +132,9 @@ static void plan(const struct rp_jobspec *j, struct fio_plan *p)
 		}
 	}
 	if (j->checkpoint && j->ckpt_files) {
-		uint64_t spe = N ? (N * S + j->batch_size - 1) / j->batch_size :
-				   j->steps_per_epoch ? j->steps_per_epoch : 1;
-		uint64_t period = j->steps_between_checkpoints ? j->steps_between_checkpoints :
-				  j->epochs_between_checkpoints * spe;
+		uint64_t reads;
 
-		p->nck = period ? spe * j->epochs / period : 0;
+		rp_jobspec_checkpoints(j, &p->nck, &reads);
 		p->shard = j->ckpt_size / j->ckpt_files;
 		p->ck_bs = j->ckpt_transfer_size < p->shard ? j->ckpt_transfer_size : p->shard;
 	}
