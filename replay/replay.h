@@ -468,6 +468,64 @@ struct rp_job_opts {
 int rp_job_open(struct rp_source **out, const struct rp_jobspec *j, const struct rp_job_opts *o,
 		char *err, size_t errlen);
 
+/* ------------------------------------------------------- DLIO workloads */
+
+/*
+ * A DLIO workload YAML (configs/workload/NAME.yaml) as a job (rp_dlio.c):
+ * the caller parses the YAML (libyaml, cli/) into a flat list of keys and
+ * this turns it into the job DLIO would run, with DLIO's defaults for the
+ * keys it leaves out (dlio_benchmark/utils/config.py), its key semantics
+ * (the loaders' file order, the checkpoint schedule and the sizes its
+ * checkpointing computes from the model keys, the sizes its generators
+ * write for each format) and one note per key it cannot honour.
+ */
+enum { RP_DLIO_SCALAR, RP_DLIO_MAP, RP_DLIO_LIST };
+struct rp_dlio_kv {
+	const char *key;	/* dotted: "model.parallelism.tensor" */
+	const char *val;	/* a scalar's text, else NULL */
+	const char *const *items;	/* a list's scalars (NULL where an item is
+					 * not a scalar) */
+	size_t nitems;
+	unsigned line;		/* 1-based */
+	int kind;		/* RP_DLIO_* */
+};
+struct rp_dlio_opts {
+	unsigned ranks;		/* the ranks the workload is run on (mpirun
+				 * -np; 0: its model-parallel group, 1 for
+				 * most): the job is one rank's */
+};
+/* A key that is not honoured: line (0: none) and what is done instead. */
+typedef void (*rp_dlio_note_fn)(void *arg, unsigned line, const char *msg);
+/*
+ * Fill job (empty) with the workload of kv[0 .. n-1]: 0; -EINVAL with
+ * *errline and what is wrong in err (a value of the wrong type, a list or
+ * mapping where a value goes, a folder outside DIR, a job with nothing to
+ * do); -ENOTSUP for an object store (S3): not a file system; -ENOMEM.  The
+ * job's header says what it is (the caller adds the path).
+ */
+int rp_dlio_job(struct cm_job *job, const struct rp_dlio_kv *kv, size_t n,
+		const struct rp_dlio_opts *o, rp_dlio_note_fn note, void *arg, unsigned *errline,
+		char *err, size_t errlen);
+
+/*
+ * The MLPerf Storage v2.0 workloads (iotape-model(1) PRESETS), each the
+ * DLIO keys of its workload YAML made a job by rp_dlio_job: the name and a
+ * summary of preset i (NULL past the last); job (empty) filled with preset
+ * name for the A100 (a100) or the H100: 0, -ENOENT, -ENOMEM.
+ */
+const char *rp_dlio_preset_name(size_t i, const char **summary);
+int rp_dlio_preset(struct cm_job *job, const char *name, int a100);
+/* The rules' figures against the presets' jobs (model --check-rules): up
+ * to max rows in r, *n of them; 0 or -ENOMEM. */
+struct rp_dlio_rule {
+	const char *preset, *what, *source;
+	char rule[160];		/* the rules' figure */
+	char job[192];		/* what the preset's job has */
+	int ok;			/* 1 they agree, 0 they differ, 2 they differ
+				 * where the rules and the YAML do (source says) */
+};
+int rp_dlio_rules(struct rp_dlio_rule *r, size_t max, size_t *n);
+
 /* ------------------------------------------------------------ fio iolog */
 
 /*

@@ -52,6 +52,7 @@ static const char *const sections[] = { "job", "source", "dataset", "reader", "t
 static const struct jkey keys[] = {
 	{ "job", "format", K_U64, 1, 0, 0, 1, 1 },
 	{ "job", "name", K_STR, 0, J(name), RP_JOB_STR },
+	{ "job", "ranks", K_U64, 0, 0, 0, 1, 1u << 20 },	/* informative, as [source] */
 	{ "source", "trace", K_STR, 0, 0, 0 },		/* informative: checked, kept nowhere */
 	{ "source", "duration_s", K_SEC, 0, 0, 0 },
 	{ "source", "events", K_U64, 0, 0, 0, 0, U64MAX },
@@ -184,7 +185,7 @@ static int set_key(struct rp_jobspec *j, const char *sec, const char *key, const
 				 (unsigned long long)k->max);
 			return -EINVAL;
 		}
-		if (strcmp(sec, "source") && strcmp(key, "format"))	/* kept nowhere */
+		if (strcmp(sec, "source") && strcmp(key, "format") && strcmp(key, "ranks"))
 			*(uint64_t *)(base + k->off) = u;
 		break;
 	case K_SIZE:
@@ -1594,7 +1595,7 @@ int rp_jobspec_room(const struct rp_jobspec *j, const char *dir, unsigned copies
 		files = j->file_shuffle == RP_SHUFFLE_ON && per * j->epochs < js.N ?
 			per * j->epochs : per < js.N ? per : js.N;
 	}
-	if (!sparse || j->generate) {
+	if (!sparse && !j->generate) {	/* (generate: the job writes them) */
 		if (js.N <= 10000000) {	/* exact: the same draws as the layout's */
 			for (uint64_t f = 0; f < files; f++)
 				bytes += draw_rl(j, f) * js.S;
@@ -1624,9 +1625,8 @@ int rp_jobspec_room(const struct rp_jobspec *j, const char *dir, unsigned copies
 		cm_fmt_bytes(a, sizeof(a), room);
 		cm_fmt_bytes(b, sizeof(b), bytes);
 		snprintf(err, errlen, "%s: %s free, and the data set%s takes %s: not enough "
-			 "(--sparse prepares it as holes%s)", where, a,
-			 copies > 1 ? "s (one per accelerator)" : "", b,
-			 j->generate ? "; dataset.generate writes it all the same" : "");
+			 "(--sparse prepares it as holes)", where, a,
+			 copies > 1 ? "s (one per accelerator)" : "", b);
 		return -ENOSPC;
 	}
 	return 0;

@@ -84,8 +84,8 @@ for p in unet3d resnet50 cosmoflow llama3-8b; do
 done
 grep -q '^\[readers\]' "$T/llama3-8b.fio" && fail "llama3-8b: readers of no data set"
 grep -q '^\[checkpoint_read\]' "$T/llama3-8b.fio" || fail "llama3-8b: no read back"
-grep -qx 'loops=2' "$T/llama3-8b.fio" || fail "llama3-8b: not 2 checkpoints"
-grep -qx 'filesize=13125000000' "$T/llama3-8b.fio" || fail "llama3-8b: not 8 shards of 105 GB"
+[ "$(grep -cx 'loops=10' "$T/llama3-8b.fio")" = 2 ] || fail "llama3-8b: not 10 checkpoints written, 10 read"
+grep -qx 'filesize=7026601472' "$T/llama3-8b.fio" || fail "llama3-8b: not a rank's 2 files of 105 GB / 8"
 grep -q '^filesize=[0-9]*-[0-9]*$' "$T/unet3d.fio" || fail "unet3d: no size range (stdev)"
 grep -q 'record_length_stdev: a normal spread' "$T/unet3d.fio" || fail "unet3d: stdev not said"
 cat >"$T/w.yaml" <<'EOF'
