@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include "analyze.h"
 #include "cli.h"
+#include "job.h"
 #include "fmt.h"
 #include "parse.h"
 #include "live.h"
@@ -715,23 +716,48 @@ static int open_source(const struct src_arg *sa, const struct rp_opts *o, unsign
 }
 
 /* TRACE is a job file when its first bytes are text starting with '[',
- * ';', '#' or blank (a trace starts with its format's magic): parse it,
- * apply the --set overrides and --seed, check it.  0, or the exit status
+ * ';', '#' or blank (a trace starts with its format's magic), a DLIO
+ * workload when it is named *.yaml or *.yml (the job model --from-dlio
+ * makes of it): parse it, apply the --set overrides and --seed, check it.  0, or the exit status
  * after one error line (exit 2: the job file is part of the command). */
 static int job_file(struct src_arg *sa, struct rp_jobspec *job, const char **sets, int nsets,
 		    const char *seed, struct rp_opts *o)
 {
 	char err[768], what[1100];
+	size_t tl = strlen(sa->trace);
+	int rc;
 
-	if (!rp_job_sniff(sa->trace)) {
+	if ((tl > 5 && !strcmp(sa->trace + tl - 5, ".yaml")) ||
+	    (tl > 4 && !strcmp(sa->trace + tl - 4, ".yml"))) {
+		/* a DLIO workload: the job iotape model --from-dlio writes */
+		struct cm_job cj = { 0 };
+
+		if ((rc = model_dlio_job(sa->trace, 0, &cj)) != EXIT_OK) {
+			cm_job_release(&cj);
+			return rc;
+		}
+		rp_jobspec_init(job);
+		rc = rp_jobspec_set(job, "job.format=" CM_JOB_FORMAT, sa->trace, err, sizeof(err));
+		for (int k = 0; !rc && k < CM_JOB_NKEYS; k++) {
+			if (!cj.val[k] || k == CM_JOB_K_FORMAT)
+				continue;
+			snprintf(what, sizeof(what), "%s.%s=%s", cm_job_keys[k].section,
+				 cm_job_keys[k].name, cj.val[k]);
+			rc = rp_jobspec_set(job, what, sa->trace, err, sizeof(err));
+		}
+		cm_job_release(&cj);
+		if (rc) {
+			cli_error("%s", err);
+			return EXIT_USAGE;
+		}
+	} else if (!rp_job_sniff(sa->trace)) {
 		if (nsets || seed) {
 			opt_error(&replay_cmd, "--set and --seed are for job files (%s is not one)",
 				  sa->trace);
 			return EXIT_USAGE;
 		}
 		return 0;
-	}
-	if (rp_jobspec_parse(job, sa->trace, err, sizeof(err))) {
+	} else if (rp_jobspec_parse(job, sa->trace, err, sizeof(err))) {
 		cli_error("%s", err);
 		return EXIT_USAGE;
 	}

@@ -218,6 +218,17 @@ rep bare_checkpoint
 [ "$(ls "$T/bare_checkpoint.d/checkpoints" | tr '\n' ' ')" = "ckpt_1.pt ckpt_2.pt " ] ||
 	fail "bare_checkpoint: $(ls "$T/bare_checkpoint.d/checkpoints")"
 
+# --- iotape replay runs a workload YAML as the job model writes of it
+run "$IOTAPE" replay --sparse --output-format json -o "$T/direct.json" -d "$T/direct.d" \
+	--set train.epochs=2 "$D/pytorch_npz.yaml"
+[ "$rc" = 0 ] || fail "replay of the YAML exited $rc: $(cat "$T/err")"
+[ "$(grep -c '^iotape replay: warning: ' "$T/err")" = 4 ] || fail "replay of the YAML: $(cat "$T/err")"
+[ "$(js direct "d['scale']['steps_per_loop'], d['replay']['ops_expected']['write']")" = "8 0" ] ||
+	fail "replay of the YAML, 2 epochs: $(js direct "d['scale']")"
+err_line 2 "iotape replay: $D/s3.yaml:6: " "storage.storage_type: s3: " \
+	"$IOTAPE" replay -d "$T/s3.d" "$D/s3.yaml"
+[ -e "$T/s3.d" ] && fail "replay of s3.yaml made DIR"
+
 # --- an object store: one error line, exit 2, nothing written
 rm -f "$T/s3.ini"
 err_line 2 "iotape model: $D/s3.yaml:6: " "storage.storage_type: s3: " \
