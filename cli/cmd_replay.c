@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 #include "analyze.h"
 #include "cli.h"
@@ -476,15 +477,21 @@ static int setup_dir(const char *dir, int force, const struct rp_opts *o, int pr
 
 struct progress_line {
 	int printed;
+	struct timespec t0;	/* prepare's start */
 };
 
 static void prep_progress(void *arg, uint64_t files, uint64_t nfiles, uint64_t bytes,
 			  uint64_t total)
 {
 	struct progress_line *pl = arg;
+	struct timespec t;
+	double s;
 
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	s = (double)(t.tv_sec - pl->t0.tv_sec) + (double)(t.tv_nsec - pl->t0.tv_nsec) / 1e9;
 	fprintf(stderr, "\riotape replay: preparing %" PRIu64 "/%" PRIu64 " files, %" PRIu64
-		"/%" PRIu64 " MiB ", files, nfiles, bytes >> 20, total >> 20);
+		"/%" PRIu64 " MiB, %.0f files/s, %.0f MiB/s ", files, nfiles, bytes >> 20,
+		total >> 20, s > 0 ? (double)files / s : 0, s > 0 ? (double)(bytes >> 20) / s : 0);
 	pl->printed = 1;
 }
 
@@ -507,8 +514,10 @@ static int prepare(int dirfd, const struct rp_layout *l, int sparse, unsigned sc
 				   .dirfds = PL.n > 1 ? PL.fd : NULL };
 	struct rp_prep_stats ps;
 	char err[512];
-	int rc = rp_prepare(dirfd, l, &po, &ps, err, sizeof(err));
+	int rc;
 
+	clock_gettime(CLOCK_MONOTONIC, &pl.t0);
+	rc = rp_prepare(dirfd, l, &po, &ps, err, sizeof(err));
 	if (pl.printed)
 		fputc('\n', stderr);
 	if (rc)
@@ -522,8 +531,10 @@ static uint64_t dataset_bytes(const struct rp_layout *l, unsigned scale)
 {
 	uint64_t b = 0;
 
+	/* (a job file's data set made as the run reaches it is not prepared,
+	 * and is the data set all the same) */
 	for (size_t i = 0; i < l->nfiles; i++)
-		if (l->files[i].dataset && l->files[i].prepare && !l->files[i].isdir)
+		if (l->files[i].dataset && !l->files[i].isdir)
 			b += l->files[i].size;
 	return b * (scale ? scale : 1);
 }
@@ -666,6 +677,10 @@ struct src_arg {
 	const char *trace;
 	struct rp_trace_opts to;
 	const struct rp_jobspec *job;	/* TRACE is a job file (iotape-job(5)) */
+	/* a job file under --runtime, one accelerator: its data set made as
+	 * the run reaches it, under *dirfd */
+	int lazy, sparse;
+	const int *dirfd;
 };
 
 static int open_trace(void *arg, unsigned accel, struct rp_source **out, char *err,
@@ -674,7 +689,8 @@ static int open_trace(void *arg, unsigned accel, struct rp_source **out, char *e
 	const struct src_arg *sa = arg;
 
 	if (sa->job)
-		return rp_job_open(out, sa->job, &(struct rp_job_opts){ .direct = sa->to.direct },
+		return rp_job_open(out, sa->job, &(struct rp_job_opts){ .direct = sa->to.direct,
+				   .lazy = sa->lazy, .sparse = sa->sparse, .dirfd = sa->dirfd },
 				   err, errlen);
 	return rp_trace_open(out, sa->trace, &sa->to, err, errlen);
 }
@@ -1337,6 +1353,12 @@ int cmd_replay(int argc, char **argv)
 		done = ret == EXIT_OK;
 		goto out;
 	}
+	/* a bounded run of a job file waits for no file it does not read: its
+	 * data set is made as the run reaches it, in the order it reads it */
+	sa.lazy = sa.job && o.runtime_ns && !M.on && o.accelerators <= 1 && o.scale <= 1 &&
+		  PL.n <= 1 && !prep_only && !no_prep && !BB.dir && !SH.dir;
+	sa.sparse = sparse;
+	sa.dirfd = &dirfd;
 	if (open_source(&sa, &o, M.on ? M.count : o.accelerators, &src))
 		goto out;
 	if (o.readers_trace)

@@ -459,6 +459,13 @@ int rp_fio_write(FILE *f, const struct rp_jobspec *j, char *err, size_t errlen);
 
 struct rp_job_opts {
 	int direct;		/* --direct: sizes aligned, reads O_DIRECT */
+	/* the data set made as the run reaches it (a bounded run of one
+	 * accelerator, --runtime): the layout leaves its files out of
+	 * prepare, and the source makes them, in the order the job reads
+	 * them, from its start, under *dirfd (set by then); a reader's open
+	 * waits for its file */
+	int lazy, sparse;
+	const int *dirfd;
 };
 /*
  * The job-file source: the synthetic job of j (copied), generated as the
@@ -583,6 +590,17 @@ struct rp_prep_opts {
  * dataset files under RP_COPY_DIR"K"/. */
 int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *po,
 	       struct rp_prep_stats *st, char *err, size_t errlen);
+
+/*
+ * Prepare file i of l under dirfd as rp_prepare does, for a source that
+ * makes its files as the run reaches them (the job-file source under
+ * --runtime); *cur (NULL at first) keeps what the calls share, freed by
+ * rp_prep_cursor_free.  0, or -errno with the message in err.
+ */
+struct rp_prep_cursor;
+int rp_prepare_file(int dirfd, const struct rp_layout *l, uint32_t i, int sparse,
+		    struct rp_prep_cursor **cur, char *err, size_t errlen);
+void rp_prep_cursor_free(struct rp_prep_cursor *c);
 
 /* Put back, as prepare made them, the prepared files the job changes
  * (writes, truncates, unlinks, renames) that are missing or resized: the

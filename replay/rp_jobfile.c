@@ -25,7 +25,9 @@
 #include <fcntl.h>
 #include <ini.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -591,6 +593,16 @@ struct jobsrc {
 	uint64_t *wbase;	/* per file: its first window's index */
 	double ct, ct_sd;
 	struct gen *g;		/* per thread */
+	/* lazy (rp_job_opts.lazy): the data set made as the run reaches it */
+	int lazy, sparse;
+	const int *dirfdp;
+	pthread_t th;
+	int th_started;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	_Atomic uint64_t *ready;	/* a bit per data set file: made */
+	_Atomic int stop;
+	int perr;			/* the maker's error (-errno), 0 */
 };
 
 /* Whether the trainer writes a checkpoint after training step s (0-based,
@@ -783,6 +795,62 @@ static void map_clear(const struct jobsrc *js, struct gen *g)
 		memset(g->bm, 0, (js->nwin + 63) / 64 * sizeof(*g->bm));
 }
 
+/* ------------------------------------------------- the lazy data set */
+
+static int is_ready(const struct jobsrc *js, uint32_t f)
+{
+	return atomic_load_explicit(&js->ready[f / 64], memory_order_acquire) >> (f % 64) & 1;
+}
+
+/* Wait until the maker has made file f: 0, or its error. */
+static int wait_ready(struct jobsrc *js, uint32_t f)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&js->mu);
+	while (!is_ready(js, f) && !js->perr && !js->stop)
+		pthread_cond_wait(&js->cv, &js->mu);
+	if (!is_ready(js, f))
+		rc = js->perr ? js->perr : -ECANCELED;
+	pthread_mutex_unlock(&js->mu);
+	return rc;
+}
+
+/* The maker: the data set's files in the order the epochs read them
+ * (each once), until they are all made or the run stops. */
+static void *maker(void *arg)
+{
+	struct jobsrc *js = arg;
+	struct rp_prep_cursor *cur = NULL;
+	uint64_t left = 0;
+	int rc = 0;
+
+	for (uint64_t f = 0; f < js->N; f++)
+		left += js->s.layout.files[f].rbytes > 0;
+	for (uint64_t e = 0; e < js->j.epochs && left && !rc && !js->stop; e++)
+		for (uint64_t pos = 0; pos * js->S < js->NSread && left && !js->stop; pos++) {
+			uint32_t f = file_at(js, e, pos);
+
+			if (is_ready(js, f))
+				continue;
+			if ((rc = rp_prepare_file(*js->dirfdp, &js->s.layout, f, js->sparse, &cur,
+						  js->s.err, sizeof(js->s.err))))
+				break;
+			pthread_mutex_lock(&js->mu);
+			atomic_fetch_or_explicit(&js->ready[f / 64], 1ull << (f % 64),
+						 memory_order_release);
+			pthread_cond_broadcast(&js->cv);
+			pthread_mutex_unlock(&js->mu);
+			left--;
+		}
+	rp_prep_cursor_free(cur);
+	pthread_mutex_lock(&js->mu);
+	js->perr = rc;
+	pthread_cond_broadcast(&js->cv);
+	pthread_mutex_unlock(&js->mu);
+	return NULL;
+}
+
 static int reader_next(struct jobsrc *js, unsigned t, struct rp_op *op)
 {
 	struct gen *g = &js->g[t];
@@ -819,6 +887,11 @@ static int reader_next(struct jobsrc *js, unsigned t, struct rp_op *op)
 			}
 			g->p = g->i / js->S;
 			g->f = file_at(js, g->e, g->p);
+			if (js->lazy && !is_ready(js, g->f)) {
+				int rc = wait_ready(js, g->f);
+				if (rc)
+					return rc;
+			}
 			g->gend = (g->p + 1) * js->S < g->iend ? (g->p + 1) * js->S : g->iend;
 			g->whole = g->i == g->p * js->S && g->gend == (g->p + 1) * js->S;
 			op_init(op, 0, CM_OPEN);
@@ -1078,14 +1151,34 @@ static int job_next(struct rp_source *s, unsigned t, struct rp_op *op)
 
 static int job_start(struct rp_source *s, unsigned loops)
 {
-	(void)s;
+	struct jobsrc *js = (struct jobsrc *)s;
+	int rc;
+
 	(void)loops;
+	if (!js->lazy || js->th_started)
+		return 0;
+	if ((rc = pthread_create(&js->th, NULL, maker, js))) {
+		snprintf(s->err, sizeof(s->err), "the data set's maker: %s", strerror(rc));
+		return -rc;
+	}
+	js->th_started = 1;
 	return 0;
 }
 
 static int job_stop(struct rp_source *s)
 {
-	(void)s;
+	struct jobsrc *js = (struct jobsrc *)s;
+
+	if (!js->th_started)
+		return 0;
+	pthread_mutex_lock(&js->mu);
+	js->stop = 1;
+	pthread_cond_broadcast(&js->cv);
+	pthread_mutex_unlock(&js->mu);
+	pthread_join(js->th, NULL);
+	js->th_started = 0;
+	/* a file the maker could not make fails the run where a reader waited
+	 * for it (its next() returned the error), not where none did */
 	return 0;
 }
 
@@ -1103,6 +1196,11 @@ static void job_free(struct rp_source *s)
 	free(js->g);
 	free(js->rl);
 	free(js->wbase);
+	if (js->ready) {
+		free((void *)js->ready);
+		pthread_mutex_destroy(&js->mu);
+		pthread_cond_destroy(&js->cv);
+	}
 	rp_layout_release(&s->layout);
 	free(js);
 }
@@ -1239,6 +1337,9 @@ static int build_files(struct jobsrc *js, const struct rp_job_opts *o, uint64_t 
 			if (!l->files[f].rbytes)
 				l->files[f].prepare = l->files[f].dataset = 0;
 	}
+	if (js->lazy)	/* the source makes them, as the run reaches them */
+		for (uint64_t f = 0; f < js->N; f++)
+			l->files[f].prepare = 0;
 	for (uint64_t f = 0; f < js->N; f++)
 		l->dataset_bytes += l->files[f].rbytes;
 	return 0;
@@ -1515,6 +1616,18 @@ int rp_job_open(struct rp_source **out, const struct rp_jobspec *j, const struct
 	js->ct = j->computation_time;
 	js->ct_sd = j->computation_time_stdev;
 	js->oflags = O_RDONLY | ((j->odirect || (o && o->direct)) ? O_DIRECT : 0);
+	if (o && o->lazy && o->dirfd && js->N && !j->generate) {
+		js->lazy = 1;
+		js->sparse = o->sparse;
+		js->dirfdp = o->dirfd;
+		if (!(js->ready = calloc((js->N + 63) / 64, sizeof(*js->ready)))) {
+			job_free(&js->s);
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		pthread_mutex_init(&js->mu, NULL);
+		pthread_cond_init(&js->cv, NULL);
+	}
 	if (j->mmap && js->N)	/* the fault window: fault-around's 64 KiB */
 		js->W = j->transfer_size ? j->transfer_size : RP_JOB_MAP_WINDOW;
 	for (unsigned h = 0; (js->nck || js->nckr) && h < j->ckpt_files; h++) {

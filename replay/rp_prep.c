@@ -201,27 +201,59 @@ static int write_all(int fd, const void *buf, size_t n, uint64_t off)
  * hard link planted to a file outside DIR: never written through. */
 #define LINKED_WHY "has more than one link (a hard link may lead out of DIR), refused"
 
+/* The parent directory prepare made last (a worker's): its files come in
+ * runs of one directory, whose walk of mkdirs is then done once. */
+struct pcache {
+	int dirfd;		/* the DIR (placement) it is under */
+	char dir[4096];		/* its path, relative */
+	int made;		/* it exists: mkdirs were done */
+};
+
 /* Create or resize rel as f says; *why: what went wrong, when the errno
- * does not say it. */
+ * does not say it.  pc (NULL: none) skips the walk of mkdirs for a file in
+ * the directory of the one before. */
 static int prep_one(int dirfd, const char *rel, const struct rp_file *f, int sparse,
-		    uint64_t *buf, uint64_t *rng, struct rp_prep_stats *st, const char **why)
+		    uint64_t *buf, uint64_t *rng, struct rp_prep_stats *st, const char **why,
+		    struct pcache *pc)
 {
-	const char *base;
+	const char *base, *sl = strrchr(rel, '/');
+	size_t dl = sl ? (size_t)(sl - rel) : 0;
 	struct stat sb;
 	int pfd, fd, rc = 0;
 
 	*why = NULL;
-	pfd = rp_parent_beneath(dirfd, rel, 1, &base);
-	if (pfd < 0)
-		return pfd;
-	if (f->isdir) {
-		rc = mkdirat(pfd, base, 0755) && errno != EEXIST ? -errno : 0;
+	if (!pc || f->isdir || !pc->made || pc->dirfd != dirfd || dl >= sizeof(pc->dir) ||
+	    strncmp(pc->dir, rel, dl) || pc->dir[dl]) {
+		pfd = rp_parent_beneath(dirfd, rel, 1, &base);
+		if (pfd < 0)
+			return pfd;
+		if (f->isdir) {
+			rc = mkdirat(pfd, base, 0755) && errno != EEXIST ? -errno : 0;
+			close(pfd);
+			if (!rc)
+				st->skipped++;
+			return rc;
+		}
 		close(pfd);
-		if (!rc)
-			st->skipped++;
-		return rc;
+		if (pc && dl < sizeof(pc->dir)) {
+			memcpy(pc->dir, rel, dl);
+			pc->dir[dl] = 0;
+			pc->dirfd = dirfd;
+			pc->made = 1;
+		}
 	}
-	close(pfd);
+	/* prepare's new file (the common case of a large data set): made, then
+	 * sized, without a look at what was there */
+	fd = pc ? rp_open_beneath(dirfd, rel, O_RDWR | O_CREAT | O_EXCL, 0644) : -EEXIST;
+	if (fd >= 0) {
+		if (f->size && ftruncate(fd, (off_t)f->size)) {
+			rc = -errno;
+			goto out;
+		}
+		goto fill;
+	}
+	if (fd != -EEXIST)
+		return fd;
 	fd = rp_open_beneath(dirfd, rel, O_RDWR | O_CREAT, 0644);
 	if (fd < 0)
 		return fd;
@@ -247,6 +279,7 @@ static int prep_one(int dirfd, const char *rel, const struct rp_file *f, int spa
 		rc = -errno;
 		goto out;
 	}
+fill:
 	sparse |= f->holes;	/* nothing reads it: its size is enough */
 	for (uint64_t off = 0; !sparse && off < f->size; off += PREP_CHUNK) {
 		size_t n = f->size - off < PREP_CHUNK ? (size_t)(f->size - off) : PREP_CHUNK;
@@ -416,6 +449,7 @@ int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *
 	char cpath[4096 + 32];
 	const int *fds = po->dirfds;
 	unsigned np = fds && l->nplaces ? l->nplaces : 1;
+	struct pcache pc = { .dirfd = -1 };
 	const char *why;
 	int rc;
 
@@ -475,7 +509,7 @@ int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *
 			continue;
 		rel = rp_copy_path(l, i, k, cpath, sizeof(cpath));
 		if ((rc = prep_one(fd_of(dirfd, fds, l, i), rel, f, po->sparse, buf, &rng, st,
-				   &why))) {
+				   &why, &pc))) {
 			prep_error(err, errlen, rel, rc, why);
 			break;
 		}
@@ -487,6 +521,8 @@ int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *
 		}
 	}
 	free(buf);
+	if (po->progress && !rc)
+		po->progress(po->arg, st->files, nfiles, done, total);
 	for (unsigned p = 0; !rc && p < np; p++)
 		if ((rc = mark_prepared(fds ? fds[p] : dirfd)))
 			prep_error(err, errlen, RP_MARKER, rc, NULL);
@@ -519,7 +555,7 @@ static int restore(int dirfd, const int *fds, const struct rp_layout *l, int spa
 		if (!buf && !(buf = malloc(PREP_CHUNK + 8)))
 			return -ENOMEM;
 		if ((e = prep_one(fd_of(dirfd, fds, l, i), rp_file_path(l, i), f, sparse, buf, &rng,
-				  &st, &why)) && !rc)
+				  &st, &why, NULL)) && !rc)
 			rc = e;
 	}
 	free(buf);
@@ -552,4 +588,43 @@ int rp_take_prepared(int dirfd)
 		clean = 0;	/* it would say so again */
 	close(fd);
 	return clean;
+}
+
+/* rp_prepare_file's state: a worker's scratch and its parent cache. */
+struct rp_prep_cursor {
+	uint64_t *buf, rng;
+	struct pcache pc;
+};
+
+int rp_prepare_file(int dirfd, const struct rp_layout *l, uint32_t i, int sparse,
+		    struct rp_prep_cursor **cur, char *err, size_t errlen)
+{
+	struct rp_prep_stats st = { 0 };
+	struct rp_prep_cursor *c = *cur;
+	const char *why;
+	int rc;
+
+	if (!c) {
+		if (!(c = calloc(1, sizeof(*c))) ||
+		    (!sparse && !(c->buf = malloc(PREP_CHUNK + 8)))) {
+			free(c);
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		c->rng = 0x9e3779b97f4a7c15ull ^ now_ns();
+		c->pc.dirfd = -1;
+		*cur = c;
+	}
+	rc = prep_one(dirfd, rp_file_path(l, i), &l->files[i], sparse, c->buf, &c->rng, &st, &why,
+		      &c->pc);
+	if (rc)
+		prep_error(err, errlen, rp_file_path(l, i), rc, why);
+	return rc;
+}
+
+void rp_prep_cursor_free(struct rp_prep_cursor *c)
+{
+	if (c)
+		free(c->buf);
+	free(c);
 }
