@@ -141,6 +141,20 @@ void cli_tape_error(const char *what, int err);
  * -1 after one error line.  For commands made of other commands' runs
  * (model --check, whatif). */
 int cli_run_self(const char *log, char *const args[]);
+/* From now on, SIGINT, SIGTERM and SIGHUP do not end this process: the
+ * first is remembered (cli_run_signal) and each is forwarded to the child
+ * cli_run_self is waiting for, if any; cli_run_self runs nothing more
+ * once one came (it returns 128 + that signal).  The caller checks
+ * cli_run_signal after each run, removes what it made and exits with 128
+ * + the signal.  The child gets SIGTERM if this process dies without a
+ * word (SIGKILL). */
+void cli_run_catch(void);
+int cli_run_signal(void);	/* the signal caught, 0: none */
+/* Should SIGINT, SIGTERM or SIGHUP (those not ignored or handled) end this
+ * process, remove path first (a file it is writing and would leave
+ * incomplete); path must live until exit or until cli_rm_on_signal(NULL),
+ * which forgets every path.  At most 4 paths. */
+void cli_rm_on_signal(const char *path);
 
 /* Without force, an existing out is refused: 1 after one error line
  * ("OUT: exists (use -f to replace it)"), else 0.  For a check before the

@@ -9,11 +9,13 @@
  * digits and a newline, mode 0600) or, with neither, is random and
  * forgotten at exit.
  *
- * Any failure leaves no OUT (nor the --new-key file) behind.
+ * Any failure leaves no OUT (nor the --new-key file) behind; so does
+ * SIGINT, SIGTERM or SIGHUP (cli_rm_on_signal).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -167,6 +169,8 @@ int cmd_anonymize(int argc, char **argv)
 	cm_anon *a = NULL;
 	char *tmp = NULL, side, id[CM_ANON_ID_LEN + 1];
 	struct stat si, so;
+	sigset_t sigs, oldsigs;
+	int blocked = 0;
 
 	opt_init_cfg(&p, &anonymize_cmd, &cfg, argc, argv);
 	if ((c = opt_all(&p)) != OPT_END)
@@ -192,10 +196,20 @@ int cmd_anonymize(int argc, char **argv)
 	}
 	if (cli_output_refused(cfg.out, cfg.force))
 		goto cleanup;
+	/* the files made below are removed should a signal end us: none can
+	 * come between a file's making and its registration */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	sigprocmask(SIG_BLOCK, &sigs, &oldsigs);
+	blocked = 1;
 	if (cfg.key ? anon_read_key(cfg.key, ao.key) :
 	    cfg.new_key ? new_key(cfg.new_key, ao.key) : (cm_anon_key_random(ao.key), 0))
 		goto cleanup;
 	made_key = cfg.new_key != NULL;
+	if (made_key)
+		cli_rm_on_signal(cfg.new_key);
 	ao.keep_ext = cfg.keep_ext;
 	ao.keep_dirs = cfg.keep_dirs;
 	if ((err = cm_anon_new(&a, &ao)) < 0) {
@@ -204,6 +218,9 @@ int cmd_anonymize(int argc, char **argv)
 	}
 	if (cli_trace_create(cfg.out, cfg.force, NULL, &tmp, &w))
 		goto cleanup;
+	cli_rm_on_signal(tmp ? tmp : cfg.out);
+	sigprocmask(SIG_SETMASK, &oldsigs, NULL);
+	blocked = 0;
 	if ((err = cm_anon_trace(a, r, w, &st, &side)) < 0) {
 		cli_tape_error(side == 'r' ? in : cfg.out, err);
 		goto fail;
@@ -212,6 +229,7 @@ int cmd_anonymize(int argc, char **argv)
 	w = NULL;
 	if (err)
 		goto fail;
+	cli_rm_on_signal(NULL);	/* done: OUT and the key stay */
 	if (!cfg.quiet) {
 		cm_anon_key_id(ao.key, id);
 		cm_put_escaped(stderr, cfg.out, 0);
@@ -228,6 +246,9 @@ fail:
 cleanup:
 	if (made_key)
 		unlink(cfg.new_key);
+	cli_rm_on_signal(NULL);
+	if (blocked)
+		sigprocmask(SIG_SETMASK, &oldsigs, NULL);
 	cm_anon_wipe(ao.key, sizeof(ao.key));
 	cm_anon_free(a);
 	free(tmp);

@@ -57,7 +57,8 @@ static const struct opt record_opts[] = {
 	  NULL, "all" },
 	{ 'p', "pid", "PID", "attach to a running process and the processes it starts",
 	  NULL, NULL, OPT_MULTI },
-	{ OPT_CGROUP, "cgroup", "PATH", "trace the processes of a cgroup v2 (and of the cgroups below it)" },
+	{ OPT_CGROUP, "cgroup", "PATH", "trace the processes of a cgroup v2 (and of the cgroups below it)",
+	  NULL, NULL, OPT_PATH },
 	{ OPT_DURATION, "duration", "SEC", "stop after SEC seconds (0.001 to 10^9)",
 	  OPT_T_DOUBLE(CFG, o.duration, 1e-3, 1e9) },
 	/* fractions for tests: 0.0625 = 64 KiB */

@@ -43,12 +43,14 @@ enum {
 #define CFG struct rp_opts
 static const struct opt replay_opts[] = {
 	{ 'd', "dir", "DIR", "replay under DIR (every trace path is mapped into it)",
-	  NULL, NULL, OPT_REQUIRED },
+	  NULL, NULL, OPT_REQUIRED | OPT_PATH },
 	{ O_PLACE, "place", "GLOB=DIR", "prepare and replay the paths GLOB matches under DIR (an existing directory) instead of --dir",
 	  NULL, NULL, OPT_MULTI },
-	{ O_BURST, "burst-buffer", "FAST_DIR", "what-if: the checkpoints (as analyze finds them) are written under FAST_DIR (an existing directory)" },
+	{ O_BURST, "burst-buffer", "FAST_DIR", "what-if: the checkpoints (as analyze finds them) are written under FAST_DIR (an existing directory)",
+	  NULL, NULL, OPT_PATH },
 	{ O_DRAIN, "drain", NULL, "with --burst-buffer: copy each checkpoint file to --dir in the background once closed" },
-	{ O_STAGE_HOT, "stage-hot", "FAST_DIR", "what-if: the files with the most bytes read per byte, up to --stage-size, under FAST_DIR (an existing directory); the rest under --dir" },
+	{ O_STAGE_HOT, "stage-hot", "FAST_DIR", "what-if: the files with the most bytes read per byte, up to --stage-size, under FAST_DIR (an existing directory); the rest under --dir",
+	  NULL, NULL, OPT_PATH },
 	{ O_STAGE_SIZE, "stage-size", "SIZE", "with --stage-hot: the room in FAST_DIR, k/m/g/t suffixes" },
 	{ 'v', "verbose", NULL, "with --stage-hot: list the files staged" },
 	{ O_PREP_ONLY, "prepare-only", NULL, "create the dataset and stop" },
@@ -74,7 +76,7 @@ static const struct opt replay_opts[] = {
 	{ O_SCALE_DS, "scale-dataset", "K", "prepare K copies of the read-only files; loop L reads copy L % K", NULL, "1",
 	  OPT_T_UINT(CFG, scale, 1, 1024) },
 	{ O_FMT, "output-format", "FORMAT", "report format", "normal|json", "normal" },
-	{ 'o', "output", "FILE", "write the report to FILE instead of stdout" },
+	{ 'o', "output", "FILE", "write the report to FILE instead of stdout", NULL, NULL, OPT_PATH },
 	{ 'f', "force", NULL, "use a DIR that is neither empty nor prepared by iotape" },
 	{ O_IGNORE, "ignore-errors", NULL, "exit 0 even when ops failed in the replay" },
 	{ O_NO_META, "no-metadata", NULL, "leave the metadata ops (stat, getdents, ...) out" },
@@ -205,6 +207,34 @@ static const char *place_opt(unsigned i, char *buf, size_t len)
 		snprintf(buf, len, "%s %s", BB.dir && i == BB.place ? "--burst-buffer" : "--stage-hot",
 			 PL.dir[i]);
 	return buf;
+}
+
+/* A --place that places no file of layout l is surely a mistake (a glob
+ * written for other paths): one warning line each, naming why. */
+static void place_warn(const struct rp_layout *l)
+{
+	char w[4200];
+
+	for (unsigned i = 1; i < PL.n; i++) {
+		size_t placed = 0, matched = 0;
+		if (!PL.glob[i])
+			continue;
+		for (size_t f = 0; f < l->nfiles && !placed; f++) {
+			placed += l->files[f].place == i;
+			matched += rp_place_match(PL.glob[i], rp_file_path(l, (uint32_t)f));
+		}
+		if (placed)
+			continue;
+		if (matched)
+			cli_error("warning: %s places no file: those it matches are placed by an "
+				  "earlier --place", place_opt(i, w, sizeof(w)));
+		else if (l->nfiles)
+			cli_error("warning: %s matches no file of the trace (a path as recorded: "
+				  "/%s)", place_opt(i, w, sizeof(w)), rp_file_path(l, 0));
+		else
+			cli_error("warning: %s matches no file: the trace has none",
+				  place_opt(i, w, sizeof(w)));
+	}
 }
 
 /* Each placement's DIR must be there, a directory: 0, or -1 after one
@@ -1110,8 +1140,8 @@ int cmd_replay(int argc, char **argv)
 	opt_init_cfg(&p, &replay_cmd, &o, argc, argv);
 	while ((c = opt_next(&p)) != OPT_END) {
 		switch (c) {
-		case OPT_HELP: return EXIT_OK;
-		case OPT_ERR: return EXIT_USAGE;
+		case OPT_HELP: free(sets); return EXIT_OK;
+		case OPT_ERR: free(sets); return EXIT_USAGE;
 		case 'd': dir = p.arg; break;
 		case O_PREP_ONLY: prep_only = 1; break;
 		case O_NO_PREP: no_prep = 1; break;
@@ -1378,6 +1408,8 @@ int cmd_replay(int argc, char **argv)
 							    PL.n - 1))) {
 		cli_error("--place: %s", strerror(-rc));
 		goto out;
+	} else if (PL.n > 1) {
+		place_warn(&src->layout);
 	}
 	if (BB.dir && (ret = burst_setup(sa.trace, &src->layout))) {
 		ret = ret == EXIT_USAGE ? EXIT_USAGE : EXIT_FAIL;

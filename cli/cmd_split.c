@@ -159,7 +159,8 @@ static int collect_pids(struct split *s)
 				last = pid;
 				have = 1;
 				if (n == cap) {	/* sorted and made unique now and then */
-					qsort(s->pids, n, sizeof(*s->pids), pid_cmp);
+					if (n)	/* qsort of no array: UB (UBSan) */
+						qsort(s->pids, n, sizeof(*s->pids), pid_cmp);
 					size_t u = 0;
 					for (size_t j = 0; j < n; j++)
 						if (!u || s->pids[u - 1] != s->pids[j])
@@ -186,7 +187,8 @@ static int collect_pids(struct split *s)
 		cli_tape_error(s->in, rc);
 		return -1;
 	}
-	qsort(s->pids, n, sizeof(*s->pids), pid_cmp);
+	if (n)
+		qsort(s->pids, n, sizeof(*s->pids), pid_cmp);
 	size_t u = 0;
 	for (size_t j = 0; j < n; j++)
 		if (!u || s->pids[u - 1] != s->pids[j])

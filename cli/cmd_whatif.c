@@ -20,6 +20,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +102,7 @@ struct wi_run {
 struct wi {
 	struct whatif_cfg cfg;
 	const char *trace;
-	char work[64];		/* the runs' reports and logs */
+	char work[PATH_MAX - 64];	/* the runs' reports and logs */
 	struct wi_run run[WI_MAX];
 	size_t n;
 	unsigned readers;	/* recorded reader threads, 0: none */
@@ -453,12 +454,30 @@ static void wi_clean(struct wi *w)
 	rmdir(w->work);
 }
 
+/* After a signal (cli_run_catch): the run it stopped is over; remove the
+ * work directory (unless --keep) and the table's file, made empty before
+ * the runs, and say so.  The exit status, 128 + the signal. */
+static int wi_stopped(struct wi *w, int sig)
+{
+	if (w->cfg.out)
+		unlink(w->cfg.out);
+	if (w->cfg.keep)
+		cli_error("stopped by SIG%s: the runs' reports and logs are in %s",
+			  sigabbrev_np(sig), w->work);
+	else {
+		wi_clean(w);
+		cli_error("stopped by SIG%s; the run under way was stopped too", sigabbrev_np(sig));
+	}
+	return 128 + sig;
+}
+
 int cmd_whatif(int argc, char **argv)
 {
 	struct opt_parser p;
 	struct wi w = { 0 };
 	struct stat st;
 	FILE *out = stdout;
+	const char *tmp = getenv("TMPDIR");
 	int c, failed = 0, ret = EXIT_FAIL;
 
 	opt_init_cfg(&p, &whatif_cmd, &w.cfg, argc, argv);
@@ -486,45 +505,68 @@ int cmd_whatif(int argc, char **argv)
 		return EXIT_FAIL;
 	if (wi_facts(&w))
 		return EXIT_FAIL;
+
+	/* from here a signal stops the run under way and removes what we
+	 * made (wi_stopped); the table's file is made before the first run,
+	 * so that one we cannot write stops us before, not after, them all */
+	cli_run_catch();
+	if (w.cfg.out && !(out = fopen(w.cfg.out, "wx"))) {
+		cli_error("%s: %s", w.cfg.out, strerror(errno));
+		return EXIT_FAIL;
+	}
 	/* replay -d makes DIR; the runs that time checkpoints name it before */
 	if (mkdir(w.cfg.dir, 0755) && errno != EEXIST) {
 		cli_error("%s: %s", w.cfg.dir, strerror(errno));
-		return EXIT_FAIL;
+		goto out;
 	}
 	wi_plan(&w);
-
-	snprintf(w.work, sizeof(w.work), "/tmp/iotape-whatif.XXXXXX");
+	snprintf(w.work, sizeof(w.work) - 32, "%s", tmp && *tmp ? tmp : "/tmp");
+	strcat(w.work, "/iotape-whatif.XXXXXX");
 	if (!mkdtemp(w.work)) {
 		cli_error("mkdtemp %s: %s", w.work, strerror(errno));
-		return EXIT_FAIL;
+		w.work[0] = 0;
+		goto out;
 	}
 	for (size_t i = 0; i < w.n; i++) {
-		if (wi_run_one(&w, &w.run[i], i))
+		if (!cli_run_signal() && wi_run_one(&w, &w.run[i], i))
 			goto out;
+		if (cli_run_signal()) {
+			if (out != stdout)
+				fclose(out);
+			return wi_stopped(&w, cli_run_signal());
+		}
 		failed += w.run[i].status != 0 || w.run[i].ops_failed;
-	}
-	if (w.cfg.out && !(out = fopen(w.cfg.out, "wx"))) {
-		cli_error("%s: %s", w.cfg.out, strerror(errno));
-		goto out;
 	}
 	if ((w.cfg.json ? wi_print_json(&w, out) : wi_print_text(&w, out)) ||
 	    fflush(out) || ferror(out)) {
 		cli_error("%s: write error", w.cfg.out ? w.cfg.out : "stdout");
 		goto out;
 	}
+	if (out != stdout) {
+		int e = fclose(out);
+		out = stdout;
+		if (e) {
+			cli_error("%s: %s", w.cfg.out, strerror(errno));
+			goto out;
+		}
+	}
 	if (failed)
 		cli_error("%d of %zu runs failed or had failed operations: their logs are in %s",
 			  failed, w.n, w.work);
 	else
 		ret = EXIT_OK;
-out:
-	if (out != stdout && fclose(out) && ret == EXIT_OK) {
-		cli_error("%s: %s", w.cfg.out, strerror(errno));
-		ret = EXIT_FAIL;
-	}
 	if (w.cfg.keep && !failed)
 		fprintf(stderr, "whatif: the runs' reports and logs are in %s\n", w.work);
 	else if (!failed)
+		wi_clean(&w);
+	return ret;
+out:
+	/* nothing (or not all) of the table was written: no file of it */
+	if (out != stdout) {
+		fclose(out);
+		unlink(w.cfg.out);
+	}
+	if (w.work[0] && !w.cfg.keep)
 		wi_clean(&w);
 	return ret;
 }

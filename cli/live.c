@@ -46,6 +46,7 @@ static unsigned kind_class(unsigned kind)
 	case CM_WRITE: return TAPE_OPC_WRITE;
 	case CM_FSYNC: case CM_FDATASYNC: return TAPE_OPC_SYNC;
 	case CM_UNLINK: case CM_RENAME: case CM_MKDIR: return TAPE_OPC_NAMESPACE;
+	case CM_DUP: return TAPE_OPC_DUP;
 	case CM_STAT: case CM_GETDENTS: case CM_ACCESS: case CM_READLINK: return TAPE_OPC_META;
 	}
 	return TAPE_OPC_OTHER;

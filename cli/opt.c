@@ -166,6 +166,8 @@ int opt_next(struct opt_parser *p)
 	}
 	o = opt_by_id(p->cmd, c);
 	p->arg = optarg;
+	if (o && optarg && !*optarg && (o->type == CM_OPT_STR || (o->flags & OPT_PATH)))
+		return opt_error(p->cmd, "--%s: an empty %s", o->name, o->arg ? o->arg : "value");
 	if (o && o->choices && optarg) {
 		p->choice = cm_parse_choice(o->choices, optarg);
 		if (p->choice < 0)

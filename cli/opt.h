@@ -13,7 +13,10 @@
  * stores its default there, and opt_next() parses, checks and stores each
  * value given (common/parse.h says the rules and the field types), or
  * prints one error line ("iotape replay: --speed: 'nan' is not a number
- * from 0.001 to 1000000 (see 'iotape replay -h')").  opt_next() still
+ * from 0.001 to 1000000 (see 'iotape replay -h')"); an empty string,
+ * for a string option (OPT_T_STR, or OPT_PATH), is refused the same way
+ * ("--output: an empty FILE"): no file, directory, cgroup or name is "".
+ * opt_next() still
  * returns the option's id, so a command can react to it being given.  An
  * untyped option (no OPT_T_*) leaves its value in p.arg to the command.
  *
@@ -50,6 +53,9 @@
 /* opt.flags */
 #define OPT_REQUIRED (1u << 0)	/* shown without [] in the synopsis */
 #define OPT_MULTI (1u << 1)	/* may be repeated: "[-p PID]..." */
+#define OPT_PATH (1u << 2)	/* an untyped option whose value names a file
+				 * or directory: an empty one is refused (as
+				 * every OPT_T_STR's is) */
 
 /* opt_cmd.flags */
 #define OPT_CMD_STOP (1u << 0)	/* options end at the first argument (a

@@ -18,6 +18,8 @@
 #include <string.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -155,6 +157,88 @@ double cli_rel_diff(double a, double b)
 
 /* Run this program with args (NULL-terminated, args[0] the command) with
  * stdout and stderr to log: its exit status, or -1 after one error line. */
+/* cli_run_catch: the first signal got (0: none), and the child that
+ * cli_run_self waits for (0: none), which the handler forwards it to */
+static volatile sig_atomic_t run_sig;
+static volatile pid_t run_child;
+
+static void run_forward(int sig)
+{
+	int e = errno;
+
+	if (!run_sig)
+		run_sig = sig;
+	if (run_child > 0)
+		kill(run_child, sig);
+	errno = e;
+}
+
+#define RUN_NSIGS 3
+static const int run_sigs[RUN_NSIGS] = { SIGINT, SIGTERM, SIGHUP };
+static struct sigaction run_old[RUN_NSIGS];	/* what cli_run_catch replaced */
+static int run_caught;
+
+void cli_run_catch(void)
+{
+	struct sigaction sa = { .sa_handler = run_forward };
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < RUN_NSIGS; i++) {
+		sigaction(run_sigs[i], NULL, &run_old[i]);
+		if (run_old[i].sa_handler != SIG_IGN)	/* nohup's SIGHUP stays ignored */
+			sigaction(run_sigs[i], &sa, NULL);
+	}
+	run_caught = 1;
+}
+
+int cli_run_signal(void)
+{
+	return run_sig;
+}
+
+/* cli_rm_on_signal: the files removed should a signal end us */
+#define RM_MAX 4
+static const char *volatile rm_paths[RM_MAX];
+
+static void rm_handler(int sig)
+{
+	for (int i = 0; i < RM_MAX; i++)
+		if (rm_paths[i])
+			unlink(rm_paths[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);		/* (delivered when the handler returns) */
+}
+
+void cli_rm_on_signal(const char *path)
+{
+	static int installed;
+	sigset_t block, old;
+
+	sigemptyset(&block);
+	for (size_t i = 0; i < RUN_NSIGS; i++)
+		sigaddset(&block, run_sigs[i]);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	if (!path) {
+		for (int i = 0; i < RM_MAX; i++)
+			rm_paths[i] = NULL;
+	} else {
+		for (int i = 0; i < RM_MAX; i++)
+			if (!rm_paths[i]) {
+				rm_paths[i] = path;
+				break;
+			}
+		if (!installed) {
+			struct sigaction sa = { .sa_handler = rm_handler }, cur;
+			sigemptyset(&sa.sa_mask);
+			for (size_t i = 0; i < RUN_NSIGS; i++)
+				if (!sigaction(run_sigs[i], NULL, &cur) && cur.sa_handler == SIG_DFL)
+					sigaction(run_sigs[i], &sa, NULL);
+			installed = 1;
+		}
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
 int cli_run_self(const char *log, char *const args[])
 {
 	char exe[PATH_MAX];
@@ -185,13 +269,36 @@ int cli_run_self(const char *log, char *const args[])
 		return -1;
 	}
 	fflush(NULL);
+	/* the signals cli_run_catch forwards wait until run_child is set
+	 * (the parent) or their handlers are the defaults again (the child) */
+	sigset_t block, old;
+	pid_t parent = getpid();
+	sigemptyset(&block);
+	for (size_t i = 0; i < RUN_NSIGS; i++)
+		sigaddset(&block, run_sigs[i]);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	if (run_sig) {			/* caught before: nothing more is run */
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		close(fd);
+		free(argv);
+		return 128 + run_sig;
+	}
 	pid = fork();
 	if (pid == 0) {
+		for (size_t i = 0; run_caught && i < RUN_NSIGS; i++)
+			sigaction(run_sigs[i], &run_old[i], NULL);
+		/* this process killed (SIGKILL) leaves no child running on */
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != parent)
+			_exit(127);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
 			_exit(127);
 		execv(exe, argv);
 		_exit(127);
 	}
+	if (pid > 0)
+		run_child = pid;
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(fd);
 	free(argv);
 	if (pid < 0) {
@@ -200,8 +307,10 @@ int cli_run_self(const char *log, char *const args[])
 	}
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR) {
+			run_child = 0;
 			cli_error("waitpid: %s", strerror(errno));
 			return -1;
 		}
+	run_child = 0;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }

@@ -110,18 +110,134 @@ void cm_anon_wipe(void *p, size_t n)
 	sodium_memzero(p, n);
 }
 
-int cm_anon_meta_kept(const char *k)
+/* ------------------------------------------------------------ metadata */
+
+/* s[0..n) is 1 to max of the characters in set (NULL: digits). */
+static int span_of(const char *s, size_t n, size_t max, const char *set)
 {
-	static const char *const kept[] = {
-		"kernel", "start_wall_ns", "start_mono_ns", "end_mono_ns", "clock",
-		"page_size", "iotape_version", "source", "buffer_bytes", "layers",
+	if (!n || n > max)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (set ? !s[i] || !strchr(set, s[i]) : s[i] < '0' || s[i] > '9')
+			return 0;
+	return 1;
+}
+
+static int digits(const char *v)
+{
+	return span_of(v, strlen(v), 20, NULL);
+}
+
+static int one_of(const char *v, const char *const *l, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v, l[i]))
+			return 1;
+	return 0;
+}
+#define ONE_OF(v, l) one_of(v, l, sizeof(l) / sizeof(*l))
+
+/* A kernel release as uname(2) gives it: 6.1.0-28-amd64, 5.14.0-284.el9.x86_64 */
+static int kernel_release(const char *v)
+{
+	size_t n = strlen(v), d = strspn(v, "0123456789");
+
+	return d && v[d] == '.' &&
+	       span_of(v, n, 64, "0123456789.-+_~abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ");
+}
+
+/* An iotape version: 0.1.0, 0.1.0-12-gabcdef0 */
+static int version(const char *v)
+{
+	size_t n = strlen(v), d = strspn(v, "0123456789.");
+
+	return d && (d == n || (v[d] == '-' && span_of(v + d + 1, n - d - 1, 40,
+						      "0123456789abcdefghijklmnopqrstuvwxyz.-")));
+}
+
+/* A comma-separated list of the recorder's layers */
+static int layers(const char *v)
+{
+	static const char *const l[] = { "syscall", "mmap", "cache", "block", "sample", "proc" };
+	char w[16];
+
+	for (const char *p = v; ; ) {
+		size_t n = strcspn(p, ",");
+		if (!n || n >= sizeof(w))
+			return 0;
+		memcpy(w, p, n);
+		w[n] = 0;
+		if (!ONE_OF(w, l))
+			return 0;
+		if (!p[n])
+			return 1;
+		p += n + 1;
+	}
+}
+
+/*
+ * What becomes of metadata key k of value v: its value is kept only when
+ * it is one this version writes or of the form it writes (a number, a
+ * kernel release, a clock or source it names), so that free text set with
+ * import -m under a kept key goes; hostname and a merged trace's host
+ * names are hashed; every other key is removed.  A merged trace's
+ * host.H.KEY follows KEY's rule (its own keys: offset_ns, t_min, t_max
+ * numbers, name hashed, input removed), so split --by host and the
+ * analysis's HOSTS still work.
+ */
+enum meta_rule { M_REMOVE, M_KEEP, M_NAME };
+
+static enum meta_rule meta_rule(const char *k, const char *v)
+{
+	/* the sources and clocks this version's writers set */
+	static const char *const sources[] = {
+		"record", "merge", "import:csv", "import:strace", "import:fio-iolog",
+		"import:blkparse", "import:dftracer", "import:darshan-dxt",
+	};
+	static const char *const clocks[] = {
+		"monotonic", "realtime", "unknown", "relative",
+		"blkparse: seconds since the trace's first event",
+		"dftracer: microseconds, as the trace's ts (usually since the epoch)",
+		"darshan: seconds since the job's start, 0.1 ms resolution",
+	};
+	static const char *const numbers[] = {
+		"start_wall_ns", "start_mono_ns", "end_mono_ns", "page_size", "buffer_bytes",
 		"bad_events",
 	};
+	size_t h = strspn(k + (strncmp(k, "host.", 5) ? 0 : 5), "0123456789");
 
-	for (size_t i = 0; i < sizeof(kept) / sizeof(*kept); i++)
-		if (!strcmp(k, kept[i]))
-			return 1;
-	return !strncmp(k, "lost.", 5) && k[5];
+	if (!strncmp(k, "host.", 5) && h && k[5 + h] == '.') {	/* host.H.KEY */
+		const char *sk = k + 5 + h + 1;
+		if (!strcmp(sk, "name"))
+			return M_NAME;
+		if (!strcmp(sk, "offset_ns"))
+			return digits(v + (*v == '-')) ? M_KEEP : M_REMOVE;
+		if (!strcmp(sk, "t_min") || !strcmp(sk, "t_max"))
+			return digits(v) ? M_KEEP : M_REMOVE;
+		if (!strncmp(sk, "host.", 5) || !strncmp(sk, "merge.", 6))
+			return M_REMOVE;
+		k = sk;
+	}
+	if (!strcmp(k, "hostname"))
+		return M_NAME;
+	if (ONE_OF(k, numbers) || (!strncmp(k, "lost.", 5) && k[5]) || !strcmp(k, "merge.hosts"))
+		return digits(v) ? M_KEEP : M_REMOVE;
+	if (!strcmp(k, "kernel"))
+		return kernel_release(v) ? M_KEEP : M_REMOVE;
+	if (!strcmp(k, "iotape_version"))
+		return version(v) ? M_KEEP : M_REMOVE;
+	if (!strcmp(k, "layers"))
+		return layers(v) ? M_KEEP : M_REMOVE;
+	if (!strcmp(k, "source"))
+		return ONE_OF(v, sources) ? M_KEEP : M_REMOVE;
+	if (!strcmp(k, "clock"))
+		return ONE_OF(v, clocks) ? M_KEEP : M_REMOVE;
+	return M_REMOVE;
+}
+
+int cm_anon_meta_kept(const char *k, const char *v)
+{
+	return meta_rule(k, v) == M_KEEP;
 }
 
 /* ------------------------------------------------------------ building */
@@ -180,9 +296,14 @@ static int generic(const char *c, size_t n, int first, const char *prev, size_t 
 	for (size_t i = 0; i < sizeof(any) / sizeof(*any); i++)
 		if (is(c, n, any[i]))
 			return 1;
-	/* an interpreter's library: lib/python3.11/ */
-	return n >= 6 && !memcmp(c, "python", 6) && prev &&
-	       (is(prev, pn, "lib") || is(prev, pn, "lib64"));
+	/* an interpreter's library: lib/python3.11/, lib/python3, lib/python
+	 * (python and a version number: a name like python_secret is not) */
+	if (n < 6 || memcmp(c, "python", 6) || !prev || !(is(prev, pn, "lib") || is(prev, pn, "lib64")))
+		return 0;
+	size_t d = 6 + strspn(c + 6, "0123456789");
+	if (d > 6 && d < n && c[d] == '.')
+		d += 1 + strspn(c + d + 1, "0123456789");
+	return d == n && c[n - 1] != '.';
 }
 
 /* Length of the suffix of c[0..n) that stays: a code extension (.py,
@@ -389,10 +510,11 @@ static int write_meta(cm_anon *a, tape_reader *r, tape_writer *w, struct cm_anon
 			continue;
 		if (!strncmp(k, "anon.", 5))	/* an earlier anonymization's: redone */
 			continue;
-		if (cm_anon_meta_kept(k)) {
+		enum meta_rule m = meta_rule(k, v);
+		if (m == M_KEEP) {
 			st->meta_kept++;
 			err = tape_writer_set_meta(w, k, v);
-		} else if (!strcmp(k, "hostname")) {
+		} else if (m == M_NAME) {
 			st->meta_replaced++;
 			list_add(replaced, sizeof(replaced), k);
 			if (!(err = cm_anon_name(a, v, &h)))

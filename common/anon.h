@@ -14,7 +14,8 @@
  *   - "", "/", ".", ".." and empty components stay (structure, not
  *     names); so do the system's directory names the analysis tells code
  *     from data by (ana_path_is_code: /usr, /lib, /proc, /dev/shm, ...,
- *     site-packages, __pycache__, lib/python3.11) and the extensions of
+ *     site-packages, __pycache__, lib/python3.11: python and a version
+ *     number, not any name that starts so) and the extensions of
  *     code (.py, .pyc, .so, .so.6), and with keep_ext every extension
  *     (the part after the last dot, 1-10 letters and digits), with
  *     keep_dirs the first keep_dirs components;
@@ -28,9 +29,14 @@
  * an unkeyed BLAKE2b of it (16 hex digits), which says nothing of it.
  *
  * Metadata: the keys the analysis and the replay use and that name
- * nothing are kept (cm_anon_meta_kept), hostname is hashed, every other
- * key (cmdline, cgroup, those set by import -m, keys of later versions)
- * is removed; anon.* keys say what was done.
+ * nothing are kept when their values have the form this version writes
+ * (cm_anon_meta_kept: a number, a kernel release, a source or clock it
+ * sets; anything else under those keys, free text set with import -m, is
+ * removed), hostname and a merged trace's host.H.name are hashed, a
+ * merged trace's host.H.KEY follows KEY's rule (host.H.offset_ns, t_min,
+ * t_max and merge.hosts are numbers: kept), every other key (cmdline,
+ * cgroup, merge.align, host.H.input, those set by import -m, keys of
+ * later versions) is removed; anon.* keys say what was done.
  *
  * Memory grows with distinct names (a cache of each one's hash), never
  * with events.  Functions return 0 or -errno (-ENOMEM, the reader's and
@@ -75,8 +81,10 @@ int cm_anon_key_parse(const void *buf, size_t n, uint8_t key[CM_ANON_KEY_BYTES])
 void cm_anon_key_random(uint8_t key[CM_ANON_KEY_BYTES]);
 /* Zero n bytes at p (a key's copy), in a way the compiler keeps. */
 void cm_anon_wipe(void *p, size_t n);
-/* Whether metadata key k is kept as it is. */
-int cm_anon_meta_kept(const char *k);
+/* Whether metadata key k of value v is kept as it is: one of the keys
+ * the analysis and the replay use, of a value of the form this version
+ * writes (not free text set with import -m). */
+int cm_anon_meta_kept(const char *k, const char *v);
 
 struct cm_anon_stats {
 	uint64_t events;

@@ -21,6 +21,7 @@
 enum cm_kind {
 	CM_OPEN = 1, CM_CLOSE, CM_READ, CM_WRITE, CM_FSYNC, CM_FDATASYNC,
 	CM_UNLINK, CM_RENAME, CM_MKDIR,
+	CM_DUP,		/* a new fd on the open file of another (CM_MAPS_FD) */
 	CM_STAT, CM_GETDENTS, CM_ACCESS, CM_READLINK,
 	CM_KIND_MAX
 };
@@ -35,7 +36,10 @@ static inline int cm_kind_is_meta(unsigned kind)
 enum cm_how {
 	CM_SKIP = 0,	/* not replayed (stat, lseek, mmap, ftruncate, ...) */
 	CM_ISSUE,	/* issued as its kind */
-	CM_MAPS_FD,	/* dup: not issued, its new fd names the old one's file */
+	CM_MAPS_FD,	/* dup: its new fd names the old one's open file; the
+			 * replay issues it (CM_DUP), so that each fd keeps
+			 * its own stream, but it moves no bytes: compare
+			 * counts its time as compute */
 	CM_COPY,	/* sendfile, copy_file_range, splice: a read of the input
 			 * side, then a write of the output side */
 };

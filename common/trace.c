@@ -48,6 +48,7 @@ int cm_trace_create(const char *out, int force, const struct tape_writer_opts *o
 		    char **tmp, tape_writer **w)
 {
 	struct tape_writer_opts o = { 0 };
+	struct stat st;
 	int err;
 
 	if (opts)
@@ -57,6 +58,9 @@ int cm_trace_create(const char *out, int force, const struct tape_writer_opts *o
 	*w = NULL;
 	if (!force)
 		return tape_writer_open(w, out, &o);
+	/* the rename at the end would fail: say so before anything is written */
+	if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
+		return -EISDIR;
 	if ((err = tmp_create(out, tmp)))
 		return err;
 	o.flags |= TAPE_WRITE_FORCE;

@@ -21,8 +21,9 @@
 /*
  * Open a writer on a new trace for out; opts may be NULL (its
  * TAPE_WRITE_FORCE is ignored: force decides).  Without force out must not
- * exist (-EEXIST) and is the file written, *tmp NULL.  With force the
- * writer writes *tmp (malloc'd, out CM_TRACE_TMP "XXXXXX", mode 0644 less
+ * exist (-EEXIST) and is the file written, *tmp NULL.  With force out
+ * must not be a directory (-EISDIR: the rename would fail at the end) and
+ * the writer writes *tmp (malloc'd, out CM_TRACE_TMP "XXXXXX", mode 0644 less
  * the umask, like a new trace), which the caller renames over out when
  * done, or unlinks on failure; out is not touched.  0, or -errno (the
  * tape error detail may say more) with *w and *tmp NULL and no file left.

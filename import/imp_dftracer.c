@@ -66,8 +66,69 @@ struct dft {
 	size_t fh_cap;
 	const char *cols_have;
 	uint64_t app_events, skipped;
+	char *pbuf[2];			/* normalized paths: path, path2 */
+	size_t pcap[2];
 	char err[200];
 };
+
+/* A copy of path in x->pbuf[i], normalized (imp_path_normalize); NULL:
+ * ENOMEM. */
+static const char *norm_path(struct dft *x, int i, const char *path)
+{
+	size_t n = strlen(path) + 1;
+
+	if (n > x->pcap[i]) {
+		char *p = realloc(x->pbuf[i], n);
+
+		if (!p)
+			return NULL;
+		x->pbuf[i] = p;
+		x->pcap[i] = n;
+	}
+	memcpy(x->pbuf[i], path, n);
+	imp_path_normalize(x->pbuf[i]);
+	return x->pbuf[i];
+}
+
+/* Older DFTracer writers print numbers as strings ("pid":"1338896",
+ * "ret":"131072"): the keys of o that hold numbers, as numbers.
+ * 0, -ENOMEM. */
+static int unstring(json_t *o, const char *const *keys)
+{
+	for (; *keys; keys++) {
+		json_t *j = json_object_get(o, *keys), *v = NULL;
+		const char *s = json_string_value(j), *q;
+		char *end;
+		int real = 0;
+
+		if (!s || !((s[0] >= '0' && s[0] <= '9') ||
+			    (s[0] == '-' && s[1] >= '0' && s[1] <= '9')))
+			continue;
+		for (q = s + 1; *q; q++) {
+			if (*q == '.' || *q == 'e' || *q == 'E' || *q == '+' || *q == '-')
+				real = 1;
+			else if (*q < '0' || *q > '9')
+				break;
+		}
+		if (*q)
+			continue;	/* not a number: left to be refused */
+		errno = 0;
+		if (!real) {
+			long long n = strtoll(s, &end, 10);
+
+			if (!*end && !errno)
+				v = json_integer(n);
+		} else {
+			double d = strtod(s, &end);
+
+			if (!*end && !errno)
+				v = json_real(d);
+		}
+		if (!*end && !errno && (!v || json_object_set_new(o, *keys, v)))
+			return -ENOMEM;
+	}
+	return 0;
+}
 
 static const struct dft_op *op_find(const char *name)
 {
@@ -104,8 +165,10 @@ static int fh_add(struct dft *x, json_t *args)
 		snprintf(x->err, sizeof(x->err), "file name longer than %u bytes", TAPE_MAX_STRING);
 		return -EINVAL;
 	}
-	if (cm_strtab_intern(&x->fh_keys, key, &k) < 0 ||
-	    cm_strtab_intern(&x->fh_paths, json_string_value(name), &p) < 0)
+	const char *path = norm_path(x, 0, json_string_value(name));
+
+	if (!path || cm_strtab_intern(&x->fh_keys, key, &k) < 0 ||
+	    cm_strtab_intern(&x->fh_paths, path, &p) < 0)
 		return -ENOMEM;
 	if (k >= x->fh_cap) {
 		size_t cap = x->fh_cap ? 2 * x->fh_cap : 64;
@@ -240,7 +303,8 @@ static int dft_io(struct dft *x, tape_writer *w, json_t *o, const struct dft_op 
 				 TAPE_MAX_STRING);
 			return -EINVAL;
 		}
-		ev.path = json_string_value(fname);
+		if (!(ev.path = norm_path(x, 0, json_string_value(fname))))
+			return -ENOMEM;
 	} else if (!hash_text(json_object_get(args, "fhash"), key, sizeof(key))) {
 		uint32_t k;
 
@@ -253,7 +317,8 @@ static int dft_io(struct dft *x, tape_writer *w, json_t *o, const struct dft_op 
 	if (d->op == TAPE_OP_RENAME) {
 		if (!json_is_string(j) || json_string_length(j) > TAPE_MAX_STRING)
 			goto skip;
-		ev.path2 = json_string_value(j);
+		if (!(ev.path2 = norm_path(x, 1, json_string_value(j))))
+			return -ENOMEM;
 		have[COL("path2")] = 1;
 	}
 	if (tape_op_has_path(d->op) && !*ev.path)
@@ -332,6 +397,45 @@ skip:
 	return 0;
 }
 
+/* Drop the commas before a '}' or ']' (outside strings) of s[0, len):
+ * DFTracer's writer leaves one after the last of the args it could not
+ * print ("args":{"hhash":1,"step":1,}, as in DLIO's traces).  The new
+ * length. */
+static size_t drop_trailing_commas(char *s, size_t len)
+{
+	size_t o = 0;
+	int in_str = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (in_str) {
+			if (c == '\\' && i + 1 < len) {
+				s[o++] = c;
+				c = s[++i];
+			} else if (c == '"') {
+				in_str = 0;
+			}
+		} else if (c == '"') {
+			in_str = 1;
+		} else if (c == ',') {
+			size_t j = i + 1;
+
+			while (j < len && (s[j] == ' ' || s[j] == '\t'))
+				j++;
+			if (j < len && (s[j] == '}' || s[j] == ']'))
+				continue;
+		}
+		s[o++] = c;
+	}
+	return o;
+}
+
+static const char *const event_nums[] = { "pid", "tid", "ts", "dur", NULL };
+static const char *const arg_nums[] = {
+	"fd", "count", "size", "ret", "offset", "flags", "whence", "length", NULL
+};
+
 /* One line: 0 or -errno (x->err set for the input's faults). */
 static int dft_line(struct dft *x, tape_writer *w, char *s, size_t len)
 {
@@ -354,6 +458,7 @@ static int dft_line(struct dft *x, tape_writer *w, char *s, size_t len)
 		len--;
 	if (!len)
 		return 0;
+	len = drop_trailing_commas(s, len);
 	o = json_loadb(s, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
 	if (!o) {
 		snprintf(x->err, sizeof(x->err), "bad JSON at column %d: %s",
@@ -365,9 +470,17 @@ static int dft_line(struct dft *x, tape_writer *w, char *s, size_t len)
 		rc = -EINVAL;
 		goto out;
 	}
+	j = json_object_get(o, "args");
+	if (unstring(o, event_nums) || (json_is_object(j) && unstring(j, arg_nums))) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	j = json_object_get(o, "name");
 	name = json_string_value(j);
-	ph = json_string_value(json_object_get(o, "ph"));
+	j = json_object_get(o, "ph");
+	ph = json_string_value(j);
+	if (json_is_integer(j))	/* DFTracer's newer writer: 1 complete, 4 metadata */
+		ph = json_integer_value(j) == 1 ? "X" : json_integer_value(j) == 4 ? "M" : "?";
 	cat = json_string_value(json_object_get(o, "cat"));
 	if (!name) {
 		snprintf(x->err, sizeof(x->err), "event without a \"name\" string");
@@ -428,6 +541,8 @@ static int dftracer_import(FILE *in, tape_writer *w, const struct imp_opts *o,
 	cm_strtab_release(&x.fh_keys);
 	cm_strtab_release(&x.fh_paths);
 	free(x.fh_path);
+	free(x.pbuf[0]);
+	free(x.pbuf[1]);
 	return rc < 0 ? rc : 0;
 }
 

@@ -23,6 +23,14 @@
  * table: a row per thread at its "+++" line (or at the end), with ppid,
  * comm and argv from execve, exit code as the shell's $?.
  *
+ * A stat, fstat, newfstatat or statx that succeeded prints the file's
+ * st_size and st_mode (and with -v st_dev, st_ino): the first of each
+ * file makes its row in the file table (the size when first seen, like a
+ * recording's size at the first open).  Paths the program passed are
+ * normalized (imp_path_normalize).  strace -f writing to a terminal cuts
+ * the line it is writing with "strace: Process N attached": the two
+ * halves are joined.
+ *
  * Lines without a pid (strace without -f, or -f writing to a terminal
  * before the first fork) belong to pid 1.  Time: -tt's time of day is
  * taken as ns since the midnight the trace started (a time more than 12 h
@@ -36,10 +44,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <linux/falloc.h>
 #include <sys/mman.h>
 #include "import.h"
-#include "path.h"
 
 #define MAXARGS 8
 #define DEFAULT_PID 1u
@@ -194,6 +202,7 @@ struct strace {
 	size_t jcap;
 	char *sbuf[4];		/* decoded strings: path, path2, their absolute forms */
 	size_t scap[4];
+	struct cm_map stat_seen;	/* (file_id, 0): its file row is written */
 	int werr;
 	char err[256];
 };
@@ -857,24 +866,29 @@ static void have_set(char *have, int col, int v)
 	have[idx[col]] = (char)v;
 }
 
-/* path, made absolute with the dirfd's -y path (dir) when relative;
- * "" stays "" */
+/* path, made absolute with the dirfd's -y path (dir) when relative, and
+ * normalized (imp_path_normalize: a program's "/data/train/.." is
+ * "/data"); "" stays "" */
 static const char *abs_path(struct strace *s, int bi, const char *path, const char *dir,
 			    int *err)
 {
-	size_t pl = strlen(path), dl;
+	size_t pl = strlen(path), dl = 0;
+	int join = path[0] != '/' && dir && dir[0] == '/';
 
-	if (!*path || path[0] == '/' || !dir || dir[0] != '/')
+	if (!*path)
 		return path;
-	dl = strlen(dir);
-	if (grow(&s->sbuf[bi], &s->scap[bi], dl + pl + 2)) {
+	if (join)
+		dl = strlen(dir) + 1;
+	if (grow(&s->sbuf[bi], &s->scap[bi], dl + pl + 1)) {
 		*err = -ENOMEM;
 		return NULL;
 	}
-	memcpy(s->sbuf[bi], dir, dl);
-	memcpy(s->sbuf[bi] + dl + 1, path, pl + 1);
-	s->sbuf[bi][dl] = '/';
-	cm_path_normalize(s->sbuf[bi], 0);
+	if (join) {
+		memcpy(s->sbuf[bi], dir, dl - 1);
+		s->sbuf[bi][dl - 1] = '/';
+	}
+	memmove(s->sbuf[bi] + dl, path, pl + 1);	/* path may be in sbuf[bi] */
+	imp_path_normalize(s->sbuf[bi]);
 	return s->sbuf[bi];
 }
 
@@ -894,6 +908,98 @@ static uint64_t iov_sum(const struct call *c, int i)
 			sum += (uint64_t)v;
 	}
 	return sum;
+}
+
+/* The value of "KEY=" in the struct argument [p, end) of a stat call: 0,
+ * or -1 when it is not there.  Symbolic modes ("S_IFREG|0644") are read. */
+static int struct_field(const char *p, const char *end, const char *key, uint64_t *v)
+{
+	static const struct { const char *name; uint64_t v; } modes[] = {
+		{ "S_IFREG", S_IFREG }, { "S_IFDIR", S_IFDIR }, { "S_IFLNK", S_IFLNK },
+		{ "S_IFCHR", S_IFCHR }, { "S_IFBLK", S_IFBLK }, { "S_IFIFO", S_IFIFO },
+		{ "S_IFSOCK", S_IFSOCK }, { "S_ISUID", S_ISUID }, { "S_ISGID", S_ISGID },
+		{ "S_ISVTX", S_ISVTX },
+	};
+	size_t kl = strlen(key);
+	const char *q;
+
+	for (q = p; q + kl < end; q++)
+		if ((q == p || q[-1] == '{' || q[-1] == ' ') && memcmp(q, key, kl) == 0)
+			break;
+	if (q + kl >= end)
+		return -1;
+	q += kl;
+	*v = 0;
+	if (strncmp(q, "makedev(", 8) == 0) {	/* st_dev=makedev(0x8, 0x1) */
+		int64_t ma, mi;
+
+		q += 8;
+		if (parse_int(&q, &ma) || strncmp(q, ", ", 2) || (q += 2, parse_int(&q, &mi)))
+			return -1;
+		*v = (uint64_t)ma << 20 | ((uint64_t)mi & 0xfffff);
+		return 0;
+	}
+	for (;;) {
+		int64_t n;
+		size_t k;
+
+		if (parse_int(&q, &n) == 0) {
+			*v |= (uint64_t)n;
+		} else {
+			for (k = 0; k < sizeof(modes) / sizeof(modes[0]); k++) {
+				size_t l = strlen(modes[k].name);
+
+				if (strncmp(q, modes[k].name, l) == 0 && !(q[l] >= 'A' && q[l] <= 'Z')) {
+					*v |= modes[k].v;
+					q += l;
+					break;
+				}
+			}
+			if (k == sizeof(modes) / sizeof(modes[0]))
+				return -1;
+		}
+		if (*q != '|')
+			return 0;
+		q++;
+	}
+}
+
+/*
+ * A stat that succeeded tells the file's size and mode ("{st_mode=S_IFREG
+ * |0644, st_size=8192, ...}", statx's stx_ names; -v adds st_dev and
+ * st_ino): the file table's row of the file, from the first stat of it.
+ */
+static int stat_row(struct strace *s, tape_writer *w, const struct call *c,
+		    const struct tape_syscall *ev)
+{
+	const char *p = NULL, *end = NULL;
+	uint64_t *seen, size, v;
+	int sx = ev->op == TAPE_OP_STATX, rc;
+	struct tape_file f = { .ts_ns = ev->ts_ns, .file_id = ev->file_id, .path = ev->path };
+
+	if (ev->ret != 0 || !ev->file_id || ev->path[0] != '/')
+		return 0;
+	for (int i = 0; i < c->nargs; i++)
+		if (*c->arg[i] == '{') {
+			p = c->arg[i];
+			end = c->aend[i];
+		}
+	if (!p || struct_field(p, end, sx ? "stx_size=" : "st_size=", &size) ||
+	    struct_field(p, end, sx ? "stx_mode=" : "st_mode=", &f.mode))
+		return 0;
+	f.size = size;
+	if (!sx && struct_field(p, end, "st_dev=", &v) == 0)
+		f.dev = v;
+	if (struct_field(p, end, sx ? "stx_ino=" : "st_ino=", &v) == 0)
+		f.inode = v;
+	rc = cm_map_put(&s->stat_seen, ev->file_id, 0, &seen);
+	if (rc <= 0)
+		return rc;
+	*seen = 1;
+	rc = tape_writer_append(w, TAPE_TABLE_FILE, &f);
+	if (rc < 0)
+		s->werr = rc;
+	return rc < 0 ? rc : 0;
 }
 
 /* A whole call of thread t, started at ts: a row, a process-table change,
@@ -991,7 +1097,7 @@ static int do_call(struct strace *s, tape_writer *w, struct thread *t, uint64_t 
 	if (sp->sf & SF_CHDIR)
 		return c.ret == 0 ? cwd_set(s, t, path) : 0;
 	if (sp->path2 >= 0) {
-		const char *d2 = sp->fd2 >= 0 ? arg_fdpath(s, c.arg[sp->fd2], c.aend[sp->fd2], 2, &err) :
+		const char *d2 = sp->fd2 >= 0 ? arg_fdpath(s, c.arg[sp->fd2], c.aend[sp->fd2], 1, &err) :
 				 s->th[t->leader].cwd;
 
 		if (!err && d2 && !(d2 = strdup(d2)))
@@ -1062,9 +1168,14 @@ static int do_call(struct strace *s, tape_writer *w, struct thread *t, uint64_t 
 	if (ret)
 		return ret;
 	ret = tape_writer_append(w, TAPE_TABLE_SYSCALL, &ev);
-	if (ret < 0)
+	if (ret < 0) {
 		s->werr = ret;
-	return ret;
+		return ret;
+	}
+	if (sp->op == TAPE_OP_NEWSTAT || sp->op == TAPE_OP_NEWLSTAT || sp->op == TAPE_OP_NEWFSTAT ||
+	    sp->op == TAPE_OP_NEWFSTATAT || sp->op == TAPE_OP_STATX)
+		return stat_row(s, w, &c, &ev);
+	return 0;
 }
 
 /* ------------------------------------------------------------ lines */
@@ -1219,18 +1330,46 @@ static int strace_line(struct strace *s, tape_writer *w, const char *p, const ch
 	return do_call(s, w, t, ts, p, end);
 }
 
+/*
+ * strace -f writing to a terminal (stderr) prints "strace: Process N
+ * attached" when a child starts, in the middle of the line it is writing:
+ * "... vfork(strace: Process 25504 attached", then " <unfinished ...>" on
+ * the next line.  The length of the line before the message, or -1 when
+ * the line does not end in one.
+ */
+static ssize_t cut_attach(const char *line)
+{
+	static const char msg[] = "strace: Process ";
+	const char *m = NULL, *p;
+
+	for (p = line; (p = strstr(p, msg)); p++)
+		m = p;
+	if (!m || m == line)
+		return -1;
+	p = m + sizeof(msg) - 1;
+	if (!is_digit(*p))
+		return -1;
+	while (is_digit(*p))
+		p++;
+	if (strcmp(p, " attached") != 0 && strcmp(p, " detached") != 0)
+		return -1;
+	return m - line;
+}
+
 static int strace_import(FILE *in, tape_writer *w, const struct imp_opts *o,
 			 struct imp_diag *d)
 {
 	struct strace s = { 0 };
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
+	char *line = NULL, *held = NULL;
+	size_t cap = 0, hcap = 0, hlen = 0;
+	ssize_t len, cut;
 	int ret = 0;
 
 	(void)o;
 	errno = 0;
 	while ((len = getline(&line, &cap, in)) >= 0) {
+		char *l = line;
+
 		d->line++;
 		if ((size_t)len != strlen(line)) {
 			ret = bad(&s, "NUL byte in the line%s", "");
@@ -1238,10 +1377,27 @@ static int strace_import(FILE *in, tape_writer *w, const struct imp_opts *o,
 		}
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
-		ret = strace_line(&s, w, line, line + len);
+		if (hlen) {	/* the line an attach message cut */
+			if ((ret = grow(&held, &hcap, hlen + (size_t)len + 1)))
+				break;
+			memcpy(held + hlen, line, (size_t)len + 1);
+			l = held;
+			len += (ssize_t)hlen;
+			hlen = 0;
+		}
+		if ((cut = cut_attach(l)) > 0) {
+			if (l != held && (ret = grow(&held, &hcap, (size_t)cut + 1)))
+				break;
+			memmove(held, l, (size_t)cut);
+			hlen = (size_t)cut;
+			continue;
+		}
+		ret = strace_line(&s, w, l, l + len);
 		if (ret)
 			break;
 	}
+	if (!ret && hlen)
+		ret = strace_line(&s, w, held, held + hlen);
 	if (!ret && ferror(in)) {
 		d->read_errno = errno ? errno : EIO;
 		ret = -EIO;
@@ -1262,6 +1418,8 @@ static int strace_import(FILE *in, tape_writer *w, const struct imp_opts *o,
 	free(s.th);
 	cm_map_release(&s.by_tid);
 	free(s.join);
+	free(held);
+	cm_map_release(&s.stat_seen);
 	for (int i = 0; i < 4; i++)
 		free(s.sbuf[i]);
 	free(line);
@@ -1272,7 +1430,8 @@ static int strace_import(FILE *in, tape_writer *w, const struct imp_opts *o,
 const struct importer imp_strace = {
 	.name = "strace",
 	.summary = "the output of strace -f -tt -T -y (or -yy, -ttt)",
-	.not_recorded = "block, cache, file, samples",
+	.not_recorded = "block, cache, samples; files but as a successful stat printed them "
+			"(size and mode from the first stat of each; dev and inode with -v)",
 	.clock = "realtime",
 	.run = strace_import,
 };

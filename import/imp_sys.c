@@ -11,7 +11,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "import.h"
+#include "path.h"
 
 struct imp_fd {
 	uint32_t pid;
@@ -232,4 +234,17 @@ int64_t imp_sys_open_fd(struct imp_sys *st, uint32_t pid, const char *path)
 		return id == -1 ? -1 : id;
 	fd = cm_map_get(&st->last_open, pid, (uint64_t)id);
 	return fd && fd_find(st, pid, (int64_t)*fd) ? (int64_t)*fd : -1;
+}
+
+void imp_path_normalize(char *p)
+{
+	size_t skip = 0;
+
+	cm_path_normalize(p, 0);
+	if (*p == '/')
+		return;
+	while (p[skip] == '.' && p[skip + 1] == '.' && (p[skip + 2] == '/' || !p[skip + 2]))
+		skip += p[skip + 2] ? 3 : 2;
+	if (skip)
+		memmove(p, p + skip, strlen(p + skip) + 1);
 }

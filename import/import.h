@@ -82,4 +82,13 @@ int64_t imp_sys_open_fd(struct imp_sys *st, uint32_t pid, const char *path);
  * 0 for "", or -ENOMEM. */
 int64_t imp_sys_file_id(struct imp_sys *st, const char *path);
 
+/*
+ * Normalize a path a tool wrote as the program passed it, in place:
+ * cm_path_normalize's lexical rule ("a/./b//c/.." is "a/b"), and the ".."
+ * a relative path starts with dropped as the root's are ("../x" is "x"),
+ * so that the path stays inside the directory a replay maps it under.
+ * A path of no components is "/" (absolute) or "" (relative).
+ */
+void imp_path_normalize(char *p);
+
 #endif

@@ -14,7 +14,11 @@
  *  - a process row is appended once per thread, when it exits (or at the
  *    end for threads still running), so it carries end_ns and exit_code;
  *  - relative paths are resolved against the dirfd's file or the process
- *    cwd as the recorder knows it at the time the event is converted.
+ *    cwd as the recorder knows it at the time the event is converted;
+ *  - a file row names the file by its real path (symlinks resolved), an
+ *    open row by the path the job gave (made absolute): the two differ
+ *    when the open went through a symlink (/etc/localtime), which is how
+ *    a reader (the replay) knows the job's symlinks.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -438,6 +442,74 @@ static struct rec_file *file_get(struct rec_state *st, uint64_t dev, uint64_t in
 	return rec_map_get(&st->files, dev, ino);
 }
 
+/* The real path of directory dir (realpath(3), kept: one call per
+ * directory the job opens files in), or NULL when it is dir itself or
+ * unknown. */
+static const char *real_dir(struct rec_state *st, const char *dir)
+{
+	uint64_t h = cm_hash_str(dir), *v;
+	char *r;
+
+	/* a collision of the hash is taken as a miss, and not kept */
+	if ((v = cm_map_get(&st->rdir_map, h, 0)) && strcmp(st->rdirs[*v - 1].dir, dir) == 0)
+		return st->rdirs[*v - 1].real;
+	r = realpath(dir, NULL);
+	if (r && strcmp(r, dir) == 0) {
+		free(r);
+		r = NULL;
+	}
+	if (v || st->nrdirs == st->caprdirs) {
+		size_t nc = st->caprdirs ? 2 * st->caprdirs : 64;
+		struct rec_rdir *a = v ? NULL : realloc(st->rdirs, nc * sizeof(*a));
+		if (!a) {
+			free(r);
+			return NULL;	/* not kept: asked again next time */
+		}
+		st->rdirs = a;
+		st->caprdirs = nc;
+	}
+	st->rdirs[st->nrdirs] = (struct rec_rdir){ xstrdup(dir), r };
+	if (!st->rdirs[st->nrdirs].dir || cm_map_set(&st->rdir_map, h, 0, st->nrdirs + 1)) {
+		free(st->rdirs[st->nrdirs].dir);
+		free(r);
+		return NULL;
+	}
+	return st->rdirs[st->nrdirs++].real;
+}
+
+/*
+ * The real path (symlinks resolved) of the file (dev, ino) an open of the
+ * absolute path reached, malloc'd; NULL when it is path itself, or when
+ * path no longer leads to that file (unlinked, replaced: the path as
+ * given is kept).  One lstat per new file, a realpath per new directory
+ * (and per symlink at the last component).
+ */
+static char *real_path(struct rec_state *st, const char *path, uint64_t dev, uint64_t ino)
+{
+	const char *slash = strrchr(path, '/'), *rd;
+	struct stat sb;
+	char *dir, *r;
+
+	if (path[0] != '/' || lstat(path, &sb))
+		return NULL;
+	if (S_ISLNK(sb.st_mode)) {	/* the last component: /etc/localtime */
+		if (!(r = realpath(path, NULL)))
+			return NULL;
+		if (stat(r, &sb) || sb.st_ino != ino || kdev(sb.st_dev) != dev || !strcmp(r, path)) {
+			free(r);
+			return NULL;
+		}
+		return r;
+	}
+	if (sb.st_ino != ino || kdev(sb.st_dev) != dev || slash == path)
+		return NULL;
+	if (!(dir = strndup(path, (size_t)(slash - path))))
+		return NULL;
+	rd = real_dir(st, dir);
+	free(dir);
+	return rd ? join(rd, slash + 1) : NULL;
+}
+
 /* Whether path names the file (dev, ino) now. */
 static int same_inode(const char *path, uint64_t dev, uint64_t ino)
 {
@@ -663,9 +735,17 @@ static void on_syscall(struct rec_state *st, const struct rec_syscall *e, size_t
 
 	switch (tape_op_class(e->op)) {
 	case TAPE_OPC_OPEN:
-		if (e->ret >= 0)
-			f = file_see(st, e->h.ts, e->ndev, e->nino, r1, e->h.pid,
+		if (e->ret >= 0) {
+			/* a new file is named by its real path (the open's
+			 * row keeps the path the job gave) */
+			struct rec_file *known = file_get(st, e->ndev, e->nino);
+			char *real = r1 && (!known || (strcmp(known->path, r1) &&
+						      !same_inode(known->path, e->ndev, e->nino))) ?
+				real_path(st, r1, e->ndev, e->nino) : NULL;
+			f = file_see(st, e->h.ts, e->ndev, e->nino, real ? real : r1, e->h.pid,
 				     e->ret, e->nsize, e->nmode, e->nfstype);
+			free(real);
+		}
 		break;
 	case TAPE_OPC_MMAP:
 		g = group_get(st, e->h.pid);
@@ -826,4 +906,10 @@ void rec_state_release(struct rec_state *st)
 	cm_map_release(&st->threads);
 	cm_map_release(&st->files);
 	cm_map_release(&st->fstypes);
+	for (size_t i = 0; i < st->nrdirs; i++) {
+		free(st->rdirs[i].dir);
+		free(st->rdirs[i].real);
+	}
+	free(st->rdirs);
+	cm_map_release(&st->rdir_map);
 }

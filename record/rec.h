@@ -79,6 +79,11 @@ struct rec_state {
 	struct cm_map threads;	/* tid -> rec_thread */
 	struct cm_map files;	/* dev, ino -> rec_file */
 	struct cm_map fstypes;	/* dev, 0 -> the fstype of its first file row */
+	/* directories as opens named them -> their path with symlinks
+	 * resolved (real_path): hash of the name -> index + 1 in rdirs */
+	struct cm_map rdir_map;
+	struct rec_rdir { char *dir, *real; } *rdirs;
+	size_t nrdirs, caprdirs;
 	uint64_t next_file_id;
 	uint64_t events[TAPE_TABLE_MAX];	/* appended per table */
 	uint64_t bpf_events;	/* ring buffer records consumed */

@@ -242,6 +242,8 @@ static void write_start_meta(rec_session *s, uint64_t wall)
 	set_meta_u64(w, "page_size", (uint64_t)sysconf(_SC_PAGESIZE));
 	tape_writer_set_meta(w, "iotape_version", IOTAPE_VERSION);
 	tape_writer_set_meta(w, "source", "record");
+	/* the file table names files by their real path (convert.c) */
+	tape_writer_set_meta(w, "file_paths", "real");
 	if (o->cgroup)
 		tape_writer_set_meta(w, "cgroup", o->cgroup);
 	set_meta_u64(w, "buffer_bytes", s->bpf.ring_bytes);

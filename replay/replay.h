@@ -45,6 +45,8 @@
 #define RP_MARKER CM_REPLAY_MARKER	/* marker file in a prepared DIR */
 #define RP_ALIGN 4096u			/* O_DIRECT alignment */
 #define RP_COPY_DIR ".iotape-copy-"	/* --scale-dataset: DIR/.iotape-copy-K/ */
+#define RP_DIR_ITSELF "."		/* the layout's name of DIR itself (the
+					 * recorded root, "/") */
 #define RP_ACC_DIR ".iotape-acc-"	/* --accelerators: what accelerator A >= 1
 					 * writes, DIR/.iotape-acc-A/ */
 
@@ -80,6 +82,10 @@ enum rp_timing { RP_TIME_ORIGINAL, RP_TIME_THINK, RP_TIME_AFAP };	/* choice orde
 #define RP_F_STEP    (1u << 8)	/* not issued, not counted: a placeholder
 				 * that only carries a compute gap and a
 				 * wait (the job-file trainer's step) */
+#define RP_F_VIA     (1u << 9)	/* open: the job opened file through the
+				 * path of file2, which leads to it through
+				 * symlinks (layout.links): opened by that
+				 * path, as the job did */
 #define RP_NO_SLOT UINT32_MAX	/* rp_op.slot of a metadata op by path */
 #define RP_NO_FILE UINT32_MAX	/* rp_op_done.file2 of an op with one file */
 
@@ -104,6 +110,8 @@ struct rp_op {
 				 * issued, itself included (1 = none before) */
 	uint32_t dep_thread;
 	uint32_t dep_seq;
+	uint32_t slot2;		/* dup: the slot whose fd it duplicates into
+				 * slot (each fd of the job its own slot) */
 };
 
 /* ------------------------------------------------------------- layout */
@@ -128,6 +136,8 @@ struct rp_file {
 	uint8_t made_dir : 1;	/* the job made it with mkdir */
 	uint8_t holes : 1;	/* prepared, never read: its data need not be
 				 * written (a file only stat'ed, opened) */
+	uint8_t symlink : 1;	/* a symlink of the job (layout.links): made by
+				 * prepare, never a regular file */
 	uint8_t apart : 1;	/* placed apart from its directory's placement
 				 * (rp_layout_place): prepare makes its parent
 				 * under its own, the engine resolves the
@@ -139,6 +149,13 @@ struct rp_file {
 
 #define RP_STEP_GAP_NS 1000000ull	/* a training step: a compute gap of
 					 * the training thread this long */
+
+/* A symlink of the job: layout file `file` (rp_file.symlink) leads to
+ * layout file `target` (a file, or a directory).  Prepare makes it
+ * relative (rp_link_target). */
+struct rp_link {
+	uint32_t file, target;
+};
 
 struct rp_thread {
 	uint32_t tid, pid;	/* as recorded */
@@ -179,6 +196,9 @@ struct rp_layout {
 	size_t nthreads;
 	struct rp_slot0 *slot0;
 	size_t nslot0;
+	struct rp_link *links;	/* the job's symlinks, in the order found (a
+				 * link under another comes after it) */
+	size_t nlinks;
 	uint32_t nslots;	/* slot numbers are below this */
 	uint64_t span;		/* last op end - first op start (ns) */
 	uint64_t expected[RP_KIND_MAX];	/* ops per kind and loop */
@@ -217,9 +237,28 @@ void rp_layout_release(struct rp_layout *l);
 void rp_layout_scale_counts(struct rp_layout *l, uint64_t num, uint64_t den);
 
 /* Map a recorded path to one relative to DIR (common/path.h, relative, no
- * ".."): -EPERM on "..", -EINVAL when empty, naming the marker or under a
- * dataset copy (RP_COPY_DIR*).  In place. */
+ * ".."): -EPERM on "..", -EINVAL when empty, naming the marker, prepare's
+ * temporary name (RP_PREP_TMP, as any component) or under a dataset copy
+ * (RP_COPY_DIR*).  In place.  (The trace source names the
+ * root, which maps to "", DIR itself: RP_DIR_ITSELF.) */
 int rp_path_map(char *path);
+/*
+ * The job's symlinks (rp_links.c): via[2i] is the layout file of a path
+ * the job opened, via[2i + 1] the file it reached (the real path the file
+ * table gave), for nvia such pairs.  Adds layout.links (and their files:
+ * rp_file.symlink, a target directory no file made as a directory), and
+ * sets via_ok[i] when the links lead pair i's path to its file.  With
+ * resolved (not NULL), *resolved[f] is, for each file f of the layout
+ * before the call whose path lies under a link, the layout file that path
+ * leads to (RP_NO_FILE for the others; malloc'd, NULL when no link was
+ * found), which takes over its preparing.  0 or -ENOMEM.
+ */
+int rp_layout_links(struct rp_layout *l, const uint32_t *via, size_t nvia, uint8_t *via_ok,
+		    uint32_t **resolved);
+/* The relative target of a link at path from (under DIR) that leads to
+ * path to: "../usr/share/zoneinfo/Etc/UTC" from "etc/localtime".  0 or
+ * -ENAMETOOLONG. */
+int rp_link_target(const char *from, const char *to, char *buf, size_t len);
 /* Path of dataset copy k of file f (k 0: the file's own path) in buf. */
 const char *rp_copy_path(const struct rp_layout *l, uint32_t f, unsigned k, char *buf,
 			 size_t len);
@@ -238,8 +277,9 @@ const char *rp_copy_path(const struct rp_layout *l, uint32_t f, unsigned k, char
 /*
  * A glob's match of a layout path (as mapped under DIR): a glob with a
  * '/' is matched against the whole path, '*' crossing '/' (fnmatch
- * without FNM_PATHNAME); one without a '/' against the last component
- * only, so '*.pt' matches every checkpoint file wherever it is.
+ * without FNM_PATHNAME), its leading '/'s left out ('/ckpt/ *' as the
+ * path was recorded, or 'ckpt/ *'); one without a '/' against the last
+ * component only, so '*.pt' matches every checkpoint file wherever it is.
  */
 int rp_place_match(const char *glob, const char *path);
 /*
@@ -566,9 +606,30 @@ int rp_iolog_write(const char *trace, const struct rp_iolog_opts *o, struct rp_i
 
 /* -------------------------------------------------------------- prepare */
 
-/* Open DIR (created when missing), refusing a non-empty unmarked one
- * unless force; writes the marker.  Returns the dirfd or -errno. */
-int rp_dir_open(const char *dir, int force, char *err, size_t errlen);
+/* rp_dir_open flags */
+#define RP_DIR_FORCE  1u	/* take a non-empty DIR without the marker */
+#define RP_DIR_SHARED 2u	/* take no lock: the caller shares DIR with a
+				 * process that holds it (the ranks of one job
+				 * on one host, where one rank prepares) */
+#define RP_PREP_TMP ".iotape-prep"	/* prepare's temporary name, in the
+					 * directory of the file it makes */
+/*
+ * Open DIR (created when missing) and lock it (rp_dir_lock, unless
+ * RP_DIR_SHARED), refusing a non-empty unmarked one unless RP_DIR_FORCE;
+ * writes the marker.  Returns the dirfd (the lock is held as long as it
+ * is open) or -errno with why in err (-EBUSY: another replay has it).
+ */
+int rp_dir_open(const char *dir, int flags, char *err, size_t errlen);
+/*
+ * One replay at a time in a DIR: an exclusive flock(2) on dirfd, held
+ * until the last fd of its open file description is closed (a process
+ * that dies drops it).  0 (also when this process holds it already, the
+ * same DIR opened twice), or -EBUSY with "DIR is being replayed by pid P
+ * (its command line)" in err.  Processes that share one DIR (MPI ranks:
+ * one prepares, the others wait for it) open it RP_DIR_SHARED and rely on
+ * the lock of the one that took it.
+ */
+int rp_dir_lock(int dirfd, const char *dir, char *err, size_t errlen);
 /* openat2(dirfd, rel, flags, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS). */
 int rp_open_beneath(int dirfd, const char *rel, int flags, unsigned mode);
 /* Open the parent directory of rel beneath dirfd (creating missing
@@ -853,6 +914,10 @@ struct rp_burst_ckpt {		/* one checkpoint of the replay (times: ns
 	uint64_t drain_start_ns, drain_end_ns;	/* first copy began, last ended */
 	uint64_t drained, gone;	/* files copied; gone before their copy (the
 				 * job unlinked them first) */
+	uint64_t superseded;	/* files whose copy was given up: the job
+				 * wrote a newer version of the file before
+				 * or while it ran (that version's copy
+				 * follows, in a later checkpoint) */
 	int err;		/* first failed copy: -errno (0: none) */
 	uint32_t err_file;	/* its layout file */
 	int busy;		/* set by rp_burst_result: a drain of an earlier

@@ -9,6 +9,14 @@
  * file, its result), takes a mutex only for the files placed under FAST,
  * and queues the drain's work (copy, rename, unlink) in the job's order;
  * the drain thread does it, one action at a time, with its own io_uring.
+ * A copy goes to a name of its own in the file's directory under DIR
+ * (created O_EXCL) and is renamed over the file once complete: whatever
+ * sits at the file's name (an older copy, a hard link planted there) is
+ * replaced, never written through.  The job may write a newer version of
+ * a file (model.pt each epoch) before or while its copy runs: that copy is
+ * then superseded (given up, not an error), and the newer version's copy,
+ * queued when its burst closes, follows; DIR ends with the latest complete
+ * copy of each file.
  * Memory grows with files (per-file state) and checkpoints (the queue and
  * the records), never with ops.  Times are ns since the first loop's start,
  * as the hooks' elapsed_ns.
@@ -29,6 +37,8 @@
 
 #define DR_CHUNK (1u << 20)	/* bytes a read and its write move */
 #define DR_DEPTH 4		/* chunks in flight */
+#define DR_TRIES 3		/* copies of a file changed under the drain
+				 * with no newer version to follow */
 
 enum { ACT_COPY, ACT_RENAME, ACT_UNLINK };
 
@@ -40,6 +50,10 @@ struct act {			/* one action of the drain, in the job's order */
 				 * rename it before the copy); RENAME: the
 				 * new name */
 	uint32_t rec;		/* COPY: the checkpoint record */
+	uint16_t stale;		/* COPY: the job wrote src since it was
+				 * queued (set by the hook) */
+	uint16_t tries;		/* COPY: copies of it changed under the
+				 * drain with no newer one to follow */
 };
 
 struct bfile {			/* per layout file */
@@ -49,6 +63,10 @@ struct bfile {			/* per layout file */
 	uint32_t opens;		/* its fds open */
 	uint8_t watch;		/* placed under FAST */
 	uint8_t inburst;
+	uint8_t redo;		/* a copy of it (redo_act) was changed under
+				 * the drain with no newer one to follow:
+				 * queued again at its last close */
+	struct act redo_act;
 };
 
 struct rp_burst {
@@ -173,9 +191,42 @@ static int push(struct rp_burst *b, uint32_t kind, uint32_t file, uint32_t src, 
 		b->acts = a;
 		b->capacts = nc;
 	}
-	b->acts[b->nacts++] = (struct act){ kind, file, src, rec };
+	b->acts[b->nacts++] = (struct act){ kind, file, src, rec, 0, 0 };
 	pthread_cond_signal(&b->cv);
 	return 0;
+}
+
+/* Queue copy a of the file again (under mu), from and to its name now,
+ * src (the renames queued before are done under DIR by then); a failure
+ * to queue is the checkpoint's error. */
+static void redo(struct rp_burst *b, const struct act *ap, uint32_t src)
+{
+	struct act a = *ap;	/* (ap may be in b->acts, which push moves) */
+	size_t n = b->nacts;
+
+	if (push(b, ACT_COPY, src, src, a.rec)) {
+		if (!b->rec[a.rec].err) {
+			b->rec[a.rec].err = -ENOMEM;
+			b->rec[a.rec].err_file = a.file;
+		}
+		return;
+	}
+	b->acts[n].tries = (uint16_t)(a.tries + 1);
+}
+
+/* After the copy of action i was changed under the drain (under mu): a
+ * newer version's copy follows (one queued after it, or the burst the job
+ * is writing, queued at its close): i is superseded, 1.  Else 0: the job
+ * changed the file without a burst (a truncating open, a write to a
+ * rename's target), and i is to be done again once the file is closed. */
+static int superseded(struct rp_burst *b, size_t i)
+{
+	uint32_t src = b->acts[i].src;
+
+	for (size_t j = i + 1; j < b->nacts; j++)
+		if (b->acts[j].kind == ACT_COPY && b->acts[j].src == src)
+			return 1;
+	return b->f[src].inburst && b->f[src].nplan;
 }
 
 static void burst_op(void *arg, const struct rp_op_done *d)
@@ -193,9 +244,16 @@ static void burst_op(void *arg, const struct rp_op_done *d)
 		b->base = now_ns() - d->elapsed_ns;
 	switch (d->kind) {
 	case CM_OPEN:
+	case CM_DUP:	/* another fd on it: closed on its own */
 		bf->opens++;
 		break;
 	case CM_WRITE:
+		/* a newer version: the copies of the older one queued or in
+		 * flight are superseded (once per burst) */
+		if (b->drain && (!bf->inburst || !bf->nplan))
+			for (size_t i = b->head; i < b->nacts; i++)
+				if (b->acts[i].kind == ACT_COPY && b->acts[i].src == d->file)
+					b->acts[i].stale = 1;
 		if (!bf->nplan)
 			break;	/* placed (a rename's target), not a checkpoint's */
 		if (!bf->inburst) {
@@ -213,8 +271,13 @@ static void burst_op(void *arg, const struct rp_op_done *d)
 	case CM_CLOSE:
 		if (bf->opens)
 			bf->opens--;
+		if (!bf->opens && bf->redo && !bf->inburst) {
+			bf->redo = 0;
+			redo(b, &bf->redo_act, d->file);
+		}
 		if (bf->opens || !bf->inburst)
 			break;
+		bf->redo = 0;	/* (the copy queued below is newer) */
 		bf->inburst = 0;
 		c = &b->rec[bf->rec];
 		c->files++;
@@ -232,6 +295,11 @@ static void burst_op(void *arg, const struct rp_op_done *d)
 		for (size_t i = b->head; i < b->nacts; i++)
 			if (b->acts[i].kind == ACT_COPY && b->acts[i].src == d->file)
 				b->acts[i].src = d->file2;
+		if (bf->redo) {
+			bf->redo = 0;
+			b->f[d->file2].redo = 1;
+			b->f[d->file2].redo_act = bf->redo_act;
+		}
 		push(b, ACT_RENAME, d->file, d->file2, 0);
 		break;
 	case CM_UNLINK:
@@ -249,11 +317,19 @@ void rp_burst_hooks(struct rp_burst *b, struct rp_hooks *h)
 
 /* ------------------------------------------------------------ the drain */
 
-/* Copy size bytes of src to dst: a read of each chunk linked to its write
- * (of the chunk rounded up to RP_ALIGN when direct), DR_DEPTH chunks in
- * flight.  0 or -errno (-ESTALE: the source was shorter than size, the
- * job changed it meanwhile). */
-static int copy_uring(struct rp_burst *b, int src, int dst, uint64_t size, int direct)
+static int is_stale(struct rp_burst *b, size_t i)
+{
+	pthread_mutex_lock(&b->mu);
+	int s = b->acts[i].stale;
+	pthread_mutex_unlock(&b->mu);
+	return s;
+}
+
+/* Copy size bytes of src to dst for action i: a read of each chunk linked
+ * to its write (of the chunk rounded up to RP_ALIGN when direct), DR_DEPTH
+ * chunks in flight.  0 or -errno (-ESTALE: the source was shorter than
+ * size, or the hook says the job wrote it: it changed meanwhile). */
+static int copy_uring(struct rp_burst *b, size_t act, int src, int dst, uint64_t size, int direct)
 {
 	uint64_t off = 0, want[DR_DEPTH];
 	unsigned busy = 0, inflight = 0;
@@ -303,6 +379,8 @@ static int copy_uring(struct rp_burst *b, int src, int dst, uint64_t size, int d
 			busy &= ~(1u << i);
 			if (!err && res != -ECANCELED && (res < 0 || (uint64_t)res != want[i] >> 32))
 				err = res < 0 ? res : -EIO;
+			if (!err && is_stale(b, act))
+				err = -ESTALE;	/* no use going on */
 		} else if (!err && (res < 0 || (uint64_t)res != (want[i] & 0xffffffffu))) {
 			err = res < 0 ? res : -ESTALE;
 		}
@@ -310,35 +388,59 @@ static int copy_uring(struct rp_burst *b, int src, int dst, uint64_t size, int d
 	return err;
 }
 
-/* Open f's destination under DIR (its parents made): O_DIRECT when the
- * file system takes it (*direct says), else buffered. */
-static int open_dest(struct rp_burst *b, uint32_t f, int *direct)
+/* The name a copy of layout file f is written to, in f's directory under
+ * DIR, before it is renamed to f's: one per file (one copy at a time). */
+static void tmp_name(char *buf, size_t len, uint32_t f)
 {
-	const char *base;
-	int pfd = rp_parent_beneath(b->dir_fd, rp_file_path(b->l, f), 1, &base), fd;
-
-	if (pfd < 0)
-		return pfd;
-	*direct = 1;
-	fd = openat(pfd, base, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_DIRECT,
-		    0644);
-	if (fd < 0 && errno == EINVAL) {
-		*direct = 0;
-		fd = openat(pfd, base, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	}
-	if (fd < 0)
-		fd = -errno;
-	close(pfd);
-	return fd;
+	snprintf(buf, len, ".iotape-drain.%" PRIu32, f);
 }
 
-/* The copy of action i: 0, 1 when the source is gone, or -errno. */
+/* Create tmp in the directory pfd, for writing: O_EXCL, O_DIRECT when the
+ * file system takes it (*direct says), else buffered.  One left there (a
+ * replay killed mid-copy, or anything else at that name) is unlinked
+ * first, never opened: the copy is always a new file.  fd or -errno. */
+static int open_tmp(int pfd, const char *tmp, int *direct)
+{
+	const int fl = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW;
+	int fd = -1;
+
+	for (int tries = 0; tries < 2; tries++) {
+		*direct = 1;
+		fd = openat(pfd, tmp, fl | O_DIRECT, 0644);
+		if (fd < 0 && errno == EINVAL) {
+			*direct = 0;
+			fd = openat(pfd, tmp, fl, 0644);
+		}
+		if (fd >= 0 || errno != EEXIST || unlinkat(pfd, tmp, 0))
+			break;
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+/* The job wrote or truncated the source under the copy: its size or
+ * mtime moved (not ctime, which the job's renames move too). */
+static int changed(const struct stat *a, const struct stat *z)
+{
+	return a->st_size != z->st_size || a->st_mtim.tv_sec != z->st_mtim.tv_sec ||
+	       a->st_mtim.tv_nsec != z->st_mtim.tv_nsec;
+}
+
+enum { COPY_DONE, COPY_GONE, COPY_CHANGED };
+
+/* The copy of action i: COPY_DONE (it is in place under DIR), COPY_GONE
+ * (the source is gone), COPY_CHANGED (the job wrote the source before or
+ * during the copy: nothing changed under DIR), or -errno (nothing changed
+ * under DIR either). */
 static int do_copy(struct rp_burst *b, size_t i)
 {
 	uint32_t src, file = b->acts[i].file;
-	int in = -1, out = -1, direct = 0, rc;
-	struct stat st;
+	int in = -1, out = -1, pfd = -1, direct = 0, made = 0, rc;
+	struct stat st, st2;
+	const char *base;
+	char tmp[32];
 
+	if (is_stale(b, i))
+		return COPY_CHANGED;
 	for (int tries = 0; tries < 3; tries++) {	/* a rename may race the open */
 		pthread_mutex_lock(&b->mu);
 		src = b->acts[i].src;
@@ -353,34 +455,55 @@ static int do_copy(struct rp_burst *b, size_t i)
 			break;
 	}
 	if (in == -ENOENT)
-		return 1;
+		return COPY_GONE;
 	if (in < 0)
 		return in;
 	if (fstat(in, &st)) {
 		rc = -errno;
 		goto out;
 	}
-	if ((out = open_dest(b, file, &direct)) < 0) {
+	tmp_name(tmp, sizeof(tmp), file);
+	if ((pfd = rp_parent_beneath(b->dir_fd, rp_file_path(b->l, file), 1, &base)) < 0) {
+		rc = pfd;
+		goto out;
+	}
+	if ((out = open_tmp(pfd, tmp, &direct)) < 0) {
 		rc = out;
 		goto out;
 	}
+	made = 1;
 	if (!b->ring_ok) {
 		if ((rc = io_uring_queue_init(2 * DR_DEPTH, &b->ring, 0)))
 			goto out;
 		b->ring_ok = 1;
 	}
-	rc = copy_uring(b, in, out, (uint64_t)st.st_size, direct);
+	rc = copy_uring(b, i, in, out, (uint64_t)st.st_size, direct);
 	if (b->ring_bad) {
 		io_uring_queue_exit(&b->ring);
 		b->ring_ok = b->ring_bad = 0;
+	}
+	/* a short read (-ESTALE), other times or the hook's word: the job
+	 * wrote the file meanwhile, this copy is not one of its versions */
+	if (rc == -ESTALE || (!rc && (fstat(in, &st2) || changed(&st, &st2) || is_stale(b, i)))) {
+		rc = COPY_CHANGED;
+		goto out;
 	}
 	if (!rc && direct && ftruncate(out, st.st_size))
 		rc = -errno;
 	if (!rc && fdatasync(out))
 		rc = -errno;
-out:
-	if (out >= 0 && close(out) && !rc)
+	if (close(out) && !rc)
 		rc = -errno;
+	out = -1;
+	if (!rc && renameat(pfd, tmp, pfd, base))
+		rc = -errno;
+out:
+	if (out >= 0)
+		close(out);
+	if (rc && made)
+		unlinkat(pfd, tmp, 0);
+	if (pfd >= 0)
+		close(pfd);
 	close(in);
 	return rc;
 }
@@ -433,9 +556,21 @@ static void *drain_main(void *arg)
 		if (e > c->drain_end_ns)
 			c->drain_end_ns = e;
 		c->drain_ns += t1 - t0;
-		if (rc == 1) {
+		if (rc == COPY_CHANGED && superseded(b, i)) {
+			c->superseded++;
+		} else if (rc == COPY_CHANGED && b->acts[i].tries < DR_TRIES) {
+			struct bfile *sf = &b->f[b->acts[i].src];
+			if (sf->opens) {	/* at its last close */
+				sf->redo = 1;
+				sf->redo_act = b->acts[i];
+			} else {
+				redo(b, &b->acts[i], b->acts[i].src);
+			}
+		} else if (rc == COPY_GONE) {
 			c->gone++;
-		} else if (rc < 0) {
+		} else if (rc < 0 || rc == COPY_CHANGED) {
+			if (rc == COPY_CHANGED)	/* changed under each of its copies */
+				rc = -ESTALE;
 			if (!c->err) {
 				c->err = rc;
 				c->err_file = a.file;
@@ -625,6 +760,9 @@ void rp_burst_text(FILE *f, struct rp_burst *b, const struct rp_layout *l,
 			if (c[i].gone)
 				fprintf(f, " (%" PRIu64 " unlinked by the job before their copy)",
 					c[i].gone);
+			if (c[i].superseded)
+				fprintf(f, " (%" PRIu64 " superseded by a newer version before "
+					"their copy ended)", c[i].superseded);
 			if (c[i].err)
 				fprintf(f, " (copy of %s failed: %s)", rp_file_path(l, c[i].err_file),
 					strerror(-c[i].err));
@@ -681,6 +819,7 @@ struct json_t *rp_burst_json(struct rp_burst *b, const struct rp_layout *l,
 			json_object_set_new(x, "drain_running_at_start", json_boolean(c[i].busy));
 			json_object_set_new(x, "drained_files", cm_json_u64(c[i].drained));
 			json_object_set_new(x, "unlinked_before_drain", cm_json_u64(c[i].gone));
+			json_object_set_new(x, "superseded_files", cm_json_u64(c[i].superseded));
 			json_object_set_new(x, "drain_error", c[i].err ?
 					    cm_json_str(strerror(-c[i].err)) : json_null());
 		}

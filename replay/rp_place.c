@@ -17,6 +17,9 @@ int rp_place_match(const char *glob, const char *path)
 
 	if (!strchr(glob, '/'))
 		path = base ? base + 1 : path;
+	else			/* the path as recorded, '/' first, or not */
+		while (*glob == '/')
+			glob++;
 	return fnmatch(glob, path, 0) == 0;
 }
 

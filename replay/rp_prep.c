@@ -9,6 +9,18 @@
  * EXDEV/ELOOP instead of leaving DIR.  Directory-modifying calls
  * (mkdirat, unlinkat, renameat) act on a parent directory fd obtained the
  * same way and on a last component that is never followed.
+ *
+ * Prepare never writes through a name it did not create: each file it
+ * makes or remakes, and the marker, is written under a temporary name
+ * (RP_PREP_TMP, created O_EXCL|O_NOFOLLOW in the file's directory) and
+ * renamed over its path.  A hard link planted at a path (or at the
+ * marker) is replaced, never written through, and a prepare killed
+ * midway leaves no full-size file of holes under a path: only the
+ * temporary, which the next prepare removes.
+ *
+ * One replay at a time: rp_dir_open takes an exclusive flock(2) on DIR's
+ * own fd (held while the process keeps it open), and names the holder,
+ * from /proc/locks, when another replay has it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,8 +29,10 @@
 #include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -105,9 +119,148 @@ static int is_marked(int dirfd)
 	       S_ISREG(st.st_mode);
 }
 
-int rp_dir_open(const char *dir, int force, char *err, size_t errlen)
+/* Write n bytes of buf at off, through short writes: 0 or -errno (a full
+ * disk is ENOSPC, not a short write's EIO). */
+static int write_all(int fd, const void *buf, size_t n, uint64_t off)
 {
-	int fd, dfd, empty = 1, mfd;
+	const char *p = buf;
+
+	while (n) {
+		ssize_t w = pwrite(fd, p, n, (off_t)off);
+		if (w < 0)
+			return -errno;
+		if (w == 0)
+			return -EIO;
+		p += w;
+		n -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
+/* Create RP_PREP_TMP in pfd (a leftover of a prepare that was killed is
+ * removed first): an fd open read-write on a new file of ours, or -errno. */
+static int tmp_create(int pfd)
+{
+	int fd = openat(pfd, RP_PREP_TMP, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+
+	if (fd < 0 && errno == EEXIST) {
+		if (unlinkat(pfd, RP_PREP_TMP, 0) && errno != ENOENT)
+			return -errno;
+		fd = openat(pfd, RP_PREP_TMP, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0644);
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+/* Rename RP_PREP_TMP over base in pfd (whatever base was: a planted hard
+ * link or symlink is replaced, not followed); on failure the temporary is
+ * removed.  0 or -errno. */
+static int tmp_commit(int pfd, const char *base)
+{
+	int rc = renameat(pfd, RP_PREP_TMP, pfd, base) ? -errno : 0;
+
+	if (rc)
+		unlinkat(pfd, RP_PREP_TMP, 0);
+	return rc;
+}
+
+/* The marker holds text (the message, and MARK_CLEAN when clean): written
+ * whole under the temporary name and renamed over it.  0 or -errno. */
+static int marker_write(int dirfd, int clean)
+{
+	int fd = tmp_create(dirfd), rc;
+
+	if (fd < 0)
+		return fd;
+	rc = write_all(fd, msg, sizeof(msg) - 1, 0);
+	if (!rc && clean)
+		rc = write_all(fd, MARK_CLEAN, sizeof(MARK_CLEAN) - 1, sizeof(msg) - 1);
+	if (close(fd) && !rc)
+		rc = -errno;
+	if (rc) {
+		unlinkat(dirfd, RP_PREP_TMP, 0);
+		return rc;
+	}
+	return tmp_commit(dirfd, RP_MARKER);
+}
+
+/* The process holding a flock on the file (dev, ino), from /proc/locks:
+ * its pid, or 0 when none is listed.  The device as the kernel prints it
+ * may differ from st_dev (btrfs subvolumes): an inode match alone is
+ * taken when no line matches both. */
+static pid_t lock_holder(dev_t dev, ino_t ino)
+{
+	FILE *f = fopen("/proc/locks", "re");
+	char line[256];
+	pid_t exact = 0, by_ino = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char type[16], adv[16], rw[16];
+		unsigned maj, min;
+		unsigned long long i;
+		int pid;
+
+		/* "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"; a waiter's
+		 * line has "->" after the number */
+		if (strstr(line, "->") ||
+		    sscanf(line, "%*d: %15s %15s %15s %d %x:%x:%llu", type, adv, rw, &pid, &maj,
+			   &min, &i) != 7 ||
+		    strcmp(type, "FLOCK") || i != (unsigned long long)ino || pid <= 0)
+			continue;
+		if (maj == major(dev) && min == minor(dev))
+			exact = pid;
+		else
+			by_ino = pid;
+	}
+	fclose(f);
+	return exact ? exact : by_ino;
+}
+
+int rp_dir_lock(int dirfd, const char *dir, char *err, size_t errlen)
+{
+	char cmd[160] = "";
+	struct stat sb;
+	pid_t pid;
+	int fd;
+
+	if (flock(dirfd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	if (errno != EWOULDBLOCK) {
+		int e = errno;
+		snprintf(err, errlen, "%s: locking it: %s", dir, strerror(e));
+		return -e;
+	}
+	pid = fstat(dirfd, &sb) ? 0 : lock_holder(sb.st_dev, sb.st_ino);
+	if (pid == getpid())
+		return 0;	/* ours already (the same DIR given twice) */
+	if (pid > 0) {
+		char path[64];
+		ssize_t n = 0;
+
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+			n = read(fd, cmd, sizeof(cmd) - 1);
+			close(fd);
+		}
+		cmd[n > 0 ? n : 0] = 0;
+		for (ssize_t k = 0; k + 1 < n; k++)
+			if (!cmd[k] || cmd[k] == '\n')
+				cmd[k] = ' ';
+		snprintf(err, errlen, "%s is being replayed by pid %d (%s): refused (one replay "
+			 "at a time in a DIR)", dir, (int)pid, cmd[0] ? cmd : "?");
+	} else {
+		snprintf(err, errlen, "%s is being replayed by another process: refused (one "
+			 "replay at a time in a DIR)", dir);
+	}
+	return -EBUSY;
+}
+
+int rp_dir_open(const char *dir, int flags, char *err, size_t errlen)
+{
+	int fd, dfd, empty = 1, mfd, rc, force = flags & RP_DIR_FORCE;
 	struct dirent *de;
 	DIR *d;
 
@@ -120,6 +273,11 @@ int rp_dir_open(const char *dir, int force, char *err, size_t errlen)
 		int e = errno;
 		snprintf(err, errlen, "%s: %s", dir, strerror(e));
 		return -e;
+	}
+	/* before anything is looked at or written: one replay at a time */
+	if (!(flags & RP_DIR_SHARED) && (rc = rp_dir_lock(fd, dir, err, errlen))) {
+		close(fd);
+		return rc;
 	}
 	dfd = dup(fd);
 	d = dfd >= 0 ? fdopendir(dfd) : NULL;
@@ -178,130 +336,212 @@ static void fill_random(uint64_t *buf, size_t words, uint64_t *state)
 
 #define PREP_CHUNK (1u << 20)
 
-/* Write n bytes of buf at off, through short writes: 0 or -errno (a full
- * disk is ENOSPC, not a short write's EIO). */
-static int write_all(int fd, const void *buf, size_t n, uint64_t off)
-{
-	const char *p = buf;
-
-	while (n) {
-		ssize_t w = pwrite(fd, p, n, (off_t)off);
-		if (w < 0)
-			return -errno;
-		if (w == 0)
-			return -EIO;
-		p += w;
-		n -= (size_t)w;
-		off += (uint64_t)w;
-	}
-	return 0;
-}
-
 /* A file prepare did not make itself with more than one link may be a
  * hard link planted to a file outside DIR: never written through. */
 #define LINKED_WHY "has more than one link (a hard link may lead out of DIR), refused"
 
-/* The parent directory prepare made last (a worker's): its files come in
- * runs of one directory, whose walk of mkdirs is then done once. */
+/* The parent directory of the file prepare made last, kept open: a data
+ * set's files come in runs of one directory, whose walk of parents (a
+ * mkdir and an open of each) is then done once, not once a file. */
 struct pcache {
 	int dirfd;		/* the DIR (placement) it is under */
+	int fd;			/* its fd, -1: none */
 	char dir[4096];		/* its path, relative */
-	int made;		/* it exists: mkdirs were done */
 };
 
-/* Create or resize rel as f says; *why: what went wrong, when the errno
- * does not say it.  pc (NULL: none) skips the walk of mkdirs for a file in
- * the directory of the one before. */
+static void pc_release(struct pcache *pc)
+{
+	if (pc && pc->fd >= 0)
+		close(pc->fd);
+	if (pc)
+		pc->fd = -1;
+}
+
+/* The parent of rel, made when missing, as rp_parent_beneath gives it;
+ * with pc, the one kept when rel is in it (not closed by the caller). */
+static int pc_parent(struct pcache *pc, int dirfd, const char *rel, int isdir,
+		     const char **base)
+{
+	const char *sl = strrchr(rel, '/');
+	size_t dl = sl ? (size_t)(sl - rel) : 0;
+	int fd;
+
+	if (!pc || isdir)
+		return rp_parent_beneath(dirfd, rel, 1, base);
+	*base = sl ? sl + 1 : rel;
+	if (pc->fd >= 0 && pc->dirfd == dirfd && dl < sizeof(pc->dir) &&
+	    !strncmp(pc->dir, rel, dl) && !pc->dir[dl])
+		return pc->fd;
+	pc_release(pc);
+	if ((fd = rp_parent_beneath(dirfd, rel, 1, base)) < 0 || dl >= sizeof(pc->dir))
+		return fd;	/* (not kept: the caller closes it) */
+	memcpy(pc->dir, rel, dl);
+	pc->dir[dl] = 0;
+	pc->dirfd = dirfd;
+	pc->fd = fd;
+	return fd;
+}
+
+/*
+ * Make rel as f says, unless it is there with its size and its blocks
+ * (a file of holes, what a --sparse prepare made, is made again for one
+ * that is not): written under RP_PREP_TMP in its directory, then renamed
+ * over rel, so that nothing is written through a name prepare did not
+ * create, and a prepare killed midway leaves no file of holes at rel.
+ * *why: what went wrong, when the errno does not say it.
+ */
+struct pcache;
 static int prep_one(int dirfd, const char *rel, const struct rp_file *f, int sparse,
 		    uint64_t *buf, uint64_t *rng, struct rp_prep_stats *st, const char **why,
 		    struct pcache *pc)
 {
-	const char *base, *sl = strrchr(rel, '/');
-	size_t dl = sl ? (size_t)(sl - rel) : 0;
+	const char *base;
 	struct stat sb;
 	int pfd, fd, rc = 0;
 
 	*why = NULL;
-	if (!pc || f->isdir || !pc->made || pc->dirfd != dirfd || dl >= sizeof(pc->dir) ||
-	    strncmp(pc->dir, rel, dl) || pc->dir[dl]) {
-		pfd = rp_parent_beneath(dirfd, rel, 1, &base);
-		if (pfd < 0)
-			return pfd;
-		if (f->isdir) {
-			rc = mkdirat(pfd, base, 0755) && errno != EEXIST ? -errno : 0;
-			close(pfd);
-			if (!rc)
-				st->skipped++;
-			return rc;
-		}
+	pfd = pc_parent(pc, dirfd, rel, f->isdir, &base);
+	if (pfd < 0)
+		return pfd;
+	if (f->isdir) {
+		rc = mkdirat(pfd, base, 0755) && errno != EEXIST ? -errno : 0;
 		close(pfd);
-		if (pc && dl < sizeof(pc->dir)) {
-			memcpy(pc->dir, rel, dl);
-			pc->dir[dl] = 0;
-			pc->dirfd = dirfd;
-			pc->made = 1;
-		}
+		if (!rc)
+			st->skipped++;
+		return rc;
 	}
-	/* prepare's new file (the common case of a large data set): made, then
-	 * sized, without a look at what was there */
-	fd = pc ? rp_open_beneath(dirfd, rel, O_RDWR | O_CREAT | O_EXCL, 0644) : -EEXIST;
+	sparse |= f->holes;	/* nothing reads it: its size is enough */
+	/* what is there (a symlink under DIR followed, one out of it refused) */
+	fd = rp_open_beneath(dirfd, rel, O_PATH, 0);
 	if (fd >= 0) {
-		if (f->size && ftruncate(fd, (off_t)f->size)) {
-			rc = -errno;
+		rc = fstat(fd, &sb) ? -errno : 0;
+		close(fd);
+		if (rc)
+			goto out;
+		if (!S_ISREG(sb.st_mode)) {
+			rc = -EINVAL;
+			*why = "not a regular file";
 			goto out;
 		}
-		goto fill;
+		if (sb.st_nlink > 1) {
+			rc = -EMLINK;
+			*why = LINKED_WHY;
+			goto out;
+		}
+		if ((uint64_t)sb.st_size == f->size &&
+		    (sparse || (uint64_t)sb.st_blocks * 512 >= (f->size & ~(uint64_t)4095))) {
+			st->skipped++;
+			goto out;
+		}
+	} else if (fd != -ENOENT) {
+		rc = fd;
+		goto out;
 	}
-	if (fd != -EEXIST)
-		return fd;
-	fd = rp_open_beneath(dirfd, rel, O_RDWR | O_CREAT, 0644);
-	if (fd < 0)
-		return fd;
-	if (fstat(fd, &sb)) {
+	if ((fd = tmp_create(pfd)) < 0) {
+		rc = fd;
+		goto out;
+	}
+	if (f->size && ftruncate(fd, (off_t)f->size)) {
 		rc = -errno;
-		goto out;
+		goto fail;
 	}
-	if (!S_ISREG(sb.st_mode)) {
-		rc = -EINVAL;
-		*why = "not a regular file";
-		goto out;
-	}
-	if (sb.st_nlink > 1) {
-		rc = -EMLINK;
-		*why = LINKED_WHY;
-		goto out;
-	}
-	if ((uint64_t)sb.st_size == f->size) {
-		st->skipped++;
-		goto out;
-	}
-	if (ftruncate(fd, 0) || ftruncate(fd, (off_t)f->size)) {
-		rc = -errno;
-		goto out;
-	}
-fill:
-	sparse |= f->holes;	/* nothing reads it: its size is enough */
 	for (uint64_t off = 0; !sparse && off < f->size; off += PREP_CHUNK) {
 		size_t n = f->size - off < PREP_CHUNK ? (size_t)(f->size - off) : PREP_CHUNK;
 		fill_random(buf, (n + 7) / 8, rng);
 		if ((rc = write_all(fd, buf, n, off)))
-			goto out;
+			goto fail;
 	}
 	/* on disk before the replay, so its reads do not wait for
 	 * writeback: big files are synced, small ones only start writeback
 	 * (10^6 tiny files must not cost 10^6 journal commits) */
 	if (!sparse && f->size >= PREP_CHUNK && fdatasync(fd)) {
 		rc = -errno;
-		goto out;
+		goto fail;
 	}
 	if (!sparse && f->size && f->size < PREP_CHUNK)
 		sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+	if (close(fd)) {
+		fd = -1;
+		rc = -errno;
+		goto fail;
+	}
+	if ((rc = tmp_commit(pfd, base)))
+		goto out;
 	st->created++;
 	st->bytes += f->size;
 out:
-	if (close(fd) && !rc)
-		rc = -errno;
+	if (!pc || pfd != pc->fd)	/* (pc's is kept for the next file) */
+		close(pfd);
 	return rc;
+fail:
+	if (fd >= 0)
+		close(fd);
+	unlinkat(pfd, RP_PREP_TMP, 0);
+	if (!pc || pfd != pc->fd)
+		close(pfd);
+	return rc;
+}
+
+/* Make link (layout.links) k as the job had it, relative: kept when it is
+ * there with that target, else made under the temporary name and renamed
+ * over its path.  0, or -errno (*why set when the errno does not say). */
+static int prep_link(int dirfd, const struct rp_layout *l, const struct rp_link *k,
+		     struct rp_prep_stats *st, const char **why)
+{
+	const char *from = rp_file_path(l, k->file), *base;
+	char tgt[4096], cur[4096];
+	ssize_t n;
+	int pfd, rc;
+
+	*why = NULL;
+	if ((rc = rp_link_target(from, rp_file_path(l, k->target), tgt, sizeof(tgt))))
+		return rc;
+	if ((pfd = rp_parent_beneath(dirfd, from, 1, &base)) < 0)
+		return pfd;
+	n = readlinkat(pfd, base, cur, sizeof(cur));
+	if (n >= 0 && (size_t)n == strlen(tgt) && !memcmp(cur, tgt, (size_t)n)) {
+		st->skipped++;
+		close(pfd);
+		return 0;
+	}
+	if (unlinkat(pfd, RP_PREP_TMP, 0) && errno != ENOENT)
+		rc = -errno;
+	else if (symlinkat(tgt, pfd, RP_PREP_TMP))
+		rc = -errno;
+	else if ((rc = tmp_commit(pfd, base)) == -EISDIR || rc == -ENOTEMPTY || rc == -EEXIST)
+		*why = "a directory is there, where the job had a symlink";
+	if (!rc)
+		st->created++;
+	close(pfd);
+	return rc;
+}
+
+/* The dirfd file i lives under: its placement's (fds NULL: dirfd). */
+static int fd_of(int dirfd, const int *fds, const struct rp_layout *l, uint32_t i);
+
+/* Make the layout's links (each under its placement, when its target is
+ * under the same one: else the engine opens the file by its own path).
+ * 0, or -errno with the message in err (NULL: none kept). */
+static int prep_links(int dirfd, const int *fds, const struct rp_layout *l,
+		      struct rp_prep_stats *st, char *err, size_t errlen)
+{
+	const char *why;
+	int rc;
+
+	for (size_t i = 0; i < l->nlinks; i++) {
+		const struct rp_link *k = &l->links[i];
+		if (l->files[k->file].place != l->files[k->target].place)
+			continue;
+		if ((rc = prep_link(fd_of(dirfd, fds, l, k->file), l, k, st, &why))) {
+			if (err)
+				snprintf(err, errlen, "preparing '%s': %s", rp_file_path(l, k->file),
+					 why ? why : rc == -EXDEV || rc == -ELOOP ?
+					 "a symlink leads out of DIR, refused" : strerror(-rc));
+			return rc;
+		}
+		st->files++;
+	}
+	return 0;
 }
 
 /* A file the job writes, creates or truncates, and prepare does not make:
@@ -427,17 +667,7 @@ static int prep_dirs(int dirfd, const int *fds, const struct rp_layout *l, char 
 /* Say in the marker that DIR is as prepare made it: 0 or -errno. */
 static int mark_prepared(int dirfd)
 {
-	int fd = rp_open_beneath(dirfd, RP_MARKER, O_WRONLY | O_TRUNC | O_NOFOLLOW, 0);
-	int rc;
-
-	if (fd < 0)
-		return fd;
-	rc = write_all(fd, msg, sizeof(msg) - 1, 0);
-	if (!rc)
-		rc = write_all(fd, MARK_CLEAN, sizeof(MARK_CLEAN) - 1, sizeof(msg) - 1);
-	if (close(fd) && !rc)
-		rc = -errno;
-	return rc;
+	return marker_write(dirfd, 1);
 }
 
 int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *po,
@@ -449,7 +679,7 @@ int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *
 	char cpath[4096 + 32];
 	const int *fds = po->dirfds;
 	unsigned np = fds && l->nplaces ? l->nplaces : 1;
-	struct pcache pc = { .dirfd = -1 };
+	struct pcache pc = { .fd = -1 };
 	const char *why;
 	int rc;
 
@@ -520,9 +750,13 @@ int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *
 			po->progress(po->arg, st->files, nfiles, done, total);
 		}
 	}
+	pc_release(&pc);
 	free(buf);
-	if (po->progress && !rc)
+	if (po->progress && !rc)	/* the last word: all of it, its rate */
 		po->progress(po->arg, st->files, nfiles, done, total);
+	/* the job's symlinks, once their targets are there */
+	if (!rc)
+		rc = prep_links(dirfd, fds, l, st, err, errlen);
 	for (unsigned p = 0; !rc && p < np; p++)
 		if ((rc = mark_prepared(fds ? fds[p] : dirfd)))
 			prep_error(err, errlen, RP_MARKER, rc, NULL);
@@ -559,7 +793,9 @@ static int restore(int dirfd, const int *fds, const struct rp_layout *l, int spa
 			rc = e;
 	}
 	free(buf);
-	return rc;
+	/* the links the job removed or replaced (each a readlink when there) */
+	int e = prep_links(dirfd, fds, l, &st, NULL, 0);
+	return rc ? rc : e;
 }
 
 int rp_restore(int dirfd, const struct rp_layout *l, int sparse)
@@ -577,6 +813,7 @@ int rp_take_prepared(int dirfd)
 	char buf[sizeof(msg) + sizeof(MARK_CLEAN)];
 	size_t n = sizeof(MARK_CLEAN) - 1;
 	int fd = rp_open_beneath(dirfd, RP_MARKER, O_RDWR | O_NOFOLLOW, 0);
+	struct stat sb;
 	ssize_t got;
 	int clean;
 
@@ -584,13 +821,16 @@ int rp_take_prepared(int dirfd)
 		return 0;
 	got = pread(fd, buf, sizeof(buf), 0);
 	clean = got == (ssize_t)sizeof(buf) - 2 && memcmp(buf + got - n, MARK_CLEAN, n) == 0;
-	if (clean && ftruncate(fd, (off_t)(got - (ssize_t)n)))
+	/* cut in place (no write a recording of the replay would show) when
+	 * the marker is ours alone; one with another link is replaced */
+	if (clean && (fstat(fd, &sb) || sb.st_nlink != 1 ?
+		      marker_write(dirfd, 0) : ftruncate(fd, (off_t)(got - (ssize_t)n))))
 		clean = 0;	/* it would say so again */
 	close(fd);
 	return clean;
 }
 
-/* rp_prepare_file's state: a worker's scratch and its parent cache. */
+/* rp_prepare_file's state: its scratch and its parent cache. */
 struct rp_prep_cursor {
 	uint64_t *buf, rng;
 	struct pcache pc;
@@ -612,7 +852,7 @@ int rp_prepare_file(int dirfd, const struct rp_layout *l, uint32_t i, int sparse
 			return -ENOMEM;
 		}
 		c->rng = 0x9e3779b97f4a7c15ull ^ now_ns();
-		c->pc.dirfd = -1;
+		c->pc.fd = -1;
 		*cur = c;
 	}
 	rc = prep_one(dirfd, rp_file_path(l, i), &l->files[i], sparse, c->buf, &c->rng, &st, &why,
@@ -624,7 +864,9 @@ int rp_prepare_file(int dirfd, const struct rp_layout *l, uint32_t i, int sparse
 
 void rp_prep_cursor_free(struct rp_prep_cursor *c)
 {
-	if (c)
+	if (c) {
+		pc_release(&c->pc);
 		free(c->buf);
+	}
 	free(c);
 }

@@ -72,8 +72,11 @@ static const char *acc_path(const struct rp_layout *l, uint32_t f, unsigned a, c
 {
 	if (!a)
 		return rp_file_path(l, f);
-	snprintf(buf, len, "%s%u/%s", l->files[f].dataset ? RP_COPY_DIR : RP_ACC_DIR, a,
-		 rp_file_path(l, f));
+	if (strcmp(rp_file_path(l, f), RP_DIR_ITSELF) == 0)	/* its own DIR */
+		snprintf(buf, len, RP_ACC_DIR "%u", a);
+	else
+		snprintf(buf, len, "%s%u/%s", l->files[f].dataset ? RP_COPY_DIR : RP_ACC_DIR, a,
+			 rp_file_path(l, f));
 	return buf;
 }
 
@@ -208,6 +211,8 @@ static int replica_next(struct rp_source *s, unsigned t, struct rp_op *op)
 		op->file2 += a * r->nfiles;
 	if (op->slot != RP_NO_SLOT && op->slot < r->nslots)
 		op->slot += a * r->nslots;
+	if (op->kind == CM_DUP && op->slot2 < r->nslots)
+		op->slot2 += a * r->nslots;
 	if (op->dep_seq)
 		op->dep_thread += a * r->nthr;
 	return 1;
@@ -331,6 +336,14 @@ static int build_layout(struct replica *r, const struct rp_layout *il)
 			s->file += a * il->nfiles;
 		}
 	}
+	/* each accelerator's links lead to its own files (a data set file's
+	 * copy: the engine opens those by their own path) */
+	if (il->nlinks && !(l->links = calloc((size_t)n * il->nlinks, sizeof(*l->links))))
+		return -ENOMEM;
+	for (unsigned a = 0; a < n; a++)
+		for (size_t i = 0; i < il->nlinks; i++)
+			l->links[l->nlinks++] = (struct rp_link){ il->links[i].file + a * il->nfiles,
+								  il->links[i].target + a * il->nfiles };
 	l->nfiles = (size_t)n * il->nfiles;
 	l->nthreads = (size_t)n * il->nthreads;
 	l->nslot0 = (size_t)n * il->nslot0;

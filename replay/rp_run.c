@@ -446,6 +446,47 @@ static void dirs_moved(struct rp_engine *e, uint32_t file)
 	pthread_mutex_unlock(&e->mu);
 }
 
+/*
+ * A page-fault read's slot (opened before the clock, struct rp_slot0) that
+ * could not be opened then: the mapping of a file the job makes during
+ * the loop (written, then mapped), which is not there until the job's
+ * create.  Opened at its first fault instead, once (another thread's
+ * open may win).  The fd, or -1.
+ */
+static int fault_slot_open(struct rp_engine *e, const struct rp_op *op)
+{
+	char cpath[4096 + 32];
+	int fd = rp_open_beneath(file_dirfd(e, op->file),
+				 rp_copy_path(e->l, op->file, e->copy, cpath, sizeof(cpath)),
+				 (int)atomic_load(&e->slot_oflags[op->slot]), 0644), old = -1;
+
+	if (fd < 0)
+		return -1;
+	if (!atomic_compare_exchange_strong(&e->slot_fd[op->slot], &old, fd)) {
+		close(fd);
+		return old;
+	}
+	return fd;
+}
+
+/*
+ * Whether an open is made by the path the job opened (RP_F_VIA: through
+ * its symlinks, which prepare made under DIR) rather than by its file's
+ * own path: not when the link is under another placement than its file
+ * (a link cannot lead from one to the other beneath DIR), nor for a data
+ * set file's copy (the links lead to copy 0).
+ */
+static int via_open(const struct rp_engine *e, const struct rp_op *op)
+{
+	const struct rp_layout *l = e->l;
+	const struct rp_file *f = &l->files[op->file];
+
+	return (op->flags & RP_F_VIA) && op->file2 < l->nfiles &&
+	       l->files[op->file2].place == f->place &&
+	       !(f->dataset && (e->copy || !strncmp(rp_file_path(l, op->file), RP_COPY_DIR,
+						    sizeof(RP_COPY_DIR) - 1)));
+}
+
 static void do_data(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 {
 	struct rp_engine *e = c->e;
@@ -455,6 +496,8 @@ static void do_data(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 	struct io_uring_sqe *sqe;
 	struct inflight *f;
 
+	if (fd < 0 && (op->flags & RP_F_FAULT))
+		fd = fault_slot_open(e, op);
 	if (fd < 0) {
 		d->drop_ios++;	/* its open failed */
 		op_error(c, op->kind, op->file, -EBADF);
@@ -526,6 +569,10 @@ static int do_meta(struct tctx *c, const struct rp_op *op)
 	if (op->slot != RP_NO_SLOT) {
 		if ((fd = atomic_load(&e->slot_fd[op->slot])) < 0)
 			return -EBADF;	/* its open failed */
+	} else if (via_open(e, op)) {	/* through the job's link */
+		p = rp_file_path(e->l, op->file2);
+		at = (int)op->oflags;
+		fd = file_dirfd(e, op->file2);
 	} else {
 		p = rp_copy_path(e->l, op->file, e->copy, cpath, sizeof(cpath));
 		at = (int)op->oflags;
@@ -567,9 +614,14 @@ static void do_other(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 		};
 		pfd = file_dirfd(e, op->file);
 		base = rp_copy_path(l, op->file, e->copy, cpath, sizeof(cpath));
-		/* a create goes through its directory's fd (made by prepare
-		 * or by the job's mkdir, which it follows) */
-		if ((op->oflags & O_CREAT) && (pfd = parent_fd(e, op->file, &base, &own)) < 0) {
+		if (via_open(e, op)) {
+			/* the path the job opened, through its symlinks as
+			 * prepare made them (beneath DIR, create included) */
+			base = rp_file_path(l, op->file2);
+		} else if ((op->oflags & O_CREAT) &&
+			   (pfd = parent_fd(e, op->file, &base, &own)) < 0) {
+			/* a create goes through its directory's fd (made by
+			 * prepare or by the job's mkdir, which it follows) */
 			rc = pfd;
 			break;
 		}
@@ -586,6 +638,21 @@ static void do_other(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 		}
 		break;
 	}
+	case CM_DUP:	/* a new fd on the slot2's open file, as the job's */
+		if ((fd = atomic_load(&e->slot_fd[op->slot2])) < 0) {
+			rc = -EBADF;	/* its open failed */
+			break;
+		}
+		if ((rc = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+			rc = -errno;
+			break;
+		}
+		atomic_store(&e->slot_oflags[op->slot], atomic_load(&e->slot_oflags[op->slot2]));
+		fd = atomic_exchange(&e->slot_fd[op->slot], rc);
+		if (fd >= 0)
+			close(fd);	/* a previous loop left it open */
+		rc = 0;
+		break;
 	case CM_CLOSE:
 		fd = atomic_exchange(&e->slot_fd[op->slot], -1);
 		if (fd < 0) {

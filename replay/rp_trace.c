@@ -68,6 +68,10 @@ int rp_path_map(char *path)
 	    strncmp(path, RP_COPY_DIR, sizeof(RP_COPY_DIR) - 1) == 0 ||
 	    strncmp(path, RP_ACC_DIR, sizeof(RP_ACC_DIR) - 1) == 0)
 		return -EINVAL;
+	for (const char *c = path; c; c = strchr(c, '/'), c = c ? c + 1 : NULL)
+		if (strncmp(c, RP_PREP_TMP, sizeof(RP_PREP_TMP) - 1) == 0 &&
+		    (!c[sizeof(RP_PREP_TMP) - 1] || c[sizeof(RP_PREP_TMP) - 1] == '/'))
+			return -EINVAL;	/* prepare's temporary name */
 	return 0;
 }
 
@@ -89,6 +93,7 @@ void rp_layout_release(struct rp_layout *l)
 	free(l->files);
 	free(l->threads);
 	free(l->slot0);
+	free(l->links);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -260,6 +265,20 @@ struct trace_src {
 	uint32_t *raw_file;	/* raw id -> file + 1, 0 = not mapped yet */
 	size_t capraw;
 	struct cm_map nonreg;	/* file_id -> 1: pipe, socket, device */
+	struct cm_map fid_raw;	/* file_id -> raw id of its file row's path */
+	int real_paths;		/* the file table names files by their real
+				 * path (meta file_paths=real) */
+	/* opens through symlinks (rp_links.c): (path opened, file reached)
+	 * layout file pairs, each path once (via_seen: path -> pair + 1), and
+	 * whether the links found lead there (via_ok; else opened by the
+	 * file's own path) */
+	uint32_t *via;
+	size_t nvia, capvia;
+	struct cm_map via_seen;
+	uint8_t *via_ok;
+	uint32_t *resolved;	/* per file (rp_layout_links): what its path
+				 * leads to through links, RP_NO_FILE; NULL */
+	size_t nresolved;
 	struct cm_map memfs_ids;	/* file_id -> its fstype: a memory fs */
 	struct cm_map tids;	/* tid -> thread */
 	struct cm_faults *faults;
@@ -316,6 +335,24 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 
 /* ------------------------------------------------------------ files */
 
+/*
+ * Map raw path id raw's text, in p (room for 2 bytes at least), as the
+ * layout names it: rp_path_map, but the root ("/": every Open MPI
+ * process's hwloc opens it O_PATH) is DIR itself, the layout's directory
+ * RP_DIR_ITSELF, always there.  Raw id 0, a row without a path, still
+ * names nothing.
+ */
+static int map_path(char *p, uint32_t raw)
+{
+	int rc = rp_path_map(p);
+
+	if (rc == -EINVAL && !*p && raw) {
+		strcpy(p, RP_DIR_ITSELF);
+		return 0;
+	}
+	return rc;
+}
+
 /* The layout file of raw path id (mapped and, in the layout pass, added
  * when new): 0, or -errno with the message in the source's err. */
 static int file_index(struct walk *w, uint32_t raw, uint32_t *out)
@@ -331,10 +368,10 @@ static int file_index(struct walk *w, uint32_t raw, uint32_t *out)
 		*out = t->raw_file[raw] - 1;
 		return 0;
 	}
-	if ((rc = grow((void **)&w->pbuf, &w->pcap, n + 1, 1)))
+	if ((rc = grow((void **)&w->pbuf, &w->pcap, n + 2, 1)))
 		return rc;
 	memcpy(w->pbuf, path, n + 1);
-	if ((rc = rp_path_map(w->pbuf))) {
+	if ((rc = map_path(w->pbuf, raw))) {
 		snprintf(t->errbuf, t->errlen, rc == -EPERM ?
 			 "path '%s' has a '..' component: refused" :
 			 "path '%s' names no file under DIR: refused", path);
@@ -378,6 +415,7 @@ static int file_index(struct walk *w, uint32_t raw, uint32_t *out)
 		if (rc == 1) {
 			memset(&l->files[id], 0, sizeof(l->files[0]));
 			l->files[id].dir = RP_NO_DIR;
+			l->files[id].isdir = strcmp(w->pbuf, RP_DIR_ITSELF) == 0;
 			w->file_last[id] = w->file_lastw[id] = (struct dep){ 0 };
 			t->ro_opens[id] = 0;
 			l->nfiles = id + 1;
@@ -814,7 +852,10 @@ static int fault_read(struct walk *w, const struct row *r)
 	w->cur.op.off = r->offset;
 	w->cur.op.len = r->size;
 	if (l) {
-		l->files[file].prepare = 1;
+		/* a mapping of a file the job made (written, then mapped):
+		 * the job's, not prepare's */
+		if (!w->file_last[file].gidx)
+			l->files[file].prepare = 1;
 		count_read(l, file, r->offset, r->size);
 		l->fault_reads++;
 		l->fault_pages += r->flags;
@@ -1001,19 +1042,70 @@ static int in_dir(struct walk *w, uint32_t file)
 	return dir_of(w, file, 1);
 }
 
+static int names_no_file(struct walk *w, uint32_t raw);
+
+/*
+ * Whether the open of row r reached its file by another path than the
+ * file's real one (the file table's): through symlinks.  Then *file
+ * becomes the real file, *via the path opened, and the pair is noted for
+ * rp_layout_links (layout pass).  0 (*via RP_NO_FILE when not), -errno.
+ */
+static int open_via(struct walk *w, const struct row *r, uint32_t *file, uint32_t *via)
+{
+	struct trace_src *t = w->t;
+	uint64_t *v = r->file_id && t->real_paths ? cm_map_get(&t->fid_raw, r->file_id, 0) : NULL;
+	uint32_t real;
+	int rc;
+
+	*via = RP_NO_FILE;
+	if (!v || *v == r->path || (!t->raw_file[*v] && names_no_file(w, (uint32_t)*v)))
+		return 0;
+	if ((rc = file_index(w, (uint32_t)*v, &real)))
+		return rc;
+	if (real == *file)
+		return 0;	/* two spellings of one path */
+	if (!w->emit) {
+		uint64_t *seen;
+		if ((rc = cm_map_put(&t->via_seen, *file, 0, &seen)) < 0)
+			return rc;
+		if (!*seen) {
+			if (grow((void **)&t->via, &t->capvia, 2 * t->nvia + 2, sizeof(uint32_t)))
+				return -ENOMEM;
+			t->via[2 * t->nvia] = *file;
+			t->via[2 * t->nvia + 1] = real;
+			*seen = ++t->nvia;
+		}
+	} else {
+		uint64_t *seen = cm_map_get(&t->via_seen, *file, 0);
+		/* the links found lead there, and to this file (the path
+		 * may have named another file at another time) */
+		if (!seen || !t->via_ok[*seen - 1] || t->via[2 * (*seen - 1) + 1] != real) {
+			*file = real;
+			return 0;
+		}
+	}
+	*via = *file;
+	*file = real;
+	return 0;
+}
+
 static int plan_open(struct walk *w, const struct row *r)
 {
 	struct rp_layout *l = LAYOUT(w);
-	uint32_t file;
+	uint32_t file, via;
 	int rc, sl;
 
-	if ((rc = file_index(w, r->path, &file)))
+	if ((rc = file_index(w, r->path, &file)) || (rc = open_via(w, r, &file, &via)))
 		return rc;
 	w->hint_file = file + 1;
 	if ((rc = new_op(w, r, CM_OPEN)))
 		return rc;
 	struct rp_op *op = &w->cur.op;
 	op->file = file;
+	if (via != RP_NO_FILE) {	/* by the path the job opened */
+		op->file2 = via;
+		op->flags |= RP_F_VIA;
+	}
 	op->oflags = open_flags(r->flags, r->op, w->t->direct);
 	int ro = (op->oflags & O_ACCMODE) == O_RDONLY && !(op->oflags & O_DIRECTORY);
 	if (ro && w->emit)
@@ -1027,9 +1119,10 @@ static int plan_open(struct walk *w, const struct row *r)
 		if (op->oflags & O_DIRECTORY)
 			f->isdir = 1;	/* opendir(), or O_TMPFILE in it */
 		else if (!(op->oflags & O_CREAT))
-			f->prepare |= !f->made_dir;	/* a directory the job made
-							 * opened without O_DIRECTORY
-							 * (os.scandir) is the job's */
+			/* there before the job, unless an earlier op of the
+			 * job made it: a create, a rename to it, a mkdir (a
+			 * directory opened without O_DIRECTORY, os.scandir) */
+			f->prepare |= !w->file_last[file].gidx && !f->made_dir;
 		else if (op->oflags & O_EXCL)
 			f->excl = !w->file_last[file].gidx;	/* the job made it */
 		else if (!(op->oflags & O_TRUNC) && !w->file_last[file].gidx)
@@ -1057,24 +1150,24 @@ static int plan_open(struct walk *w, const struct row *r)
 	return finish_op(w);
 }
 
-static int plan_close(struct walk *w, const struct row *r)
+/* The job's fd of row r's process is closed (by a close, or by a dup2
+ * onto it): its slot's close op, unless another fd still holds the slot.
+ * 0 (also when the fd is not known), or -errno. */
+static int close_fd(struct walk *w, const struct row *r, int64_t fd)
 {
 	struct rp_layout *l = LAYOUT(w);
-	uint64_t *v = cm_map_get(&w->fds, r->pid, (uint64_t)r->fd);
+	uint64_t *v = cm_map_get(&w->fds, r->pid, (uint64_t)fd);
 	uint32_t sl;
 	int rc;
 
-	if (r->op == TAPE_OP_CLOSE_RANGE || !v) {
-		if (l) {
-			if (r->op == TAPE_OP_CLOSE_RANGE)
-				l->skipped++;
-			else
-				l->unmatched++;
-		}
+	if (!v)
+		return 0;
+	if (IS_MEMFS_FD(*v)) {
+		cm_map_del(&w->fds, r->pid, (uint64_t)fd, NULL);
 		return 0;
 	}
 	sl = (uint32_t)(*v - 1);
-	cm_map_del(&w->fds, r->pid, (uint64_t)r->fd, NULL);
+	cm_map_del(&w->fds, r->pid, (uint64_t)fd, NULL);
 	if (--w->slots[sl].refs) {
 		if (l)
 			l->skipped++;	/* an alias: the fd stays open */
@@ -1092,25 +1185,78 @@ static int plan_close(struct walk *w, const struct row *r)
 	return finish_op(w);
 }
 
+static int plan_close(struct walk *w, const struct row *r)
+{
+	struct rp_layout *l = LAYOUT(w);
+
+	if (r->op == TAPE_OP_CLOSE_RANGE || !cm_map_get(&w->fds, r->pid, (uint64_t)r->fd)) {
+		if (l) {
+			if (r->op == TAPE_OP_CLOSE_RANGE)
+				l->skipped++;
+			else
+				l->unmatched++;
+		}
+		return 0;
+	}
+	return close_fd(w, r, r->fd);
+}
+
+/*
+ * A dup (dup, dup2, dup3, fcntl F_DUPFD): the new fd is a slot of its own
+ * on the old one's open file, which the replay makes with a dup of its
+ * own (CM_DUP), so that each fd is a stream of its own as it was in the
+ * job (numpy's np.load reads a file through a dup of the fd it opened).
+ * A dup2 onto an open fd closes that one first, as the kernel did.  One
+ * of an fd on a memory file system only maps the new fd (not storage).
+ */
 static int plan_dup(struct walk *w, const struct row *r)
 {
 	struct rp_layout *l = LAYOUT(w);
-	uint64_t *v = cm_map_get(&w->fds, r->pid, (uint64_t)r->fd);
-	uint64_t sl;
+	uint64_t *v;
+	uint32_t src;
+	int rc, sl;
 
-	if (!v) {
+	if (r->ret == r->fd) {	/* dup2(fd, fd): nothing */
+		if (l)
+			l->skipped++;
+		return 0;
+	}
+	if ((rc = close_fd(w, r, r->ret)))	/* what the new number held */
+		return rc;
+	if (!(v = cm_map_get(&w->fds, r->pid, (uint64_t)r->fd))) {
 		if (l)
 			l->unmatched++;
 		return 0;
 	}
-	sl = *v;
-	if (!IS_MEMFS_FD(sl))
-		w->slots[sl - 1].refs++;
-	if (cm_map_set(&w->fds, r->pid, (uint64_t)r->ret, sl))
-		return -ENOMEM;
-	if (l)
-		l->skipped++;	/* mapped, not replayed */
-	return 0;
+	if (IS_MEMFS_FD(*v)) {
+		if (cm_map_set(&w->fds, r->pid, (uint64_t)r->ret, *v))
+			return -ENOMEM;
+		if (l)
+			l->skipped++;
+		return 0;
+	}
+	src = (uint32_t)(*v - 1);
+	w->hint_slot = src + 1;	/* a reader group's dup goes with the group */
+	if ((rc = new_op(w, r, CM_DUP)))
+		return rc;
+	sl = new_slot(w, w->slots[src].file, w->slots[src].oflags, 0);
+	if (sl < 0)
+		return sl;
+	/* the same open file: what the job did through either fd */
+	w->slots[sl].ro = w->slots[src].ro;
+	w->slots[sl].did_read = w->slots[src].did_read;
+	w->slots[sl].group = w->slots[src].group;
+	w->slots[sl].vt = w->slots[src].vt;
+	w->slots[sl].pf = w->slots[src].pf;
+	w->cur.op.slot = (uint32_t)sl;
+	w->cur.op.slot2 = src;
+	w->cur.op.file = w->slots[src].file;
+	add_dep(w, w->slots[src].last);
+	add_dep(w, w->slots[sl].last);	/* a reused number: after its close */
+	w->slots[src].last = w->slots[sl].last = cur_dep(w);
+	if ((rc = cm_map_set(&w->fds, r->pid, (uint64_t)r->ret, (uint64_t)sl + 1)))
+		return rc;
+	return finish_op(w);
 }
 
 /* Whether file's directory is one the job made (a mkdir seen before): what
@@ -1170,17 +1316,18 @@ static int plan_namespace(struct walk *w, const struct row *r, unsigned kind)
 	return finish_op(w);
 }
 
-/* Whether a raw path maps to no file under DIR ("/", the marker): such a
- * metadata op is left out, where another op on it refuses the trace. */
-static int names_dir_itself(struct walk *w, uint32_t raw)
+/* Whether a raw path maps to no file under DIR (the marker, a dataset
+ * copy's directory): such a metadata op is left out, where another op on
+ * it refuses the trace.  ("/" is DIR itself: map_path.) */
+static int names_no_file(struct walk *w, uint32_t raw)
 {
 	const char *path = cm_strtab_str(&w->t->raw, raw);
 	size_t n = strlen(path);
 
-	if (grow((void **)&w->pbuf, &w->pcap, n + 1, 1))
+	if (grow((void **)&w->pbuf, &w->pcap, n + 2, 1))
 		return 0;	/* file_index says it */
 	memcpy(w->pbuf, path, n + 1);
-	return rp_path_map(w->pbuf) == -EINVAL;
+	return map_path(w->pbuf, raw) == -EINVAL;
 }
 
 /* A path metadata op's AT_* flags (faccessat keeps its mode below them). */
@@ -1211,17 +1358,21 @@ static int plan_meta(struct walk *w, const struct row *r, unsigned kind)
 	uint32_t file;
 
 	if (tape_op_has_path(r->op) && r->path && !(at & AT_EMPTY_PATH)) {
-		if (!w->t->raw_file[r->path] && names_dir_itself(w, r->path)) {
-			if (l)	/* "/" (DIR itself, or its marker) */
+		if (!w->t->raw_file[r->path] && names_no_file(w, r->path)) {
+			if (l)	/* the marker */
 				l->skipped++;
 			return 0;
 		}
 		if ((rc = file_index(w, r->path, &file)) || (rc = new_op(w, r, kind)))
 			return rc;
 		w->cur.op.slot = RP_NO_SLOT;
-		/* the prepared files are never symlinks: the same answer, and
-		 * nothing followed out of DIR */
-		w->cur.op.oflags = kind == CM_READLINK ? 0 : AT_SYMLINK_NOFOLLOW;
+		/* a symlink at the last component is followed only where
+		 * the job's was and prepare made it (layout.links: relative,
+		 * under DIR); elsewhere what prepare made is no symlink, and
+		 * nothing is followed */
+		int follow = kind != CM_READLINK && r->op != TAPE_OP_NEWLSTAT &&
+			     !(at & AT_SYMLINK_NOFOLLOW) && w->t->src.layout.files[file].symlink;
+		w->cur.op.oflags = kind == CM_READLINK || follow ? 0 : AT_SYMLINK_NOFOLLOW;
 		if (kind == CM_ACCESS) {
 			/* its mode but X_OK: prepared files have no execute
 			 * bits (root's R_OK and W_OK always pass) */
@@ -1268,6 +1419,13 @@ static int plan_meta(struct walk *w, const struct row *r, unsigned kind)
 		w->cur.op.flags |= RP_F_FAILED;
 	add_dep(w, w->file_last[file]);
 	add_dep(w, w->file_lastw[file]);
+	if (sl < 0 && file < w->t->nresolved && w->t->resolved[file] != RP_NO_FILE) {
+		/* a path through a link of the job's: by that path, of the
+		 * file it leads to (another accelerator's, a copy's) */
+		w->cur.op.file2 = file;
+		w->cur.op.file = w->t->resolved[file];
+		w->cur.op.flags |= RP_F_VIA;
+	}
 	return finish_op(w);
 }
 
@@ -1315,6 +1473,10 @@ static int plan_row(struct walk *w, const struct row *r)
 	    cm_map_get(&w->t->nonreg, r->file_id, 0)) {
 		if (l)
 			l->not_storage++;
+		/* a dup2 of /dev/null onto a file's fd (a shell's 2>/dev/null)
+		 * still closes that file's fd */
+		if (rule.how == CM_MAPS_FD && r->ret != r->fd)
+			return close_fd(w, r, r->ret);
 		return 0;
 	}
 	if (rule.how == CM_MAPS_FD)
@@ -1556,6 +1718,24 @@ static int walk_begin(struct walk *w, int emit)
 	return 0;
 }
 
+/* A row could not be planned: the source's message names its op, its
+ * process and thread (and its path, when the message does not). */
+static void row_error(struct walk *w, const struct row *r, int rc)
+{
+	struct trace_src *t = w->t;
+	const char *op = r->op == ROW_FAULT ? "page-fault read" :
+			 tape_op_name(r->op) ? tape_op_name(r->op) : "op";
+	const char *path = cm_strtab_str(&t->raw, r->path);
+	char msg[256];
+
+	if (t->errbuf[0])
+		snprintf(msg, sizeof(msg), "%s", t->errbuf);
+	else
+		snprintf(msg, sizeof(msg), "%s%s%s", *path ? path : "", *path ? ": " : "",
+			 strerror(-rc));
+	snprintf(t->errbuf, t->errlen, "%s (pid %u, tid %u): %s", op, r->pid, r->tid, msg);
+}
+
 /* The whole trace through the window and the planner: 0 or -errno (a
  * tape error: tape_error_detail(); a planning error: the message in the
  * source's err). */
@@ -1576,7 +1756,8 @@ static int walk_pass(struct walk *w, int emit)
 		} else {
 			w->last_ts = r->ts;
 		}
-		rc = plan_row(w, r);
+		if ((rc = plan_row(w, r)) && rc != -ECANCELED)
+			row_error(w, r, rc);
 		w->freerows[w->nfreerows++] = e.row;
 	}
 	tape_cursor_free(w->c);
@@ -1611,9 +1792,16 @@ static int nonreg_row(struct trace_src *t, const struct tape_file *f)
 {
 	unsigned type = f->mode & 0170000;
 	int memory = f->fstype && cm_fstype_is_memory(f->fstype);
+	uint32_t raw;
+	int rc;
 
 	if (!f->file_id)
 		return 0;
+	/* the path a file row names it by: the real one (a recorder's,
+	 * symlinks resolved), for the opens that reached it by another */
+	if (t->real_paths && f->path && f->path[0] == '/' && (type == 0100000 || type == 0040000) &&
+	    ((rc = raw_id(&t->w, f->path, &raw)) || (rc = cm_map_set(&t->fid_raw, f->file_id, 0, raw))))
+		return rc;
 	if (!type && memory)	/* a socket or pipe without a mode (sockfs) */
 		return cm_map_set(&t->nonreg, f->file_id, 0, 1);
 	if (memory && (type == 0100000 || type == 0040000) &&	/* file, dir */
@@ -1632,9 +1820,12 @@ static int table_row(struct trace_src *t, const struct tape_file *f)
 	char *rel;
 	uint32_t id;
 
-	if (!f->path || !(rel = strdup(f->path)))
-		return f->path ? -ENOMEM : 0;
-	if (rp_path_map(rel) == 0 && cm_strtab_find(&l->paths, rel, &id) == 0) {
+	if (!f->path || !*f->path)
+		return 0;
+	if (!(rel = malloc(strlen(f->path) + 2)))
+		return -ENOMEM;
+	strcpy(rel, f->path);
+	if (map_path(rel, 1) == 0 && cm_strtab_find(&l->paths, rel, &id) == 0) {
 		struct rp_file *pf = &l->files[id];
 		if (f->size > INT64_MAX) {
 			snprintf(t->errbuf, t->errlen, "file table: size %" PRIu64 " of '%s' is "
@@ -1721,6 +1912,14 @@ static int layout_finish(struct trace_src *t)
 			if ((rc = in_dir(w, (uint32_t)i)))	/* its opens create it */
 				return rc;
 		}
+	}
+	if (t->nvia) {	/* the job's symlinks */
+		if (!(t->via_ok = calloc(t->nvia, 1)))
+			return -ENOMEM;
+		size_t n0 = l->nfiles;
+		if ((rc = rp_layout_links(l, t->via, t->nvia, t->via_ok, &t->resolved)))
+			return rc;
+		t->nresolved = t->resolved ? n0 : 0;
 	}
 	if (cm_strtab_count(&l->dirs) &&
 	    !(l->dir_made = calloc(cm_strtab_count(&l->dirs), 1)))
@@ -1933,6 +2132,11 @@ static void trace_free(struct rp_source *s)
 	cm_strtab_release(&t->raw);
 	free(t->raw_file);
 	cm_map_release(&t->nonreg);
+	cm_map_release(&t->fid_raw);
+	free(t->via);
+	free(t->via_ok);
+	free(t->resolved);
+	cm_map_release(&t->via_seen);
 	cm_map_release(&t->memfs_ids);
 	cm_map_release(&t->tids);
 	free(t->slot0_ids);
@@ -2010,6 +2214,16 @@ static int trace_open(struct trace_src **out, const char *trace, const struct rp
 	if ((rc = tape_reader_open(&t->r, trace))) {
 		snprintf(err, errlen, "%s: %s", trace, tape_strerror(rc));
 		goto fail;
+	}
+	/* opens through symlinks are told only where the file table names
+	 * files by their real path (a recorder's, or a merged host's) */
+	{
+		char key[48];
+		const char *fp;
+		snprintf(key, sizeof(key), t->has_host ? "host.%u.file_paths" : "file_paths",
+			 t->host);
+		fp = tape_reader_meta(t->r, key);
+		t->real_paths = fp && strcmp(fp, "real") == 0;
 	}
 	/* raw id 0 is "": a row without a path (raw_id) */
 	if ((rc = cm_strtab_intern(&t->raw, "", &id)) < 0 ||

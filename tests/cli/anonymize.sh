@@ -127,6 +127,106 @@ ok "$IOTAPE" dump --format csv -t syscall -o "$T/r1.csv" "$T/r1.iotape"
 ok "$IOTAPE" dump --format csv -t syscall -o "$T/r2.csv" "$T/r2.iotape"
 cmp -s "$T/r1.csv" "$T/r2.csv" && fail "two runs without --key gave the same names"
 
+# ------------------------------------------------ free text, python*, merged
+# free text set with import -m under a key anonymize keeps: removed unless
+# of the form this version writes; those of the form stay
+printf '%s\n' 'ts_ns,pid,op,path,size' 100,10,openat,/usr/lib/python3.11/os.py,0 \
+	200,10,openat,/usr/lib/python_secret/x.py,0 300,10,openat,/venv/lib/python3/site-packages/m.py,0 \
+	400,10,openat,/opt/lib/python,0 >"$T/ft.csv"
+ok "$IOTAPE" import -m source='alice lab, rack 7' -m kernel="bob's box" -m clock=wallsecret \
+	-m page_size=4096x -m iotape_version=v-secret -m layers=syscall,secretlayer \
+	-m lost.syscall=leaked -m start_wall_ns=1000000000000 -o "$T/ft.iotape" "$T/ft.csv"
+ok "$IOTAPE" anonymize -q --key "$T/k1" -o "$T/ft.anon" "$T/ft.iotape"
+ok "$IOTAPE" info "$T/ft.anon"
+cp "$T/out" "$T/ft.info"
+for s in alice rack bob wallsecret 4096x v-secret secretlayer leaked python_secret; do
+	grep -qF -- "$s" "$T/ft.info" && fail "info of OUT shows '$s': $(cat "$T/ft.info")"
+	grep -qaF -- "$s" "$T/ft.anon" && fail "OUT's bytes hold '$s'"
+done
+grep -qE '^  anon.removed +source,iotape_version,clock,kernel,page_size,layers,lost.syscall$' "$T/ft.info" ||
+	fail "anon.removed: $(cat "$T/ft.info")"
+grep -qE '^  start_wall_ns +1000000000000$' "$T/ft.info" || fail "start_wall_ns not kept: $(cat "$T/ft.info")"
+# of the form: a kernel release, the importer's source and clock, this version
+ok "$IOTAPE" import -m kernel=6.1.0-28-amd64 -m layers=syscall,cache -o "$T/ok.iotape" "$T/ft.csv"
+ok "$IOTAPE" anonymize -q --key "$T/k1" -o "$T/ok.anon" "$T/ok.iotape"
+ok "$IOTAPE" info "$T/ok.anon"
+for kv in 'kernel +6.1.0-28-amd64' 'layers +syscall,cache' 'source +import:csv' 'clock +unknown' \
+	'anon.removed +'; do
+	grep -Eq "^  $kv\$" "$T/out" || fail "info: no '$kv': $(cat "$T/out")"
+done
+grep -Eq '^  iotape_version +[0-9]' "$T/out" || fail "iotape_version not kept: $(cat "$T/out")"
+# what every importer writes under source and clock is of the form kept:
+# a trace of each (its first fuzz corpus input that imports) keeps both
+"$IOTAPE" import -h >"$T/ih" || fail "import -h"
+formats=$(sed -n 's/.*--format=FORMAT .*(\([^)]*\)).*/\1/p' "$T/ih" | tr '|' ' ')
+[ -n "$formats" ] || fail "no formats in import -h"
+for f in $formats; do
+	done_f=
+	for in in "$TOP/tests/fuzz/corpus/import_$f"/*; do
+		rm -f "$T/imp.iotape"
+		"$IOTAPE" import -F "$f" -o "$T/imp.iotape" "$in" >/dev/null 2>&1 || continue
+		ok "$IOTAPE" anonymize -q --key "$T/k1" -o "$T/imp.anon" "$T/imp.iotape"
+		ok "$IOTAPE" info --json "$T/imp.iotape"
+		$PY -c 'import json,sys; m=json.load(open(sys.argv[1]))["meta"]; print(m["source"]); print(m["clock"])' \
+			"$T/out" >"$T/imp.meta" || fail "$f: no source or clock in the import"
+		ok "$IOTAPE" info --json "$T/imp.anon"
+		$PY -c 'import json,sys; m=json.load(open(sys.argv[1]))["meta"]; print(m.get("source")); print(m.get("clock"))' \
+			"$T/out" >"$T/anon.meta" || fail "$f: info --json"
+		same "$T/imp.meta" "$T/anon.meta"
+		rm -f "$T/imp.anon"
+		done_f=1
+		break
+	done
+	[ -n "$done_f" ] || fail "$f: no corpus input imports"
+done
+
+# lib/python3.11, lib/python3 and lib/python stay; lib/python_secret does not
+ok "$IOTAPE" dump --format csv -t syscall -o "$T/ft.csv.out" "$T/ft.anon"
+cut -d, -f5 "$T/ft.csv.out" >"$T/ft.paths" || fail "cut"
+grep -qx '/usr/lib/python3.11/[0-9a-f]\{16\}\.py' "$T/ft.paths" &&
+	grep -qx '/usr/lib/[0-9a-f]\{16\}/[0-9a-f]\{16\}\.py' "$T/ft.paths" &&
+	grep -qx '/[0-9a-f]\{16\}/lib/python3/site-packages/[0-9a-f]\{16\}\.py' "$T/ft.paths" &&
+	grep -qx '/[0-9a-f]\{16\}/lib/python' "$T/ft.paths" || fail "python dirs: $(cat "$T/ft.paths")"
+
+# a merged trace keeps what makes it one: merge.hosts, each host's offset
+# and window, its name hashed as its hostname is: analyze's HOSTS and
+# split --by host work on OUT, whose parts are the anonymized inputs
+printf '%s\n' 'ts_ns,pid,op,path,size' 100,10,openat,/d/a,0 200,10,read,/d/a,4096 >"$T/ma.csv"
+printf '%s\n' 'ts_ns,pid,op,path,size' 50,10,openat,/d/b,0 60,10,read,/d/b,1000 >"$T/mb.csv"
+ok "$IOTAPE" import -m hostname=nodeA -m start_wall_ns=1000000000000 -m start_mono_ns=100 \
+	-m cmdline='train --secret-token' -o "$T/ma.tape" "$T/ma.csv"
+ok "$IOTAPE" import -m hostname=nodeB -m start_wall_ns=1000000000500 -m start_mono_ns=40 \
+	-o "$T/mb.tape" "$T/mb.csv"
+run "$IOTAPE" merge -o "$T/mm.tape" "$T/ma.tape" "$T/mb.tape"
+[ "$rc" = 0 ] || fail "merge exited $rc: $(cat "$T/err")"
+ok "$IOTAPE" anonymize -q --key "$T/k1" -o "$T/mm.anon" "$T/mm.tape"
+ok "$IOTAPE" info "$T/mm.anon"
+cp "$T/out" "$T/mm.info"
+hash() {
+	$PY -c 'import hashlib,sys; print(hashlib.blake2b(sys.argv[2].encode(), digest_size=8,
+		key=open(sys.argv[1],"rb").read(), person=b"iotape/anon/name").hexdigest())' "$T/k1" "$1" ||
+		fail "hash"
+}
+ha=$(hash nodeA) hb=$(hash nodeB)
+for kv in 'merge.hosts +2' "host.0.name +$ha" "host.1.name +$hb" "host.0.hostname +$ha" \
+	'host.1.offset_ns +1000000000460' 'host.1.t_min +[0-9]+' 'source +merge' 'clock +realtime'; do
+	grep -Eq "^  $kv\$" "$T/mm.info" || fail "merged: no '$kv': $(cat "$T/mm.info")"
+done
+for s in nodeA nodeB secret-token ma.tape mb.tape; do
+	grep -qaF -- "$s" "$T/mm.anon" && fail "merged OUT's bytes hold '$s'"
+done
+ok "$IOTAPE" analyze "$T/mm.anon"
+grep -q '^HOSTS' "$T/out" && grep -Eq "^  1 +$hb " "$T/out" || fail "analyze of OUT: no HOSTS: $(cat "$T/out")"
+run "$IOTAPE" split --by host -o "$T/sp" "$T/mm.anon"
+[ "$rc" = 0 ] || fail "split of OUT exited $rc: $(cat "$T/err")"
+for h in 0 1; do
+	[ -f "$T/sp-host$h.iotape" ] || fail "split of OUT: no host $h: $(ls "$T")"
+done
+ok "$IOTAPE" anonymize -q --key "$T/k1" -o "$T/mb.anon" "$T/mb.tape"
+ok "$IOTAPE" dump --format csv -o "$T/mb.anon.csv" "$T/mb.anon"
+ok "$IOTAPE" dump --format csv -o "$T/sp1.csv" "$T/sp-host1.iotape"
+same "$T/mb.anon.csv" "$T/sp1.csv"
+
 # ------------------------------------------------ bad input
 # bad RC PATTERN ARGS...: one error line, and no OUT (nor temporary) left
 bad() {
@@ -159,6 +259,56 @@ bad 1 "half.iotape" --new-key "$T/half.key" "$T/half.iotape"
 cp "$T/a.iotape" "$T/bad.iotape"
 err_line 1 "iotape anonymize: " "exists" "$IOTAPE" anonymize --key "$T/k1" -o "$T/bad.iotape" "$T/t.iotape"
 same "$T/a.iotape" "$T/bad.iotape"
+
+# a signal while OUT is written: OUT (or -f's temporary file) and the
+# --new-key file are removed, an old OUT kept; exit status 128 + signal.
+# A trace of 1M reads of 200k files: anonymize takes about a second.
+awk 'BEGIN { print "ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns"
+	for (i = 0; i < 1000000; i++)
+		printf "%d,1,1,pread64,/scratch/job/part%d/shard_%07d.npy,3,0,4096,4096,10\n",
+			10000 + i * 20, i % 100, i % 200000 }' >"$T/big.csv" || fail "awk"
+ok "$IOTAPE" import -o "$T/big.iotape" "$T/big.csv"
+rm -f "$T/big.csv"
+# stop SIG GLOB ARGS...: anonymize ARGS (SIGINT not ignored, as it would be
+# in a job started with & by a shell without job control), SIG once a file
+# GLOB matches exists; its exit status in $src
+made() {
+	for f in $1; do
+		[ -e "$f" ] && return 0
+	done
+	return 1
+}
+stop() {
+	sig=$1 file=$2
+	shift 2
+	perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV or exit 127' \
+		"$IOTAPE" anonymize -q "$@" "$T/big.iotape" 2>"$T/stop.err" &
+	apid=$!
+	i=0
+	until made "$file"; do
+		[ $i -lt 1000 ] || { kill -KILL $apid; fail "$sig: $file never made"; }
+		sleep 0.01
+		i=$((i + 1))
+	done
+	sleep 0.05
+	kill -"$sig" $apid || fail "kill -$sig"
+	wait $apid
+	src=$?
+}
+stop TERM "$T/sig.iotape" --new-key "$T/sig.key" -o "$T/sig.iotape"
+[ "$src" = 143 ] || fail "SIGTERM: exit $src, want 143 (finished before it? $(cat "$T/stop.err"))"
+[ ! -e "$T/sig.iotape" ] || fail "SIGTERM left OUT behind"
+[ ! -e "$T/sig.key" ] || fail "SIGTERM left the --new-key file behind"
+stop INT "$T/sig.iotape" --key "$T/k1" -o "$T/sig.iotape"
+[ "$src" = 130 ] || fail "SIGINT: exit $src, want 130 ($(cat "$T/stop.err"))"
+[ ! -e "$T/sig.iotape" ] || fail "SIGINT left OUT behind"
+cp "$T/a.iotape" "$T/old.iotape" || fail "cp"
+stop HUP "$T/old.iotape.tmp.*" --key "$T/k1" -f -o "$T/old.iotape"
+[ "$src" = 129 ] || fail "SIGHUP: exit $src, want 129 ($(cat "$T/stop.err"))"
+for f in "$T"/old.iotape.tmp.*; do
+	[ -e "$f" ] && fail "SIGHUP left -f's temporary file: $f"
+done
+same "$T/a.iotape" "$T/old.iotape"
 
 # ------------------------------------------------ the bundled traces
 cat >"$T/check.py" <<'EOT'

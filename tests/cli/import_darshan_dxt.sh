@@ -68,12 +68,14 @@ cat >"$T/dxt.txt" <<'EOT'
  X_MPIIO       1   read        0               0             100      1.2500      1.5000
 EOT
 # By hand: seconds x 1e9; rank 0's writes are printed before its read and
-# are earlier anyway; rank 1 (pid 2) gets fd 3 too (fds are per pid);
+# are earlier anyway; rank 0 wrote and read: O_RDWR|O_CREAT (0x42), the
+# others only read: O_RDONLY; rank 1 (pid 2) gets fd 3 too (fds are per
+# pid);
 # the MPI-IO write of /data/out.bin is skipped (POSIX records exist); the
 # MPI-IO-only file is imported (file id 2).
 cat >"$T/want.csv" <<'EOT'
 ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns,file_id,flags,path2,fd2,file_id2,offset2
-500000000,1,1,open,/data/out.bin,-1,0,0,3,0,1,0x0,,-1,0,0
+500000000,1,1,open,/data/out.bin,-1,0,0,3,0,1,0x42,,-1,0,0
 500000000,1,1,pwrite64,/data/out.bin,3,0,1048576,1048576,12300000,1,0x0,,-1,0,0
 600000000,1,1,pwrite64,/data/out.bin,3,1048576,1048576,1048576,10000000,1,0x0,,-1,0,0
 700000000,1,1,pread64,/data/out.bin,3,0,4096,4096,100000,1,0x0,,-1,0,0
@@ -106,6 +108,93 @@ ok "$IOTAPE" import -F darshan-dxt -o "$T/o.tape" "$T/ost.txt"
 ok "$IOTAPE" dump -F csv -o "$T/o.csv" "$T/o.tape"
 same "$T/want.csv" "$T/o.csv"
 
+# darshan 3.5 (darshan-dxt-logutils.c since Nov 2025): "# DXT, number of
+# threads", a Pthread-ID column after the segments (and after the Lustre
+# OSTs, " [%d]" each), "N/A" for a module too old to keep it.  Rows printed
+# with the parser's formats.  A rank's first thread is tid = pid, its
+# second tid 2^31; the open is by the first segment's thread, the close by
+# the last one's.  Records' spans that overlap in a rank get their own fds
+# (b.bin is written while a.bin is open: fd 4), fd 3 is free again for
+# c.bin after a.bin's close; open flags from what the record did;
+# file names normalized (/job/sub/../m.h5 is /job/m.h5).
+A=140245234423616 B=140245226030912
+seg() {	# MODULE RANK write|read SEGMENT OFFSET LENGTH START END TAIL
+	printf '%8s%8d%7s%9d%16d%16d%12.4f%12.4f  %s\n' "$@"
+}
+hdr() {	# FILE_ID NAME RANK THREADS W R [LUSTRE-COMPONENTS]
+	printf '\n# DXT, file_id: %s, file_name: %s\n# DXT, rank: %s, hostname: nid1\n' "$1" "$2" "$3"
+	printf '# DXT, number of threads: %s\n# DXT, write_count: %s, read_count: %s\n' "$4" "$5" "$6"
+	printf '# DXT, mnt_pt: /job, fs_type: lustre\n'
+	ost=
+	if [ -n "${7-}" ]; then
+		printf '# DXT, Lustre stripe components:\n#\t%s\n' "$7"
+		ost='   [OST]'
+	fi
+	printf '# Module    Rank  Wt/Rd  Segment          Offset          Length    Start(s)      End(s)%s   Pthread-ID\n' "$ost"
+}
+{
+	printf '# darshan log version: 3.41\n# nprocs: 2\n\n'
+	printf '# ***************************************************\n# DXT_POSIX module data\n'
+	printf '# ***************************************************\n'
+	hdr 11 /job/a.bin 0 2 2 2 \
+		'[Component 1] stripe_ext: 0 - EOF, stripe_size: 1048576, stripe_count: 2, OSTs: 3 4'
+	seg X_POSIX 0 write 0 0 4096 0.1 0.1001 " [3]   $A"
+	seg X_POSIX 0 write 1 4096 4096 0.3 0.3001 " [3]   $B"
+	seg X_POSIX 0 read 0 0 4096 0.4 0.4001 " [3]   $A"
+	seg X_POSIX 0 read 1 4096 4096 0.41 0.4101 " [3]   $B"
+	hdr 12 /job/b.bin 0 1 1 0
+	seg X_POSIX 0 write 0 0 4096 0.2 0.2001 " $A"
+	hdr 13 /job/c.bin 0 1 0 1
+	seg X_POSIX 0 read 0 0 512 0.5 0.5002 " $B"
+	printf '\n# ***************************************************\n# DXT_MPIIO module data\n'
+	printf '# ***************************************************\n'
+	hdr 14 /job/sub/../m.h5 1 1 0 1
+	seg X_MPIIO 1 read 0 0 100 1.25 1.5 " N/A"
+} >"$T/v35.txt" || fail "writing v35.txt"
+cat >"$T/want35.csv" <<'EOT'
+ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns,file_id,flags,path2,fd2,file_id2,offset2
+100000000,1,1,open,/job/a.bin,-1,0,0,3,0,1,0x42,,-1,0,0
+100000000,1,1,pwrite64,/job/a.bin,3,0,4096,4096,100000,1,0x0,,-1,0,0
+300000000,1,2147483648,pwrite64,/job/a.bin,3,4096,4096,4096,100000,1,0x0,,-1,0,0
+400000000,1,1,pread64,/job/a.bin,3,0,4096,4096,100000,1,0x0,,-1,0,0
+410000000,1,2147483648,pread64,/job/a.bin,3,4096,4096,4096,100000,1,0x0,,-1,0,0
+410100000,1,2147483648,close,/job/a.bin,3,0,0,0,0,1,0x0,,-1,0,0
+200000000,1,1,open,/job/b.bin,-1,0,0,4,0,2,0x41,,-1,0,0
+200000000,1,1,pwrite64,/job/b.bin,4,0,4096,4096,100000,2,0x0,,-1,0,0
+200100000,1,1,close,/job/b.bin,4,0,0,0,0,2,0x0,,-1,0,0
+500000000,1,2147483648,open,/job/c.bin,-1,0,0,3,0,3,0x0,,-1,0,0
+500000000,1,2147483648,pread64,/job/c.bin,3,0,512,512,200000,3,0x0,,-1,0,0
+500200000,1,2147483648,close,/job/c.bin,3,0,0,0,0,3,0x0,,-1,0,0
+1250000000,2,2,open,/job/m.h5,-1,0,0,3,0,4,0x0,,-1,0,0
+1250000000,2,2,pread64,/job/m.h5,3,0,100,100,250000000,4,0x0,,-1,0,0
+1500000000,2,2,close,/job/m.h5,3,0,0,0,0,4,0x0,,-1,0,0
+EOT
+rm -f "$T/v35.tape"
+ok "$IOTAPE" import -F darshan-dxt -o "$T/v35.tape" "$T/v35.txt"
+ok "$IOTAPE" dump -F csv -o "$T/got35.csv" "$T/v35.tape"
+same "$T/want35.csv" "$T/got35.csv"
+
+# darshan 3.1's X_MPIIO rows had no offset ("%8s%8d%7s%9d%16d%12.4f%12.4f"):
+# read or write at the file position
+{
+	printf '# DXT_MPIIO module data\n\n# DXT, file_id: 9, file_name: /job/old.h5\n'
+	printf '# DXT, rank: 0, hostname: nid1\n# DXT, write_count: 1, read_count: 1\n'
+	printf '# DXT, mnt_pt: /job, fs_type: lustre\n'
+	printf '# Module    Rank  Wt/Rd  Segment       Length    Start(s)      End(s)\n'
+	printf '%8s%8d%7s%9d%16d%12.4f%12.4f\n' X_MPIIO 0 write 0 300 0.5 0.6 X_MPIIO 0 read 0 200 0.7 0.8
+} >"$T/v31.txt" || fail "writing v31.txt"
+cat >"$T/want31.csv" <<'EOT'
+ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns,file_id,flags,path2,fd2,file_id2,offset2
+500000000,1,1,open,/job/old.h5,-1,0,0,3,0,1,0x42,,-1,0,0
+500000000,1,1,write,/job/old.h5,3,0,300,300,100000000,1,0x0,,-1,0,0
+700000000,1,1,read,/job/old.h5,3,300,200,200,100000000,1,0x0,,-1,0,0
+800000000,1,1,close,/job/old.h5,3,0,0,0,0,1,0x0,,-1,0,0
+EOT
+rm -f "$T/v31.tape"
+ok "$IOTAPE" import -F darshan-dxt -o "$T/v31.tape" "$T/v31.txt"
+ok "$IOTAPE" dump -F csv -o "$T/got31.csv" "$T/v31.tape"
+same "$T/want31.csv" "$T/got31.csv"
+
 bad() { import_bad darshan-dxt "$T/bad.txt" "$1" "$2"; }	# LINE-NUMBER PATTERN
 # line_of PATTERN FILE: in $ln, the number of FILE's first line holding PATTERN
 line_of() {
@@ -126,4 +215,12 @@ bad "$ln" "has 1 write and 1 read segments, its header says 2 and 1"
 grep -v '^#' "$T/dxt.txt" >"$T/bad.txt"
 line_of X_POSIX "$T/bad.txt"
 bad "$ln" "a segment outside a record"
+line_of "$B" "$T/v35.txt"
+sed "${ln}s/$B\$/thread-7/" "$T/v35.txt" >"$T/bad.txt" || fail sed
+bad "$ln" "Pthread-ID 'thread-7': want a number or N/A"
+sed "${ln}s/$B\$/$B 9/" "$T/v35.txt" >"$T/bad.txt" || fail sed
+bad "$ln" "want 'MODULE RANK write|read SEGMENT OFFSET LENGTH START END"
+sed "s/^# DXT, rank: 1,/# DXT, rank: 2147483647,/" "$T/v35.txt" >"$T/bad.txt" || fail sed
+line_of "rank: 2147483647" "$T/bad.txt"
+bad "$ln" "bad rank"
 exit 0

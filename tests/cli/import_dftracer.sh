@@ -75,6 +75,43 @@ head -c 900 "$T/a.pfw" >"$T/a1.pfw" && tail -c +901 "$T/a.pfw" >"$T/a2.pfw" || f
 { gzip -c "$T/a1.pfw" && gzip -c "$T/a2.pfw"; } >"$T/b.pfw.gz" || fail gzip
 check "$T/b.pfw.gz"
 
+# The forms other DFTracer versions write: numbers as strings (the older
+# writer; dftracer's dfanalyzer/test.pfw has "pid":"1338896", "ret":"131072"
+# beside plain numbers), a comma left after the last arg (the writer's
+# args it could not print: DLIO's "args":{"hhash":1,"step":1,}), "ph" as
+# a number (the newer writer: 1 complete, 4 metadata), and paths as the
+# program passed them ("/p/train/.." is "/p"; a relative "../x" stays
+# under the replay's directory: "x").
+cat >"$T/forms.pfw" <<'EOT'
+[
+ {"id":"0","name":"__lxstat","cat":"POSIX","pid":"1338896","tid":"2677792","ts":"1698080323775554","dur":"141","ph":"X","args":{"hostname":"corona237","fname":"/p/train/.."}}
+{"id":"1","name":"open","cat":"POSIX","pid":"1338896","tid":"2677792","ts":"1698080323781412","dur":"3430","ph":"X","args":{"hostname":"corona237","ret":18,"flags":66,"fname":"/p/./train//f.bat","mode":420}}
+{"id":"2","name":"write","cat":"POSIX","pid":"1338896","tid":"2677792","ts":"1698080323825066","dur":"106189","ph":"X","args":{"hostname":"corona237","ret":"3276800","count":"3276800","fname":"/p/train/f.bat","fd":18}}
+{"id":"3","name":"close","cat":"POSIX","pid":"1338896","tid":"2677792","ts":"1698080323938978","dur":"73","ph":"X","args":{"hostname":"corona237","ret":0,"fname":"/p/train/f.bat","fd":18}}
+{"id":4,"name":"train","cat":"dlio_benchmark","pid":0,"tid":2677792,"ts":1698080323940000,"dur":5,"ph":"X","args":{"hhash":9,"step":1,}}
+{"id":5,"name":"read","cat":"POSIX","pid":1338896,"tid":2677792,"ts":1698080323950000,"dur":20,"ph":"X","args":{"hhash":9,"fname":"/p/train/f.bat","fd":18,"count":10,"ret":-1,}},
+{"name":"FH","cat":"dftracer","type":1,"pid":7,"tid":7,"ph":4,"args":{"hhash":"a1","name":"../rel/x.npz","value":"h2"}}
+{"id":6,"name":"stat","cat":"POSIX","type":3,"pid":7,"tid":7,"ts":1698080323960000,"dur":"4","ph":1,"args":{"hhash":"a1","fhash":"h2"}}
+{"id":7,"name":"read","cat":"POSIX","type":3,"pid":7,"tid":7,"ts":1698080323970000,"dur":4,"ph":3,"args":{"hhash":"a1","fhash":"h2"}}
+EOT
+cat >"$T/want_forms.csv" <<'EOT'
+ts_ns,pid,tid,op,path,fd,offset,size,ret,dur_ns,file_id,flags,path2,fd2,file_id2,offset2
+1698080323775554000,1338896,2677792,newlstat,/p,-1,0,0,0,141000,1,0x0,,-1,0,0
+1698080323781412000,1338896,2677792,open,/p/train/f.bat,-1,0,0,18,3430000,2,0x42,,-1,0,0
+1698080323825066000,1338896,2677792,write,/p/train/f.bat,18,0,3276800,3276800,106189000,2,0x0,,-1,0,0
+1698080323938978000,1338896,2677792,close,/p/train/f.bat,18,0,0,0,73000,2,0x0,,-1,0,0
+1698080323950000000,1338896,2677792,read,/p/train/f.bat,18,0,10,-1,20000,2,0x0,,-1,0,0
+1698080323960000000,7,7,newstat,rel/x.npz,-1,0,0,0,4000,3,0x0,,-1,0,0
+EOT
+rm -f "$T/forms.tape"
+ok "$IOTAPE" import -F dftracer -o "$T/forms.tape" "$T/forms.pfw"
+ok "$IOTAPE" dump -F csv -o "$T/got_forms.csv" "$T/forms.tape"
+same "$T/want_forms.csv" "$T/got_forms.csv"
+ok "$IOTAPE" info "$T/forms.tape"
+for kv in "import.app_events *1" "import.skipped_events *1"; do
+	grep -q "$kv" "$T/out" || fail "info lacks '$kv': $(cat "$T/out")"
+done
+
 bad() { import_bad dftracer "$T/bad.pfw" "$1" "$2"; }	# LINE-NUMBER PATTERN
 { head -n 4 "$T/a.pfw"; echo '{"id":4,"name":"read","cat":"POSIX",'; } >"$T/bad.pfw"
 bad 5 "bad JSON"
@@ -82,8 +119,10 @@ bad 5 "bad JSON"
 bad 3 '"ts" is not a number'
 { head -n 2 "$T/a.pfw"; echo '{"name":"read","cat":"POSIX","ts":1,"ph":"X","pid":-4}'; } >"$T/bad.pfw"
 bad 3 '"pid" is not a 32-bit id'
-{ head -n 2 "$T/a.pfw"; echo '{"name":"read","cat":"POSIX","ts":1,"ph":"X","args":{"fd":"3"}}'; } >"$T/bad.pfw"
+{ head -n 2 "$T/a.pfw"; echo '{"name":"read","cat":"POSIX","ts":1,"ph":"X","args":{"fd":"three"}}'; } >"$T/bad.pfw"
 bad 3 "args.fd is not an integer"
+{ head -n 2 "$T/a.pfw"; echo '{"name":"read","cat":"POSIX","ts":"12:00","ph":"X"}'; } >"$T/bad.pfw"
+bad 3 '"ts" is not a number'
 echo '["read"]' >"$T/bad.pfw"
 bad 1 "not a JSON object"
 exit 0

@@ -59,6 +59,29 @@ err_line 2 "iotape replay: " "--speed: 'nan' is not a number" \
 [ ! -e "$T/d" ] || fail "a usage error created DIR"
 [ ! -e "$T/c.tape" ] || fail "a usage error created the output"
 
+# an empty file, directory or name: refused (exit 2, one line naming the
+# option), nothing made: "-o ''" is never a file, "--cgroup ''" not a cgroup
+empty() {	# CMD OPTION ARGNAME ARGS...
+	c=$1 o=$2 what=$3
+	shift 3
+	err_line 2 "iotape $c: " "$o: an empty $what (see 'iotape $c -h')" "$IOTAPE" $c "$@"
+}
+empty record --output TRACE -f -o '' -- true
+empty record --cgroup PATH --cgroup '' --duration 1
+empty replay --dir DIR -d '' "$T/a.tape"
+empty replay --output FILE -d "$T/e" -o '' "$T/a.tape"
+empty replay --burst-buffer FAST_DIR -d "$T/e" --burst-buffer '' "$T/a.tape"
+empty replay --stage-hot FAST_DIR -d "$T/e" --stage-hot '' --stage-size 1m "$T/a.tape"
+empty whatif --output FILE -d "$T/e" -o '' "$T/a.tape"
+empty whatif --fast FAST_DIR -d "$T/e" --fast '' "$T/a.tape"
+empty anonymize --output TRACE -o '' "$T/a.tape"
+empty anonymize --key FILE --key '' -o "$T/c.tape" "$T/a.tape"
+empty convert --output TRACE -o '' "$T/a.tape"
+empty split --output PREFIX --by time -o '' "$T/a.tape"
+empty dump --output FILE -o '' "$T/a.tape"
+[ ! -e "$T/e" ] || fail "an empty option value made DIR"
+[ ! -e "$T/c.tape" ] || fail "an empty option value made the output"
+
 # good values, the bounds included
 ok "$IOTAPE" analyze --top 5 --from 0.5us --to 1h --pid 10 "$T/a.tape"
 ok "$IOTAPE" analyze --top 0 --from 0 --to 2m --pid 4294967295 --json "$T/a.tape"

@@ -29,6 +29,18 @@ err_line 2 "iotape record: " "--buffer" "$IOTAPE" record --buffer 0 -- true
 err_line 2 "iotape record: " "--duration" "$IOTAPE" record --duration x -- true
 err_line 2 "iotape record: " "bad pid 'x'" "$IOTAPE" record -p x
 err_line 2 "iotape record: " "not a cgroup v2 directory" "$IOTAPE" record --cgroup /nonexistent
+# refused before anything is recorded or run: an empty cgroup (it was the
+# root: every process of the machine), an empty output (-f wrote a
+# temporary file, ran the whole command and failed at its rename), and -f
+# onto a directory (the same, at the end)
+err_line 2 "iotape record: " "--cgroup: an empty PATH" "$IOTAPE" record -q --cgroup '' --duration 0.2 -o cg.iotape
+[ ! -e cg.iotape ] || fail "record --cgroup '' recorded"
+err_line 2 "iotape record: " "--output: an empty TRACE" "$IOTAPE" record -q -f -o '' -- touch ran1
+[ ! -e ran1 ] || fail "record -f -o '' ran the command"
+mkdir adir || fail "mkdir"
+err_line 1 "iotape record: " "adir: Is a directory" "$IOTAPE" record -q -f -o adir -- touch ran2
+[ ! -e ran2 ] || fail "record -f -o DIR ran the command"
+[ "$(ls -d adir*)" = adir ] && [ -z "$(ls -A adir)" ] || fail "record -f -o DIR left: $(ls -d adir*)"
 err_line 2 "iotape record: " "unknown option" "$IOTAPE" record --bogus -- true
 err_line 2 "iotape record: " "give a COMMAND" "$IOTAPE" record -o g.iotape
 err_line 1 "iotape record: " "-p 999999999: no such process" "$IOTAPE" record -q -o p.iotape -p 999999999

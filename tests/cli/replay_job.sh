@@ -138,8 +138,8 @@ for r in rows:
         w[p] = w.get(p, 0) + int(r['ret'])
     elif r['op'] == 'uring_fsync':
         f.add(p)
-    elif r['op'].startswith('rename'):
-        rn.add((p, r['path2'][len(top):]))
+    elif r['op'].startswith('rename') and not p.endswith('/.iotape-prep') and p != '.iotape-prep':
+        rn.add((p, r['path2'][len(top):]))	# (not prepare's: written, then renamed)
 want = ['ck/ckpt_%s.pt' % k for k in ('1_0', '1_1', '2_0', '2_1')]
 if w != {p + '.tmp': 32768 for p in want}:
     bad.append('checkpoint writes: %s' % w)

@@ -4,7 +4,7 @@
 # the run reaches it, in the order it reads it, instead of all before it.
 # A job of 2000 files read in name order, a step of 50 ms each, run for
 # 1 s: where the last file should be stands a directory, which a prepare
-# refuses ("Is a directory", exit 1, with or without --runtime when every
+# refuses ("not a regular file", exit 1, with or without --runtime when every
 # file is prepared first: without --runtime, and with -n 2); the bounded
 # run never reads it and exits 0, nothing failed, having read its first
 # files, each made with its size.
@@ -30,9 +30,9 @@ INI
 ok "$IOTAPE" replay --prepare-only -d "$T/d" --set dataset.num_files=1 "$T/job.ini"
 mkdir "$T/d/data/img_1999.jpg" || fail "mkdir"
 
-err_line 1 "iotape replay: " "preparing 'data/img_1999.jpg': Is a directory" \
+err_line 1 "iotape replay: " "preparing 'data/img_1999.jpg': not a regular file" \
 	"$IOTAPE" replay -d "$T/d" "$T/job.ini"
-err_line 1 "iotape replay: " "img_1999.jpg': Is a directory" \
+err_line 1 "iotape replay: " "img_1999.jpg': not a regular file" \
 	"$IOTAPE" replay -n 2 --runtime 1 -d "$T/d" "$T/job.ini"
 
 run "$IOTAPE" replay --runtime 1 --output-format json -o "$T/r.json" -d "$T/d" "$T/job.ini"

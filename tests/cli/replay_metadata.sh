@@ -91,13 +91,16 @@ ok "$IOTAPE" compare --map "$T/d" --json "$T/j.tape" "$T/r1.tape"
 	fail "metadata_ops: $(jq_py "$T/out" "d['summary']['metadata_ops']")"
 
 # the DIR the first replay changed: data/b is put back before the clock
-# starts (a stat of it, not the job's), and read again
+# starts (written under prepare's temporary name and renamed to data/b,
+# not the job's ops), and read again
 rec_replay r2
 [ "$(r r2 "['ops_failed']")" = 0 ] || fail "second replay: failed: $(r r2 "['failed']")"
 sed 's/^\(getdents64 data\) [1-9][0-9]*$/\1 120/' "$T/r2.meta" >"$T/r2.s" || fail "sed"
 grep -Ev '^newfstat(at)? data/b 0$' "$T/r2.s" >"$T/r2.got"
 same "$T/want" "$T/r2.got"
-[ "$(grep -Ec '^newfstat(at)? data/b 0$' "$T/r2.meta")" = 1 ] || fail "second replay: no restore of data/b: $(cat "$T/r2.meta")"
+grep -c ",renameat2\?,$T/d/data/.iotape-prep,.*,$T/d/data/b," "$T/r2.csv" >"$T/n" ||
+	fail "second replay: no restore of data/b: $(grep rename "$T/r2.csv")"
+[ "$(cat "$T/n")" = 1 ] || fail "second replay: $(cat "$T/n") restores of data/b"
 [ "$(stat -c %s "$T/d/data/a")" = 4096 ] || fail "data/a size"
 
 # --no-metadata: none of them, counted as skipped

@@ -67,6 +67,30 @@ ok "$IOTAPE" replay --timing afap -d "$T/r" --place "ckpt/*.pt=$T/fast" "$T/d.ta
 [ "$(files "$T/r" | tr '\n' ' ')" = "ckpt/log.txt data/a.bin data/b.pt " ] ||
 	fail "ckpt/*.pt, --dir: $(files "$T/r")"
 
+# a glob written as the path was recorded ('/' first) is the same glob
+rm -rf "$T/r" "$T/fast"/* "$T/fast/.iotape-replay"
+ok "$IOTAPE" replay --timing afap -d "$T/r" --place "/ckpt/*.pt=$T/fast" "$T/d.tape"
+[ "$(files "$T/fast" | tr '\n' ' ')" = "ckpt/m.pt " ] || fail "/ckpt/*.pt: $(files "$T/fast")"
+rm -rf "$T/r" "$T/fast"/* "$T/fast/.iotape-replay"
+ok "$IOTAPE" replay --timing afap --output-format json -d "$T/r" --place "/ckpt/*=$T/fast" "$T/d.tape"
+[ "$(files "$T/fast" | tr '\n' ' ')" = "ckpt/log.txt ckpt/m.pt " ] || fail "/ckpt/*: $(files "$T/fast")"
+[ "$(jq_py "$T/out" "[p['files'] for p in d['placements']]")" = "[2, 2]" ] ||
+	fail "/ckpt/*: placements $(jq_py "$T/out" "d['placements']")"
+# a --place that places nothing: one warning line each, and the replay
+# goes on (a glob that matches no path; one whose files an earlier took)
+rm -rf "$T/r" "$T/fast"/* "$T/fast/.iotape-replay"
+mkdir "$T/fb" "$T/fc" || fail "mkdir"
+run "$IOTAPE" replay --timing afap -d "$T/r" --place "*.pt=$T/fast" --place "/nope/*=$T/fb" \
+	--place "ckpt/m.pt=$T/fc" "$T/d.tape"
+[ "$rc" = 0 ] || fail "placements that place nothing: exit $rc: $(cat "$T/err")"
+[ "$(wc -l <"$T/err")" = 2 ] || fail "placements that place nothing: $(cat "$T/err")"
+head -n 1 "$T/err" | grep -qxF "iotape replay: warning: --place /nope/*=$T/fb matches no file of the trace (a path as recorded: /data/a.bin)" ||
+	fail "no-match warning: $(cat "$T/err")"
+tail -n 1 "$T/err" | grep -qxF "iotape replay: warning: --place ckpt/m.pt=$T/fc places no file: those it matches are placed by an earlier --place" ||
+	fail "taken warning: $(cat "$T/err")"
+[ "$(files "$T/fast" | tr '\n' ' ')" = "ckpt/m.pt data/b.pt " ] || fail "with warnings: $(files "$T/fast")"
+[ -z "$(files "$T/fb")$(files "$T/fc")" ] || fail "files under the empty placements"
+
 # the bundled checkpoint trace: every .pt under the placement, none under --dir
 rm -rf "$T/r"
 mkdir "$T/fast2" || fail "mkdir"

@@ -147,4 +147,14 @@ err_line 2 "iotape whatif: --fast $T/nosuch: " "No such file" \
 err_line 2 "iotape whatif: " "--runtime" "$IOTAPE" whatif -d "$T/d" --runtime 0 "$T/tr.tape"
 : >"$T/exists"
 err_line 1 "iotape whatif: $T/exists: exists" "" "$IOTAPE" whatif -d "$T/d" -o "$T/exists" "$T/tr.tape"
+err_line 2 "iotape whatif: " "--output: an empty FILE" "$IOTAPE" whatif -d "$T/d" -o '' "$T/tr.tape"
+err_line 2 "iotape whatif: " "--dir: an empty DIR" "$IOTAPE" whatif -d '' "$T/tr.tape"
+err_line 2 "iotape whatif: " "--fast: an empty FAST_DIR" "$IOTAPE" whatif -d "$T/d" --fast '' "$T/tr.tape"
+# a FILE that cannot be made stops whatif before any run (one line: no
+# progress line), and leaves no work directory behind
+mkdir "$T/tmp" || fail "mkdir"
+err_line 1 "iotape whatif: $T/nodir/w.txt: No such file or directory" "" \
+	env TMPDIR="$T/tmp" "$IOTAPE" whatif -d "$T/d4" -o "$T/nodir/w.txt" "$T/tr.tape"
+[ -z "$(ls -A "$T/tmp")" ] || fail "left in \$TMPDIR: $(ls -A "$T/tmp")"
+[ ! -e "$T/d4" ] || fail "DIR made though whatif stopped before the runs"
 exit 0

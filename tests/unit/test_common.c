@@ -203,6 +203,8 @@ static void test_ops(void **state)
 	assert_int_equal(cm_op_rule(TAPE_OP_URING_OPENAT).kind, CM_OPEN);
 	assert_int_equal(cm_op_rule(TAPE_OP_SYNC_FILE_RANGE).kind, CM_FDATASYNC);
 	assert_int_equal(cm_op_rule(TAPE_OP_DUP2).how, CM_MAPS_FD);
+	assert_int_equal(cm_op_rule(TAPE_OP_FCNTL_DUPFD).kind, CM_DUP);	/* issued */
+	assert_false(cm_kind_is_meta(CM_DUP));
 	assert_int_equal(cm_op_rule(TAPE_OP_SENDFILE).how, CM_COPY);
 	assert_int_equal(cm_op_rule(TAPE_OP_MAX + 5).how, CM_SKIP);
 	/* what the replay skips is not replayed I/O for compare either */
@@ -236,7 +238,7 @@ static void test_ops(void **state)
 		struct cm_op_rule r = cm_op_rule(op);
 		assert_non_null(tape_op_name(op));
 		assert_true(r.how <= CM_COPY && r.kind < CM_KIND_MAX);
-		assert_true((r.how == CM_ISSUE) == (r.kind != 0));
+		assert_true((r.how == CM_ISSUE || r.how == CM_MAPS_FD) == (r.kind != 0));
 	}
 }
 
