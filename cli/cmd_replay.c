@@ -483,6 +483,13 @@ static int has_ops(const struct rp_layout *l)
 	return 0;
 }
 
+/* --mpi: this rank, and its share of the accelerators */
+static struct {
+	int on, rank, size;
+	unsigned count, first;	/* its accelerators: first .. first + count - 1 */
+	int shared;		/* one DIR for every rank (no %r in it) */
+} M;
+
 /* Open DIR (refusing one that is not empty and not ours) and, with
  * --mem-limit, enter the memory cgroup before prepare, so that the page
  * cache the prepared data fills is charged to it.  The dirfd, or -1
@@ -578,12 +585,6 @@ static uint64_t memory_bytes(const struct rp_opts *o)
 		return o->mem_limit;
 	return pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
 }
-
-/* --mpi: this rank, and its share of the accelerators */
-static struct {
-	int on, rank, size;
-	unsigned count, first;	/* its accelerators: first .. first + count - 1 */
-} M;
 
 /* --metrics: the endpoint, NULL none */
 static struct live *LV;
@@ -761,6 +762,57 @@ static int open_source(const struct src_arg *sa, const struct rp_opts *o, unsign
 	return rc ? -1 : 0;
 }
 
+/*
+ * --mpi with one DIR for every rank (no %r: the shared storage MLPerf
+ * Storage's clients read one data set from): rank 0 opens DIR (its lock)
+ * and prepares the files of all n accelerators, every rank's (their names
+ * are apart: .iotape-copy-A, .iotape-acc-A), while the others wait for it
+ * (a barrier), then open DIR as it left it, sharing its lock, and prepare
+ * nothing.  Two ranks on one DIR raced on its marker and its lock.  The
+ * dirfd, or -1 after one error line (rank 0's failure ends the run: the
+ * others wait for it at the barrier until the abort).
+ */
+static int shared_dir(const struct src_arg *sa, const struct rp_opts *o, unsigned n,
+		      const char *dir, int force, int prep_only, int no_prep, int sparse,
+		      int progress, struct rp_cgroup *cg)
+{
+	char err[512];
+	int dirfd = -1;
+
+	if (M.rank) {
+		if (rp_mpi_barrier(err, sizeof(err))) {
+			cli_error("--mpi: %s", err);
+			return -1;
+		}
+		return setup_dir(dir, force | RP_DIR_SHARED, o, prep_only, cg);
+	}
+	if ((dirfd = setup_dir(dir, force, o, prep_only, cg)) < 0)
+		return -1;
+	if (!no_prep) {
+		struct rp_source *all = NULL;
+		unsigned first = M.first;
+		int rc;
+
+		M.first = 0;
+		rc = open_source(sa, o, n, &all);
+		M.first = first;
+		if (!rc)
+			rc = prepare(dirfd, &all->layout, sparse, 1, progress);
+		rp_source_free(all);
+		if (rc) {
+			close(dirfd);
+			return -1;
+		}
+	}
+	if (rp_mpi_barrier(err, sizeof(err))) {
+		cli_error("--mpi: %s", err);
+		close(dirfd);
+		return -1;
+	}
+	return dirfd;
+}
+
+
 /* TRACE is a job file when its first bytes are text starting with '[',
  * ';', '#' or blank (a trace starts with its format's magic), a DLIO
  * workload when it is named *.yaml or *.yml (the job model --from-dlio
@@ -932,9 +984,11 @@ static int trial(const struct src_arg *sa, const char *dir, int force, struct rp
 		return -1;
 	if (open_source(sa, &o, mine, &src))
 		return -1;
-	if ((dirfd = setup_dir(dir, force, &o, 1, cg)) < 0)
+	if ((dirfd = M.shared ? shared_dir(sa, &o, n, dir, force, 1, no_prep, o.sparse,
+					   progress, cg) :
+				setup_dir(dir, force, &o, 1, cg)) < 0)
 		goto out;
-	if (!no_prep && prepare(dirfd, &src->layout, o.sparse, 1, progress))
+	if (!no_prep && !M.shared && prepare(dirfd, &src->layout, o.sparse, 1, progress))
 		goto out;
 	if (geteuid() == 0 && drop_caches()) {
 		cli_error("--find-max: dropping the page cache failed");
@@ -1312,11 +1366,14 @@ int cmd_replay(int argc, char **argv)
 		M.on = 1;
 		M.rank = rp_mpi_rank();
 		M.size = rp_mpi_size();
-		/* DIR's "%r" is the rank: a DIR of each rank's own on one node */
+		/* DIR's "%r" is the rank: a DIR of each rank's own on one node;
+		 * without it, one DIR (on shared storage) for every rank */
 		const char *pr = strstr(dir, "%r");
 		if (pr) {
 			snprintf(rankdir, sizeof(rankdir), "%.*s%d%s", (int)(pr - dir), dir, M.rank, pr + 2);
 			dir = rankdir;
+		} else {
+			M.shared = M.size > 1;
 		}
 		o.ranks = (unsigned)M.size;
 		if (!find) {
@@ -1416,11 +1473,13 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	ret = EXIT_FAIL;
-	if ((dirfd = setup_dir(dir, force, &o, prep_only, &cg)) < 0)
+	if ((dirfd = M.shared ? shared_dir(&sa, &o, o.accelerators, dir, force, prep_only,
+					   no_prep, sparse, progress, &cg) :
+				setup_dir(dir, force, &o, prep_only, &cg)) < 0)
 		goto out;
 	if (PL.n > 1 && place_open(dir, dirfd, force))
 		goto out;
-	if (!no_prep && prepare(dirfd, &src->layout, sparse, o.scale, progress))
+	if (!no_prep && !M.shared && prepare(dirfd, &src->layout, sparse, o.scale, progress))
 		goto out;
 	if (SH.dir && !json)	/* what went where, once it is there */
 		stage_text(out, &src->layout, verbose);

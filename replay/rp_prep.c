@@ -411,6 +411,28 @@ static int prep_one(int dirfd, const char *rel, const struct rp_file *f, int spa
 		return rc;
 	}
 	sparse |= f->holes;	/* nothing reads it: its size is enough */
+	/* prepare's new file of holes (a large data set, --sparse): made at
+	 * its path (O_EXCL, not followed: a file of ours) and sized, no
+	 * temporary: killed before it is sized, it is found short next time */
+	if (pc && sparse) {
+		fd = openat(pfd, base, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			rc = f->size && ftruncate(fd, (off_t)f->size) ? -errno : 0;
+			if (close(fd) && !rc)
+				rc = -errno;
+			if (rc) {
+				unlinkat(pfd, base, 0);
+				goto out;
+			}
+			st->created++;
+			st->bytes += f->size;
+			goto out;
+		}
+		if (errno != EEXIST) {
+			rc = -errno;
+			goto out;
+		}
+	}
 	/* what is there (a symlink under DIR followed, one out of it refused) */
 	fd = rp_open_beneath(dirfd, rel, O_PATH, 0);
 	if (fd >= 0) {
