@@ -887,7 +887,7 @@ static int reader_next(struct jobsrc *js, unsigned t, struct rp_op *op)
 			}
 			g->p = g->i / js->S;
 			g->f = file_at(js, g->e, g->p);
-			if (js->lazy && !is_ready(js, g->f)) {
+			if (js->th_started && !is_ready(js, g->f)) {	/* (not map_walk's) */
 				int rc = wait_ready(js, g->f);
 				if (rc)
 					return rc;

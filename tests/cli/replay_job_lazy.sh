@@ -7,7 +7,7 @@
 # refuses ("not a regular file", exit 1, with or without --runtime when every
 # file is prepared first: without --runtime, and with -n 2); the bounded
 # run never reads it and exits 0, nothing failed, having read its first
-# files, each made with its size.
+# files, each made with its size.  So does one through a memory map.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/replay_lib.sh"
 need_uring
@@ -48,4 +48,12 @@ while [ "$i" -lt "$n" ]; do
 	i=$((i + 1))
 done
 [ -d "$T/d/data/img_1999.jpg" ] || fail "the directory in the way is gone"
+
+# through a memory map (the layout walks the readers' faults before the
+# run: it must not wait for files there)
+run "$IOTAPE" replay --runtime 1 --set reader.mmap=on --output-format json -o "$T/m.json" \
+	-d "$T/m" "$T/job.ini"
+[ "$rc" = 0 ] || fail "the bounded run through a map exited $rc: $(cat "$T/err")"
+[ "$(jq_py "$T/m.json" "d['replay']['ops_failed'] == 0 and d['replay']['ops_done']['read'] > 0")" = True ] ||
+	fail "through a map: $(jq_py "$T/m.json" "d['replay']")"
 exit 0
