@@ -171,9 +171,13 @@ static void release(struct flat *fl)
 	free(fl->kv);
 }
 
+/* The notes, kept until the job is made: a workload refused is one error
+ * line, without them. */
 struct notes {
 	const char *path;
-	unsigned n;
+	FILE *f;
+	char *buf;
+	size_t len;
 };
 
 static void note(void *arg, unsigned line, const char *msg)
@@ -182,9 +186,9 @@ static void note(void *arg, unsigned line, const char *msg)
 	char where[64];
 
 	snprintf(where, sizeof(where), line ? ":%u" : "", line);
-	fprintf(stderr, "iotape %s: warning: %s%s: %s\n", cli_cmd ? cli_cmd : "model", nt->path,
-		where, msg);
-	nt->n++;
+	if (nt->f)
+		fprintf(nt->f, "iotape %s: warning: %s%s: %s\n", cli_cmd ? cli_cmd : "model",
+			nt->path, where, msg);
 }
 
 int model_dlio_job(const char *path, unsigned ranks, struct cm_job *job)
@@ -231,7 +235,13 @@ int model_dlio_job(const char *path, unsigned ranks, struct cm_job *job)
 	}
 	if ((ret = walk(&fl, &doc, root, "")) != EXIT_OK)
 		goto out;
+	nt.f = open_memstream(&nt.buf, &nt.len);
 	rc = rp_dlio_job(job, fl.kv, fl.n, &o, note, &nt, &line, err, sizeof(err));
+	if (nt.f && fclose(nt.f) && !rc)
+		rc = -ENOMEM;
+	nt.f = NULL;
+	if (!rc && nt.len)
+		fwrite(nt.buf, 1, nt.len, stderr);
 	if (rc == -ENOMEM) {
 		cli_error("out of memory");
 		ret = EXIT_FAIL;
@@ -254,6 +264,7 @@ int model_dlio_job(const char *path, unsigned ranks, struct cm_job *job)
 	}
 	ret = EXIT_OK;
 out:
+	free(nt.buf);
 	release(&fl);
 	yaml_document_delete(&doc);
 	yaml_parser_delete(&parser);

@@ -225,13 +225,13 @@ run "$IOTAPE" replay --sparse --output-format json -o "$T/direct.json" -d "$T/di
 [ "$(grep -c '^iotape replay: warning: ' "$T/err")" = 4 ] || fail "replay of the YAML: $(cat "$T/err")"
 [ "$(js direct "d['scale']['steps_per_loop'], d['replay']['ops_expected']['write']")" = "8 0" ] ||
 	fail "replay of the YAML, 2 epochs: $(js direct "d['scale']")"
-err_line 2 "iotape replay: $D/s3.yaml:6: " "storage.storage_type: s3: " \
+err_line 2 "iotape replay: $D/s3.yaml:7: " "storage.storage_type: s3: " \
 	"$IOTAPE" replay -d "$T/s3.d" "$D/s3.yaml"
 [ -e "$T/s3.d" ] && fail "replay of s3.yaml made DIR"
 
 # --- an object store: one error line, exit 2, nothing written
 rm -f "$T/s3.ini"
-err_line 2 "iotape model: $D/s3.yaml:6: " "storage.storage_type: s3: " \
+err_line 2 "iotape model: $D/s3.yaml:7: " "storage.storage_type: s3: " \
 	"$IOTAPE" model --from-dlio "$D/s3.yaml" -o "$T/s3.ini"
 [ -e "$T/s3.ini" ] && fail "s3: wrote a job file"
 
