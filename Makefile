@@ -121,7 +121,7 @@ ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 # libyaml (iotape model --from-dlio): cli/ only, linked into iotape only.
 YAML_CFLAGS := $(shell pkg-config --cflags yaml-0.1 2>/dev/null)
 YAML_LIBS   := $(shell pkg-config --libs yaml-0.1 2>/dev/null || echo -lyaml)
-CFLAGS_cli/cmd_model.c := $(YAML_CFLAGS)
+CFLAGS_cli/model_dlio.c := $(YAML_CFLAGS)
 
 # libmicrohttpd (the --metrics endpoint, common/metrics_http.c).
 MHD_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)

@@ -14,7 +14,7 @@
 #   BENCH_RUNS     runs per measurement, best kept (default 3)
 #   BENCH_KEEP=1   keep the trace and CSV files under OUT/bench/work
 #   BENCH_ONLY     run only this section (format, parquet, python, analyze, record,
-#                  metrics, replay, scale, model-fio, memory, model, fidelity, export,
+#                  metrics, replay, scale, model-fio, prepare, memory, model, fidelity, export,
 #                  anonymize, import-other, import)
 #   IMPORT_LINES   input lines of the import-other bench, per format (default 1000000)
 #   MODEL_FILES    files of the model bench's job (default 1000000)
@@ -27,6 +27,7 @@
 #   SCALE_OPS      random reads per accelerator of the scale bench (default 50000)
 #   SCALE_N        accelerator counts of the scale bench (default "1 2 4 8")
 #   MODELFIO_FILES files of 4 MiB of the model-fio bench's job (default 512)
+#   PREPARE_FILES  files of the prepare bench's data set (default 524288, cosmoflow's)
 #   RECORD_OPS     preads of the record bench (default 1000000)
 #   RECORD_FILES   files of its PyTorch job (default 2000)
 #   ANON_EVENTS    preads of the anonymize bench's synthetic trace (default 2000000),
@@ -1016,6 +1017,46 @@ modelfio_section() {
 	work_done
 }
 want model-fio && modelfio_section
+
+# ----------------------------------------------------------------- prepare
+# Preparing a large data set (issue 28): MLPerf Storage's cosmoflow
+# (`iotape model --preset cosmoflow`), PREPARE_FILES files (default its
+# 524,288) of holes (--sparse), prepared in a directory of their own:
+# files a second (target 20,000: the prepare of one directory's files in
+# runs, a new file of holes made at its path); then a 3-second look at the
+# job (--runtime 3, in a new directory: its files made as it reads them)
+# within 5 s.
+prepare_section() {
+	section prepare "iotape replay --prepare-only --sparse of cosmoflow's data set; a --runtime 3 look"
+	w=$WORK/prepare
+	work_dir "$w" || return
+	nf=${PREPARE_FILES:-524288}
+	if ! ./iotape model -p cosmoflow -o "$w/job.ini"; then
+		FAILED=1
+		return
+	fi
+	t0=$(now)
+	if ! ./iotape replay --prepare-only --sparse --set dataset.num_files="$nf" -d "$w/d" \
+		"$w/job.ini" >/dev/null 2>"$w/err"; then
+		echo "  prepare failed: $(tail -n 1 "$w/err")"
+		FAILED=1
+		return
+	fi
+	t=$(calc "$(now) - $t0" 2)
+	fig "files prepared" "$(count "$nf")"
+	fig "prepare (s)" "$t"
+	fig "files/s" "$(calc "$nf / $t" 0)" ge 20000
+	t0=$(now)
+	if ! ./iotape replay --sparse --runtime 3 --set dataset.num_files="$nf" -d "$w/look" \
+		"$w/job.ini" >/dev/null 2>"$w/err"; then
+		echo "  the --runtime 3 look failed: $(tail -n 1 "$w/err")"
+		FAILED=1
+		return
+	fi
+	fig "--runtime 3 look (s)" "$(calc "$(now) - $t0" 2)" le 5
+	work_done
+}
+want prepare && prepare_section
 
 # ------------------------------------------------------------------ memory
 # Peak RSS of the replay and of compare: memory grows with files and

@@ -114,6 +114,11 @@ int model_check(const char *trace, const char *dir, const char *job);
 struct cm_job;
 int model_trace_job(const char *path, struct cm_job *job);
 int model_fio_write(FILE *f, const struct cm_job *job, const char *what);
+/* The job a DLIO workload YAML runs (cli/model_dlio.c, rp_dlio_job()) for
+ * ranks ranks (0: its default) into job (empty): EXIT_OK after one warning
+ * line per key it cannot honour, else EXIT_USAGE (a bad YAML, a value of
+ * the wrong type, an object store) or EXIT_FAIL after one error line. */
+int model_dlio_job(const char *path, unsigned ranks, struct cm_job *job);
 
 /* Command being run ("dump"), for error messages; set by main(). */
 extern const char *cli_cmd;

@@ -17,9 +17,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 #include "analyze.h"
 #include "cli.h"
+#include "job.h"
 #include "fmt.h"
 #include "parse.h"
 #include "live.h"
@@ -481,6 +483,13 @@ static int has_ops(const struct rp_layout *l)
 	return 0;
 }
 
+/* --mpi: this rank, and its share of the accelerators */
+static struct {
+	int on, rank, size;
+	unsigned count, first;	/* its accelerators: first .. first + count - 1 */
+	int shared;		/* one DIR for every rank (no %r in it) */
+} M;
+
 /* Open DIR (refusing one that is not empty and not ours) and, with
  * --mem-limit, enter the memory cgroup before prepare, so that the page
  * cache the prepared data fills is charged to it.  The dirfd, or -1
@@ -505,15 +514,21 @@ static int setup_dir(const char *dir, int force, const struct rp_opts *o, int pr
 
 struct progress_line {
 	int printed;
+	struct timespec t0;	/* prepare's start */
 };
 
 static void prep_progress(void *arg, uint64_t files, uint64_t nfiles, uint64_t bytes,
 			  uint64_t total)
 {
 	struct progress_line *pl = arg;
+	struct timespec t;
+	double s;
 
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	s = (double)(t.tv_sec - pl->t0.tv_sec) + (double)(t.tv_nsec - pl->t0.tv_nsec) / 1e9;
 	fprintf(stderr, "\riotape replay: preparing %" PRIu64 "/%" PRIu64 " files, %" PRIu64
-		"/%" PRIu64 " MiB ", files, nfiles, bytes >> 20, total >> 20);
+		"/%" PRIu64 " MiB, %.0f files/s, %.0f MiB/s ", files, nfiles, bytes >> 20,
+		total >> 20, s > 0 ? (double)files / s : 0, s > 0 ? (double)(bytes >> 20) / s : 0);
 	pl->printed = 1;
 }
 
@@ -536,8 +551,10 @@ static int prepare(int dirfd, const struct rp_layout *l, int sparse, unsigned sc
 				   .dirfds = PL.n > 1 ? PL.fd : NULL };
 	struct rp_prep_stats ps;
 	char err[512];
-	int rc = rp_prepare(dirfd, l, &po, &ps, err, sizeof(err));
+	int rc;
 
+	clock_gettime(CLOCK_MONOTONIC, &pl.t0);
+	rc = rp_prepare(dirfd, l, &po, &ps, err, sizeof(err));
 	if (pl.printed)
 		fputc('\n', stderr);
 	if (rc)
@@ -551,8 +568,10 @@ static uint64_t dataset_bytes(const struct rp_layout *l, unsigned scale)
 {
 	uint64_t b = 0;
 
+	/* (a job file's data set made as the run reaches it is not prepared,
+	 * and is the data set all the same) */
 	for (size_t i = 0; i < l->nfiles; i++)
-		if (l->files[i].dataset && l->files[i].prepare && !l->files[i].isdir)
+		if (l->files[i].dataset && !l->files[i].isdir)
 			b += l->files[i].size;
 	return b * (scale ? scale : 1);
 }
@@ -566,12 +585,6 @@ static uint64_t memory_bytes(const struct rp_opts *o)
 		return o->mem_limit;
 	return pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
 }
-
-/* --mpi: this rank, and its share of the accelerators */
-static struct {
-	int on, rank, size;
-	unsigned count, first;	/* its accelerators: first .. first + count - 1 */
-} M;
 
 /* --metrics: the endpoint, NULL none */
 static struct live *LV;
@@ -695,6 +708,10 @@ struct src_arg {
 	const char *trace;
 	struct rp_trace_opts to;
 	const struct rp_jobspec *job;	/* TRACE is a job file (iotape-job(5)) */
+	/* a job file under --runtime, one accelerator: its data set made as
+	 * the run reaches it, under *dirfd */
+	int lazy, sparse;
+	const int *dirfd;
 };
 
 static int open_trace(void *arg, unsigned accel, struct rp_source **out, char *err,
@@ -703,7 +720,8 @@ static int open_trace(void *arg, unsigned accel, struct rp_source **out, char *e
 	const struct src_arg *sa = arg;
 
 	if (sa->job)
-		return rp_job_open(out, sa->job, &(struct rp_job_opts){ .direct = sa->to.direct },
+		return rp_job_open(out, sa->job, &(struct rp_job_opts){ .direct = sa->to.direct,
+				   .lazy = sa->lazy, .sparse = sa->sparse, .dirfd = sa->dirfd },
 				   err, errlen);
 	return rp_trace_open(out, sa->trace, &sa->to, err, errlen);
 }
@@ -744,24 +762,100 @@ static int open_source(const struct src_arg *sa, const struct rp_opts *o, unsign
 	return rc ? -1 : 0;
 }
 
+/*
+ * --mpi with one DIR for every rank (no %r: the shared storage MLPerf
+ * Storage's clients read one data set from): rank 0 opens DIR (its lock)
+ * and prepares the files of all n accelerators, every rank's (their names
+ * are apart: .iotape-copy-A, .iotape-acc-A), while the others wait for it
+ * (a barrier), then open DIR as it left it, sharing its lock, and prepare
+ * nothing.  Two ranks on one DIR raced on its marker and its lock.  The
+ * dirfd, or -1 after one error line (rank 0's failure ends the run: the
+ * others wait for it at the barrier until the abort).
+ */
+static int shared_dir(const struct src_arg *sa, const struct rp_opts *o, unsigned n,
+		      const char *dir, int force, int prep_only, int no_prep, int sparse,
+		      int progress, struct rp_cgroup *cg)
+{
+	char err[512];
+	int dirfd = -1;
+
+	if (M.rank) {
+		if (rp_mpi_barrier(err, sizeof(err))) {
+			cli_error("--mpi: %s", err);
+			return -1;
+		}
+		return setup_dir(dir, force | RP_DIR_SHARED, o, prep_only, cg);
+	}
+	if ((dirfd = setup_dir(dir, force, o, prep_only, cg)) < 0)
+		return -1;
+	if (!no_prep) {
+		struct rp_source *all = NULL;
+		unsigned first = M.first;
+		int rc;
+
+		M.first = 0;
+		rc = open_source(sa, o, n, &all);
+		M.first = first;
+		if (!rc)
+			rc = prepare(dirfd, &all->layout, sparse, 1, progress);
+		rp_source_free(all);
+		if (rc) {
+			close(dirfd);
+			return -1;
+		}
+	}
+	if (rp_mpi_barrier(err, sizeof(err))) {
+		cli_error("--mpi: %s", err);
+		close(dirfd);
+		return -1;
+	}
+	return dirfd;
+}
+
+
 /* TRACE is a job file when its first bytes are text starting with '[',
- * ';', '#' or blank (a trace starts with its format's magic): parse it,
- * apply the --set overrides and --seed, check it.  0, or the exit status
+ * ';', '#' or blank (a trace starts with its format's magic), a DLIO
+ * workload when it is named *.yaml or *.yml (the job model --from-dlio
+ * makes of it): parse it, apply the --set overrides and --seed, check it.  0, or the exit status
  * after one error line (exit 2: the job file is part of the command). */
 static int job_file(struct src_arg *sa, struct rp_jobspec *job, const char **sets, int nsets,
 		    const char *seed, struct rp_opts *o)
 {
 	char err[768], what[1100];
+	size_t tl = strlen(sa->trace);
+	int rc;
 
-	if (!rp_job_sniff(sa->trace)) {
+	if ((tl > 5 && !strcmp(sa->trace + tl - 5, ".yaml")) ||
+	    (tl > 4 && !strcmp(sa->trace + tl - 4, ".yml"))) {
+		/* a DLIO workload: the job iotape model --from-dlio writes */
+		struct cm_job cj = { 0 };
+
+		if ((rc = model_dlio_job(sa->trace, 0, &cj)) != EXIT_OK) {
+			cm_job_release(&cj);
+			return rc;
+		}
+		rp_jobspec_init(job);
+		rc = rp_jobspec_set(job, "job.format=" CM_JOB_FORMAT, sa->trace, err, sizeof(err));
+		for (int k = 0; !rc && k < CM_JOB_NKEYS; k++) {
+			if (!cj.val[k] || k == CM_JOB_K_FORMAT)
+				continue;
+			snprintf(what, sizeof(what), "%s.%s=%s", cm_job_keys[k].section,
+				 cm_job_keys[k].name, cj.val[k]);
+			rc = rp_jobspec_set(job, what, sa->trace, err, sizeof(err));
+		}
+		cm_job_release(&cj);
+		if (rc) {
+			cli_error("%s", err);
+			return EXIT_USAGE;
+		}
+	} else if (!rp_job_sniff(sa->trace)) {
 		if (nsets || seed) {
 			opt_error(&replay_cmd, "--set and --seed are for job files (%s is not one)",
 				  sa->trace);
 			return EXIT_USAGE;
 		}
 		return 0;
-	}
-	if (rp_jobspec_parse(job, sa->trace, err, sizeof(err))) {
+	} else if (rp_jobspec_parse(job, sa->trace, err, sizeof(err))) {
 		cli_error("%s", err);
 		return EXIT_USAGE;
 	}
@@ -890,9 +984,11 @@ static int trial(const struct src_arg *sa, const char *dir, int force, struct rp
 		return -1;
 	if (open_source(sa, &o, mine, &src))
 		return -1;
-	if ((dirfd = setup_dir(dir, force, &o, 1, cg)) < 0)
+	if ((dirfd = M.shared ? shared_dir(sa, &o, n, dir, force, 1, no_prep, o.sparse,
+					   progress, cg) :
+				setup_dir(dir, force, &o, 1, cg)) < 0)
 		goto out;
-	if (!no_prep && prepare(dirfd, &src->layout, o.sparse, 1, progress))
+	if (!no_prep && !M.shared && prepare(dirfd, &src->layout, o.sparse, 1, progress))
 		goto out;
 	if (geteuid() == 0 && drop_caches()) {
 		cli_error("--find-max: dropping the page cache failed");
@@ -1270,11 +1366,14 @@ int cmd_replay(int argc, char **argv)
 		M.on = 1;
 		M.rank = rp_mpi_rank();
 		M.size = rp_mpi_size();
-		/* DIR's "%r" is the rank: a DIR of each rank's own on one node */
+		/* DIR's "%r" is the rank: a DIR of each rank's own on one node;
+		 * without it, one DIR (on shared storage) for every rank */
 		const char *pr = strstr(dir, "%r");
 		if (pr) {
 			snprintf(rankdir, sizeof(rankdir), "%.*s%d%s", (int)(pr - dir), dir, M.rank, pr + 2);
 			dir = rankdir;
+		} else {
+			M.shared = M.size > 1;
 		}
 		o.ranks = (unsigned)M.size;
 		if (!find) {
@@ -1308,6 +1407,17 @@ int cmd_replay(int argc, char **argv)
 		sa.to.prefetch = o.prefetch;
 		o.readers_trace = 1;
 	}
+	/* a job file's data set: the inodes and room it needs, before its
+	 * layout is made (a file each: 10^8 files would take gigabytes) */
+	if (sa.job && !no_prep) {
+		char err[768];
+		unsigned copies = find ? 1 : M.on ? M.count : o.accelerators ? o.accelerators : 1;
+
+		if ((rc = rp_jobspec_room(sa.job, dir, copies, sparse, err, sizeof(err)))) {
+			cli_error("%s", err);
+			goto out;
+		}
+	}
 	/* the endpoint before any work: a port in use stops us here */
 	if (metrics && live_start(&LV, LIVE_REPLAY, metrics))
 		return EXIT_FAIL;
@@ -1330,6 +1440,12 @@ int cmd_replay(int argc, char **argv)
 		done = ret == EXIT_OK;
 		goto out;
 	}
+	/* a bounded run of a job file waits for no file it does not read: its
+	 * data set is made as the run reaches it, in the order it reads it */
+	sa.lazy = sa.job && o.runtime_ns && !M.on && o.accelerators <= 1 && o.scale <= 1 &&
+		  PL.n <= 1 && !prep_only && !no_prep && !BB.dir && !SH.dir;
+	sa.sparse = sparse;
+	sa.dirfd = &dirfd;
 	if (open_source(&sa, &o, M.on ? M.count : o.accelerators, &src))
 		goto out;
 	if (o.readers_trace)
@@ -1357,11 +1473,13 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	ret = EXIT_FAIL;
-	if ((dirfd = setup_dir(dir, force, &o, prep_only, &cg)) < 0)
+	if ((dirfd = M.shared ? shared_dir(&sa, &o, o.accelerators, dir, force, prep_only,
+					   no_prep, sparse, progress, &cg) :
+				setup_dir(dir, force, &o, prep_only, &cg)) < 0)
 		goto out;
 	if (PL.n > 1 && place_open(dir, dirfd, force))
 		goto out;
-	if (!no_prep && prepare(dirfd, &src->layout, sparse, o.scale, progress))
+	if (!no_prep && !M.shared && prepare(dirfd, &src->layout, sparse, o.scale, progress))
 		goto out;
 	if (SH.dir && !json)	/* what went where, once it is there */
 		stage_text(out, &src->layout, verbose);

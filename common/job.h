@@ -4,8 +4,8 @@
  * /work/job-spec.md, iotape-model(1)) and the writer of one.
  *
  * Shared by whatever makes a job (`iotape model`: the MLPerf Storage
- * presets, a DLIO workload YAML, later a trace's analysis) and whatever
- * reads one (the job-file runner): cm_job_keys[] names every key once, with
+ * presets, a DLIO workload YAML, a trace's analysis) and whatever reads
+ * one (the job-file runner): cm_job_keys[] names every key once, with
  * its section, type and what it means in DLIO's vocabulary.
  *
  * A struct cm_job holds the keys a model gives, as text (NULL: left out, so
@@ -28,22 +28,24 @@ enum cm_job_type {
 	CM_JOB_SIZE,	/* bytes, k/m/g/t suffixes allowed (parse.h) */
 	CM_JOB_SECS,	/* seconds, decimal >= 0 */
 	CM_JOB_BOOL,	/* on|off */
+	CM_JOB_CHOICE,	/* one of cm_job_keydef.choices */
 };
 
 /* Every key, in the order the writer writes them. */
 enum cm_job_key {
-	CM_JOB_K_FORMAT, CM_JOB_K_NAME,
+	CM_JOB_K_FORMAT, CM_JOB_K_NAME, CM_JOB_K_RANKS,
 	CM_JOB_K_SRC_TRACE, CM_JOB_K_SRC_DURATION, CM_JOB_K_SRC_EVENTS,
 	CM_JOB_K_DATA_FOLDER, CM_JOB_K_NUM_FILES, CM_JOB_K_NUM_SUBFOLDERS,
 	CM_JOB_K_FILE_PREFIX, CM_JOB_K_FILE_SUFFIX, CM_JOB_K_RECORD_LENGTH,
 	CM_JOB_K_RECORD_STDEV, CM_JOB_K_RECORD_MIN, CM_JOB_K_RECORD_MAX,
-	CM_JOB_K_SAMPLES_PER_FILE,
+	CM_JOB_K_SAMPLES_PER_FILE, CM_JOB_K_GENERATE,
 	CM_JOB_K_READ_THREADS, CM_JOB_K_BATCH_SIZE, CM_JOB_K_TRANSFER_SIZE,
 	CM_JOB_K_FILE_SHUFFLE, CM_JOB_K_SAMPLE_SHUFFLE, CM_JOB_K_PREFETCH,
-	CM_JOB_K_ODIRECT, CM_JOB_K_READ_EOF, CM_JOB_K_MMAP,
+	CM_JOB_K_ODIRECT, CM_JOB_K_READ_EOF, CM_JOB_K_DROP_LAST, CM_JOB_K_MMAP,
 	CM_JOB_K_EPOCHS, CM_JOB_K_STEPS_PER_EPOCH, CM_JOB_K_COMPUTE, CM_JOB_K_COMPUTE_STDEV,
 	CM_JOB_K_SEED,
-	CM_JOB_K_CKPT_FOLDER, CM_JOB_K_CKPT_EPOCHS, CM_JOB_K_CKPT_STEPS, CM_JOB_K_CKPT_SIZE,
+	CM_JOB_K_CKPT_FOLDER, CM_JOB_K_CKPT_AFTER, CM_JOB_K_CKPT_EPOCHS, CM_JOB_K_CKPT_STEPS,
+	CM_JOB_K_CKPT_WRITES, CM_JOB_K_CKPT_READS, CM_JOB_K_CKPT_SIZE,
 	CM_JOB_K_CKPT_FILES, CM_JOB_K_CKPT_TRANSFER, CM_JOB_K_CKPT_FSYNC, CM_JOB_K_CKPT_RENAME,
 	CM_JOB_K_CKPT_READ_BACK,
 	CM_JOB_NKEYS
@@ -54,6 +56,7 @@ struct cm_job_keydef {
 	const char *name;	/* "num_files" */
 	enum cm_job_type type;	/* (the defaults are the reader's:
 				 * replay/rp_jobfile.c, iotape-job(5)) */
+	const char *choices;	/* CM_JOB_CHOICE: "off|on|once" */
 };
 
 /* Indexed by enum cm_job_key. */
@@ -96,13 +99,5 @@ void cm_job_release(struct cm_job *job);
  * its note as a ';' comment.  0, or -EIO when f reports an error.
  */
 int cm_job_write(FILE *f, const struct cm_job *job);
-
-/* The MLPerf Storage workloads (iotape-model(1), PRESETS). */
-enum cm_job_accel { CM_JOB_H100, CM_JOB_A100 };
-/* Name and one-line description of preset i, or NULL past the last. */
-const char *cm_job_preset_name(size_t i, const char **summary);
-/* Fill job (empty) with preset name for accel: 0, -ENOENT (no such
- * preset) or -ENOMEM (job then holds part of it: release it). */
-int cm_job_preset(struct cm_job *job, const char *name, enum cm_job_accel accel);
 
 #endif /* IOTAPE_COMMON_JOB_H */

@@ -403,27 +403,40 @@ int rp_replica_open(struct rp_source **out, const struct rp_replica_opts *o,
 #define RP_JOB_MAP_WINDOW (64u << 10)
 #define RP_JOB_MAP_MAX (1ull << 30)
 
+/* reader.file_shuffle */
+enum { RP_SHUFFLE_OFF, RP_SHUFFLE_ON, RP_SHUFFLE_ONCE };
+#define RP_JOB_LINE_SET UINT32_MAX	/* key_line of a key an option gave */
+
 struct rp_jobspec {
 	char name[RP_JOB_STR];
 	char data_folder[RP_JOB_STR], file_prefix[64], file_suffix[64];
 	uint64_t num_files, num_subfolders, num_samples_per_file;
 	uint64_t record_length, record_length_stdev, record_length_min, record_length_max;
+	int generate;		/* dataset.generate: the job writes the data set */
 	uint64_t read_threads, batch_size, transfer_size, prefetch_size;
-	int file_shuffle, sample_shuffle, odirect, read_eof;
+	int file_shuffle;	/* RP_SHUFFLE_*: a new order each epoch, one
+				 * order for all epochs, name order */
+	int sample_shuffle, odirect, read_eof, drop_last;
 	int mmap;		/* reader.mmap: samples reached through a map */
 	uint64_t epochs, seed;
-	uint64_t steps_per_epoch;	/* without a data set (num_files 0); 0:
-					 * not given */
+	uint64_t steps_per_epoch;	/* without a data set (num_files 0): the
+					 * epoch's steps; with one, at most that
+					 * many of its batches; 0: not given */
 	double computation_time, computation_time_stdev;	/* seconds */
 	int checkpoint;		/* a [checkpoint] section */
 	char checkpoint_folder[RP_JOB_STR];
 	uint64_t epochs_between_checkpoints, steps_between_checkpoints;
+	uint64_t checkpoint_after_epoch;	/* 0: epochs_between_checkpoints */
+	uint64_t num_checkpoints_write, num_checkpoints_read;	/* checkpoints only
+					 * (no data set): given when seen */
 	uint64_t ckpt_size, ckpt_files, ckpt_transfer_size;
 	int ckpt_fsync, ckpt_rename, ckpt_read_back;
 	/* (the parser's) */
 	uint64_t seen[2];	/* keys given, by table index */
 	unsigned sec_line[8];	/* line of each section's header */
-	unsigned key_line[64];	/* line of each key given */
+	unsigned key_line[64];	/* line of each key given, RP_JOB_LINE_SET
+				 * where an option gave it (key_what) */
+	char key_what[64][80];	/* that option ("--set KEY=VALUE", "--seed") */
 	unsigned last_line;
 };
 /* j with every key at its default (iotape-job(5)) and none given: the
@@ -443,8 +456,25 @@ int rp_jobspec_set(struct rp_jobspec *j, const char *kv, const char *what, char 
 /* The checks across keys (required keys, min <= max): 0 or -EINVAL. */
 int rp_jobspec_check(const struct rp_jobspec *j, const char *path, char *err, size_t errlen);
 /* Whether path is a regular file whose first bytes look like a job file
- * (text starting with '[', ';', '#' or blank), not a trace. */
+ * (text starting with '[', ';', '#' or blank, or nothing at all: the
+ * parser then says it is empty), not a trace. */
 int rp_job_sniff(const char *path);
+/*
+ * The job's steps per epoch and its checkpoints: the steps it writes one
+ * after (*writes), and the checkpoints it reads back after its last step
+ * (*reads, num_checkpoints_read); a checked j.
+ */
+uint64_t rp_jobspec_steps_per_epoch(const struct rp_jobspec *j);
+void rp_jobspec_checkpoints(const struct rp_jobspec *j, uint64_t *writes, uint64_t *reads);
+/*
+ * Whether the file system of dir (or of its nearest existing parent) has
+ * the inodes and, unless sparse, the room for the data set of j, copies
+ * times (one per accelerator), before anything is made: 0, or -ENOSPC
+ * with what is missing in err, or -errno when dir cannot be looked at.
+ * Nothing is allocated per file.
+ */
+int rp_jobspec_room(const struct rp_jobspec *j, const char *dir, unsigned copies, int sparse,
+		    char *err, size_t errlen);
 
 struct cm_job;
 /*
@@ -469,6 +499,13 @@ int rp_fio_write(FILE *f, const struct rp_jobspec *j, char *err, size_t errlen);
 
 struct rp_job_opts {
 	int direct;		/* --direct: sizes aligned, reads O_DIRECT */
+	/* the data set made as the run reaches it (a bounded run of one
+	 * accelerator, --runtime): the layout leaves its files out of
+	 * prepare, and the source makes them, in the order the job reads
+	 * them, from its start, under *dirfd (set by then); a reader's open
+	 * waits for its file */
+	int lazy, sparse;
+	const int *dirfd;
 };
 /*
  * The job-file source: the synthetic job of j (copied), generated as the
@@ -477,6 +514,64 @@ struct rp_job_opts {
  */
 int rp_job_open(struct rp_source **out, const struct rp_jobspec *j, const struct rp_job_opts *o,
 		char *err, size_t errlen);
+
+/* ------------------------------------------------------- DLIO workloads */
+
+/*
+ * A DLIO workload YAML (configs/workload/NAME.yaml) as a job (rp_dlio.c):
+ * the caller parses the YAML (libyaml, cli/) into a flat list of keys and
+ * this turns it into the job DLIO would run, with DLIO's defaults for the
+ * keys it leaves out (dlio_benchmark/utils/config.py), its key semantics
+ * (the loaders' file order, the checkpoint schedule and the sizes its
+ * checkpointing computes from the model keys, the sizes its generators
+ * write for each format) and one note per key it cannot honour.
+ */
+enum { RP_DLIO_SCALAR, RP_DLIO_MAP, RP_DLIO_LIST };
+struct rp_dlio_kv {
+	const char *key;	/* dotted: "model.parallelism.tensor" */
+	const char *val;	/* a scalar's text, else NULL */
+	const char *const *items;	/* a list's scalars (NULL where an item is
+					 * not a scalar) */
+	size_t nitems;
+	unsigned line;		/* 1-based */
+	int kind;		/* RP_DLIO_* */
+};
+struct rp_dlio_opts {
+	unsigned ranks;		/* the ranks the workload is run on (mpirun
+				 * -np; 0: its model-parallel group, 1 for
+				 * most): the job is one rank's */
+};
+/* A key that is not honoured: line (0: none) and what is done instead. */
+typedef void (*rp_dlio_note_fn)(void *arg, unsigned line, const char *msg);
+/*
+ * Fill job (empty) with the workload of kv[0 .. n-1]: 0; -EINVAL with
+ * *errline and what is wrong in err (a value of the wrong type, a list or
+ * mapping where a value goes, a folder outside DIR, a job with nothing to
+ * do); -ENOTSUP for an object store (S3): not a file system; -ENOMEM.  The
+ * job's header says what it is (the caller adds the path).
+ */
+int rp_dlio_job(struct cm_job *job, const struct rp_dlio_kv *kv, size_t n,
+		const struct rp_dlio_opts *o, rp_dlio_note_fn note, void *arg, unsigned *errline,
+		char *err, size_t errlen);
+
+/*
+ * The MLPerf Storage v2.0 workloads (iotape-model(1) PRESETS), each the
+ * DLIO keys of its workload YAML made a job by rp_dlio_job: the name and a
+ * summary of preset i (NULL past the last); job (empty) filled with preset
+ * name for the A100 (a100) or the H100: 0, -ENOENT, -ENOMEM.
+ */
+const char *rp_dlio_preset_name(size_t i, const char **summary);
+int rp_dlio_preset(struct cm_job *job, const char *name, int a100);
+/* The rules' figures against the presets' jobs (model --check-rules): up
+ * to max rows in r, *n of them; 0 or -ENOMEM. */
+struct rp_dlio_rule {
+	const char *preset, *what, *source;
+	char rule[160];		/* the rules' figure */
+	char job[192];		/* what the preset's job has */
+	int ok;			/* 1 they agree, 0 they differ, 2 they differ
+				 * where the rules and the YAML do (source says) */
+};
+int rp_dlio_rules(struct rp_dlio_rule *r, size_t max, size_t *n);
 
 /* ------------------------------------------------------------ fio iolog */
 
@@ -556,6 +651,17 @@ struct rp_prep_opts {
  * dataset files under RP_COPY_DIR"K"/. */
 int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *po,
 	       struct rp_prep_stats *st, char *err, size_t errlen);
+
+/*
+ * Prepare file i of l under dirfd as rp_prepare does, for a source that
+ * makes its files as the run reaches them (the job-file source under
+ * --runtime); *cur (NULL at first) keeps what the calls share, freed by
+ * rp_prep_cursor_free.  0, or -errno with the message in err.
+ */
+struct rp_prep_cursor;
+int rp_prepare_file(int dirfd, const struct rp_layout *l, uint32_t i, int sparse,
+		    struct rp_prep_cursor **cur, char *err, size_t errlen);
+void rp_prep_cursor_free(struct rp_prep_cursor *c);
 
 /* Put back, as prepare made them, the prepared files the job changes
  * (writes, truncates, unlinks, renames) that are missing or resized: the

@@ -73,6 +73,8 @@ struct fio_plan {
 	int rw_random, fs_random;
 	uint64_t think_us, think_blocks;
 	uint64_t nck, shard, ck_bs;	/* checkpoints in the run, shard size, bs */
+	uint64_t nckr;			/* checkpoints read back: read_back's, and
+					 * num_checkpoints_read after the writes */
 };
 
 static void plan(const struct rp_jobspec *j, struct fio_plan *p)
@@ -132,12 +134,10 @@ static void plan(const struct rp_jobspec *j, struct fio_plan *p)
 		}
 	}
 	if (j->checkpoint && j->ckpt_files) {
-		uint64_t spe = N ? (N * S + j->batch_size - 1) / j->batch_size :
-				   j->steps_per_epoch ? j->steps_per_epoch : 1;
-		uint64_t period = j->steps_between_checkpoints ? j->steps_between_checkpoints :
-				  j->epochs_between_checkpoints * spe;
+		uint64_t reads;
 
-		p->nck = period ? spe * j->epochs / period : 0;
+		rp_jobspec_checkpoints(j, &p->nck, &reads);
+		p->nckr = (j->ckpt_read_back ? p->nck : 0) + reads;
 		p->shard = j->ckpt_size / j->ckpt_files;
 		p->ck_bs = j->ckpt_transfer_size < p->shard ? j->ckpt_transfer_size : p->shard;
 	}
@@ -271,9 +271,9 @@ static void ckpt_job(FILE *f, const struct rp_jobspec *j, const struct fio_plan 
 	char a[32], v[RP_JOB_STR + 64];
 
 	fprintf(f, "\n[%s]\n", read ? "checkpoint_read" : "checkpoint");
-	opt(f, "stonewall", "1", "%s", read ? "checkpoint.read_back: after the writes" :
-	    "a [checkpoint] section: after the reads, not between the steps");
-	opt(f, "rw", read ? "read" : "write", "%s", read ? "checkpoint.read_back on" :
+	opt(f, "stonewall", "1", "%s", read ? "checkpoint.read_back, num_checkpoints_read: "
+	    "after the writes" : "a [checkpoint] section: after the reads, not between the steps");
+	opt(f, "rw", read ? "read" : "write", "%s", read ? "the checkpoints read back" :
 	    "the checkpoint's shards, written from the start");
 	opt(f, "nrfiles", u64s(a, j->ckpt_files), "checkpoint.files");
 	opt(f, "filesize", u64s(a, p->shard), "checkpoint.size %llu / files",
@@ -284,10 +284,15 @@ static void ckpt_job(FILE *f, const struct rp_jobspec *j, const struct fio_plan 
 	opt(f, "direct", "0", "checkpoints go through the page cache");
 	if (!read && j->ckpt_fsync)
 		opt(f, "fsync_on_close", "1", "checkpoint.fsync on: each shard fsync'd, then closed");
-	opt(f, "loops", u64s(a, p->nck), "the run's checkpoints: %s",
-	    j->steps_between_checkpoints ?
-	    "its steps / checkpoint.steps_between_checkpoints" :
-	    "train.epochs / checkpoint.epochs_between_checkpoints");
+	if (read)
+		opt(f, "loops", u64s(a, p->nckr), "the checkpoints read: read_back's and "
+		    "num_checkpoints_read");
+	else
+		opt(f, "loops", u64s(a, p->nck), "the run's checkpoints: %s",
+		    j->num_checkpoints_write ? "checkpoint.num_checkpoints_write" :
+		    j->steps_between_checkpoints ?
+		    "checkpoint.steps_between_checkpoints in each epoch's steps" :
+		    "train.epochs after checkpoint_after_epoch, every epochs_between_checkpoints");
 }
 
 int rp_fio_write(FILE *f, const struct rp_jobspec *j, char *err, size_t errlen)
@@ -354,7 +359,7 @@ int rp_fio_write(FILE *f, const struct rp_jobspec *j, char *err, size_t errlen)
 	}
 	if (p.nck && p.shard) {
 		ckpt_job(f, j, &p, 0);
-		if (j->ckpt_read_back)
+		if (p.nckr)
 			ckpt_job(f, j, &p, 1);
 	} else if (j->checkpoint) {
 		fprintf(f, "\n; [checkpoint]: %s\n", p.shard ? "no checkpoint falls within the run" :

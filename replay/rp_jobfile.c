@@ -25,21 +25,27 @@
 #include <fcntl.h>
 #include <ini.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include "fmt.h"
 #include "parse.h"
 #include "replay.h"
 
 /* ------------------------------------------------------------ the keys */
 
-enum { K_STR, K_U64, K_SIZE, K_SEC, K_BOOL };
+enum { K_STR, K_U64, K_SIZE, K_SEC, K_BOOL, K_CHOICE };
 struct jkey {
 	const char *sec, *key;
 	int type, req;
 	size_t off, len;	/* K_STR: buffer length */
 	uint64_t min, max;
+	const char *choices;	/* K_CHOICE: "a|b|c", the value its index */
 };
 #define J(f) offsetof(struct rp_jobspec, f)
 #define U64MAX UINT64_MAX
@@ -48,6 +54,7 @@ static const char *const sections[] = { "job", "source", "dataset", "reader", "t
 static const struct jkey keys[] = {
 	{ "job", "format", K_U64, 1, 0, 0, 1, 1 },
 	{ "job", "name", K_STR, 0, J(name), RP_JOB_STR },
+	{ "job", "ranks", K_U64, 0, 0, 0, 1, 1u << 20 },	/* informative, as [source] */
 	{ "source", "trace", K_STR, 0, 0, 0 },		/* informative: checked, kept nowhere */
 	{ "source", "duration_s", K_SEC, 0, 0, 0 },
 	{ "source", "events", K_U64, 0, 0, 0, 0, U64MAX },
@@ -60,26 +67,35 @@ static const struct jkey keys[] = {
 	{ "dataset", "record_length_stdev", K_SIZE, 0, J(record_length_stdev), 0, 0, 1ull << 40 },
 	{ "dataset", "record_length_min", K_SIZE, 0, J(record_length_min), 0, 1, 1ull << 40 },
 	{ "dataset", "record_length_max", K_SIZE, 0, J(record_length_max), 0, 0, 1ull << 40 },
-	{ "dataset", "num_samples_per_file", K_U64, 0, J(num_samples_per_file), 0, 1, 1000000 },
+	/* samples of a file are byte ranges of it: nothing is kept per sample */
+	{ "dataset", "num_samples_per_file", K_U64, 0, J(num_samples_per_file), 0, 1, 1ull << 40 },
+	{ "dataset", "generate", K_BOOL, 0, J(generate) },
 	{ "reader", "read_threads", K_U64, 0, J(read_threads), 0, 1, 1024 },
 	{ "reader", "batch_size", K_U64, 0, J(batch_size), 0, 1, 100000000 },
 	{ "reader", "transfer_size", K_SIZE, 0, J(transfer_size), 0, 0, 1ull << 30 },
-	{ "reader", "file_shuffle", K_BOOL, 0, J(file_shuffle) },
+	{ "reader", "file_shuffle", K_CHOICE, 0, J(file_shuffle), 0, 0, 0, "off|on|once" },
 	{ "reader", "sample_shuffle", K_BOOL, 0, J(sample_shuffle) },
 	{ "reader", "prefetch_size", K_U64, 0, J(prefetch_size), 0, 1, 1000000 },
 	{ "reader", "odirect", K_BOOL, 0, J(odirect) },
 	{ "reader", "read_eof", K_BOOL, 0, J(read_eof) },
+	{ "reader", "drop_last", K_BOOL, 0, J(drop_last) },
 	{ "reader", "mmap", K_BOOL, 0, J(mmap) },
-	{ "train", "epochs", K_U64, 1, J(epochs), 0, 1, 1000000 },
+	{ "train", "epochs", K_U64, 0, J(epochs), 0, 1, 1000000 },
 	{ "train", "steps_per_epoch", K_U64, 0, J(steps_per_epoch), 0, 1, 1000000000 },
 	{ "train", "computation_time", K_SEC, 1, J(computation_time), 0, 0, 3600 },
 	{ "train", "computation_time_stdev", K_SEC, 0, J(computation_time_stdev), 0, 0, 3600 },
 	{ "train", "seed", K_U64, 0, J(seed), 0, 0, U64MAX },
 	{ "checkpoint", "checkpoint_folder", K_STR, 0, J(checkpoint_folder), RP_JOB_STR },
+	{ "checkpoint", "checkpoint_after_epoch", K_U64, 0, J(checkpoint_after_epoch), 0, 1,
+	  1000000 },
 	{ "checkpoint", "epochs_between_checkpoints", K_U64, 0, J(epochs_between_checkpoints), 0,
 	  0, 1000000 },
 	{ "checkpoint", "steps_between_checkpoints", K_U64, 0, J(steps_between_checkpoints), 0, 0,
 	  1ull << 40 },
+	{ "checkpoint", "num_checkpoints_write", K_U64, 0, J(num_checkpoints_write), 0, 0,
+	  1000000 },
+	{ "checkpoint", "num_checkpoints_read", K_U64, 0, J(num_checkpoints_read), 0, 0,
+	  1000000 },
 	{ "checkpoint", "size", K_SIZE, 0, J(ckpt_size), 0, 0, 1ull << 40 },
 	{ "checkpoint", "files", K_U64, 0, J(ckpt_files), 0, 1, 4096 },
 	{ "checkpoint", "transfer_size", K_SIZE, 0, J(ckpt_transfer_size), 0, 1, 1ull << 30 },
@@ -105,6 +121,7 @@ void rp_jobspec_init(struct rp_jobspec *j)
 	j->prefetch_size = 2;
 	j->read_eof = 1;
 	j->seed = 1;
+	j->epochs = 1;
 	j->epochs_between_checkpoints = 1;
 	j->ckpt_size = 16ull << 20;
 	j->ckpt_files = 1;
@@ -120,7 +137,8 @@ static int sec_index(const char *sec)
 	return -1;
 }
 
-/* Set key sec.key to value: 0, or -EINVAL with the reason in why. */
+/* Set key sec.key to value: its index in keys[], or -EINVAL with the
+ * reason in why. */
 static int set_key(struct rp_jobspec *j, const char *sec, const char *key, const char *value,
 		   char *why, size_t whylen)
 {
@@ -150,8 +168,17 @@ static int set_key(struct rp_jobspec *j, const char *sec, const char *key, const
 			snprintf(why, whylen, "%s.%s: longer than %zu bytes", sec, key, k->len - 1);
 			return -EINVAL;
 		}
-		if (k->len)
-			snprintf(base + k->off, k->len, "%s", value);
+		if (k->len) {
+			char *v = base + k->off;
+			size_t n;
+
+			snprintf(v, k->len, "%s", value);
+			/* a folder's trailing '/' (DLIO writes 'data/NAME/') */
+			n = strlen(v);
+			if (strstr(key, "_folder"))
+				while (n > 1 && v[n - 1] == '/')
+					v[--n] = 0;
+		}
 		break;
 	case K_U64:
 		if (cm_parse_u64(value, k->min, k->max, &u)) {
@@ -160,7 +187,7 @@ static int set_key(struct rp_jobspec *j, const char *sec, const char *key, const
 				 (unsigned long long)k->max);
 			return -EINVAL;
 		}
-		if (strcmp(sec, "source") && strcmp(key, "format"))	/* kept nowhere */
+		if (strcmp(sec, "source") && strcmp(key, "format") && strcmp(key, "ranks"))
 			*(uint64_t *)(base + k->off) = u;
 		break;
 	case K_SIZE:
@@ -188,11 +215,19 @@ static int set_key(struct rp_jobspec *j, const char *sec, const char *key, const
 		}
 		*(int *)(base + k->off) = c;
 		break;
+	case K_CHOICE:
+		if ((c = cm_parse_choice(k->choices, value)) < 0) {
+			snprintf(why, whylen, "%s.%s: '%s' is not one of %s", sec, key, value,
+				 k->choices);
+			return -EINVAL;
+		}
+		*(int *)(base + k->off) = c;
+		break;
 	}
 	if (!strcmp(sec, "checkpoint"))
 		j->checkpoint = 1;
 	j->seen[i / 64] |= 1ull << (i % 64);
-	return 0;
+	return (int)i;
 }
 
 /* ------------------------------------------------------------ the parser */
@@ -205,6 +240,7 @@ struct pctx {
 	char *err;
 	size_t errlen;
 	int failed;
+	unsigned sections;	/* section headers read */
 };
 
 /* libinih's reader: counts lines (the handler's line is the last read), and
@@ -231,6 +267,7 @@ static char *reader(char *buf, int size, void *arg)
 				p->failed = 1;
 			} else {
 				p->j->sec_line[i] = p->line;
+				p->sections++;
 			}
 		}
 	}
@@ -241,6 +278,7 @@ static int handler(void *arg, const char *sec, const char *key, const char *valu
 {
 	struct pctx *p = arg;
 	char why[384];
+	int i;
 
 	if (p->failed)
 		return 0;
@@ -249,14 +287,12 @@ static int handler(void *arg, const char *sec, const char *key, const char *valu
 		p->failed = 1;
 		return 0;
 	}
-	if (set_key(p->j, sec, key, value, why, sizeof(why))) {
+	if ((i = set_key(p->j, sec, key, value, why, sizeof(why))) < 0) {
 		snprintf(p->err, p->errlen, "%s:%u: %s", p->path, p->line, why);
 		p->failed = 1;
 		return 0;
 	}
-	for (size_t i = 0; i < NKEYS; i++)
-		if (!strcmp(keys[i].sec, sec) && !strcmp(keys[i].key, key))
-			p->j->key_line[i] = p->line;
+	p->j->key_line[i] = p->line;
 	return 1;
 }
 
@@ -275,6 +311,12 @@ int rp_jobspec_parse(struct rp_jobspec *j, const char *path, char *err, size_t e
 	fclose(p.f);
 	if (p.failed)
 		return -EINVAL;
+	if (!rc && !p.j->seen[0] && !p.j->seen[1] && !p.sections) {
+		snprintf(err, errlen, "%s: %s: neither a job file (iotape-job(5): '[job]' and "
+			 "'format = 1' first) nor a trace", path, p.line ? "no section, no key" :
+			 "an empty file");
+		return -EINVAL;
+	}
 	if (rc) {
 		snprintf(err, errlen, "%s:%d: not an INI line (key = value, [section], ; comment)",
 			 path, rc > 0 ? rc : (int)p.line);
@@ -287,6 +329,7 @@ int rp_jobspec_set(struct rp_jobspec *j, const char *kv, const char *what, char 
 		   size_t errlen)
 {
 	char buf[1024], why[384], *dot, *eq;
+	int i;
 
 	snprintf(buf, sizeof(buf), "%s", kv);
 	eq = strchr(buf, '=');
@@ -296,10 +339,13 @@ int rp_jobspec_set(struct rp_jobspec *j, const char *kv, const char *what, char 
 		return -EINVAL;
 	}
 	*eq = *dot = 0;
-	if (set_key(j, buf, dot + 1, eq + 1, why, sizeof(why))) {
+	if ((i = set_key(j, buf, dot + 1, eq + 1, why, sizeof(why))) < 0) {
 		snprintf(err, errlen, "%s: %s", what, why);
 		return -EINVAL;
 	}
+	/* a check across keys names the option, not a line of the file */
+	j->key_line[i] = RP_JOB_LINE_SET;
+	snprintf(j->key_what[i], sizeof(j->key_what[i]), "%s", what);
 	return 0;
 }
 
@@ -313,14 +359,17 @@ static int bad_folder(const char *f)
 }
 
 /* The line of sec.key in the file: the key's, its section's header, or
- * the last line (0 where a --set gave it). */
-static unsigned key_line(const struct rp_jobspec *j, const char *sec, const char *key)
+ * the last line; RP_JOB_LINE_SET where an option gave it. */
+static unsigned key_line(const struct rp_jobspec *j, const char *sec, const char *key,
+			 const char **what)
 {
 	int s = sec_index(sec);
 
 	for (size_t i = 0; i < NKEYS; i++)
-		if (!strcmp(keys[i].sec, sec) && !strcmp(keys[i].key, key) && j->key_line[i])
+		if (!strcmp(keys[i].sec, sec) && !strcmp(keys[i].key, key) && j->key_line[i]) {
+			*what = j->key_what[i];
 			return j->key_line[i];
+		}
 	return s >= 0 && j->sec_line[s] ? j->sec_line[s] : j->last_line;
 }
 
@@ -333,10 +382,37 @@ static int given(const struct rp_jobspec *j, const char *sec, const char *key)
 	return 0;
 }
 
+/* "PATH:LINE: " of sec.key, or "--set KEY=VALUE: " where an option gave it,
+ * then the message. */
+static int bad(const struct rp_jobspec *j, const char *path, char *err, size_t errlen,
+	       const char *sec, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+static int bad(const struct rp_jobspec *j, const char *path, char *err, size_t errlen,
+	       const char *sec, const char *key, const char *fmt, ...)
+{
+	const char *what = NULL;
+	unsigned l = key_line(j, sec, key, &what);
+	va_list ap;
+	int n;
+
+	if (l == RP_JOB_LINE_SET)
+		n = snprintf(err, errlen, "%s: ", what);
+	else
+		n = snprintf(err, errlen, "%s:%u: ", path, l ? l : j->last_line);
+	if (n < 0 || (size_t)n >= errlen)
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
 int rp_jobspec_check(const struct rp_jobspec *j, const char *path, char *err, size_t errlen)
 {
 	/* num_files = 0: no data set, so none of its keys is required */
 	int nodata = !j->num_files && given(j, "dataset", "num_files");
+	int wr = given(j, "checkpoint", "num_checkpoints_write") ||
+		 given(j, "checkpoint", "num_checkpoints_read");
 
 	for (size_t i = 0; i < NKEYS; i++) {
 		if (!keys[i].req || (j->seen[i / 64] >> (i % 64) & 1))
@@ -349,36 +425,53 @@ int rp_jobspec_check(const struct rp_jobspec *j, const char *path, char *err, si
 			 keys[i].key);
 		return -EINVAL;
 	}
-#define BAD(sec, key, ...) do { \
-		unsigned l_ = key_line(j, sec, key); \
-		int n_ = snprintf(err, errlen, "%s:%u: ", path, l_ ? l_ : j->last_line); \
-		snprintf(err + n_, errlen - (size_t)n_, __VA_ARGS__); \
-		return -EINVAL; \
-	} while (0)
+#define BAD(sec, key, ...) return bad(j, path, err, errlen, sec, key, __VA_ARGS__)
 	if (nodata && !j->checkpoint)
 		BAD("dataset", "num_files", "dataset.num_files = 0 (no data set) needs a [checkpoint] "
 		    "section: a job of checkpoints only");
-	if (j->num_files && given(j, "train", "steps_per_epoch"))
-		BAD("train", "steps_per_epoch", "train.steps_per_epoch is for a job without a data set "
-		    "(num_files = 0); with one, a step is a batch: ceil(num_files x "
-		    "num_samples_per_file / batch_size) an epoch");
 	if ((!nodata || *j->data_folder) && bad_folder(j->data_folder))
-		BAD("dataset", "data_folder", "dataset.data_folder: '%s' is not a relative path under DIR (no "
-		    "'..', not empty)", j->data_folder);
+		BAD("dataset", "data_folder", "dataset.data_folder: '%s' is not a relative path "
+		    "under DIR (no '..', not empty)", j->data_folder);
 	if (j->checkpoint && bad_folder(j->checkpoint_folder))
-		BAD("checkpoint", "checkpoint_folder", "checkpoint.checkpoint_folder: '%s' is not a relative path under "
-		    "DIR (no '..', not empty)", j->checkpoint_folder);
-	if (strchr(j->file_prefix, '/') || strchr(j->file_suffix, '/'))
-		BAD("dataset", "file_prefix", "dataset.file_prefix, file_suffix: no '/' in them");
+		BAD("checkpoint", "checkpoint_folder", "checkpoint.checkpoint_folder: '%s' is not a "
+		    "relative path under DIR (no '..', not empty)", j->checkpoint_folder);
+	if (strchr(j->file_prefix, '/'))
+		BAD("dataset", "file_prefix", "dataset.file_prefix: '%s' has a '/'", j->file_prefix);
+	if (strchr(j->file_suffix, '/'))
+		BAD("dataset", "file_suffix", "dataset.file_suffix: '%s' has a '/'", j->file_suffix);
 	if (j->record_length_max && j->record_length_min > j->record_length_max)
-		BAD("dataset", "record_length_max", "dataset.record_length_min is above record_length_max");
+		BAD("dataset", "record_length_max", "dataset.record_length_min is above "
+		    "record_length_max");
 	if (j->num_subfolders > j->num_files)
 		BAD("dataset", "num_subfolders", "dataset.num_subfolders is above num_files");
-	if (j->num_files * j->num_samples_per_file > (1ull << 40))
-		BAD("dataset", "num_files", "dataset.num_files x num_samples_per_file: more than 2^40 samples");
-	if (j->checkpoint && !j->epochs_between_checkpoints && !j->steps_between_checkpoints)
-		BAD("checkpoint", "epochs_between_checkpoints", "checkpoint: epochs_between_checkpoints and "
-		    "steps_between_checkpoints are both 0");
+	if (j->num_files && j->num_samples_per_file > (1ull << 40) / j->num_files)
+		BAD("dataset", "num_samples_per_file", "dataset.num_files x num_samples_per_file: "
+		    "more than 2^40 samples");
+	if (j->generate && nodata)
+		BAD("dataset", "generate", "dataset.generate: on writes the data set: num_files "
+		    "is 0");
+	if (j->generate && j->checkpoint)
+		BAD("dataset", "generate", "dataset.generate: on (the job writes the data set, "
+		    "nothing else) and a [checkpoint] section exclude each other");
+	if (j->generate && j->mmap)
+		BAD("dataset", "generate", "dataset.generate and reader.mmap exclude each other");
+	if (wr && !nodata)
+		BAD("checkpoint", given(j, "checkpoint", "num_checkpoints_write") ?
+		    "num_checkpoints_write" : "num_checkpoints_read",
+		    "checkpoint.num_checkpoints_write, num_checkpoints_read are for a job of "
+		    "checkpoints only (dataset.num_files = 0), as DLIO's");
+	if (wr && j->num_checkpoints_write && j->num_checkpoints_read > j->num_checkpoints_write)
+		BAD("checkpoint", "num_checkpoints_read", "checkpoint.num_checkpoints_read %llu is "
+		    "above num_checkpoints_write %llu: it reads checkpoints the job wrote",
+		    (unsigned long long)j->num_checkpoints_read,
+		    (unsigned long long)j->num_checkpoints_write);
+	if (j->checkpoint && !wr && !j->epochs_between_checkpoints && !j->steps_between_checkpoints)
+		BAD("checkpoint", "epochs_between_checkpoints", "checkpoint: epochs_between_checkpoints "
+		    "and steps_between_checkpoints are both 0");
+	if (j->num_files && !j->generate && !rp_jobspec_steps_per_epoch(j))
+		BAD("reader", "drop_last", "reader.drop_last: num_files x num_samples_per_file "
+		    "(%llu) is below batch_size (%llu): no step", (unsigned long long)(j->num_files *
+		    j->num_samples_per_file), (unsigned long long)j->batch_size);
 #undef BAD
 	return 0;
 }
@@ -401,7 +494,7 @@ int rp_job_sniff(const char *path)
 	for (; i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n'); i++)
 		;
 	if (i == n)
-		return n > 0;	/* blank so far */
+		return 1;	/* blank so far, or empty: the parser says which */
 	return b[i] == '[' || b[i] == ';' || b[i] == '#';
 }
 
@@ -476,13 +569,23 @@ struct gen {			/* one thread's place in its loop */
 	uint64_t *bm;		/* reader.mmap: the windows mapped this epoch */
 	/* trainer */
 	uint64_t s, ts, *rcnt;
-	unsigned ck, shard, cph;
+	uint64_t ck;		/* the checkpoint written or read */
+	unsigned shard, cph, rd;
 };
+
+/* When the trainer writes a checkpoint (DLIO's rules, main.py) */
+enum { CK_NONE, CK_EPOCHS, CK_STEPS, CK_WR };
 
 struct jobsrc {
 	struct rp_source s;
 	struct rp_jobspec j;
-	uint64_t N, S, B, R, P, NS, spe, nsteps, period, nck, ck_ops;
+	uint64_t N, S, B, R, P, NS, spe, nsteps, ck_ops;
+	uint64_t NSread;	/* samples an epoch reads: spe batches' */
+	uint64_t ntrain;	/* the training steps (the rest read checkpoints) */
+	int mode;		/* CK_* */
+	uint64_t A, E, K;	/* after_epoch, epochs_between, steps_between */
+	uint64_t nck, nckr, ckr_ops;	/* checkpoints written, read after the
+					 * last step; ops of one read */
 	uint32_t ck_first;	/* layout file of checkpoint 0's first shard */
 	uint32_t oflags;	/* the readers' opens */
 	uint64_t *rl;		/* per file: sample (record) length */
@@ -490,17 +593,81 @@ struct jobsrc {
 	uint64_t *wbase;	/* per file: its first window's index */
 	double ct, ct_sd;
 	struct gen *g;		/* per thread */
+	/* lazy (rp_job_opts.lazy): the data set made as the run reaches it */
+	int lazy, sparse;
+	const int *dirfdp;
+	pthread_t th;
+	int th_started;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	_Atomic uint64_t *ready;	/* a bit per data set file: made */
+	_Atomic int stop;
+	int perr;			/* the maker's error (-errno), 0 */
 };
 
-static uint64_t ckpt_after(const struct jobsrc *js, uint64_t s)
+/* Whether the trainer writes a checkpoint after training step s (0-based,
+ * below ntrain): by epochs, after epoch e (1-based) when e >= A and
+ * (e - A) % E == 0; by steps, after each K-th step of an epoch (DLIO counts
+ * its steps from 1 in each epoch); checkpoints only, after every step. */
+static int ckpt_after(const struct jobsrc *js, uint64_t s)
 {
-	return js->period && (s + 1) % js->period == 0;
+	uint64_t e;
+
+	switch (js->mode) {
+	case CK_WR:
+		return s < js->ntrain;
+	case CK_STEPS:
+		return (s % js->spe + 1) % js->K == 0;
+	case CK_EPOCHS:
+		if ((s + 1) % js->spe)
+			return 0;
+		e = (s + 1) / js->spe;
+		return e >= js->A && (e - js->A) % js->E == 0;
+	}
+	return 0;
 }
 
-/* The trainer's op count once step s's compute op is done. */
+/* The checkpoints written after the training steps before step s. */
+static uint64_t ck_before(const struct jobsrc *js, uint64_t s)
+{
+	uint64_t e;
+
+	if (s > js->ntrain)
+		s = js->ntrain;
+	switch (js->mode) {
+	case CK_WR:
+		return s;
+	case CK_STEPS:
+		return s / js->spe * (js->spe / js->K) + s % js->spe / js->K;
+	case CK_EPOCHS:
+		e = s / js->spe;
+		return e < js->A ? 0 : (e - js->A) / js->E + 1;
+	}
+	return 0;
+}
+
+/* The trainer's op count once step s's compute op is done: two ops a
+ * step, the checkpoints written after the steps before, and the reads of
+ * checkpoints after the read steps before (those past ntrain). */
 static uint64_t trainer_seq(const struct jobsrc *js, uint64_t s)
 {
-	return 2 * (s + 1) + js->ck_ops * (js->period ? s / js->period : 0);
+	return 2 * (s + 1) + js->ck_ops * ck_before(js, s) +
+	       js->ckr_ops * (s > js->ntrain ? s - js->ntrain : 0);
+}
+
+/* The steps done when checkpoint c is written (its name says them). */
+static uint64_t ck_at(const struct jobsrc *js, uint64_t c)
+{
+	uint64_t m;
+
+	switch (js->mode) {
+	case CK_STEPS:
+		m = js->spe / js->K;
+		return c / m * js->spe + (c % m + 1) * js->K;
+	case CK_EPOCHS:
+		return (js->A + c * js->E) * js->spe;
+	}
+	return c + 1;
 }
 
 static uint64_t chunks(uint64_t len, uint64_t ts)
@@ -519,7 +686,7 @@ static uint32_t file_at(const struct jobsrc *js, uint64_t e, uint64_t pos)
 
 	if (!js->j.file_shuffle)
 		return (uint32_t)pos;
-	perm_init(&p, js->N, epoch_key(js, e));
+	perm_init(&p, js->N, epoch_key(js, js->j.file_shuffle == RP_SHUFFLE_ONCE ? 0 : e));
 	return (uint32_t)perm_at(&p, pos);
 }
 
@@ -550,7 +717,7 @@ static uint64_t batch_ops(const struct jobsrc *js, uint64_t e, uint64_t b)
 	uint64_t i = b * js->B, iend = i + js->B < js->NS ? i + js->B : js->NS, n = 0;
 	struct perm p;
 
-	perm_init(&p, js->N, epoch_key(js, e));
+	perm_init(&p, js->N, epoch_key(js, js->j.file_shuffle == RP_SHUFFLE_ONCE ? 0 : e));
 	while (i < iend) {
 		uint64_t pos = i / js->S, gend = (pos + 1) * js->S < iend ? (pos + 1) * js->S : iend;
 		uint32_t f = js->j.file_shuffle ? (uint32_t)perm_at(&p, pos) : (uint32_t)pos;
@@ -628,6 +795,62 @@ static void map_clear(const struct jobsrc *js, struct gen *g)
 		memset(g->bm, 0, (js->nwin + 63) / 64 * sizeof(*g->bm));
 }
 
+/* ------------------------------------------------- the lazy data set */
+
+static int is_ready(const struct jobsrc *js, uint32_t f)
+{
+	return atomic_load_explicit(&js->ready[f / 64], memory_order_acquire) >> (f % 64) & 1;
+}
+
+/* Wait until the maker has made file f: 0, or its error. */
+static int wait_ready(struct jobsrc *js, uint32_t f)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&js->mu);
+	while (!is_ready(js, f) && !js->perr && !js->stop)
+		pthread_cond_wait(&js->cv, &js->mu);
+	if (!is_ready(js, f))
+		rc = js->perr ? js->perr : -ECANCELED;
+	pthread_mutex_unlock(&js->mu);
+	return rc;
+}
+
+/* The maker: the data set's files in the order the epochs read them
+ * (each once), until they are all made or the run stops. */
+static void *maker(void *arg)
+{
+	struct jobsrc *js = arg;
+	struct rp_prep_cursor *cur = NULL;
+	uint64_t left = 0;
+	int rc = 0;
+
+	for (uint64_t f = 0; f < js->N; f++)
+		left += js->s.layout.files[f].rbytes > 0;
+	for (uint64_t e = 0; e < js->j.epochs && left && !rc && !js->stop; e++)
+		for (uint64_t pos = 0; pos * js->S < js->NSread && left && !js->stop; pos++) {
+			uint32_t f = file_at(js, e, pos);
+
+			if (is_ready(js, f))
+				continue;
+			if ((rc = rp_prepare_file(*js->dirfdp, &js->s.layout, f, js->sparse, &cur,
+						  js->s.err, sizeof(js->s.err))))
+				break;
+			pthread_mutex_lock(&js->mu);
+			atomic_fetch_or_explicit(&js->ready[f / 64], 1ull << (f % 64),
+						 memory_order_release);
+			pthread_cond_broadcast(&js->cv);
+			pthread_mutex_unlock(&js->mu);
+			left--;
+		}
+	rp_prep_cursor_free(cur);
+	pthread_mutex_lock(&js->mu);
+	js->perr = rc;
+	pthread_cond_broadcast(&js->cv);
+	pthread_mutex_unlock(&js->mu);
+	return NULL;
+}
+
 static int reader_next(struct jobsrc *js, unsigned t, struct rp_op *op)
 {
 	struct gen *g = &js->g[t];
@@ -664,6 +887,11 @@ static int reader_next(struct jobsrc *js, unsigned t, struct rp_op *op)
 			}
 			g->p = g->i / js->S;
 			g->f = file_at(js, g->e, g->p);
+			if (js->th_started && !is_ready(js, g->f)) {	/* (not map_walk's) */
+				int rc = wait_ready(js, g->f);
+				if (rc)
+					return rc;
+			}
 			g->gend = (g->p + 1) * js->S < g->iend ? (g->p + 1) * js->S : g->iend;
 			g->whole = g->i == g->p * js->S && g->gend == (g->p + 1) * js->S;
 			op_init(op, 0, CM_OPEN);
@@ -787,8 +1015,62 @@ static int ckpt_next(struct jobsrc *js, struct gen *g, struct rp_op *op)
 			return 1;
 		default:
 			g->shard++;
-			g->cph = C_OPEN;
+			g->cph = g->rd ? C_ROPEN : C_OPEN;
 			continue;
+		}
+	}
+}
+
+/* dataset.generate: writer t's next op: it creates files t - 1, t - 1 + R,
+ * ... (as a DLIO rank writes its share of the data set), each in
+ * transfer_size writes (0: a sample a write). */
+static int writer_next(struct jobsrc *js, unsigned t, struct rp_op *op)
+{
+	struct gen *g = &js->g[t];
+	uint64_t size, ts;
+
+	for (;;) {
+		switch (g->phase) {
+		case P_BATCH:
+			if (!g->first) {
+				g->first = 1;
+				g->i = t - 1;
+			}
+			if (g->i >= js->N) {	/* the loop is over */
+				memset(g, 0, sizeof(*g));
+				return 0;
+			}
+			g->f = (uint32_t)g->i;
+			g->phase = P_OPEN;
+			continue;
+		case P_OPEN:
+			op_init(op, 0, CM_OPEN);
+			op->file = g->f;
+			op->slot = t;
+			op->oflags = O_CREAT | O_TRUNC | O_WRONLY | (js->oflags & O_DIRECT);
+			g->co = 0;
+			g->phase = js->s.layout.files[g->f].wbytes ? P_READ : P_CLOSE;
+			return 1;
+		case P_READ:
+			size = js->s.layout.files[g->f].wbytes;
+			ts = js->j.transfer_size ? js->j.transfer_size : js->rl[g->f];
+			op_init(op, 0, CM_WRITE);
+			op->file = g->f;
+			op->slot = t;
+			op->off = g->co;
+			op->len = size - g->co > ts ? ts : size - g->co;
+			g->co += op->len;
+			if (g->co >= size)
+				g->phase = P_CLOSE;
+			return 1;
+		default:
+			op_init(op, 0, CM_CLOSE);
+			op->file = g->f;
+			op->slot = t;
+			op->flags = RP_F_REALCLOSE;
+			g->i += js->R;
+			g->phase = P_BATCH;
+			return 1;
 		}
 	}
 }
@@ -809,7 +1091,9 @@ static int trainer_next(struct jobsrc *js, struct rp_op *op)
 			}
 			op_init(op, g->ts, 0);
 			op->flags = RP_F_STEP;
-			if (js->R) {	/* else no data set: no batch to wait for */
+			/* no data set, or a step that reads a checkpoint back:
+			 * no batch to wait for */
+			if (js->R && g->s < js->ntrain) {
 				uint64_t e = g->s / js->spe, b = g->s % js->spe, r = b % js->R;
 				g->rcnt[r] += batch_ops(js, e, b);
 				op->dep_thread = (uint32_t)(1 + r);
@@ -828,10 +1112,17 @@ static int trainer_next(struct jobsrc *js, struct rp_op *op)
 			g->ts += (uint64_t)(c * 1e9 + 0.5);
 			op_init(op, g->ts, 0);
 			op->flags = RP_F_STEP | (g->s ? 0 : RP_F_MARK);
-			if (ckpt_after(js, g->s)) {
+			if (g->s >= js->ntrain) {	/* read checkpoint s - ntrain */
 				g->phase = T_CKPT;
-				g->ck = (unsigned)(g->s / js->period);
+				g->ck = g->s - js->ntrain;
 				g->shard = 0;
+				g->rd = 1;
+				g->cph = C_ROPEN;
+			} else if (ckpt_after(js, g->s)) {
+				g->phase = T_CKPT;
+				g->ck = ck_before(js, g->s);
+				g->shard = 0;
+				g->rd = 0;
 				g->cph = C_OPEN;
 			} else {
 				g->s++;
@@ -853,19 +1144,41 @@ static int job_next(struct rp_source *s, unsigned t, struct rp_op *op)
 {
 	struct jobsrc *js = (struct jobsrc *)s;
 
-	return t ? reader_next(js, t, op) : trainer_next(js, op);
+	if (!t)
+		return trainer_next(js, op);
+	return js->j.generate ? writer_next(js, t, op) : reader_next(js, t, op);
 }
 
 static int job_start(struct rp_source *s, unsigned loops)
 {
-	(void)s;
+	struct jobsrc *js = (struct jobsrc *)s;
+	int rc;
+
 	(void)loops;
+	if (!js->lazy || js->th_started)
+		return 0;
+	if ((rc = pthread_create(&js->th, NULL, maker, js))) {
+		snprintf(s->err, sizeof(s->err), "the data set's maker: %s", strerror(rc));
+		return -rc;
+	}
+	js->th_started = 1;
 	return 0;
 }
 
 static int job_stop(struct rp_source *s)
 {
-	(void)s;
+	struct jobsrc *js = (struct jobsrc *)s;
+
+	if (!js->th_started)
+		return 0;
+	pthread_mutex_lock(&js->mu);
+	js->stop = 1;
+	pthread_cond_broadcast(&js->cv);
+	pthread_mutex_unlock(&js->mu);
+	pthread_join(js->th, NULL);
+	js->th_started = 0;
+	/* a file the maker could not make fails the run where a reader waited
+	 * for it (its next() returned the error), not where none did */
 	return 0;
 }
 
@@ -883,6 +1196,11 @@ static void job_free(struct rp_source *s)
 	free(js->g);
 	free(js->rl);
 	free(js->wbase);
+	if (js->ready) {
+		free((void *)js->ready);
+		pthread_mutex_destroy(&js->mu);
+		pthread_cond_destroy(&js->cv);
+	}
 	rp_layout_release(&s->layout);
 	free(js);
 }
@@ -928,66 +1246,183 @@ static void map_walk(struct jobsrc *js, uint64_t *reads, uint64_t *pages)
 		}
 }
 
-static int build(struct jobsrc *js, const struct rp_job_opts *o)
+/* The sample length of file f, drawn once with the seed (normal, rounded,
+ * clamped to [record_length_min, record_length_max]). */
+static uint64_t draw_rl(const struct rp_jobspec *j, uint64_t f)
+{
+	uint64_t rl = j->record_length;
+
+	if (j->record_length_stdev) {
+		double d = (double)j->record_length +
+			   (double)j->record_length_stdev * normal(j->seed ^ 0x51e5ull, f);
+		rl = d < 1 ? 1 : (uint64_t)llround(d);
+	}
+	if (rl < j->record_length_min)
+		rl = j->record_length_min;
+	if (j->record_length_max && rl > j->record_length_max)
+		rl = j->record_length_max;
+	return rl;
+}
+
+/* The path of data set file f (width: digits of its index). */
+static void data_path(const struct rp_jobspec *j, uint64_t f, unsigned width, char *path,
+		      size_t len)
+{
+	if (j->num_subfolders)
+		snprintf(path, len, "%s/sub_%llu/%s%0*llu%s", j->data_folder,
+			 (unsigned long long)(f % j->num_subfolders), j->file_prefix, width,
+			 (unsigned long long)f, j->file_suffix);
+	else
+		snprintf(path, len, "%s/%s%0*llu%s", j->data_folder, j->file_prefix, width,
+			 (unsigned long long)f, j->file_suffix);
+}
+
+/* The data set's files (read, or written with generate): sizes, names. */
+static int build_files(struct jobsrc *js, const struct rp_job_opts *o, uint64_t *maxrl)
 {
 	const struct rp_jobspec *j = &js->j;
 	struct rp_layout *l = &js->s.layout;
-	unsigned width = 1, per = j->ckpt_rename ? 2 : 1;
 	char path[RP_JOB_STR * 2 + 256];
-	uint64_t nckf;
-	uint32_t ckdir = RP_NO_DIR;
+	unsigned width = 1;
 	int rc;
 
 	for (uint64_t x = js->N ? js->N - 1 : 0; x >= 10; x /= 10)
 		width++;
-	nckf = js->nck * j->ckpt_files * per;
+	for (uint64_t f = 0; f < js->N; f++) {
+		struct rp_file *fi = &l->files[f];
+		uint64_t rl = draw_rl(j, f);
+
+		js->rl[f] = rl;
+		fi->size = rl * js->S;
+		if (o && o->direct)
+			fi->size = (fi->size + RP_ALIGN - 1) & ~(uint64_t)(RP_ALIGN - 1);
+		fi->dir = RP_NO_DIR;
+		if (j->generate) {	/* the job makes it: nothing prepared */
+			fi->modified = 1;
+			fi->wbytes = fi->size;
+		} else {
+			fi->rbytes = fi->size * j->epochs;
+			fi->prepare = fi->dataset = 1;
+		}
+		if (rl > *maxrl)
+			*maxrl = rl;
+		data_path(j, f, width, path, sizeof(path));
+		if ((rc = add_file(l, path, (uint32_t)f)))
+			return rc;
+		if (j->generate) {	/* its directory, made by prepare */
+			char *sl = strrchr(path, '/');
+			uint32_t d;
+
+			*sl = 0;
+			if ((rc = cm_strtab_intern(&l->dirs, path, &d)) < 0)
+				return rc;
+			fi->dir = d;
+		}
+	}
+	if (js->NSread < js->NS) {
+		/* an epoch reads its first NSread samples only (steps_per_epoch,
+		 * drop_last): what each file gives, by the epochs' orders;
+		 * a file no epoch reads is not prepared */
+		for (uint64_t f = 0; f < js->N; f++)
+			l->files[f].rbytes = 0;
+		for (uint64_t e = 0; e < j->epochs; e++)
+			for (uint64_t pos = 0; pos * js->S < js->NSread; pos++) {
+				uint64_t end = (pos + 1) * js->S < js->NSread ? (pos + 1) * js->S :
+					       js->NSread;
+				uint32_t f = file_at(js, e, pos);
+
+				l->files[f].rbytes += (end - pos * js->S) * js->rl[f];
+			}
+		for (uint64_t f = 0; f < js->N; f++)
+			if (!l->files[f].rbytes)
+				l->files[f].prepare = l->files[f].dataset = 0;
+	}
+	if (js->lazy)	/* the source makes them, as the run reaches them */
+		for (uint64_t f = 0; f < js->N; f++)
+			l->files[f].prepare = 0;
+	for (uint64_t f = 0; f < js->N; f++)
+		l->dataset_bytes += l->files[f].rbytes;
+	return 0;
+}
+
+/* The checkpoints' files: nset sets of ckpt_files shards (and their .tmp
+ * with rename); those written by the job are made by it, those only read
+ * (num_checkpoints_write 0) are prepared. */
+static int build_ckpt_files(struct jobsrc *js, uint64_t nset, uint32_t ckdir)
+{
+	const struct rp_jobspec *j = &js->j;
+	struct rp_layout *l = &js->s.layout;
+	unsigned per = j->ckpt_rename ? 2 : 1;
+	char path[RP_JOB_STR * 2 + 256];
+	int rc;
+
+	js->ck_first = (uint32_t)js->N;
+	for (uint64_t c = 0; c < nset; c++) {
+		uint64_t at = ck_at(js, c);	/* steps done */
+		int written = c < js->nck;
+
+		for (uint64_t h = 0; h < j->ckpt_files; h++) {
+			int n = js->mode != CK_EPOCHS ?
+				snprintf(path, sizeof(path), "%s/ckpt_step%llu", j->checkpoint_folder,
+					 (unsigned long long)at) :
+				snprintf(path, sizeof(path), "%s/ckpt_%llu", j->checkpoint_folder,
+					 (unsigned long long)(at / js->spe));
+			if (j->ckpt_files > 1)
+				n += snprintf(path + n, sizeof(path) - (size_t)n, "_%llu",
+					      (unsigned long long)h);
+			snprintf(path + n, sizeof(path) - (size_t)n, ".pt");
+			uint32_t id = js->ck_first + (uint32_t)((c * j->ckpt_files + h) * per);
+			uint64_t sz = shard_size(js, (unsigned)h);
+			for (unsigned k = 0; k < per; k++) {
+				struct rp_file *fi = &l->files[id + k];
+				if (k)
+					strcat(path, ".tmp");
+				if ((rc = add_file(l, path, id + k)))
+					return rc;
+				fi->dir = RP_NO_DIR;
+				if (!written) {	/* read only: it must be there */
+					if (!k) {
+						fi->prepare = 1;
+						fi->size = sz;
+						fi->rbytes = sz;
+					}
+					continue;
+				}
+				fi->dir = ckdir;
+				fi->modified = 1;
+				fi->wbytes = k + 1 == per ? sz : 0;
+				fi->rbytes = !k ? sz * ((j->ckpt_read_back ? 1 : 0) +
+							(c < js->nckr ? 1 : 0)) : 0;
+			}
+		}
+	}
+	return 0;
+}
+
+static int build(struct jobsrc *js, const struct rp_job_opts *o)
+{
+	const struct rp_jobspec *j = &js->j;
+	struct rp_layout *l = &js->s.layout;
+	unsigned per = j->ckpt_rename ? 2 : 1;
+	uint64_t nset = js->nck > js->nckr ? js->nck : js->nckr, nckf, maxrl = 0;
+	uint32_t ckdir = RP_NO_DIR;
+	int rc;
+
+	nckf = nset * j->ckpt_files * per;
 	if (js->N + nckf > UINT32_MAX / 2)
 		return -EOVERFLOW;
 	l->nfiles = js->N + nckf;
 	l->nthreads = js->R + 1;
 	if (!(l->files = calloc(l->nfiles + 1, sizeof(*l->files))) ||
 	    !(l->threads = calloc(l->nthreads, sizeof(*l->threads))) ||
-	    !(js->rl = malloc((js->N + 1) * sizeof(*js->rl))) ||
-	    !(l->dir_made = calloc(2, 1)))
+	    !(js->rl = malloc((js->N + 1) * sizeof(*js->rl))))
 		return -ENOMEM;
-	if (js->nck) {
-		if ((rc = cm_strtab_intern(&l->dirs, j->checkpoint_folder, &ckdir)) < 0)
-			return rc;
-	}
-	uint64_t maxrl = 0, total = 0;
-	for (uint64_t f = 0; f < js->N; f++) {
-		struct rp_file *fi = &l->files[f];
-		uint64_t rl = j->record_length;
-		if (j->record_length_stdev) {
-			double d = (double)j->record_length +
-				   (double)j->record_length_stdev * normal(j->seed ^ 0x51e5ull, f);
-			rl = d < 1 ? 1 : (uint64_t)llround(d);
-		}
-		if (rl < j->record_length_min)
-			rl = j->record_length_min;
-		if (j->record_length_max && rl > j->record_length_max)
-			rl = j->record_length_max;
-		js->rl[f] = rl;
-		fi->size = rl * js->S;
-		if (o && o->direct)
-			fi->size = (fi->size + RP_ALIGN - 1) & ~(uint64_t)(RP_ALIGN - 1);
-		fi->rbytes = fi->size * j->epochs;
-		fi->dir = RP_NO_DIR;
-		fi->prepare = fi->dataset = 1;
-		if (rl > maxrl)
-			maxrl = rl;
-		total += fi->rbytes;
-		if (j->num_subfolders)
-			snprintf(path, sizeof(path), "%s/sub_%llu/%s%0*llu%s", j->data_folder,
-				 (unsigned long long)(f % j->num_subfolders), j->file_prefix, width,
-				 (unsigned long long)f, j->file_suffix);
-		else
-			snprintf(path, sizeof(path), "%s/%s%0*llu%s", j->data_folder, j->file_prefix,
-				 width, (unsigned long long)f, j->file_suffix);
-		if ((rc = add_file(l, path, (uint32_t)f)))
-			return rc;
-	}
-	l->dataset_bytes = total;
+	if (js->nck && (rc = cm_strtab_intern(&l->dirs, j->checkpoint_folder, &ckdir)) < 0)
+		return rc;
+	if ((rc = build_files(js, o, &maxrl)) || (rc = build_ckpt_files(js, nset, ckdir)))
+		return rc;
+	if (!(l->dir_made = calloc(cm_strtab_count(&l->dirs) + 1, 1)))
+		return -ENOMEM;
 	if (js->W) {	/* reader.mmap: each file's windows, a reader's bitmap */
 		if (!(js->wbase = malloc((js->N + 1) * sizeof(*js->wbase))))
 			return -ENOMEM;
@@ -1002,47 +1437,30 @@ static int build(struct jobsrc *js, const struct rp_job_opts *o)
 			if (!(js->g[r].bm = calloc((js->nwin + 63) / 64, sizeof(uint64_t))))
 				return -ENOMEM;
 	}
-	js->ck_first = (uint32_t)js->N;
-	for (uint64_t c = 0; c < js->nck; c++) {
-		uint64_t at = (c + 1) * js->period;	/* steps done */
-		for (uint64_t h = 0; h < j->ckpt_files; h++) {
-			int n = j->steps_between_checkpoints ?
-				snprintf(path, sizeof(path), "%s/ckpt_step%llu", j->checkpoint_folder,
-					 (unsigned long long)at) :
-				snprintf(path, sizeof(path), "%s/ckpt_%llu", j->checkpoint_folder,
-					 (unsigned long long)(at / js->spe));
-			if (j->ckpt_files > 1)
-				n += snprintf(path + n, sizeof(path) - (size_t)n, "_%llu",
-					      (unsigned long long)h);
-			snprintf(path + n, sizeof(path) - (size_t)n, ".pt");
-			uint32_t id = js->ck_first + (uint32_t)((c * j->ckpt_files + h) * per);
-			for (unsigned k = 0; k < per; k++) {
-				struct rp_file *fi = &l->files[id + k];
-				if (k)
-					strcat(path, ".tmp");
-				if ((rc = add_file(l, path, id + k)))
-					return rc;
-				fi->dir = ckdir;
-				fi->modified = 1;
-				fi->wbytes = k + 1 == per ? shard_size(js, (unsigned)h) : 0;
-				fi->rbytes = !k && j->ckpt_read_back ? shard_size(js, (unsigned)h) : 0;
-			}
-		}
-	}
 	/* the threads, and what one loop does */
 	uint64_t rops = 0, opens = 0, reads = 0;
-	for (uint64_t e = 0; js->R && e < j->epochs; e++) {
+	if (j->generate) {	/* each file: open, writes, close */
+		for (uint64_t f = 0; f < js->N; f++) {
+			uint64_t ts = j->transfer_size ? j->transfer_size : js->rl[f];
+			uint64_t n = l->files[f].size ? chunks(l->files[f].size, ts) : 0;
+			l->threads[1 + f % js->R].nops += 2 + n;
+			l->expected[CM_WRITE] += n;
+		}
+		l->expected[CM_OPEN] = l->expected[CM_CLOSE] = js->N;
+	}
+	for (uint64_t e = 0; js->R && !j->generate && e < j->epochs; e++) {
 		for (uint64_t b = 0; b < js->spe; b++) {
 			uint64_t n = batch_ops(js, e, b);
 			l->threads[1 + b % js->R].nops += n;
 			rops += n;
 		}
 	}
-	/* per epoch: each file read whole; a group per (batch, file) */
-	for (uint64_t pos = 0; pos < js->N; pos++) {
-		uint64_t first = pos * js->S / js->B, last = ((pos + 1) * js->S - 1) / js->B;
+	/* per epoch: the samples it reads; a group per (batch, file) */
+	for (uint64_t pos = 0; !j->generate && pos * js->S < js->NSread; pos++) {
+		uint64_t end = (pos + 1) * js->S < js->NSread ? (pos + 1) * js->S : js->NSread;
+		uint64_t first = pos * js->S / js->B, last = (end - 1) / js->B;
 		opens += last - first + 1;
-		if (js->j.read_eof && first == last)
+		if (js->j.read_eof && first == last && end == (pos + 1) * js->S)
 			reads++;
 	}
 	opens *= j->epochs;
@@ -1053,9 +1471,11 @@ static int build(struct jobsrc *js, const struct rp_job_opts *o)
 		map_walk(js, &reads, &l->fault_pages);
 		l->fault_reads = reads;
 	}
-	l->expected[CM_OPEN] = opens;
-	l->expected[CM_CLOSE] = opens;
-	l->expected[CM_READ] = reads;
+	if (!j->generate) {
+		l->expected[CM_OPEN] = opens;
+		l->expected[CM_CLOSE] = opens;
+		l->expected[CM_READ] = reads;
+	}
 	uint64_t ts_r = js->W ? js->W : j->transfer_size && j->transfer_size < maxrl ?
 					j->transfer_size : maxrl;
 	for (uint64_t r = 0; r < js->R; r++) {
@@ -1084,22 +1504,91 @@ static int build(struct jobsrc *js, const struct rp_job_opts *o)
 	tr->pid = 1;
 	tr->compute_ns = cts;
 	tr->depth = 1;
-	tr->nops = 2 * js->nsteps + js->nck * js->ck_ops;
-	for (unsigned h = 0; js->nck && h < j->ckpt_files; h++) {
+	tr->nops = 2 * js->nsteps + js->nck * js->ck_ops + js->nckr * js->ckr_ops;
+	for (unsigned h = 0; (js->nck || js->nckr) && h < j->ckpt_files; h++) {
 		uint64_t sz = shard_size(js, h), w = sz ? chunks(sz, j->ckpt_transfer_size) : 0;
-		l->expected[CM_OPEN] += js->nck * (1 + !!j->ckpt_read_back);
-		l->expected[CM_CLOSE] += js->nck * (1 + !!j->ckpt_read_back);
+		uint64_t rd = js->nck * !!j->ckpt_read_back + js->nckr;
+		l->expected[CM_OPEN] += js->nck + rd;
+		l->expected[CM_CLOSE] += js->nck + rd;
 		l->expected[CM_WRITE] += js->nck * w;
-		l->expected[CM_READ] += j->ckpt_read_back ? js->nck * w : 0;
+		l->expected[CM_READ] += rd * w;
 		l->expected[CM_FSYNC] += j->ckpt_fsync ? js->nck : 0;
 		l->expected[CM_RENAME] += j->ckpt_rename ? js->nck : 0;
 	}
-	if (js->nck)
+	if (js->nck || js->nckr)
 		tr->maxlen = j->ckpt_transfer_size < j->ckpt_size ? j->ckpt_transfer_size :
 								    j->ckpt_size;
 	l->nslots = (uint32_t)js->R + 1;
 	l->span = cts;
 	return 0;
+}
+
+uint64_t rp_jobspec_steps_per_epoch(const struct rp_jobspec *j)
+{
+	uint64_t ns, spe;
+
+	if (j->generate)
+		return 0;
+	if (!j->num_files)	/* checkpoints only */
+		return j->steps_per_epoch ? j->steps_per_epoch : 1;
+	ns = j->num_files * j->num_samples_per_file;
+	spe = j->drop_last ? ns / j->batch_size : (ns + j->batch_size - 1) / j->batch_size;
+	if (j->steps_per_epoch && spe > j->steps_per_epoch)
+		spe = j->steps_per_epoch;	/* DLIO's total_training_steps */
+	return spe;
+}
+
+/* Whether the checkpoints are DLIO's num_checkpoints_write / _read. */
+static int wr_mode(const struct rp_jobspec *j)
+{
+	for (size_t i = 0; i < NKEYS; i++)
+		if (!strcmp(keys[i].sec, "checkpoint") &&
+		    (!strcmp(keys[i].key, "num_checkpoints_write") ||
+		     !strcmp(keys[i].key, "num_checkpoints_read")) &&
+		    (j->seen[i / 64] >> (i % 64) & 1))
+			return 1;
+	return 0;
+}
+
+/* js's schedule of steps and checkpoints from its spec. */
+static void schedule(struct jobsrc *js)
+{
+	const struct rp_jobspec *j = &js->j;
+
+	js->spe = rp_jobspec_steps_per_epoch(j);
+	js->ntrain = js->nsteps = js->spe * j->epochs;
+	js->NSread = js->spe * js->B < js->NS ? js->spe * js->B : js->NS;
+	js->mode = CK_NONE;
+	if (!j->checkpoint || j->generate)
+		return;
+	if (wr_mode(j)) {	/* checkpoints only: W written, then R read */
+		js->mode = CK_WR;
+		js->ntrain = j->num_checkpoints_write;
+		js->nck = j->num_checkpoints_write;
+		js->nckr = j->num_checkpoints_read;
+		js->nsteps = js->nck + js->nckr;
+		return;
+	}
+	if (j->steps_between_checkpoints) {
+		js->mode = CK_STEPS;
+		js->K = j->steps_between_checkpoints;
+	} else {
+		js->mode = CK_EPOCHS;
+		js->E = j->epochs_between_checkpoints;
+		js->A = j->checkpoint_after_epoch ? j->checkpoint_after_epoch : js->E;
+	}
+	js->nck = ck_before(js, js->ntrain);
+}
+
+void rp_jobspec_checkpoints(const struct rp_jobspec *j, uint64_t *writes, uint64_t *reads)
+{
+	struct jobsrc js = { .j = *j, .N = j->num_files, .S = j->num_samples_per_file,
+			     .B = j->batch_size };
+
+	js.NS = js.N * js.S;
+	schedule(&js);
+	*writes = js.nck;
+	*reads = js.nckr;
 }
 
 int rp_job_open(struct rp_source **out, const struct rp_jobspec *j, const struct rp_job_opts *o,
@@ -1119,25 +1608,33 @@ int rp_job_open(struct rp_source **out, const struct rp_jobspec *j, const struct
 	js->S = j->num_samples_per_file;
 	js->B = j->batch_size;
 	js->R = js->N ? j->read_threads : 0;	/* no data set: no readers */
+	if (j->generate && js->R > js->N)
+		js->R = js->N;		/* a writer per file at most */
 	js->P = j->prefetch_size;
 	js->NS = js->N * js->S;
-	js->spe = js->N ? (js->NS + js->B - 1) / js->B :
-		  j->steps_per_epoch ? j->steps_per_epoch : 1;
-	js->nsteps = js->spe * j->epochs;
+	schedule(js);
 	js->ct = j->computation_time;
 	js->ct_sd = j->computation_time_stdev;
 	js->oflags = O_RDONLY | ((j->odirect || (o && o->direct)) ? O_DIRECT : 0);
+	if (o && o->lazy && o->dirfd && js->N && !j->generate) {
+		js->lazy = 1;
+		js->sparse = o->sparse;
+		js->dirfdp = o->dirfd;
+		if (!(js->ready = calloc((js->N + 63) / 64, sizeof(*js->ready)))) {
+			job_free(&js->s);
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		pthread_mutex_init(&js->mu, NULL);
+		pthread_cond_init(&js->cv, NULL);
+	}
 	if (j->mmap && js->N)	/* the fault window: fault-around's 64 KiB */
 		js->W = j->transfer_size ? j->transfer_size : RP_JOB_MAP_WINDOW;
-	if (j->checkpoint) {
-		js->period = j->steps_between_checkpoints ? j->steps_between_checkpoints :
-							     j->epochs_between_checkpoints * js->spe;
-		js->nck = js->nsteps / js->period;
-		for (unsigned h = 0; h < j->ckpt_files; h++) {	/* ops per checkpoint */
-			uint64_t sz = shard_size(js, h), w = sz ? chunks(sz, j->ckpt_transfer_size) : 0;
-			js->ck_ops += 2 + w + !!j->ckpt_fsync + !!j->ckpt_rename +
-				      (j->ckpt_read_back ? 2 + w : 0);
-		}
+	for (unsigned h = 0; (js->nck || js->nckr) && h < j->ckpt_files; h++) {
+		uint64_t sz = shard_size(js, h), w = sz ? chunks(sz, j->ckpt_transfer_size) : 0;
+		js->ck_ops += 2 + w + !!j->ckpt_fsync + !!j->ckpt_rename +
+			      (j->ckpt_read_back ? 2 + w : 0);	/* ops per checkpoint */
+		js->ckr_ops += 2 + w;				/* ... per read of one */
 	}
 	js->g = calloc(js->R + 1, sizeof(*js->g));
 	if (js->g)
@@ -1165,5 +1662,85 @@ int rp_job_open(struct rp_source **out, const struct rp_jobspec *j, const struct
 			return -EOVERFLOW;
 		}
 	*out = &js->s;
+	return 0;
+}
+
+/* The nearest existing directory of path (path itself, or a parent). */
+static int nearest_dir(const char *path, char *buf, size_t len, struct statvfs *sv)
+{
+	char *sl;
+
+	snprintf(buf, len, "%s", *path ? path : ".");
+	for (;;) {
+		if (!statvfs(buf, sv))
+			return 0;
+		if (errno != ENOENT && errno != ENOTDIR)
+			return -errno;
+		if (!(sl = strrchr(buf, '/')))
+			return statvfs(".", sv) ? -errno : 0;
+		if (sl == buf) {
+			sl[1] = 0;
+			return statvfs(buf, sv) ? -errno : 0;
+		}
+		*sl = 0;
+	}
+}
+
+int rp_jobspec_room(const struct rp_jobspec *j, const char *dir, unsigned copies, int sparse,
+		    char *err, size_t errlen)
+{
+	struct jobsrc js = { .j = *j, .N = j->num_files, .S = j->num_samples_per_file,
+			     .B = j->batch_size };
+	uint64_t files, bytes = 0, nset, inodes, room;
+	char where[4096], a[32], b[32];
+	struct statvfs sv;
+	int rc;
+
+	if (!copies)
+		copies = 1;
+	js.NS = js.N * js.S;
+	schedule(&js);
+	/* the data set files prepare makes (or the job writes); those an
+	 * epoch of a bounded job (steps_per_epoch, drop_last) reads, at most */
+	files = js.N;
+	if (js.NSread < js.NS && !j->generate) {
+		uint64_t per = (js.NSread + js.S - 1) / js.S;
+		files = j->file_shuffle == RP_SHUFFLE_ON && per * j->epochs < js.N ?
+			per * j->epochs : per < js.N ? per : js.N;
+	}
+	if (!sparse && !j->generate) {	/* (generate: the job writes them) */
+		if (js.N <= 10000000) {	/* exact: the same draws as the layout's */
+			for (uint64_t f = 0; f < files; f++)
+				bytes += draw_rl(j, f) * js.S;
+		} else {
+			bytes = files * js.S * j->record_length;
+		}
+	}
+	nset = js.nck > js.nckr ? js.nck : js.nckr;
+	files += nset * j->ckpt_files * (j->ckpt_rename ? 2 : 1);
+	if (!js.nck && js.nckr && !sparse)	/* checkpoints read only: prepared */
+		bytes += js.nckr * j->ckpt_size;
+	files *= copies;
+	bytes *= copies;
+	if ((rc = nearest_dir(dir, where, sizeof(where), &sv))) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(-rc));
+		return rc;
+	}
+	inodes = (uint64_t)sv.f_favail;
+	room = (uint64_t)sv.f_bavail * sv.f_frsize;
+	if (sv.f_files && files > inodes) {	/* (f_files 0: no inode limit) */
+		snprintf(err, errlen, "%s: %llu free inodes, and the job makes %llu files%s: "
+			 "not enough (dataset.num_files)", where, (unsigned long long)inodes,
+			 (unsigned long long)files, copies > 1 ? " (a data set per accelerator)" : "");
+		return -ENOSPC;
+	}
+	if (bytes > room) {
+		cm_fmt_bytes(a, sizeof(a), room);
+		cm_fmt_bytes(b, sizeof(b), bytes);
+		snprintf(err, errlen, "%s: %s free, and the data set%s takes %s: not enough "
+			 "(--sparse prepares it as holes)", where, a,
+			 copies > 1 ? "s (one per accelerator)" : "", b);
+		return -ENOSPC;
+	}
 	return 0;
 }

@@ -340,6 +340,48 @@ static void fill_random(uint64_t *buf, size_t words, uint64_t *state)
  * hard link planted to a file outside DIR: never written through. */
 #define LINKED_WHY "has more than one link (a hard link may lead out of DIR), refused"
 
+/* The parent directory of the file prepare made last, kept open: a data
+ * set's files come in runs of one directory, whose walk of parents (a
+ * mkdir and an open of each) is then done once, not once a file. */
+struct pcache {
+	int dirfd;		/* the DIR (placement) it is under */
+	int fd;			/* its fd, -1: none */
+	char dir[4096];		/* its path, relative */
+};
+
+static void pc_release(struct pcache *pc)
+{
+	if (pc && pc->fd >= 0)
+		close(pc->fd);
+	if (pc)
+		pc->fd = -1;
+}
+
+/* The parent of rel, made when missing, as rp_parent_beneath gives it;
+ * with pc, the one kept when rel is in it (not closed by the caller). */
+static int pc_parent(struct pcache *pc, int dirfd, const char *rel, int isdir,
+		     const char **base)
+{
+	const char *sl = strrchr(rel, '/');
+	size_t dl = sl ? (size_t)(sl - rel) : 0;
+	int fd;
+
+	if (!pc || isdir)
+		return rp_parent_beneath(dirfd, rel, 1, base);
+	*base = sl ? sl + 1 : rel;
+	if (pc->fd >= 0 && pc->dirfd == dirfd && dl < sizeof(pc->dir) &&
+	    !strncmp(pc->dir, rel, dl) && !pc->dir[dl])
+		return pc->fd;
+	pc_release(pc);
+	if ((fd = rp_parent_beneath(dirfd, rel, 1, base)) < 0 || dl >= sizeof(pc->dir))
+		return fd;	/* (not kept: the caller closes it) */
+	memcpy(pc->dir, rel, dl);
+	pc->dir[dl] = 0;
+	pc->dirfd = dirfd;
+	pc->fd = fd;
+	return fd;
+}
+
 /*
  * Make rel as f says, unless it is there with its size and its blocks
  * (a file of holes, what a --sparse prepare made, is made again for one
@@ -348,15 +390,17 @@ static void fill_random(uint64_t *buf, size_t words, uint64_t *state)
  * create, and a prepare killed midway leaves no file of holes at rel.
  * *why: what went wrong, when the errno does not say it.
  */
+struct pcache;
 static int prep_one(int dirfd, const char *rel, const struct rp_file *f, int sparse,
-		    uint64_t *buf, uint64_t *rng, struct rp_prep_stats *st, const char **why)
+		    uint64_t *buf, uint64_t *rng, struct rp_prep_stats *st, const char **why,
+		    struct pcache *pc)
 {
 	const char *base;
 	struct stat sb;
 	int pfd, fd, rc = 0;
 
 	*why = NULL;
-	pfd = rp_parent_beneath(dirfd, rel, 1, &base);
+	pfd = pc_parent(pc, dirfd, rel, f->isdir, &base);
 	if (pfd < 0)
 		return pfd;
 	if (f->isdir) {
@@ -367,6 +411,28 @@ static int prep_one(int dirfd, const char *rel, const struct rp_file *f, int spa
 		return rc;
 	}
 	sparse |= f->holes;	/* nothing reads it: its size is enough */
+	/* prepare's new file of holes (a large data set, --sparse): made at
+	 * its path (O_EXCL, not followed: a file of ours) and sized, no
+	 * temporary: killed before it is sized, it is found short next time */
+	if (pc && sparse) {
+		fd = openat(pfd, base, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			rc = f->size && ftruncate(fd, (off_t)f->size) ? -errno : 0;
+			if (close(fd) && !rc)
+				rc = -errno;
+			if (rc) {
+				unlinkat(pfd, base, 0);
+				goto out;
+			}
+			st->created++;
+			st->bytes += f->size;
+			goto out;
+		}
+		if (errno != EEXIST) {
+			rc = -errno;
+			goto out;
+		}
+	}
 	/* what is there (a symlink under DIR followed, one out of it refused) */
 	fd = rp_open_beneath(dirfd, rel, O_PATH, 0);
 	if (fd >= 0) {
@@ -426,13 +492,15 @@ static int prep_one(int dirfd, const char *rel, const struct rp_file *f, int spa
 	st->created++;
 	st->bytes += f->size;
 out:
-	close(pfd);
+	if (!pc || pfd != pc->fd)	/* (pc's is kept for the next file) */
+		close(pfd);
 	return rc;
 fail:
 	if (fd >= 0)
 		close(fd);
 	unlinkat(pfd, RP_PREP_TMP, 0);
-	close(pfd);
+	if (!pc || pfd != pc->fd)
+		close(pfd);
 	return rc;
 }
 
@@ -633,6 +701,7 @@ int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *
 	char cpath[4096 + 32];
 	const int *fds = po->dirfds;
 	unsigned np = fds && l->nplaces ? l->nplaces : 1;
+	struct pcache pc = { .fd = -1 };
 	const char *why;
 	int rc;
 
@@ -692,7 +761,7 @@ int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *
 			continue;
 		rel = rp_copy_path(l, i, k, cpath, sizeof(cpath));
 		if ((rc = prep_one(fd_of(dirfd, fds, l, i), rel, f, po->sparse, buf, &rng, st,
-				   &why))) {
+				   &why, &pc))) {
 			prep_error(err, errlen, rel, rc, why);
 			break;
 		}
@@ -703,7 +772,10 @@ int rp_prepare(int dirfd, const struct rp_layout *l, const struct rp_prep_opts *
 			po->progress(po->arg, st->files, nfiles, done, total);
 		}
 	}
+	pc_release(&pc);
 	free(buf);
+	if (po->progress && !rc)	/* the last word: all of it, its rate */
+		po->progress(po->arg, st->files, nfiles, done, total);
 	/* the job's symlinks, once their targets are there */
 	if (!rc)
 		rc = prep_links(dirfd, fds, l, st, err, errlen);
@@ -739,7 +811,7 @@ static int restore(int dirfd, const int *fds, const struct rp_layout *l, int spa
 		if (!buf && !(buf = malloc(PREP_CHUNK + 8)))
 			return -ENOMEM;
 		if ((e = prep_one(fd_of(dirfd, fds, l, i), rp_file_path(l, i), f, sparse, buf, &rng,
-				  &st, &why)) && !rc)
+				  &st, &why, NULL)) && !rc)
 			rc = e;
 	}
 	free(buf);
@@ -778,4 +850,45 @@ int rp_take_prepared(int dirfd)
 		clean = 0;	/* it would say so again */
 	close(fd);
 	return clean;
+}
+
+/* rp_prepare_file's state: its scratch and its parent cache. */
+struct rp_prep_cursor {
+	uint64_t *buf, rng;
+	struct pcache pc;
+};
+
+int rp_prepare_file(int dirfd, const struct rp_layout *l, uint32_t i, int sparse,
+		    struct rp_prep_cursor **cur, char *err, size_t errlen)
+{
+	struct rp_prep_stats st = { 0 };
+	struct rp_prep_cursor *c = *cur;
+	const char *why;
+	int rc;
+
+	if (!c) {
+		if (!(c = calloc(1, sizeof(*c))) ||
+		    (!sparse && !(c->buf = malloc(PREP_CHUNK + 8)))) {
+			free(c);
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		c->rng = 0x9e3779b97f4a7c15ull ^ now_ns();
+		c->pc.fd = -1;
+		*cur = c;
+	}
+	rc = prep_one(dirfd, rp_file_path(l, i), &l->files[i], sparse, c->buf, &c->rng, &st, &why,
+		      &c->pc);
+	if (rc)
+		prep_error(err, errlen, rp_file_path(l, i), rc, why);
+	return rc;
+}
+
+void rp_prep_cursor_free(struct rp_prep_cursor *c)
+{
+	if (c) {
+		pc_release(&c->pc);
+		free(c->buf);
+	}
+	free(c);
 }

@@ -6,15 +6,16 @@
 #
 # unet3d, resnet50, cosmoflow: 8 files of S samples of 64 KiB (S = 2 for
 # resnet50, 1 for the others), batches of 2, 2 epochs, 10 ms of compute a
-# step, reads of 16 KiB: each file read whole once an epoch (S x 64 KiB x
-# 2 bytes, 2 opens, a 0-byte read at its end each time), every other read
-# 16 KiB, nothing written.  llama3-8b with 0.02 s of compute and
-# steps_per_epoch 5: 10 steps, the first out of AU, checkpoints after steps
-# 4 and 8 (steps_between_checkpoints).  As preset (computation_time 0):
-# 2 checkpoints of 4 MiB in 8 files, written in 128 KiB writes, each file
-# fsynced once and read back whole, no other file read; its JSON report:
-# the bytes and ops, and AU null (no compute, n/a).  --find-max refuses
-# it; without [checkpoint] its num_files = 0 is one error line FILE:LINE.
+# step, reads of 16 KiB and a 0-byte read at EOF: each file read whole once
+# an epoch (S x 64 KiB x 2 bytes, 2 opens, a 0-byte read at its end each
+# time), every other read 16 KiB, nothing written (unet3d's checkpoint
+# comes after epoch 5).  llama3-8b with 0.02 s of compute, 3 checkpoints
+# written and 2 read: 5 steps, the first out of AU, 3 x 2 files.  As
+# preset but for its size (computation_time 5 s set to 0): 2 checkpoints
+# of 4 MiB in 8 files written, then read, in 128 KiB requests, each file
+# fsynced once, no other file read; its JSON report: the bytes and ops,
+# and AU null (no compute, n/a).  --find-max refuses it; without
+# [checkpoint] its num_files = 0 is one error line FILE:LINE.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/replay_lib.sh"
 need_uring
@@ -26,24 +27,28 @@ line=$(grep -n '^num_files = 0' "$T/nock.ini" | cut -d: -f1) || fail "no num_fil
 err_line 2 "iotape replay: $T/nock.ini:$line: " 'num_files = 0 (no data set) needs a [checkpoint]' \
 	"$IOTAPE" replay -d "$T/d" "$T/nock.ini"
 err_line 2 "iotape replay: " '--find-max: the job has no compute' \
-	"$IOTAPE" replay --find-max -d "$T/d" --set checkpoint.size=4m "$T/llama3-8b.ini"
+	"$IOTAPE" replay --find-max -d "$T/d" --set checkpoint.size=4m \
+	--set train.computation_time=0 "$T/llama3-8b.ini"
 [ -e "$T/d" ] && fail "a refused job made DIR"
 
-# llama3-8b with compute: train.steps_per_epoch steps of computation_time
-# each, the first left out of AU; a checkpoint every 4 steps
+# llama3-8b with compute: a step of computation_time before each
+# checkpoint written or read, the first left out of AU
 run "$IOTAPE" replay -n 1 --output-format json -o "$T/steps.json" -d "$T/d2" \
-	--set checkpoint.size=64k --set train.computation_time=0.02 --set train.steps_per_epoch=5 \
-	--set checkpoint.steps_between_checkpoints=4 "$T/llama3-8b.ini"
+	--set checkpoint.size=64k --set train.computation_time=0.02 \
+	--set checkpoint.num_checkpoints_write=3 --set checkpoint.num_checkpoints_read=2 \
+	"$T/llama3-8b.ini"
 [ "$rc" = 0 ] || fail "llama3-8b with steps exited $rc: $(cat "$T/err")"
 a="d['scale']['per_accelerator'][0]"
 [ "$(jq_py "$T/steps.json" "d['scale']['steps_per_loop'], $a['first_step_excluded'], $a['first_step_compute_ns']")" = \
-  "10 True 20000000" ] || fail "llama3-8b steps: $(jq_py "$T/steps.json" "d['scale']")"
-[ "$(jq_py "$T/steps.json" "abs($a['compute_ns'] - 10 * 20e6) <= 0.02 * 10 * 20e6 and 0 < $a['au'] <= 1")" = True ] ||
+  "5 True 20000000" ] || fail "llama3-8b steps: $(jq_py "$T/steps.json" "d['scale']")"
+[ "$(jq_py "$T/steps.json" "abs($a['compute_ns'] - 5 * 20e6) <= 0.02 * 5 * 20e6 and 0 < $a['au'] <= 1")" = True ] ||
 	fail "llama3-8b steps: compute $(jq_py "$T/steps.json" "$a['compute_ns'], $a['au']")"
-find "$T/d2/checkpoints/llama3-8b" -name 'ckpt_step[48]_[0-7].pt' -size 8192c >"$T/found" ||
-	fail "find in $T/d2/checkpoints/llama3-8b failed"
+find "$T/d2/checkpoints/llama_8b" -name 'ckpt_step[123]_[01].pt' -size 32768c >"$T/found" ||
+	fail "find in $T/d2/checkpoints/llama_8b failed"
 n=$(wc -l <"$T/found")
-[ "$n" = 16 ] || fail "llama3-8b steps: $n checkpoint files of 8 KiB after steps 4 and 8, want 16"
+[ "$n" = 6 ] || fail "llama3-8b steps: $n checkpoint files of 32 KiB after steps 1 to 3, want 6"
+[ "$(jq_py "$T/steps.json" "d['scale']['write_bytes'], d['scale']['read_bytes']")" = "196608 131072" ] ||
+	fail "llama3-8b steps: $(jq_py "$T/steps.json" "d['scale']")"
 [ -e "$T/d2/data" ] && fail "llama3-8b: a data set was prepared"
 
 [ "$(id -u)" = 0 ] && [ -r /sys/kernel/btf/vmlinux ] ||
@@ -112,11 +117,11 @@ if kind == 'data':
 else:
     folder, nck, files, size, ts = sys.argv[4], *map(int, sys.argv[5:9])
     wr, fs = per_file('uring_write'), count('uring_fsync')
-    want = ['%s/ckpt_%d_%d.pt' % (folder, c, h) for c in range(1, nck + 1) for h in range(files)]
+    want = ['%s/ckpt_step%d_%d.pt' % (folder, c, h) for c in range(1, nck + 1) for h in range(files)]
     if sorted(wr) != sorted(want):
         bad.append('files written %s, want %s' % (sorted(wr), sorted(want)))
     for c in range(1, nck + 1):
-        got = sum(v for p, v in wr.items() if p.startswith('%s/ckpt_%d_' % (folder, c)))
+        got = sum(v for p, v in wr.items() if p.startswith('%s/ckpt_step%d_' % (folder, c)))
         if got != size:
             bad.append('checkpoint %d: %d bytes written, want %d' % (c, got, size))
     sizes = sorted(set(int(r['size']) for r in writes))
@@ -146,16 +151,18 @@ for p in unet3d resnet50 cosmoflow; do
 	rec $p --set dataset.num_files=8 --set dataset.num_samples_per_file=$s \
 		--set dataset.record_length=64k --set dataset.record_length_stdev=0 \
 		--set reader.batch_size=2 --set reader.transfer_size=16k --set train.epochs=2 \
-		--set train.computation_time=0.01
-	check $p data "data/$p" 8 $s 65536 2 16384
+		--set train.computation_time=0.01 --set reader.read_eof=on
+	check $p data "data/$p/train" 8 $s 65536 2 16384
 	[ "$(jq_py "$T/$p.json" "d['scale']['read_bytes'], d['scale']['write_bytes']")" = \
 	  "$((8 * s * 65536 * 2)) 0" ] ||
 		fail "$p: JSON bytes $(jq_py "$T/$p.json" "d['scale']['read_bytes'], d['scale']['write_bytes']")"
 done
 
-# llama3-8b: 2 checkpoints of 4 MiB in 8 files, 128 KiB writes, read back
-rec llama3-8b --set checkpoint.size=4m --set checkpoint.transfer_size=128k
-check llama3-8b ckpt checkpoints/llama3-8b 2 8 4194304 131072
+# llama3-8b: 2 checkpoints of 4 MiB in 8 files, 128 KiB writes, then read
+rec llama3-8b --set checkpoint.size=4m --set checkpoint.transfer_size=128k \
+	--set checkpoint.files=8 --set checkpoint.num_checkpoints_write=2 \
+	--set checkpoint.num_checkpoints_read=2 --set train.computation_time=0
+check llama3-8b ckpt checkpoints/llama_8b 2 8 4194304 131072
 j() { jq_py "$T/llama3-8b.json" "$1"; }
 [ "$(j "d['scale']['write_bytes'], d['scale']['read_bytes'], d['scale']['prepared_dataset_bytes']")" = \
   "8388608 8388608 0" ] ||

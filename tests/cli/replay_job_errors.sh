@@ -3,9 +3,11 @@
 # "iotape replay: FILE:LINE: ...", exit 2, and DIR is not created: an
 # unknown section, an unknown key, a value of the wrong type, a negative
 # size, a missing required key, a key outside a section, a folder with
-# "..", keys that disagree (steps_per_epoch with a data set, num_files = 0
-# without [checkpoint]); a bad --set or --seed names the option; --set
-# with a trace is a usage error.
+# "..", keys that disagree (num_checkpoints_write with a data set,
+# num_files = 0 without [checkpoint], fewer samples than a batch with
+# drop_last), an empty file; a bad --set or --seed names the option, and so
+# does a check across keys of a key it gave; --set with a trace is a usage
+# error.
 . "$(dirname "$0")/lib.sh"
 
 cd "$T" || fail "cd $T"
@@ -34,13 +36,18 @@ bad 11 "unknown key 'bogus' in [reader]" '[reader]' 'bogus = 1'
 bad 11 "reader.batch_size: 'abc' is not a whole number" '[reader]' 'batch_size = abc'
 bad 11 "checkpoint.size: '-5' is not a size" '[checkpoint]' 'size = -5'
 bad 11 "reader.read_threads: '0' is not a whole number from 1" '[reader]' 'read_threads = 0'
-bad 11 "reader.file_shuffle: 'maybe' is not on or off" '[reader]' 'file_shuffle = maybe'
+bad 11 "reader.file_shuffle: 'maybe' is not one of off|on|once" '[reader]' 'file_shuffle = maybe'
 bad 11 "train.computation_time: 'x' is not a number of seconds" '[train]' 'computation_time = x'
 bad 11 "dataset.data_folder: '../up' is not a relative path" '[dataset]' 'data_folder = ../up'
 bad 12 'record_length_min is above record_length_max' '[dataset]' 'record_length_min = 50' \
 	'record_length_max = 10'
-bad 11 'train.steps_per_epoch is for a job without a data set (num_files = 0)' '[train]' \
-	'steps_per_epoch = 4'
+bad 11 'are for a job of checkpoints only (dataset.num_files = 0)' '[checkpoint]' \
+	'num_checkpoints_write = 2'
+bad 12 'reader.drop_last: num_files x num_samples_per_file (4) is below batch_size (8)' \
+	'[reader]' 'batch_size = 8' 'drop_last = on'
+bad 11 "dataset.file_suffix: 'a/b' has a '/'" '[dataset]' 'file_suffix = a/b'
+bad 11 "dataset.num_samples_per_file: '0' is not a whole number from 1" '[dataset]' \
+	'num_samples_per_file = 0'
 bad 11 "train.steps_per_epoch: '0' is not a whole number from 1" '[train]' 'steps_per_epoch = 0'
 # num_files = 0 (no data set) only in a job of checkpoints
 printf '[job]\nformat = 1\n[dataset]\nnum_files = 0\n[train]\nepochs = 1\ncomputation_time = 0\n' >job.ini
@@ -51,6 +58,16 @@ err_line 2 "iotape replay: job.ini:3: " 'missing required key dataset.record_len
 	"$IOTAPE" replay -d "$T/d" job.ini
 printf '; no section\nformat = 1\n' >job.ini
 err_line 2 "iotape replay: job.ini:2: " "'format' outside a section" "$IOTAPE" replay -d "$T/d" job.ini
+printf '[job]\nformat = 1\n[dataset]\nnum_files = 0\n[train]\ncomputation_time = 0\n[checkpoint]\nnum_checkpoints_write = 1\nnum_checkpoints_read = 2\n' >job.ini
+err_line 2 "iotape replay: job.ini:9: " 'checkpoint.num_checkpoints_read 2 is above num_checkpoints_write 1' \
+	"$IOTAPE" replay -d "$T/d" job.ini
+# an empty file, or one of comments only, is neither a job file nor a trace
+: >job.ini
+err_line 2 "iotape replay: job.ini: " 'an empty file: neither a job file' \
+	"$IOTAPE" replay -d "$T/d" job.ini
+printf '; nothing\n\n' >job.ini
+err_line 2 "iotape replay: job.ini: " 'no section, no key: neither a job file' \
+	"$IOTAPE" replay -d "$T/d" job.ini
 printf '[job]\nformat = 2\n' >job.ini
 err_line 2 "iotape replay: job.ini:2: " "job.format: '2' is not a whole number from 1 to 1" \
 	"$IOTAPE" replay -d "$T/d" job.ini
@@ -68,6 +85,13 @@ err_line 2 "iotape replay: --set x.y=1: " "unknown section [x]" \
 	"$IOTAPE" replay -d "$T/d" --set x.y=1 job.ini
 err_line 2 "iotape replay: --seed: " "train.seed: '-1' is not a whole number" \
 	"$IOTAPE" replay -d "$T/d" --seed -1 job.ini
+# a check across keys names the --set that gave the key, not a line
+printf '%s\n' "$good" '[dataset]' 'record_length_min = 300' >job.ini || fail "cannot write job.ini"
+err_line 2 "iotape replay: --set dataset.data_folder=../x: " "dataset.data_folder: '../x' is not a relative path" \
+	"$IOTAPE" replay -d "$T/d" --set dataset.data_folder=../x job.ini
+err_line 2 "iotape replay: --set dataset.record_length_max=200: " 'record_length_min is above record_length_max' \
+	"$IOTAPE" replay -d "$T/d" --set dataset.record_length_max=200 job.ini
+printf '%s\n' "$good" >job.ini || fail "cannot write job.ini"
 [ -e "$T/d" ] && fail "DIR was created by a bad --set"
 
 # --set with a trace
