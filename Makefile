@@ -123,15 +123,15 @@ YAML_CFLAGS := $(shell pkg-config --cflags yaml-0.1 2>/dev/null)
 YAML_LIBS   := $(shell pkg-config --libs yaml-0.1 2>/dev/null || echo -lyaml)
 CFLAGS_cli/model_dlio.c := $(YAML_CFLAGS)
 
-# libmicrohttpd (the --metrics endpoint, common/metrics_http.c).
+# libmicrohttpd (the --metrics endpoint, cli/metrics_http.c).
 MHD_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
 MHD_LIBS   := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
-CFLAGS_common/metrics_http.c := $(MHD_CFLAGS)
+CFLAGS_cli/metrics_http.c := $(MHD_CFLAGS)
 
-# libsodium (keyed BLAKE2b of iotape anonymize, common/anon.c).
+# libsodium (keyed BLAKE2b of iotape anonymize, cli/anon.c).
 SODIUM_CFLAGS := $(shell pkg-config --cflags libsodium 2>/dev/null)
 SODIUM_LIBS   := $(shell pkg-config --libs libsodium 2>/dev/null || echo -lsodium)
-CFLAGS_common/anon.c := $(SODIUM_CFLAGS)
+CFLAGS_cli/anon.c := $(SODIUM_CFLAGS)
 
 LIBS := $(LIBRECORD) $(LIBREPLAY) $(LIBANALYZE) $(LIBIMPORT) $(LIBCOMMON) $(LIBTAPE) \
 	$(shell pkg-config --libs libbpf liburing jansson 2>/dev/null || echo -lbpf -lelf -lz -luring -ljansson) \
