@@ -207,9 +207,17 @@ $(LIBANALYZE): $(ANALYZE_OBJS)
 $(LIBREPLAY): $(REPLAY_OBJS)
 $(LIBRECORD): $(RECORD_OBJS)
 $(LIBIMPORT): $(IMPORT_OBJS)
+# The folder too: a source removed or moved out of it (its object stays in
+# $(OUT)) makes the archive again without it.
+$(LIBTAPE): format
+$(LIBCOMMON): common
+$(LIBANALYZE): analyze
+$(LIBREPLAY): replay
+$(LIBRECORD): record
+$(LIBIMPORT): import
 $(LIBTAPE) $(LIBCOMMON) $(LIBANALYZE) $(LIBREPLAY) $(LIBRECORD) $(LIBIMPORT):
 	$(call msg,AR,$@)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $(filter %.o,$^)
 
 $(OUT)/iotape: $(CLI_OBJS) $(LIBRECORD) $(LIBREPLAY) $(LIBANALYZE) $(LIBIMPORT) $(LIBCOMMON) $(LIBTAPE)
 	$(call msg,LINK,$@)

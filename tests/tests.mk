@@ -1,7 +1,8 @@
 # tests/tests.mk - test programs, included by the top Makefile.
 #
 # tests/unit/test_*.c   cmocka programs linked with libtape (exit 0/1/77);
-#                       (test_analyze: with libanalyze and libcommon)
+#                       (test_analyze: with libanalyze and libcommon;
+#                       test_svg: with libanalyze alone)
 # tests/fuzz/fuzz_*.c   libFuzzer targets; tests/fuzz/replay.c gives each a
 #                       main() that replays tests/fuzz/corpus/<name>/
 # tests/cli/*.sh        shell tests of ./iotape (run by tests/run; lib.sh and
@@ -28,6 +29,11 @@ $(OUT)/tests/test_%: $(OUT)/tests/unit/test_%.o $(TESTLIB_OBJS) $(LIBCOMMON) $(L
 $(OUT)/tests/test_analyze: $(OUT)/tests/unit/test_analyze.o $(LIBANALYZE) $(LIBCOMMON) $(LIBTAPE)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka -ljansson -lzstd -lxxhash -lpthread -lm
+
+# test_svg: the plots of analyze/ (ana_svg.c) alone.
+$(OUT)/tests/test_svg: $(OUT)/tests/unit/test_svg.o $(LIBANALYZE)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka -lm
 
 # Plain build: the target plus a main() that replays the corpus.
 $(OUT)/tests/fuzz_%: $(OUT)/tests/fuzz/fuzz_%.o $(OUT)/tests/fuzz/replay.o $(LIBTAPE)
