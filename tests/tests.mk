@@ -22,18 +22,18 @@ tests: $(UNIT_BINS) $(FUZZ_BINS) $(HELPER_BINS)
 
 $(OUT)/tests/test_%: $(OUT)/tests/unit/test_%.o $(TESTLIB_OBJS) $(LIBCOMMON) $(LIBTAPE)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TESTLIB_OBJS) $(LIBCOMMON) $(LIBTAPE) -lcmocka -ljansson -lzstd -lxxhash -lpthread -lm
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TESTLIB_OBJS) $(LIBCOMMON) $(LIBTAPE) -lcmocka $(LDLIBS_common) $(LDLIBS_format)
 
 # test_analyze links the analyze library (and what it stands on) instead
 # of tests/lib; the explicit rule overrides the test_% pattern.
 $(OUT)/tests/test_analyze: $(OUT)/tests/unit/test_analyze.o $(LIBANALYZE) $(LIBCOMMON) $(LIBTAPE)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka -ljansson -lzstd -lxxhash -lpthread -lm
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS_analyze) $(LDLIBS_common) $(LDLIBS_format)
 
 # test_svg: the plots of analyze/ (ana_svg.c) alone.
 $(OUT)/tests/test_svg: $(OUT)/tests/unit/test_svg.o $(LIBANALYZE)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka -lm
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS_analyze)
 
 # Plain build: the target plus a main() that replays the corpus.
 $(OUT)/tests/fuzz_%: $(OUT)/tests/fuzz/fuzz_%.o $(OUT)/tests/fuzz/replay.o $(LIBTAPE)
@@ -42,7 +42,7 @@ $(OUT)/tests/fuzz_%: $(OUT)/tests/fuzz/fuzz_%.o $(OUT)/tests/fuzz/replay.o $(LIB
 
 # An importer's target (fuzz_import_NAME.c): libimport and what it stands
 # on, and the libraries the importers use (zlib: gzip'd inputs).
-IMPORT_LIBS := -ljansson -lz -lzstd -lxxhash -lm
+IMPORT_LIBS := $(LDLIBS_import) $(LDLIBS_common) $(LDLIBS_format)
 $(OUT)/tests/fuzz_import_%: $(OUT)/tests/fuzz/fuzz_import_%.o $(OUT)/tests/fuzz/replay.o \
 		$(LIBIMPORT) $(LIBCOMMON) $(LIBTAPE)
 	$(call msg,LINK,$@)
@@ -69,7 +69,7 @@ $(OUT)/fuzz/fuzz_import_%: tests/fuzz/fuzz_import_%.c $(FORMAT_SRCS) $(COMMON_SR
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE $(INC_import) -Iimport \
-		-o $@ $^ $(IMPORT_LIBS) $(MHD_LIBS) $(SODIUM_LIBS)
+		-o $@ $^ $(IMPORT_LIBS)
 
 # The MPI building blocks (tests/cli/replay_mpi.sh runs it under mpirun):
 # the replay library, and Open MPI when built with it (MPI=1).
