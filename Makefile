@@ -70,15 +70,21 @@ CFLAGS_replay/rp_mpi.c := $(MPI_CFLAGS) -DIOTAPE_MPI=1
 endif
 
 # The layers, bottom up; each folder is a library but cli/, and each gets
-# only the -I of what it may include (DESIGN in README.md), so a wrong
-# include fails the build (tests/cli/layering.sh checks the rest):
+# only the -I of what it may include (Design in README.md), so an include
+# of a layer above fails the build.  tests/cli/layering.sh checks the rest
+# on what the build made: nm of each module's objects (no symbol of a
+# module it may not use) and the compiler's dependency files (no private
+# header of another module), and proves itself on planted violations:
 #   format/   libtape: the trace format          -Iformat
-#   common/   libcommon: maps, paths, histograms, op vocabulary, units, option values
+#   common/   libcommon: maps, paths, histograms, op vocabulary, units,
+#             option values, the job-file keys
 #   analyze/  libanalyze: the analysis engines   -Icommon -Iformat
 #   replay/   libreplay: the replay engine and its op sources
 #   import/   libimport: other tools' traces (strace, fio iologs, ...) into traces
 #   record/   librecord: the recorder            + -Ibpf and the skeletons
 #   cli/      the iotape front end: every module's public header
+#   tests/    the test-only path: every library, and of the private headers
+#             those tests/cli/layering.sh names (TEST_PRIVATE)
 FORMAT_SRCS := $(wildcard format/*.c)
 FORMAT_OBJS := $(FORMAT_SRCS:%.c=$(OUT)/%.o)
 LIBTAPE     := $(OUT)/libtape.a
