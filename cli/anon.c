@@ -14,6 +14,7 @@
 #include <sodium.h>
 #include "anon.h"
 #include "map.h"
+#include "tape_vec.h"
 
 /* BLAKE2b personalizations (16 bytes each): one domain per kind of name,
  * so a path and a comm of equal text do not hash alike. */
@@ -248,16 +249,8 @@ int cli_anon_meta_kept(const char *k, const char *v)
 
 static int put(cli_anon *a, const char *s, size_t n)
 {
-	if (a->len + n + 1 > a->cap) {
-		size_t cap = a->cap ? a->cap : 256;
-		char *b;
-		while (cap < a->len + n + 1)
-			cap *= 2;
-		if (!(b = realloc(a->buf, cap)))
-			return -ENOMEM;
-		a->buf = b;
-		a->cap = cap;
-	}
+	if (TAPE_VEC_GROW(a->buf, a->cap, a->len + n + 1, 256))
+		return -ENOMEM;
 	memcpy(a->buf + a->len, s, n);
 	a->len += n;
 	a->buf[a->len] = 0;
@@ -395,14 +388,8 @@ static int lookup(cli_anon *a, struct cache *k, const char *s, const char **out,
 		*out = cm_strtab_str(&k->out, k->res[id]);
 		return 0;
 	}
-	if (k->in.n == k->cap) {
-		size_t cap = k->cap ? 2 * k->cap : 1024;
-		uint32_t *r = realloc(k->res, cap * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		k->res = r;
-		k->cap = cap;
-	}
+	if (TAPE_VEC_GROW(k->res, k->cap, (size_t)k->in.n + 1, 1024))
+		return -ENOMEM;
 	if ((err = build(a, s)) < 0 || (err = cm_strtab_intern(&k->out, a->buf, &oid)) < 0 ||
 	    (err = cm_strtab_intern(&k->in, s, &id)) < 0)
 		return err;
