@@ -70,15 +70,21 @@ CFLAGS_replay/rp_mpi.c := $(MPI_CFLAGS) -DIOTAPE_MPI=1
 endif
 
 # The layers, bottom up; each folder is a library but cli/, and each gets
-# only the -I of what it may include (DESIGN in README.md), so a wrong
-# include fails the build (tests/cli/layering.sh checks the rest):
+# only the -I of what it may include (Design in README.md), so an include
+# of a layer above fails the build.  tests/cli/layering.sh checks the rest
+# on what the build made: nm of each module's objects (no symbol of a
+# module it may not use) and the compiler's dependency files (no private
+# header of another module), and proves itself on planted violations:
 #   format/   libtape: the trace format          -Iformat
-#   common/   libcommon: maps, paths, histograms, op vocabulary, units, option values
+#   common/   libcommon: maps, paths, histograms, op vocabulary, units,
+#             option values, the job-file keys
 #   analyze/  libanalyze: the analysis engines   -Icommon -Iformat
 #   replay/   libreplay: the replay engine and its op sources
 #   import/   libimport: other tools' traces (strace, fio iologs, ...) into traces
 #   record/   librecord: the recorder            + -Ibpf and the skeletons
 #   cli/      the iotape front end: every module's public header
+#   tests/    the test-only path: every library, and of the private headers
+#             those tests/cli/layering.sh names (TEST_PRIVATE)
 FORMAT_SRCS := $(wildcard format/*.c)
 FORMAT_OBJS := $(FORMAT_SRCS:%.c=$(OUT)/%.o)
 LIBTAPE     := $(OUT)/libtape.a
@@ -118,25 +124,40 @@ BPF_SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(OUT)/%.skel.h)
 VMLINUX   := $(OUT)/vmlinux.h
 ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
+# What each library needs from outside the tree, besides the libraries of
+# the layers below it (nm -u of its objects): a program links the ones of
+# the libraries it links, and nothing more.
+BPF_LIBS     := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+URING_LIBS   := $(shell pkg-config --libs liburing 2>/dev/null || echo -luring)
+JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
+INIH_LIBS    := $(shell pkg-config --libs inih 2>/dev/null || echo -linih)
+LDLIBS_format  := -lzstd -lxxhash -lpthread -lm
+LDLIBS_common  := $(JANSSON_LIBS) -lxxhash -lpthread -lm
+LDLIBS_analyze := $(JANSSON_LIBS) -lpthread -lm
+LDLIBS_replay  := $(URING_LIBS) $(JANSSON_LIBS) $(INIH_LIBS) -lpthread -lm $(MPI_LIBS)
+LDLIBS_import  := $(JANSSON_LIBS) -lz -lm
+LDLIBS_record  := $(BPF_LIBS) -ldl -lpthread
+
 # libyaml (iotape model --from-dlio): cli/ only, linked into iotape only.
 YAML_CFLAGS := $(shell pkg-config --cflags yaml-0.1 2>/dev/null)
 YAML_LIBS   := $(shell pkg-config --libs yaml-0.1 2>/dev/null || echo -lyaml)
 CFLAGS_cli/model_dlio.c := $(YAML_CFLAGS)
 
-# libmicrohttpd (the --metrics endpoint, common/metrics_http.c).
+# libmicrohttpd (the --metrics endpoint, cli/metrics_http.c): cli/ only.
 MHD_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
 MHD_LIBS   := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
-CFLAGS_common/metrics_http.c := $(MHD_CFLAGS)
+CFLAGS_cli/metrics_http.c := $(MHD_CFLAGS)
 
-# libsodium (keyed BLAKE2b of iotape anonymize, common/anon.c).
+# libsodium (keyed BLAKE2b of iotape anonymize, cli/anon.c): cli/ only.
 SODIUM_CFLAGS := $(shell pkg-config --cflags libsodium 2>/dev/null)
 SODIUM_LIBS   := $(shell pkg-config --libs libsodium 2>/dev/null || echo -lsodium)
-CFLAGS_common/anon.c := $(SODIUM_CFLAGS)
+CFLAGS_cli/anon.c := $(SODIUM_CFLAGS)
+
+LDLIBS_cli := $(YAML_LIBS) $(MHD_LIBS) $(SODIUM_LIBS) $(JANSSON_LIBS) -lpthread
 
 LIBS := $(LIBRECORD) $(LIBREPLAY) $(LIBANALYZE) $(LIBIMPORT) $(LIBCOMMON) $(LIBTAPE) \
-	$(shell pkg-config --libs libbpf liburing jansson 2>/dev/null || echo -lbpf -lelf -lz -luring -ljansson) \
-	$(shell pkg-config --libs inih 2>/dev/null || echo -linih) $(MHD_LIBS) $(SODIUM_LIBS) \
-	-lz -lzstd -lxxhash -ldl -lpthread -lm $(MPI_LIBS)
+	$(LDLIBS_cli) $(LDLIBS_record) $(LDLIBS_replay) $(LDLIBS_analyze) $(LDLIBS_import) \
+	$(LDLIBS_common) $(LDLIBS_format)
 
 .PHONY: all deps check test demo bench man install clean FORCE
 all: iotape $(LIBTAPE_SO_REAL)
@@ -207,13 +228,21 @@ $(LIBANALYZE): $(ANALYZE_OBJS)
 $(LIBREPLAY): $(REPLAY_OBJS)
 $(LIBRECORD): $(RECORD_OBJS)
 $(LIBIMPORT): $(IMPORT_OBJS)
+# The folder too: a source removed or moved out of it (its object stays in
+# $(OUT)) makes the archive again without it.
+$(LIBTAPE): format
+$(LIBCOMMON): common
+$(LIBANALYZE): analyze
+$(LIBREPLAY): replay
+$(LIBRECORD): record
+$(LIBIMPORT): import
 $(LIBTAPE) $(LIBCOMMON) $(LIBANALYZE) $(LIBREPLAY) $(LIBRECORD) $(LIBIMPORT):
 	$(call msg,AR,$@)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $(filter %.o,$^)
 
 $(OUT)/iotape: $(CLI_OBJS) $(LIBRECORD) $(LIBREPLAY) $(LIBANALYZE) $(LIBIMPORT) $(LIBCOMMON) $(LIBTAPE)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(LIBS) $(YAML_LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(LIBS)
 
 iotape: $(OUT)/iotape FORCE
 	$(Q)cmp -s $< $@ || cp $< $@

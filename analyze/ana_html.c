@@ -3,7 +3,7 @@
  * ana_html.c - `iotape report`: the analysis as one HTML page of plots
  * (analyze.h, ana_report_html).
  *
- * The page is self-contained: inline CSS and SVG (common/svg.h), no
+ * The page is self-contained: inline CSS and SVG (ana_svg.h), no
  * script, nothing fetched.  Each section is a plot and, beside it, a table
  * of its figures.  The figures are those of ana_report_json: the page
  * builds that JSON, parses it back, and prints every figure it shows from
@@ -24,7 +24,7 @@
 #include <string.h>
 #include "analyze.h"
 #include "fmt.h"
-#include "svg.h"
+#include "ana_svg.h"
 
 #define MAXCOL 160		/* columns of the series by time */
 #define TOP_FILES 10
@@ -131,23 +131,23 @@ static void cell(struct side *sd, FILE *o, const char *ptr, enum unit u)
 		return;
 	}
 	fputs("<td class=\"num\" data-json-key=\"", o);
-	svg_esc(o, ptr);
+	ana_svg_esc(o, ptr);
 	fputs("\" data-value=\"", o);
 	raw = json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(10));
-	svg_esc(o, raw ? raw : "null");
+	ana_svg_esc(o, raw ? raw : "null");
 	free(raw);
 	fputc('"', o);
 	if (sd->name)
 		fprintf(o, " data-side=\"%s\"", sd->name);
 	fputc('>', o);
-	svg_esc(o, buf);
+	ana_svg_esc(o, buf);
 	fputs("</td>", o);
 }
 
 static void row(struct side *sd, FILE *o, const char *label, const char *ptr, enum unit u)
 {
 	fputs("<tr><th>", o);
-	svg_esc(o, label);
+	ana_svg_esc(o, label);
 	fputs("</th>", o);
 	cell(sd, o, ptr, u);
 	fputs("</tr>\n", o);
@@ -169,9 +169,9 @@ static void rows(struct side *sd, FILE *o, const struct rowdef *r, size_t n)
 static void trow(FILE *o, const char *label, const char *text)
 {
 	fputs("<tr><th>", o);
-	svg_esc(o, label);
+	ana_svg_esc(o, label);
 	fputs("</th><td>", o);
-	svg_esc(o, text);
+	ana_svg_esc(o, text);
 	fputs("</td></tr>\n", o);
 }
 
@@ -215,9 +215,9 @@ static double span_s(struct side *sd)
 	return sd->span_s > 0 ? sd->span_s : dur_s(sd);
 }
 
-static void no_data(struct svg_plot *p, const char *what)
+static void no_data(struct ana_svg_plot *p, const char *what)
 {
-	svg_label(p, (p->x.lo + p->x.hi) / 2, (p->y.lo + p->y.hi) / 2, "middle", what);
+	ana_svg_label(p, (p->x.lo + p->x.hi) / 2, (p->y.lo + p->y.hi) / 2, "middle", what);
 }
 
 /* ------------------------------------------------------------ sections */
@@ -227,7 +227,7 @@ static void sec_summary(struct side *sd, FILE *o)
 	struct ana *a = sd->a;
 	static const char *const tables[] = { "syscall", "block", "cache", "process", "file",
 					      "sample" };
-	struct svg_plot p = { 0 };
+	struct ana_svg_plot p = { 0 };
 	char id[32], ptr[96], buf[64];
 	double v[6], max = 0;
 	uint64_t lost = 0;
@@ -242,18 +242,18 @@ static void sec_summary(struct side *sd, FILE *o)
 			max = v[i];
 	}
 	p.ml = 64;
-	p.x = (struct svg_axis){ .lo = 0, .hi = svg_nice_ceil(max), .label = "events per table" };
-	p.y = (struct svg_axis){ .lo = 0, .hi = 6, .no_ticks = 1 };
-	svg_begin(&p, o, sd->w, 200, plot_id(sd, "plot-summary", id, sizeof(id)),
+	p.x = (struct ana_svg_axis){ .lo = 0, .hi = ana_svg_nice_ceil(max), .label = "events per table" };
+	p.y = (struct ana_svg_axis){ .lo = 0, .hi = 6, .no_ticks = 1 };
+	ana_svg_begin(&p, o, sd->w, 200, plot_id(sd, "plot-summary", id, sizeof(id)),
 		  "Events recorded per table");
-	svg_axes(&p);
+	ana_svg_axes(&p);
 	for (int i = 0; i < 6; i++) {
 		snprintf(buf, sizeof(buf), "%s: %.0f events", tables[i], v[i]);
-		svg_rect(&p, 0, 5.8 - i, v[i], 5.2 - i, svg_palette[i % SVG_NCOLOURS], buf);
+		ana_svg_rect(&p, 0, 5.8 - i, v[i], 5.2 - i, ana_svg_palette[i % ANA_SVG_NCOLOURS], buf);
 		fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%s</text>\n",
-			p.ml - 4, svg_py(&p, 5.5 - i) + 4, tables[i]);
+			p.ml - 4, ana_svg_py(&p, 5.5 - i) + 4, tables[i]);
 	}
-	svg_end(&p);
+	ana_svg_end(&p);
 	fputs("</figure><table>\n", o);
 	s = tape_reader_meta(a->r, "cmdline");
 	trow(o, "command", s ? s : "?");
@@ -297,14 +297,14 @@ static void sec_bandwidth(struct side *sd, FILE *o)
 {
 	struct ana *a = sd->a;
 	struct ana_series *s = &sd->s;
-	struct svg_plot p = { 0 };
+	struct ana_svg_plot p = { 0 };
 	double *x = ana_tmp_calloc(s->ncol + 1, sizeof(double));
 	double *yr = ana_tmp_calloc(s->ncol + 1, sizeof(double));
 	double *yw = ana_tmp_calloc(s->ncol + 1, sizeof(double));
 	double col_s = (double)s->col_ns / 1e9, max = 0;
 	char id[32], ptr[96], buf[64];
 	static const char *const names[] = { "read", "write", "epoch", "checkpoint" };
-	const char *colours[] = { svg_palette[0], svg_palette[1], "#555", svg_palette[5] };
+	const char *colours[] = { ana_svg_palette[0], ana_svg_palette[1], "#555", ana_svg_palette[5] };
 
 	for (size_t i = 0; i < s->ncol; i++) {
 		x[i] = (i + 0.5) * col_s;
@@ -324,26 +324,26 @@ static void sec_bandwidth(struct side *sd, FILE *o)
 	}
 	snprintf(ylab, sizeof(ylab), "%s/s", un);
 	p.ml = 64;
-	p.x = (struct svg_axis){ .lo = 0, .hi = span_s(sd), .label = "time", .fmt = fmt_sec_axis };
-	p.y = (struct svg_axis){ .lo = 0, .hi = svg_nice_ceil(max / div), .label = ylab };
-	svg_begin(&p, o, sd->w, 260, plot_id(sd, "plot-bandwidth", id, sizeof(id)),
+	p.x = (struct ana_svg_axis){ .lo = 0, .hi = span_s(sd), .label = "time", .fmt = fmt_sec_axis };
+	p.y = (struct ana_svg_axis){ .lo = 0, .hi = ana_svg_nice_ceil(max / div), .label = ylab };
+	ana_svg_begin(&p, o, sd->w, 260, plot_id(sd, "plot-bandwidth", id, sizeof(id)),
 		  "Read and write bandwidth over time");
-	svg_axes(&p);
+	ana_svg_axes(&p);
 	size_t ne = json_array_size(jptr(sd->j, "/epochs/epochs"));
 	for (size_t i = 0; i < ne; i++) {
 		snprintf(ptr, sizeof(ptr), "/epochs/epochs/%zu/start_s", i);
 		snprintf(buf, sizeof(buf), "e%zu", i);
-		svg_vline(&p, jnum(sd->j, ptr), "#555", 1, buf);
+		ana_svg_vline(&p, jnum(sd->j, ptr), "#555", 1, buf);
 	}
 	size_t nc = json_array_size(jptr(sd->j, "/checkpoints/checkpoints"));
 	for (size_t i = 0; i < nc; i++) {
 		snprintf(ptr, sizeof(ptr), "/checkpoints/checkpoints/%zu/start_s", i);
-		svg_vline(&p, jnum(sd->j, ptr), svg_palette[5], 0, "ckpt");
+		ana_svg_vline(&p, jnum(sd->j, ptr), ana_svg_palette[5], 0, "ckpt");
 	}
-	svg_line(&p, x, yr, s->ncol, svg_palette[0], "read");
-	svg_line(&p, x, yw, s->ncol, svg_palette[1], "write");
-	svg_legend(&p, names, colours, 4);
-	svg_end(&p);
+	ana_svg_line(&p, x, yr, s->ncol, ana_svg_palette[0], "read");
+	ana_svg_line(&p, x, yw, s->ncol, ana_svg_palette[1], "write");
+	ana_svg_legend(&p, names, colours, 4);
+	ana_svg_end(&p);
 	ana_tmp_free(x);
 	ana_tmp_free(yr);
 	ana_tmp_free(yw);
@@ -379,7 +379,7 @@ static void sec_heatmap(struct side *sd, FILE *o)
 {
 	struct ana_series *s = &sd->s;
 	size_t ng = cm_strtab_count(&s->dirs), top[TOP_DIRS], nt = 0;
-	struct svg_plot p = { 0 };
+	struct ana_svg_plot p = { 0 };
 	double col_s = (double)s->col_ns / 1e9;
 	uint64_t max = 0;
 	char id[32], buf[512], b1[32], c[8];
@@ -403,38 +403,38 @@ static void sec_heatmap(struct side *sd, FILE *o)
 				max = s->gbytes[top[k] * s->ncol + i];
 	p.ml = 20;
 	p.mr = 70;
-	p.x = (struct svg_axis){ .lo = 0, .hi = span_s(sd), .label = "time", .fmt = fmt_sec_axis };
-	p.y = (struct svg_axis){ .lo = 0, .hi = nt ? (double)nt : 1, .no_ticks = 1 };
-	svg_begin(&p, o, sd->w, 60 + 22.0 * (double)(nt ? nt : 1),
+	p.x = (struct ana_svg_axis){ .lo = 0, .hi = span_s(sd), .label = "time", .fmt = fmt_sec_axis };
+	p.y = (struct ana_svg_axis){ .lo = 0, .hi = nt ? (double)nt : 1, .no_ticks = 1 };
+	ana_svg_begin(&p, o, sd->w, 60 + 22.0 * (double)(nt ? nt : 1),
 		  plot_id(sd, "plot-heatmap", id, sizeof(id)),
 		  "Bytes read per directory over time");
-	svg_axes(&p);
+	ana_svg_axes(&p);
 	for (size_t k = 0; k < nt; k++) {
 		double y1 = (double)(nt - k), y0 = y1 - 0.92;
-		svg_rect(&p, 0, y0, dur_s(sd), y1, "#f4f4f4", NULL);
+		ana_svg_rect(&p, 0, y0, dur_s(sd), y1, "#f4f4f4", NULL);
 		for (size_t i = 0; i < s->ncol; i++) {
 			uint64_t b = s->gbytes[top[k] * s->ncol + i];
 			if (!b)
 				continue;
-			svg_ramp(sqrt((double)b / (double)max), c);
+			ana_svg_ramp(sqrt((double)b / (double)max), c);
 			cm_fmt_bytes(b1, sizeof(b1), b);
 			snprintf(buf, sizeof(buf), "%s: %s at %.3gs", cm_strtab_str(&s->dirs, (uint32_t)top[k]),
 				 b1, i * col_s);
-			svg_rect(&p, i * col_s, y0, (i + 1) * col_s, y1, c, buf);
+			ana_svg_rect(&p, i * col_s, y0, (i + 1) * col_s, y1, c, buf);
 		}
 		snprintf(buf, sizeof(buf), "%zu", k + 1);
-		svg_label(&p, 0, y0 + 0.3, "end", buf);
+		ana_svg_label(&p, 0, y0 + 0.3, "end", buf);
 	}
 	if (!nt)
 		no_data(&p, "no reads of files with a path");
 	cm_fmt_bytes(b1, sizeof(b1), max);
-	svg_ramp_legend(&p, "0", b1);
-	svg_end(&p);
+	ana_svg_ramp_legend(&p, "0", b1);
+	ana_svg_end(&p);
 	fputs("</figure><table>\n<tr><th>#</th><th>directory</th><th>read</th></tr>\n", o);
 	for (size_t k = 0; k < nt; k++) {
 		cm_fmt_bytes(b1, sizeof(b1), s->gtotal[top[k]]);
 		fprintf(o, "<tr><td>%zu</td><td class=\"path\">", k + 1);
-		svg_esc(o, cm_strtab_str(&s->dirs, (uint32_t)top[k]));
+		ana_svg_esc(o, cm_strtab_str(&s->dirs, (uint32_t)top[k]));
 		fprintf(o, "</td><td class=\"num\">%s</td></tr>\n", b1);
 	}
 	fputs("</table><table>\n", o);
@@ -459,9 +459,9 @@ static void sec_sizes(struct side *sd, FILE *o)
 {
 	json_t *h = jptr(sd->j, "/pattern/request_size_histogram");
 	size_t n = json_array_size(h);
-	struct svg_plot p = { 0 };
+	struct ana_svg_plot p = { 0 };
 	static const char *const names[] = { "reads", "writes" };
-	const char *colours[] = { svg_palette[0], svg_palette[1] };
+	const char *colours[] = { ana_svg_palette[0], ana_svg_palette[1] };
 	double max = 0;
 	char id[32], ptr[96], buf[96], b1[32];
 
@@ -475,12 +475,12 @@ static void sec_sizes(struct side *sd, FILE *o)
 			max = w;
 	}
 	p.mb = 52;
-	p.x = (struct svg_axis){ .lo = 0, .hi = n ? (double)n : 1, .label = "request size (at least)",
+	p.x = (struct ana_svg_axis){ .lo = 0, .hi = n ? (double)n : 1, .label = "request size (at least)",
 				 .no_ticks = 1 };
-	p.y = (struct svg_axis){ .lo = 0, .hi = svg_nice_ceil(max), .label = "requests" };
-	svg_begin(&p, o, sd->w, 260, plot_id(sd, "plot-sizes", id, sizeof(id)),
+	p.y = (struct ana_svg_axis){ .lo = 0, .hi = ana_svg_nice_ceil(max), .label = "requests" };
+	ana_svg_begin(&p, o, sd->w, 260, plot_id(sd, "plot-sizes", id, sizeof(id)),
 		  "Request size histogram (reads and writes)");
-	svg_axes(&p);
+	ana_svg_axes(&p);
 	for (size_t i = 0; i < n; i++) {
 		json_t *e = json_array_get(h, i);
 		double r = (double)json_integer_value(json_object_get(e, "reads"));
@@ -488,19 +488,19 @@ static void sec_sizes(struct side *sd, FILE *o)
 		size_label(b1, sizeof(b1), (double)i, h);
 		snprintf(buf, sizeof(buf), ">= %s: %.0f reads", b1, r);
 		if (r)
-			svg_rect(&p, i + 0.1, 0, i + 0.5, r, svg_palette[0], buf);
+			ana_svg_rect(&p, i + 0.1, 0, i + 0.5, r, ana_svg_palette[0], buf);
 		snprintf(buf, sizeof(buf), ">= %s: %.0f writes", b1, w);
 		if (w)
-			svg_rect(&p, i + 0.5, 0, i + 0.9, w, svg_palette[1], buf);
+			ana_svg_rect(&p, i + 0.5, 0, i + 0.9, w, ana_svg_palette[1], buf);
 		fprintf(o, "<text transform=\"translate(%.1f %.1f) rotate(-45)\" font-size=\"10\" "
-			"text-anchor=\"end\">", svg_px(&p, i + 0.5), p.h - p.mb + 12);
-		svg_esc(o, b1);
+			"text-anchor=\"end\">", ana_svg_px(&p, i + 0.5), p.h - p.mb + 12);
+		ana_svg_esc(o, b1);
 		fputs("</text>\n", o);
 	}
 	if (!n)
 		no_data(&p, "no reads or writes");
-	svg_legend(&p, names, colours, 2);
-	svg_end(&p);
+	ana_svg_legend(&p, names, colours, 2);
+	ana_svg_end(&p);
 	fputs("</figure><table>\n<tr><th>size</th><th>reads</th><th>writes</th></tr>\n", o);
 	for (size_t i = 0; i < n; i++) {
 		json_t *e = json_array_get(h, i);
@@ -521,18 +521,18 @@ static void sec_randomness(struct side *sd, FILE *o)
 {
 	struct ana_series *s = &sd->s;
 	size_t ne = json_array_size(jptr(sd->j, "/epochs/epochs"));
-	struct svg_plot p = { 0 };
+	struct ana_svg_plot p = { 0 };
 	static const char *const names[] = { "file order randomness", "read randomness" };
-	const char *colours[] = { svg_palette[2], svg_palette[3] };
+	const char *colours[] = { ana_svg_palette[2], ana_svg_palette[3] };
 	char id[32], ptr[96], buf[96];
 	size_t n = ne ? ne : 1;
 
-	p.x = (struct svg_axis){ .lo = 0, .hi = (double)n, .label = ne ? "epoch" : "whole job",
+	p.x = (struct ana_svg_axis){ .lo = 0, .hi = (double)n, .label = ne ? "epoch" : "whole job",
 				 .no_ticks = 1 };
-	p.y = (struct svg_axis){ .lo = 0, .hi = 1, .label = "randomness (0 ordered, 1 random)" };
-	svg_begin(&p, o, sd->w, 240, plot_id(sd, "plot-randomness", id, sizeof(id)),
+	p.y = (struct ana_svg_axis){ .lo = 0, .hi = 1, .label = "randomness (0 ordered, 1 random)" };
+	ana_svg_begin(&p, o, sd->w, 240, plot_id(sd, "plot-randomness", id, sizeof(id)),
 		  "Read randomness and file order randomness per epoch");
-	svg_axes(&p);
+	ana_svg_axes(&p);
 	for (size_t i = 0; i < n; i++) {
 		double fo, rr = NAN;
 		if (ne) {
@@ -546,24 +546,24 @@ static void sec_randomness(struct side *sd, FILE *o)
 		}
 		if (isfinite(fo)) {
 			snprintf(buf, sizeof(buf), "file order randomness %.3f", fo);
-			svg_rect(&p, i + 0.15, 0, i + 0.5, fo, svg_palette[2], buf);
+			ana_svg_rect(&p, i + 0.15, 0, i + 0.5, fo, ana_svg_palette[2], buf);
 		} else {
-			svg_label(&p, i + 0.32, 0.02, "middle", "n/a");
+			ana_svg_label(&p, i + 0.32, 0.02, "middle", "n/a");
 		}
 		if (isfinite(rr)) {
 			snprintf(buf, sizeof(buf), "read randomness %.3f", rr);
-			svg_rect(&p, i + 0.5, 0, i + 0.85, rr, svg_palette[3], buf);
+			ana_svg_rect(&p, i + 0.5, 0, i + 0.85, rr, ana_svg_palette[3], buf);
 		} else {
-			svg_label(&p, i + 0.68, 0.02, "middle", "n/a");
+			ana_svg_label(&p, i + 0.68, 0.02, "middle", "n/a");
 		}
 		snprintf(buf, sizeof(buf), ne ? "%zu" : "all", i);
 		fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">",
-			svg_px(&p, i + 0.5), p.h - p.mb + 14);
-		svg_esc(o, buf);
+			ana_svg_px(&p, i + 0.5), p.h - p.mb + 14);
+		ana_svg_esc(o, buf);
 		fputs("</text>\n", o);
 	}
-	svg_legend(&p, names, colours, 2);
-	svg_end(&p);
+	ana_svg_legend(&p, names, colours, 2);
+	ana_svg_end(&p);
 	fputs("</figure><table>\n", o);
 	static const struct rowdef r[] = {
 		{ "file order randomness, data set", "/dataset/pattern/file_order_randomness", U_RATIO },
@@ -593,7 +593,7 @@ static void sec_cache(struct side *sd, FILE *o)
 	json_t *h = jptr(sd->j, "/cache/timeline/hit_ratio");
 	size_t n = json_array_size(h);
 	double bs = jnum(sd->j, "/cache/timeline/bucket_s");
-	struct svg_plot p = { 0 };
+	struct ana_svg_plot p = { 0 };
 	double *x = ana_tmp_calloc(n + 1, sizeof(double)), *y = ana_tmp_calloc(n + 1, sizeof(double));
 	char id[32];
 
@@ -604,19 +604,19 @@ static void sec_cache(struct side *sd, FILE *o)
 		x[i] = (i + 0.5) * bs;
 		y[i] = json_is_number(v) ? json_number_value(v) : NAN;
 	}
-	p.x = (struct svg_axis){ .lo = 0, .hi = span_s(sd), .label = "time", .fmt = fmt_sec_axis };
-	p.y = (struct svg_axis){ .lo = 0, .hi = 1, .label = "hit ratio" };
-	svg_begin(&p, o, sd->w, 240, plot_id(sd, "plot-cache", id, sizeof(id)),
+	p.x = (struct ana_svg_axis){ .lo = 0, .hi = span_s(sd), .label = "time", .fmt = fmt_sec_axis };
+	p.y = (struct ana_svg_axis){ .lo = 0, .hi = 1, .label = "hit ratio" };
+	ana_svg_begin(&p, o, sd->w, 240, plot_id(sd, "plot-cache", id, sizeof(id)),
 		  "Page cache hit ratio over time");
-	svg_axes(&p);
+	ana_svg_axes(&p);
 	for (size_t i = 0; i < n; i++)	/* points too: a bucket alone has no line */
 		if (isfinite(y[i]))
 			fprintf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n",
-				svg_px(&p, x[i]), svg_py(&p, y[i]), svg_palette[2]);
-	svg_line(&p, x, y, n, svg_palette[2], "hit ratio");
+				ana_svg_px(&p, x[i]), ana_svg_py(&p, y[i]), ana_svg_palette[2]);
+	ana_svg_line(&p, x, y, n, ana_svg_palette[2], "hit ratio");
 	if (!n)
 		no_data(&p, "no page cache events");
-	svg_end(&p);
+	ana_svg_end(&p);
 	ana_tmp_free(x);
 	ana_tmp_free(y);
 	fputs("</figure><table>\n", o);
@@ -639,26 +639,26 @@ static void sec_threads(struct side *sd, FILE *o)
 	struct ana *a = sd->a;
 	struct ana_series *s = &sd->s;
 	json_t *th = jptr(sd->j, "/compute/threads");
-	struct svg_plot p = { 0 };
+	struct ana_svg_plot p = { 0 };
 	static const char *const names[] = { "compute (running, between calls)", "blocked in I/O calls" };
-	const char *colours[] = { "#cfe3f3", svg_palette[5] };
+	const char *colours[] = { "#cfe3f3", ana_svg_palette[5] };
 	double col_s = (double)s->col_ns / 1e9;
 	char id[32], buf[128], ptr[96];
 
 	p.ml = 70;
 	p.mt = 40;
-	p.x = (struct svg_axis){ .lo = 0, .hi = span_s(sd), .label = "time", .fmt = fmt_sec_axis };
-	p.y = (struct svg_axis){ .lo = 0, .hi = s->nthr ? (double)s->nthr : 1, .no_ticks = 1 };
-	svg_begin(&p, o, sd->w, 80 + 26.0 * (double)(s->nthr ? s->nthr : 1),
+	p.x = (struct ana_svg_axis){ .lo = 0, .hi = span_s(sd), .label = "time", .fmt = fmt_sec_axis };
+	p.y = (struct ana_svg_axis){ .lo = 0, .hi = s->nthr ? (double)s->nthr : 1, .no_ticks = 1 };
+	ana_svg_begin(&p, o, sd->w, 80 + 26.0 * (double)(s->nthr ? s->nthr : 1),
 		  plot_id(sd, "plot-threads", id, sizeof(id)),
 		  "Per-thread timeline: compute and blocked in I/O (the busiest threads)");
-	svg_axes(&p);
+	ana_svg_axes(&p);
 	for (size_t k = 0; k < s->nthr; k++) {
 		const struct ana_thread *t = &a->sys.threads[s->thr[k]];
 		double y1 = (double)(s->nthr - k), y0 = y1 - 0.85;
 		double f = (double)(t->first_ns - a->t0) / 1e9 , l = (double)(t->last_end - a->t0) / 1e9;
 		snprintf(buf, sizeof(buf), "tid %u: running from %.3fs to %.3fs", t->tid, f, l);
-		svg_rect(&p, f, y0, l, y1, colours[0], buf);
+		ana_svg_rect(&p, f, y0, l, y1, colours[0], buf);
 		for (size_t i = 0; i < s->ncol; i++) {
 			uint64_t io = s->tio[k * s->ncol + i];
 			if (!io)
@@ -668,19 +668,19 @@ static void sec_threads(struct side *sd, FILE *o)
 				fr = 1;
 			snprintf(buf, sizeof(buf), "tid %u at %.3gs: %.0f%% in I/O calls", t->tid,
 				 i * col_s, fr * 100);
-			svg_rect(&p, i * col_s, y0, (i + 1) * col_s, y0 + 0.85 * fr, colours[1], buf);
+			ana_svg_rect(&p, i * col_s, y0, (i + 1) * col_s, y0 + 0.85 * fr, colours[1], buf);
 		}
 		snprintf(buf, sizeof(buf), "%u", t->tid);
 		fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">", p.ml - 4,
-			svg_py(&p, y0 + 0.3));
-		svg_esc(o, buf);
+			ana_svg_py(&p, y0 + 0.3));
+		ana_svg_esc(o, buf);
 		fputs("</text>\n", o);
 	}
 	if (!s->nthr)
 		no_data(&p, "no system calls");
 	p.mt = 8;	/* the legend above the rows */
-	svg_legend(&p, names, colours, 2);
-	svg_end(&p);
+	ana_svg_legend(&p, names, colours, 2);
+	ana_svg_end(&p);
 	fputs("</figure><table>\n<tr><th>tid</th><th>comm</th><th>in I/O</th><th>compute</th>"
 	      "<th>I/O fraction</th></tr>\n", o);
 	for (size_t k = 0; k < s->nthr; k++) {
@@ -693,7 +693,7 @@ static void sec_threads(struct side *sd, FILE *o)
 			continue;
 		json_t *c = json_object_get(json_array_get(th, j), "comm");
 		fprintf(o, "<tr><td>%u</td><td>", tid);
-		svg_esc(o, json_is_string(c) ? json_string_value(c) : "?");
+		ana_svg_esc(o, json_is_string(c) ? json_string_value(c) : "?");
 		fputs("</td>", o);
 		snprintf(ptr, sizeof(ptr), "/compute/threads/%zu/io_s", j);
 		cell(sd, o, ptr, U_SEC);
@@ -733,12 +733,12 @@ static void lat_axis(char *buf, size_t len, double v, void *arg)
 static void sec_latency(struct side *sd, FILE *o)
 {
 	struct ana *a = sd->a;
-	struct svg_plot p = { 0 };
+	struct ana_svg_plot p = { 0 };
 	enum { NB = LAT_K1 - LAT_K0 };
 	double f[3][NB] = { { 0 } }, x[NB], max = 0;
 	uint64_t cnt[3] = { 0 };
 	static const char *const names[] = { "syscall reads and writes", "other syscalls", "block requests" };
-	const char *colours[] = { svg_palette[0], svg_palette[4], svg_palette[5] };
+	const char *colours[] = { ana_svg_palette[0], ana_svg_palette[4], ana_svg_palette[5] };
 	char id[32], ptr[96], buf[64];
 
 	for (unsigned op = 0; op < TAPE_OP_MAX; op++) {
@@ -765,16 +765,16 @@ static void sec_latency(struct side *sd, FILE *o)
 				max = f[s][k];
 	}
 	p.ml = 48;
-	p.x = (struct svg_axis){ .lo = LAT_K0, .hi = LAT_K1, .label = "latency (log scale)",
+	p.x = (struct ana_svg_axis){ .lo = LAT_K0, .hi = LAT_K1, .label = "latency (log scale)",
 				 .no_ticks = 1 };
-	p.y = (struct svg_axis){ .lo = 0, .hi = max > 0 ? svg_nice_ceil(max * 100) / 100 : 1,
+	p.y = (struct ana_svg_axis){ .lo = 0, .hi = max > 0 ? ana_svg_nice_ceil(max * 100) / 100 : 1,
 				 .label = "fraction of calls" };
-	svg_begin(&p, o, sd->w, 260, plot_id(sd, "plot-latency", id, sizeof(id)),
+	ana_svg_begin(&p, o, sd->w, 260, plot_id(sd, "plot-latency", id, sizeof(id)),
 		  "Latency distribution per layer");
-	svg_axes(&p);
+	ana_svg_axes(&p);
 	fputs("<g class=\"axes\">", o);
 	for (int k = LAT_K0; k <= LAT_K1; k += 4) {
-		double px = svg_px(&p, k);
+		double px = ana_svg_px(&p, k);
 		lat_axis(buf, sizeof(buf), k, NULL);
 		fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>"
 			"<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n",
@@ -783,11 +783,11 @@ static void sec_latency(struct side *sd, FILE *o)
 	fputs("</g>\n", o);
 	for (int s = 0; s < 3; s++)
 		if (cnt[s])
-			svg_line(&p, x, f[s], NB, colours[s], names[s]);
+			ana_svg_line(&p, x, f[s], NB, colours[s], names[s]);
 	if (!cnt[0] && !cnt[1] && !cnt[2])
 		no_data(&p, "no calls");
-	svg_legend(&p, names, colours, 3);
-	svg_end(&p);
+	ana_svg_legend(&p, names, colours, 3);
+	ana_svg_end(&p);
 	fputs("</figure><table>\n<tr><th>layer</th><th>calls</th><th>p50</th><th>p99</th>"
 	      "<th>max</th></tr>\n", o);
 	json_t *lat = jptr(sd->j, "/latency");
@@ -806,7 +806,7 @@ static void sec_latency(struct side *sd, FILE *o)
 		if (!cls || strchr(key, '/') || strchr(key, '~'))
 			continue;
 		fputs("<tr><th>syscall ", o);
-		svg_esc(o, key);
+		ana_svg_esc(o, key);
 		fputs("</th>", o);
 		static const char *const col[] = { "count", "p50", "p99", "max" };
 		for (int c = 0; c < 4; c++) {
@@ -848,8 +848,8 @@ static void hbar_plot(struct side *sd, FILE *o, const char *id, const char *titl
 		      void (*fmt)(char *, size_t, double, void *), const char *const *names,
 		      const char *const *tips)
 {
-	struct svg_plot p = { 0 };
-	const char *colours[] = { svg_palette[0], svg_palette[1] };
+	struct ana_svg_plot p = { 0 };
+	const char *colours[] = { ana_svg_palette[0], ana_svg_palette[1] };
 	double max = 0;
 
 	for (size_t i = 0; i < n; i++)
@@ -865,26 +865,26 @@ static void hbar_plot(struct side *sd, FILE *o, const char *id, const char *titl
 		max /= d;
 	}
 	p.ml = 28;
-	p.x = (struct svg_axis){ .lo = 0, .hi = svg_nice_ceil(max), .label = xlabel, .fmt = fmt,
+	p.x = (struct ana_svg_axis){ .lo = 0, .hi = ana_svg_nice_ceil(max), .label = xlabel, .fmt = fmt,
 				 .nticks = 5 };
-	p.y = (struct svg_axis){ .lo = 0, .hi = n ? (double)n : 1, .no_ticks = 1 };
-	svg_begin(&p, o, sd->w, 60 + 20.0 * (double)(n ? n : 1), id, title);
-	svg_axes(&p);
+	p.y = (struct ana_svg_axis){ .lo = 0, .hi = n ? (double)n : 1, .no_ticks = 1 };
+	ana_svg_begin(&p, o, sd->w, 60 + 20.0 * (double)(n ? n : 1), id, title);
+	ana_svg_axes(&p);
 	for (size_t i = 0; i < n; i++) {
 		double y1 = (double)(n - i) - 0.1, y0 = y1 - 0.8;
 		char b[32];
-		svg_rect(&p, 0, y0, v1[i], y1, colours[0], tips[i]);
+		ana_svg_rect(&p, 0, y0, v1[i], y1, colours[0], tips[i]);
 		if (v2 && v2[i] > 0)
-			svg_rect(&p, v1[i], y0, v1[i] + v2[i], y1, colours[1], tips[i]);
+			ana_svg_rect(&p, v1[i], y0, v1[i] + v2[i], y1, colours[1], tips[i]);
 		snprintf(b, sizeof(b), "%zu", i + 1);
 		fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%s</text>\n",
-			p.ml - 4, svg_py(&p, y0 + 0.25), b);
+			p.ml - 4, ana_svg_py(&p, y0 + 0.25), b);
 	}
 	if (!n)
 		no_data(&p, "no files");
 	if (v2 && names)
-		svg_legend(&p, names, colours, 2);
-	svg_end(&p);
+		ana_svg_legend(&p, names, colours, 2);
+	ana_svg_end(&p);
 }
 
 static void sec_files(struct side *sd, FILE *o)
@@ -943,7 +943,7 @@ static void sec_files(struct side *sd, FILE *o)
 	for (size_t k = 0; k < nt; k++) {
 		json_t *e = json_array_get(files, top[k]);
 		fprintf(o, "<tr><td>%zu</td><td class=\"path\">", k + 1);
-		svg_esc(o, json_string_value(json_object_get(e, "path")));
+		ana_svg_esc(o, json_string_value(json_object_get(e, "path")));
 		fputs("</td>", o);
 		snprintf(ptr, sizeof(ptr), "/files/%zu/read_bytes", top[k]);
 		cell(sd, o, ptr, U_BYTES);
@@ -990,7 +990,7 @@ static void sec_files(struct side *sd, FILE *o)
 		long j = json_file_index(files, path);
 		cm_fmt_ns(b1, sizeof(b1), s->file_ns[tt[k]]);
 		fprintf(o, "<tr><td>%zu</td><td class=\"path\">", k + 1);
-		svg_esc(o, path);
+		ana_svg_esc(o, path);
 		fprintf(o, "</td><td class=\"num\">%s</td>", b1);
 		if (j >= 0) {
 			snprintf(ptr, sizeof(ptr), "/files/%ld/read_bytes", j);
@@ -1099,7 +1099,7 @@ struct html_job {
 static void side_title(FILE *o, struct side *sd)
 {
 	fprintf(o, "<h3>%s: ", sd->name[0] == 'a' ? "A" : "B");
-	svg_esc(o, sd->a->path);
+	ana_svg_esc(o, sd->a->path);
 	fputs("</h3>\n", o);
 }
 
@@ -1112,21 +1112,21 @@ static int html_job(void *arg)
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	      "<meta name=\"generator\" content=\"iotape " IOTAPE_VERSION "\">\n<title>", o);
 	fputs(pair ? "iotape report: " : "iotape report: ", o);
-	svg_esc(o, j->sd[0].a->path);
+	ana_svg_esc(o, j->sd[0].a->path);
 	if (pair) {
 		fputs(" vs ", o);
-		svg_esc(o, j->sd[1].a->path);
+		ana_svg_esc(o, j->sd[1].a->path);
 	}
 	fprintf(o, "</title>\n<style>%s</style></head>\n<body>\n<h1>", css);
 	if (pair) {
 		fputs("iotape report: ", o);
-		svg_esc(o, j->sd[0].a->path);
+		ana_svg_esc(o, j->sd[0].a->path);
 		fputs(" (A) and ", o);
-		svg_esc(o, j->sd[1].a->path);
+		ana_svg_esc(o, j->sd[1].a->path);
 		fputs(" (B)", o);
 	} else {
 		fputs("iotape report: ", o);
-		svg_esc(o, j->sd[0].a->path);
+		ana_svg_esc(o, j->sd[0].a->path);
 	}
 	fputs("</h1>\n", o);
 	if (pair && j->nchecks) {
@@ -1139,12 +1139,12 @@ static int html_job(void *arg)
 		      "with A's request sizes, access pattern, compute and duration.</p>\n<table>\n", o);
 		for (size_t i = 0; i < j->nchecks; i++) {
 			fprintf(o, "<tr class=\"check\" data-check=\"");
-			svg_esc(o, j->checks[i].name);
+			ana_svg_esc(o, j->checks[i].name);
 			fprintf(o, "\" data-ok=\"%d\"><td class=\"%s\">%s</td><th>", j->checks[i].ok,
 				j->checks[i].ok ? "ok" : "fail", j->checks[i].ok ? "ok" : "FAIL");
-			svg_esc(o, j->checks[i].name);
+			ana_svg_esc(o, j->checks[i].name);
 			fputs("</th><td>", o);
-			svg_esc(o, j->checks[i].detail);
+			ana_svg_esc(o, j->checks[i].detail);
 			fputs("</td></tr>\n", o);
 		}
 		fprintf(o, "</table>\n<p class=\"%s\" id=\"check-verdict\">%s: %d of %zu checks "

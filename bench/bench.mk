@@ -11,13 +11,13 @@ $(OUT)/bench/%: $(OUT)/bench/%.o $(LIBTAPE)
 # The analyze library (and what it stands on) and jansson too.
 $(OUT)/bench/analyze_bench: $(OUT)/bench/analyze_bench.o $(LIBANALYZE) $(LIBCOMMON) $(LIBTAPE)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -ljansson -lzstd -lxxhash -lpthread -lm
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_analyze) $(LDLIBS_common) $(LDLIBS_format)
 
 # The job-file generator alone: libreplay (and what it stands on), libinih.
 $(OUT)/bench/job_bench.o: INC_bench += -Ireplay
 $(OUT)/bench/job_bench: $(OUT)/bench/job_bench.o $(LIBREPLAY) $(LIBCOMMON) $(LIBTAPE)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(shell pkg-config --libs inih liburing jansson 2>/dev/null || echo -linih -luring -ljansson) -lzstd -lxxhash -lpthread -lm
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_replay) $(LDLIBS_common) $(LDLIBS_format)
 
 $(OUT)/bench/zstdshare.so: bench/zstdshare.c
 	$(call msg,CC,$@)

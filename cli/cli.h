@@ -69,8 +69,8 @@ int anon_read_key(const char *path, uint8_t key[32]);
 /* An anonymizer that names files as trace, an anonymized trace, does:
  * the key in keyfile (its key id must be trace's anon.key_id) and trace's
  * anon.* options.  0, or -1 after one error line (*out NULL). */
-typedef struct cm_anon cm_anon;
-int anon_of_trace(const char *keyfile, const char *trace, cm_anon **out);
+typedef struct cli_anon cli_anon;
+int anon_of_trace(const char *keyfile, const char *trace, cli_anon **out);
 
 /*
  * Pass/fail checks (`compare --check`, `model --check`): each a name, ok

@@ -3,7 +3,7 @@
  * cmd_anonymize.c - `iotape anonymize`: a trace a site can publish.
  *
  * Paths, process names, the hostname and the command line are replaced or
- * removed by common/anon.c's rules (keyed BLAKE2b; see anon.h); every
+ * removed by cli/anon.c's rules (keyed BLAKE2b; see anon.h); every
  * number is copied.  The key comes from --key FILE (32 raw bytes or 64 hex
  * digits), from --new-key FILE (a new random key written there, 64 hex
  * digits and a newline, mode 0600) or, with neither, is random and
@@ -57,9 +57,9 @@ const struct opt_cmd anonymize_cmd = {
 };
 
 /* The key in file path: 0, or -1 after one error line. */
-int anon_read_key(const char *path, uint8_t key[CM_ANON_KEY_BYTES])
+int anon_read_key(const char *path, uint8_t key[CLI_ANON_KEY_BYTES])
 {
-	char buf[2 * CM_ANON_KEY_BYTES + 2];
+	char buf[2 * CLI_ANON_KEY_BYTES + 2];
 	ssize_t n;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
 
@@ -70,37 +70,37 @@ int anon_read_key(const char *path, uint8_t key[CM_ANON_KEY_BYTES])
 	n = read(fd, buf, sizeof(buf));
 	if (n < 0)
 		cli_error("%s: %s", path, strerror(errno));
-	else if (cm_anon_key_parse(buf, (size_t)n, key) < 0)
+	else if (cli_anon_key_parse(buf, (size_t)n, key) < 0)
 		cli_error("%s: not a key (%s%zd bytes; a key is 32 bytes, or 64 hex digits "
 			  "and a newline)", path, n == (ssize_t)sizeof(buf) ? "at least " : "",
 			  n);
 	else
 		rc = 0;
-	cm_anon_wipe(buf, sizeof(buf));
+	cli_anon_wipe(buf, sizeof(buf));
 	close(fd);
 	return rc;
 }
 
 /* A new random key, written to path (which must not exist): 0, or -1
  * after one error line with no file left. */
-static int new_key(const char *path, uint8_t key[CM_ANON_KEY_BYTES])
+static int new_key(const char *path, uint8_t key[CLI_ANON_KEY_BYTES])
 {
-	char hex[2 * CM_ANON_KEY_BYTES + 2];
+	char hex[2 * CLI_ANON_KEY_BYTES + 2];
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600), rc = 0;
 
 	if (fd < 0) {
 		cli_error("%s: %s", path, strerror(errno));
 		return -1;
 	}
-	cm_anon_key_random(key);
-	for (int i = 0; i < CM_ANON_KEY_BYTES; i++)
+	cli_anon_key_random(key);
+	for (int i = 0; i < CLI_ANON_KEY_BYTES; i++)
 		snprintf(hex + 2 * i, 3, "%02x", key[i]);
-	hex[2 * CM_ANON_KEY_BYTES] = '\n';
+	hex[2 * CLI_ANON_KEY_BYTES] = '\n';
 	if (write(fd, hex, sizeof(hex) - 1) != (ssize_t)sizeof(hex) - 1 || fsync(fd) < 0) {
 		cli_error("%s: %s", path, errno ? strerror(errno) : "short write");
 		rc = -1;
 	}
-	cm_anon_wipe(hex, sizeof(hex));
+	cli_anon_wipe(hex, sizeof(hex));
 	if (close(fd) < 0 && !rc) {
 		cli_error("%s: %s", path, strerror(errno));
 		rc = -1;
@@ -110,12 +110,12 @@ static int new_key(const char *path, uint8_t key[CM_ANON_KEY_BYTES])
 	return rc;
 }
 
-int anon_of_trace(const char *keyfile, const char *trace, cm_anon **out)
+int anon_of_trace(const char *keyfile, const char *trace, cli_anon **out)
 {
-	struct cm_anon_opts ao = { 0 };
+	struct cli_anon_opts ao = { 0 };
 	tape_reader *r = NULL;
 	const char *m, *kid, *ext, *dirs;
-	char id[CM_ANON_ID_LEN + 1];
+	char id[CLI_ANON_ID_LEN + 1];
 	int err, rc = -1;
 
 	*out = NULL;
@@ -131,14 +131,14 @@ int anon_of_trace(const char *keyfile, const char *trace, cm_anon **out)
 		cli_error("%s: not an anonymized trace (no anon.* metadata)", trace);
 		goto out;
 	}
-	if (strcmp(m, CM_ANON_METHOD)) {
+	if (strcmp(m, CLI_ANON_METHOD)) {
 		cli_error("%s: anonymized by method '%s', this version knows '%s'", trace, m,
-			  CM_ANON_METHOD);
+			  CLI_ANON_METHOD);
 		goto out;
 	}
 	if (anon_read_key(keyfile, ao.key))
 		goto out;
-	cm_anon_key_id(ao.key, id);
+	cli_anon_key_id(ao.key, id);
 	if (strcmp(id, kid)) {
 		cli_error("%s: key id %s, but %s was anonymized with key id %s", keyfile, id,
 			  trace, kid);
@@ -146,12 +146,12 @@ int anon_of_trace(const char *keyfile, const char *trace, cm_anon **out)
 	}
 	ao.keep_ext = !strcmp(ext, "1");
 	ao.keep_dirs = (unsigned)strtoul(dirs, NULL, 10);
-	if ((err = cm_anon_new(out, &ao)) < 0)
+	if ((err = cli_anon_new(out, &ao)) < 0)
 		cli_error("%s", strerror(-err));
 	else
 		rc = 0;
 out:
-	cm_anon_wipe(ao.key, sizeof(ao.key));
+	cli_anon_wipe(ao.key, sizeof(ao.key));
 	tape_reader_free(r);
 	return rc;
 }
@@ -159,15 +159,15 @@ out:
 int cmd_anonymize(int argc, char **argv)
 {
 	struct anon_cfg cfg = { 0 };
-	struct cm_anon_opts ao = { 0 };
-	struct cm_anon_stats st;
+	struct cli_anon_opts ao = { 0 };
+	struct cli_anon_stats st;
 	struct opt_parser p;
 	const char *in;
 	int c, ret = EXIT_FAIL, err, made_key = 0;
 	tape_reader *r = NULL;
 	tape_writer *w = NULL;
-	cm_anon *a = NULL;
-	char *tmp = NULL, side, id[CM_ANON_ID_LEN + 1];
+	cli_anon *a = NULL;
+	char *tmp = NULL, side, id[CLI_ANON_ID_LEN + 1];
 	struct stat si, so;
 	sigset_t sigs, oldsigs;
 	int blocked = 0;
@@ -205,14 +205,14 @@ int cmd_anonymize(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &sigs, &oldsigs);
 	blocked = 1;
 	if (cfg.key ? anon_read_key(cfg.key, ao.key) :
-	    cfg.new_key ? new_key(cfg.new_key, ao.key) : (cm_anon_key_random(ao.key), 0))
+	    cfg.new_key ? new_key(cfg.new_key, ao.key) : (cli_anon_key_random(ao.key), 0))
 		goto cleanup;
 	made_key = cfg.new_key != NULL;
 	if (made_key)
 		cli_rm_on_signal(cfg.new_key);
 	ao.keep_ext = cfg.keep_ext;
 	ao.keep_dirs = cfg.keep_dirs;
-	if ((err = cm_anon_new(&a, &ao)) < 0) {
+	if ((err = cli_anon_new(&a, &ao)) < 0) {
 		cli_error("%s", strerror(-err));
 		goto cleanup;
 	}
@@ -221,7 +221,7 @@ int cmd_anonymize(int argc, char **argv)
 	cli_rm_on_signal(tmp ? tmp : cfg.out);
 	sigprocmask(SIG_SETMASK, &oldsigs, NULL);
 	blocked = 0;
-	if ((err = cm_anon_trace(a, r, w, &st, &side)) < 0) {
+	if ((err = cli_anon_trace(a, r, w, &st, &side)) < 0) {
 		cli_tape_error(side == 'r' ? in : cfg.out, err);
 		goto fail;
 	}
@@ -231,7 +231,7 @@ int cmd_anonymize(int argc, char **argv)
 		goto fail;
 	cli_rm_on_signal(NULL);	/* done: OUT and the key stay */
 	if (!cfg.quiet) {
-		cm_anon_key_id(ao.key, id);
+		cli_anon_key_id(ao.key, id);
 		cm_put_escaped(stderr, cfg.out, 0);
 		fprintf(stderr, ": %" PRIu64 " events, %" PRIu64 " names replaced, metadata: %u "
 			"kept, %u replaced, %u removed; key id %s%s\n", st.events, st.names,
@@ -249,8 +249,8 @@ cleanup:
 	cli_rm_on_signal(NULL);
 	if (blocked)
 		sigprocmask(SIG_SETMASK, &oldsigs, NULL);
-	cm_anon_wipe(ao.key, sizeof(ao.key));
-	cm_anon_free(a);
+	cli_anon_wipe(ao.key, sizeof(ao.key));
+	cli_anon_free(a);
 	free(tmp);
 	tape_reader_free(r);
 	return ret;

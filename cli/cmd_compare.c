@@ -114,7 +114,7 @@ struct cmp {
 	const char *path[2];
 	const char *map;	/* --map as given */
 	char *under;		/* its absolute form */
-	cm_anon *anon;		/* --key: A's paths as B names them */
+	cli_anon *anon;		/* --key: A's paths as B names them */
 	struct cmp_file *f;
 	size_t nf, capf;
 	struct cm_map fmap;	/* key -> f[] (a cm_strset) */
@@ -229,7 +229,7 @@ static char *key_of(struct cmp *c, int k, const char *path)
 {
 	const char *p = path;
 
-	if (k == 0 && c->anon && cm_anon_path(c->anon, path, &p) < 0)
+	if (k == 0 && c->anon && cli_anon_path(c->anon, path, &p) < 0)
 		ana_oom();
 	char *key = ana_xstrdup(p);
 	norm_path(key);
@@ -1111,7 +1111,7 @@ static void cmp_release(struct cmp *c)
 	free(c->f);
 	cm_map_release(&c->fmap);
 	free(c->under);
-	cm_anon_free(c->anon);
+	cli_anon_free(c->anon);
 }
 
 /* Analyse A and B, match their files and run the checks into k (c->path,

@@ -31,6 +31,7 @@
 #include "fmt.h"
 #include "opt.h"
 #include "tape.h"
+#include "tape_vec.h"
 
 enum { BY_HOST, BY_PROCESS, BY_TIME };
 
@@ -167,16 +168,11 @@ static int collect_pids(struct split *s)
 						if (!u || s->pids[u - 1] != s->pids[j])
 							s->pids[u++] = s->pids[j];
 					n = u;
-					if (n * 2 >= cap) {
-						uint32_t *p = realloc(s->pids,
-								      (cap ? cap * 2 : 256) * sizeof(*p));
-						if (!p) {
-							tape_cursor_free(c);
-							cli_error("out of memory");
-							return -1;
-						}
-						s->pids = p;
-						cap = cap ? cap * 2 : 256;
+					if (n * 2 >= cap &&
+					    TAPE_VEC_GROW(s->pids, cap, cap + 1, 256)) {
+						tape_cursor_free(c);
+						cli_error("out of memory");
+						return -1;
 					}
 				}
 				s->pids[n++] = pid;

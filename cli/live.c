@@ -7,7 +7,7 @@
  * relaxed atomic adds: the recorder (one thread) in a small direct-mapped
  * cache of processes by pid and comm, the replay per layout thread (set
  * up before the run, read only while it runs).  A process label set past
- * the metric's bound goes to its "other" series (common/metrics.h).
+ * the metric's bound goes to its "other" series (cli/metrics.h).
  * Accelerator utilization during a replay is computed when scraped: each
  * accelerator's most compute of its threads over the time since the run
  * started (rp_scale_stats's definition, without its warm-up step); after
@@ -66,7 +66,7 @@ static const double lat_bounds[] = {
 struct proc {
 	uint32_t pid;
 	char comm[16];
-	struct cm_series *rbytes, *wbytes, *ops[NCLASS];
+	struct cli_series *rbytes, *wbytes, *ops[NCLASS];
 };
 
 struct tslot {			/* a replay thread */
@@ -77,15 +77,15 @@ struct tslot {			/* a replay thread */
 
 struct live {
 	enum live_kind kind;
-	cm_metrics *m;
-	cm_metrics_http *http;
-	struct cm_metric *rbytes, *wbytes, *ops, *size, *lat, *errors;
-	struct cm_metric *blk_bytes, *blk_lat, *pg_acc, *pg_miss, *events, *lost, *procs;
-	struct cm_metric *done, *planned, *au;
-	struct cm_series *size_s[NCLASS], *lat_s[NCLASS], *err_s[NCLASS];
-	struct cm_series *blk_bytes_s[2], *blk_lat_s[2], *pg_acc_s, *pg_miss_s;
-	struct cm_series *events_s[TAPE_TABLE_MAX], *lost_s[TAPE_TABLE_MAX], *procs_s;
-	struct cm_series *done_s, *planned_s;
+	cli_metrics *m;
+	cli_metrics_http *http;
+	struct cli_metric *rbytes, *wbytes, *ops, *size, *lat, *errors;
+	struct cli_metric *blk_bytes, *blk_lat, *pg_acc, *pg_miss, *events, *lost, *procs;
+	struct cli_metric *done, *planned, *au;
+	struct cli_series *size_s[NCLASS], *lat_s[NCLASS], *err_s[NCLASS];
+	struct cli_series *blk_bytes_s[2], *blk_lat_s[2], *pg_acc_s, *pg_miss_s;
+	struct cli_series *events_s[TAPE_TABLE_MAX], *lost_s[TAPE_TABLE_MAX], *procs_s;
+	struct cli_series *done_s, *planned_s;
 	struct proc cache[PROC_CACHE];	/* the recorder's (its thread only) */
 	uint64_t lost_seen[TAPE_TABLE_MAX];	/* the lost counts added so far */
 	/* the replay's */
@@ -93,7 +93,7 @@ struct live {
 	struct tslot *t;
 	size_t nt;
 	unsigned naccel;
-	struct cm_series **au_s;
+	struct cli_series **au_s;
 	double *au_max;		/* scratch of the collector */
 	_Atomic uint64_t start_ns;	/* CLOCK_MONOTONIC of the run's start, 0 */
 	_Atomic int final;	/* the run ended: the gauges are final */
@@ -111,7 +111,7 @@ int live_check(const struct opt_cmd *cmd, const char *spec)
 	char addr[64], err[256];
 	unsigned port;
 
-	if (cm_metrics_addr_parse(spec, addr, sizeof(addr), &port, err, sizeof(err))) {
+	if (cli_metrics_addr_parse(spec, addr, sizeof(addr), &port, err, sizeof(err))) {
 		opt_error(cmd, "--metrics: %s", err);
 		return EXIT_USAGE;
 	}
@@ -120,15 +120,15 @@ int live_check(const struct opt_cmd *cmd, const char *spec)
 
 /* ------------------------------------------------------------ metrics */
 
-static int add(struct live *lv, struct cm_metric **f, const char *name, int type,
+static int add(struct live *lv, struct cli_metric **f, const char *name, int type,
 	       const char *help, const char *l1, const char *l2, const char *l3, unsigned max,
 	       double scale, const double *b, unsigned nb)
 {
-	struct cm_metric_def d = {
+	struct cli_metric_def d = {
 		.name = name, .help = help, .type = type, .labels = { l1, l2, l3 },
 		.max_series = max, .scale = scale, .bounds = b, .nbounds = nb,
 	};
-	return cm_metrics_add(lv->m, &d, f);
+	return cli_metrics_add(lv->m, &d, f);
 }
 
 static int define(struct live *lv)
@@ -147,47 +147,47 @@ static int define(struct live *lv)
 		 rec ? "system call entry to exit" : "io_uring submission to completion");
 	snprintf(h[5], sizeof(h[5]), "%s operations that failed, per op class.",
 		 rec ? "Recorded" : "Replayed");
-	rc |= add(lv, &lv->rbytes, "iotape_read_bytes_total", CM_COUNTER, h[0], "pid", "comm",
+	rc |= add(lv, &lv->rbytes, "iotape_read_bytes_total", CLI_COUNTER, h[0], "pid", "comm",
 		  NULL, PROC_SERIES, 1, NULL, 0);
-	rc |= add(lv, &lv->wbytes, "iotape_write_bytes_total", CM_COUNTER, h[1], "pid", "comm",
+	rc |= add(lv, &lv->wbytes, "iotape_write_bytes_total", CLI_COUNTER, h[1], "pid", "comm",
 		  NULL, PROC_SERIES, 1, NULL, 0);
-	rc |= add(lv, &lv->ops, "iotape_operations_total", CM_COUNTER, h[2], "op", "pid", "comm",
+	rc |= add(lv, &lv->ops, "iotape_operations_total", CLI_COUNTER, h[2], "op", "pid", "comm",
 		  PROC_SERIES * 4, 1, NULL, 0);
-	rc |= add(lv, &lv->errors, "iotape_operation_errors_total", CM_COUNTER, h[5], "op", NULL,
+	rc |= add(lv, &lv->errors, "iotape_operation_errors_total", CLI_COUNTER, h[5], "op", NULL,
 		  NULL, NCLASS, 1, NULL, 0);
-	rc |= add(lv, &lv->size, "iotape_request_size_bytes", CM_HISTOGRAM, h[3], "op", NULL, NULL,
+	rc |= add(lv, &lv->size, "iotape_request_size_bytes", CLI_HISTOGRAM, h[3], "op", NULL, NULL,
 		  4, 1, size_bounds, NB(size_bounds));
-	rc |= add(lv, &lv->lat, "iotape_operation_latency_seconds", CM_HISTOGRAM, h[4], "op",
+	rc |= add(lv, &lv->lat, "iotape_operation_latency_seconds", CLI_HISTOGRAM, h[4], "op",
 		  NULL, NULL, NCLASS, 1e-9, lat_bounds, NB(lat_bounds));
 	if (rec) {
-		rc |= add(lv, &lv->blk_bytes, "iotape_block_bytes_total", CM_COUNTER,
+		rc |= add(lv, &lv->blk_bytes, "iotape_block_bytes_total", CLI_COUNTER,
 			  "Bytes of block requests completed, reads and writes.", "op", NULL,
 			  NULL, 2, 1, NULL, 0);
-		rc |= add(lv, &lv->blk_lat, "iotape_block_latency_seconds", CM_HISTOGRAM,
+		rc |= add(lv, &lv->blk_lat, "iotape_block_latency_seconds", CLI_HISTOGRAM,
 			  "Latency of block requests, issue to completion.", "op", NULL, NULL, 2,
 			  1e-9, lat_bounds, NB(lat_bounds));
-		rc |= add(lv, &lv->pg_acc, "iotape_page_cache_accessed_pages_total", CM_COUNTER,
+		rc |= add(lv, &lv->pg_acc, "iotape_page_cache_accessed_pages_total", CLI_COUNTER,
 			  "Page-cache pages accessed (buffered reads, faults on file mappings).",
 			  NULL, NULL, NULL, 0, 1, NULL, 0);
-		rc |= add(lv, &lv->pg_miss, "iotape_page_cache_missed_pages_total", CM_COUNTER,
+		rc |= add(lv, &lv->pg_miss, "iotape_page_cache_missed_pages_total", CLI_COUNTER,
 			  "Page-cache pages added by reads (misses, readahead included).", NULL,
 			  NULL, NULL, 0, 1, NULL, 0);
-		rc |= add(lv, &lv->events, "iotape_events_total", CM_COUNTER,
+		rc |= add(lv, &lv->events, "iotape_events_total", CLI_COUNTER,
 			  "Rows written to the trace, per table (layer).", "table", NULL, NULL,
 			  TAPE_TABLE_MAX, 1, NULL, 0);
-		rc |= add(lv, &lv->lost, "iotape_events_lost_total", CM_COUNTER,
+		rc |= add(lv, &lv->lost, "iotape_events_lost_total", CLI_COUNTER,
 			  "Events the kernel side could not deliver, per table (layer).", "table",
 			  NULL, NULL, TAPE_TABLE_MAX, 1, NULL, 0);
-		rc |= add(lv, &lv->procs, "iotape_processes", CM_GAUGE,
+		rc |= add(lv, &lv->procs, "iotape_processes", CLI_GAUGE,
 			  "Traced processes alive.", NULL, NULL, NULL, 0, 1, NULL, 0);
 	} else {
-		rc |= add(lv, &lv->done, "iotape_replay_operations_done_total", CM_COUNTER,
+		rc |= add(lv, &lv->done, "iotape_replay_operations_done_total", CLI_COUNTER,
 			  "Operations the replay has done (issued or kept in place), all loops.",
 			  NULL, NULL, NULL, 0, 1, NULL, 0);
-		rc |= add(lv, &lv->planned, "iotape_replay_operations_planned", CM_GAUGE,
+		rc |= add(lv, &lv->planned, "iotape_replay_operations_planned", CLI_GAUGE,
 			  "Operations the replay is to do, all loops.", NULL, NULL, NULL, 0, 1,
 			  NULL, 0);
-		rc |= add(lv, &lv->au, "iotape_accelerator_utilization_ratio", CM_GAUGE,
+		rc |= add(lv, &lv->au, "iotape_accelerator_utilization_ratio", CLI_GAUGE,
 			  "Simulated accelerator utilization (compute time / wall time), per "
 			  "accelerator.", "accelerator", NULL, NULL, 1024, 1, NULL, 0);
 	}
@@ -196,27 +196,27 @@ static int define(struct live *lv)
 	for (unsigned c = 0; c < NCLASS; c++) {
 		const char *v[1] = { class_names[c] };
 		if (c == TAPE_OPC_READ || c == TAPE_OPC_WRITE)
-			lv->size_s[c] = cm_metric_series(lv->size, v);
-		lv->lat_s[c] = cm_metric_series(lv->lat, v);
-		lv->err_s[c] = cm_metric_series(lv->errors, v);
+			lv->size_s[c] = cli_metric_series(lv->size, v);
+		lv->lat_s[c] = cli_metric_series(lv->lat, v);
+		lv->err_s[c] = cli_metric_series(lv->errors, v);
 	}
 	if (rec) {
 		for (int d = 0; d < 2; d++) {
 			const char *v[1] = { d ? "write" : "read" };
-			lv->blk_bytes_s[d] = cm_metric_series(lv->blk_bytes, v);
-			lv->blk_lat_s[d] = cm_metric_series(lv->blk_lat, v);
+			lv->blk_bytes_s[d] = cli_metric_series(lv->blk_bytes, v);
+			lv->blk_lat_s[d] = cli_metric_series(lv->blk_lat, v);
 		}
-		lv->pg_acc_s = cm_metric_series(lv->pg_acc, NULL);
-		lv->pg_miss_s = cm_metric_series(lv->pg_miss, NULL);
+		lv->pg_acc_s = cli_metric_series(lv->pg_acc, NULL);
+		lv->pg_miss_s = cli_metric_series(lv->pg_miss, NULL);
 		for (int t = 1; t < TAPE_TABLE_MAX; t++) {
 			const char *v[1] = { tape_table_name(t) };
-			lv->events_s[t] = cm_metric_series(lv->events, v);
-			lv->lost_s[t] = cm_metric_series(lv->lost, v);
+			lv->events_s[t] = cli_metric_series(lv->events, v);
+			lv->lost_s[t] = cli_metric_series(lv->lost, v);
 		}
-		lv->procs_s = cm_metric_series(lv->procs, NULL);
+		lv->procs_s = cli_metric_series(lv->procs, NULL);
 	} else {
-		lv->done_s = cm_metric_series(lv->done, NULL);
-		lv->planned_s = cm_metric_series(lv->planned, NULL);
+		lv->done_s = cli_metric_series(lv->done, NULL);
+		lv->planned_s = cli_metric_series(lv->planned, NULL);
 	}
 	return 0;
 }
@@ -231,7 +231,7 @@ int live_start(struct live **out, enum live_kind kind, const char *spec)
 	int rc;
 
 	*out = NULL;
-	if (!lv || cm_metrics_new(&lv->m)) {
+	if (!lv || cli_metrics_new(&lv->m)) {
 		free(lv);
 		cli_error("out of memory");
 		return EXIT_FAIL;
@@ -244,9 +244,9 @@ int live_start(struct live **out, enum live_kind kind, const char *spec)
 		return EXIT_FAIL;
 	}
 	if (kind == LIVE_REPLAY)
-		cm_metrics_on_collect(lv->m, replay_collect, lv);
-	if (cm_metrics_addr_parse(spec, addr, sizeof(addr), &port, err, sizeof(err)) ||
-	    cm_metrics_http_start(&lv->http, lv->m, addr, port, &bound, err, sizeof(err))) {
+		cli_metrics_on_collect(lv->m, replay_collect, lv);
+	if (cli_metrics_addr_parse(spec, addr, sizeof(addr), &port, err, sizeof(err)) ||
+	    cli_metrics_http_start(&lv->http, lv->m, addr, port, &bound, err, sizeof(err))) {
 		cli_error("--metrics %s: %s", spec, err);
 		live_stop(lv, 0);
 		return EXIT_FAIL;
@@ -267,18 +267,18 @@ static void proc_set(struct live *lv, struct proc *p, uint32_t pid, const char *
 	p->pid = pid;
 	snprintf(p->comm, sizeof(p->comm), "%s", comm);
 	snprintf(spid, sizeof(spid), "%u", pid);
-	p->rbytes = cm_metric_series(lv->rbytes, v + 1);
-	p->wbytes = cm_metric_series(lv->wbytes, v + 1);
+	p->rbytes = cli_metric_series(lv->rbytes, v + 1);
+	p->wbytes = cli_metric_series(lv->wbytes, v + 1);
 	memset(p->ops, 0, sizeof(p->ops));
 }
 
-static struct cm_series *proc_ops(struct live *lv, struct proc *p, unsigned cls)
+static struct cli_series *proc_ops(struct live *lv, struct proc *p, unsigned cls)
 {
 	if (!p->ops[cls]) {
 		char spid[16];
 		const char *v[3] = { class_names[cls], spid, p->comm };
 		snprintf(spid, sizeof(spid), "%u", p->pid);
-		p->ops[cls] = cm_metric_series(lv->ops, v);
+		p->ops[cls] = cli_metric_series(lv->ops, v);
 	}
 	return p->ops[cls];
 }
@@ -290,7 +290,7 @@ void live_row(void *arg, int table, const void *row, const char *comm)
 	struct live *lv = arg;
 
 	if (table > 0 && table < TAPE_TABLE_MAX)
-		cm_series_add(lv->events_s[table], 1);
+		cli_series_add(lv->events_s[table], 1);
 	if (table == TAPE_TABLE_SYSCALL) {
 		const struct tape_syscall *s = row;
 		unsigned cls = tape_op_class(s->op);
@@ -300,27 +300,27 @@ void live_row(void *arg, int table, const void *row, const char *comm)
 			cls = TAPE_OPC_OTHER;
 		if (p->pid != s->pid || strncmp(p->comm, comm, sizeof(p->comm) - 1) || !p->rbytes)
 			proc_set(lv, p, s->pid, comm);
-		cm_series_add(proc_ops(lv, p, cls), 1);
-		cm_series_observe(lv->lat_s[cls], s->dur_ns);
+		cli_series_add(proc_ops(lv, p, cls), 1);
+		cli_series_observe(lv->lat_s[cls], s->dur_ns);
 		if (s->ret < 0) {
-			cm_series_add(lv->err_s[cls], 1);
+			cli_series_add(lv->err_s[cls], 1);
 		} else if (cls == TAPE_OPC_READ || cls == TAPE_OPC_WRITE) {
-			cm_series_add(cls == TAPE_OPC_READ ? p->rbytes : p->wbytes, (uint64_t)s->ret);
-			cm_series_observe(lv->size_s[cls], s->size);
+			cli_series_add(cls == TAPE_OPC_READ ? p->rbytes : p->wbytes, (uint64_t)s->ret);
+			cli_series_observe(lv->size_s[cls], s->size);
 		}
 	} else if (table == TAPE_TABLE_CACHE) {
 		const struct tape_cache *c = row;
 		if (c->kind == TAPE_CACHE_INSERT)
-			cm_series_add(lv->pg_miss_s, c->count);
+			cli_series_add(lv->pg_miss_s, c->count);
 		else if (c->kind == TAPE_CACHE_ACCESS || c->kind == TAPE_CACHE_FAULT ||
 			 c->kind == TAPE_CACHE_MAP_PAGES)
-			cm_series_add(lv->pg_acc_s, c->count);
+			cli_series_add(lv->pg_acc_s, c->count);
 	} else if (table == TAPE_TABLE_BLOCK) {
 		const struct tape_block *b = row;
 		int d = (b->flags & TAPE_BLK_WRITE) ? 1 : (b->flags & TAPE_BLK_READ) ? 0 : -1;
 		if (d >= 0 && !b->error) {
-			cm_series_add(lv->blk_bytes_s[d], b->bytes);
-			cm_series_observe(lv->blk_lat_s[d], b->dur_ns);
+			cli_series_add(lv->blk_bytes_s[d], b->bytes);
+			cli_series_observe(lv->blk_lat_s[d], b->dur_ns);
 		}
 	}
 }
@@ -330,7 +330,7 @@ static void set_lost(struct live *lv, int table, uint64_t n)
 {
 	if (table <= 0 || table >= TAPE_TABLE_MAX || n <= lv->lost_seen[table])
 		return;
-	cm_series_add(lv->lost_s[table], n - lv->lost_seen[table]);
+	cli_series_add(lv->lost_s[table], n - lv->lost_seen[table]);
 	lv->lost_seen[table] = n;
 }
 
@@ -338,14 +338,14 @@ void live_progress(struct live *lv, const struct rec_progress *p)
 {
 	for (size_t i = 0; i < REC_NLOST; i++)
 		set_lost(lv, p->lost_table[i].table, p->lost_table[i].n);
-	cm_series_set(lv->procs_s, p->processes);
+	cli_series_set(lv->procs_s, p->processes);
 }
 
 void live_record_end(struct live *lv, const struct rec_result *res)
 {
 	for (size_t i = 0; i < REC_NLOST; i++)
 		set_lost(lv, res->lost[i].table, res->lost[i].n);
-	cm_series_set(lv->procs_s, 0);
+	cli_series_set(lv->procs_s, 0);
 }
 
 /* ------------------------------------------------------------ replay */
@@ -360,17 +360,17 @@ static void replay_op(void *arg, const struct rp_op_done *d)
 		uint64_t zero = 0;
 		atomic_compare_exchange_strong(&lv->start_ns, &zero, mono_ns() - d->elapsed_ns);
 	}
-	cm_series_add(lv->done_s, 1);
+	cli_series_add(lv->done_s, 1);
 	atomic_store_explicit(&t->compute_ns, d->compute_ns, memory_order_relaxed);
 	if (d->flags & (RP_F_SKIP | RP_F_STEP))
 		return;		/* kept in place, not issued */
-	cm_series_add(proc_ops(lv, &t->p, cls), 1);	/* t: this thread's own */
-	cm_series_observe(lv->lat_s[cls], d->lat_ns);
+	cli_series_add(proc_ops(lv, &t->p, cls), 1);	/* t: this thread's own */
+	cli_series_observe(lv->lat_s[cls], d->lat_ns);
 	if (d->res < 0) {
-		cm_series_add(lv->err_s[cls], 1);
+		cli_series_add(lv->err_s[cls], 1);
 	} else if (cls == TAPE_OPC_READ || cls == TAPE_OPC_WRITE) {
-		cm_series_add(cls == TAPE_OPC_READ ? t->p.rbytes : t->p.wbytes, (uint64_t)d->res);
-		cm_series_observe(lv->size_s[cls], (uint64_t)d->res);
+		cli_series_add(cls == TAPE_OPC_READ ? t->p.rbytes : t->p.wbytes, (uint64_t)d->res);
+		cli_series_observe(lv->size_s[cls], (uint64_t)d->res);
 	}
 }
 
@@ -395,7 +395,7 @@ static void replay_collect(void *arg)
 	}
 	for (unsigned a = 0; a < lv->naccel; a++) {
 		double au = lv->au_max[a] / (double)(now - start);
-		cm_series_set(lv->au_s[a], au > 1 ? 1 : au);
+		cli_series_set(lv->au_s[a], au > 1 ? 1 : au);
 	}
 	pthread_mutex_unlock(&lv->mu);
 }
@@ -411,7 +411,7 @@ int live_replay_hooks(struct live *lv, const struct rp_layout *l, unsigned loops
 		if (l->threads[i].accel + 1 > na)
 			na = l->threads[i].accel + 1;
 	struct tslot *t = calloc(nt ? nt : 1, sizeof(*t));
-	struct cm_series **au_s = calloc(na ? na : 1, sizeof(*au_s));
+	struct cli_series **au_s = calloc(na ? na : 1, sizeof(*au_s));
 	double *au_max = calloc(na ? na : 1, sizeof(*au_max));
 	if (!t || !au_s || !au_max) {
 		free(t);
@@ -427,8 +427,8 @@ int live_replay_hooks(struct live *lv, const struct rp_layout *l, unsigned loops
 		char s[16];
 		const char *v[1] = { s };
 		snprintf(s, sizeof(s), "%u", a);
-		au_s[a] = cm_metric_series(lv->au, v);
-		cm_series_set(au_s[a], 0);
+		au_s[a] = cli_metric_series(lv->au, v);
+		cli_series_set(au_s[a], 0);
 	}
 	/* the previous run's arrays, which a scrape may be reading */
 	pthread_mutex_lock(&lv->mu);
@@ -442,7 +442,7 @@ int live_replay_hooks(struct live *lv, const struct rp_layout *l, unsigned loops
 	lv->naccel = na;
 	for (unsigned k = 1; k < RP_KIND_MAX; k++)
 		total += l->expected[k];
-	cm_series_set(lv->planned_s, (double)(total * (loops ? loops : 1)));
+	cli_series_set(lv->planned_s, (double)(total * (loops ? loops : 1)));
 	atomic_store(&lv->start_ns, 0);
 	atomic_store(&lv->final, 0);
 	pthread_mutex_unlock(&lv->mu);
@@ -461,7 +461,7 @@ void live_replay_end(struct live *lv, const struct rp_layout *l, const struct rp
 		return;
 	for (unsigned i = 0; i < st.n; i++)
 		if (st.acc[i].accel < lv->naccel)
-			cm_series_set(lv->au_s[st.acc[i].accel], st.au_na ? 0 : st.acc[i].au);
+			cli_series_set(lv->au_s[st.acc[i].accel], st.au_na ? 0 : st.acc[i].au);
 	rp_scale_release(&st);
 }
 
@@ -493,8 +493,8 @@ void live_stop(struct live *lv, double linger_s)
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
 	}
-	cm_metrics_http_stop(lv->http);
-	cm_metrics_free(lv->m);
+	cli_metrics_http_stop(lv->http);
+	cli_metrics_free(lv->m);
 	free(lv->t);
 	free(lv->au_s);
 	free(lv->au_max);

@@ -2,7 +2,7 @@
 /*
  * live.h - `--metrics [ADDR:]PORT` of record and replay: iotape's metrics
  * (their names, labels and buckets, man iotape-record(1) METRICS) on the
- * registry and endpoint of common/metrics.h, fed by the recorder's row
+ * registry and endpoint of cli/metrics.h, fed by the recorder's row
  * hook (rec_opts.row) or the replay engine's hooks (rp_hooks).
  *
  * Nothing of this exists unless --metrics is given: without it the

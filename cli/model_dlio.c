@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "job.h"
 #include "replay.h"
+#include "tape_vec.h"
 
 #define DLIO_DEPTH_MAX 32	/* mappings and sequences, nested */
 #define DLIO_KEY_MAX 512	/* a dotted key's bytes */
@@ -82,14 +83,8 @@ static struct rp_dlio_kv *add(struct flat *fl, const char *key, const yaml_node_
 {
 	struct rp_dlio_kv *kv;
 
-	if (fl->n == fl->cap) {
-		size_t cap = fl->cap ? 2 * fl->cap : 64;
-		struct rp_dlio_kv *v = realloc(fl->kv, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		fl->kv = v;
-		fl->cap = cap;
-	}
+	if (TAPE_VEC_GROW(fl->kv, fl->cap, fl->n + 1, 64))
+		return NULL;
 	kv = &fl->kv[fl->n];
 	memset(kv, 0, sizeof(*kv));
 	if (!(kv->key = strdup(key)))

@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include "faults.h"
 #include "map.h"
+#include "tape_vec.h"
 
 struct held {
 	struct tape_cache c;
@@ -31,7 +32,7 @@ struct cm_faults {
 	uint64_t page;
 	struct cm_map ids;	/* file_id -> index in paths */
 	char **paths;
-	size_t npaths;
+	size_t npaths, cappaths;
 	struct cm_map code;	/* file_id -> 1: mapped PROT_EXEC */
 	tape_cursor *c;
 	int eof;
@@ -83,14 +84,8 @@ static int scan_files(struct cm_faults *f)
 		if (!e->file_id || !e->path || !e->path[0] ||
 		    (e->mode && (e->mode & 0170000) != 0100000))
 			continue;	/* faults are on regular files */
-		if ((f->npaths & (f->npaths + 1)) == 0) {
-			char **a = realloc(f->paths, (f->npaths + 1) * 2 * sizeof(*a));
-			if (!a) {
-				rc = -ENOMEM;
-				break;
-			}
-			f->paths = a;
-		}
+		if ((rc = TAPE_VEC_GROW(f->paths, f->cappaths, f->npaths + 1, 2)))
+			break;
 		if (cm_map_put(&f->ids, e->file_id, 0, &v) < 0 ||
 		    !(f->paths[f->npaths] = strdup(e->path))) {
 			rc = -ENOMEM;
@@ -130,14 +125,8 @@ static int emit(struct cm_faults *f, const struct tape_cache *e)
 {
 	uint64_t *v = cm_map_get(&f->ids, e->file_id, 0);
 
-	if (f->nout == f->capout) {
-		size_t nc = f->capout ? f->capout * 2 : 16;
-		struct cm_fault_read *a = realloc(f->out, nc * sizeof(*a));
-		if (!a)
-			return -ENOMEM;
-		f->out = a;
-		f->capout = nc;
-	}
+	if (TAPE_VEC_GROW(f->out, f->capout, f->nout + 1, 16))
+		return -ENOMEM;
 	f->out[f->nout++] = (struct cm_fault_read){
 		.ts = e->ts_ns, .pid = e->pid, .tid = e->tid, .file_id = e->file_id,
 		.path = f->paths[*v], .offset = e->index * f->page,
@@ -205,15 +194,9 @@ static struct held *held_of(struct cm_faults *f, uint32_t tid)
 	if (rc < 0)
 		return NULL;
 	if (rc == 1) {
-		if (f->nheld == f->capheld) {
-			size_t nc = f->capheld ? f->capheld * 2 : 16;
-			struct held *a = realloc(f->held, nc * sizeof(*a));
-			if (!a) {
-				cm_map_del(&f->tids, tid, 0, NULL);
-				return NULL;
-			}
-			f->held = a;
-			f->capheld = nc;
+		if (TAPE_VEC_GROW(f->held, f->capheld, f->nheld + 1, 16)) {
+			cm_map_del(&f->tids, tid, 0, NULL);
+			return NULL;
 		}
 		memset(&f->held[f->nheld], 0, sizeof(f->held[0]));
 		*v = f->nheld++;

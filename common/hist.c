@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hist.h"
+#include "tape_vec.h"
 
 /* Lowest value of a bucket, and its width. */
 static uint64_t bucket_lo(unsigned b, uint64_t *width)
@@ -58,14 +59,12 @@ int cm_lat_add_slow(struct cm_lat *l, uint64_t v, size_t *budget)
 				return -ENOMEM;
 			}
 		} else {
-			uint64_t *a = realloc(l->v, nc * sizeof(*a));
-			if (!a) {
+			if (TAPE_VEC_RESIZE(l->v, nc)) {
 				l->dropped++;
 				return -ENOMEM;
 			}
 			if (budget)
 				*budget -= nc - l->cap;
-			l->v = a;
 			l->cap = nc;
 		}
 	}
@@ -80,12 +79,10 @@ int cm_lat_merge(struct cm_lat *dst, const struct cm_lat *src, size_t *budget)
 	if (!dst->hist && !src->hist && dst->n + src->n <= CM_LAT_EXACT) {
 		size_t need = dst->n + src->n;
 		if (need > dst->cap && (!budget || *budget >= need - dst->cap)) {
-			uint64_t *a = realloc(dst->v, need * sizeof(*a));
-			if (!a)
+			if (TAPE_VEC_RESIZE(dst->v, need))
 				return -ENOMEM;
 			if (budget)
 				*budget -= need - dst->cap;
-			dst->v = a;
 			dst->cap = need;
 		}
 		if (need <= dst->cap) {

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * job.h - the job model: the keys of an iotape job file (format 1,
- * /work/job-spec.md, iotape-model(1)) and the writer of one.
+ * iotape-job(5), iotape-model(1)) and the writer of one.
  *
  * Shared by whatever makes a job (`iotape model`: the MLPerf Storage
  * presets, a DLIO workload YAML, a trace's analysis) and whatever reads
- * one (the job-file runner): cm_job_keys[] names every key once, with
- * its section, type and what it means in DLIO's vocabulary.
+ * one (the job-file source, replay/rp_jobfile.c): cm_job_keys[] names
+ * every key once, with its section, type, range, default and what the
+ * generator does with it, and cm_job_parse() checks a value against it.
  *
  * A struct cm_job holds the keys a model gives, as text (NULL: left out, so
  * the reader's default applies: a model writes only what it knows), each
@@ -18,18 +19,23 @@
 #define IOTAPE_COMMON_JOB_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define CM_JOB_FORMAT "1"
 
-enum cm_job_type {
-	CM_JOB_STR,	/* free text, one line */
-	CM_JOB_UINT,	/* whole number >= 0 */
-	CM_JOB_SIZE,	/* bytes, k/m/g/t suffixes allowed (parse.h) */
-	CM_JOB_SECS,	/* seconds, decimal >= 0 */
-	CM_JOB_BOOL,	/* on|off */
-	CM_JOB_CHOICE,	/* one of cm_job_keydef.choices */
+enum cm_job_type {		/* the value, and its C type once parsed */
+	CM_JOB_STR,	/* text (the value itself) */
+	CM_JOB_UINT,	/* a whole number (uint64_t) */
+	CM_JOB_SIZE,	/* bytes, k/m/g/t suffixes allowed (parse.h; uint64_t) */
+	CM_JOB_SECS,	/* seconds, a decimal from 0 (double) */
+	CM_JOB_BOOL,	/* on|off (int: 1|0) */
+	CM_JOB_CHOICE,	/* one of cm_job_keydef.choices (int: its index) */
 };
+
+/* The sections, in the order the writer writes them. */
+#define CM_JOB_NSECTIONS 6
+extern const char *const cm_job_sections[CM_JOB_NSECTIONS];
 
 /* Every key, in the order the writer writes them. */
 enum cm_job_key {
@@ -51,16 +57,39 @@ enum cm_job_key {
 	CM_JOB_NKEYS
 };
 
+/* cm_job_keydef.flags */
+#define CM_JOB_REQUIRED	0x1	/* a job file without it is refused */
+#define CM_JOB_INFO	0x2	/* informative: checked, then unused */
+
+/*
+ * A key: where it is, its type and range, its default, and what the
+ * job-file source (replay/rp_jobfile.c) does with it; the one description
+ * of the keys, for what writes job files and what reads them
+ * (iotape-job(5) says the same in words).
+ */
 struct cm_job_keydef {
 	const char *section;	/* "dataset" */
 	const char *name;	/* "num_files" */
-	enum cm_job_type type;	/* (the defaults are the reader's:
-				 * replay/rp_jobfile.c, iotape-job(5)) */
-	const char *choices;	/* CM_JOB_CHOICE: "off|on|once" */
+	enum cm_job_type type;
+	unsigned flags;		/* CM_JOB_REQUIRED, CM_JOB_INFO */
+	uint64_t min, max;	/* UINT, SIZE: the range; SECS: from 0 to max;
+				 * STR: at most max bytes (0: any length) */
+	const char *choices;	/* CHOICE: "off|on|once" */
+	const char *def;	/* the default, a value of the key; NULL: none (a
+				 * required or informative key, or one whose
+				 * absence means something: use says what) */
+	const char *use;	/* what the generator does with it */
 };
 
 /* Indexed by enum cm_job_key. */
 extern const struct cm_job_keydef cm_job_keys[CM_JOB_NKEYS];
+
+/* A value parsed as its key's type says (the one field of its type). */
+struct cm_job_val {
+	uint64_t u;	/* UINT, SIZE */
+	double d;	/* SECS */
+	int c;		/* BOOL, CHOICE */
+};
 
 struct cm_job {
 	char *val[CM_JOB_NKEYS];	/* NULL: left out */
@@ -70,17 +99,21 @@ struct cm_job {
 
 /* The key named section/name, or -ENOENT. */
 int cm_job_find(const char *section, const char *name);
+/* The index of section name in cm_job_sections[], or -ENOENT. */
+int cm_job_section(const char *name);
 
 /*
- * Check value as a value of key: 0, or -EINVAL / -ERANGE with why
- * ("not a whole number", "not on or off") filled in (cut to whylen).
+ * Parse value as a value of key (its type and range), into *out (NULL: only
+ * check it): 0, or -EINVAL with the message in why, cut to whylen:
+ * "dataset.num_files: 'x' is not a whole number from 0 to 100000000".
+ * A string is not copied: the value is the string.
  */
-int cm_job_check(int key, const char *value, char *why, size_t whylen);
+int cm_job_parse(int key, const char *value, struct cm_job_val *out, char *why, size_t whylen);
 
 /*
  * Give key the value (copied) and note (copied, NULL for none), replacing
  * what it had; value NULL leaves the key out.  The value is not checked
- * (cm_job_check()).  0 or -ENOMEM (then the key is unchanged).
+ * (cm_job_parse()).  0 or -ENOMEM (then the key is unchanged).
  */
 int cm_job_set(struct cm_job *job, int key, const char *value, const char *note);
 /* The same with the value formatted. */

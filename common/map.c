@@ -12,6 +12,7 @@
 #include <string.h>
 #include <xxhash.h>
 #include "map.h"
+#include "tape_vec.h"
 
 uint64_t cm_hash(const void *s, size_t n)
 {
@@ -182,14 +183,8 @@ int cm_strtab_intern(struct cm_strtab *t, const char *s, uint32_t *id)
 
 	if (t->n >= UINT32_MAX)
 		return -ENOMEM;
-	if (t->n == t->cap) {
-		size_t nc = t->cap ? t->cap * 2 : 64;
-		char **a = realloc(t->str, nc * sizeof(*a));
-		if (!a)
-			return -ENOMEM;
-		t->str = a;
-		t->cap = nc;
-	}
+	if (TAPE_VEC_GROW(t->str, t->cap, t->n + 1, 64))
+		return -ENOMEM;
 	char *copy;
 	uint64_t *slot;
 

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <zstd.h>
 #include "tape_internal.h"
+#include "tape_vec.h"
 
 int tape__force_encoding;
 int tape__no_predict;
@@ -62,17 +63,7 @@ const char *tape_strerror(int err)
 
 int buf_reserve(struct buf *b, size_t extra)
 {
-	if (b->len + extra <= b->cap)
-		return 0;
-	size_t cap = b->cap ? b->cap : 4096;
-	while (cap < b->len + extra)
-		cap *= 2;
-	uint8_t *p = realloc(b->p, cap);
-	if (!p)
-		return -ENOMEM;
-	b->p = p;
-	b->cap = cap;
-	return 0;
+	return TAPE_VEC_GROW(b->p, b->cap, b->len + extra, 4096);
 }
 
 void buf_release(struct buf *b)

@@ -20,6 +20,7 @@
 #include <xxhash.h>
 #include <zstd.h>
 #include "tape_internal.h"
+#include "tape_vec.h"
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <stddef.h>
 #include <immintrin.h>
@@ -226,14 +227,8 @@ static int load_payload(const tape_reader *r, uint64_t off, const struct chdr *c
 
 static int add_entry(tape_reader *r, size_t *cap, const struct entry *e)
 {
-	if (r->nents == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		struct entry *p = realloc(r->ents, nc * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		r->ents = p;
-		*cap = nc;
-	}
+	if (TAPE_VEC_GROW(r->ents, *cap, r->nents + 1, 64))
+		return -ENOMEM;
 	r->ents[r->nents++] = *e;
 	return 0;
 }

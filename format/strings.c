@@ -20,6 +20,7 @@
 #include <string.h>
 #include <xxhash.h>
 #include "tape_internal.h"
+#include "tape_vec.h"
 
 #define PCACHE 4096	/* pointer cache entries (a power of two) */
 
@@ -76,28 +77,14 @@ static int64_t intern_h(tape_strings *s, const char *p, size_t len, uint64_t h)
 	}
 	if (s->n >= UINT32_MAX - 1)
 		return -EOVERFLOW;
-	if (s->n + 2 > s->capn) {
-		size_t nc = s->capn ? s->capn * 2 : 1024;
-		uint64_t *o = realloc(s->off, nc * sizeof(*o));
-		if (!o)
+	if (s->n + 2 > s->capn) {	/* off[] and hash[], side by side */
+		size_t nc = tape_vec_cap(s->capn, s->n + 2, 1024, sizeof(*s->off));
+		if (!nc || TAPE_VEC_RESIZE(s->off, nc) || TAPE_VEC_RESIZE(s->hash, nc))
 			return -ENOMEM;
-		s->off = o;
-		uint64_t *hh = realloc(s->hash, nc * sizeof(*hh));
-		if (!hh)
-			return -ENOMEM;
-		s->hash = hh;
 		s->capn = nc;
 	}
-	if (len + 1 > s->cap - s->len) {
-		size_t nc = s->cap ? s->cap : 4096;
-		while (len + 1 > nc - s->len)
-			nc *= 2;
-		char *d = realloc(s->data, nc);
-		if (!d)
-			return -ENOMEM;
-		s->data = d;
-		s->cap = nc;
-	}
+	if (TAPE_VEC_GROW(s->data, s->cap, s->len + len + 1, 4096))
+		return -ENOMEM;
 	memcpy(s->data + s->len, p, len);
 	s->data[s->len + len] = 0;
 	s->len += len + 1;

@@ -27,6 +27,7 @@
 #include <immintrin.h>
 #endif
 #include "tape_internal.h"
+#include "tape_vec.h"
 
 #ifdef __SSE2__
 /* Whether the 16 bytes at a + i and b + i, and those at a + j and b + j,
@@ -252,14 +253,8 @@ static int write_chunk(tape_writer *w, uint8_t type, uint16_t table,
 	put_le32(h + 20, XXH32(h, sizeof(h), 0));
 
 	if (type != CHUNK_INDEX) {
-		if (w->nindex == w->capindex) {
-			size_t cap = w->capindex ? 2 * w->capindex : 64;
-			struct ientry *p = realloc(w->index, cap * sizeof(*p));
-			if (!p)
-				return -ENOMEM;
-			w->index = p;
-			w->capindex = cap;
-		}
+		if ((err = TAPE_VEC_GROW(w->index, w->capindex, w->nindex + 1, 64)))
+			return err;
 		w->index[w->nindex++] = (struct ientry){ w->off, type, table, count, tmin, tmax };
 	}
 	if ((err = write_all(w, h, sizeof(h))) || (err = write_all(w, payload, stored)))
@@ -313,18 +308,13 @@ static uint32_t sdict_add(struct sdict *d, const char *s, size_t len, int *err)
 		k = (k + 1) & (d->nslots - 1);
 	}
 	if (d->n == d->cap) {
-		uint32_t cap = d->cap ? d->cap * 2 : 256;
-		uint32_t *off = realloc(d->off, cap * sizeof(*off));
-		if (off) d->off = off;
-		uint32_t *ln = realloc(d->len, cap * sizeof(*ln));
-		if (ln) d->len = ln;
-		uint64_t *hs = realloc(d->hash, cap * sizeof(*hs));
-		if (hs) d->hash = hs;
-		if (!off || !ln || !hs) {
+		size_t cap = tape_vec_cap(d->cap, d->n + 1, 256, sizeof(*d->hash));
+		if (!cap || cap > UINT32_MAX || TAPE_VEC_RESIZE(d->off, cap) ||
+		    TAPE_VEC_RESIZE(d->len, cap) || TAPE_VEC_RESIZE(d->hash, cap)) {
 			*err = -ENOMEM;
 			return 0;
 		}
-		d->cap = cap;
+		d->cap = (uint32_t)cap;
 	}
 	if (d->arena.len + len > d->arena.cap && (*err = buf_reserve(&d->arena, len)))
 		return 0;

@@ -26,6 +26,7 @@
 #include <string.h>
 #include "import.h"
 #include "imp_text.h"
+#include "tape_vec.h"
 
 struct pending {
 	uint64_t ts_ns;
@@ -135,30 +136,16 @@ static int slot_new(struct blk *b, size_t *slot)
 		*slot = b->free_slots[--b->nfree];
 		return 0;
 	}
-	if (b->np == b->pcap) {
-		size_t cap = b->pcap ? 2 * b->pcap : 256;
-		struct pending *p = realloc(b->p, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		b->p = p;
-		b->pcap = cap;
-	}
+	if (TAPE_VEC_GROW(b->p, b->pcap, b->np + 1, 256))
+		return -ENOMEM;
 	*slot = b->np++;
 	return 0;
 }
 
 static int slot_free(struct blk *b, size_t slot)
 {
-	if (b->nfree == b->fcap) {
-		size_t cap = b->fcap ? 2 * b->fcap : 256;
-		size_t *p = realloc(b->free_slots, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		b->free_slots = p;
-		b->fcap = cap;
-	}
+	if (TAPE_VEC_GROW(b->free_slots, b->fcap, b->nfree + 1, 256))
+		return -ENOMEM;
 	b->p[slot].used = 0;
 	b->free_slots[b->nfree++] = slot;
 	return 0;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "fstype.h"
 #include "import.h"
+#include "tape_vec.h"
 
 /* ------------------------------------------------------------ csv reader */
 
@@ -33,30 +34,16 @@ struct csv {
 
 static int csv_putc(struct csv *c, char ch)
 {
-	if (c->len == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 4096;
-		char *p = realloc(c->buf, cap);
-
-		if (!p)
-			return -ENOMEM;
-		c->buf = p;
-		c->cap = cap;
-	}
+	if (TAPE_VEC_GROW(c->buf, c->cap, c->len + 1, 4096))
+		return -ENOMEM;
 	c->buf[c->len++] = ch;
 	return 0;
 }
 
 static int csv_new_field(struct csv *c)
 {
-	if (c->nf == c->fcap) {
-		size_t cap = c->fcap ? 2 * c->fcap : 32;
-		size_t *p = realloc(c->off, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		c->off = p;
-		c->fcap = cap;
-	}
+	if (TAPE_VEC_GROW(c->off, c->fcap, c->nf + 1, 32))
+		return -ENOMEM;
 	c->off[c->nf++] = c->len;
 	return 0;
 }

@@ -48,6 +48,7 @@
 #include <string.h>
 #include "import.h"
 #include "imp_text.h"
+#include "tape_vec.h"
 
 #define MAX_RANK ((1u << 31) - 2)	/* pid = rank + 1 stays below the extra tids */
 #define TID_EXTRA (1u << 31)		/* a rank's second, third, ... thread */
@@ -172,16 +173,9 @@ static int64_t fd_for(struct dxt *x, uint32_t pid, uint64_t s, uint64_t e)
 		if (rc < 0)
 			return rc;
 		if (rc == 1) {
-			if (x->nbusy == x->capbusy) {
-				size_t cap = x->capbusy ? 2 * x->capbusy : 16;
-				struct busy *p = realloc(x->busy, cap * sizeof(*p));
-
-				if (!p) {
-					cm_map_del(&x->fd_busy, pid, (uint64_t)fd, NULL);
-					return -ENOMEM;
-				}
-				x->busy = p;
-				x->capbusy = cap;
+			if (TAPE_VEC_GROW(x->busy, x->capbusy, x->nbusy + 1, 16)) {
+				cm_map_del(&x->fd_busy, pid, (uint64_t)fd, NULL);
+				return -ENOMEM;
 			}
 			x->busy[x->nbusy] = (struct busy){ 0 };
 			*v = ++x->nbusy;
@@ -189,15 +183,8 @@ static int64_t fd_for(struct dxt *x, uint32_t pid, uint64_t s, uint64_t e)
 		b = &x->busy[*v - 1];
 		if (!busy_free(b, s, e, &at))
 			continue;
-		if (b->n == b->cap) {
-			size_t cap = b->cap ? 2 * b->cap : 8;
-			uint64_t (*p)[2] = realloc(b->span, cap * sizeof(*p));
-
-			if (!p)
-				return -ENOMEM;
-			b->span = p;
-			b->cap = cap;
-		}
+		if (TAPE_VEC_GROW(b->span, b->cap, b->n + 1, 8))
+			return -ENOMEM;
 		memmove(&b->span[at + 1], &b->span[at], (b->n - at) * sizeof(*b->span));
 		b->span[at][0] = s;
 		b->span[at][1] = e;
@@ -460,15 +447,8 @@ static int segment(struct dxt *x, char *s)
 		snprintf(x->err, sizeof(x->err), "Pthread-ID '%.30s': want a number or N/A", pthread);
 		return -EINVAL;
 	}
-	if (x->nseg == x->cap) {
-		size_t cap = x->cap ? 2 * x->cap : 256;
-		struct seg *p = realloc(x->seg, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		x->seg = p;
-		x->cap = cap;
-	}
+	if (TAPE_VEC_GROW(x->seg, x->cap, x->nseg + 1, 256))
+		return -ENOMEM;
 	g = &x->seg[x->nseg];
 	if (secs(tok[old ? 5 : 6], &g->start) || secs(tok[old ? 6 : 7], &g->end) ||
 	    g->end < g->start) {

@@ -24,6 +24,7 @@
 #include <string.h>
 #include "import.h"
 #include "imp_text.h"
+#include "tape_vec.h"
 
 enum kind { K_PLAIN, K_STDIO_RW, K_SEEK };
 
@@ -170,18 +171,8 @@ static int fh_add(struct dft *x, json_t *args)
 	if (!path || cm_strtab_intern(&x->fh_keys, key, &k) < 0 ||
 	    cm_strtab_intern(&x->fh_paths, path, &p) < 0)
 		return -ENOMEM;
-	if (k >= x->fh_cap) {
-		size_t cap = x->fh_cap ? 2 * x->fh_cap : 64;
-		uint32_t *a;
-
-		while (cap <= k)
-			cap *= 2;
-		a = realloc(x->fh_path, cap * sizeof(*a));
-		if (!a)
-			return -ENOMEM;
-		x->fh_path = a;
-		x->fh_cap = cap;
-	}
+	if (TAPE_VEC_GROW(x->fh_path, x->fh_cap, (size_t)k + 1, 64))
+		return -ENOMEM;
 	x->fh_path[k] = p;	/* a later FH of the same hash wins */
 	return 0;
 }

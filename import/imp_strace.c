@@ -48,6 +48,7 @@
 #include <linux/falloc.h>
 #include <sys/mman.h>
 #include "import.h"
+#include "tape_vec.h"
 
 #define MAXARGS 8
 #define DEFAULT_PID 1u
@@ -211,19 +212,7 @@ struct strace {
 
 static int grow(char **buf, size_t *cap, size_t need)
 {
-	if (need > *cap) {
-		size_t c = *cap ? *cap : 256;
-		char *p;
-
-		while (c < need)
-			c *= 2;
-		p = realloc(*buf, c);
-		if (!p)
-			return -ENOMEM;
-		*buf = p;
-		*cap = c;
-	}
-	return 0;
+	return TAPE_VEC_GROW(*buf, *cap, need, 256);
 }
 
 static int bad(struct strace *s, const char *fmt, const char *arg)
@@ -621,13 +610,8 @@ static struct thread *thread_new(struct strace *s, uint32_t tid, uint64_t ts,
 	size_t pi = parent ? (size_t)(parent - s->th) : 0;
 
 	if (s->nth == s->thcap) {
-		size_t cap = s->thcap ? 2 * s->thcap : 16;
-		struct thread *p = realloc(s->th, cap * sizeof(*p));
-
-		if (!p)
+		if (TAPE_VEC_GROW(s->th, s->thcap, s->nth + 1, 16))
 			return NULL;
-		s->th = p;
-		s->thcap = cap;
 		if (parent)
 			parent = &s->th[pi];
 	}

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "import.h"
 #include "path.h"
+#include "tape_vec.h"
 
 struct imp_fd {
 	uint32_t pid;
@@ -55,15 +56,8 @@ static int fd_set_open(struct imp_sys *st, uint32_t pid, int64_t fd,
 	struct imp_fd *e;
 
 	if (!v) {
-		if (st->nfds == st->fcap) {
-			size_t cap = st->fcap ? 2 * st->fcap : 64;
-			struct imp_fd *p = realloc(st->fds, cap * sizeof(*p));
-
-			if (!p)
-				return -ENOMEM;
-			st->fds = p;
-			st->fcap = cap;
-		}
+		if (TAPE_VEC_GROW(st->fds, st->fcap, st->nfds + 1, 64))
+			return -ENOMEM;
 		if (cm_map_set(&st->by_fd, pid, (uint64_t)fd, st->nfds))
 			return -ENOMEM;
 		e = &st->fds[st->nfds++];

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "imp_text.h"
 #include "import.h"
+#include "tape_vec.h"
 
 #define CHUNK (64u << 10)
 
@@ -69,18 +70,8 @@ static int fill(struct imp_text *t)
 		t->out_len -= t->out_off;
 		t->out_off = 0;
 	}
-	if (t->out_cap - t->out_len < CHUNK) {
-		size_t cap = t->out_cap ? t->out_cap * 2 : CHUNK;
-		char *p;
-
-		while (cap - t->out_len < CHUNK)
-			cap *= 2;
-		p = realloc(t->out, cap);
-		if (!p)
-			return -ENOMEM;
-		t->out = p;
-		t->out_cap = cap;
-	}
+	if (TAPE_VEC_GROW(t->out, t->out_cap, t->out_len + CHUNK, CHUNK))
+		return -ENOMEM;
 	if (!t->gz) {
 		n = fread(t->out + t->out_len, 1, CHUNK, t->f);
 		if (n == 0 && ferror(t->f)) {
@@ -183,18 +174,8 @@ int imp_text_next(struct imp_text *t, size_t *len)
 			snprintf(t->err, sizeof(t->err), "NUL byte in the line");
 			return -EBADMSG;
 		}
-		if (n + 1 > t->line_cap) {
-			size_t cap = t->line_cap ? t->line_cap : 256;
-			char *p;
-
-			while (cap < n + 1)
-				cap *= 2;
-			p = realloc(t->line, cap);
-			if (!p)
-				return -ENOMEM;
-			t->line = p;
-			t->line_cap = cap;
-		}
+		if (TAPE_VEC_GROW(t->line, t->line_cap, n + 1, 256))
+			return -ENOMEM;
 		memcpy(t->line, s, n);
 		t->line[n] = '\0';
 		*len = n;

@@ -34,6 +34,7 @@
 #include <sys/vfs.h>
 #include "path.h"
 #include "rec.h"
+#include "tape_vec.h"
 
 uint64_t rec_now_ns(void)
 {
@@ -458,15 +459,9 @@ static const char *real_dir(struct rec_state *st, const char *dir)
 		free(r);
 		r = NULL;
 	}
-	if (v || st->nrdirs == st->caprdirs) {
-		size_t nc = st->caprdirs ? 2 * st->caprdirs : 64;
-		struct rec_rdir *a = v ? NULL : realloc(st->rdirs, nc * sizeof(*a));
-		if (!a) {
-			free(r);
-			return NULL;	/* not kept: asked again next time */
-		}
-		st->rdirs = a;
-		st->caprdirs = nc;
+	if (v || TAPE_VEC_GROW(st->rdirs, st->caprdirs, st->nrdirs + 1, 64)) {
+		free(r);
+		return NULL;	/* not kept: asked again next time */
 	}
 	st->rdirs[st->nrdirs] = (struct rec_rdir){ xstrdup(dir), r };
 	if (!st->rdirs[st->nrdirs].dir || cm_map_set(&st->rdir_map, h, 0, st->nrdirs + 1)) {
@@ -639,14 +634,8 @@ static char *resolve(struct rec_state *st, uint32_t pid, int dirfd,
 
 static void mapping_add(struct rec_group *g, uint64_t start, uint64_t len, uint64_t id)
 {
-	if (g->nmaps == g->capmaps) {
-		size_t c = g->capmaps ? g->capmaps * 2 : 16;
-		void *n = realloc(g->maps, c * sizeof(*g->maps));
-		if (!n)
-			return;
-		g->maps = n;
-		g->capmaps = c;
-	}
+	if (TAPE_VEC_GROW(g->maps, g->capmaps, g->nmaps + 1, 16))
+		return;
 	g->maps[g->nmaps++] = (struct rec_mapping){ start, start + len, id };
 }
 

@@ -21,6 +21,7 @@
 #include "rec.h"
 #include "loader.h"
 #include "record.skel.h"
+#include "tape_vec.h"
 
 static const char *tracefs_root(void)
 {
@@ -166,14 +167,8 @@ void rec_bpf_free(struct rec_bpf *b)
 
 static int add_link(struct rec_bpf *b, struct bpf_link *l)
 {
-	if (b->nlinks == b->caplinks) {
-		size_t c = b->caplinks ? b->caplinks * 2 : 64;
-		void *n = realloc(b->links, c * sizeof(*b->links));
-		if (!n)
-			return -ENOMEM;
-		b->links = n;
-		b->caplinks = c;
-	}
+	if (TAPE_VEC_GROW(b->links, b->caplinks, b->nlinks + 1, 64))
+		return -ENOMEM;
 	b->links[b->nlinks++] = l;
 	return 0;
 }

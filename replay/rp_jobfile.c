@@ -34,200 +34,161 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include "fmt.h"
+#include "job.h"
 #include "parse.h"
 #include "replay.h"
 
 /* ------------------------------------------------------------ the keys */
 
-enum { K_STR, K_U64, K_SIZE, K_SEC, K_BOOL, K_CHOICE };
-struct jkey {
-	const char *sec, *key;
-	int type, req;
-	size_t off, len;	/* K_STR: buffer length */
-	uint64_t min, max;
-	const char *choices;	/* K_CHOICE: "a|b|c", the value its index */
+/*
+ * The keys, their types, ranges and defaults are common/job.h's
+ * cm_job_keys[], which cm_job_parse() checks a value against; here, the
+ * field of struct rp_jobspec each lands in, of the C type its key's type
+ * says (an informative key, CM_JOB_INFO, lands nowhere).
+ */
+enum { F_NONE, F_CHARS, F_U64, F_DOUBLE, F_INT };	/* F_NONE: no field */
+struct jfield {
+	unsigned char ctype;	/* F_* */
+	size_t off, len;	/* len: the field's size */
 };
-#define J(f) offsetof(struct rp_jobspec, f)
-#define U64MAX UINT64_MAX
-static const char *const sections[] = { "job", "source", "dataset", "reader", "train",
-					 "checkpoint" };
-static const struct jkey keys[] = {
-	{ "job", "format", K_U64, 1, 0, 0, 1, 1 },
-	{ "job", "name", K_STR, 0, J(name), RP_JOB_STR },
-	{ "job", "ranks", K_U64, 0, 0, 0, 1, 1u << 20 },	/* informative, as [source] */
-	{ "source", "trace", K_STR, 0, 0, 0 },		/* informative: checked, kept nowhere */
-	{ "source", "duration_s", K_SEC, 0, 0, 0 },
-	{ "source", "events", K_U64, 0, 0, 0, 0, U64MAX },
-	{ "dataset", "data_folder", K_STR, 1, J(data_folder), RP_JOB_STR },
-	{ "dataset", "num_files", K_U64, 1, J(num_files), 0, 0, 100000000 },
-	{ "dataset", "num_subfolders", K_U64, 0, J(num_subfolders), 0, 0, 1000000 },
-	{ "dataset", "file_prefix", K_STR, 0, J(file_prefix), 64 },
-	{ "dataset", "file_suffix", K_STR, 0, J(file_suffix), 64 },
-	{ "dataset", "record_length", K_SIZE, 1, J(record_length), 0, 1, 1ull << 40 },
-	{ "dataset", "record_length_stdev", K_SIZE, 0, J(record_length_stdev), 0, 0, 1ull << 40 },
-	{ "dataset", "record_length_min", K_SIZE, 0, J(record_length_min), 0, 1, 1ull << 40 },
-	{ "dataset", "record_length_max", K_SIZE, 0, J(record_length_max), 0, 0, 1ull << 40 },
+#define FSIZE(f) sizeof(((struct rp_jobspec *)0)->f)
+#define S(f) { F_CHARS, offsetof(struct rp_jobspec, f), FSIZE(f) }
+#define U(f) { F_U64, CM_OPT_OFF(struct rp_jobspec, f, uint64_t), FSIZE(f) }
+#define D(f) { F_DOUBLE, CM_OPT_OFF(struct rp_jobspec, f, double), FSIZE(f) }
+#define I(f) { F_INT, CM_OPT_OFF(struct rp_jobspec, f, int), FSIZE(f) }
+static const struct jfield fields[CM_JOB_NKEYS] = {
+	[CM_JOB_K_NAME] = S(name),
+	[CM_JOB_K_DATA_FOLDER] = S(data_folder),
+	[CM_JOB_K_NUM_FILES] = U(num_files),
+	[CM_JOB_K_NUM_SUBFOLDERS] = U(num_subfolders),
+	[CM_JOB_K_FILE_PREFIX] = S(file_prefix),
+	[CM_JOB_K_FILE_SUFFIX] = S(file_suffix),
+	[CM_JOB_K_RECORD_LENGTH] = U(record_length),
+	[CM_JOB_K_RECORD_STDEV] = U(record_length_stdev),
+	[CM_JOB_K_RECORD_MIN] = U(record_length_min),
+	[CM_JOB_K_RECORD_MAX] = U(record_length_max),
 	/* samples of a file are byte ranges of it: nothing is kept per sample */
-	{ "dataset", "num_samples_per_file", K_U64, 0, J(num_samples_per_file), 0, 1, 1ull << 40 },
-	{ "dataset", "generate", K_BOOL, 0, J(generate) },
-	{ "reader", "read_threads", K_U64, 0, J(read_threads), 0, 1, 1024 },
-	{ "reader", "batch_size", K_U64, 0, J(batch_size), 0, 1, 100000000 },
-	{ "reader", "transfer_size", K_SIZE, 0, J(transfer_size), 0, 0, 1ull << 30 },
-	{ "reader", "file_shuffle", K_CHOICE, 0, J(file_shuffle), 0, 0, 0, "off|on|once" },
-	{ "reader", "sample_shuffle", K_BOOL, 0, J(sample_shuffle) },
-	{ "reader", "prefetch_size", K_U64, 0, J(prefetch_size), 0, 1, 1000000 },
-	{ "reader", "odirect", K_BOOL, 0, J(odirect) },
-	{ "reader", "read_eof", K_BOOL, 0, J(read_eof) },
-	{ "reader", "drop_last", K_BOOL, 0, J(drop_last) },
-	{ "reader", "mmap", K_BOOL, 0, J(mmap) },
-	{ "train", "epochs", K_U64, 0, J(epochs), 0, 1, 1000000 },
-	{ "train", "steps_per_epoch", K_U64, 0, J(steps_per_epoch), 0, 1, 1000000000 },
-	{ "train", "computation_time", K_SEC, 1, J(computation_time), 0, 0, 3600 },
-	{ "train", "computation_time_stdev", K_SEC, 0, J(computation_time_stdev), 0, 0, 3600 },
-	{ "train", "seed", K_U64, 0, J(seed), 0, 0, U64MAX },
-	{ "checkpoint", "checkpoint_folder", K_STR, 0, J(checkpoint_folder), RP_JOB_STR },
-	{ "checkpoint", "checkpoint_after_epoch", K_U64, 0, J(checkpoint_after_epoch), 0, 1,
-	  1000000 },
-	{ "checkpoint", "epochs_between_checkpoints", K_U64, 0, J(epochs_between_checkpoints), 0,
-	  0, 1000000 },
-	{ "checkpoint", "steps_between_checkpoints", K_U64, 0, J(steps_between_checkpoints), 0, 0,
-	  1ull << 40 },
-	{ "checkpoint", "num_checkpoints_write", K_U64, 0, J(num_checkpoints_write), 0, 0,
-	  1000000 },
-	{ "checkpoint", "num_checkpoints_read", K_U64, 0, J(num_checkpoints_read), 0, 0,
-	  1000000 },
-	{ "checkpoint", "size", K_SIZE, 0, J(ckpt_size), 0, 0, 1ull << 40 },
-	{ "checkpoint", "files", K_U64, 0, J(ckpt_files), 0, 1, 4096 },
-	{ "checkpoint", "transfer_size", K_SIZE, 0, J(ckpt_transfer_size), 0, 1, 1ull << 30 },
-	{ "checkpoint", "fsync", K_BOOL, 0, J(ckpt_fsync) },
-	{ "checkpoint", "rename", K_BOOL, 0, J(ckpt_rename) },
-	{ "checkpoint", "read_back", K_BOOL, 0, J(ckpt_read_back) },
+	[CM_JOB_K_SAMPLES_PER_FILE] = U(num_samples_per_file),
+	[CM_JOB_K_GENERATE] = I(generate),
+	[CM_JOB_K_READ_THREADS] = U(read_threads),
+	[CM_JOB_K_BATCH_SIZE] = U(batch_size),
+	[CM_JOB_K_TRANSFER_SIZE] = U(transfer_size),
+	[CM_JOB_K_FILE_SHUFFLE] = I(file_shuffle),
+	[CM_JOB_K_SAMPLE_SHUFFLE] = I(sample_shuffle),
+	[CM_JOB_K_PREFETCH] = U(prefetch_size),
+	[CM_JOB_K_ODIRECT] = I(odirect),
+	[CM_JOB_K_READ_EOF] = I(read_eof),
+	[CM_JOB_K_DROP_LAST] = I(drop_last),
+	[CM_JOB_K_MMAP] = I(mmap),
+	[CM_JOB_K_EPOCHS] = U(epochs),
+	[CM_JOB_K_STEPS_PER_EPOCH] = U(steps_per_epoch),
+	[CM_JOB_K_COMPUTE] = D(computation_time),
+	[CM_JOB_K_COMPUTE_STDEV] = D(computation_time_stdev),
+	[CM_JOB_K_SEED] = U(seed),
+	[CM_JOB_K_CKPT_FOLDER] = S(checkpoint_folder),
+	[CM_JOB_K_CKPT_AFTER] = U(checkpoint_after_epoch),
+	[CM_JOB_K_CKPT_EPOCHS] = U(epochs_between_checkpoints),
+	[CM_JOB_K_CKPT_STEPS] = U(steps_between_checkpoints),
+	[CM_JOB_K_CKPT_WRITES] = U(num_checkpoints_write),
+	[CM_JOB_K_CKPT_READS] = U(num_checkpoints_read),
+	[CM_JOB_K_CKPT_SIZE] = U(ckpt_size),
+	[CM_JOB_K_CKPT_FILES] = U(ckpt_files),
+	[CM_JOB_K_CKPT_TRANSFER] = U(ckpt_transfer_size),
+	[CM_JOB_K_CKPT_FSYNC] = I(ckpt_fsync),
+	[CM_JOB_K_CKPT_RENAME] = I(ckpt_rename),
+	[CM_JOB_K_CKPT_READ_BACK] = I(ckpt_read_back),
 };
-#define NKEYS (sizeof(keys) / sizeof(keys[0]))
-#define NSECS (sizeof(sections) / sizeof(sections[0]))
-_Static_assert(NKEYS <= 64, "key_line[] holds 64 keys");
+#undef S
+#undef U
+#undef D
+#undef I
+#undef FSIZE
+_Static_assert(CM_JOB_NKEYS <= 64, "key_line[] holds 64 keys");
+_Static_assert(CM_JOB_NSECTIONS <= 8, "sec_line[] holds 8 sections");
+
+/* Whether key was given (in the file or by --set). */
+static int seen(const struct rp_jobspec *j, int key)
+{
+	return j->seen[key / 64] >> (key % 64) & 1;
+}
+
+/* Store v, value parsed as key, in its field of j: 0, or -ENOTSUP where the
+ * key has no field of its type (a bug of fields[]). */
+static int store(struct rp_jobspec *j, int key, const char *value, const struct cm_job_val *v)
+{
+	static const unsigned char ctype[] = {
+		[CM_JOB_STR] = F_CHARS, [CM_JOB_UINT] = F_U64, [CM_JOB_SIZE] = F_U64,
+		[CM_JOB_SECS] = F_DOUBLE, [CM_JOB_BOOL] = F_INT, [CM_JOB_CHOICE] = F_INT,
+	};
+	const struct cm_job_keydef *k = &cm_job_keys[key];
+	const struct jfield *f = &fields[key];
+	char *p = (char *)j + f->off;
+	size_t n;
+
+	if (k->flags & CM_JOB_INFO)
+		return 0;
+	if (f->ctype != ctype[k->type] || (f->ctype == F_CHARS && (!k->max || f->len <= k->max)))
+		return -ENOTSUP;
+	switch (f->ctype) {
+	case F_CHARS:
+		snprintf(p, f->len, "%s", value);
+		/* a folder's trailing '/' (DLIO writes 'data/NAME/') */
+		n = strlen(p);
+		if (strstr(k->name, "_folder"))
+			while (n > 1 && p[n - 1] == '/')
+				p[--n] = 0;
+		break;
+	case F_U64:
+		*(uint64_t *)p = v->u;
+		break;
+	case F_DOUBLE:
+		*(double *)p = v->d;
+		break;
+	case F_INT:
+		*(int *)p = v->c;
+		break;
+	}
+	return 0;
+}
 
 void rp_jobspec_init(struct rp_jobspec *j)
 {
+	struct cm_job_val v;
+	char why[256];
+
 	memset(j, 0, sizeof(*j));
-	snprintf(j->file_prefix, sizeof(j->file_prefix), "img_");
-	snprintf(j->file_suffix, sizeof(j->file_suffix), ".jpg");
-	snprintf(j->checkpoint_folder, sizeof(j->checkpoint_folder), "checkpoints");
-	j->record_length_min = 1;
-	j->num_samples_per_file = 1;
-	j->read_threads = 2;
-	j->batch_size = 64;
-	j->file_shuffle = 1;
-	j->prefetch_size = 2;
-	j->read_eof = 1;
-	j->seed = 1;
-	j->epochs = 1;
-	j->epochs_between_checkpoints = 1;
-	j->ckpt_size = 16ull << 20;
-	j->ckpt_files = 1;
-	j->ckpt_transfer_size = 1ull << 20;
-	j->ckpt_fsync = 1;
+	for (int k = 0; k < CM_JOB_NKEYS; k++)
+		if (cm_job_keys[k].def &&
+		    !cm_job_parse(k, cm_job_keys[k].def, &v, why, sizeof(why)))
+			store(j, k, cm_job_keys[k].def, &v);
 }
 
-static int sec_index(const char *sec)
-{
-	for (unsigned i = 0; i < NSECS; i++)
-		if (!strcmp(sections[i], sec))
-			return (int)i;
-	return -1;
-}
-
-/* Set key sec.key to value: its index in keys[], or -EINVAL with the
- * reason in why. */
+/* Set key sec.key to value: its index in cm_job_keys[], or -EINVAL with
+ * the reason in why. */
 static int set_key(struct rp_jobspec *j, const char *sec, const char *key, const char *value,
 		   char *why, size_t whylen)
 {
-	const struct jkey *k = NULL;
-	char *base = (char *)j;
-	uint64_t u;
-	double d;
-	size_t i;
-	int c;
+	struct cm_job_val v;
+	int i;
 
-	if (sec_index(sec) < 0) {
+	if (cm_job_section(sec) < 0) {
 		snprintf(why, whylen, "unknown section [%s]", sec);
 		return -EINVAL;
 	}
-	for (i = 0; i < NKEYS; i++)
-		if (!strcmp(keys[i].sec, sec) && !strcmp(keys[i].key, key)) {
-			k = &keys[i];
-			break;
-		}
-	if (!k) {
+	if ((i = cm_job_find(sec, key)) < 0) {
 		snprintf(why, whylen, "unknown key '%s' in [%s]", key, sec);
 		return -EINVAL;
 	}
-	switch (k->type) {
-	case K_STR:
-		if (k->len && strlen(value) >= k->len) {
-			snprintf(why, whylen, "%s.%s: longer than %zu bytes", sec, key, k->len - 1);
-			return -EINVAL;
-		}
-		if (k->len) {
-			char *v = base + k->off;
-			size_t n;
-
-			snprintf(v, k->len, "%s", value);
-			/* a folder's trailing '/' (DLIO writes 'data/NAME/') */
-			n = strlen(v);
-			if (strstr(key, "_folder"))
-				while (n > 1 && v[n - 1] == '/')
-					v[--n] = 0;
-		}
-		break;
-	case K_U64:
-		if (cm_parse_u64(value, k->min, k->max, &u)) {
-			snprintf(why, whylen, "%s.%s: '%s' is not a whole number from %llu to %llu",
-				 sec, key, value, (unsigned long long)k->min,
-				 (unsigned long long)k->max);
-			return -EINVAL;
-		}
-		if (strcmp(sec, "source") && strcmp(key, "format") && strcmp(key, "ranks"))
-			*(uint64_t *)(base + k->off) = u;
-		break;
-	case K_SIZE:
-		if (cm_parse_size(value, k->min, k->max, &u)) {
-			snprintf(why, whylen, "%s.%s: '%s' is not a size from %llu to %llu bytes "
-				 "(k/m/g suffixes)", sec, key, value, (unsigned long long)k->min,
-				 (unsigned long long)k->max);
-			return -EINVAL;
-		}
-		*(uint64_t *)(base + k->off) = u;
-		break;
-	case K_SEC:
-		if (cm_parse_double(value, 0, k->max ? (double)k->max : 1e12, &d)) {
-			snprintf(why, whylen, "%s.%s: '%s' is not a number of seconds from 0 to %g",
-				 sec, key, value, k->max ? (double)k->max : 1e12);
-			return -EINVAL;
-		}
-		if (strcmp(sec, "source"))
-			*(double *)(base + k->off) = d;
-		break;
-	case K_BOOL:
-		if ((c = cm_parse_choice("off|on", value)) < 0) {
-			snprintf(why, whylen, "%s.%s: '%s' is not on or off", sec, key, value);
-			return -EINVAL;
-		}
-		*(int *)(base + k->off) = c;
-		break;
-	case K_CHOICE:
-		if ((c = cm_parse_choice(k->choices, value)) < 0) {
-			snprintf(why, whylen, "%s.%s: '%s' is not one of %s", sec, key, value,
-				 k->choices);
-			return -EINVAL;
-		}
-		*(int *)(base + k->off) = c;
-		break;
+	if (cm_job_parse(i, value, &v, why, whylen) < 0)
+		return -EINVAL;
+	if (store(j, i, value, &v) < 0) {
+		snprintf(why, whylen, "%s.%s: no field of its type in the job (a bug)", sec, key);
+		return -EINVAL;
 	}
 	if (!strcmp(sec, "checkpoint"))
 		j->checkpoint = 1;
 	j->seen[i / 64] |= 1ull << (i % 64);
-	return (int)i;
+	return i;
 }
 
 /* ------------------------------------------------------------ the parser */
@@ -261,7 +222,7 @@ static char *reader(char *buf, int size, void *arg)
 			char name[64];
 			int i;
 			snprintf(name, sizeof(name), "%.*s", (int)(e - q - 1), q + 1);
-			if ((i = sec_index(name)) < 0) {
+			if ((i = cm_job_section(name)) < 0) {
 				snprintf(p->err, p->errlen, "%s:%u: unknown section [%s]", p->path,
 					 p->line, name);
 				p->failed = 1;
@@ -363,23 +324,21 @@ static int bad_folder(const char *f)
 static unsigned key_line(const struct rp_jobspec *j, const char *sec, const char *key,
 			 const char **what)
 {
-	int s = sec_index(sec);
+	int i = cm_job_find(sec, key), s = cm_job_section(sec);
 
-	for (size_t i = 0; i < NKEYS; i++)
-		if (!strcmp(keys[i].sec, sec) && !strcmp(keys[i].key, key) && j->key_line[i]) {
-			*what = j->key_what[i];
-			return j->key_line[i];
-		}
+	if (i >= 0 && j->key_line[i]) {
+		*what = j->key_what[i];
+		return j->key_line[i];
+	}
 	return s >= 0 && j->sec_line[s] ? j->sec_line[s] : j->last_line;
 }
 
 /* Whether sec.key was given (in the file or by --set). */
 static int given(const struct rp_jobspec *j, const char *sec, const char *key)
 {
-	for (size_t i = 0; i < NKEYS; i++)
-		if (!strcmp(keys[i].sec, sec) && !strcmp(keys[i].key, key))
-			return j->seen[i / 64] >> (i % 64) & 1;
-	return 0;
+	int i = cm_job_find(sec, key);
+
+	return i >= 0 && seen(j, i);
 }
 
 /* "PATH:LINE: " of sec.key, or "--set KEY=VALUE: " where an option gave it,
@@ -414,15 +373,17 @@ int rp_jobspec_check(const struct rp_jobspec *j, const char *path, char *err, si
 	int wr = given(j, "checkpoint", "num_checkpoints_write") ||
 		 given(j, "checkpoint", "num_checkpoints_read");
 
-	for (size_t i = 0; i < NKEYS; i++) {
-		if (!keys[i].req || (j->seen[i / 64] >> (i % 64) & 1))
+	for (int i = 0; i < CM_JOB_NKEYS; i++) {
+		const struct cm_job_keydef *k = &cm_job_keys[i];
+
+		if (!(k->flags & CM_JOB_REQUIRED) || seen(j, i))
 			continue;
-		if (nodata && !strcmp(keys[i].sec, "dataset"))
+		if (nodata && !strcmp(k->section, "dataset"))
 			continue;
-		int s = sec_index(keys[i].sec);
+		int s = cm_job_section(k->section);
 		unsigned line = j->sec_line[s] ? j->sec_line[s] : j->last_line;
-		snprintf(err, errlen, "%s:%u: missing required key %s.%s", path, line, keys[i].sec,
-			 keys[i].key);
+		snprintf(err, errlen, "%s:%u: missing required key %s.%s", path, line, k->section,
+			 k->name);
 		return -EINVAL;
 	}
 #define BAD(sec, key, ...) return bad(j, path, err, errlen, sec, key, __VA_ARGS__)
@@ -1541,13 +1502,7 @@ uint64_t rp_jobspec_steps_per_epoch(const struct rp_jobspec *j)
 /* Whether the checkpoints are DLIO's num_checkpoints_write / _read. */
 static int wr_mode(const struct rp_jobspec *j)
 {
-	for (size_t i = 0; i < NKEYS; i++)
-		if (!strcmp(keys[i].sec, "checkpoint") &&
-		    (!strcmp(keys[i].key, "num_checkpoints_write") ||
-		     !strcmp(keys[i].key, "num_checkpoints_read")) &&
-		    (j->seen[i / 64] >> (i % 64) & 1))
-			return 1;
-	return 0;
+	return seen(j, CM_JOB_K_CKPT_WRITES) || seen(j, CM_JOB_K_CKPT_READS);
 }
 
 /* js's schedule of steps and checkpoints from its spec. */

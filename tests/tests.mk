@@ -1,7 +1,9 @@
 # tests/tests.mk - test programs, included by the top Makefile.
 #
 # tests/unit/test_*.c   cmocka programs linked with libtape (exit 0/1/77);
-#                       (test_analyze: with libanalyze and libcommon)
+#                       (test_analyze: with libanalyze and libcommon;
+#                       test_svg: with libanalyze alone; test_jobkeys:
+#                       with libreplay and libcommon)
 # tests/fuzz/fuzz_*.c   libFuzzer targets; tests/fuzz/replay.c gives each a
 #                       main() that replays tests/fuzz/corpus/<name>/
 # tests/cli/*.sh        shell tests of ./iotape (run by tests/run; lib.sh and
@@ -21,13 +23,24 @@ tests: $(UNIT_BINS) $(FUZZ_BINS) $(HELPER_BINS)
 
 $(OUT)/tests/test_%: $(OUT)/tests/unit/test_%.o $(TESTLIB_OBJS) $(LIBCOMMON) $(LIBTAPE)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TESTLIB_OBJS) $(LIBCOMMON) $(LIBTAPE) -lcmocka -ljansson -lzstd -lxxhash -lpthread -lm
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TESTLIB_OBJS) $(LIBCOMMON) $(LIBTAPE) -lcmocka $(LDLIBS_common) $(LDLIBS_format)
 
 # test_analyze links the analyze library (and what it stands on) instead
 # of tests/lib; the explicit rule overrides the test_% pattern.
 $(OUT)/tests/test_analyze: $(OUT)/tests/unit/test_analyze.o $(LIBANALYZE) $(LIBCOMMON) $(LIBTAPE)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka -ljansson -lzstd -lxxhash -lpthread -lm
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS_analyze) $(LDLIBS_common) $(LDLIBS_format)
+
+# test_svg: the plots of analyze/ (ana_svg.c) alone.
+$(OUT)/tests/test_svg: $(OUT)/tests/unit/test_svg.o $(LIBANALYZE)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS_analyze)
+
+# test_jobkeys: the job-file keys (libcommon) and the job-file source that
+# reads them (libreplay).
+$(OUT)/tests/test_jobkeys: $(OUT)/tests/unit/test_jobkeys.o $(LIBREPLAY) $(LIBCOMMON) $(LIBTAPE)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS_replay) $(LDLIBS_common) $(LDLIBS_format)
 
 # Plain build: the target plus a main() that replays the corpus.
 $(OUT)/tests/fuzz_%: $(OUT)/tests/fuzz/fuzz_%.o $(OUT)/tests/fuzz/replay.o $(LIBTAPE)
@@ -36,7 +49,7 @@ $(OUT)/tests/fuzz_%: $(OUT)/tests/fuzz/fuzz_%.o $(OUT)/tests/fuzz/replay.o $(LIB
 
 # An importer's target (fuzz_import_NAME.c): libimport and what it stands
 # on, and the libraries the importers use (zlib: gzip'd inputs).
-IMPORT_LIBS := -ljansson -lz -lzstd -lxxhash -lm
+IMPORT_LIBS := $(LDLIBS_import) $(LDLIBS_common) $(LDLIBS_format)
 $(OUT)/tests/fuzz_import_%: $(OUT)/tests/fuzz/fuzz_import_%.o $(OUT)/tests/fuzz/replay.o \
 		$(LIBIMPORT) $(LIBCOMMON) $(LIBTAPE)
 	$(call msg,LINK,$@)
@@ -63,7 +76,7 @@ $(OUT)/fuzz/fuzz_import_%: tests/fuzz/fuzz_import_%.c $(FORMAT_SRCS) $(COMMON_SR
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE $(INC_import) -Iimport \
-		-o $@ $^ $(IMPORT_LIBS) $(MHD_LIBS) $(SODIUM_LIBS)
+		-o $@ $^ $(IMPORT_LIBS)
 
 # The MPI building blocks (tests/cli/replay_mpi.sh runs it under mpirun):
 # the replay library, and Open MPI when built with it (MPI=1).

@@ -25,7 +25,6 @@
 #include "map.h"
 #include "ops.h"
 #include "path.h"
-#include "svg.h"
 #include "tape.h"
 
 static uint64_t splitmix(uint64_t *s)
@@ -385,67 +384,6 @@ static void test_utf8_cut(void **state)
 	assert_int_equal(cm_utf8_cut("", 0), 0);
 }
 
-/* svg.h: ticks at nice numbers inside the range, the axis top, escaping,
- * the ramp's ends, and a plot that is well-formed text */
-static void test_svg(void **state)
-{
-	double t[16];
-	size_t n = svg_ticks(0, 9.3, 5, t);
-	char c[8], *buf = NULL;
-	size_t len = 0;
-
-	(void)state;
-	assert_int_equal(n, 5);	/* 0 2 4 6 8 */
-	for (size_t i = 0; i < n; i++)
-		assert_true(fabs(t[i] - 2.0 * (double)i) < 1e-9);
-	n = svg_ticks(0.013, 0.081, 5, t);
-	assert_true(n >= 3 && n <= 5);
-	assert_true(t[0] >= 0.013 && t[n - 1] <= 0.081);
-	for (size_t i = 1; i < n; i++)	/* a step of 1, 2 or 5 times a power of ten */
-		assert_true(fabs(t[i] - t[i - 1] - 0.02) < 1e-9 || fabs(t[i] - t[i - 1] - 0.01) < 1e-9);
-	n = svg_ticks(3, 3, 5, t);	/* an empty range is widened */
-	assert_true(n >= 2);
-	assert_true(svg_nice_ceil(0) == 1);
-	assert_true(svg_nice_ceil(7.2) == 10);
-	assert_true(svg_nice_ceil(2.1) == 2.5);
-	assert_true(svg_nice_ceil(190e6) == 200e6);
-	svg_ramp(0, c);
-	assert_string_equal(c, "#440154");
-	svg_ramp(1, c);
-	assert_string_equal(c, "#fde725");
-	svg_ramp(NAN, c);
-	assert_string_equal(c, "#440154");
-
-	FILE *o = open_memstream(&buf, &len);
-	assert_non_null(o);
-	svg_esc(o, "a<b>&\"c'\001d");
-	fflush(o);
-	assert_string_equal(buf, "a&lt;b&gt;&amp;&quot;c&#39;d");
-	rewind(o);
-	struct svg_plot p = { 0 };
-	double x[3] = { 0, 1, 2 }, y[3] = { 1, NAN, 3 };
-	p.x = (struct svg_axis){ .lo = 0, .hi = 2, .label = "x<" };
-	p.y = (struct svg_axis){ .lo = 0, .hi = 4 };
-	svg_begin(&p, o, 200, 100, "id&", "t");
-	svg_axes(&p);
-	svg_line(&p, x, y, 3, svg_palette[0], NULL);	/* the NaN breaks the line */
-	svg_end(&p);
-	fputc(0, o);
-	fclose(o);
-	assert_non_null(strstr(buf, "id=\"id&amp;\""));
-	assert_non_null(strstr(buf, ">x&lt;</text>"));
-	assert_non_null(strstr(buf, "d=\"M56.0 "));
-	assert_int_equal(strstr(strstr(buf, "class=\"series\""), "M") != NULL, 1);
-	const char *d = strstr(buf, "class=\"series\"");
-	d = strstr(d, "d=\"");
-	assert_null(memchr(d, 'L', strcspn(d + 3, "\"")));	/* two moves, no line */
-	assert_non_null(strstr(buf, "</svg>"));
-	/* pixels: the plot area's corners */
-	assert_true(svg_px(&p, 0) == p.ml && svg_px(&p, 2) == 200 - p.mr);
-	assert_true(svg_py(&p, 4) == p.mt && svg_py(&p, -1) == 100 - p.mb);
-	free(buf);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,7 +395,6 @@ int main(void)
 		cmocka_unit_test(test_fstype),
 		cmocka_unit_test(test_faults),
 		cmocka_unit_test(test_utf8_cut),
-		cmocka_unit_test(test_svg),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * svg.c - plots as SVG text (svg.h).
+ * ana_svg.c - plots as SVG text (ana_svg.h).
  *
  * The plot area is the box less its margins; data map to it linearly,
  * y upwards.  Everything is written as it is drawn: nothing is kept but
@@ -9,9 +9,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "svg.h"
+#include "ana_svg.h"
 
-const char *const svg_palette[SVG_NCOLOURS] = {
+const char *const ana_svg_palette[ANA_SVG_NCOLOURS] = {
 	"#0072B2",	/* blue */
 	"#E69F00",	/* orange */
 	"#009E73",	/* bluish green */
@@ -27,7 +27,7 @@ static const unsigned char ramp[9][3] = {
 	{ 39, 173, 129 }, { 92, 200, 99 }, { 170, 220, 50 }, { 253, 231, 37 },
 };
 
-void svg_ramp(double t, char out[8])
+void ana_svg_ramp(double t, char out[8])
 {
 	if (!(t > 0))
 		t = 0;
@@ -57,7 +57,7 @@ static double nice(double x, int round_it)
 	return n * pow(10, e);
 }
 
-size_t svg_ticks(double lo, double hi, size_t max, double *ticks)
+size_t ana_svg_ticks(double lo, double hi, size_t max, double *ticks)
 {
 	if (max < 2)
 		max = 2;
@@ -76,7 +76,7 @@ size_t svg_ticks(double lo, double hi, size_t max, double *ticks)
 	return n;
 }
 
-double svg_nice_ceil(double hi)
+double ana_svg_nice_ceil(double hi)
 {
 	if (!(hi > 0) || !isfinite(hi))
 		return 1;
@@ -85,7 +85,7 @@ double svg_nice_ceil(double hi)
 	return n * pow(10, e);
 }
 
-void svg_fmt_si(char *buf, size_t len, double v, void *arg)
+void ana_svg_fmt_si(char *buf, size_t len, double v, void *arg)
 {
 	static const char *const sfx[] = { "", "k", "M", "G", "T", "P" };
 	double a = fabs(v);
@@ -98,7 +98,7 @@ void svg_fmt_si(char *buf, size_t len, double v, void *arg)
 	snprintf(buf, len, "%.3g%s", v, sfx[k]);
 }
 
-void svg_esc(FILE *o, const char *s)
+void ana_svg_esc(FILE *o, const char *s)
 {
 	for (; s && *s; s++) {
 		unsigned char c = (unsigned char)*s;
@@ -115,8 +115,8 @@ void svg_esc(FILE *o, const char *s)
 	}
 }
 
-void svg_begin(struct svg_plot *p, FILE *o, double w, double h, const char *id,
-	       const char *title)
+void ana_svg_begin(struct ana_svg_plot *p, FILE *o, double w, double h, const char *id,
+		   const char *title)
 {
 	p->o = o;
 	p->w = w;
@@ -133,15 +133,15 @@ void svg_begin(struct svg_plot *p, FILE *o, double w, double h, const char *id,
 		"height=\"%g\" viewBox=\"0 0 %g %g\" role=\"img\"", w, h, w, h);
 	if (id) {
 		fputs(" id=\"", o);
-		svg_esc(o, id);
+		ana_svg_esc(o, id);
 		fputc('"', o);
 	}
 	fputs("><title>", o);
-	svg_esc(o, title);
+	ana_svg_esc(o, title);
 	fputs("</title>\n", o);
 }
 
-void svg_end(struct svg_plot *p)
+void ana_svg_end(struct ana_svg_plot *p)
 {
 	fputs("</svg>\n", p->o);
 }
@@ -151,29 +151,29 @@ static double clampd(double v, double lo, double hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-double svg_px(const struct svg_plot *p, double x)
+double ana_svg_px(const struct ana_svg_plot *p, double x)
 {
 	double span = p->x.hi - p->x.lo, w = p->w - p->ml - p->mr;
 	double f = span > 0 ? (x - p->x.lo) / span : 0;
 	return p->ml + clampd(f, 0, 1) * w;
 }
 
-double svg_py(const struct svg_plot *p, double y)
+double ana_svg_py(const struct ana_svg_plot *p, double y)
 {
 	double span = p->y.hi - p->y.lo, h = p->h - p->mt - p->mb;
 	double f = span > 0 ? (y - p->y.lo) / span : 0;
 	return p->mt + (1 - clampd(f, 0, 1)) * h;
 }
 
-static void tick_label(const struct svg_axis *a, double v, char *buf, size_t len)
+static void tick_label(const struct ana_svg_axis *a, double v, char *buf, size_t len)
 {
 	if (a->fmt)
 		a->fmt(buf, len, v, a->arg);
 	else
-		svg_fmt_si(buf, len, v, NULL);
+		ana_svg_fmt_si(buf, len, v, NULL);
 }
 
-void svg_axes(struct svg_plot *p)
+void ana_svg_axes(struct ana_svg_plot *p)
 {
 	FILE *o = p->o;
 	double t[16], x0 = p->ml, x1 = p->w - p->mr, y0 = p->mt, y1 = p->h - p->mb;
@@ -182,30 +182,30 @@ void svg_axes(struct svg_plot *p)
 
 	fprintf(o, "<g class=\"axes\" font-size=\"11\" fill=\"#333\">\n");
 	if (!p->y.no_ticks) {
-		n = svg_ticks(p->y.lo, p->y.hi, p->y.nticks ? (size_t)p->y.nticks : 5, t);
+		n = ana_svg_ticks(p->y.lo, p->y.hi, p->y.nticks ? (size_t)p->y.nticks : 5, t);
 		for (size_t i = 0; i < n; i++) {
 			if (t[i] < p->y.lo - 1e-12 || t[i] > p->y.hi + 1e-12)
 				continue;
-			double y = svg_py(p, t[i]);
+			double y = ana_svg_py(p, t[i]);
 			fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 				"stroke=\"#ddd\"/>", x0, y, x1, y);
 			tick_label(&p->y, t[i], buf, sizeof(buf));
 			fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", x0 - 4, y + 4);
-			svg_esc(o, buf);
+			ana_svg_esc(o, buf);
 			fputs("</text>\n", o);
 		}
 	}
 	if (!p->x.no_ticks) {
-		n = svg_ticks(p->x.lo, p->x.hi, p->x.nticks ? (size_t)p->x.nticks : 7, t);
+		n = ana_svg_ticks(p->x.lo, p->x.hi, p->x.nticks ? (size_t)p->x.nticks : 7, t);
 		for (size_t i = 0; i < n; i++) {
 			if (t[i] < p->x.lo - 1e-12 || t[i] > p->x.hi + 1e-12)
 				continue;
-			double x = svg_px(p, t[i]);
+			double x = ana_svg_px(p, t[i]);
 			fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 				"stroke=\"#333\"/>", x, y1, x, y1 + 4);
 			tick_label(&p->x, t[i], buf, sizeof(buf));
 			fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", x, y1 + 15);
-			svg_esc(o, buf);
+			ana_svg_esc(o, buf);
 			fputs("</text>\n", o);
 		}
 	}
@@ -214,20 +214,20 @@ void svg_axes(struct svg_plot *p)
 	if (p->x.label) {
 		fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", (x0 + x1) / 2,
 			p->h - 4);
-		svg_esc(o, p->x.label);
+		ana_svg_esc(o, p->x.label);
 		fputs("</text>\n", o);
 	}
 	if (p->y.label) {
 		fprintf(o, "<text transform=\"translate(12 %.1f) rotate(-90)\" "
 			"text-anchor=\"middle\">", (y0 + y1) / 2);
-		svg_esc(o, p->y.label);
+		ana_svg_esc(o, p->y.label);
 		fputs("</text>\n", o);
 	}
 	fputs("</g>\n", o);
 }
 
-void svg_line(struct svg_plot *p, const double *x, const double *y, size_t n,
-	      const char *colour, const char *name)
+void ana_svg_line(struct ana_svg_plot *p, const double *x, const double *y, size_t n,
+		  const char *colour, const char *name)
 {
 	FILE *o = p->o;
 	int open = 0;
@@ -239,38 +239,39 @@ void svg_line(struct svg_plot *p, const double *x, const double *y, size_t n,
 			open = 0;
 			continue;
 		}
-		fprintf(o, "%s%.1f %.1f", open ? "L" : "M", svg_px(p, x[i]), svg_py(p, y[i]));
+		fprintf(o, "%s%.1f %.1f", open ? "L" : "M", ana_svg_px(p, x[i]), ana_svg_py(p, y[i]));
 		open = 1;
 	}
 	fputs("\">", o);
 	if (name) {
 		fputs("<title>", o);
-		svg_esc(o, name);
+		ana_svg_esc(o, name);
 		fputs("</title>", o);
 	}
 	fputs("</path>\n", o);
 }
 
-void svg_rect(struct svg_plot *p, double x0, double y0, double x1, double y1,
-	      const char *fill, const char *tip)
+void ana_svg_rect(struct ana_svg_plot *p, double x0, double y0, double x1, double y1,
+		  const char *fill, const char *tip)
 {
-	double a = svg_px(p, x0), b = svg_px(p, x1), c = svg_py(p, y0), d = svg_py(p, y1);
+	double a = ana_svg_px(p, x0), b = ana_svg_px(p, x1), c = ana_svg_py(p, y0), d = ana_svg_py(p, y1);
 	double x = a < b ? a : b, y = c < d ? c : d, w = fabs(b - a), h = fabs(d - c);
 
 	fprintf(p->o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"",
 		x, y, w, h, fill);
 	if (tip) {
 		fputs("><title>", p->o);
-		svg_esc(p->o, tip);
+		ana_svg_esc(p->o, tip);
 		fputs("</title></rect>\n", p->o);
 	} else {
 		fputs("/>\n", p->o);
 	}
 }
 
-void svg_vline(struct svg_plot *p, double x, const char *colour, int dashed, const char *label)
+void ana_svg_vline(struct ana_svg_plot *p, double x, const char *colour, int dashed,
+		   const char *label)
 {
-	double px = svg_px(p, x);
+	double px = ana_svg_px(p, x);
 
 	fprintf(p->o, "<line class=\"marker\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 		"stroke=\"%s\"%s/>", px, p->mt, px, p->h - p->mb, colour,
@@ -278,22 +279,22 @@ void svg_vline(struct svg_plot *p, double x, const char *colour, int dashed, con
 	if (label) {
 		fprintf(p->o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"%s\">", px + 2,
 			p->mt + 9, colour);
-		svg_esc(p->o, label);
+		ana_svg_esc(p->o, label);
 		fputs("</text>", p->o);
 	}
 	fputc('\n', p->o);
 }
 
-void svg_label(struct svg_plot *p, double x, double y, const char *anchor, const char *text)
+void ana_svg_label(struct ana_svg_plot *p, double x, double y, const char *anchor, const char *text)
 {
 	fprintf(p->o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"%s\">",
-		svg_px(p, x), svg_py(p, y), anchor);
-	svg_esc(p->o, text);
+		ana_svg_px(p, x), ana_svg_py(p, y), anchor);
+	ana_svg_esc(p->o, text);
 	fputs("</text>\n", p->o);
 }
 
-void svg_legend(struct svg_plot *p, const char *const *names, const char *const *colours,
-		size_t n)
+void ana_svg_legend(struct ana_svg_plot *p, const char *const *names, const char *const *colours,
+		    size_t n)
 {
 	double x = p->w - p->mr - 8, y = p->mt + 4;
 	size_t longest = 0;
@@ -309,26 +310,26 @@ void svg_legend(struct svg_plot *p, const char *const *names, const char *const 
 		fprintf(p->o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
 			"<text x=\"%.1f\" y=\"%.1f\">", x, y + 15.0 * (double)i + 1, colours[i],
 			x + 14, y + 15.0 * (double)i + 10);
-		svg_esc(p->o, names[i]);
+		ana_svg_esc(p->o, names[i]);
 		fputs("</text>\n", p->o);
 	}
 	fputs("</g>\n", p->o);
 }
 
-void svg_ramp_legend(struct svg_plot *p, const char *lo, const char *hi)
+void ana_svg_ramp_legend(struct ana_svg_plot *p, const char *lo, const char *hi)
 {
 	double x = p->w - p->mr + 8, y0 = p->mt, y1 = p->h - p->mb, h = (y1 - y0) / 16;
 	char c[8];
 
 	fputs("<g class=\"ramp\" font-size=\"10\">\n", p->o);
 	for (int i = 0; i < 16; i++) {
-		svg_ramp((15 - i) / 15.0, c);
+		ana_svg_ramp((15 - i) / 15.0, c);
 		fprintf(p->o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"%.1f\" "
 			"fill=\"%s\"/>", x, y0 + i * h, h + 0.5, c);
 	}
 	fprintf(p->o, "\n<text x=\"%.1f\" y=\"%.1f\">", x + 13, y0 + 8);
-	svg_esc(p->o, hi);
+	ana_svg_esc(p->o, hi);
 	fprintf(p->o, "</text><text x=\"%.1f\" y=\"%.1f\">", x + 13, y1);
-	svg_esc(p->o, lo);
+	ana_svg_esc(p->o, lo);
 	fputs("</text></g>\n", p->o);
 }

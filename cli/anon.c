@@ -14,6 +14,7 @@
 #include <sodium.h>
 #include "anon.h"
 #include "map.h"
+#include "tape_vec.h"
 
 /* BLAKE2b personalizations (16 bytes each): one domain per kind of name,
  * so a path and a comm of equal text do not hash alike. */
@@ -21,7 +22,7 @@ static const unsigned char PERS_PATH[16] = "iotape/anon/path";
 static const unsigned char PERS_NAME[16] = "iotape/anon/name";
 static const unsigned char PERS_KID[16] = "iotape/anon/kid_";
 
-#define HASH_BYTES (CM_ANON_ID_LEN / 2)
+#define HASH_BYTES (CLI_ANON_ID_LEN / 2)
 #define EXT_MAX 10	/* --keep-ext: letters and digits after the last dot */
 
 /* Inputs already seen, each with its output: in id -> out id. */
@@ -31,8 +32,8 @@ struct cache {
 	size_t cap;
 };
 
-struct cm_anon {
-	struct cm_anon_opts o;
+struct cli_anon {
+	struct cli_anon_opts o;
 	struct cache path, name;
 	char *buf;		/* the output being built */
 	size_t len, cap;
@@ -45,9 +46,9 @@ static void cache_release(struct cache *c)
 	free(c->res);
 }
 
-int cm_anon_new(cm_anon **out, const struct cm_anon_opts *o)
+int cli_anon_new(cli_anon **out, const struct cli_anon_opts *o)
 {
-	cm_anon *a;
+	cli_anon *a;
 
 	*out = NULL;
 	if (sodium_init() < 0)
@@ -59,7 +60,7 @@ int cm_anon_new(cm_anon **out, const struct cm_anon_opts *o)
 	return 0;
 }
 
-void cm_anon_free(cm_anon *a)
+void cli_anon_free(cli_anon *a)
 {
 	if (!a)
 		return;
@@ -70,42 +71,42 @@ void cm_anon_free(cm_anon *a)
 	free(a);
 }
 
-void cm_anon_key_id(const uint8_t key[CM_ANON_KEY_BYTES], char id[CM_ANON_ID_LEN + 1])
+void cli_anon_key_id(const uint8_t key[CLI_ANON_KEY_BYTES], char id[CLI_ANON_ID_LEN + 1])
 {
 	unsigned char h[HASH_BYTES];
 
-	crypto_generichash_blake2b_salt_personal(h, sizeof(h), key, CM_ANON_KEY_BYTES,
+	crypto_generichash_blake2b_salt_personal(h, sizeof(h), key, CLI_ANON_KEY_BYTES,
 						 NULL, 0, NULL, PERS_KID);
-	sodium_bin2hex(id, CM_ANON_ID_LEN + 1, h, sizeof(h));
+	sodium_bin2hex(id, CLI_ANON_ID_LEN + 1, h, sizeof(h));
 }
 
-int cm_anon_key_parse(const void *buf, size_t n, uint8_t key[CM_ANON_KEY_BYTES])
+int cli_anon_key_parse(const void *buf, size_t n, uint8_t key[CLI_ANON_KEY_BYTES])
 {
 	const char *s = buf;
 	size_t bin;
 
-	if (n == CM_ANON_KEY_BYTES) {
+	if (n == CLI_ANON_KEY_BYTES) {
 		memcpy(key, buf, n);
 		return 0;
 	}
-	if (n == 2 * CM_ANON_KEY_BYTES + 1 && s[n - 1] == '\n')
+	if (n == 2 * CLI_ANON_KEY_BYTES + 1 && s[n - 1] == '\n')
 		n--;
-	if (n != 2 * CM_ANON_KEY_BYTES)
+	if (n != 2 * CLI_ANON_KEY_BYTES)
 		return -EINVAL;
-	if (sodium_hex2bin(key, CM_ANON_KEY_BYTES, s, n, NULL, &bin, NULL) < 0 ||
-	    bin != CM_ANON_KEY_BYTES)
+	if (sodium_hex2bin(key, CLI_ANON_KEY_BYTES, s, n, NULL, &bin, NULL) < 0 ||
+	    bin != CLI_ANON_KEY_BYTES)
 		return -EINVAL;
 	return 0;
 }
 
-void cm_anon_key_random(uint8_t key[CM_ANON_KEY_BYTES])
+void cli_anon_key_random(uint8_t key[CLI_ANON_KEY_BYTES])
 {
 	if (sodium_init() < 0)
 		abort();	/* no source of randomness: nothing safe to do */
-	randombytes_buf(key, CM_ANON_KEY_BYTES);
+	randombytes_buf(key, CLI_ANON_KEY_BYTES);
 }
 
-void cm_anon_wipe(void *p, size_t n)
+void cli_anon_wipe(void *p, size_t n)
 {
 	sodium_memzero(p, n);
 }
@@ -239,40 +240,32 @@ static enum meta_rule meta_rule(const char *k, const char *v)
 	return M_REMOVE;
 }
 
-int cm_anon_meta_kept(const char *k, const char *v)
+int cli_anon_meta_kept(const char *k, const char *v)
 {
 	return meta_rule(k, v) == M_KEEP;
 }
 
 /* ------------------------------------------------------------ building */
 
-static int put(cm_anon *a, const char *s, size_t n)
+static int put(cli_anon *a, const char *s, size_t n)
 {
-	if (a->len + n + 1 > a->cap) {
-		size_t cap = a->cap ? a->cap : 256;
-		char *b;
-		while (cap < a->len + n + 1)
-			cap *= 2;
-		if (!(b = realloc(a->buf, cap)))
-			return -ENOMEM;
-		a->buf = b;
-		a->cap = cap;
-	}
+	if (TAPE_VEC_GROW(a->buf, a->cap, a->len + n + 1, 256))
+		return -ENOMEM;
 	memcpy(a->buf + a->len, s, n);
 	a->len += n;
 	a->buf[a->len] = 0;
 	return 0;
 }
 
-static int put_hash(cm_anon *a, const unsigned char *pers, const char *s, size_t n)
+static int put_hash(cli_anon *a, const unsigned char *pers, const char *s, size_t n)
 {
 	unsigned char h[HASH_BYTES];
-	char hex[CM_ANON_ID_LEN + 1];
+	char hex[CLI_ANON_ID_LEN + 1];
 
 	crypto_generichash_blake2b_salt_personal(h, sizeof(h), (const unsigned char *)s, n,
 						 a->o.key, sizeof(a->o.key), NULL, pers);
 	sodium_bin2hex(hex, sizeof(hex), h, sizeof(h));
-	return put(a, hex, CM_ANON_ID_LEN);
+	return put(a, hex, CLI_ANON_ID_LEN);
 }
 
 static int is(const char *c, size_t n, const char *w)
@@ -342,7 +335,7 @@ static size_t kept_suffix(const char *c, size_t n, int keep_ext)
 }
 
 /* The anonymous path of p into a->buf. */
-static int build_path(cm_anon *a, const char *p)
+static int build_path(cli_anon *a, const char *p)
 {
 	const char *c = p, *prev = NULL;
 	size_t pn = 0;
@@ -379,14 +372,14 @@ static int build_path(cm_anon *a, const char *p)
 	}
 }
 
-static int build_name(cm_anon *a, const char *s)
+static int build_name(cli_anon *a, const char *s)
 {
 	a->len = 0;
 	return *s ? put_hash(a, PERS_NAME, s, strlen(s)) : put(a, "", 0);
 }
 
-static int lookup(cm_anon *a, struct cache *k, const char *s, const char **out,
-		  int (*build)(cm_anon *, const char *))
+static int lookup(cli_anon *a, struct cache *k, const char *s, const char **out,
+		  int (*build)(cli_anon *, const char *))
 {
 	uint32_t id, oid;
 	int err;
@@ -395,14 +388,8 @@ static int lookup(cm_anon *a, struct cache *k, const char *s, const char **out,
 		*out = cm_strtab_str(&k->out, k->res[id]);
 		return 0;
 	}
-	if (k->in.n == k->cap) {
-		size_t cap = k->cap ? 2 * k->cap : 1024;
-		uint32_t *r = realloc(k->res, cap * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		k->res = r;
-		k->cap = cap;
-	}
+	if (TAPE_VEC_GROW(k->res, k->cap, (size_t)k->in.n + 1, 1024))
+		return -ENOMEM;
 	if ((err = build(a, s)) < 0 || (err = cm_strtab_intern(&k->out, a->buf, &oid)) < 0 ||
 	    (err = cm_strtab_intern(&k->in, s, &id)) < 0)
 		return err;
@@ -411,12 +398,12 @@ static int lookup(cm_anon *a, struct cache *k, const char *s, const char **out,
 	return 0;
 }
 
-int cm_anon_path(cm_anon *a, const char *path, const char **out)
+int cli_anon_path(cli_anon *a, const char *path, const char **out)
 {
 	return lookup(a, &a->path, path, out, build_path);
 }
 
-int cm_anon_name(cm_anon *a, const char *name, const char **out)
+int cli_anon_name(cli_anon *a, const char *name, const char **out)
 {
 	return lookup(a, &a->name, name, out, build_name);
 }
@@ -448,8 +435,8 @@ static size_t str_columns(int table, struct strcol *sc, size_t max)
 	return k;
 }
 
-static int copy_table(cm_anon *a, tape_reader *r, tape_writer *w, int table,
-		      struct cm_anon_stats *st, char *side)
+static int copy_table(cli_anon *a, tape_reader *r, tape_writer *w, int table,
+		      struct cli_anon_stats *st, char *side)
 {
 	_Alignas(16) unsigned char ev[512];
 	struct strcol sc[16];
@@ -470,8 +457,8 @@ static int copy_table(cm_anon *a, tape_reader *r, tape_writer *w, int table,
 				const char **s = (const char **)(void *)(ev + sc[j].off);
 				if (!*s || !**s)
 					continue;
-				ret = sc[j].rule == R_PATH ? cm_anon_path(a, *s, s) :
-				      sc[j].rule == R_NAME ? cm_anon_name(a, *s, s) : (*s = "", 0);
+				ret = sc[j].rule == R_PATH ? cli_anon_path(a, *s, s) :
+				      sc[j].rule == R_NAME ? cli_anon_name(a, *s, s) : (*s = "", 0);
 				if (ret < 0)
 					goto out;
 			}
@@ -503,9 +490,9 @@ static void list_add(char *l, size_t cap, const char *key)
 		snprintf(l + n, cap - n, "%s%s", n ? "," : "", key);
 }
 
-static int write_meta(cm_anon *a, tape_reader *r, tape_writer *w, struct cm_anon_stats *st)
+static int write_meta(cli_anon *a, tape_reader *r, tape_writer *w, struct cli_anon_stats *st)
 {
-	char removed[4096] = "", replaced[256] = "", id[CM_ANON_ID_LEN + 1], num[32];
+	char removed[4096] = "", replaced[256] = "", id[CLI_ANON_ID_LEN + 1], num[32];
 	const char *k, *v, *h;
 	int err;
 
@@ -521,7 +508,7 @@ static int write_meta(cm_anon *a, tape_reader *r, tape_writer *w, struct cm_anon
 		} else if (m == M_NAME) {
 			st->meta_replaced++;
 			list_add(replaced, sizeof(replaced), k);
-			if (!(err = cm_anon_name(a, v, &h)))
+			if (!(err = cli_anon_name(a, v, &h)))
 				err = tape_writer_set_meta(w, k, h);
 		} else {
 			st->meta_removed++;
@@ -531,9 +518,9 @@ static int write_meta(cm_anon *a, tape_reader *r, tape_writer *w, struct cm_anon
 		if (err < 0)
 			return err;
 	}
-	cm_anon_key_id(a->o.key, id);
+	cli_anon_key_id(a->o.key, id);
 	snprintf(num, sizeof(num), "%u", a->o.keep_dirs);
-	if ((err = tape_writer_set_meta(w, "anon.method", CM_ANON_METHOD)) < 0 ||
+	if ((err = tape_writer_set_meta(w, "anon.method", CLI_ANON_METHOD)) < 0 ||
 	    (err = tape_writer_set_meta(w, "anon.key_id", id)) < 0 ||
 	    (err = tape_writer_set_meta(w, "anon.keep_ext", a->o.keep_ext ? "1" : "0")) < 0 ||
 	    (err = tape_writer_set_meta(w, "anon.keep_dirs", num)) < 0 ||
@@ -543,10 +530,10 @@ static int write_meta(cm_anon *a, tape_reader *r, tape_writer *w, struct cm_anon
 	return 0;
 }
 
-int cm_anon_trace(cm_anon *a, tape_reader *r, tape_writer *w, struct cm_anon_stats *st,
+int cli_anon_trace(cli_anon *a, tape_reader *r, tape_writer *w, struct cli_anon_stats *st,
 		  char *side)
 {
-	struct cm_anon_stats dummy;
+	struct cli_anon_stats dummy;
 	int err;
 
 	if (!st)

@@ -26,12 +26,12 @@
 
 #define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
-struct cm_metrics_http {
+struct cli_metrics_http {
 	struct MHD_Daemon *d;
-	cm_metrics *m;
+	cli_metrics *m;
 };
 
-int cm_metrics_addr_parse(const char *s, char *addr, size_t addrlen, unsigned *port, char *err,
+int cli_metrics_addr_parse(const char *s, char *addr, size_t addrlen, unsigned *port, char *err,
 			  size_t errlen)
 {
 	const char *p = s, *colon;
@@ -99,7 +99,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			      const char *method, const char *version, const char *upload,
 			      size_t *upload_size, void **state)
 {
-	struct cm_metrics_http *h = cls;
+	struct cli_metrics_http *h = cls;
 	static char index_page[] = "iotape: the metrics are at /metrics\n";
 	static char not_found[] = "not found: the metrics are at /metrics\n";
 	static char not_allowed[] = "method not allowed\n";
@@ -122,7 +122,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			     MHD_RESPMEM_PERSISTENT);
 	if (!(f = open_memstream(&buf, &len)))
 		return MHD_NO;
-	if (cm_metrics_write(h->m, f)) {
+	if (cli_metrics_write(h->m, f)) {
 		fclose(f);
 		free(buf);
 		return MHD_NO;
@@ -172,10 +172,10 @@ static int listen_on(const char *addr, unsigned port, int *v6, unsigned *bound)
 	return fd;
 }
 
-int cm_metrics_http_start(cm_metrics_http **out, cm_metrics *m, const char *addr, unsigned port,
+int cli_metrics_http_start(cli_metrics_http **out, cli_metrics *m, const char *addr, unsigned port,
 			  unsigned *port_out, char *err, size_t errlen)
 {
-	struct cm_metrics_http *h;
+	struct cli_metrics_http *h;
 	sigset_t all, old;
 	unsigned bound = 0;
 	int fd, v6 = 0;
@@ -219,7 +219,7 @@ int cm_metrics_http_start(cm_metrics_http **out, cm_metrics *m, const char *addr
 	return 0;
 }
 
-void cm_metrics_http_stop(cm_metrics_http *h)
+void cli_metrics_http_stop(cli_metrics_http *h)
 {
 	if (!h)
 		return;

@@ -29,17 +29,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define CM_METRIC_LABELS 4	/* label names a metric may have */
-#define CM_METRIC_BUCKETS 24	/* a histogram's bounds, +Inf aside */
-#define CM_METRIC_VALUE 64	/* bytes of a label value kept (longer: cut) */
+#define CLI_METRIC_LABELS 4	/* label names a metric may have */
+#define CLI_METRIC_BUCKETS 24	/* a histogram's bounds, +Inf aside */
+#define CLI_METRIC_VALUE 64	/* bytes of a label value kept (longer: cut) */
 
-enum cm_metric_type { CM_COUNTER, CM_GAUGE, CM_HISTOGRAM };
+enum cli_metric_type { CLI_COUNTER, CLI_GAUGE, CLI_HISTOGRAM };
 
-struct cm_metric_def {
+struct cli_metric_def {
 	const char *name;	/* [a-zA-Z_:][a-zA-Z0-9_:]* (checked) */
 	const char *help;	/* one line */
-	int type;		/* enum cm_metric_type */
-	const char *labels[CM_METRIC_LABELS];	/* names, NULL ends (none: an
+	int type;		/* enum cli_metric_type */
+	const char *labels[CLI_METRIC_LABELS];	/* names, NULL ends (none: an
 						 * unlabelled metric, one series) */
 	unsigned max_series;	/* distinct label sets kept (0: 64) */
 	double scale;		/* base units per raw unit (0: 1) */
@@ -48,13 +48,13 @@ struct cm_metric_def {
 	unsigned nbounds;
 };
 
-typedef struct cm_metrics cm_metrics;
-struct cm_metric;		/* one metric of a registry */
-struct cm_series;		/* one of its series */
+typedef struct cli_metrics cli_metrics;
+struct cli_metric;		/* one metric of a registry */
+struct cli_series;		/* one of its series */
 
-int cm_metrics_new(cm_metrics **out);
+int cli_metrics_new(cli_metrics **out);
 /* Free m and its metrics (NULL accepted); no thread may use them after. */
-void cm_metrics_free(cm_metrics *m);
+void cli_metrics_free(cli_metrics *m);
 
 /*
  * Add a metric to m (d and its strings are copied): 0 and *out, -EINVAL
@@ -62,7 +62,7 @@ void cm_metrics_free(cm_metrics *m);
  * m has, -ENOMEM.  Only before the registry is shared (see above); on
  * error m is unchanged.
  */
-int cm_metrics_add(cm_metrics *m, const struct cm_metric_def *d, struct cm_metric **out);
+int cli_metrics_add(cli_metrics *m, const struct cli_metric_def *d, struct cli_metric **out);
 
 /*
  * The series of f for the label values v (as many as f has labels; NULL
@@ -70,14 +70,14 @@ int cm_metrics_add(cm_metrics *m, const struct cm_metric_def *d, struct cm_metri
  * max_series, the overflow series).  Thread-safe, lock-free; a caller on a
  * hot path keeps the pointer rather than asking every time.
  */
-struct cm_series *cm_metric_series(struct cm_metric *f, const char *const *v);
+struct cli_series *cli_metric_series(struct cli_metric *f, const char *const *v);
 
 /* A counter: add n raw units. */
-void cm_series_add(struct cm_series *s, uint64_t n);
+void cli_series_add(struct cli_series *s, uint64_t n);
 /* A gauge: set it to v (base units). */
-void cm_series_set(struct cm_series *s, double v);
+void cli_series_set(struct cli_series *s, double v);
 /* A histogram: one observation of raw units. */
-void cm_series_observe(struct cm_series *s, uint64_t raw);
+void cli_series_observe(struct cli_series *s, uint64_t raw);
 
 /*
  * fn(arg) is called before each exposition, on the writer's thread: for
@@ -85,11 +85,11 @@ void cm_series_observe(struct cm_series *s, uint64_t raw);
  * the registry is shared, or clear it (NULL) before what arg points to
  * goes away, with the server stopped.
  */
-void cm_metrics_on_collect(cm_metrics *m, void (*fn)(void *arg), void *arg);
+void cli_metrics_on_collect(cli_metrics *m, void (*fn)(void *arg), void *arg);
 
 /* The exposition of every metric to f, in the order added: 0, or -EIO
  * when f reports an error. */
-int cm_metrics_write(cm_metrics *m, FILE *f);
+int cli_metrics_write(cli_metrics *m, FILE *f);
 
 /* ------------------------------------------------------------- endpoint */
 
@@ -98,10 +98,10 @@ int cm_metrics_write(cm_metrics *m, FILE *f);
  * IPv6 one in brackets ("[::1]:9100"), and a port 0 to 65535 (0: any free
  * one).  0, or -EINVAL with why in err.  addr gets the address text.
  */
-int cm_metrics_addr_parse(const char *s, char *addr, size_t addrlen, unsigned *port, char *err,
+int cli_metrics_addr_parse(const char *s, char *addr, size_t addrlen, unsigned *port, char *err,
 			  size_t errlen);
 
-typedef struct cm_metrics_http cm_metrics_http;
+typedef struct cli_metrics_http cli_metrics_http;
 /*
  * Serve m over HTTP at addr:port on a thread of its own (libmicrohttpd):
  * GET /metrics is the exposition, GET / a line pointing to it, anything
@@ -111,9 +111,9 @@ typedef struct cm_metrics_http cm_metrics_http;
  * NULL, gets the port bound (port 0: the one the kernel chose).  The
  * server's thread blocks every signal, so they keep going to the caller's.
  */
-int cm_metrics_http_start(cm_metrics_http **out, cm_metrics *m, const char *addr, unsigned port,
+int cli_metrics_http_start(cli_metrics_http **out, cli_metrics *m, const char *addr, unsigned port,
 			  unsigned *port_out, char *err, size_t errlen);
 /* Stop serving and free h (NULL accepted): on return no request runs. */
-void cm_metrics_http_stop(cm_metrics_http *h);
+void cli_metrics_http_stop(cli_metrics_http *h);
 
 #endif /* IOTAPE_COMMON_METRICS_H */

@@ -30,7 +30,7 @@
  *
  * Metadata: the keys the analysis and the replay use and that name
  * nothing are kept when their values have the form this version writes
- * (cm_anon_meta_kept: a number, a kernel release, a source or clock it
+ * (cli_anon_meta_kept: a number, a kernel release, a source or clock it
  * sets; anything else under those keys, free text set with import -m, is
  * removed), hostname and a merged trace's host.H.name are hashed, a
  * merged trace's host.H.KEY follows KEY's rule (host.H.offset_ns, t_min,
@@ -49,44 +49,44 @@
 #include <stdint.h>
 #include "tape.h"
 
-#define CM_ANON_KEY_BYTES 32
-#define CM_ANON_ID_LEN 16	/* hex digits of a key id and of a hash */
-#define CM_ANON_METHOD "keyed-blake2b-64/1"
+#define CLI_ANON_KEY_BYTES 32
+#define CLI_ANON_ID_LEN 16	/* hex digits of a key id and of a hash */
+#define CLI_ANON_METHOD "keyed-blake2b-64/1"
 
-struct cm_anon_opts {
-	uint8_t key[CM_ANON_KEY_BYTES];
+struct cli_anon_opts {
+	uint8_t key[CLI_ANON_KEY_BYTES];
 	int keep_ext;		/* keep every file name extension */
 	unsigned keep_dirs;	/* keep the first keep_dirs path components */
 };
 
-typedef struct cm_anon cm_anon;
+typedef struct cli_anon cli_anon;
 
 /* A new anonymizer (the key is copied); 0 or -ENOMEM (libsodium that
  * does not start: -ENOSYS), *out NULL on error. */
-int cm_anon_new(cm_anon **out, const struct cm_anon_opts *o);
+int cli_anon_new(cli_anon **out, const struct cli_anon_opts *o);
 /* Wipes the key and frees; accepts NULL. */
-void cm_anon_free(cm_anon *a);
+void cli_anon_free(cli_anon *a);
 
 /* The anonymous form of a path / of a name (comm, hostname): *out points
- * into a's cache and stays valid until cm_anon_free.  0 or -ENOMEM. */
-int cm_anon_path(cm_anon *a, const char *path, const char **out);
-int cm_anon_name(cm_anon *a, const char *name, const char **out);
+ * into a's cache and stays valid until cli_anon_free.  0 or -ENOMEM. */
+int cli_anon_path(cli_anon *a, const char *path, const char **out);
+int cli_anon_name(cli_anon *a, const char *name, const char **out);
 
-/* The key id of key: CM_ANON_ID_LEN hex digits and a NUL into id. */
-void cm_anon_key_id(const uint8_t key[CM_ANON_KEY_BYTES], char id[CM_ANON_ID_LEN + 1]);
+/* The key id of key: CLI_ANON_ID_LEN hex digits and a NUL into id. */
+void cli_anon_key_id(const uint8_t key[CLI_ANON_KEY_BYTES], char id[CLI_ANON_ID_LEN + 1]);
 /* A key file's bytes: 32 raw bytes, or 64 hex digits with an optional
  * trailing newline.  0, or -EINVAL for anything else. */
-int cm_anon_key_parse(const void *buf, size_t n, uint8_t key[CM_ANON_KEY_BYTES]);
+int cli_anon_key_parse(const void *buf, size_t n, uint8_t key[CLI_ANON_KEY_BYTES]);
 /* A new random key (randombytes_buf). */
-void cm_anon_key_random(uint8_t key[CM_ANON_KEY_BYTES]);
+void cli_anon_key_random(uint8_t key[CLI_ANON_KEY_BYTES]);
 /* Zero n bytes at p (a key's copy), in a way the compiler keeps. */
-void cm_anon_wipe(void *p, size_t n);
+void cli_anon_wipe(void *p, size_t n);
 /* Whether metadata key k of value v is kept as it is: one of the keys
  * the analysis and the replay use, of a value of the form this version
  * writes (not free text set with import -m). */
-int cm_anon_meta_kept(const char *k, const char *v);
+int cli_anon_meta_kept(const char *k, const char *v);
 
-struct cm_anon_stats {
+struct cli_anon_stats {
 	uint64_t events;
 	uint64_t names;		/* distinct paths and names replaced */
 	unsigned meta_kept, meta_replaced, meta_removed;
@@ -98,7 +98,7 @@ struct cm_anon_stats {
  * *side says where it happened: 'r' reading r, 'w' writing w (the caller
  * then discards w's file).  st may be NULL.
  */
-int cm_anon_trace(cm_anon *a, tape_reader *r, tape_writer *w, struct cm_anon_stats *st,
+int cli_anon_trace(cli_anon *a, tape_reader *r, tape_writer *w, struct cli_anon_stats *st,
 		  char *side);
 
 #endif /* IOTAPE_COMMON_ANON_H */

@@ -26,44 +26,44 @@
 #define SLOT_CLAIMING 1u
 #define SLOT_READY 2u
 
-struct cm_series {
-	const struct cm_metric *m;
+struct cli_series {
+	const struct cli_metric *m;
 	_Atomic uint32_t state;
 	uint32_t hash;
 	_Atomic uint64_t v;	/* counter: raw units; gauge: the double's bits;
 				 * histogram: the sum, raw */
 	_Atomic uint64_t *b;	/* histogram: nb + 1 buckets, the last +Inf */
-	char val[CM_METRIC_LABELS][CM_METRIC_VALUE];
+	char val[CLI_METRIC_LABELS][CLI_METRIC_VALUE];
 };
 
-struct cm_metric {
+struct cli_metric {
 	char *name, *help;
 	int type;
 	unsigned nlabels;
-	char *labels[CM_METRIC_LABELS];
+	char *labels[CLI_METRIC_LABELS];
 	unsigned cap;		/* slots of the table; the overflow is s[cap] */
 	double scale;
 	unsigned nb;
-	double bounds[CM_METRIC_BUCKETS];
-	uint64_t rawb[CM_METRIC_BUCKETS];	/* the bounds in raw units */
-	struct cm_series *s;
+	double bounds[CLI_METRIC_BUCKETS];
+	uint64_t rawb[CLI_METRIC_BUCKETS];	/* the bounds in raw units */
+	struct cli_series *s;
 	_Atomic uint64_t *buckets;
-	struct cm_metric *next;
+	struct cli_metric *next;
 };
 
-struct cm_metrics {
-	struct cm_metric *first, *last;
+struct cli_metrics {
+	struct cli_metric *first, *last;
 	void (*collect)(void *arg);
 	void *collect_arg;
 };
 
-int cm_metrics_new(cm_metrics **out)
+int cli_metrics_new(cli_metrics **out)
 {
 	*out = calloc(1, sizeof(**out));
 	return *out ? 0 : -ENOMEM;
 }
 
-static void metric_free(struct cm_metric *f)
+static void metric_free(struct cli_metric *f)
 {
 	if (!f)
 		return;
@@ -76,11 +76,11 @@ static void metric_free(struct cm_metric *f)
 	free(f);
 }
 
-void cm_metrics_free(cm_metrics *m)
+void cli_metrics_free(cli_metrics *m)
 {
 	if (!m)
 		return;
-	for (struct cm_metric *f = m->first, *n; f; f = n) {
+	for (struct cli_metric *f = m->first, *n; f; f = n) {
 		n = f->next;
 		metric_free(f);
 	}
@@ -103,16 +103,16 @@ static int name_ok(const char *s, int label)
 	return 1;
 }
 
-int cm_metrics_add(cm_metrics *m, const struct cm_metric_def *d, struct cm_metric **out)
+int cli_metrics_add(cli_metrics *m, const struct cli_metric_def *d, struct cli_metric **out)
 {
-	struct cm_metric *f;
+	struct cli_metric *f;
 	unsigned nl = 0;
 
-	if (!name_ok(d->name, 0) || d->type < CM_COUNTER || d->type > CM_HISTOGRAM ||
-	    d->nbounds > CM_METRIC_BUCKETS || (d->type == CM_HISTOGRAM && !d->nbounds))
+	if (!name_ok(d->name, 0) || d->type < CLI_COUNTER || d->type > CLI_HISTOGRAM ||
+	    d->nbounds > CLI_METRIC_BUCKETS || (d->type == CLI_HISTOGRAM && !d->nbounds))
 		return -EINVAL;
-	while (nl < CM_METRIC_LABELS && d->labels[nl]) {
-		if (!name_ok(d->labels[nl], 1) || (d->type == CM_HISTOGRAM &&
+	while (nl < CLI_METRIC_LABELS && d->labels[nl]) {
+		if (!name_ok(d->labels[nl], 1) || (d->type == CLI_HISTOGRAM &&
 						   !strcmp(d->labels[nl], "le")))
 			return -EINVAL;
 		nl++;
@@ -129,7 +129,7 @@ int cm_metrics_add(cm_metrics *m, const struct cm_metric_def *d, struct cm_metri
 	f->nlabels = nl;
 	f->cap = nl ? (d->max_series ? d->max_series : DEFAULT_SERIES) : 1;
 	f->scale = d->scale > 0 ? d->scale : 1;
-	f->nb = d->type == CM_HISTOGRAM ? d->nbounds : 0;
+	f->nb = d->type == CLI_HISTOGRAM ? d->nbounds : 0;
 	f->name = strdup(d->name);
 	f->help = strdup(d->help ? d->help : "");
 	f->s = calloc(f->cap + 1, sizeof(*f->s));
@@ -173,22 +173,22 @@ static uint32_t values_hash(unsigned n, const char *const *v)
 
 	for (unsigned i = 0; i < n; i++) {
 		for (const char *p = v[i] ? v[i] : ""; *p && p - (v[i] ? v[i] : "") <
-		     CM_METRIC_VALUE - 1; p++)
+		     CLI_METRIC_VALUE - 1; p++)
 			h = (h ^ (unsigned char)*p) * 16777619u;
 		h = (h ^ 0xffu) * 16777619u;
 	}
 	return h;
 }
 
-static int values_eq(const struct cm_series *s, unsigned n, const char *const *v)
+static int values_eq(const struct cli_series *s, unsigned n, const char *const *v)
 {
 	for (unsigned i = 0; i < n; i++)
-		if (strncmp(s->val[i], v[i] ? v[i] : "", CM_METRIC_VALUE - 1))
+		if (strncmp(s->val[i], v[i] ? v[i] : "", CLI_METRIC_VALUE - 1))
 			return 0;
 	return 1;
 }
 
-struct cm_series *cm_metric_series(struct cm_metric *f, const char *const *v)
+struct cli_series *cli_metric_series(struct cli_metric *f, const char *const *v)
 {
 	uint32_t h;
 
@@ -196,7 +196,7 @@ struct cm_series *cm_metric_series(struct cm_metric *f, const char *const *v)
 		return &f->s[0];
 	h = values_hash(f->nlabels, v);
 	for (unsigned probe = 0; probe < f->cap; probe++) {
-		struct cm_series *s = &f->s[(h + probe) % f->cap];
+		struct cli_series *s = &f->s[(h + probe) % f->cap];
 		uint32_t st = atomic_load_explicit(&s->state, memory_order_acquire);
 
 		if (st == SLOT_FREE) {
@@ -204,7 +204,7 @@ struct cm_series *cm_metric_series(struct cm_metric *f, const char *const *v)
 			if (atomic_compare_exchange_strong(&s->state, &want, SLOT_CLAIMING)) {
 				s->hash = h;
 				for (unsigned i = 0; i < f->nlabels; i++)
-					snprintf(s->val[i], CM_METRIC_VALUE, "%s", v[i] ? v[i] : "");
+					snprintf(s->val[i], CLI_METRIC_VALUE, "%s", v[i] ? v[i] : "");
 				atomic_store_explicit(&s->state, SLOT_READY, memory_order_release);
 				return s;
 			}
@@ -218,18 +218,18 @@ struct cm_series *cm_metric_series(struct cm_metric *f, const char *const *v)
 		if (s->hash == h && values_eq(s, f->nlabels, v))
 			return s;
 	}
-	struct cm_series *o = &f->s[f->cap];
+	struct cli_series *o = &f->s[f->cap];
 	if (atomic_load_explicit(&o->state, memory_order_relaxed) != SLOT_READY)
 		atomic_store_explicit(&o->state, SLOT_READY, memory_order_release);
 	return o;
 }
 
-void cm_series_add(struct cm_series *s, uint64_t n)
+void cli_series_add(struct cli_series *s, uint64_t n)
 {
 	atomic_fetch_add_explicit(&s->v, n, memory_order_relaxed);
 }
 
-void cm_series_set(struct cm_series *s, double v)
+void cli_series_set(struct cli_series *s, double v)
 {
 	uint64_t bits;
 
@@ -237,9 +237,9 @@ void cm_series_set(struct cm_series *s, double v)
 	atomic_store_explicit(&s->v, bits, memory_order_relaxed);
 }
 
-void cm_series_observe(struct cm_series *s, uint64_t raw)
+void cli_series_observe(struct cli_series *s, uint64_t raw)
 {
-	const struct cm_metric *f = s->m;
+	const struct cli_metric *f = s->m;
 	unsigned i = 0;
 
 	while (i < f->nb && raw > f->rawb[i])
@@ -248,7 +248,7 @@ void cm_series_observe(struct cm_series *s, uint64_t raw)
 	atomic_fetch_add_explicit(&s->v, raw, memory_order_relaxed);
 }
 
-void cm_metrics_on_collect(cm_metrics *m, void (*fn)(void *arg), void *arg)
+void cli_metrics_on_collect(cli_metrics *m, void (*fn)(void *arg), void *arg)
 {
 	m->collect = fn;
 	m->collect_arg = arg;
@@ -281,7 +281,7 @@ static void put_double(FILE *f, double v)
 }
 
 /* A raw value in base units: exact for integers when the scale is 1. */
-static void put_raw(FILE *f, const struct cm_metric *m, uint64_t raw)
+static void put_raw(FILE *f, const struct cli_metric *m, uint64_t raw)
 {
 	if (m->scale == 1)
 		fprintf(f, "%" PRIu64, raw);
@@ -290,8 +290,8 @@ static void put_raw(FILE *f, const struct cm_metric *m, uint64_t raw)
 }
 
 /* name{labels[,le="x"]} */
-static void put_series_name(FILE *f, const struct cm_metric *m, const char *suffix,
-			    const struct cm_series *s, const char *le)
+static void put_series_name(FILE *f, const struct cli_metric *m, const char *suffix,
+			    const struct cli_series *s, const char *le)
 {
 	int any = 0;
 
@@ -309,14 +309,14 @@ static void put_series_name(FILE *f, const struct cm_metric *m, const char *suff
 	fputc(' ', f);
 }
 
-static void write_series(FILE *f, const struct cm_metric *m, const struct cm_series *s)
+static void write_series(FILE *f, const struct cli_metric *m, const struct cli_series *s)
 {
 	uint64_t v = atomic_load_explicit(&s->v, memory_order_relaxed);
 
-	if (m->type == CM_COUNTER) {
+	if (m->type == CLI_COUNTER) {
 		put_series_name(f, m, "", s, NULL);
 		put_raw(f, m, v);
-	} else if (m->type == CM_GAUGE) {
+	} else if (m->type == CLI_GAUGE) {
 		double d;
 		memcpy(&d, &v, sizeof(d));
 		put_series_name(f, m, "", s, NULL);
@@ -340,13 +340,13 @@ static void write_series(FILE *f, const struct cm_metric *m, const struct cm_ser
 	fputc('\n', f);
 }
 
-int cm_metrics_write(cm_metrics *m, FILE *f)
+int cli_metrics_write(cli_metrics *m, FILE *f)
 {
 	static const char *const types[] = { "counter", "gauge", "histogram" };
 
 	if (m->collect)
 		m->collect(m->collect_arg);
-	for (const struct cm_metric *x = m->first; x; x = x->next) {
+	for (const struct cli_metric *x = m->first; x; x = x->next) {
 		fprintf(f, "# HELP %s ", x->name);
 		put_escaped(f, x->help, 0);
 		fprintf(f, "\n# TYPE %s %s\n", x->name, types[x->type]);
