@@ -356,6 +356,14 @@ static uint64_t run_work(const struct run *r)
 	return sum;
 }
 
+/* Whether a wait in a call of kind call lies in a gap between the
+ * trainer's calls here, where every call bounds one: unless the call is
+ * one the syscall table records. */
+static int in_gap(unsigned call)
+{
+	return call != TAPE_WAITC_IO && call != TAPE_WAITC_READ && call != TAPE_WAITC_WRITE;
+}
+
 /* A step that began at start, worked work ns and ended its work at end. */
 static void step(struct ana_train *tr, struct steps *st, uint64_t start, uint64_t end,
 		 uint64_t work)
@@ -406,7 +414,7 @@ static int trainer_pass(struct ana *a, struct ana_train *tr)
 	int by_batch = tr->how == ANA_TRAIN_PIPE;
 	int in_batch = 0;	/* by_batch: a batch was taken */
 	int closed = 0;		/* by_batch: a wait ended the step's work */
-	int have_w = a->sched.have, err, rw = 0, first = 1;
+	int have_w = a->sched.have, err, rw = 0, first = 1, pwait = 0;
 	size_t nforks = 0, fk = 0;
 	uint64_t *forks = by_batch ? loader_starts(a, tr, &nforks) : NULL;
 
@@ -418,13 +426,20 @@ static int trainer_pass(struct ana *a, struct ana_train *tr)
 		goto done;
 	for (int rc = colrd_next(&sc, 1); rc > 0; rc = colrd_next(&sc, 0)) {
 		uint64_t ts = colrd_get(&sc, 0), end = ts + colrd_get(&sc, 1);
-		int gap_waits = 0;
+		int gap_waits = pwait;
 
 		if (colrd_get(&sc, 2) != tr->tid)
 			continue;
 		if (colrd_get(&sc, 3) >= TAPE_OP_URING_READ) {
 			/* not a bound (io_uring's, poll's), but what it
-			 * waited for comes in another call than a read */
+			 * waited for comes in another call than a read;
+			 * without the waits recorded, a poll's time is the
+			 * wait for the job it most likely was */
+			if (!have_w && ts >= last_end &&
+			    tape_op_class((unsigned)colrd_get(&sc, 3)) == TAPE_OPC_WAIT) {
+				pend += colrd_get(&sc, 1);
+				pwait = 1;
+			}
 			last_fid = 0;
 			continue;
 		}
@@ -433,7 +448,7 @@ static int trainer_pass(struct ana *a, struct ana_train *tr)
 			uint64_t wts = colrd_get(&wt, 0);
 
 			if (colrd_get(&wt, 2) != tr->tid || colrd_get(&wt, 3) != TAPE_WAKE_JOB) {
-			} else if (wts >= last_end && ana_wait_in_gap(a, (unsigned)colrd_get(&wt, 4))) {
+			} else if (wts >= last_end && in_gap((unsigned)colrd_get(&wt, 4))) {
 				pend += colrd_get(&wt, 1);
 				gap_waits = 1;
 			} else if (by_batch && !closed && wts >= wstart) {
@@ -486,6 +501,7 @@ static int trainer_pass(struct ana *a, struct ana_train *tr)
 				closed = 1;	/* the work, then a wait */
 			pend = 0;
 		}
+		pwait = 0;
 		/* the end of a step: a batch taken, or any call */
 		if (!by_batch) {
 			if (work >= ANA_STEP_GAP_NS)
