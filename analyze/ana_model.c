@@ -352,13 +352,15 @@ static void model_train(struct model *m, uint64_t files)
 			n += tr->ep[k].steps;
 		mean = tr->step_mean_ms;
 		sd = tr->step_sd_ms;
-	} else if (nep && files) {	/* through mmap: the gaps in the epochs */
+	} else if (nep && files) {
+		/* through mmap: its steps' count in the faults' epochs, their
+		 * work from its steps (the analysis knows no epochs there) */
 		m->err = m->err ? m->err : ana_thread_steps(a, tr->tid, m->ep_from, m->ep_to, &n,
 							     &sum, &sq);
 		if (m->err)
 			return;
-		mean = n ? sum / (double)n : 0;
-		sd = n ? stdev(n, sum, sq) : 0;
+		mean = tr->step_mean_ms;
+		sd = tr->step_sd_ms;
 	}
 	if (n >= nep && nep && files) {
 		batch = (uint64_t)llround((double)samples * (double)nep / (double)n);
@@ -391,8 +393,11 @@ static void model_train(struct model *m, uint64_t files)
 		mean = tr->step_mean_ms;
 		sd = tr->step_sd_ms;
 	}
-	if (!n)
+	if (!n) {
+		set(m, CM_JOB_K_COMPUTE, "0", "thread %u: no step of 1 ms of work or more",
+		    tr->tid);
 		return;
+	}
 	snprintf(b, sizeof(b), "%.6f", mean / 1e3);
 	set(m, CM_JOB_K_COMPUTE, b, "thread %u: mean work of its %llu steps%s, its waits "
 	    "for the loaders left out", tr->tid, (unsigned long long)n,

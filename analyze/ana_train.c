@@ -42,20 +42,25 @@ static const struct ana_thread *thread_by_tid(const struct ana *a, uint32_t tid)
 	return v ? &a->sys.threads[*v] : NULL;
 }
 
-/* Per process: 1 a thread of it read files that may be data, | 2 it is a
- * loader (it also writes to a pipe that another process reads). */
+/* Per process: 1 its threads made 1% of the reads of files that may be
+ * data or more (not a wrapper's read of its script), | 2 it is a loader
+ * (it also writes to a pipe that another process reads). */
 static uint8_t *data_procs(const struct ana *a)
 {
 	const struct cm_map *r = &a->sys.pipe_r, *w = &a->sys.pipe_w;
 	uint8_t *p = ana_xcalloc(a->nprocs + 1, 1);
+	uint64_t *n = ana_tmp_calloc(a->nprocs + 1, sizeof(*n));
 
 	for (size_t i = 0; i < a->sys.nthreads; i++) {
 		const struct ana_thread *t = &a->sys.threads[i];
 		uint64_t *v = t->data_reads ? ana_map_get(&a->procmap, t->pid, 0) : NULL;
 
 		if (v)
-			p[*v] = 1;
+			n[*v] += t->data_reads;
 	}
+	for (size_t i = 0; i < a->nprocs; i++)
+		p[i] = n[i] && n[i] * 100 >= a->sys.data_reads;
+	ana_tmp_free(n);
 	for (size_t j = 0; j < w->cap; j++) {	/* (pipe, writer pid) */
 		uint64_t *v;
 
@@ -97,8 +102,6 @@ static int fed(const struct ana *a, const uint8_t *dp, const struct ana_thread *
 	const struct cm_map *r = &a->sys.pipe_r, *w = &a->sys.pipe_w;
 	uint32_t n = 0;
 
-	if (t->data_reads)
-		return ANA_TRAIN_READS;
 	for (size_t i = 0; i < r->cap; i++) {
 		if (r->e[i].v >= CM_MAP_DEAD || r->e[i].b != t->tid)
 			continue;
@@ -108,7 +111,9 @@ static int fed(const struct ana *a, const uint8_t *dp, const struct ana_thread *
 				n++;
 	}
 	*via = n;
-	return n ? ANA_TRAIN_PIPE : ANA_TRAIN_NONE;
+	if (n)
+		return ANA_TRAIN_PIPE;
+	return t->data_reads && proc_reads_data(a, dp, t->pid) ? ANA_TRAIN_READS : ANA_TRAIN_NONE;
 }
 
 /* The pipes loaders write and t reads, into tr->feeds (file ids). */
@@ -375,9 +380,7 @@ static void step(struct ana_train *tr, struct steps *st, uint64_t start, uint64_
 	st->n++;
 	st->sum += work / 1e6;
 	st->sq += (work / 1e6) * (work / 1e6);
-	if (e < 0)
-		return;
-	struct ana_au_epoch *x = &tr->ep[e];
+	struct ana_au_epoch *x = e < 0 ? &tr->span : &tr->ep[e];
 	x->steps++;
 	if (!x->from_ns) {
 		/* DLIO leaves the first step out: the first that worked (a
@@ -610,6 +613,10 @@ int ana_train(struct ana *a)
 		}
 	}
 	tr->au_dlio = n ? sum / (double)n : NAN;
+	if (!tr->nep && tr->span.from_ns && tr->span.to_ns > tr->span.from_ns) {
+		tr->span.au = (double)tr->span.work_ns / (double)(tr->span.to_ns - tr->span.from_ns);
+		tr->au_dlio = tr->span.au;
+	}
 	return 0;
 }
 
