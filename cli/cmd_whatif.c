@@ -10,6 +10,7 @@
  *   stage-hot     --stage-hot FAST --stage-size SIZE   (the trace reads files; --fast)
  *   burst-buffer  --burst-buffer FAST --drain          (the trace checkpoints; --fast)
  *   readers-2x/4x --reader-threads 2R / 4R             (R recorded reader threads)
+ *   loaders-2x    --loader-cpu-scale 2                 (the trace's data loaders)
  * Their JSON reports (in a work directory, kept when a run fails) give one
  * table: AU, job time, read bandwidth, checkpoint time, and the change
  * against the baseline.  A run cut by --runtime gives a job time scaled up
@@ -73,7 +74,8 @@ const struct opt_cmd whatif_cmd = {
 	"whatif", "TRACE", "Replay a trace as it is and under what-ifs; one table of the gains.",
 	"Runs the baseline (replay -d DIR) and each what-if that applies: the\n"
 	"hot files staged on FAST_DIR, checkpoints through a burst buffer on\n"
-	"FAST_DIR drained to DIR, 2x and 4x the recorded reader threads; each\n"
+	"FAST_DIR drained to DIR, 2x and 4x the recorded reader threads, the\n"
+	"data loaders' work 2x faster (a trace with a sched table); each\n"
 	"run bounded by --runtime, on a dropped page cache when run as root.\n"
 	"Prints AU, job time, read bandwidth, checkpoint time and the change\n"
 	"against the baseline.  See iotape-whatif(1).",
@@ -106,6 +108,8 @@ struct wi {
 	struct wi_run run[WI_MAX];
 	size_t n;
 	unsigned readers;	/* recorded reader threads, 0: none */
+	unsigned loaders;	/* threads that hand the training thread its
+				 * data (a sched table), 0: none */
 	size_t ckpts;
 	uint64_t read_bytes;
 };
@@ -132,14 +136,6 @@ static int wi_facts(struct wi *w)
 	char err[256] = "";
 	int rc;
 
-	rc = rp_trace_open(&src, w->trace, &to, err, sizeof(err));
-	if (rc == 0)
-		w->readers = src->layout.readers_recorded;
-	else if (rc != -ENOENT) {
-		cli_error("%s", err[0] ? err : strerror(-rc));
-		return -1;
-	}
-	rp_source_free(src);
 	rc = ana_run(&a, w->trace, &ao);
 	if (rc) {
 		if (rc == -ENOMEM)
@@ -148,6 +144,20 @@ static int wi_facts(struct wi *w)
 			cli_tape_error(w->trace, rc);
 		return -1;
 	}
+	/* the training thread, as the replay finds its loaders from it */
+	if (a.train.found)
+		to.train_tid = a.train.tid;
+	rc = rp_trace_open(&src, w->trace, &to, err, sizeof(err));
+	if (rc == 0) {
+		w->readers = src->layout.readers_recorded;
+		for (size_t i = 0; i < src->layout.nthreads; i++)
+			w->loaders += src->layout.threads[i].loader;
+	} else if (rc != -ENOENT) {
+		cli_error("%s", err[0] ? err : strerror(-rc));
+		ana_release(&a);
+		return -1;
+	}
+	rp_source_free(src);
 	for (size_t i = 0; i < a.nckpts; i++)
 		w->ckpts += a.ckpts[i].big;
 	/* staging: the files that can be staged, and by default the room of
@@ -201,6 +211,13 @@ static void wi_plan(struct wi *w)
 		snprintf(r->argbuf[0], sizeof(r->argbuf[0]), "%u", k * w->readers);
 		r->args[0] = "--reader-threads";
 		r->args[1] = r->argbuf[0];
+	}
+	if (w->loaders) {
+		r = wi_add(w, "loaders-2x");
+		snprintf(r->what, sizeof(r->what), "data loaders' work 2x faster (%u thread%s)",
+			 w->loaders, w->loaders == 1 ? "" : "s");
+		r->args[0] = "--loader-cpu-scale";
+		r->args[1] = "2";
 	}
 }
 
@@ -309,7 +326,8 @@ static int wi_run_one(struct wi *w, struct wi_run *r, size_t i)
 		args[n++] = r->args[k];
 	/* the checkpoints' time, where no what-if moves them: DIR as its own
 	 * burst buffer (nothing moves; replay's checkpoint hook times them) */
-	if (w->ckpts && (!r->args[0] || !strcmp(r->args[0], "--reader-threads"))) {
+	if (w->ckpts && (!r->args[0] || !strcmp(r->args[0], "--reader-threads") ||
+			 !strcmp(r->args[0], "--loader-cpu-scale"))) {
 		args[n++] = "--burst-buffer";
 		args[n++] = w->cfg.dir;
 	}
@@ -379,6 +397,9 @@ static int wi_print_text(const struct wi *w, FILE *f)
 		fprintf(f, "\n(no checkpoints in the trace: no burst-buffer what-if)\n");
 	if (!w->readers)
 		fprintf(f, "(no thread reads a data set: no reader-thread what-if)\n");
+	if (!w->loaders)
+		fprintf(f, "(no data loader hands the training thread its data in the trace: "
+			"no loader what-if)\n");
 	for (size_t i = 0; i < w->n; i++)
 		if (!w->run[i].status && w->run[i].estimated) {
 			fprintf(f, "(~: cut by --runtime; the job's time at the run's pace over the "
@@ -401,6 +422,7 @@ static int wi_print_json(const struct wi *w, FILE *f)
 	json_object_set_new(root, "fast", w->cfg.fast ? json_string(w->cfg.fast) : json_null());
 	json_object_set_new(root, "runtime_limit_ns", cm_json_u64(w->cfg.runtime_ns));
 	json_object_set_new(root, "recorded_reader_threads", json_integer(w->readers));
+	json_object_set_new(root, "loader_threads", json_integer(w->loaders));
 	json_object_set_new(root, "checkpoints", json_integer((json_int_t)w->ckpts));
 	for (size_t i = 0; i < w->n; i++) {
 		const struct wi_run *r = &w->run[i];

@@ -14,7 +14,9 @@
 #    waits as delays (--no-handover, the old answer) says the trainer never
 #    waited;
 #  - --loader-cpu-scale 2 replays the loader's work twice as fast: AU rises
-#    as the job's does when its worker decodes in 40 ms (within 3 points).
+#    as the job's does when its worker decodes in 40 ms (within 3 points);
+#  - whatif runs that as its loaders-2x row (the loaders found), its
+#    AU the job's with the 40 ms worker within 3 points.
 # Needs root and BTF (it records) and python3-torch.
 . "$(dirname "$0")/record_lib.sh"
 . "$(dirname "$0")/au_lib.sh"
@@ -67,4 +69,13 @@ rep2=$(au_get "$T/s.json" 'd["scale"]["per_accelerator"][0]["au_dlio"]')
 au_near "replay --loader-cpu-scale 2 vs the job with a 40 ms worker" "$rep2" "$job2" 3
 au_get "$T/s.json" "1 if $rep2 > $rep + 0.10 else 0" >"$T/rise"
 [ "$(cat "$T/rise")" = 1 ] || fail "AU did not rise with faster loaders: $rep -> $rep2"
+
+# whatif: the loaders-2x row
+"$IOTAPE" whatif -d "$T/w" --keep-caches --output-format json -o "$T/w.json" "$T/a.iotape" \
+	>"$T/w.out" 2>&1 || fail "whatif: $(tail -n 3 "$T/w.out")"
+[ "$(au_get "$T/w.json" 'int(d["loader_threads"] > 0)')" = 1 ] || fail "whatif: no loader threads"
+au_get "$T/w.json" '[r["name"] for r in d["whatifs"] if r["ok"]]' >"$T/names"
+grep -q "'baseline'.*'loaders-2x'" "$T/names" || fail "whatif runs: $(cat "$T/names")"
+wi=$(au_get "$T/w.json" '[r["au"] for r in d["whatifs"] if r["name"] == "loaders-2x"][0]')
+au_near "whatif loaders-2x vs the job with a 40 ms worker" "$wi" "$job2" 3
 exit 0
