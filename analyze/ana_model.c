@@ -405,6 +405,9 @@ static void model_train(struct model *m, uint64_t files)
 	snprintf(b, sizeof(b), "%.6f", sd / 1e3);
 	set(m, CM_JOB_K_COMPUTE_STDEV, b, "thread %u: standard deviation of the work of "
 	    "its %llu steps (mean %.1f ms)", tr->tid, (unsigned long long)n, mean);
+	if (sd > 0)
+		set(m, CM_JOB_K_COMPUTE_DIST, "lognormal", "measured steps are skewed: a "
+		    "log-normal draw keeps their mean where the stdev nears it");
 	(void)steps;
 }
 

@@ -463,6 +463,7 @@ struct rp_jobspec {
 					 * epoch's steps; with one, at most that
 					 * many of its batches; 0: not given */
 	double computation_time, computation_time_stdev;	/* seconds */
+	int computation_time_distribution;	/* 0 normal, 1 log-normal */
 	int checkpoint;		/* a [checkpoint] section */
 	char checkpoint_folder[RP_JOB_STR];
 	uint64_t epochs_between_checkpoints, steps_between_checkpoints;

@@ -84,6 +84,7 @@ static const struct jfield fields[CM_JOB_NKEYS] = {
 	[CM_JOB_K_STEPS_PER_EPOCH] = U(steps_per_epoch),
 	[CM_JOB_K_COMPUTE] = D(computation_time),
 	[CM_JOB_K_COMPUTE_STDEV] = D(computation_time_stdev),
+	[CM_JOB_K_COMPUTE_DIST] = I(computation_time_distribution),
 	[CM_JOB_K_SEED] = U(seed),
 	[CM_JOB_K_CKPT_FOLDER] = S(checkpoint_folder),
 	[CM_JOB_K_CKPT_AFTER] = U(checkpoint_after_epoch),
@@ -481,16 +482,20 @@ static double normal(uint64_t key, uint64_t i)
 }
 
 /*
- * Step s's compute, seconds: computation_time, or with a stdev a draw of
- * a log-normal distribution of that mean and stdev (a clamped normal
- * would raise the mean where the stdev nears it): sigma^2 = ln(1 + sd^2 /
- * mean^2), mu = ln(mean) - sigma^2 / 2.  (The loop's draws are then scaled
- * so that their mean is the mean: jobsrc.ct_norm.)
+ * Step s's compute, seconds: computation_time, or with a stdev a draw:
+ * normal, its absolute value taken (DLIO's utility.sleep), or log-normal
+ * of that mean and stdev (a model's: a folded normal raises the mean
+ * where the stdev nears it, as measured steps' stdevs do): sigma^2 =
+ * ln(1 + sd^2 / mean^2), mu = ln(mean) - sigma^2 / 2.  (The log-normal
+ * draws of the loop are then scaled so that their mean is the mean:
+ * jobsrc.ct_norm.)
  */
-static double step_time(double mean, double sd, uint64_t seed, uint64_t s)
+static double step_time(double mean, double sd, int lognormal, uint64_t seed, uint64_t s)
 {
 	if (sd <= 0 || mean <= 0)
 		return mean > 0 ? mean : 0;
+	if (!lognormal)
+		return fabs(mean + sd * normal(seed ^ 0xc0ffee, s));
 	double s2 = log1p(sd * sd / (mean * mean));
 	return exp(log(mean) - s2 / 2 + sqrt(s2) * normal(seed ^ 0xc0ffee, s));
 }
@@ -568,6 +573,7 @@ struct jobsrc {
 	uint64_t W, nwin;	/* reader.mmap: the fault window, windows in all */
 	uint64_t *wbase;	/* per file: its first window's index */
 	double ct, ct_sd;
+	int ct_log;		/* log-normal draws */
 	double ct_norm;		/* the draws' scale: their sum over the loop is
 				 * computation_time times the steps (1: no stdev) */
 	struct gen *g;		/* per thread */
@@ -1083,7 +1089,7 @@ static int trainer_next(struct jobsrc *js, struct rp_op *op)
 			return 1;
 		}
 		case T_COMPUTE: {
-			double c = js->ct_norm * step_time(js->ct, js->ct_sd, js->j.seed, g->s);
+			double c = js->ct_norm * step_time(js->ct, js->ct_sd, js->ct_log, js->j.seed, g->s);
 			g->ts += (uint64_t)(c * 1e9 + 0.5);
 			op_init(op, g->ts, 0);
 			op->flags = RP_F_STEP | (g->s ? 0 : RP_F_MARK);
@@ -1473,11 +1479,11 @@ static int build(struct jobsrc *js, const struct rp_job_opts *o)
 	double raw = 0;
 	/* the draws, scaled so that their mean is computation_time exactly
 	 * (a log-normal of a large stdev would take many steps to get there) */
-	for (uint64_t s = 0; s < js->nsteps; s++)
-		raw += step_time(js->ct, js->ct_sd, j->seed, s);
+	for (uint64_t s = 0; js->ct_log && s < js->nsteps; s++)
+		raw += step_time(js->ct, js->ct_sd, 1, j->seed, s);
 	js->ct_norm = raw > 0 ? js->ct * (double)js->nsteps / raw : 1;
 	for (uint64_t s = 0; s < js->nsteps; s++) {
-		uint64_t d = (uint64_t)(js->ct_norm * step_time(js->ct, js->ct_sd, j->seed, s) * 1e9 +
+		uint64_t d = (uint64_t)(js->ct_norm * step_time(js->ct, js->ct_sd, js->ct_log, j->seed, s) * 1e9 +
 					0.5);
 		cts += d;
 		if (d >= RP_STEP_GAP_NS)
@@ -1598,6 +1604,7 @@ int rp_job_open(struct rp_source **out, const struct rp_jobspec *j, const struct
 	schedule(js);
 	js->ct = j->computation_time;
 	js->ct_sd = j->computation_time_stdev;
+	js->ct_log = j->computation_time_distribution;
 	js->oflags = O_RDONLY | ((j->odirect || (o && o->direct)) ? O_DIRECT : 0);
 	if (o && o->lazy && o->dirfd && js->N && !j->generate) {
 		js->lazy = 1;

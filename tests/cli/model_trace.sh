@@ -95,6 +95,8 @@ if tr and mm:
     assert 0 < ct <= tr["work_s"], ("compute", ct, tr["work_s"])
     want["train", "computation_time"] = got["train", "computation_time"]
     want["train", "computation_time_stdev"] = got["train", "computation_time_stdev"]
+    if float(got["train", "computation_time_stdev"]) > 0:
+        want["train", "computation_time_distribution"] = "lognormal"
     if ("reader", "batch_size") in got:
         want["reader", "batch_size"] = got["reader", "batch_size"]
 elif tr and tr["steps"] and not (not ds and a["checkpoints"]["checkpoints"]):
@@ -107,6 +109,8 @@ elif tr and tr["steps"] and not (not ds and a["checkpoints"]["checkpoints"]):
     sd = float(got["train", "computation_time_stdev"])
     assert abs(sd - tr["step_stdev_s"]) <= 5e-6, ("stdev", sd, tr["step_stdev_s"])
     want["train", "computation_time_stdev"] = got["train", "computation_time_stdev"]
+    if sd > 0:
+        want["train", "computation_time_distribution"] = "lognormal"
     if ("reader", "batch_size") in got:
         n = sum(e["steps"] for e in a["au"]["epochs"])
         b = int(got["reader", "batch_size"])
