@@ -87,6 +87,8 @@ const struct opt_cmd whatif_cmd = {
 
 struct wi_run {
 	char name[32];		/* "baseline", "stage-hot", ... */
+	const char *says;	/* what its gain tells: "the storage holds
+				 * back the data set's reads" */
 	char what[96];		/* for people: "hot files on FAST (512 MiB)" */
 	const char *args[WI_ARGS]; /* replay options of the what-if */
 	char argbuf[2][48];
@@ -189,6 +191,7 @@ static void wi_plan(struct wi *w)
 		cm_fmt_bytes(sz, sizeof(sz), w->cfg.stage_size);
 		snprintf(r->what, sizeof(r->what), "hot files on FAST_DIR (%s)", sz);
 		snprintf(r->argbuf[0], sizeof(r->argbuf[0]), "%" PRIu64, w->cfg.stage_size);
+		r->says = "the storage holds back the data set's reads";
 		r->args[0] = "--stage-hot";
 		r->args[1] = w->cfg.fast;
 		r->args[2] = "--stage-size";
@@ -197,6 +200,7 @@ static void wi_plan(struct wi *w)
 	if (w->cfg.fast && w->ckpts) {
 		r = wi_add(w, "burst-buffer");
 		snprintf(r->what, sizeof(r->what), "checkpoints to FAST_DIR, drained to DIR");
+		r->says = "the storage holds back the checkpoints";
 		r->args[0] = "--burst-buffer";
 		r->args[1] = w->cfg.fast;
 		r->args[2] = "--drain";
@@ -209,6 +213,7 @@ static void wi_plan(struct wi *w)
 		snprintf(r->what, sizeof(r->what), "%u reader threads (recorded %u)",
 			 k * w->readers, w->readers);
 		snprintf(r->argbuf[0], sizeof(r->argbuf[0]), "%u", k * w->readers);
+		r->says = "the reads want more of them in flight";
 		r->args[0] = "--reader-threads";
 		r->args[1] = r->argbuf[0];
 	}
@@ -216,6 +221,7 @@ static void wi_plan(struct wi *w)
 		r = wi_add(w, "loaders-2x");
 		snprintf(r->what, sizeof(r->what), "data loaders' work 2x faster (%u thread%s)",
 			 w->loaders, w->loaders == 1 ? "" : "s");
+		r->says = "the job waits for its data loaders' CPUs, not for its storage";
 		r->args[0] = "--loader-cpu-scale";
 		r->args[1] = "2";
 	}
@@ -356,6 +362,42 @@ static void pct(char *buf, size_t len, double b, double a)
 		snprintf(buf, len, "-");
 }
 
+#define WI_GAIN 0.02	/* AU points a what-if must add to count as help */
+
+/* The what-if that raises AU the most, by WI_GAIN or more: its index, or
+ * 0 (the baseline: none does, or it failed). */
+static size_t wi_best(const struct wi *w)
+{
+	size_t best = 0;
+
+	if (w->run[0].status)
+		return 0;
+	for (size_t i = 1; i < w->n; i++)
+		if (!w->run[i].status && w->run[i].au >= w->run[0].au + WI_GAIN &&
+		    (!best || w->run[i].au > w->run[best].au))
+			best = i;
+	return best;
+}
+
+/* One line: which what-if helps, and what that tells. */
+static void wi_verdict(const struct wi *w, FILE *f)
+{
+	const struct wi_run *b = &w->run[0];
+	size_t i = wi_best(w);
+
+	if (b->status)
+		return;
+	if (i)
+		fprintf(f, "\nhelps most: %s (AU %+.1f points): %s\n", w->run[i].name,
+			100 * (w->run[i].au - b->au), w->run[i].says);
+	else if (b->au >= 1 - WI_GAIN)
+		fprintf(f, "\nhelps most: none: AU %.1f%% as recorded, the accelerator does not "
+			"wait\n", 100 * b->au);
+	else
+		fprintf(f, "\nhelps most: none of these raises AU by %.0f points or more\n",
+			100 * WI_GAIN);
+}
+
 static int wi_print_text(const struct wi *w, FILE *f)
 {
 	const struct wi_run *b = &w->run[0];
@@ -391,6 +433,7 @@ static int wi_print_text(const struct wi *w, FILE *f)
 		fprintf(f, "%-13s %-42s %6.1f%% %10s %12s %10s %9s %8s\n", r->name, r->what,
 			100 * r->au, t, bw, ck, dt, dau);
 	}
+	wi_verdict(w, f);
 	if (!w->cfg.fast)
 		fprintf(f, "\n(no --fast FAST_DIR: no staging or burst-buffer what-if)\n");
 	else if (!w->ckpts)
@@ -452,6 +495,8 @@ static int wi_print_json(const struct wi *w, FILE *f)
 		}
 	}
 	json_object_set_new(root, "whatifs", arr);
+	json_object_set_new(root, "helps_most", wi_best(w) ? json_string(w->run[wi_best(w)].name) :
+			    json_null());
 	rc = json_dumpf(root, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	json_decref(root);
 	fputc('\n', f);
