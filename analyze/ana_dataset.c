@@ -31,7 +31,7 @@ static int is(const char *s, size_t n, const char *w)
 /* Whether name (a file name) is a Python module or a shared library. */
 static int code_name(const char *name)
 {
-	static const char *const ext[] = { ".py", ".pyc", ".pyo", ".pyd", ".so" };
+	static const char *const ext[] = { ".py", ".pyc", ".pyo", ".pyd", ".so", ".sh", ".bash" };
 	size_t n = strlen(name);
 
 	for (size_t i = 0; i < sizeof(ext) / sizeof(*ext); i++) {

@@ -324,56 +324,53 @@ static void model_reader(struct model *m)
 	(void)b;
 }
 
-/* The thread whose compute the replay takes for the accelerator's: the one
- * with the most (gap_ns). */
-static const struct ana_thread *step_thread(const struct ana *a)
-{
-	const struct ana_thread *t = NULL;
-
-	for (size_t i = 0; i < a->sys.nthreads; i++)
-		if (!t || a->sys.threads[i].gap_ns > t->gap_ns)
-			t = &a->sys.threads[i];
-	return t && t->steps ? t : NULL;
-}
-
 /*
- * Steps and compute.  The steps of an epoch are the training thread's
- * compute gaps of 1 ms or more from the first epoch's start to the last
- * one's end, over the epochs; batch_size the samples of an epoch over
- * them.  computation_time spreads all of the thread's compute (its
- * start-up included: a replay of the trace makes it think time too) over
- * the model's steps, so both run the same compute; its stdev is the steps'.
+ * Steps and compute, from the training thread (ana_train.c; iotape-
+ * analyze(1), ACCELERATOR): batch_size is the data set's samples of an
+ * epoch over its steps in the epochs (a step per batch it takes from its
+ * loaders, or per gap of 1 ms of work or more), computation_time and its
+ * stdev those of its steps' work, its waits for the loaders left out
+ * (DLIO's computation_time: what the accelerator does per step).
  */
 static void model_train(struct model *m, uint64_t files)
 {
 	struct ana *a = (struct ana *)m->a;
-	const struct ana_thread *t = step_thread(a);
+	const struct ana_train *tr = &a->train;
 	size_t nep = m->nep;
 	uint64_t steps = 0, n = 0, batch = 0, samples = files * m->spf;
-	double sum = 0, sq = 0;
+	double mean = 0, sd = 0, sum = 0, sq = 0;
 	char b[32];
 
 	if (nep)
 		set(m, CM_JOB_K_EPOCHS, (snprintf(b, sizeof(b), "%zu", nep), b),
 		    m->mmap ? "%zu generations of threads faulting the data set in (a map "
 		    "lives an epoch)" : "%zu epochs by coverage of the data set", nep);
-	if (!t)
+	if (!tr->found)
 		return;
-	if (nep && files) {
-		m->err = m->err ? m->err : ana_thread_steps(a, t->tid, m->ep_from, m->ep_to, &n,
+	if (nep && files && !m->mmap && tr->nep == nep) {
+		for (size_t k = 0; k < nep; k++)
+			n += tr->ep[k].steps;
+		mean = tr->step_mean_ms;
+		sd = tr->step_sd_ms;
+	} else if (nep && files) {
+		/* through mmap: its steps' count in the faults' epochs, their
+		 * work from its steps (the analysis knows no epochs there) */
+		m->err = m->err ? m->err : ana_thread_steps(a, tr->tid, m->ep_from, m->ep_to, &n,
 							     &sum, &sq);
 		if (m->err)
 			return;
-		if (n >= nep) {
-			batch = (uint64_t)llround((double)samples * (double)nep / (double)n);
-			if (!batch)
-				batch = 1;
-			snprintf(b, sizeof(b), "%llu", (unsigned long long)batch);
-			set(m, CM_JOB_K_BATCH_SIZE, b, "%llu %s per epoch over thread %u's %llu "
-			    "steps in the %zu epochs", (unsigned long long)samples,
-			    m->mmap ? "samples" : "files", t->tid, (unsigned long long)n, nep);
-			steps = nep * ((samples + batch - 1) / batch);
-		}
+		mean = tr->step_mean_ms;
+		sd = tr->step_sd_ms;
+	}
+	if (n >= nep && nep && files) {
+		batch = (uint64_t)llround((double)samples * (double)nep / (double)n);
+		if (!batch)
+			batch = 1;
+		snprintf(b, sizeof(b), "%llu", (unsigned long long)batch);
+		set(m, CM_JOB_K_BATCH_SIZE, b, "%llu %s per epoch over thread %u's %llu "
+		    "steps in the %zu epochs", (unsigned long long)samples,
+		    m->mmap ? "samples" : "files", tr->tid, (unsigned long long)n, nep);
+		steps = nep * ((samples + batch - 1) / batch);
 	}
 	if (!files && a->nckpts) {
 		/* checkpoints only: a step per checkpoint, its compute all
@@ -385,21 +382,33 @@ static void model_train(struct model *m, uint64_t files)
 		set(m, CM_JOB_K_STEPS_PER_EPOCH, b, "a step per checkpoint (%zu): the compute "
 		    "between two checkpoints is one step", a->nckpts);
 		set(m, CM_JOB_K_CKPT_STEPS, "1", "a checkpoint after each step");
-		n = 0;
-	} else if (!steps) {	/* no epochs: the thread's own steps */
-		steps = t->steps;
-		n = t->steps;
-		sum = t->step_ns / 1e6;
-		sq = t->step_sq_ms;
+		snprintf(b, sizeof(b), "%.6f", tr->work_ns / 1e9 / (double)steps);
+		set(m, CM_JOB_K_COMPUTE, b, "thread %u: %.3f s of work in all, start-up "
+		    "included, over %llu steps", tr->tid, tr->work_ns / 1e9,
+		    (unsigned long long)steps);
+		return;
 	}
-	snprintf(b, sizeof(b), "%.6f", t->gap_ns / 1e9 / (double)steps);
-	set(m, CM_JOB_K_COMPUTE, b, "thread %u: %.3f s of compute in all, start-up "
-	    "included, over %llu steps", t->tid, t->gap_ns / 1e9, (unsigned long long)steps);
-	if (n) {
-		snprintf(b, sizeof(b), "%.6f", stdev(n, sum, sq) / 1e3);
-		set(m, CM_JOB_K_COMPUTE_STDEV, b, "thread %u: standard deviation of %llu "
-		    "compute gaps (mean %.1f ms)", t->tid, (unsigned long long)n, sum / (double)n);
+	if (!n) {	/* no epochs: the thread's own steps */
+		n = tr->steps;
+		mean = tr->step_mean_ms;
+		sd = tr->step_sd_ms;
 	}
+	if (!n) {
+		set(m, CM_JOB_K_COMPUTE, "0", "thread %u: no step of 1 ms of work or more",
+		    tr->tid);
+		return;
+	}
+	snprintf(b, sizeof(b), "%.6f", mean / 1e3);
+	set(m, CM_JOB_K_COMPUTE, b, "thread %u: mean work of its %llu steps%s, its waits "
+	    "for the loaders left out", tr->tid, (unsigned long long)n,
+	    nep ? " in the epochs" : "");
+	snprintf(b, sizeof(b), "%.6f", sd / 1e3);
+	set(m, CM_JOB_K_COMPUTE_STDEV, b, "thread %u: standard deviation of the work of "
+	    "its %llu steps (mean %.1f ms)", tr->tid, (unsigned long long)n, mean);
+	if (sd > 0)
+		set(m, CM_JOB_K_COMPUTE_DIST, "lognormal", "measured steps are skewed: a "
+		    "log-normal draw keeps their mean where the stdev nears it");
+	(void)steps;
 }
 
 static void model_checkpoint(struct model *m, const char **dir, size_t *dl)

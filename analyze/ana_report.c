@@ -862,6 +862,14 @@ static json_t *j_au(const struct ana *a)
 		json_array_append_new(ep, e);
 	}
 	json_object_set_new(o, "dlio", isnan(t->au_dlio) ? json_null() : json_real(t->au_dlio));
+	if (!t->nep && !isnan(t->au_dlio)) {	/* no epochs: one window */
+		json_t *w = json_object();
+		json_object_set_new(w, "steps", cm_json_u64(t->span.steps));
+		json_object_set_new(w, "from_s", json_real(rel_s(a, t->span.from_ns)));
+		json_object_set_new(w, "to_s", json_real(rel_s(a, t->span.to_ns)));
+		json_object_set_new(w, "work_s", json_real(t->span.work_ns / 1e9));
+		json_object_set_new(o, "window", w);
+	}
 	json_object_set_new(o, "run", isnan(t->au_run) ? json_null() : json_real(t->au_run));
 	json_object_set_new(o, "epochs", ep);
 	json_object_set_new(o, "thread", th);
@@ -1655,6 +1663,9 @@ static void t_accel(FILE *o, const struct ana *a)
 		for (size_t k = 0; k < t->nep; k++)
 			fprintf(o, isnan(t->ep[k].au) ? " n/a" : " %.1f%%", 100 * t->ep[k].au);
 		fputs("; each epoch's first step and the start-up left out)\n", o);
+	} else if (!isnan(t->au_dlio)) {
+		fputs("   (no epochs over a data set: one window over its steps, the first left "
+		      "out)\n", o);
 	} else {
 		fputs("   (no epochs over a data set)\n", o);
 	}

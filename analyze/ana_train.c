@@ -42,20 +42,25 @@ static const struct ana_thread *thread_by_tid(const struct ana *a, uint32_t tid)
 	return v ? &a->sys.threads[*v] : NULL;
 }
 
-/* Per process: 1 a thread of it read files that may be data, | 2 it is a
- * loader (it also writes to a pipe that another process reads). */
+/* Per process: 1 its threads made 1% of the reads of files that may be
+ * data or more (not a wrapper's read of its script), | 2 it is a loader
+ * (it also writes to a pipe that another process reads). */
 static uint8_t *data_procs(const struct ana *a)
 {
 	const struct cm_map *r = &a->sys.pipe_r, *w = &a->sys.pipe_w;
 	uint8_t *p = ana_xcalloc(a->nprocs + 1, 1);
+	uint64_t *n = ana_tmp_calloc(a->nprocs + 1, sizeof(*n));
 
 	for (size_t i = 0; i < a->sys.nthreads; i++) {
 		const struct ana_thread *t = &a->sys.threads[i];
 		uint64_t *v = t->data_reads ? ana_map_get(&a->procmap, t->pid, 0) : NULL;
 
 		if (v)
-			p[*v] = 1;
+			n[*v] += t->data_reads;
 	}
+	for (size_t i = 0; i < a->nprocs; i++)
+		p[i] = n[i] && n[i] * 100 >= a->sys.data_reads;
+	ana_tmp_free(n);
 	for (size_t j = 0; j < w->cap; j++) {	/* (pipe, writer pid) */
 		uint64_t *v;
 
@@ -97,8 +102,6 @@ static int fed(const struct ana *a, const uint8_t *dp, const struct ana_thread *
 	const struct cm_map *r = &a->sys.pipe_r, *w = &a->sys.pipe_w;
 	uint32_t n = 0;
 
-	if (t->data_reads)
-		return ANA_TRAIN_READS;
 	for (size_t i = 0; i < r->cap; i++) {
 		if (r->e[i].v >= CM_MAP_DEAD || r->e[i].b != t->tid)
 			continue;
@@ -108,7 +111,9 @@ static int fed(const struct ana *a, const uint8_t *dp, const struct ana_thread *
 				n++;
 	}
 	*via = n;
-	return n ? ANA_TRAIN_PIPE : ANA_TRAIN_NONE;
+	if (n)
+		return ANA_TRAIN_PIPE;
+	return t->data_reads && proc_reads_data(a, dp, t->pid) ? ANA_TRAIN_READS : ANA_TRAIN_NONE;
 }
 
 /* The pipes loaders write and t reads, into tr->feeds (file ids). */
@@ -356,6 +361,14 @@ static uint64_t run_work(const struct run *r)
 	return sum;
 }
 
+/* Whether a wait in a call of kind call lies in a gap between the
+ * trainer's calls here, where every call bounds one: unless the call is
+ * one the syscall table records. */
+static int in_gap(unsigned call)
+{
+	return call != TAPE_WAITC_IO && call != TAPE_WAITC_READ && call != TAPE_WAITC_WRITE;
+}
+
 /* A step that began at start, worked work ns and ended its work at end. */
 static void step(struct ana_train *tr, struct steps *st, uint64_t start, uint64_t end,
 		 uint64_t work)
@@ -367,9 +380,7 @@ static void step(struct ana_train *tr, struct steps *st, uint64_t start, uint64_
 	st->n++;
 	st->sum += work / 1e6;
 	st->sq += (work / 1e6) * (work / 1e6);
-	if (e < 0)
-		return;
-	struct ana_au_epoch *x = &tr->ep[e];
+	struct ana_au_epoch *x = e < 0 ? &tr->span : &tr->ep[e];
 	x->steps++;
 	if (!x->from_ns) {
 		/* DLIO leaves the first step out: the first that worked (a
@@ -406,7 +417,7 @@ static int trainer_pass(struct ana *a, struct ana_train *tr)
 	int by_batch = tr->how == ANA_TRAIN_PIPE;
 	int in_batch = 0;	/* by_batch: a batch was taken */
 	int closed = 0;		/* by_batch: a wait ended the step's work */
-	int have_w = a->sched.have, err, rw = 0, first = 1;
+	int have_w = a->sched.have, err, rw = 0, first = 1, pwait = 0;
 	size_t nforks = 0, fk = 0;
 	uint64_t *forks = by_batch ? loader_starts(a, tr, &nforks) : NULL;
 
@@ -418,13 +429,20 @@ static int trainer_pass(struct ana *a, struct ana_train *tr)
 		goto done;
 	for (int rc = colrd_next(&sc, 1); rc > 0; rc = colrd_next(&sc, 0)) {
 		uint64_t ts = colrd_get(&sc, 0), end = ts + colrd_get(&sc, 1);
-		int gap_waits = 0;
+		int gap_waits = pwait;
 
 		if (colrd_get(&sc, 2) != tr->tid)
 			continue;
 		if (colrd_get(&sc, 3) >= TAPE_OP_URING_READ) {
 			/* not a bound (io_uring's, poll's), but what it
-			 * waited for comes in another call than a read */
+			 * waited for comes in another call than a read;
+			 * without the waits recorded, a poll's time is the
+			 * wait for the job it most likely was */
+			if (!have_w && ts >= last_end &&
+			    tape_op_class((unsigned)colrd_get(&sc, 3)) == TAPE_OPC_WAIT) {
+				pend += colrd_get(&sc, 1);
+				pwait = 1;
+			}
 			last_fid = 0;
 			continue;
 		}
@@ -433,7 +451,7 @@ static int trainer_pass(struct ana *a, struct ana_train *tr)
 			uint64_t wts = colrd_get(&wt, 0);
 
 			if (colrd_get(&wt, 2) != tr->tid || colrd_get(&wt, 3) != TAPE_WAKE_JOB) {
-			} else if (wts >= last_end && ana_wait_in_gap(a, (unsigned)colrd_get(&wt, 4))) {
+			} else if (wts >= last_end && in_gap((unsigned)colrd_get(&wt, 4))) {
 				pend += colrd_get(&wt, 1);
 				gap_waits = 1;
 			} else if (by_batch && !closed && wts >= wstart) {
@@ -486,6 +504,7 @@ static int trainer_pass(struct ana *a, struct ana_train *tr)
 				closed = 1;	/* the work, then a wait */
 			pend = 0;
 		}
+		pwait = 0;
 		/* the end of a step: a batch taken, or any call */
 		if (!by_batch) {
 			if (work >= ANA_STEP_GAP_NS)
@@ -594,6 +613,10 @@ int ana_train(struct ana *a)
 		}
 	}
 	tr->au_dlio = n ? sum / (double)n : NAN;
+	if (!tr->nep && tr->span.from_ns && tr->span.to_ns > tr->span.from_ns) {
+		tr->span.au = (double)tr->span.work_ns / (double)(tr->span.to_ns - tr->span.from_ns);
+		tr->au_dlio = tr->span.au;
+	}
 	return 0;
 }
 

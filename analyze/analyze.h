@@ -658,6 +658,9 @@ struct ana_train {
 	double step_mean_ms, step_sd_ms;
 	uint64_t start_ns;	/* the first data-set read (start-up before) */
 	struct ana_au_epoch *ep; size_t nep;
+	/* no epochs counted (checkpoints only, a data set read through a map):
+	 * one window over all its steps, the first left out, as DLIO's */
+	struct ana_au_epoch span;
 	uint64_t *feeds; size_t nfeeds, capfeeds;	/* ANA_TRAIN_PIPE: their file ids */
 	double au_dlio;		/* mean of ep[].au; NaN when none */
 	double au_run;		/* work_ns over the window */

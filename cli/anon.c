@@ -304,10 +304,11 @@ static int generic(const char *c, size_t n, int first, const char *prev, size_t 
 }
 
 /* Length of the suffix of c[0..n) that stays: a code extension (.py,
- * .pyc, .pyo, .pyd, .so, .so.N.N), else with keep_ext the extension. */
+ * .pyc, .pyo, .pyd, .so, .so.N.N, .sh, .bash), else with keep_ext the
+ * extension. */
 static size_t kept_suffix(const char *c, size_t n, int keep_ext)
 {
-	static const char *const code[] = { ".py", ".pyc", ".pyo", ".pyd", ".so" };
+	static const char *const code[] = { ".py", ".pyc", ".pyo", ".pyd", ".so", ".sh", ".bash" };
 	const char *v = memmem(c, n, ".so.", 4);
 
 	if (v && v + 4 < c + n && v > c) {

@@ -11,6 +11,7 @@
  * one line, exit 1 (runtime) or 2 (usage).
  */
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -36,7 +37,7 @@ enum {
 	O_SCALE_DS, O_IGNORE, O_NO_META, O_WRITERS, O_AU, O_RUNTIME, O_FIND_MAX, O_SYNC_STEPS,
 	O_MPI, O_SET, O_SEED, O_METRICS, O_LINGER, O_PLACE, O_READERS, O_PREFETCH,
 	O_BURST, O_DRAIN,
-	O_STAGE_HOT, O_STAGE_SIZE,
+	O_STAGE_HOT, O_STAGE_SIZE, O_NO_HANDOVER, O_LOADER_SCALE,
 };
 
 /* Typed options go to struct rp_opts; the others are taken in cmd_replay(). */
@@ -62,6 +63,9 @@ static const struct opt replay_opts[] = {
 	  OPT_T_DOUBLE(CFG, speed, 1e-3, 1e6) },
 	{ O_SCALE, "compute-scale", "X", "scale think-time compute delays by X", NULL, "1",
 	  OPT_T_DOUBLE(CFG, compute_scale, 0, 1000) },
+	{ O_LOADER_SCALE, "loader-cpu-scale", "X", "what-if: the data loaders' own work (the threads that hand the training thread its data) X times faster", NULL, "1",
+	  OPT_T_DOUBLE(CFG, loader_scale, 1e-3, 1000) },
+	{ O_NO_HANDOVER, "no-handover", NULL, "replay a thread's waits for the job's other threads as delays, not as waits for them (a trace with a sched table)" },
 	{ O_IODEPTH, "iodepth", "N", "at most N ops in flight per thread where the recording overlapped them", NULL, "32",
 	  OPT_T_UINT(CFG, iodepth, 1, 65536) },
 	{ O_DIRECT_OPT, "direct", NULL, "open files O_DIRECT (ops aligned to 4 KiB)",
@@ -960,6 +964,52 @@ static int merged_host(const char *trace, struct rp_trace_opts *to)
 	return 0;
 }
 
+/*
+ * The training thread and its epochs' AU windows, as the analysis finds
+ * them (iotape-analyze(1), ACCELERATOR), for the trace source: the replay
+ * reports AU as DLIO computes it over the same windows.  *marks is the
+ * caller's to free.  0, or -1 after one error line.
+ */
+static int trace_trainer(const char *trace, struct rp_trace_opts *to, uint64_t **marks)
+{
+	struct ana_opts ao = { .to_ns = UINT64_MAX, .top = -1, .threads = 1,
+			       .has_host = to->has_host, .host = to->host };
+	struct ana a;
+	int rc;
+
+	*marks = NULL;
+	if ((rc = ana_run(&a, trace, &ao))) {
+		if (rc == -ENOMEM) {
+			cli_error("%s: analysing it: out of memory", trace);
+			return -1;
+		}
+		return 0;	/* the source's open says what is wrong */
+	}
+	const struct ana_train *tr = &a.train;
+	if (tr->found) {
+		to->train_tid = tr->tid;
+		if (!tr->nep && !isnan(tr->au_dlio) && (*marks = calloc(2, sizeof(**marks)))) {
+			(*marks)[0] = tr->span.from_ns;	/* one window over its steps */
+			(*marks)[1] = tr->span.to_ns;
+			to->marks = *marks;
+			to->nmarks = 2;
+		} else if (tr->nep && (*marks = calloc(2 * tr->nep, sizeof(**marks)))) {
+			unsigned n = 0;
+			for (size_t e = 0; e < tr->nep; e++) {
+				const struct ana_au_epoch *x = &tr->ep[e];
+				if (!x->from_ns || x->to_ns <= x->from_ns)
+					continue;	/* no window: no marks */
+				(*marks)[n++] = x->from_ns;
+				(*marks)[n++] = x->to_ns;
+			}
+			to->marks = *marks;
+			to->nmarks = n;
+		}
+	}
+	ana_release(&a);
+	return 0;
+}
+
 /* ---------------------------------------------------------- find-max */
 
 struct trial {
@@ -1175,6 +1225,8 @@ int cmd_replay(int argc, char **argv)
 	const char *dir = NULL, *output = NULL;
 	int prep_only = 0, no_prep = 0, sparse = 0, drop = 0, force = 0, json = 0, loops_given = 0;
 	int ignore = 0, no_meta = 0, acc_given = 0, find = 0, mpi = 0, done = 0;
+	int no_handover = 0;
+	uint64_t *marks = NULL;
 	char rankdir[4096];
 	struct rp_source *src = NULL;
 	struct rp_result res = { 0 };
@@ -1207,6 +1259,7 @@ int cmd_replay(int argc, char **argv)
 		case 'f': force = 1; break;
 		case O_IGNORE: ignore = 1; break;
 		case O_NO_META: no_meta = 1; break;
+		case O_NO_HANDOVER: no_handover = 1; break;
 		case 'n': acc_given = 1; break;
 		case O_FIND_MAX: find = 1; break;
 		case O_MPI: mpi = 1; break;
@@ -1405,7 +1458,10 @@ int cmd_replay(int argc, char **argv)
 	if (!sa.job) {		/* a job file's are its keys (job_file) */
 		sa.to.reader_threads = o.reader_threads;
 		sa.to.prefetch = o.prefetch;
+		sa.to.no_handover = no_handover;
 		o.readers_trace = 1;
+		if (trace_trainer(sa.trace, &sa.to, &marks))
+			goto out;
 	}
 	/* a job file's data set: the inodes and room it needs, before its
 	 * layout is made (a file each: 10^8 files would take gigabytes) */
@@ -1553,6 +1609,7 @@ out:
 	for (unsigned i = 1; i < PL.n; i++)
 		free(PL.glob[i]);
 	PL.n = 0;
+	free(marks);
 	rp_burst_free(BB.b);	/* (res.burst points to it) */
 	free(BB.plan);
 	memset(&BB, 0, sizeof(BB));

@@ -10,6 +10,7 @@
  *   stage-hot     --stage-hot FAST --stage-size SIZE   (the trace reads files; --fast)
  *   burst-buffer  --burst-buffer FAST --drain          (the trace checkpoints; --fast)
  *   readers-2x/4x --reader-threads 2R / 4R             (R recorded reader threads)
+ *   loaders-2x    --loader-cpu-scale 2                 (the trace's data loaders)
  * Their JSON reports (in a work directory, kept when a run fails) give one
  * table: AU, job time, read bandwidth, checkpoint time, and the change
  * against the baseline.  A run cut by --runtime gives a job time scaled up
@@ -73,7 +74,8 @@ const struct opt_cmd whatif_cmd = {
 	"whatif", "TRACE", "Replay a trace as it is and under what-ifs; one table of the gains.",
 	"Runs the baseline (replay -d DIR) and each what-if that applies: the\n"
 	"hot files staged on FAST_DIR, checkpoints through a burst buffer on\n"
-	"FAST_DIR drained to DIR, 2x and 4x the recorded reader threads; each\n"
+	"FAST_DIR drained to DIR, 2x and 4x the recorded reader threads, the\n"
+	"data loaders' work 2x faster (a trace with a sched table); each\n"
 	"run bounded by --runtime, on a dropped page cache when run as root.\n"
 	"Prints AU, job time, read bandwidth, checkpoint time and the change\n"
 	"against the baseline.  See iotape-whatif(1).",
@@ -85,6 +87,8 @@ const struct opt_cmd whatif_cmd = {
 
 struct wi_run {
 	char name[32];		/* "baseline", "stage-hot", ... */
+	const char *says;	/* what its gain tells: "the storage holds
+				 * back the data set's reads" */
 	char what[96];		/* for people: "hot files on FAST (512 MiB)" */
 	const char *args[WI_ARGS]; /* replay options of the what-if */
 	char argbuf[2][48];
@@ -106,6 +110,8 @@ struct wi {
 	struct wi_run run[WI_MAX];
 	size_t n;
 	unsigned readers;	/* recorded reader threads, 0: none */
+	unsigned loaders;	/* threads that hand the training thread its
+				 * data (a sched table), 0: none */
 	size_t ckpts;
 	uint64_t read_bytes;
 };
@@ -132,14 +138,6 @@ static int wi_facts(struct wi *w)
 	char err[256] = "";
 	int rc;
 
-	rc = rp_trace_open(&src, w->trace, &to, err, sizeof(err));
-	if (rc == 0)
-		w->readers = src->layout.readers_recorded;
-	else if (rc != -ENOENT) {
-		cli_error("%s", err[0] ? err : strerror(-rc));
-		return -1;
-	}
-	rp_source_free(src);
 	rc = ana_run(&a, w->trace, &ao);
 	if (rc) {
 		if (rc == -ENOMEM)
@@ -148,6 +146,20 @@ static int wi_facts(struct wi *w)
 			cli_tape_error(w->trace, rc);
 		return -1;
 	}
+	/* the training thread, as the replay finds its loaders from it */
+	if (a.train.found)
+		to.train_tid = a.train.tid;
+	rc = rp_trace_open(&src, w->trace, &to, err, sizeof(err));
+	if (rc == 0) {
+		w->readers = src->layout.readers_recorded;
+		for (size_t i = 0; i < src->layout.nthreads; i++)
+			w->loaders += src->layout.threads[i].loader;
+	} else if (rc != -ENOENT) {
+		cli_error("%s", err[0] ? err : strerror(-rc));
+		ana_release(&a);
+		return -1;
+	}
+	rp_source_free(src);
 	for (size_t i = 0; i < a.nckpts; i++)
 		w->ckpts += a.ckpts[i].big;
 	/* staging: the files that can be staged, and by default the room of
@@ -179,6 +191,7 @@ static void wi_plan(struct wi *w)
 		cm_fmt_bytes(sz, sizeof(sz), w->cfg.stage_size);
 		snprintf(r->what, sizeof(r->what), "hot files on FAST_DIR (%s)", sz);
 		snprintf(r->argbuf[0], sizeof(r->argbuf[0]), "%" PRIu64, w->cfg.stage_size);
+		r->says = "the storage holds back the data set's reads";
 		r->args[0] = "--stage-hot";
 		r->args[1] = w->cfg.fast;
 		r->args[2] = "--stage-size";
@@ -187,6 +200,7 @@ static void wi_plan(struct wi *w)
 	if (w->cfg.fast && w->ckpts) {
 		r = wi_add(w, "burst-buffer");
 		snprintf(r->what, sizeof(r->what), "checkpoints to FAST_DIR, drained to DIR");
+		r->says = "the storage holds back the checkpoints";
 		r->args[0] = "--burst-buffer";
 		r->args[1] = w->cfg.fast;
 		r->args[2] = "--drain";
@@ -199,8 +213,17 @@ static void wi_plan(struct wi *w)
 		snprintf(r->what, sizeof(r->what), "%u reader threads (recorded %u)",
 			 k * w->readers, w->readers);
 		snprintf(r->argbuf[0], sizeof(r->argbuf[0]), "%u", k * w->readers);
+		r->says = "the reads want more of them in flight";
 		r->args[0] = "--reader-threads";
 		r->args[1] = r->argbuf[0];
+	}
+	if (w->loaders) {
+		r = wi_add(w, "loaders-2x");
+		snprintf(r->what, sizeof(r->what), "data loaders' work 2x faster (%u thread%s)",
+			 w->loaders, w->loaders == 1 ? "" : "s");
+		r->says = "the job waits for its data loaders' CPUs, not for its storage";
+		r->args[0] = "--loader-cpu-scale";
+		r->args[1] = "2";
 	}
 }
 
@@ -309,7 +332,8 @@ static int wi_run_one(struct wi *w, struct wi_run *r, size_t i)
 		args[n++] = r->args[k];
 	/* the checkpoints' time, where no what-if moves them: DIR as its own
 	 * burst buffer (nothing moves; replay's checkpoint hook times them) */
-	if (w->ckpts && (!r->args[0] || !strcmp(r->args[0], "--reader-threads"))) {
+	if (w->ckpts && (!r->args[0] || !strcmp(r->args[0], "--reader-threads") ||
+			 !strcmp(r->args[0], "--loader-cpu-scale"))) {
 		args[n++] = "--burst-buffer";
 		args[n++] = w->cfg.dir;
 	}
@@ -336,6 +360,42 @@ static void pct(char *buf, size_t len, double b, double a)
 		snprintf(buf, len, "%+.1f%%", 100 * (b - a) / a);
 	else
 		snprintf(buf, len, "-");
+}
+
+#define WI_GAIN 0.02	/* AU points a what-if must add to count as help */
+
+/* The what-if that raises AU the most, by WI_GAIN or more: its index, or
+ * 0 (the baseline: none does, or it failed). */
+static size_t wi_best(const struct wi *w)
+{
+	size_t best = 0;
+
+	if (w->run[0].status)
+		return 0;
+	for (size_t i = 1; i < w->n; i++)
+		if (!w->run[i].status && w->run[i].au >= w->run[0].au + WI_GAIN &&
+		    (!best || w->run[i].au > w->run[best].au))
+			best = i;
+	return best;
+}
+
+/* One line: which what-if helps, and what that tells. */
+static void wi_verdict(const struct wi *w, FILE *f)
+{
+	const struct wi_run *b = &w->run[0];
+	size_t i = wi_best(w);
+
+	if (b->status)
+		return;
+	if (i)
+		fprintf(f, "\nhelps most: %s (AU %+.1f points): %s\n", w->run[i].name,
+			100 * (w->run[i].au - b->au), w->run[i].says);
+	else if (b->au >= 1 - WI_GAIN)
+		fprintf(f, "\nhelps most: none: AU %.1f%% as recorded, the accelerator does not "
+			"wait\n", 100 * b->au);
+	else
+		fprintf(f, "\nhelps most: none of these raises AU by %.0f points or more\n",
+			100 * WI_GAIN);
 }
 
 static int wi_print_text(const struct wi *w, FILE *f)
@@ -373,12 +433,16 @@ static int wi_print_text(const struct wi *w, FILE *f)
 		fprintf(f, "%-13s %-42s %6.1f%% %10s %12s %10s %9s %8s\n", r->name, r->what,
 			100 * r->au, t, bw, ck, dt, dau);
 	}
+	wi_verdict(w, f);
 	if (!w->cfg.fast)
 		fprintf(f, "\n(no --fast FAST_DIR: no staging or burst-buffer what-if)\n");
 	else if (!w->ckpts)
 		fprintf(f, "\n(no checkpoints in the trace: no burst-buffer what-if)\n");
 	if (!w->readers)
 		fprintf(f, "(no thread reads a data set: no reader-thread what-if)\n");
+	if (!w->loaders)
+		fprintf(f, "(no data loader hands the training thread its data in the trace: "
+			"no loader what-if)\n");
 	for (size_t i = 0; i < w->n; i++)
 		if (!w->run[i].status && w->run[i].estimated) {
 			fprintf(f, "(~: cut by --runtime; the job's time at the run's pace over the "
@@ -401,6 +465,7 @@ static int wi_print_json(const struct wi *w, FILE *f)
 	json_object_set_new(root, "fast", w->cfg.fast ? json_string(w->cfg.fast) : json_null());
 	json_object_set_new(root, "runtime_limit_ns", cm_json_u64(w->cfg.runtime_ns));
 	json_object_set_new(root, "recorded_reader_threads", json_integer(w->readers));
+	json_object_set_new(root, "loader_threads", json_integer(w->loaders));
 	json_object_set_new(root, "checkpoints", json_integer((json_int_t)w->ckpts));
 	for (size_t i = 0; i < w->n; i++) {
 		const struct wi_run *r = &w->run[i];
@@ -430,6 +495,8 @@ static int wi_print_json(const struct wi *w, FILE *f)
 		}
 	}
 	json_object_set_new(root, "whatifs", arr);
+	json_object_set_new(root, "helps_most", wi_best(w) ? json_string(w->run[wi_best(w)].name) :
+			    json_null());
 	rc = json_dumpf(root, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	json_decref(root);
 	fputc('\n', f);

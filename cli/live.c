@@ -360,9 +360,11 @@ static void replay_op(void *arg, const struct rp_op_done *d)
 		uint64_t zero = 0;
 		atomic_compare_exchange_strong(&lv->start_ns, &zero, mono_ns() - d->elapsed_ns);
 	}
-	cli_series_add(lv->done_s, 1);
 	atomic_store_explicit(&t->compute_ns, d->compute_ns, memory_order_relaxed);
-	if (d->flags & (RP_F_SKIP | RP_F_STEP))
+	if (d->flags & RP_F_STEP)
+		return;		/* a placeholder: no op of the job's (not planned) */
+	cli_series_add(lv->done_s, 1);
+	if (d->flags & RP_F_SKIP)
 		return;		/* kept in place, not issued */
 	cli_series_add(proc_ops(lv, &t->p, cls), 1);	/* t: this thread's own */
 	cli_series_observe(lv->lat_s[cls], d->lat_ns);

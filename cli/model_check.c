@@ -11,8 +11,10 @@
  * under W/model only) go through the analysis, and the fidelity checks of
  * issue 17 compare them: the data set's read bytes per epoch, its files, its
  * request sizes (total variation distance), read and file-order
- * randomness, and from the two reports the compute and the accelerator
- * utilization.  The data set files have other names in the model, so
+ * randomness, the training thread's batch size and its compute per step
+ * (A: the trace's analysis, ana_train.c; B: the model's steps and its
+ * trainer's compute in its replay's report), and from the two reports the
+ * accelerator utilization.  The data set files have other names in the model, so
  * nothing is matched by path.
  */
 #include <errno.h>
@@ -32,7 +34,8 @@
 #define MC_BYTES	0.02	/* read bytes per epoch: relative */
 #define MC_TVD		0.10	/* request sizes: total variation distance */
 #define MC_RAND		0.05	/* read and file-order randomness: absolute */
-#define MC_COMPUTE	0.05	/* compute: relative */
+#define MC_COMPUTE	0.05	/* compute per step: relative */
+#define MC_BATCH	0.05	/* batch size: relative */
 #define MC_AU		0.02	/* accelerator utilization: absolute */
 
 struct mc_side {
@@ -40,8 +43,13 @@ struct mc_side {
 	int ok;			/* analysed */
 	size_t epochs;		/* counted, or 1 when unknown */
 	int epochs_known;
-	uint32_t tid;		/* the training thread: the most compute */
-	double au, compute_s;	/* from the replay's report */
+	uint32_t tid;		/* the training thread (ana_train.c) */
+	double au, compute_s;	/* from the replay's report: AU as DLIO's where
+				 * both sides have it (au_dlio), else over the
+				 * run */
+	double au_dlio, au_run;
+	double step_s;		/* its compute per step */
+	double batch;		/* data set samples (files) per step */
 	/* the data set's reads: of the analysis, or (A, a data set read
 	 * through mmap) of its page faults */
 	uint64_t files, read_bytes;
@@ -74,7 +82,17 @@ static int report_read(const char *path, struct mc_side *s, uint32_t tid)
 		return -1;
 	}
 	s->au = json_number_value(json_object_get(sc, "au_min"));
+	json_t *acc0 = json_array_get(json_object_get(sc, "per_accelerator"), 0);
+	json_t *ad = json_object_get(acc0, "au_dlio"), *ar = json_object_get(acc0, "au_run");
+	s->au_dlio = json_is_number(ad) ? json_number_value(ad) : NAN;
+	s->au_run = json_is_number(ar) ? json_number_value(ar) : s->au;
 	s->compute_s = json_number_value(json_object_get(pa, "compute_ns")) / 1e9;
+	if (!s->step_s) {	/* B: the model's trainer, its steps in a loop */
+		double st = json_number_value(json_object_get(sc, "steps_per_loop"));
+
+		s->step_s = st > 0 ? s->compute_s / st : NAN;
+		s->batch = st > 0 ? (double)s->files * (double)s->epochs / st : NAN;
+	}
 	json_decref(r);
 	return 0;
 }
@@ -94,7 +112,7 @@ static int analyse(struct mc_side *s, const char *path, const char *under)
 			      .files_only = 1, .under = under, .replayed_io = 1,
 			      .skip = under ? skip_marker : NULL };
 	int err = ana_run(&s->a, path, &o);
-	uint64_t best = 0;
+	const struct ana_train *tr = &s->a.train;
 	double tau;
 
 	if (err) {
@@ -102,11 +120,7 @@ static int analyse(struct mc_side *s, const char *path, const char *under)
 		return -1;
 	}
 	s->ok = 1;
-	for (size_t i = 0; i < s->a.sys.nthreads; i++)	/* the training thread */
-		if (s->a.sys.threads[i].gap_ns > best) {
-			best = s->a.sys.threads[i].gap_ns;
-			s->tid = s->a.sys.threads[i].tid;
-		}
+	s->tid = tr->tid;
 	s->epochs_known = ana_epochs_known(&s->a) && ana_epoch_count(&s->a);
 	s->epochs = s->epochs_known ? ana_epoch_count(&s->a) : 1;
 	s->files = s->a.ds.files;
@@ -114,6 +128,17 @@ static int analyse(struct mc_side *s, const char *path, const char *under)
 	s->rd_hist = s->a.ds.rd_hist;
 	s->rand = ana_group_randomness(&s->a.ds);
 	s->order_rand = ana_file_order_randomness(&s->a, &tau);
+	if (!under && tr->found && !s->files && s->a.nckpts) {
+		/* checkpoints only: a step per checkpoint, as the model */
+		s->step_s = tr->work_ns / 1e9 / (double)s->a.nckpts;
+	} else if (!under && tr->found && tr->steps) {	/* A: the trace's own steps */
+		uint64_t n = 0;
+
+		for (size_t k = 0; k < tr->nep; k++)
+			n += tr->ep[k].steps;
+		s->step_s = tr->step_mean_ms / 1e3;
+		s->batch = n ? (double)s->files * (double)tr->nep / (double)n : NAN;
+	}
 	if (s->a.mmap_file == ANA_NONE)
 		return 0;
 	/* read through mmap: the data set's reads are its page faults, and
@@ -208,13 +233,30 @@ static void checks(struct cli_checks *k, struct mc_side *A, struct mc_side *B)
 		       "%.3f (at most %.2f)", d, MC_TVD);
 	check_near(k, "read_randomness", A->rand, B->rand, MC_RAND);
 	check_near(k, "file_order_randomness", A->order_rand, B->order_rand, MC_RAND);
-	d = cli_rel_diff(A->compute_s, B->compute_s);
-	cli_check_add(k, "compute", fabs(d) <= MC_COMPUTE, "training thread: A %.3f s (tid %u), "
-	       "B %.3f s, %+.1f%% (within %.0f%%)", A->compute_s, A->tid, B->compute_s,
-	       100 * d, 100 * MC_COMPUTE);
-	cli_check_add(k, "accelerator_utilization", fabs(A->au - B->au) <= MC_AU,
-	       "A %.3f, B %.3f, %+.1f points (within %.0f)", A->au, B->au,
-	       100 * (B->au - A->au), 100 * MC_AU);
+	if (isnan(A->batch) || !A->batch)
+		cli_check_add(k, "batch_size", 1, "n/a: no steps in counted epochs in the trace");
+	else if (A->batch < 1 && !A->mmap)
+		cli_check_add(k, "batch_size", 1, "n/a: the trainer takes %.2f files a step in the "
+			      "trace: the samples inside a file are not seen in its I/O", A->batch);
+	else
+		d = cli_rel_diff(A->batch, B->batch),
+		cli_check_add(k, "batch_size", fabs(d) <= MC_BATCH, "data set files per step: "
+		       "A %.2f (tid %u), B %.2f, %+.1f%% (within %.0f%%)", A->batch, A->tid,
+		       B->batch, 100 * d, 100 * MC_BATCH);
+	if (!A->step_s)
+		cli_check_add(k, "compute_per_step", 1, "n/a: no steps of the training thread");
+	else
+		d = cli_rel_diff(A->step_s, B->step_s),
+		cli_check_add(k, "compute_per_step", fabs(d) <= MC_COMPUTE, "training thread: "
+		       "A %.4f s (tid %u), B %.4f s, %+.1f%% (within %.0f%%)", A->step_s, A->tid,
+		       B->step_s, 100 * d, 100 * MC_COMPUTE);
+	/* like with like: DLIO's figure where both replays have one (the
+	 * trace's epochs and the model's), else over the whole run */
+	int dlio = !isnan(A->au_dlio) && !isnan(B->au_dlio);
+	double aa = dlio ? A->au_dlio : A->au_run, ab = dlio ? B->au_dlio : B->au_run;
+	cli_check_add(k, "accelerator_utilization", fabs(aa - ab) <= MC_AU,
+	       "A %.3f, B %.3f, %+.1f points (within %.0f; %s)", aa, ab, 100 * (ab - aa),
+	       100 * MC_AU, dlio ? "as DLIO" : "over the run");
 }
 
 int model_check(const char *trace, const char *dir, const char *job)

@@ -86,6 +86,16 @@ enum rp_timing { RP_TIME_ORIGINAL, RP_TIME_THINK, RP_TIME_AFAP };	/* choice orde
 				 * path of file2, which leads to it through
 				 * symlinks (layout.links): opened by that
 				 * path, as the job did */
+#define RP_F_HANDOVER (1u << 10)	/* its dependency is a hand-over: the
+				 * thread waited for dep_thread's data (a
+				 * wakeup, a pipe's bytes) and works only
+				 * after it: a wait that delays it is the
+				 * job's stall, not made up for later */
+#define RP_F_EPOCH   (1u << 11)	/* a placeholder (RP_F_STEP) marking a
+				 * bound of an epoch's AU window (DLIO's):
+				 * off is the mark's index (rp_layout.nmarks);
+				 * the engine notes the thread's wall and
+				 * compute there (rp_job.marks) */
 #define RP_NO_SLOT UINT32_MAX	/* rp_op.slot of a metadata op by path */
 #define RP_NO_FILE UINT32_MAX	/* rp_op_done.file2 of an op with one file */
 
@@ -112,6 +122,10 @@ struct rp_op {
 	uint32_t dep_seq;
 	uint32_t slot2;		/* dup: the slot whose fd it duplicates into
 				 * slot (each fd of the job its own slot) */
+	uint64_t wait;		/* of the recorded gap before the op, the
+				 * part spent waiting for dep_thread (a
+				 * hand-over): the dependency stands for it,
+				 * it is not replayed as compute */
 };
 
 /* ------------------------------------------------------------- layout */
@@ -166,6 +180,11 @@ struct rp_thread {
 	uint64_t prev_end;	/* (the source's, while it makes the layout) */
 	uint64_t maxlen;	/* largest data op */
 	unsigned depth;		/* most data ops the recording had in flight */
+	uint8_t loader;		/* it hands the training thread data (a pipe it
+				 * writes, a wakeup; or through another that
+				 * does): a data loader (--loader-cpu-scale) */
+	uint8_t train;		/* the training thread (layout.train; of its
+				 * accelerator, with replicas) */
 };
 
 /* A slot opened before the clock starts: used without a recorded open
@@ -223,6 +242,13 @@ struct rp_layout {
 	uint64_t memfs_ops;
 	struct rp_memfs { char where[24]; uint64_t ops; } memfs[RP_MEMFS_MAX];
 	unsigned nmemfs;
+	/* the training thread + 1, when the source knows it (0: the one with
+	 * the most compute, rp_train_thread), and the marks of its epochs'
+	 * AU windows: mark 2e and 2e + 1 bound epoch e's (DLIO's: from the
+	 * end of its first step to the end of its last) */
+	uint32_t train;
+	unsigned nmarks;
+	uint64_t handovers;	/* ops that wait for another thread's data */
 };
 
 static inline const char *rp_file_path(const struct rp_layout *l, uint32_t f)
@@ -332,6 +358,18 @@ struct rp_trace_opts {
 	 * (replay --mpi: rank r replays host r) */
 	int has_host;
 	unsigned host;
+	/* the hand-overs (iotape-replay(1), HAND-OVERS): with the trace's
+	 * sched table, a thread's wait for another thread of the job (a
+	 * wakeup it recorded, the bytes of a pipe another wrote) is replayed
+	 * as a dependency on that thread, not as a delay; no_handover: as a
+	 * delay, as traces without one are */
+	int no_handover;
+	/* the training thread (iotape-analyze(1), ACCELERATOR: its tid; 0,
+	 * the source's own rule) and the recorded times of its epochs' AU
+	 * windows, 2 per epoch (from, to; copied) */
+	uint32_t train_tid;
+	const uint64_t *marks;
+	unsigned nmarks;
 };
 /*
  * The trace source: a pass over TRACE makes the layout (paths confined:
@@ -385,8 +423,10 @@ struct rp_replica_opts {
 	void (*step)(void *arg);
 	void *step_arg;
 };
-/* The training thread of a layout: the one with the most compute; its
- * compute gaps of RP_STEP_GAP_NS or more are the job's steps. */
+/* The training thread of a layout: the source's (layout.train: the trace
+ * analysis's, iotape-analyze(1) ACCELERATOR), else the one with the most
+ * compute; its compute gaps of RP_STEP_GAP_NS or more are the job's
+ * steps. */
 size_t rp_train_thread(const struct rp_layout *l);
 /* Whether the job has no compute at all (no thread with a compute gap):
  * then accelerator utilization is not defined (n/a). */
@@ -423,6 +463,7 @@ struct rp_jobspec {
 					 * epoch's steps; with one, at most that
 					 * many of its batches; 0: not given */
 	double computation_time, computation_time_stdev;	/* seconds */
+	int computation_time_distribution;	/* 0 normal, 1 log-normal */
 	int checkpoint;		/* a [checkpoint] section */
 	char checkpoint_folder[RP_JOB_STR];
 	uint64_t epochs_between_checkpoints, steps_between_checkpoints;
@@ -630,7 +671,18 @@ int rp_dir_open(const char *dir, int flags, char *err, size_t errlen);
  * the lock of the one that took it.
  */
 int rp_dir_lock(int dirfd, const char *dir, char *err, size_t errlen);
-/* openat2(dirfd, rel, flags, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS). */
+/* tries of an open beneath DIR that fails with EAGAIN (a ".." met while a
+ * rename or mount ran anywhere: openat2(2) says to try again) */
+#define RP_EAGAIN_TRIES 64
+
+/* Before try number `tries` (1 on the first try again) of an open that
+ * failed with EAGAIN: 0 to give up after RP_EAGAIN_TRIES, else 1 after a
+ * pause that grows (none for the first 4, then 1 us doubling to 4 ms: a
+ * burst of renames or mounts passes, about 0.2 s in all). */
+int rp_eagain_again(int tries);
+
+/* openat2(dirfd, rel, flags, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS),
+ * tried again on EAGAIN up to RP_EAGAIN_TRIES times. */
 int rp_open_beneath(int dirfd, const char *rel, int flags, unsigned mode);
 /* Open the parent directory of rel beneath dirfd (creating missing
  * directories when mkdirs); *base points into rel at the last component. */
@@ -681,6 +733,9 @@ int rp_take_prepared(int dirfd);
 struct rp_opts {
 	int timing;		/* enum rp_timing */
 	double speed, compute_scale;
+	double loader_scale;	/* --loader-cpu-scale X: the loader threads'
+				 * (rp_thread.loader) work X times faster
+				 * (0: as recorded) */
 	unsigned iodepth;
 	int direct;
 	unsigned loops;
@@ -775,6 +830,18 @@ struct rp_job {			/* one replay thread */
 	uint64_t compute_ns;	/* synthetic compute delays */
 	uint64_t mark_ns;	/* RP_F_MARK: wall_ns and compute_ns when its */
 	uint64_t mark_compute_ns;/* op was issued (0: no mark) */
+	uint64_t worked_ns;	/* its compute as it ran: each delay from its
+				 * start to the end of its sleep (an overrun
+				 * too, as DLIO times its compute), or to its
+				 * target when it then waited for another
+				 * thread (original timing: compute_ns) */
+	/* RP_F_EPOCH: at mark i (nmarks of them: the layout's), the wall (as
+	 * wall_ns) and worked_ns when its op was issued; marks[2i] wall,
+	 * marks[2i + 1] worked; UINT64_MAX: not reached */
+	uint64_t *marks;
+	uint32_t nmarks;
+	uint8_t train;		/* its thread is its accelerator's training
+				 * thread (rp_thread.train) */
 	uint64_t adjusted;	/* ops aligned for O_DIRECT */
 	int realtime;		/* ran SCHED_FIFO (original timing, root) */
 	struct cm_lat terr;	/* original timing: issue - target (ns) */
@@ -825,9 +892,18 @@ struct rp_scale_acc {
 	unsigned accel;
 	int rank;
 	const char *host;	/* the first job's (points into the result) */
-	double au;		/* its threads' largest compute / its wall time
-				 * (after its first step, when marked) */
-	int first_step_out;	/* the first step was left out of au: */
+	double au;		/* the AU judged: au_dlio where known, else au_run */
+	double au_run;		/* its training thread's compute (without one:
+				 * its threads' largest) / its wall time (after
+				 * its first step, when marked) */
+	double au_dlio;		/* DLIO's: the mean of au_ep; NaN unknown */
+	double *au_ep;		/* per epoch (nep): the training thread's
+				 * compute over the time between its epoch
+				 * marks (rp_job.marks); NaN: not reached */
+	uint64_t *ep_ns;	/* per epoch: that time (0: not reached) */
+	unsigned nep;
+	int train;		/* the source named its training thread */
+	int first_step_out;	/* the first step was left out of au_run: */
 	uint64_t first_wall_ns, first_compute_ns;	/* its time and compute */
 	uint64_t compute_ns, wall_ns;
 	uint64_t read_bytes, write_bytes, ios, opens;

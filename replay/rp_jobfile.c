@@ -84,6 +84,7 @@ static const struct jfield fields[CM_JOB_NKEYS] = {
 	[CM_JOB_K_STEPS_PER_EPOCH] = U(steps_per_epoch),
 	[CM_JOB_K_COMPUTE] = D(computation_time),
 	[CM_JOB_K_COMPUTE_STDEV] = D(computation_time_stdev),
+	[CM_JOB_K_COMPUTE_DIST] = I(computation_time_distribution),
 	[CM_JOB_K_SEED] = U(seed),
 	[CM_JOB_K_CKPT_FOLDER] = S(checkpoint_folder),
 	[CM_JOB_K_CKPT_AFTER] = U(checkpoint_after_epoch),
@@ -480,6 +481,25 @@ static double normal(uint64_t key, uint64_t i)
 	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
 }
 
+/*
+ * Step s's compute, seconds: computation_time, or with a stdev a draw:
+ * normal, its absolute value taken (DLIO's utility.sleep), or log-normal
+ * of that mean and stdev (a model's: a folded normal raises the mean
+ * where the stdev nears it, as measured steps' stdevs do): sigma^2 =
+ * ln(1 + sd^2 / mean^2), mu = ln(mean) - sigma^2 / 2.  (The log-normal
+ * draws of the loop are then scaled so that their mean is the mean:
+ * jobsrc.ct_norm.)
+ */
+static double step_time(double mean, double sd, int lognormal, uint64_t seed, uint64_t s)
+{
+	if (sd <= 0 || mean <= 0)
+		return mean > 0 ? mean : 0;
+	if (!lognormal)
+		return fabs(mean + sd * normal(seed ^ 0xc0ffee, s));
+	double s2 = log1p(sd * sd / (mean * mean));
+	return exp(log(mean) - s2 / 2 + sqrt(s2) * normal(seed ^ 0xc0ffee, s));
+}
+
 /* A keyed bijection on [0, n): a 4-round Feistel network on the smallest
  * even number of bits that holds n, walking the cycle until below n. */
 struct perm {
@@ -553,6 +573,9 @@ struct jobsrc {
 	uint64_t W, nwin;	/* reader.mmap: the fault window, windows in all */
 	uint64_t *wbase;	/* per file: its first window's index */
 	double ct, ct_sd;
+	int ct_log;		/* log-normal draws */
+	double ct_norm;		/* the draws' scale: their sum over the loop is
+				 * computation_time times the steps (1: no stdev) */
 	struct gen *g;		/* per thread */
 	/* lazy (rp_job_opts.lazy): the data set made as the run reaches it */
 	int lazy, sparse;
@@ -1059,20 +1082,24 @@ static int trainer_next(struct jobsrc *js, struct rp_op *op)
 				g->rcnt[r] += batch_ops(js, e, b);
 				op->dep_thread = (uint32_t)(1 + r);
 				op->dep_seq = (uint32_t)g->rcnt[r];
+				/* its batch: a wait for it is a stall */
+				op->flags |= RP_F_HANDOVER;
 			}
 			g->phase = T_COMPUTE;
 			return 1;
 		}
 		case T_COMPUTE: {
-			double c = js->ct;
-			if (js->ct_sd > 0) {
-				c += js->ct_sd * normal(js->j.seed ^ 0xc0ffee, g->s);
-				if (c < 0)
-					c = 0;
-			}
+			double c = js->ct_norm * step_time(js->ct, js->ct_sd, js->ct_log, js->j.seed, g->s);
 			g->ts += (uint64_t)(c * 1e9 + 0.5);
 			op_init(op, g->ts, 0);
 			op->flags = RP_F_STEP | (g->s ? 0 : RP_F_MARK);
+			if (js->spe >= 2 && g->s < js->ntrain &&
+			    (g->s % js->spe == 0 || g->s % js->spe == js->spe - 1)) {
+				/* DLIO's AU window of epoch e: from its first
+				 * step's end to its last's (rp_layout.nmarks) */
+				op->flags |= RP_F_EPOCH;
+				op->off = 2 * (g->s / js->spe) + (g->s % js->spe != 0);
+			}
 			if (g->s >= js->ntrain) {	/* read checkpoint s - ntrain */
 				g->phase = T_CKPT;
 				g->ck = g->s - js->ntrain;
@@ -1449,14 +1476,15 @@ static int build(struct jobsrc *js, const struct rp_job_opts *o)
 	/* the trainer: compute, steps, checkpoints */
 	struct rp_thread *tr = &l->threads[0];
 	uint64_t cts = 0;
+	double raw = 0;
+	/* the draws, scaled so that their mean is computation_time exactly
+	 * (a log-normal of a large stdev would take many steps to get there) */
+	for (uint64_t s = 0; js->ct_log && s < js->nsteps; s++)
+		raw += step_time(js->ct, js->ct_sd, 1, j->seed, s);
+	js->ct_norm = raw > 0 ? js->ct * (double)js->nsteps / raw : 1;
 	for (uint64_t s = 0; s < js->nsteps; s++) {
-		double c = js->ct;
-		if (js->ct_sd > 0) {
-			c += js->ct_sd * normal(j->seed ^ 0xc0ffee, s);
-			if (c < 0)
-				c = 0;
-		}
-		uint64_t d = (uint64_t)(c * 1e9 + 0.5);
+		uint64_t d = (uint64_t)(js->ct_norm * step_time(js->ct, js->ct_sd, js->ct_log, j->seed, s) * 1e9 +
+					0.5);
 		cts += d;
 		if (d >= RP_STEP_GAP_NS)
 			tr->steps++;
@@ -1464,6 +1492,12 @@ static int build(struct jobsrc *js, const struct rp_job_opts *o)
 	tr->tid = 1;
 	tr->pid = 1;
 	tr->compute_ns = cts;
+	tr->train = 1;		/* the trainer; the readers are its loaders */
+	l->train = 1;
+	for (uint64_t r = 0; r < js->R; r++)
+		l->threads[1 + r].loader = 1;
+	if (js->spe >= 2 && js->ntrain / js->spe <= UINT32_MAX / 2)
+		l->nmarks = (unsigned)(2 * (js->ntrain / js->spe));
 	tr->depth = 1;
 	tr->nops = 2 * js->nsteps + js->nck * js->ck_ops + js->nckr * js->ckr_ops;
 	for (unsigned h = 0; (js->nck || js->nckr) && h < j->ckpt_files; h++) {
@@ -1570,6 +1604,7 @@ int rp_job_open(struct rp_source **out, const struct rp_jobspec *j, const struct
 	schedule(js);
 	js->ct = j->computation_time;
 	js->ct_sd = j->computation_time_stdev;
+	js->ct_log = j->computation_time_distribution;
 	js->oflags = O_RDONLY | ((j->odirect || (o && o->direct)) ? O_DIRECT : 0);
 	if (o && o->lazy && o->dirfd && js->N && !j->generate) {
 		js->lazy = 1;

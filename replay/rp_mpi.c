@@ -394,6 +394,8 @@ static int pack(const struct rp_result *res, const char *host, struct wbuf *b)
 		job_lats(j, l);
 		for (int k = 0; k < NLATS; k++)
 			put_lat(b, l[k]);
+		if (j->nmarks)	/* the epochs' AU marks (rp_job.marks) */
+			put(b, j->marks, 2 * (size_t)j->nmarks * sizeof(*j->marks));
 	}
 	return b->err;
 }
@@ -459,6 +461,8 @@ static void release_jobs(struct rp_job *jobs, size_t n)
 		job_lats(&jobs[i], l);
 		for (int k = 0; k < NLATS; k++)
 			cm_lat_release(l[k]);
+		free(jobs[i].marks);
+		jobs[i].marks = NULL;
 	}
 }
 
@@ -540,10 +544,20 @@ static int unpack(struct merged *m, int r, const uint8_t *p, size_t len)
 			l[k]->v = NULL;
 			l[k]->hist = NULL;
 		}
+		j->marks = NULL;
+		j->place = NULL;
 		m->njobs++;
 		for (int k = 0; k < NLATS; k++)
 			if ((rc = get_lat(&b, l[k])))
 				return rc;
+		if (j->nmarks) {
+			if (j->nmarks > (len - b.off) / (2 * sizeof(*j->marks)))
+				return -EPROTO;
+			if (!(j->marks = malloc(2 * (size_t)j->nmarks * sizeof(*j->marks))))
+				return -ENOMEM;
+			if ((rc = get(&b, j->marks, 2 * (size_t)j->nmarks * sizeof(*j->marks))))
+				return rc;
+		}
 	}
 	if (b.off != len)
 		return -EPROTO;

@@ -90,6 +90,8 @@ size_t rp_train_thread(const struct rp_layout *l)
 {
 	size_t best = 0;
 
+	if (l->train && l->train <= l->nthreads)
+		return l->train - 1;	/* the source's (the analysis's) */
 	for (size_t t = 1; t < l->nthreads; t++)
 		if (l->threads[t].compute_ns > l->threads[best].compute_ns)
 			best = t;
@@ -365,6 +367,9 @@ static int build_layout(struct replica *r, const struct rp_layout *il)
 	l->readers_recorded = il->readers_recorded;
 	l->memfs_ops = il->memfs_ops;
 	l->nmemfs = il->nmemfs;
+	l->train = il->train;	/* accelerator 0's; each has its rp_thread.train */
+	l->nmarks = il->nmarks;
+	l->handovers = il->handovers;
 	memcpy(l->memfs, il->memfs, sizeof(l->memfs));
 	rp_layout_scale_counts(l, n, 1);
 	return 0;

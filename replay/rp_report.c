@@ -224,6 +224,36 @@ static double au_of(const struct rp_result *res, const struct rp_layout *l)
 	return au;
 }
 
+/* Accelerator x's AU per epoch, as DLIO computes it, from its training
+ * thread's job j's epoch marks: 0, -ENOMEM. */
+static int dlio_epochs(struct rp_scale_acc *x, const struct rp_job *j)
+{
+	unsigned nep = j->nmarks / 2, n = 0;
+	double sum = 0;
+
+	if (!nep)
+		return 0;
+	if (!(x->au_ep = calloc(nep, sizeof(*x->au_ep))) ||
+	    !(x->ep_ns = calloc(nep, sizeof(*x->ep_ns))))
+		return -ENOMEM;
+	x->nep = nep;
+	for (unsigned e = 0; e < nep; e++) {
+		const uint64_t *a = &j->marks[4 * e], *b = &j->marks[4 * e + 2];
+
+		x->au_ep[e] = NAN;
+		if (a[0] == UINT64_MAX || b[0] == UINT64_MAX || b[0] <= a[0] || b[1] < a[1])
+			continue;
+		x->au_ep[e] = (double)(b[1] - a[1]) / (double)(b[0] - a[0]);
+		x->ep_ns[e] = b[0] - a[0];
+		if (x->au_ep[e] > 1)
+			x->au_ep[e] = 1;	/* a sleep's overrun taken off a later one */
+		sum += x->au_ep[e];
+		n++;
+	}
+	x->au_dlio = n ? sum / n : NAN;
+	return 0;
+}
+
 int rp_scale_stats(const struct rp_result *res, const struct rp_layout *l, double au,
 		   struct rp_scale *st)
 {
@@ -242,8 +272,10 @@ int rp_scale_stats(const struct rp_result *res, const struct rp_layout *l, doubl
 		return -ENOMEM;
 	}
 	st->n = n;
-	for (unsigned a = 0; a < n; a++)
+	for (unsigned a = 0; a < n; a++) {
 		st->acc[a].accel = a;
+		st->acc[a].au_dlio = NAN;
+	}
 	for (size_t i = 0; i < res->njobs; i++) {
 		const struct rp_job *j = &res->jobs[i];
 		struct rp_scale_acc *x = &st->acc[j->accel];
@@ -251,8 +283,18 @@ int rp_scale_stats(const struct rp_result *res, const struct rp_layout *l, doubl
 			x->host = j->host;
 			x->rank = j->rank;
 		}
-		if (j->compute_ns > x->compute_ns)
+		if (j->train) {	/* its training thread, the source says */
 			x->compute_ns = j->compute_ns;
+			x->train = 1;
+			if (j->nmarks && !x->nep && dlio_epochs(x, j) < 0) {
+				free(mark_ns);
+				free(mark_c);
+				rp_scale_release(st);
+				return -ENOMEM;
+			}
+		} else if (!x->train && j->compute_ns > x->compute_ns) {
+			x->compute_ns = j->compute_ns;
+		}
 		if (j->mark_ns) {	/* its training thread: the first step ends here */
 			x->first_step_out = 1;
 			mark_ns[j->accel] = j->mark_ns;
@@ -279,6 +321,9 @@ int rp_scale_stats(const struct rp_result *res, const struct rp_layout *l, doubl
 		}
 		if (x->au > 1)
 			x->au = 1;	/* a sleep's overrun taken off a later one */
+		x->au_run = x->au;
+		if (!isnan(x->au_dlio))
+			x->au = x->au_dlio;	/* DLIO's figure is the one judged */
 		st->au_min = x->au < st->au_min ? x->au : st->au_min;
 		st->au_max = x->au > st->au_max ? x->au : st->au_max;
 		st->au_mean += x->au / n;
@@ -320,6 +365,10 @@ int rp_scale_stats(const struct rp_result *res, const struct rp_layout *l, doubl
 
 void rp_scale_release(struct rp_scale *st)
 {
+	for (unsigned a = 0; st->acc && a < st->n; a++) {
+		free(st->acc[a].au_ep);
+		free(st->acc[a].ep_ns);
+	}
 	free(st->acc);
 	free(st->ranks);
 	memset(st, 0, sizeof(*st));
@@ -377,9 +426,19 @@ static json_t *scale_json(const struct rp_layout *l, const struct rp_opts *o,
 	json_object_set_new(so, "dataset_memory_ratio", json_real(mem_ratio(res)));
 	for (unsigned a = 0; a < st.n; a++) {
 		const struct rp_scale_acc *x = &st.acc[a];
-		json_array_append_new(pa, json_pack("{s:i,s:s,s:i,s:o,s:b,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+		json_t *ep = json_array(), *ept = json_array();
+		for (unsigned e = 0; e < x->nep; e++) {
+			json_array_append_new(ep, isnan(x->au_ep[e]) || st.au_na ? json_null() :
+						  json_real(x->au_ep[e]));
+			json_array_append_new(ept, x->ep_ns[e] ? json_real(x->ep_ns[e] / 1e9) :
+							       json_null());
+		}
+		json_array_append_new(pa, json_pack("{s:i,s:s,s:i,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
 			"accelerator", (int)x->accel, "host", x->host ? x->host : "",
-			"rank", x->rank, "au", au_json(st.au_na, x->au), "first_step_excluded", x->first_step_out,
+			"rank", x->rank, "au", au_json(st.au_na, x->au),
+			"au_run", au_json(st.au_na, x->au_run),
+			"au_dlio", au_json(st.au_na || isnan(x->au_dlio), x->au_dlio),
+			"au_epochs", ep, "au_windows_s", ept, "first_step_excluded", x->first_step_out,
 			"first_step_wall_ns", cm_json_u64(x->first_wall_ns),
 			"first_step_compute_ns", cm_json_u64(x->first_compute_ns),
 			"compute_ns", cm_json_u64(x->compute_ns), "wall_ns", cm_json_u64(x->wall_ns),
@@ -556,6 +615,7 @@ static json_t *replay_json(const struct rp_layout *l, const struct rp_opts *o,
 	json_object_set_new(rp, "recorded_failed", cm_json_u64(l->failed));
 	json_object_set_new(rp, "recorded_unmatched", cm_json_u64(l->unmatched));
 	json_object_set_new(rp, "recorded_not_storage", cm_json_u64(l->not_storage));
+	json_object_set_new(rp, "handovers", cm_json_u64(l->handovers));
 	json_object_set_new(rp, "recorded_out_of_order", cm_json_u64(l->late));
 	json_object_set_new(rp, "opens_inferred", cm_json_u64(l->opens_inferred));
 	json_t *mf = json_object();
@@ -816,6 +876,10 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 		" that failed when recorded, %" PRIu64 " unmatched, %" PRIu64
 		" on pipes, sockets and devices\n",
 		l->skipped, l->failed, l->unmatched, l->not_storage);
+	if (l->handovers)
+		fprintf(f, "  hand-overs: %" PRIu64 " waits for another thread of the job (its data "
+			"through a pipe, a wakeup, its start), replayed as waits, not delays\n",
+			l->handovers);
 	if (l->memfs_ops) {
 		fprintf(f, "  not replayed, on memory and pseudo file systems: %" PRIu64 " ops (",
 			l->memfs_ops);
@@ -877,10 +941,25 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 			b1, mem_ratio(res), b2, o->mem_limit ? "--mem-limit" : "MemTotal");
 	}
 	if (!o->accelerators) {
-		if (rp_layout_no_compute(l))
+		struct rp_scale s1;
+
+		if (rp_layout_no_compute(l)) {
 			fputs("  accelerator utilization: n/a (the job has no compute)\n", f);
-		else
-			fprintf(f, "  accelerator utilization: %.1f%%\n", 100.0 * au_of(res, l));
+		} else if (!rp_scale_stats(res, l, 0, &s1)) {
+			const struct rp_scale_acc *x = &s1.acc[0];
+
+			if (s1.n == 1 && !isnan(x->au_dlio)) {
+				fprintf(f, "  accelerator utilization: %.1f%% as DLIO computes it (per "
+					"epoch:", 100.0 * x->au);
+				for (unsigned e = 0; e < x->nep; e++)
+					fprintf(f, isnan(x->au_ep[e]) ? " n/a" : " %.1f%%",
+						100.0 * x->au_ep[e]);
+				fprintf(f, "), %.1f%% over the whole run\n", 100.0 * x->au_run);
+			} else {
+				fprintf(f, "  accelerator utilization: %.1f%%\n", 100.0 * s1.au_min);
+			}
+			rp_scale_release(&s1);
+		}
 		total_release(&t);
 		return 0;
 	}
@@ -897,11 +976,15 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 			fputs("not synchronized)\n", f);
 		for (unsigned a = 0; a < st.n; a++) {
 			const struct rp_scale_acc *x = &st.acc[a];
-			char au[32] = "n/a";
+			char au[80] = "n/a";
 			cm_fmt_bytes(b1, sizeof(b1), x->read_bytes);
 			cm_fmt_bytes(b2, sizeof(b2), x->write_bytes);
 			cm_fmt_ns(b3, sizeof(b3), x->wall_ns);
-			if (!st.au_na)
+			if (!st.au_na && !isnan(x->au_dlio))
+				snprintf(au, sizeof(au), "%.1f%% (DLIO's, %u epoch%s; run %.1f%%)",
+					 100.0 * x->au, x->nep, x->nep == 1 ? "" : "s",
+					 100.0 * x->au_run);
+			else if (!st.au_na)
 				snprintf(au, sizeof(au), "%.1f%%%s", 100.0 * x->au,
 					 x->first_step_out ? " (first step out)" : "");
 			fprintf(f, "  accel-%u%s%s: AU=%s, read %s, written %s, %" PRIu64

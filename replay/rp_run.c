@@ -625,9 +625,19 @@ static void do_other(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 			rc = pfd;
 			break;
 		}
-		sqe = get_sqe(c);
-		io_uring_prep_openat2(sqe, pfd, base, &how);
-		rc = submit_wait(c, sqe, &t_sub, &t_done);
+		/* a lookup beneath DIR that meets ".." fails with EAGAIN
+		 * when any rename or mount ran beside it: openat2(2) says
+		 * to try again */
+		for (int i = 0;; ) {
+			uint64_t t_again;
+
+			sqe = get_sqe(c);
+			io_uring_prep_openat2(sqe, pfd, base, &how);
+			/* the op's time from its first submission */
+			rc = submit_wait(c, sqe, i ? &t_again : &t_sub, &t_done);
+			if (rc != -EAGAIN || !rp_eagain_again(++i))
+				break;
+		}
 		parent_put(pfd, own);
 		if (rc >= 0) {
 			atomic_store(&e->slot_oflags[op->slot], op->oflags);
@@ -821,6 +831,9 @@ static void run_loop(struct tctx *c)
 	const struct rp_opts *o = &e->o;
 	double speed = o->speed > 0 ? o->speed : 1.0;
 	double think = o->compute_scale / speed;
+
+	if (c->tp->loader && o->loader_scale > 0)
+		think /= o->loader_scale;	/* --loader-cpu-scale */
 	uint64_t prev_end = 0;	/* recorded end of the thread's previous ops */
 	uint64_t late = 0;	/* think: how much the thread's sleeps overran */
 	struct rp_op op;
@@ -838,14 +851,24 @@ static void run_loop(struct tctx *c)
 		 * and a wait for another thread overlaps it */
 		uint64_t io_done = now_ns();
 		wait_dep(c, &op);
+		/* a hand-over: the time the thread waited for the other's data
+		 * is its stall, not made up for by later compute; and so is a
+		 * wait before the thread's first op (its process or thread was
+		 * not there yet: a DataLoader worker the trainer forks later) */
+		uint64_t dep_done = (op.flags & RP_F_HANDOVER) || !c->taken ? now_ns() : 0;
 		if (o->timing == RP_TIME_ORIGINAL) {
 			target = e->t0 + (uint64_t)((double)op.ts / speed);
-			if (op.ts > prev_end)
-				c->job->compute_ns += (uint64_t)((double)(op.ts - prev_end) / speed);
+			if (op.ts > prev_end + op.wait) {
+				uint64_t d = (uint64_t)((double)(op.ts - prev_end - op.wait) / speed);
+				c->job->compute_ns += d;
+				c->job->worked_ns += d;
+			}
 			if (now_ns() < target)
 				sleep_until(target);
-		} else if (o->timing == RP_TIME_THINK && !overlap && op.ts > prev_end) {
-			uint64_t delay = (uint64_t)((double)(op.ts - prev_end) * think);
+		} else if (o->timing == RP_TIME_THINK && !overlap && op.ts > prev_end + op.wait) {
+			/* the gap less its recorded wait for another thread,
+			 * which the dependency stands for */
+			uint64_t delay = (uint64_t)((double)(op.ts - prev_end - op.wait) * think);
 			if (delay) {
 				/* The compute runs from the previous op's
 				 * completion: the engine's own work since (its
@@ -864,15 +887,24 @@ static void run_loop(struct tctx *c)
 					sleep_until(base + want);
 					t = now_ns();
 				}
-				if (t > base + want)
-					late += t - (base + want);
+				if (t > base + want && t > dep_done)
+					late += t - (base + want > dep_done ? base + want : dep_done);
 				c->job->compute_ns += delay;
+				/* what it spent computing, as DLIO times its
+				 * compute: from its start to the end of the
+				 * sleep (an overrun too), or to the target
+				 * when it then waited for another thread */
+				c->job->worked_ns += (dep_done > base + want ? base + want : t) - base;
 			}
 		}
 		if (op.flags & (RP_F_SKIP | RP_F_STEP)) {	/* its place and timing only */
 			if ((op.flags & RP_F_SKIP) && op.kind < RP_KIND_MAX)
 				c->job->unissued[op.kind]++;
 			c->last_done = now_ns();
+			if ((op.flags & RP_F_EPOCH) && op.off < e->l->nmarks && c->job->marks) {
+				c->job->marks[2 * op.off] = c->last_done - e->start;
+				c->job->marks[2 * op.off + 1] = c->job->worked_ns;
+			}
 			if ((op.flags & RP_F_MARK) && !c->job->mark_ns) {	/* warm-up over */
 				c->job->mark_ns = c->last_done - e->start;
 				c->job->mark_compute_ns = c->job->compute_ns;
@@ -1082,6 +1114,18 @@ int rp_engine_init(struct rp_engine **out, struct rp_source *src, int dirfd,
 		c->job->tid = l->threads[i].tid;
 		c->job->accel = l->threads[i].accel;
 		c->job->pid = l->threads[i].pid;
+		c->job->train = l->threads[i].train;
+		if (l->nmarks) {
+			c->job->nmarks = l->nmarks;
+			c->job->marks = malloc(2 * l->nmarks * sizeof(*c->job->marks));
+			if (!c->job->marks) {
+				rc = -ENOMEM;
+				snprintf(err, errlen, "out of memory");
+				goto fail;
+			}
+			for (unsigned m = 0; m < 2 * l->nmarks; m++)
+				c->job->marks[m] = UINT64_MAX;
+		}
 		if ((rc = tctx_init(c, &e->o))) {
 			snprintf(err, errlen, "setting up thread %zu: %s%s", i, strerror(-rc),
 				 rc == -ENOMEM ? "" : " (io_uring)");
@@ -1266,6 +1310,7 @@ void rp_result_release(struct rp_result *res)
 			cm_lat_release(&j->place[p].lat);
 		}
 		free(j->place);
+		free(j->marks);
 	}
 	free(res->jobs);
 	free(res->file_bytes);

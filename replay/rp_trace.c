@@ -55,6 +55,16 @@
 #define QUEUE_MIN 1024u			/* ops a thread's queue holds at least */
 #define BATCH 64u			/* ops a consumer takes at a time */
 #define ROW_FAULT 0x7fff0001u		/* row.op of a page-fault read */
+#define ROW_WAKE 0x7fff0002u		/* row.op of a thread's wait another
+					 * thread of the job ended (the sched
+					 * table): ts the wakeup, dur the wait,
+					 * fd, fd2 the waker's tid and pid */
+#define ROW_MARK 0x7fff0003u		/* row.op of an epoch mark of the
+					 * trainer: offset its index */
+#define ROW_SPAWN 0x7fff0004u		/* row.op of a process's or thread's
+					 * start (the process table): tid,
+					 * pid the child's; fd the thread that
+					 * made it (its parent's main thread) */
 
 /* ------------------------------------------------------------ paths */
 
@@ -107,7 +117,7 @@ void rp_layout_scale_counts(struct rp_layout *l, uint64_t num, uint64_t den)
 	SCALE(l->skipped); SCALE(l->failed); SCALE(l->unmatched); SCALE(l->not_storage);
 	SCALE(l->fault_reads); SCALE(l->fault_pages); SCALE(l->faults_unmatched);
 	SCALE(l->faults_code); SCALE(l->faults_shm); SCALE(l->dataset_bytes); SCALE(l->late);
-	SCALE(l->opens_inferred); SCALE(l->memfs_ops);
+	SCALE(l->opens_inferred); SCALE(l->memfs_ops); SCALE(l->handovers);
 	for (unsigned i = 0; i < l->nmemfs; i++)
 		SCALE(l->memfs[i].ops);
 #undef SCALE
@@ -160,6 +170,18 @@ struct wthread {
 	size_t nends, capends;
 };
 
+/* A pipe's bytes in flight: each write's end in the pipe's byte stream
+ * and its op, until a read takes its last byte (a ring, oldest first). */
+struct wpw {
+	uint64_t end;
+	struct dep d;
+};
+struct wpipe {
+	uint64_t written, read;
+	struct wpw *w;
+	size_t head, n, cap;
+};
+
 /* The op being planned. */
 struct pop {
 	struct rp_op op;
@@ -209,8 +231,23 @@ struct walk {
 	tape_cursor *c;
 	const struct tape_syscall *blk;
 	size_t nblk, pblk;
-	int sys_eof, flt_eof;
-	uint64_t sys_pos, flt_pos;
+	int sys_eof, flt_eof, wk_eof, mk_eof;
+	uint64_t sys_pos, flt_pos, wk_pos, mk_pos;
+	/* the sched table's waits (hand-overs) and the trainer's epoch marks */
+	tape_cursor *wc;
+	const struct tape_sched *wblk;
+	size_t nwblk, pwblk;
+	size_t mk_next;		/* trace_src.extra: the next */
+	/* the threads started while recorded: their first op waits for the
+	 * thread that made them to get there (tid -> sdeps[] + 1) */
+	struct cm_map spawned;
+	struct dep *sdeps;
+	uint64_t *sts;		/* their starts */
+	size_t nsdeps, capsdeps, capsts;
+	/* the pipes the job hands data through: file_id -> pipes[] + 1 */
+	struct cm_map pipemap;
+	struct wpipe *pipes;
+	size_t npipes, cappipes;
 	char *pbuf;		/* a path being mapped */
 	size_t pcap;
 	/* the reader what-ifs (struct rplan): the op being planned's file
@@ -264,7 +301,7 @@ struct trace_src {
 	struct cm_strtab raw;	/* rows' paths as recorded */
 	uint32_t *raw_file;	/* raw id -> file + 1, 0 = not mapped yet */
 	size_t capraw;
-	struct cm_map nonreg;	/* file_id -> 1: pipe, socket, device */
+	struct cm_map nonreg;	/* file_id -> 1: socket, device; NONREG_PIPE */
 	struct cm_map fid_raw;	/* file_id -> raw id of its file row's path */
 	int real_paths;		/* the file table names files by their real
 				 * path (meta file_paths=real) */
@@ -292,6 +329,18 @@ struct trace_src {
 	uint32_t *ro_opens;
 	struct walk w;
 	struct rplan *plan;	/* the reader what-ifs, NULL */
+	/* hand-overs (rp_trace_opts.no_handover): the trace has a sched
+	 * table and they are asked; the (from, to) thread pairs they join,
+	 * for the loaders (layout pass) */
+	int handover;
+	struct cm_map edges;
+	uint32_t train_tid;
+	uint64_t *marks;
+	unsigned nmarks;
+	/* the rows the walk adds to the trace's (ROW_SPAWN, ROW_MARK), in
+	 * time order */
+	struct row *extra;
+	size_t nextra;
 	int count_rd;		/* count reads per (thread, file): rd */
 	struct cm_map rdmap;	/* (thread, file) -> index in rd + 1 */
 	struct rdcount *rd;
@@ -311,7 +360,9 @@ struct trace_src {
 	size_t errlen;
 };
 
-/* tape_syscall.op of a row is known to the vocabulary (ROW_FAULT is not) */
+#define NONREG_PIPE 2	/* trace_src.nonreg's value of a pipe */
+
+/* tape_syscall.op of a row is known to the vocabulary (ROW_* are not) */
 static unsigned row_class(const struct row *r)
 {
 	return r->op < TAPE_OP_MAX ? (unsigned)tape_op_class(r->op) : TAPE_OPC_OTHER;
@@ -593,6 +644,19 @@ static int new_op(struct walk *w, const struct row *r, unsigned kind)
 	}
 	add_dep(w, w->pf);	/* --prefetch: after the trainer's step */
 	w->hint_file = w->hint_slot = 0;
+	if (!w->th[p->thread].seq && w->spawned.n) {
+		/* a thread started while recorded: its first op waits for the
+		 * thread that made it to get there, and the time before its
+		 * start is no work of its (a worker forked in an epoch) */
+		uint64_t *v = cm_map_get(&w->spawned, r->tid, 0);
+		if (v) {
+			uint64_t st = w->sts[*v - 1] - w->t->t0;
+			add_dep(w, w->sdeps[*v - 1]);
+			p->op.flags |= RP_F_HANDOVER;
+			if (p->op.ts > st)
+				p->op.wait = st;
+		}
+	}
 	return 0;
 }
 
@@ -671,8 +735,10 @@ static int finish_op(struct walk *w)
 	th->seq++;
 	if (l) {
 		struct rp_thread *lt = &l->threads[p->thread];
-		if (!(op->flags & RP_F_OVERLAP) && op->ts > lt->prev_end) {
-			uint64_t gap = op->ts - lt->prev_end;	/* as the engine's think time */
+		if (!(op->flags & RP_F_OVERLAP) && op->ts > lt->prev_end + op->wait) {
+			/* as the engine's think time: the gap less the wait a
+			 * hand-over stands for */
+			uint64_t gap = op->ts - lt->prev_end - op->wait;
 			lt->compute_ns += gap;
 			lt->steps += lt->nops && gap >= RP_STEP_GAP_NS;
 		}
@@ -685,7 +751,10 @@ static int finish_op(struct walk *w)
 			lt->maxlen = op->len;	/* the thread's buffers hold it */
 		if (op->conc > lt->depth)
 			lt->depth = op->conc;
-		l->expected[op->kind]++;
+		if (!(op->flags & RP_F_STEP))	/* a placeholder is not issued */
+			l->expected[op->kind]++;
+		if (op->flags & RP_F_HANDOVER)
+			l->handovers++;
 		if (op->end + w->t->t0 > w->end_max)
 			w->end_max = op->end + w->t->t0;
 		return 0;
@@ -1430,6 +1499,167 @@ static int plan_meta(struct walk *w, const struct row *r, unsigned kind)
 }
 
 /* One row, in time order. */
+/* ------------------------------------------------------- hand-overs */
+
+/*
+ * A thread's wait for another thread of the job is replayed as a
+ * dependency on that thread, not as a delay (iotape-replay(1), HAND-
+ * OVERS): at the wakeup a placeholder op (RP_F_STEP, not issued) in the
+ * waker, and one in the waiter that depends on it and takes the wait off
+ * its gap (rp_op.wait); a read of a pipe depends on the write that put its
+ * last byte there.  So a trainer waits in the replay when its loaders, on
+ * the replay's storage, hand it a batch later than they did, and waits
+ * less when sooner; and a loader's work between its reads stays its own
+ * delay.  The edges are noted for the loaders (layout_finish).
+ */
+
+/* Note that thread from handed thread to data (the layout pass). */
+static int edge(struct walk *w, uint32_t from, uint32_t to)
+{
+	uint64_t *v;
+
+	if (w->emit || from == to)
+		return 0;
+	return cm_map_put(&w->t->edges, from, to, &v) < 0 ? -ENOMEM : 0;
+}
+
+/* A placeholder op of row r's thread at r's time: w->cur, to finish. */
+static int placeholder(struct walk *w, const struct row *r, uint64_t end)
+{
+	int rc = new_op(w, r, 0);
+
+	if (rc)
+		return rc;
+	w->cur.op.flags |= RP_F_STEP;
+	w->cur.op.end = end - w->t->t0;
+	return 0;
+}
+
+/* The waiter's wakeup by another thread of the job (a ROW_WAKE). */
+static int plan_wake(struct walk *w, const struct row *r)
+{
+	struct row x = *r;
+	struct dep d;
+	uint32_t from;
+	int rc;
+
+	x.tid = (uint32_t)r->fd;	/* the waker, at the wakeup */
+	x.pid = (uint32_t)r->fd2;
+	if ((rc = placeholder(w, &x, r->ts)))
+		return rc;
+	d = cur_dep(w);
+	from = w->cur.thread;
+	if ((rc = finish_op(w)) || (rc = placeholder(w, r, r->ts)))
+		return rc;
+	w->cur.op.flags |= RP_F_HANDOVER;
+	w->cur.op.wait += r->dur;
+	add_dep(w, d);
+	if ((rc = edge(w, from, w->cur.thread)))
+		return rc;
+	return finish_op(w);
+}
+
+static struct wpipe *pipe_of(struct walk *w, uint64_t file_id)
+{
+	uint64_t *v;
+	int rc = cm_map_put(&w->pipemap, file_id, 0, &v);
+
+	if (rc < 0)
+		return NULL;
+	if (rc == 1) {
+		if (grow((void **)&w->pipes, &w->cappipes, w->npipes + 1, sizeof(*w->pipes))) {
+			cm_map_del(&w->pipemap, file_id, 0, NULL);
+			return NULL;
+		}
+		memset(&w->pipes[w->npipes], 0, sizeof(*w->pipes));
+		*v = ++w->npipes;
+	}
+	return &w->pipes[*v - 1];
+}
+
+/* A read or write of n bytes on a pipe (file_id): a placeholder; a read
+ * depends on the write that put its last byte in the pipe. */
+static int plan_pipe(struct walk *w, const struct row *r, int write)
+{
+	struct wpipe *p = pipe_of(w, r->file_id);
+	uint64_t n = r->ret > 0 ? (uint64_t)r->ret : 0;
+	int rc;
+
+	if (!p)
+		return -ENOMEM;
+	if ((rc = placeholder(w, r, r->ts + r->dur)))
+		return rc;
+	if (write && n) {
+		if (p->n == p->cap) {	/* a ring: double it, oldest first */
+			size_t nc = p->cap ? 2 * p->cap : 8;
+			struct wpw *a = malloc(nc * sizeof(*a));
+			if (!a)
+				return -ENOMEM;
+			for (size_t i = 0; i < p->n; i++)
+				a[i] = p->w[(p->head + i) % p->cap];
+			free(p->w);
+			p->w = a;
+			p->head = 0;
+			p->cap = nc;
+		}
+		p->written += n;
+		p->w[(p->head + p->n++) % p->cap] = (struct wpw){ p->written, cur_dep(w) };
+	} else if (n) {
+		struct dep d = { 0 };
+		p->read += n;
+		/* the writes whose bytes are all read are done with; the
+		 * last byte read came with the first one left */
+		while (p->n && p->w[p->head].end < p->read) {
+			d = p->w[p->head].d;
+			p->head = (p->head + 1) % p->cap;
+			p->n--;
+		}
+		if (p->n && p->w[p->head].end >= p->read)
+			d = p->w[p->head].d;
+		if (d.gidx && d.thread != w->cur.thread) {
+			add_dep(w, d);
+			w->cur.op.flags |= RP_F_HANDOVER;
+			if ((rc = edge(w, d.thread, w->cur.thread)))
+				return rc;
+		}
+	}
+	return finish_op(w);
+}
+
+/* A process or thread started (a ROW_SPAWN): a placeholder in the thread
+ * that made it, which the child's first op will wait for (new_op). */
+static int plan_spawn(struct walk *w, const struct row *r)
+{
+	struct row x = *r;
+	uint64_t *v;
+	int rc;
+
+	x.tid = (uint32_t)r->fd;
+	x.pid = (uint32_t)r->fd2;
+	if ((rc = placeholder(w, &x, r->ts)))
+		return rc;
+	if (grow((void **)&w->sdeps, &w->capsdeps, w->nsdeps + 1, sizeof(*w->sdeps)) ||
+	    grow((void **)&w->sts, &w->capsts, w->nsdeps + 1, sizeof(*w->sts)) ||
+	    cm_map_put(&w->spawned, r->tid, 0, &v) < 0)
+		return -ENOMEM;
+	w->sdeps[w->nsdeps] = cur_dep(w);
+	w->sts[w->nsdeps] = r->ts;
+	*v = ++w->nsdeps;
+	return finish_op(w);
+}
+
+/* The trainer at one of its epoch marks (a ROW_MARK). */
+static int plan_mark(struct walk *w, const struct row *r)
+{
+	int rc = placeholder(w, r, r->ts);
+
+	if (rc)
+		return rc;
+	w->cur.op.flags |= RP_F_EPOCH;
+	w->cur.op.off = r->offset;
+	return finish_op(w);
+}
+
 static int plan_row(struct walk *w, const struct row *r)
 {
 	struct rp_layout *l = LAYOUT(w);
@@ -1439,6 +1669,12 @@ static int plan_row(struct walk *w, const struct row *r)
 
 	if (r->op == ROW_FAULT)
 		return fault_read(w, r);
+	if (r->op == ROW_WAKE)
+		return plan_wake(w, r);
+	if (r->op == ROW_MARK)
+		return plan_mark(w, r);
+	if (r->op == ROW_SPAWN)
+		return plan_spawn(w, r);
 	if (rule.how == CM_COPY)
 		return plan_copy(w, r);
 	if (cm_kind_is_meta(rule.kind)) {
@@ -1473,6 +1709,10 @@ static int plan_row(struct walk *w, const struct row *r)
 	    cm_map_get(&w->t->nonreg, r->file_id, 0)) {
 		if (l)
 			l->not_storage++;
+		/* a pipe's bytes: what one thread hands another */
+		if (w->t->handover && (cls == TAPE_OPC_READ || cls == TAPE_OPC_WRITE) &&
+		    *cm_map_get(&w->t->nonreg, r->file_id, 0) == NONREG_PIPE)
+			return plan_pipe(w, r, cls == TAPE_OPC_WRITE);
 		/* a dup2 of /dev/null onto a file's fd (a shell's 2>/dev/null)
 		 * still closes that file's fd */
 		if (rule.how == CM_MAPS_FD && r->ret != r->fd)
@@ -1612,21 +1852,76 @@ static int pull_fault(struct walk *w)
 	return window_push(w, &r) ? -ENOMEM : 1;
 }
 
+/*
+ * The next wait a thread of the job ended (the sched table) into the
+ * window, at its wakeup: a hand-over (plan_wake).  Its place among the
+ * inputs is the time it was written (the waiter ran again), so the
+ * waker's calls that ended before the wakeup and the waiter's that began
+ * after are on the right sides of it.  Waits inside a file call (the
+ * call's own time) and a thread's own wakeups are not hand-overs.
+ */
+static int pull_wake(struct walk *w)
+{
+	const struct tape_sched *s;
+	struct row r;
+	int rc;
+
+	for (;;) {
+		while (w->pwblk == w->nwblk) {
+			const void *evs;
+			rc = tape_cursor_next_block(w->wc, &evs, &w->nwblk);
+			if (rc <= 0)
+				return rc;
+			w->wblk = evs;
+			w->pwblk = 0;
+		}
+		s = &w->wblk[w->pwblk++];
+		w->wk_pos = s->ts_ns + s->dur_ns + s->run_ns;
+		if (s->kind == TAPE_WAKE_JOB && s->waker_tid && s->waker_tid != s->tid &&
+		    s->call != TAPE_WAITC_IO &&
+		    (!w->t->has_host || tape_event_host(TAPE_TABLE_SCHED, s) == w->t->host))
+			break;
+	}
+	r = (struct row){
+		.ts = s->ts_ns + s->dur_ns, .dur = s->dur_ns, .pid = s->pid, .tid = s->tid,
+		.op = ROW_WAKE, .fd = s->waker_tid, .fd2 = s->waker_pid,
+	};
+	return window_push(w, &r) ? -ENOMEM : 1;
+}
+
+/* The next of the rows the walk adds (spawns, marks) into the window. */
+static int pull_extra(struct walk *w)
+{
+	const struct trace_src *t = w->t;
+
+	if (w->mk_next >= t->nextra)
+		return 0;
+	w->mk_pos = t->extra[w->mk_next].ts;
+	return window_push(w, &t->extra[w->mk_next++]) ? -ENOMEM : 1;
+}
+
 /* Fill the window from whichever input is behind. */
 static int window_fill(struct walk *w)
 {
 	int rc;
 
-	while (w->hi - w->lo < WINDOW_ROWS && !(w->sys_eof && w->flt_eof)) {
-		if (!w->sys_eof && (w->flt_eof || w->sys_pos <= w->flt_pos)) {
-			if ((rc = pull_syscall(w)) < 0)
-				return rc;
-			w->sys_eof = rc == 0;
-		} else {
-			if ((rc = pull_fault(w)) < 0)
-				return rc;
-			w->flt_eof = rc == 0;
-		}
+	while (w->hi - w->lo < WINDOW_ROWS &&
+	       !(w->sys_eof && w->flt_eof && w->wk_eof && w->mk_eof)) {
+		/* the input furthest behind: 0 syscall, 1 fault, 2 wake, 3 the
+		 * walk's own rows */
+		uint64_t pos[4] = { w->sys_pos, w->flt_pos, w->wk_pos, w->mk_pos };
+		int eof[4] = { w->sys_eof, w->flt_eof, w->wk_eof, w->mk_eof }, k = -1;
+
+		for (int i = 0; i < 4; i++)
+			if (!eof[i] && (k < 0 || pos[i] < pos[k]))
+				k = i;
+		rc = k == 0 ? pull_syscall(w) : k == 1 ? pull_fault(w) : k == 2 ? pull_wake(w) :
+		     pull_extra(w);
+		if (rc < 0)
+			return rc;
+		if (!rc)
+			*(k == 0 ? &w->sys_eof : k == 1 ? &w->flt_eof : k == 2 ? &w->wk_eof :
+			  &w->mk_eof) = 1;
 	}
 	return 0;
 }
@@ -1637,6 +1932,15 @@ static void walk_release(struct walk *w)
 {
 	tape_cursor_free(w->c);
 	w->c = NULL;
+	tape_cursor_free(w->wc);
+	w->wc = NULL;
+	for (size_t i = 0; i < w->npipes; i++)
+		free(w->pipes[i].w);
+	free(w->pipes);
+	cm_map_release(&w->pipemap);
+	cm_map_release(&w->spawned);
+	free(w->sdeps);
+	free(w->sts);
 	cm_map_release(&w->fds);
 	cm_map_release(&w->fslots);
 	free(w->slots);
@@ -1712,7 +2016,22 @@ static int walk_begin(struct walk *w, int emit)
 	w->nblk = w->pblk = 0;
 	w->sys_eof = 0;
 	w->flt_eof = !t->faults;
-	w->sys_pos = w->flt_pos = 0;
+	w->sys_pos = w->flt_pos = w->wk_pos = w->mk_pos = 0;
+	tape_cursor_free(w->wc);
+	w->wc = NULL;
+	w->nwblk = w->pwblk = 0;
+	w->wk_eof = !t->handover;
+	if (t->handover &&
+	    (rc = tape_cursor_open(t->r, TAPE_TABLE_SCHED, 0, UINT64_MAX, &w->wc)))
+		return rc;
+	w->mk_eof = !t->nextra;
+	w->mk_next = 0;
+	cm_map_clear(&w->spawned);
+	w->nsdeps = 0;
+	for (size_t i = 0; i < w->npipes; i++) {
+		w->pipes[i].written = w->pipes[i].read = 0;
+		w->pipes[i].head = w->pipes[i].n = 0;
+	}
 	if (t->faults)
 		cm_faults_rewind(t->faults);
 	return 0;
@@ -1807,7 +2126,9 @@ static int nonreg_row(struct trace_src *t, const struct tape_file *f)
 	if (memory && (type == 0100000 || type == 0040000) &&	/* file, dir */
 	    cm_map_set(&t->memfs_ids, f->file_id, 0, f->fstype))
 		return -ENOMEM;
-	if (type == 0010000 || type == 0140000 ||	/* fifo, socket */
+	if (type == 0010000)	/* fifo: a pipe, a hand-over's channel */
+		return cm_map_set(&t->nonreg, f->file_id, 0, NONREG_PIPE);
+	if (type == 0140000 ||	/* socket */
 	    type == 0020000 || type == 0060000)		/* chr, blk */
 		return cm_map_set(&t->nonreg, f->file_id, 0, 1);
 	return 0;
@@ -1876,6 +2197,41 @@ static int mark_parent_dirs(struct rp_layout *l)
 	return 0;
 }
 
+/*
+ * The training thread (the caller's, by tid) and its loaders: the threads
+ * that hand it data, directly or through others (the hand-overs' edges:
+ * a worker wakes its queue's feeder thread, which writes the pipe the
+ * trainer reads).  --loader-cpu-scale scales their work.
+ */
+static void train_loaders(struct trace_src *t)
+{
+	struct rp_layout *l = &t->src.layout;
+	uint64_t *v = t->train_tid ? cm_map_get(&t->tids, t->train_tid, 0) : NULL;
+	int more = 1;
+
+	if (!v)
+		return;
+	l->train = (uint32_t)*v + 1;
+	l->threads[*v].train = 1;
+	l->nmarks = t->nmarks;
+	while (more) {	/* to a fixed point: each round one hop further */
+		more = 0;
+		for (size_t i = 0; i < t->edges.cap; i++) {
+			const struct cm_map_ent *e = &t->edges.e[i];
+			struct rp_thread *from, *to;
+
+			if (e->v >= CM_MAP_DEAD || e->a >= l->nthreads || e->b >= l->nthreads)
+				continue;
+			from = &l->threads[e->a];
+			to = &l->threads[e->b];
+			if ((to->train || to->loader) && !from->train && !from->loader) {
+				from->loader = 1;
+				more = 1;
+			}
+		}
+	}
+}
+
 static int layout_finish(struct trace_src *t)
 {
 	struct rp_layout *l = &t->src.layout;
@@ -1913,6 +2269,7 @@ static int layout_finish(struct trace_src *t)
 				return rc;
 		}
 	}
+	train_loaders(t);
 	if (t->nvia) {	/* the job's symlinks */
 		if (!(t->via_ok = calloc(t->nvia, 1)))
 			return -ENOMEM;
@@ -2100,7 +2457,7 @@ static int trace_next(struct rp_source *s, unsigned thread, struct rp_op *op)
 			return atomic_load(&t->dead) ? t->err : -ECANCELED;
 	}
 	*op = q->batch[q->pb++];
-	return op->kind ? 1 : 0;
+	return op->kind || (op->flags & RP_F_STEP) ? 1 : 0;	/* kind 0, no flag: the end */
 }
 
 static int trace_stop(struct rp_source *s)
@@ -2150,6 +2507,9 @@ static void trace_free(struct rp_source *s)
 		free(t->plan);
 	}
 	tape_reader_free(t->r);
+	cm_map_release(&t->edges);
+	free(t->marks);
+	free(t->extra);
 	rp_layout_release(&s->layout);
 	pthread_mutex_destroy(&t->mu);
 	pthread_cond_destroy(&t->cv);
@@ -2180,6 +2540,81 @@ static void tape_msg(char *err, size_t errlen, const char *trace, const char *wh
 /* Open the trace source; count: count reads per (thread, file) (the first
  * open of the what-ifs); plan: the what-ifs (owned from then on, freed on
  * error too), NULL. */
+static int cmp_row_ts(const void *x, const void *y)
+{
+	const struct row *a = x, *b = y;
+
+	return a->ts < b->ts ? -1 : a->ts > b->ts;
+}
+
+/*
+ * The rows the walk adds to the trace's (trace_src.extra), in time order:
+ * the trainer's epoch marks, and with hand-overs the start of each process
+ * or thread whose maker the trace holds (a process's: its parent's main
+ * thread; a thread's: its process's main thread).  0 or -errno.
+ */
+static int extra_rows(struct trace_src *t)
+{
+	struct cm_map procs = { 0 };
+	size_t cap = 0;
+	tape_cursor *c = NULL;
+	int rc = 0;
+
+	for (unsigned i = 0; i < t->nmarks; i++) {
+		if (grow((void **)&t->extra, &cap, t->nextra + 1, sizeof(*t->extra)))
+			return -ENOMEM;
+		t->extra[t->nextra++] = (struct row){
+			.ts = t->marks[i], .tid = t->train_tid, .pid = t->train_tid,
+			.op = ROW_MARK, .fd = -1, .fd2 = -1, .offset = i,
+		};
+	}
+	if (t->handover) {
+		const void *evs;
+		size_t n;
+		/* the processes the trace holds, then their threads' starts */
+		for (int pass = 0; pass < 2 && !rc; pass++) {
+			if ((rc = tape_cursor_open(t->r, TAPE_TABLE_PROCESS, 0, UINT64_MAX, &c)))
+				break;
+			while (!rc && (rc = tape_cursor_next_block(c, &evs, &n)) > 0) {
+				rc = 0;
+				for (size_t i = 0; i < n && !rc; i++) {
+					const struct tape_process *e = (const struct tape_process *)evs + i;
+					uint32_t ptid = e->tid == e->pid ? e->ppid : e->pid;
+					uint64_t *v;
+
+					if (t->has_host &&
+					    tape_event_host(TAPE_TABLE_PROCESS, e) != t->host)
+						continue;
+					if (!pass) {
+						if (cm_map_put(&procs, e->pid, 0, &v) < 0)
+							rc = -ENOMEM;
+						continue;
+					}
+					if (!ptid || ptid == e->tid || !cm_map_get(&procs, ptid, 0))
+						continue;	/* made by no one traced */
+					if (grow((void **)&t->extra, &cap, t->nextra + 1,
+						 sizeof(*t->extra))) {
+						rc = -ENOMEM;
+						break;
+					}
+					t->extra[t->nextra++] = (struct row){
+						.ts = e->ts_ns, .tid = e->tid, .pid = e->pid,
+						.op = ROW_SPAWN, .fd = ptid,
+						.fd2 = e->tid == e->pid ? e->ppid : e->pid,
+					};
+				}
+			}
+			tape_cursor_free(c);
+			c = NULL;
+		}
+	}
+	cm_map_release(&procs);
+	if (rc < 0)
+		return rc;
+	qsort(t->extra, t->nextra, sizeof(*t->extra), cmp_row_ts);
+	return 0;
+}
+
 static int trace_open(struct trace_src **out, const char *trace, const struct rp_trace_opts *o,
 		      int count, struct rplan *plan, char *err, size_t errlen)
 {
@@ -2206,6 +2641,16 @@ static int trace_open(struct trace_src **out, const char *trace, const struct rp
 	t->queue_bytes = o ? o->queue_bytes : 0;
 	t->has_host = o && o->has_host;
 	t->host = o ? o->host : 0;
+	t->train_tid = o ? o->train_tid : 0;
+	if (o && o->nmarks && o->train_tid) {
+		if (!(t->marks = malloc(o->nmarks * sizeof(*t->marks)))) {
+			snprintf(err, errlen, "out of memory");
+			rc = -ENOMEM;
+			goto fail;
+		}
+		memcpy(t->marks, o->marks, o->nmarks * sizeof(*t->marks));
+		t->nmarks = o->nmarks;
+	}
 	t->w.t = t;
 	t->errbuf = err;
 	t->errlen = errlen;
@@ -2236,6 +2681,15 @@ static int trace_open(struct trace_src **out, const char *trace, const struct rp
 	}
 	if ((rc = cm_faults_open(&t->faults, t->r))) {
 		tape_msg(err, errlen, trace, "page faults", rc);
+		goto fail;
+	}
+	{	/* hand-overs: asked, and the waits were recorded */
+		struct tape_table_stats st;
+		t->handover = !(o && o->no_handover) &&
+			      !tape_reader_table_stats(t->r, TAPE_TABLE_SCHED, &st) && st.events;
+	}
+	if ((rc = extra_rows(t))) {
+		tape_msg(err, errlen, trace, "process table", rc);
 		goto fail;
 	}
 	/* the layout pass plans with absolute times (t0 = 0); the first

@@ -87,24 +87,43 @@ else:
 ep = mm["epochs"] if mm else a["epochs"]["count"]
 if ep is not None:
     want["train", "epochs"] = str(ep)
-t = max(a["compute"]["threads"], key=lambda t: t["gap_s"])
-if t["steps"]:
-    # all of the training thread's compute over the model's steps: within
-    # 5% of its gap (analyze counts calls the replay makes compute as I/O)
+tr = a["au"]["thread"] if a["au"] else None
+if tr and mm:
+    # a data set read through a map: the trainer's steps between the first
+    # and the last fault epoch (analyze's are over the whole window)
     ct = float(got["train", "computation_time"])
-    if ("reader", "batch_size") in got:
-        b = int(got["reader", "batch_size"])
-        assert 1 <= b <= len(ds) * S, ("batch_size", b)
-        want["reader", "batch_size"] = str(b)
-        steps = ep * -(-len(ds) * S // b)
-        assert abs(ct * steps - t["gap_s"]) <= 0.05 * t["gap_s"], ("compute", ct, steps, t["gap_s"])
-    else:	# no epochs: over its own steps (as the replay counts them)
-        assert 0 < ct <= t["gap_s"], ("compute", ct, t["gap_s"])
+    assert 0 < ct <= tr["work_s"], ("compute", ct, tr["work_s"])
     want["train", "computation_time"] = got["train", "computation_time"]
-    if ds or not a["checkpoints"]["checkpoints"]:	# checkpoints only: none
-        sd = float(got["train", "computation_time_stdev"])
-        assert sd >= 0
-        want["train", "computation_time_stdev"] = got["train", "computation_time_stdev"]
+    want["train", "computation_time_stdev"] = got["train", "computation_time_stdev"]
+    if float(got["train", "computation_time_stdev"]) > 0:
+        want["train", "computation_time_distribution"] = "lognormal"
+    if ("reader", "batch_size") in got:
+        want["reader", "batch_size"] = got["reader", "batch_size"]
+elif tr and tr["steps"] and not (not ds and a["checkpoints"]["checkpoints"]):
+    # the training thread's (analyze's au.thread) work per step: the
+    # mean of its steps' work, their stdev; batch_size: the data set's
+    # files per epoch over its steps in the epochs
+    ct = float(got["train", "computation_time"])
+    assert abs(ct - tr["step_mean_s"]) <= 5e-6, ("compute", ct, tr["step_mean_s"])
+    want["train", "computation_time"] = got["train", "computation_time"]
+    sd = float(got["train", "computation_time_stdev"])
+    assert abs(sd - tr["step_stdev_s"]) <= 5e-6, ("stdev", sd, tr["step_stdev_s"])
+    want["train", "computation_time_stdev"] = got["train", "computation_time_stdev"]
+    if sd > 0:
+        want["train", "computation_time_distribution"] = "lognormal"
+    if ("reader", "batch_size") in got:
+        n = sum(e["steps"] for e in a["au"]["epochs"])
+        b = int(got["reader", "batch_size"])
+        assert b == max(1, round(len(ds) * S * ep / n)), ("batch_size", b, len(ds), ep, n)
+        want["reader", "batch_size"] = str(b)
+elif tr and not ds and a["checkpoints"]["checkpoints"]:
+    # checkpoints only: a step per checkpoint, all the work over them
+    # (model's analysis counts as gaps the calls the replay does not
+    # issue, analyze as I/O: within 1%)
+    nck = len(a["checkpoints"]["checkpoints"])
+    ct = float(got["train", "computation_time"])
+    assert abs(ct * nck - tr["work_s"]) <= 0.01 * tr["work_s"], ("compute", ct, tr["work_s"], nck)
+    want["train", "computation_time"] = got["train", "computation_time"]
 ck = a["checkpoints"]["checkpoints"]
 if ck:
     want["checkpoint", "size"] = "%.0f" % (sum(x["bytes"] for x in ck) / len(ck))

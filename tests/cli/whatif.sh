@@ -31,6 +31,7 @@ w = json.load(open(sys.argv[1])); work = sys.argv[2]
 names = [r['name'] for r in w['whatifs']]
 assert names == ['baseline', 'readers-2x', 'readers-4x'], names
 assert w['recorded_reader_threads'] == 2 and w['checkpoints'] == 0 and w['fast'] is None, w
+assert w['loader_threads'] == 0, w
 want = {'baseline': None, 'readers-2x': 4, 'readers-4x': 8}
 base = None
 for r in w['whatifs']:

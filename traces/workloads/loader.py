@@ -20,7 +20,7 @@ trainer (as Open MPI's orted does).
 AU per epoch is DLIO's (dlio_benchmark/utils/statscounter.py): the compute
 time of the epoch's steps but the first, over the epoch's time less the
 first step's (its loading and compute).  Prints one JSON line (and writes
-it to --report): {"au": [per epoch], "au_mean", "epochs", "steps",
+it to --report): {"pid" (the trainer's), "au": [per epoch], "au_mean", "epochs", "steps",
 "wall_s", "compute_s", "windows": [[start, first step's end, end] per epoch,
 CLOCK_MONOTONIC seconds]}."""
 import argparse
@@ -50,7 +50,7 @@ class Files(Dataset):
         while time.thread_time() < end:
             for _ in range(4096):
                 x += 1
-        return torch.tensor([len(data), x & 0xff], dtype=torch.int64)
+        return len(data), x & 0xff
 
 
 def make_dataset(root, n, size):
@@ -89,8 +89,11 @@ def main():
         os._exit(0)
     if a.startup_s > 0:
         time.sleep(a.startup_s)
+    # a batch is a list of the samples (no tensors: they would go through
+    # shared memory and a socket to each worker, not the pipe alone)
     loader = DataLoader(Files(paths, a.decode_ms / 1e3), batch_size=a.batch,
-                        num_workers=a.workers, shuffle=False, persistent_workers=False)
+                        num_workers=a.workers, shuffle=False, persistent_workers=False,
+                        collate_fn=list)
     # time.monotonic() is CLOCK_MONOTONIC, a recording's clock
     t0 = time.monotonic()
     aus, steps, compute, windows = [], 0, 0.0, []
@@ -111,7 +114,8 @@ def main():
         total = end - start - proc[0]
         aus.append(sum(comp[1:]) / total if len(comp) > 1 and total > 0 else 0.0)
         windows.append([start, start + proc[0], end])
-    out = {"au": aus, "au_mean": sum(aus) / len(aus), "epochs": a.epochs, "steps": steps,
+    out = {"pid": os.getpid(), "au": aus, "au_mean": sum(aus) / len(aus), "epochs": a.epochs,
+           "steps": steps,
            "wall_s": time.monotonic() - t0, "compute_s": compute, "windows": windows}
     line = json.dumps(out)
     print(line)
