@@ -81,6 +81,8 @@ endif
 #   analyze/  libanalyze: the analysis engines   -Icommon -Iformat
 #   replay/   libreplay: the replay engine and its op sources
 #   import/   libimport: other tools' traces (strace, fio iologs, ...) into traces
+#   export/   libexport: traces in other tools' formats (CSV, JSON lines,
+#             Perfetto, fio, HTML)               + -Ianalyze -Ireplay
 #   record/   librecord: the recorder            + -Ibpf and the skeletons
 #   cli/      the iotape front end: every module's public header
 #   tests/    the test-only path: every library, and of the private headers
@@ -97,6 +99,7 @@ LIBANALYZE  := $(OUT)/libanalyze.a
 LIBREPLAY   := $(OUT)/libreplay.a
 LIBRECORD   := $(OUT)/librecord.a
 LIBIMPORT   := $(OUT)/libimport.a
+LIBEXPORT   := $(OUT)/libexport.a
 
 lib_objs = $(patsubst %.c,$(OUT)/%.o,$(wildcard $(1)/*.c))
 COMMON_OBJS  := $(call lib_objs,common)
@@ -104,6 +107,7 @@ ANALYZE_OBJS := $(call lib_objs,analyze)
 REPLAY_OBJS  := $(call lib_objs,replay)
 RECORD_OBJS  := $(call lib_objs,record)
 IMPORT_OBJS  := $(call lib_objs,import)
+EXPORT_OBJS  := $(call lib_objs,export)
 COMMON_SRCS  := $(wildcard common/*.c)
 IMPORT_SRCS  := $(wildcard import/*.c)
 CLI_OBJS     := $(call lib_objs,cli)
@@ -113,9 +117,10 @@ INC_common  := -Icommon -Iformat
 INC_analyze := -Icommon -Iformat
 INC_replay  := -Icommon -Iformat
 INC_import  := -Icommon -Iformat
+INC_export  := -Icommon -Iformat -Ianalyze -Ireplay
 INC_record  := -Icommon -Iformat -Ibpf -I$(OUT)
-INC_cli     := -Icommon -Iformat -Ianalyze -Ireplay -Irecord -Iimport -Ibpf -I$(OUT)
-INC_tests   := -Icommon -Iformat -Ianalyze -Ireplay -Iimport
+INC_cli     := -Icommon -Iformat -Ianalyze -Ireplay -Irecord -Iimport -Iexport -Ibpf -I$(OUT)
+INC_tests   := -Icommon -Iformat -Ianalyze -Ireplay -Iimport -Iexport
 INC_bench   := -Icommon -Iformat -Ianalyze -Ibpf -I$(OUT)
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
@@ -136,6 +141,7 @@ LDLIBS_common  := $(JANSSON_LIBS) -lxxhash -lpthread -lm
 LDLIBS_analyze := $(JANSSON_LIBS) -lpthread -lm
 LDLIBS_replay  := $(URING_LIBS) $(JANSSON_LIBS) $(INIH_LIBS) -lpthread -lm $(MPI_LIBS)
 LDLIBS_import  := $(JANSSON_LIBS) -lz -lm
+LDLIBS_export  := $(JANSSON_LIBS)
 LDLIBS_record  := $(BPF_LIBS) -ldl -lpthread
 
 # libyaml (iotape model --from-dlio): cli/ only, linked into iotape only.
@@ -155,8 +161,8 @@ CFLAGS_cli/anon.c := $(SODIUM_CFLAGS)
 
 LDLIBS_cli := $(YAML_LIBS) $(MHD_LIBS) $(SODIUM_LIBS) $(JANSSON_LIBS) -lpthread
 
-LIBS := $(LIBRECORD) $(LIBREPLAY) $(LIBANALYZE) $(LIBIMPORT) $(LIBCOMMON) $(LIBTAPE) \
-	$(LDLIBS_cli) $(LDLIBS_record) $(LDLIBS_replay) $(LDLIBS_analyze) $(LDLIBS_import) \
+LIBS := $(LIBRECORD) $(LIBEXPORT) $(LIBREPLAY) $(LIBANALYZE) $(LIBIMPORT) $(LIBCOMMON) $(LIBTAPE) \
+	$(LDLIBS_cli) $(LDLIBS_record) $(LDLIBS_export) $(LDLIBS_replay) $(LDLIBS_analyze) $(LDLIBS_import) \
 	$(LDLIBS_common) $(LDLIBS_format)
 
 .PHONY: all deps check test demo bench man install clean FORCE
@@ -228,6 +234,7 @@ $(LIBANALYZE): $(ANALYZE_OBJS)
 $(LIBREPLAY): $(REPLAY_OBJS)
 $(LIBRECORD): $(RECORD_OBJS)
 $(LIBIMPORT): $(IMPORT_OBJS)
+$(LIBEXPORT): $(EXPORT_OBJS)
 # The folder too: a source removed or moved out of it (its object stays in
 # $(OUT)) makes the archive again without it.
 $(LIBTAPE): format
@@ -236,11 +243,14 @@ $(LIBANALYZE): analyze
 $(LIBREPLAY): replay
 $(LIBRECORD): record
 $(LIBIMPORT): import
-$(LIBTAPE) $(LIBCOMMON) $(LIBANALYZE) $(LIBREPLAY) $(LIBRECORD) $(LIBIMPORT):
+$(LIBEXPORT): export
+$(LIBTAPE) $(LIBCOMMON) $(LIBANALYZE) $(LIBREPLAY) $(LIBRECORD) $(LIBIMPORT) \
+	$(LIBEXPORT):
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $(filter %.o,$^)
 
-$(OUT)/iotape: $(CLI_OBJS) $(LIBRECORD) $(LIBREPLAY) $(LIBANALYZE) $(LIBIMPORT) $(LIBCOMMON) $(LIBTAPE)
+$(OUT)/iotape: $(CLI_OBJS) $(LIBRECORD) $(LIBEXPORT) $(LIBREPLAY) $(LIBANALYZE) $(LIBIMPORT) \
+		$(LIBCOMMON) $(LIBTAPE)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(LIBS)
 
