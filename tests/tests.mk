@@ -2,8 +2,8 @@
 #
 # tests/unit/test_*.c   cmocka programs linked with libtape (exit 0/1/77);
 #                       (test_analyze: with libanalyze and libcommon;
-#                       test_svg: with libanalyze alone; test_jobkeys:
-#                       with libreplay and libcommon)
+#                       test_svg: with libanalyze alone; test_jobkeys
+#                       and test_replay: with libreplay and libcommon)
 # tests/fuzz/fuzz_*.c   libFuzzer targets; tests/fuzz/replay.c gives each a
 #                       main() that replays tests/fuzz/corpus/<name>/
 # tests/cli/*.sh        shell tests of ./iotape (run by tests/run; lib.sh and
@@ -39,6 +39,11 @@ $(OUT)/tests/test_svg: $(OUT)/tests/unit/test_svg.o $(LIBANALYZE)
 # test_jobkeys: the job-file keys (libcommon) and the job-file source that
 # reads them (libreplay).
 $(OUT)/tests/test_jobkeys: $(OUT)/tests/unit/test_jobkeys.o $(LIBREPLAY) $(LIBCOMMON) $(LIBTAPE)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS_replay) $(LDLIBS_common) $(LDLIBS_format)
+
+# test_replay: the replay engine driven by an in-memory source.
+$(OUT)/tests/test_replay: $(OUT)/tests/unit/test_replay.o $(LIBREPLAY) $(LIBCOMMON) $(LIBTAPE)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS_replay) $(LDLIBS_common) $(LDLIBS_format)
 
