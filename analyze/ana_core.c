@@ -401,93 +401,6 @@ static int cmp_name(const void *x, const void *y)
 	return strverscmp(f->path, g->path);
 }
 
-static int cmp_ckpt(const void *x, const void *y)
-{
-	const struct ana_ckpt *p = x, *q = y;
-	return p->start_ns < q->start_ns ? -1 : p->start_ns > q->start_ns;
-}
-
-/* The length of the directory part of a file's path ("" for none). */
-static size_t dir_len(const struct ana_file *f)
-{
-	const char *s = f->path ? strrchr(f->path, '/') : NULL;
-	return s ? (size_t)(s - f->path) : 0;
-}
-
-/* The directories of two bursts' files, compared. */
-static int cmp_dir(const struct ana_ckpt *p, const struct ana_ckpt *q)
-{
-	const struct ana_file *f = &sort_ctx->files[p->file], *g = &sort_ctx->files[q->file];
-	size_t m = dir_len(f), n = dir_len(g);
-	int c = m && n ? memcmp(f->path, g->path, m < n ? m : n) : 0;
-	return c ? c : m < n ? -1 : m > n;
-}
-
-/* Bursts by the directory of their file, then by start. */
-static int cmp_ckpt_dir(const void *x, const void *y)
-{
-	int c = cmp_dir(x, y);
-	return c ? c : cmp_ckpt(x, y);
-}
-
-#define CKPT_GAP_NS 1000000000ull
-
-/*
- * Checkpoints (iotape-analyze(1), Checkpoints) from the files' write
- * bursts the syscall pass kept: a big burst is a candidate; a burst that
- * only wrote its file whole is one when whole-file writes repeat in its
- * directory (one of them starts more than CKPT_GAP_NS after another
- * ended); candidates that overlap or follow within CKPT_GAP_NS are one
- * checkpoint.
- */
-static void join_ckpts(struct ana *a)
-{
-	struct ana_ckpt *b = a->sys.bursts;
-	size_t n = a->sys.nbursts;
-
-	sort_ctx = a;
-	if (n)
-		qsort(b, n, sizeof(*b), cmp_ckpt_dir);
-	for (size_t i = 0, j; i < n; i = j) {	/* [i, j): one directory */
-		uint64_t first_end = 0, last_start = 0;
-		int any = 0;
-		for (j = i; j < n && !cmp_dir(&b[i], &b[j]); j++) {
-			if (b[j].big || !b[j].whole)
-				continue;
-			if (!any || b[j].end_ns < first_end)
-				first_end = b[j].end_ns;
-			last_start = b[j].start_ns;
-			any = 1;
-		}
-		int periodic = any && last_start > first_end + CKPT_GAP_NS;
-		for (size_t k = i; k < j; k++)
-			if (!b[k].big && !periodic)
-				b[k].files = 0;	/* a whole-file write that does not repeat */
-	}
-	if (n)
-		qsort(b, n, sizeof(*b), cmp_ckpt);
-	a->ckpts = ana_xcalloc(n, sizeof(*a->ckpts));
-	for (size_t i = 0; i < n; i++) {
-		const struct ana_ckpt *p = &b[i];
-		struct ana_ckpt *c = a->nckpts ? &a->ckpts[a->nckpts - 1] : NULL;
-		if (!p->files)
-			continue;
-		if (c && p->start_ns <= c->end_ns + CKPT_GAP_NS) {
-			if (p->end_ns > c->end_ns)
-				c->end_ns = p->end_ns;
-			c->bytes += p->bytes;
-			c->sq += p->sq;
-			c->ops += p->ops;
-			c->syncs += p->syncs;
-			c->files += p->files;
-			c->big |= p->big;
-			c->whole &= p->whole;
-		} else {
-			a->ckpts[a->nckpts++] = *p;
-		}
-	}
-}
-
 void ana_join(struct ana *a)
 {
 	/* timeline */
@@ -561,7 +474,7 @@ void ana_join(struct ana *a)
 
 	/* the data set, its figures and the other files', its epochs */
 	ana_dataset(a);
-	join_ckpts(a);
+	ana_ckpt_find(a);
 
 	for (int op = 0; op < TAPE_OP_MAX; op++)
 		cm_lat_finish(&a->sys.lat[op]);

@@ -483,7 +483,10 @@ struct ana_ckpt {
 	uint32_t file;	  /* a file's burst: the file (files[]) */
 	uint8_t big;	  /* >= CKPT_MIN_BYTES in writes of >= CKPT_MIN_MEAN on average */
 	uint8_t whole;	  /* written whole (ana_wburst.whole, closed) */
+	uint32_t ckpt;	  /* a file's burst, after the join: its checkpoint
+			   * (ckpts[]), ANA_CKPT_NONE when in none */
 };
+#define ANA_CKPT_NONE UINT32_MAX
 
 struct ana_bucket {	/* one timeline bucket */
 	uint64_t read_ops, read_bytes, write_ops, write_bytes;
@@ -852,6 +855,12 @@ int ana_path_is_code(const char *path);
 void ana_group_diff(struct ana_group *o, const struct ana_group *t, const struct ana_group *d);
 int ana_file_kind(const struct ana *a, struct ana_file *f);
 void ana_dataset(struct ana *a);
+/* The checkpoints (analyze/ana_ckpt.c; iotape-analyze(1), Checkpoints),
+ * called by ana_join: a->ckpts from the files' write bursts, each burst
+ * (a->sys.bursts, then in time order) with .ckpt the one it is part of.
+ * The one rule: analyze, model, report, whatif and the burst buffer read
+ * a->ckpts and a->sys.bursts[].ckpt, never the bursts' own fields. */
+void ana_ckpt_find(struct ana *a);
 /* stream classes: 0 single, 1 sequential, 2 strided, 3 random */
 int ana_stream_class(const struct ana_stream *s);
 /* Add a stream's counters to its file and the totals, and zero them. */

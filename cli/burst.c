@@ -82,17 +82,15 @@ int burst_plan(const char *trace, struct rp_layout *l, unsigned place,
 		ana_release(&a);
 		return EXIT_FAIL;
 	}
-	/* the bursts the checkpoints are made of (join_ckpts: files > 0), in
-	 * time order, each in the checkpoint whose span holds its start */
-	for (size_t i = 0, k = 0; i < a.sys.nbursts; i++) {
+	/* the bursts the checkpoints are made of, in time order, each in its
+	 * checkpoint (ana_ckpt_find: the analysis's rule) */
+	for (size_t i = 0; i < a.sys.nbursts; i++) {
 		const struct ana_ckpt *b = &a.sys.bursts[i];
 		const char *path = b->file < a.nfiles ? a.files[b->file].path : NULL;
 		uint32_t f;
-		if (!b->files || !path || layout_file(l, path, &f))
+		if (b->ckpt == ANA_CKPT_NONE || !path || layout_file(l, path, &f))
 			continue;
-		while (k + 1 < a.nckpts && b->start_ns > a.ckpts[k].end_ns)
-			k++;
-		p[np++] = (struct rp_burst_plan){ f, (uint32_t)k };
+		p[np++] = (struct rp_burst_plan){ f, b->ckpt };
 		l->files[f].place = (uint8_t)place;
 	}
 	*nckpts = (unsigned)a.nckpts;

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "ana_compare.h"
 
 #ifndef IOTAPE_VERSION
 #define IOTAPE_VERSION "0.0.0"
@@ -73,34 +74,20 @@ typedef struct cli_anon cli_anon;
 int anon_of_trace(const char *keyfile, const char *trace, cli_anon **out);
 
 /*
- * Pass/fail checks (`compare --check`, `model --check`): each a name, ok
- * and a one-line detail, printed the same way by both.  The capacity is
- * above what either makes (compare 11, model 7); a check past it is not
- * kept but counts as failed.
+ * Pass/fail checks (`compare --check`, `model --check`) are the analyze
+ * library's (analyze/ana_compare.h, with the fidelity checks); the cli
+ * names for them stay.
  */
-#define CLI_CHECKS_MAX 16
-struct cli_check {
-	char name[48];
-	int ok;
-	char detail[160];
-};
-struct cli_checks {
-	struct cli_check v[CLI_CHECKS_MAX];
-	size_t n;
-	int failed;
-};
-void cli_check_add(struct cli_checks *k, const char *name, int ok, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-/* "  ok   NAME  DETAIL" per check (details escaped as paths are), names
- * padded to the longest (at least 16), then "  PASSED: ..." or "FAILED". */
-void cli_checks_print(FILE *o, const struct cli_checks *k);
-/* `iotape compare --check`'s checks of B against A (cli/cmd_compare.c),
+#define CLI_CHECKS_MAX ANA_CHECKS_MAX
+#define cli_checks ana_checks
+#define cli_check_add ana_check_add
+#define cli_checks_print ana_checks_print
+#define cli_rel_diff ana_rel_diff
+/* `iotape compare --check`'s checks of B against A (ana_cmp_checks),
  * with --map map (NULL: none) and --no-metadata: EXIT_OK with k filled
  * (passed or not), else EXIT_USAGE or EXIT_FAIL after one error line. */
 int compare_checks(const char *a, const char *b, const char *map, int no_metadata,
 		   struct cli_checks *k);
-/* (b - a) / a: 0 when equal, infinite when a is 0 and b is not. */
-double cli_rel_diff(double a, double b);
 
 /* `iotape model --check` (cli/model_check.c): run the trace and the job
  * file job derived from it under dir, recorded, and print the fidelity

@@ -10,7 +10,7 @@
  * block is refused: a page of plots does not show well that it covers
  * only part of the job (`iotape analyze` reads what is left, with a
  * warning).  With --compare, the fidelity checks are compare --check's
- * (compare_checks, cli/cmd_compare.c).
+ * (compare_checks, cli/cmd_compare.c, over analyze/ana_fidelity.c).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -160,8 +160,7 @@ static int wi_facts(struct wi *w)
 		return -1;
 	}
 	rp_source_free(src);
-	for (size_t i = 0; i < a.nckpts; i++)
-		w->ckpts += a.ckpts[i].big;
+	w->ckpts = a.nckpts;	/* ana_ckpt_find's, as analyze reports them */
 	/* staging: the files that can be staged, and by default the room of
 	 * the fewest that carry 80% of their reads */
 	if ((rc = ana_staging_build(&a, &stg))) {

@@ -114,47 +114,6 @@ void cli_trace_abandon(tape_writer *w, const char *out, const char *tmp)
 	unlink(tmp ? tmp : out);
 }
 
-void cli_check_add(struct cli_checks *k, const char *name, int ok, const char *fmt, ...)
-{
-	struct cli_check *c;
-	va_list ap;
-
-	k->failed += !ok;
-	if (k->n == CLI_CHECKS_MAX) {
-		k->failed += ok;	/* not kept: not passed either */
-		return;
-	}
-	c = &k->v[k->n++];
-	snprintf(c->name, sizeof(c->name), "%s", name);
-	c->ok = ok;
-	va_start(ap, fmt);
-	vsnprintf(c->detail, sizeof(c->detail), fmt, ap);
-	va_end(ap);
-}
-
-void cli_checks_print(FILE *o, const struct cli_checks *k)
-{
-	int w = 16;
-
-	for (size_t i = 0; i < k->n; i++)
-		if ((int)strlen(k->v[i].name) > w)
-			w = (int)strlen(k->v[i].name);
-	for (size_t i = 0; i < k->n; i++) {	/* a detail may hold a path */
-		fprintf(o, "  %-4s %-*s ", k->v[i].ok ? "ok" : "FAIL", w, k->v[i].name);
-		cm_put_escaped(o, k->v[i].detail, 0);
-		fputc('\n', o);
-	}
-	fprintf(o, "  %s: %d of %zu checks failed\n", k->failed ? "FAILED" : "PASSED",
-		k->failed, k->n);
-}
-
-double cli_rel_diff(double a, double b)
-{
-	if (a == b)
-		return 0;
-	return a ? (b - a) / a : INFINITY;
-}
-
 /* Run this program with args (NULL-terminated, args[0] the command) with
  * stdout and stderr to log: its exit status, or -1 after one error line. */
 /* cli_run_catch: the first signal got (0: none), and the child that

@@ -2,9 +2,10 @@
 #
 # tests/unit/test_*.c   cmocka programs linked with libtape (exit 0/1/77);
 #                       (test_analyze: with libanalyze and libcommon;
-#                       test_svg: with libanalyze alone; test_jobkeys:
-#                       with libreplay and libcommon; test_export: with
-#                       libexport and the libraries below it)
+#                       test_svg: with libanalyze alone; test_jobkeys
+#                       and test_replay: with libreplay and libcommon;
+#                       test_export: with libexport and the libraries
+#                       below it)
 # tests/fuzz/fuzz_*.c   libFuzzer targets; tests/fuzz/replay.c gives each a
 #                       main() that replays tests/fuzz/corpus/<name>/
 # tests/cli/*.sh        shell tests of ./iotape (run by tests/run; lib.sh and
@@ -49,6 +50,11 @@ $(OUT)/tests/test_export: $(OUT)/tests/unit/test_export.o $(LIBEXPORT) $(LIBREPL
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS_export) $(LDLIBS_replay) \
 		$(LDLIBS_analyze) $(LDLIBS_common) $(LDLIBS_format)
+
+# test_replay: the replay engine driven by an in-memory source.
+$(OUT)/tests/test_replay: $(OUT)/tests/unit/test_replay.o $(LIBREPLAY) $(LIBCOMMON) $(LIBTAPE)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS_replay) $(LDLIBS_common) $(LDLIBS_format)
 
 # Plain build: the target plus a main() that replays the corpus.
 $(OUT)/tests/fuzz_%: $(OUT)/tests/fuzz/fuzz_%.o $(OUT)/tests/fuzz/replay.o $(LIBTAPE)

@@ -33,6 +33,7 @@ MODS="format common analyze replay import export record cli"
 # each module's interface (every header of common/ is)
 PUBLIC="format/tape.h format/tape_vec.h common/*.h analyze/analyze.h replay/replay.h replay/rp_mpi.h
 	record/recorder.h import/import.h export/export.h bpf/record.h"
+PUBLIC="$PUBLIC analyze/ana_compare.h"
 TEST_PRIVATE="format/tape_internal.h analyze/ana_svg.h bpf/record.bpf.h"
 
 # may MODULE: the modules it may use (below it)
