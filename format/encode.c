@@ -1532,6 +1532,65 @@ exception_slow(const uint8_t *q, const uint8_t *end, uint64_t gh[2])
 	return r.p;
 }
 
+/*
+ * Patch the exceptions of a PBITPACK or DPBITPACK column that fall in
+ * o[0..kk), the packed values from index pidx on: their high bits go on
+ * top of the low bits unpacked.  The column's exception cursor advances
+ * past them.  Inlined: it runs on every batch of a patched column.
+ */
+static inline int coldec_patch(struct coldec *d, uint64_t *o, size_t pidx, size_t kk)
+{
+	/* next_exception() with the state in registers, and the
+	 * usual one- or two-byte gap and high bits without a
+	 * call; rel: the exception's index in o[], rem: the
+	 * packed values from it on (>= 1) */
+	size_t m = d->enc == ENC_DPBITPACK && d->n ? d->n - 1 : d->n;
+	size_t rel = d->excidx - pidx, rem = m - d->excidx;
+	size_t nexc = d->nexc;
+	const uint8_t *q = d->exc, *end = d->end;
+	uint64_t hi = d->exchi, gap;
+	const unsigned w = d->width;
+	do {
+		/* low bits + base + the high bits (low < 2^width) */
+		o[rel] += hi << w;
+		if (!nexc) {
+			if (q != end)
+				return bad("patched column has trailing bytes");
+			rel = SIZE_MAX - pidx;
+			break;
+		}
+		uint16_t two;
+		memcpy(&two, q, 2);	/* within the 8 readable bytes past end */
+		if (end - q >= 4 && !(two & 0x8080)) {
+			gap = q[0];
+			hi = q[1];
+			q += 2;
+		} else if (end - q >= 4 && q[0] < 0x80 && q[2] < 0x80) {
+			gap = q[0];
+			hi = (q[1] & 0x7f) | (uint64_t)q[2] << 7;
+			q += 3;
+		} else {
+			/* gap and hi stay in registers: not their addresses */
+			uint64_t gh[2];
+			if (!(q = exception_slow(q, end, gh)))
+				return bad("patched column exception ends early");
+			gap = gh[0];
+			hi = gh[1];
+		}
+		/* gap == 0 || gap >= rem (i.e. idx + gap >= m) */
+		if (gap - 1 >= rem - 1)
+			return bad("patched column exception out of order");
+		rel += gap;
+		rem -= gap;
+		nexc--;
+	} while (rel < kk);
+	d->excidx = rel + pidx;
+	d->nexc = nexc;
+	d->exc = q;
+	d->exchi = hi;
+	return 0;
+}
+
 int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 {
 	uint64_t x, prev = d->prev;
@@ -1587,55 +1646,9 @@ int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 		const uint64_t ubase = d->enc == ENC_DICT ? 0 : base;
 		unpack(d->p, d->width, pidx, k - i0, out + i0, ubase, d->end);
 		if (patched && d->excidx < pidx + (k - i0)) {
-			/* next_exception() with the state in registers, and the
-			 * usual one- or two-byte gap and high bits without a
-			 * call; rel: the exception's index in o[], rem: the
-			 * packed values from it on (>= 1) */
-			size_t m = d->enc == ENC_DPBITPACK && d->n ? d->n - 1 : d->n;
-			size_t rel = d->excidx - pidx, kk = k - i0, rem = m - d->excidx;
-			size_t nexc = d->nexc;
-			uint64_t *o = out + i0;
-			const uint8_t *q = d->exc, *end = d->end;
-			uint64_t hi = d->exchi, gap;
-			const unsigned w = d->width;
-			do {
-				/* low bits + base + the high bits (low < 2^width) */
-				o[rel] += hi << w;
-				if (!nexc) {
-					if (q != end)
-						return bad("patched column has trailing bytes");
-					rel = SIZE_MAX - pidx;
-					break;
-				}
-				uint16_t two;
-				memcpy(&two, q, 2);	/* within the 8 readable bytes past end */
-				if (end - q >= 4 && !(two & 0x8080)) {
-					gap = q[0];
-					hi = q[1];
-					q += 2;
-				} else if (end - q >= 4 && q[0] < 0x80 && q[2] < 0x80) {
-					gap = q[0];
-					hi = (q[1] & 0x7f) | (uint64_t)q[2] << 7;
-					q += 3;
-				} else {
-					/* gap and hi stay in registers: not their addresses */
-					uint64_t gh[2];
-					if (!(q = exception_slow(q, end, gh)))
-						return bad("patched column exception ends early");
-					gap = gh[0];
-					hi = gh[1];
-				}
-				/* gap == 0 || gap >= rem (i.e. idx + gap >= m) */
-				if (gap - 1 >= rem - 1)
-					return bad("patched column exception out of order");
-				rel += gap;
-				rem -= gap;
-				nexc--;
-			} while (rel < kk);
-			d->excidx = rel + pidx;
-			d->nexc = nexc;
-			d->exc = q;
-			d->exchi = hi;
+			int err = coldec_patch(d, out + i0, pidx, k - i0);
+			if (err)
+				return err;
 		}
 		if (d->enc == ENC_DICT) {
 			uint64_t bad_idx = 0;
