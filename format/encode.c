@@ -830,151 +830,159 @@ static void deltas(uint64_t *t, const uint64_t *v, size_t n, uint64_t dmin)
 	deltas_scalar(t, v, 1, n, dmin);
 }
 
-int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
-		    uint8_t *enc, int force)
-{
-	uint64_t min = 0, max = 0, dmin = 0, dmax = 0;
-	int err, allow_all = force == ENC_CHOOSE_ALL;
+/*
+ * The plan of one integer column: its statistics, the encoding chosen and
+ * the size it was chosen for.  tape_int_encode() fills it in steps, each
+ * step may replace the choice by a smaller one, then writes the column.
+ */
+struct int_plan {
+	uint64_t min, max, dmin, dmax;
+	unsigned w, dw;		/* plain widths of values - min and of deltas */
+	unsigned pw, dpw;	/* patched widths (PBITPACK, DPBITPACK) */
+	size_t dn;		/* deltas: n - 1 */
+	uint64_t dm;		/* DEXP's least difference, when considered */
+	unsigned stride;	/* sampling of the bit-length histograms */
+	int have_h1;
+	uint32_t h1[65];	/* bit lengths of v[i] - min, when taken: PBITPACK's and EXP's plan */
+	size_t best;
+	int choice;
+};
 
-	if (allow_all)
-		force = 0;
+/* The plain bit-packed sizes, exact from one statistics pass: BITPACK
+ * against DBITPACK. */
+static void plan_plain(struct int_plan *p, const uint64_t *v, size_t n)
+{
 	/* Statistics of the values and of their zigzag'ed deltas, one pass. */
 	if (n) {
-		col_stats(v, n, &min, &max, &dmin, &dmax);
+		col_stats(v, n, &p->min, &p->max, &p->dmin, &p->dmax);
 		if (n == 1)
-			dmin = 0;
+			p->dmin = 0;
 	}
-	unsigned w = bit_width(max - min);
-	unsigned dw = bit_width(dmax - dmin);
-	size_t dn = n ? n - 1 : 0;
-	size_t bp = varint_size(min) + 1 + packed_bytes(n, w);
-	size_t dbp = varint_size(n ? v[0] : 0) + varint_size(dmin) + 1 + packed_bytes(dn, dw);
-	int choice = bp <= dbp ? ENC_BITPACK : ENC_DBITPACK;
-	size_t best = bp <= dbp ? bp : dbp;
-
-	/* Frame of reference with exceptions: a narrower width for most
-	 * values, the few wide ones patched (residual columns are mostly 0). */
-	unsigned pw = w, dpw = dw;
+	p->w = bit_width(p->max - p->min);
+	p->dw = bit_width(p->dmax - p->dmin);
+	p->dn = n ? n - 1 : 0;
+	size_t bp = varint_size(p->min) + 1 + packed_bytes(n, p->w);
+	size_t dbp = varint_size(n ? v[0] : 0) + varint_size(p->dmin) + 1 + packed_bytes(p->dn, p->dw);
+	p->choice = bp <= dbp ? ENC_BITPACK : ENC_DBITPACK;
+	p->best = bp <= dbp ? bp : dbp;
+	p->pw = p->w;
+	p->dpw = p->dw;
 	/* few values: look at all of them */
-	const unsigned stride = n >= 64 * PFOR_STRIDE ? PFOR_STRIDE : 1;
-	/* bit lengths of v[i] - min, when taken: PBITPACK's and EXP's plan */
-	uint32_t h1[65] = { 0 };
-	int have_h1 = 0;
-	if ((w >= 6 || dw >= 6) && (force == 0 || force == ENC_PBITPACK || force == ENC_DPBITPACK)) {
-		uint32_t h2[65] = { 0 };
-		size_t pb = SIZE_MAX, dpb = SIZE_MAX;
-		/* only the variant that can win: the plain widths bound them */
-		if (w >= 6 && packed_bytes(n, w) / 2 < best) {
-			hist(h1, v, n, min, stride, 0);
-			have_h1 = 1;
-			pb = pfor_plan(h1, stride, n, w, &pw) + varint_size(min) + 1;
-		}
-		if (dw >= 6 && packed_bytes(dn, dw) / 2 < best) {
-			hist(h2, v, n, dmin, stride, 1);
-			dpb = pfor_plan(h2, stride, dn, dw, &dpw) + varint_size(n ? v[0] : 0) +
-			      varint_size(dmin) + 1;
-		}
-		if (pw < w && pb < best) {
-			best = pb;
-			choice = ENC_PBITPACK;
-		}
-		if (dpw < dw && dpb < best) {
-			best = dpb;
-			choice = ENC_DPBITPACK;
+	p->stride = n >= 64 * PFOR_STRIDE ? PFOR_STRIDE : 1;
+}
+
+/* Frame of reference with exceptions: a narrower width for most values,
+ * the few wide ones patched (residual columns are mostly 0). */
+static void plan_patched(struct int_plan *p, const uint64_t *v, size_t n)
+{
+	uint32_t h2[65] = { 0 };
+	size_t pb = SIZE_MAX, dpb = SIZE_MAX;
+	/* only the variant that can win: the plain widths bound them */
+	if (p->w >= 6 && packed_bytes(n, p->w) / 2 < p->best) {
+		hist(p->h1, v, n, p->min, p->stride, 0);
+		p->have_h1 = 1;
+		pb = pfor_plan(p->h1, p->stride, n, p->w, &p->pw) + varint_size(p->min) + 1;
+	}
+	if (p->dw >= 6 && packed_bytes(p->dn, p->dw) / 2 < p->best) {
+		hist(h2, v, n, p->dmin, p->stride, 1);
+		dpb = pfor_plan(h2, p->stride, p->dn, p->dw, &p->dpw) + varint_size(n ? v[0] : 0) +
+		      varint_size(p->dmin) + 1;
+	}
+	if (p->pw < p->w && pb < p->best) {
+		p->best = pb;
+		p->choice = ENC_PBITPACK;
+	}
+	if (p->dpw < p->dw && dpb < p->best) {
+		p->best = dpb;
+		p->choice = ENC_DPBITPACK;
+	}
+}
+
+/* EXP and DEXP (1.1): each value's own bit length, the lengths
+ * entropy-coded; for columns spread over several octaves.  The exponents
+ * are zstd'ed inside the encoding, so only when the caller allows it
+ * (ENC_CHOOSE_ALL) or forces one of them.  Decoding them costs ~5x a
+ * bit-packed value, so they must save a bit a value. */
+static void plan_exp(struct int_plan *p, const uint64_t *v, size_t n, int force)
+{
+	uint32_t h[65];
+	if (p->w >= 6 || force == ENC_EXP) {
+		if (!p->have_h1)
+			hist(p->h1, v, n, p->min, p->stride, 0);
+		size_t eb = varint_size(p->min) + tape__exp_estimate(p->h1, n);
+		if (eb + n / 8 < p->best || force == ENC_EXP) {
+			p->best = eb;
+			p->choice = ENC_EXP;
 		}
 	}
-
-	/* EXP and DEXP (1.1): each value's own bit length, the lengths
-	 * entropy-coded; for columns spread over several octaves.  The
-	 * exponents are zstd'ed inside the encoding, so only when the caller
-	 * allows it (ENC_CHOOSE_ALL) or forces one of them.  Decoding them
-	 * costs ~5x a bit-packed value, so they must save a bit a value. */
-	uint64_t dm = 0;	/* DEXP's least difference, when considered */
-	if ((allow_all && n >= 2 && (w >= 6 || dw >= 6)) || force == ENC_EXP || force == ENC_DEXP) {
-		uint32_t h[65];
-		if (w >= 6 || force == ENC_EXP) {
-			if (!have_h1)
-				hist(h1, v, n, min, stride, 0);
-			size_t eb = varint_size(min) + tape__exp_estimate(h1, n);
-			if (eb + n / 8 < best || force == ENC_EXP) {
-				best = eb;
-				choice = ENC_EXP;
-			}
-		}
-		if (dw >= 6 || force == ENC_DEXP) {
-			dm = exp_dmin(v, n);
-			memset(h, 0, sizeof(h));
-			for (size_t i = 1; i < n; i += stride)
-				h[bit_width(v[i] - v[i - 1] - dm)]++;
-			size_t db = varint_size(n ? v[0] : 0) + varint_size(zigzag(dm)) +
-				    tape__exp_estimate(h, dn);
-			if (db + n / 8 < best || force == ENC_DEXP) {
-				best = db;
-				choice = ENC_DEXP;
-			}
+	if (p->dw >= 6 || force == ENC_DEXP) {
+		p->dm = exp_dmin(v, n);
+		memset(h, 0, sizeof(h));
+		for (size_t i = 1; i < n; i += p->stride)
+			h[bit_width(v[i] - v[i - 1] - p->dm)]++;
+		size_t db = varint_size(n ? v[0] : 0) + varint_size(zigzag(p->dm)) +
+			    tape__exp_estimate(h, p->dn);
+		if (db + n / 8 < p->best || force == ENC_DEXP) {
+			p->best = db;
+			p->choice = ENC_DEXP;
 		}
 	}
+}
 
-	static __thread struct dict d;
-	int have_dict = 0;
+/* DICT, when its values are few enough to beat the best so far (or it is
+ * forced); returns whether the dictionary d was built. */
+static int plan_dict(struct int_plan *p, struct dict *d, const uint64_t *v, size_t n, int force)
+{
 	/* A dictionary of m entries takes at least 2 + m bytes besides its
 	 * packed indices: stop collecting where it can no longer win. */
 	unsigned maxn = force == ENC_DICT ? TAPE_MAX_DICT : 0;
 	for (unsigned b = 0; !force && b <= 8; b++) {
 		size_t fixed = 3 + packed_bytes(n, b);
-		if (fixed >= best)
+		if (fixed >= p->best)
 			break;
-		size_t m = best - fixed < (1u << b) ? best - fixed : (1u << b);
+		size_t m = p->best - fixed < (1u << b) ? p->best - fixed : (1u << b);
 		maxn = m > maxn ? (unsigned)m : maxn;
 	}
-	if (maxn && ((force == ENC_DICT) || (!force && (w < dw ? w : dw) > 8))) {
-		if (dict_build(&d, v, n, maxn)) {
-			size_t ds = varint_size(d.n) + 1 + packed_bytes(n, bit_width(d.n ? d.n - 1 : 0));
-			for (unsigned i = 0; i < d.n; i++)
-				ds += varint_size(d.vals[i]);
-			have_dict = 1;
-			if (ds < best) {
-				best = ds;
-				choice = ENC_DICT;
-			}
-		}
-	}
-	if (force) {
-		if (force == ENC_DICT && !have_dict)
-			force = ENC_BITPACK; /* too many distinct values */
-		choice = force;
-	}
-	/* patched widths stop at 63: the exceptions carry the top bits */
-	pw = pw > 63 ? 63 : pw;
-	dpw = dpw > 63 ? 63 : dpw;
-	*enc = (uint8_t)choice;
-
-	/* transformed values: a per-thread scratch kept between columns */
-	uint64_t *t = NULL;
-	if (choice == ENC_DBITPACK || choice == ENC_DPBITPACK || choice == ENC_DICT ||
-	    choice == ENC_EXP || choice == ENC_DEXP) {
-		struct enc_scratch *sc = tape__scratch();
-		if (!sc)
-			return -ENOMEM;
-		if (n > sc->tcap) {
-			uint64_t *nt = realloc(sc->t, n * sizeof(*nt));
-			if (!nt)
-				return -ENOMEM;
-			sc->t = nt;
-			sc->tcap = n;
-		}
-		t = sc->t;
-	}
-	/* w == 0 and BITPACK: every value is min, nothing to pack */
-	if (choice == ENC_BITPACK && w == 0) {
-		if ((err = buf_reserve(out, 11)))
-			return err;
-		buf_put_varint(out, min);
-		buf_put_u8(out, 0);
+	if (!maxn || !((force == ENC_DICT) || (!force && (p->w < p->dw ? p->w : p->dw) > 8)))
 		return 0;
+	if (!dict_build(d, v, n, maxn))
+		return 0;
+	size_t ds = varint_size(d->n) + 1 + packed_bytes(n, bit_width(d->n ? d->n - 1 : 0));
+	for (unsigned i = 0; i < d->n; i++)
+		ds += varint_size(d->vals[i]);
+	if (ds < p->best) {
+		p->best = ds;
+		p->choice = ENC_DICT;
 	}
-	err = -EINVAL;
-	switch (choice) {
+	return 1;
+}
+
+/* The per-thread scratch of n transformed values, kept between columns,
+ * into *t (NULL while nothing was ever needed); 0 or -ENOMEM. */
+static int int_scratch(size_t n, uint64_t **t)
+{
+	struct enc_scratch *sc = tape__scratch();
+	if (!sc)
+		return -ENOMEM;
+	if (n > sc->tcap) {
+		uint64_t *nt = realloc(sc->t, n * sizeof(*nt));
+		if (!nt)
+			return -ENOMEM;
+		sc->t = nt;
+		sc->tcap = n;
+	}
+	*t = sc->t;
+	return 0;
+}
+
+/* Write v[0..n) in the encoding p chose; t is the scratch of n values
+ * the transforming encodings need, d DICT's dictionary. */
+static int int_put(struct buf *out, const uint64_t *v, size_t n, const struct int_plan *p,
+		   struct dict *d, uint64_t *t)
+{
+	int err = -EINVAL;
+
+	switch (p->choice) {
 	case ENC_RAW:
 		if ((err = buf_reserve(out, n * 8)))
 			break;
@@ -987,74 +995,74 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 	case ENC_VARINT:
 	case ENC_ZVARINT:
 	case ENC_DELTA:
-		err = encode_varints(out, v, n, choice);
+		err = encode_varints(out, v, n, p->choice);
 		break;
 	case ENC_BITPACK: {
-		if ((err = buf_reserve(out, 11 + packed_bytes(n, w) + 8)))
+		if ((err = buf_reserve(out, 11 + packed_bytes(n, p->w) + 8)))
 			break;
-		buf_put_varint(out, min);
-		buf_put_u8(out, (uint8_t)w);
-		pack(out, v, n, w, min);
+		buf_put_varint(out, p->min);
+		buf_put_u8(out, (uint8_t)p->w);
+		pack(out, v, n, p->w, p->min);
 		err = 0;
 		break;
 	}
 	case ENC_DBITPACK: {
-		deltas(t, v, n, dmin);
-		if ((err = buf_reserve(out, 21 + packed_bytes(dn, dw) + 8)))
+		deltas(t, v, n, p->dmin);
+		if ((err = buf_reserve(out, 21 + packed_bytes(p->dn, p->dw) + 8)))
 			break;
 		buf_put_varint(out, n ? v[0] : 0);
-		buf_put_varint(out, dmin);
-		buf_put_u8(out, (uint8_t)dw);
-		pack(out, t, dn, dw, 0);
+		buf_put_varint(out, p->dmin);
+		buf_put_u8(out, (uint8_t)p->dw);
+		pack(out, t, p->dn, p->dw, 0);
 		err = 0;
 		break;
 	}
 	case ENC_PBITPACK: {
 		if ((err = buf_reserve(out, 10)))
 			break;
-		buf_put_varint(out, min);
-		err = put_patched(out, v, n, pw, min);
+		buf_put_varint(out, p->min);
+		err = put_patched(out, v, n, p->pw, p->min);
 		break;
 	}
 	case ENC_DPBITPACK: {
-		deltas(t, v, n, dmin);
+		deltas(t, v, n, p->dmin);
 		if ((err = buf_reserve(out, 20)))
 			break;
 		buf_put_varint(out, n ? v[0] : 0);
-		buf_put_varint(out, dmin);
-		err = put_patched(out, t, dn, dpw, 0);
+		buf_put_varint(out, p->dmin);
+		err = put_patched(out, t, p->dn, p->dpw, 0);
 		break;
 	}
 	case ENC_EXP:
 		for (size_t i = 0; i < n; i++)
-			t[i] = v[i] - min;
+			t[i] = v[i] - p->min;
 		if ((err = buf_reserve(out, 10)))
 			break;
-		buf_put_varint(out, min);
+		buf_put_varint(out, p->min);
 		err = tape__exp_put(out, t, n);
 		break;
 	case ENC_DEXP: {
 		/* dm was found when DEXP was considered (always, for a choice
 		 * or a force of DEXP) */
 		for (size_t i = 1; i < n; i++)
-			t[i - 1] = v[i] - v[i - 1] - dm;
+			t[i - 1] = v[i] - v[i - 1] - p->dm;
 		if ((err = buf_reserve(out, 20)))
 			break;
 		buf_put_varint(out, n ? v[0] : 0);
-		buf_put_varint(out, zigzag(dm));
-		err = tape__exp_put(out, t, dn);
+		buf_put_varint(out, zigzag(p->dm));
+		err = tape__exp_put(out, t, p->dn);
 		break;
 	}
 	case ENC_DICT: {
-		dict_sort(&d);
-		unsigned width = bit_width(d.n ? d.n - 1 : 0);
+		dict_sort(d);
+		unsigned width = bit_width(d->n ? d->n - 1 : 0);
 		for (size_t i = 0; i < n; i++)
-			t[i] = dict_index(&d, v[i]);
-		if ((err = buf_reserve(out, 11 + 10 * d.n + 1 + packed_bytes(n, width) + 8)))
+			t[i] = dict_index(d, v[i]);
+		if ((err = buf_reserve(out, 11 + 10 * d->n + 1 + packed_bytes(n, width) + 8)))
 			break;
-		buf_put_varint(out, d.n);
-		for (unsigned i = 0; i < d.n; i++)
-			buf_put_varint(out, d.vals[i]);
+		buf_put_varint(out, d->n);
+		for (unsigned i = 0; i < d->n; i++)
+			buf_put_varint(out, d->vals[i]);
 		buf_put_u8(out, (uint8_t)width);
 		pack(out, t, n, width, 0);
 		err = 0;
@@ -1062,6 +1070,49 @@ int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
 	}
 	}
 	return err;
+}
+
+int tape_int_encode(const uint64_t *v, size_t n, struct buf *out,
+		    uint8_t *enc, int force)
+{
+	static __thread struct dict d;
+	struct int_plan p = { 0 };
+	int err, have_dict, allow_all = force == ENC_CHOOSE_ALL;
+
+	if (allow_all)
+		force = 0;
+	plan_plain(&p, v, n);
+	if ((p.w >= 6 || p.dw >= 6) && (force == 0 || force == ENC_PBITPACK || force == ENC_DPBITPACK))
+		plan_patched(&p, v, n);
+	if ((allow_all && n >= 2 && (p.w >= 6 || p.dw >= 6)) || force == ENC_EXP || force == ENC_DEXP)
+		plan_exp(&p, v, n, force);
+	have_dict = plan_dict(&p, &d, v, n, force);
+	if (force) {
+		if (force == ENC_DICT && !have_dict)
+			force = ENC_BITPACK; /* too many distinct values */
+		p.choice = force;
+	}
+	/* patched widths stop at 63: the exceptions carry the top bits */
+	p.pw = p.pw > 63 ? 63 : p.pw;
+	p.dpw = p.dpw > 63 ? 63 : p.dpw;
+	*enc = (uint8_t)p.choice;
+
+	/* transformed values: a per-thread scratch kept between columns */
+	uint64_t *t = NULL;
+	if (p.choice == ENC_DBITPACK || p.choice == ENC_DPBITPACK || p.choice == ENC_DICT ||
+	    p.choice == ENC_EXP || p.choice == ENC_DEXP) {
+		if ((err = int_scratch(n, &t)))
+			return err;
+	}
+	/* w == 0 and BITPACK: every value is min, nothing to pack */
+	if (p.choice == ENC_BITPACK && p.w == 0) {
+		if ((err = buf_reserve(out, 11)))
+			return err;
+		buf_put_varint(out, p.min);
+		buf_put_u8(out, 0);
+		return 0;
+	}
+	return int_put(out, v, n, &p, &d, t);
 }
 
 /* ------------------------------------------------- zigzag of columns */
@@ -1481,6 +1532,65 @@ exception_slow(const uint8_t *q, const uint8_t *end, uint64_t gh[2])
 	return r.p;
 }
 
+/*
+ * Patch the exceptions of a PBITPACK or DPBITPACK column that fall in
+ * o[0..kk), the packed values from index pidx on: their high bits go on
+ * top of the low bits unpacked.  The column's exception cursor advances
+ * past them.  Inlined: it runs on every batch of a patched column.
+ */
+static inline int coldec_patch(struct coldec *d, uint64_t *o, size_t pidx, size_t kk)
+{
+	/* next_exception() with the state in registers, and the
+	 * usual one- or two-byte gap and high bits without a
+	 * call; rel: the exception's index in o[], rem: the
+	 * packed values from it on (>= 1) */
+	size_t m = d->enc == ENC_DPBITPACK && d->n ? d->n - 1 : d->n;
+	size_t rel = d->excidx - pidx, rem = m - d->excidx;
+	size_t nexc = d->nexc;
+	const uint8_t *q = d->exc, *end = d->end;
+	uint64_t hi = d->exchi, gap;
+	const unsigned w = d->width;
+	do {
+		/* low bits + base + the high bits (low < 2^width) */
+		o[rel] += hi << w;
+		if (!nexc) {
+			if (q != end)
+				return bad("patched column has trailing bytes");
+			rel = SIZE_MAX - pidx;
+			break;
+		}
+		uint16_t two;
+		memcpy(&two, q, 2);	/* within the 8 readable bytes past end */
+		if (end - q >= 4 && !(two & 0x8080)) {
+			gap = q[0];
+			hi = q[1];
+			q += 2;
+		} else if (end - q >= 4 && q[0] < 0x80 && q[2] < 0x80) {
+			gap = q[0];
+			hi = (q[1] & 0x7f) | (uint64_t)q[2] << 7;
+			q += 3;
+		} else {
+			/* gap and hi stay in registers: not their addresses */
+			uint64_t gh[2];
+			if (!(q = exception_slow(q, end, gh)))
+				return bad("patched column exception ends early");
+			gap = gh[0];
+			hi = gh[1];
+		}
+		/* gap == 0 || gap >= rem (i.e. idx + gap >= m) */
+		if (gap - 1 >= rem - 1)
+			return bad("patched column exception out of order");
+		rel += gap;
+		rem -= gap;
+		nexc--;
+	} while (rel < kk);
+	d->excidx = rel + pidx;
+	d->nexc = nexc;
+	d->exc = q;
+	d->exchi = hi;
+	return 0;
+}
+
 int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 {
 	uint64_t x, prev = d->prev;
@@ -1536,55 +1646,9 @@ int tape_coldec_next(struct coldec *d, size_t k, uint64_t *out)
 		const uint64_t ubase = d->enc == ENC_DICT ? 0 : base;
 		unpack(d->p, d->width, pidx, k - i0, out + i0, ubase, d->end);
 		if (patched && d->excidx < pidx + (k - i0)) {
-			/* next_exception() with the state in registers, and the
-			 * usual one- or two-byte gap and high bits without a
-			 * call; rel: the exception's index in o[], rem: the
-			 * packed values from it on (>= 1) */
-			size_t m = d->enc == ENC_DPBITPACK && d->n ? d->n - 1 : d->n;
-			size_t rel = d->excidx - pidx, kk = k - i0, rem = m - d->excidx;
-			size_t nexc = d->nexc;
-			uint64_t *o = out + i0;
-			const uint8_t *q = d->exc, *end = d->end;
-			uint64_t hi = d->exchi, gap;
-			const unsigned w = d->width;
-			do {
-				/* low bits + base + the high bits (low < 2^width) */
-				o[rel] += hi << w;
-				if (!nexc) {
-					if (q != end)
-						return bad("patched column has trailing bytes");
-					rel = SIZE_MAX - pidx;
-					break;
-				}
-				uint16_t two;
-				memcpy(&two, q, 2);	/* within the 8 readable bytes past end */
-				if (end - q >= 4 && !(two & 0x8080)) {
-					gap = q[0];
-					hi = q[1];
-					q += 2;
-				} else if (end - q >= 4 && q[0] < 0x80 && q[2] < 0x80) {
-					gap = q[0];
-					hi = (q[1] & 0x7f) | (uint64_t)q[2] << 7;
-					q += 3;
-				} else {
-					/* gap and hi stay in registers: not their addresses */
-					uint64_t gh[2];
-					if (!(q = exception_slow(q, end, gh)))
-						return bad("patched column exception ends early");
-					gap = gh[0];
-					hi = gh[1];
-				}
-				/* gap == 0 || gap >= rem (i.e. idx + gap >= m) */
-				if (gap - 1 >= rem - 1)
-					return bad("patched column exception out of order");
-				rel += gap;
-				rem -= gap;
-				nexc--;
-			} while (rel < kk);
-			d->excidx = rel + pidx;
-			d->nexc = nexc;
-			d->exc = q;
-			d->exchi = hi;
+			int err = coldec_patch(d, out + i0, pidx, k - i0);
+			if (err)
+				return err;
 		}
 		if (d->enc == ENC_DICT) {
 			uint64_t bad_idx = 0;

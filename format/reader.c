@@ -1189,19 +1189,12 @@ static int sink_tile(tape_cursor *c, const struct entry *e, uint64_t seen,
 	return 0;
 }
 
-static int decode_block(tape_cursor *c, const struct entry *e)
+/* The cursor's per-block arrays grown for a block of n rows: the rows, the
+ * string pointers and lengths, the sink's string ids and deferred
+ * indexes. */
+static int block_arrays(tape_cursor *c, size_t n)
 {
-	const struct tape_table_def *def = c->def;
-	uint8_t *p = c->raw.p, *end = c->raw.p + c->raw.len;
-	size_t n = e->count, sz = def->size;
-	uint64_t off = e->off, seen = 0;
-	uint64_t nd[TAPE_MAX_STRCOLS];
-	unsigned predmask = 0;
-	int err;
-
-	size_t ncols;
-	if ((err = block_dir(p, c->raw.len, off, &ncols)))
-		return err;
+	size_t sz = c->def->size;
 	if (n > c->capevs) {
 		uint8_t *ev = realloc(c->evs, n * sz);
 		if (!ev)
@@ -1236,6 +1229,67 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 		c->didx = v;
 		c->capdidx = need;
 	}
+	return 0;
+}
+
+/*
+ * One column of a block, id with type and encoding enc, its bytes cd[0..clen):
+ * checked against the table's definition and opened for decoding (a string
+ * column's dictionary read into the string slots, its count in nd).  A
+ * predicted column adds its id to *predmask.
+ */
+static int block_column(tape_cursor *c, int ci, unsigned id, unsigned type, unsigned enc,
+			uint8_t *cd, size_t clen, size_t n, uint64_t off, uint64_t *nd,
+			unsigned *predmask)
+{
+	const struct tape_table_def *def = c->def;
+	const struct tape_column *col = &def->cols[ci];
+	int err;
+
+	if (type != col->type)
+		return tape__fail(-EBADMSG, "block at offset %llu: column %s has type %u, expected %u",
+				  (unsigned long long)off, col->name, type, col->type);
+	if ((err = column_bytes(c, (size_t)ci, col, (uint8_t)enc, &cd, &clen, off)))
+		return err;
+	unsigned pred_ok = def->id == TAPE_TABLE_SYSCALL && ((SC_PREDICTED >> id) & 1);
+	if (col->type == TAPE_COL_STR) {
+		if (ENC_ID(enc) != ENC_SDICT || (enc & ENC_PRED))
+			return tape__fail(-EBADMSG, "block at offset %llu: column %s: unknown string encoding %u",
+					  (unsigned long long)off, col->name, enc);
+		unsigned k = c->strslot[ci];
+		if ((err = string_dict(c, col, cd, clen, n, off, c->strp + k * n,
+				       &nd[k], &c->dec[ci])))
+			return err;
+		enc = c->dec[ci].enc | (c->idxpred ? ENC_PRED : 0);
+	} else if (ENC_ID(enc) < ENC_RAW || ENC_ID(enc) > ENC_DEXP) {
+		return tape__fail(-EBADMSG, "block at offset %llu: column %s: unknown integer encoding %u",
+				  (unsigned long long)off, col->name, enc);
+	} else if ((err = tape_coldec_init(&c->dec[ci], (uint8_t)ENC_ID(enc), cd, clen, n))) {
+		return tape__fail(err, "block at offset %llu: column %s: %s",
+				  (unsigned long long)off, col->name, tape_error_detail());
+	}
+	if (enc & ENC_PRED) {
+		if (!pred_ok)
+			return tape__fail(-EBADMSG, "block at offset %llu: column %s cannot be predicted",
+					  (unsigned long long)off, col->name);
+		*predmask |= 1u << id;
+	}
+	return 0;
+}
+
+/*
+ * The column directory of the block in c->raw (ncols entries after the
+ * 4-byte header): each column the reader knows opened by block_column(),
+ * the others skipped; the sizes must add up to the block.  *seen gets the
+ * ids of the columns present, *predmask those predicted.
+ */
+static int block_columns(tape_cursor *c, const struct entry *e, size_t ncols, uint64_t *nd,
+			 uint64_t *seen, unsigned *predmask)
+{
+	const struct tape_table_def *def = c->def;
+	uint8_t *p = c->raw.p, *end = c->raw.p + c->raw.len;
+	uint64_t off = e->off;
+	int err;
 
 	uint8_t *data = p + 4 + 8 * ncols;
 	for (size_t i = 0; i < ncols; i++) {
@@ -1246,65 +1300,42 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 			return tape__fail(-EBADMSG, "block at offset %llu: column %u runs past the block",
 					  (unsigned long long)off, id);
 		uint8_t *cd = data;
-		size_t clen = size;
 		data += size;
 		int ci = id < 64 ? c->colmap[id] : -1;
 		if (ci < 0)
 			continue; /* a column this reader does not know */
-		const struct tape_column *col = &def->cols[ci];
-		if (seen & (1ull << id))
+		if (*seen & (1ull << id))
 			return tape__fail(-EBADMSG, "block at offset %llu: column %s appears twice",
-					  (unsigned long long)off, col->name);
-		seen |= 1ull << id;
-		if (type != col->type)
-			return tape__fail(-EBADMSG, "block at offset %llu: column %s has type %u, expected %u",
-					  (unsigned long long)off, col->name, type, col->type);
-		if ((err = column_bytes(c, (size_t)ci, col, (uint8_t)enc, &cd, &clen, off)))
+					  (unsigned long long)off, def->cols[ci].name);
+		*seen |= 1ull << id;
+		if ((err = block_column(c, ci, id, type, enc, cd, size, e->count, off, nd, predmask)))
 			return err;
-		unsigned pred_ok = def->id == TAPE_TABLE_SYSCALL && ((SC_PREDICTED >> id) & 1);
-		if (col->type == TAPE_COL_STR) {
-			if (ENC_ID(enc) != ENC_SDICT || (enc & ENC_PRED))
-				return tape__fail(-EBADMSG, "block at offset %llu: column %s: unknown string encoding %u",
-						  (unsigned long long)off, col->name, enc);
-			unsigned k = c->strslot[ci];
-			if ((err = string_dict(c, col, cd, clen, n, off, c->strp + k * n,
-					       &nd[k], &c->dec[ci])))
-				return err;
-			enc = c->dec[ci].enc | (c->idxpred ? ENC_PRED : 0);
-		} else if (ENC_ID(enc) < ENC_RAW || ENC_ID(enc) > ENC_DEXP) {
-			return tape__fail(-EBADMSG, "block at offset %llu: column %s: unknown integer encoding %u",
-					  (unsigned long long)off, col->name, enc);
-		} else if ((err = tape_coldec_init(&c->dec[ci], (uint8_t)ENC_ID(enc), cd, clen, n))) {
-			return tape__fail(err, "block at offset %llu: column %s: %s",
-					  (unsigned long long)off, col->name, tape_error_detail());
-		}
-		if (enc & ENC_PRED) {
-			if (!pred_ok)
-				return tape__fail(-EBADMSG, "block at offset %llu: column %s cannot be predicted",
-						  (unsigned long long)off, col->name);
-			predmask |= 1u << id;
-		}
 	}
 	if (data != end)
 		return tape__fail(-EBADMSG, "block at offset %llu: column sizes do not add up",
 				  (unsigned long long)off);
-	if (predmask) {
+	if (*predmask) {
 		/* The prediction reads these columns: a block without them
 		 * cannot be decoded to the values that were written. */
 		const uint64_t inputs = (1ull << SC_TID) | (1ull << SC_OP) | (1ull << SC_SIZE) |
 					(1ull << SC_RET) | (1ull << SC_OFFSET);
-		if ((seen & inputs) != inputs)
+		if ((*seen & inputs) != inputs)
 			return tape__fail(-EBADMSG, "block at offset %llu: predicted columns without "
 					  "the tid, op, size, ret and offset columns they depend on",
 					  (unsigned long long)off);
 		pred_reset(&c->pred);
 	}
-	/* the ids of the dictionaries of the string columns asked for, in one
-	 * go (tape__strings_intern_n overlaps the cache misses); deferred,
-	 * read_batch() does it in block order */
-	c->dicts = 1;
-	c->lastseen = seen;
-	memcpy(c->lastnd, nd, sizeof(nd));
+	return 0;
+}
+
+/* The ids of the dictionaries of the string columns the sink asked for, in
+ * one go (tape__strings_intern_n overlaps the cache misses); deferred,
+ * read_batch() does it in block order. */
+static int block_intern(tape_cursor *c, uint64_t seen, const uint64_t *nd, size_t n)
+{
+	const struct tape_table_def *def = c->def;
+	int err;
+
 	for (size_t i = 0; c->sink && !c->defer && i < c->sink->ncols; i++) {
 		unsigned ci = c->sink->cols[i], k = c->strslot[ci];
 		if (def->cols[ci].type != TAPE_COL_STR || !((seen >> def->cols[ci].id) & 1))
@@ -1316,38 +1347,141 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 					  tape_strerror(err));
 		}
 	}
+	return 0;
+}
+
+/* The next k values of every column into the tiles: the columns the block
+ * lacks hold their defaults, the predicted ones are predicted. */
+static inline int tile_decode(tape_cursor *c, uint64_t seen, unsigned predmask, size_t k,
+			      uint64_t off)
+{
+	const struct tape_table_def *def = c->def;
+	int err;
+
+	for (size_t ci = 0; ci < def->ncols; ci++) {
+		const struct tape_column *col = &def->cols[ci];
+		uint64_t *v = c->tile + c->tslot[ci] * TILE;
+		if (!((seen >> col->id) & 1)) {
+			/* 0, but fd2 (added later) -1: no output fd.
+			 * Most blocks lack the same columns (the output
+			 * side): their tiles are filled once. */
+			if ((c->deftile >> ci) & 1)
+				continue;
+			int m1 = def->id == TAPE_TABLE_SYSCALL && col->id == SC_FD2;
+			memset(v, m1 ? 0xff : 0, TILE * sizeof(*v));
+			c->deftile |= ci < 64 ? 1ull << ci : 0;
+			continue;
+		}
+		c->deftile &= ~(ci < 64 ? 1ull << ci : 0);
+		if ((err = tape_coldec_next(&c->dec[ci], k, v)))
+			return tape__fail(err, "block at offset %llu: column %s: %s",
+					  (unsigned long long)off, col->name, tape_error_detail());
+	}
+	if (predmask) {
+		uint64_t *col[SC_NCOLS];
+		for (int i = 0; i < SC_NCOLS; i++)
+			col[i] = c->tile + c->tslot[c->colmap[i]] * TILE;
+		if ((err = pred_decode_syscall(&c->pred, col, predmask, k)))
+			return err;
+	}
+	return 0;
+}
+
+/* The k rows of the tiles into the structs at tile (the generic path):
+ * padding zeroed, strings as pointers into the dictionaries, 4-byte
+ * columns within 32 bits, timestamps within the block's range. */
+static inline int tile_structs(tape_cursor *c, const struct entry *e, uint64_t seen,
+			       const uint64_t *nd, uint8_t *tile, size_t k)
+{
+	const struct tape_table_def *def = c->def;
+	size_t n = e->count, sz = def->size;
+	uint64_t off = e->off;
+
+	for (size_t g = 0; g < c->ngaps; g++) {
+		uint8_t *q = tile + c->gap[g].off;
+		size_t gl = c->gap[g].len;
+		if (gl == 4) {
+			for (size_t r = 0; r < k; r++, q += sz)
+				memcpy(q, &(uint32_t){ 0 }, 4);
+		} else {
+			for (size_t r = 0; r < k; r++, q += sz)
+				memset(q, 0, gl);
+		}
+	}
+	for (size_t ci = 0; ci < def->ncols; ci++) {
+		const struct tape_column *col = &def->cols[ci];
+		const uint64_t *v = c->tile + c->tslot[ci] * TILE;
+		uint8_t *f = tile + col->offset;
+		if (col->type == TAPE_COL_STR) {
+			if (!((seen >> col->id) & 1)) {
+				for (size_t r = 0; r < k; r++, f += sz)
+					memcpy(f, &(const char *){ empty }, sizeof(char *));
+				continue;
+			}
+			unsigned s = c->strslot[ci];
+			const char *const *str = c->strp + s * n;
+			for (size_t r = 0; r < k; r++, f += sz) {
+				if (v[r] >= nd[s])
+					return tape__fail(-EBADMSG, "block at offset %llu: column %s: string index out of range",
+							  (unsigned long long)off, col->name);
+				memcpy(f, &str[v[r]], sizeof(char *));
+			}
+		} else if (col->width == 8) {
+			for (size_t r = 0; r < k; r++, f += sz)
+				memcpy(f, &v[r], 8);
+		} else {
+			uint64_t any = 0;
+			for (size_t r = 0; r < k; r++, f += sz) {
+				uint32_t v32 = (uint32_t)v[r];
+				any |= v[r];
+				memcpy(f, &v32, 4);
+			}
+			if (any > UINT32_MAX)
+				return tape__fail(-EBADMSG, "block at offset %llu: column %s: value out of range",
+						  (unsigned long long)off, col->name);
+		}
+	}
+	/* The index's time range must match the data (it drives seeking). */
+	/* ts_ns is column 0 (id 0, so tile 0 either way) of every table */
+	const uint64_t *ts = c->tile;
+	uint64_t bad = 0;
+	for (size_t r = 0; r < k; r++)
+		bad |= (ts[r] < e->tmin) | (ts[r] > e->tmax);
+	if (bad)
+		return tape__fail(-EBADMSG, "block at offset %llu: timestamps outside the block's range",
+				  (unsigned long long)off);
+	return 0;
+}
+
+static int decode_block(tape_cursor *c, const struct entry *e)
+{
+	const struct tape_table_def *def = c->def;
+	size_t n = e->count, sz = def->size;
+	uint64_t seen = 0;
+	uint64_t nd[TAPE_MAX_STRCOLS];
+	unsigned predmask = 0;
+	int err;
+
+	size_t ncols;
+	if ((err = block_dir(c->raw.p, c->raw.len, e->off, &ncols)))
+		return err;
+	if ((err = block_arrays(c, n)))
+		return err;
+	if ((err = block_columns(c, e, ncols, nd, &seen, &predmask)))
+		return err;
+	c->dicts = 1;
+	c->lastseen = seen;
+	memcpy(c->lastnd, nd, sizeof(nd));
+	if ((err = block_intern(c, seen, nd, n)))
+		return err;
 
 	const uint64_t base_sc = SC_BASE;
 	for (size_t r0 = 0; r0 < n; r0 += TILE) {
 		size_t k = n - r0 < TILE ? n - r0 : TILE;
 		uint8_t *tile = c->evs + r0 * sz;
 
-		for (size_t ci = 0; ci < def->ncols; ci++) {
-			const struct tape_column *col = &def->cols[ci];
-			uint64_t *v = c->tile + c->tslot[ci] * TILE;
-			if (!((seen >> col->id) & 1)) {
-				/* 0, but fd2 (added later) -1: no output fd.
-				 * Most blocks lack the same columns (the output
-				 * side): their tiles are filled once. */
-				if ((c->deftile >> ci) & 1)
-					continue;
-				int m1 = def->id == TAPE_TABLE_SYSCALL && col->id == SC_FD2;
-				memset(v, m1 ? 0xff : 0, TILE * sizeof(*v));
-				c->deftile |= ci < 64 ? 1ull << ci : 0;
-				continue;
-			}
-			c->deftile &= ~(ci < 64 ? 1ull << ci : 0);
-			if ((err = tape_coldec_next(&c->dec[ci], k, v)))
-				return tape__fail(err, "block at offset %llu: column %s: %s",
-						  (unsigned long long)off, col->name, tape_error_detail());
-		}
-		if (predmask) {
-			uint64_t *col[SC_NCOLS];
-			for (int i = 0; i < SC_NCOLS; i++)
-				col[i] = c->tile + c->tslot[c->colmap[i]] * TILE;
-			if ((err = pred_decode_syscall(&c->pred, col, predmask, k)))
-				return err;
-		}
+		if ((err = tile_decode(c, seen, predmask, k, e->off)))
+			return err;
 		if (c->sink) {
 			if ((err = sink_tile(c, e, seen, nd, r0, k)))
 				return err;
@@ -1359,59 +1493,8 @@ static int decode_block(tape_cursor *c, const struct entry *e)
 				return err;
 			continue;
 		}
-		for (size_t g = 0; g < c->ngaps; g++) {
-			uint8_t *q = tile + c->gap[g].off;
-			size_t gl = c->gap[g].len;
-			if (gl == 4) {
-				for (size_t r = 0; r < k; r++, q += sz)
-					memcpy(q, &(uint32_t){ 0 }, 4);
-			} else {
-				for (size_t r = 0; r < k; r++, q += sz)
-					memset(q, 0, gl);
-			}
-		}
-		for (size_t ci = 0; ci < def->ncols; ci++) {
-			const struct tape_column *col = &def->cols[ci];
-			const uint64_t *v = c->tile + c->tslot[ci] * TILE;
-			uint8_t *f = tile + col->offset;
-			if (col->type == TAPE_COL_STR) {
-				if (!((seen >> col->id) & 1)) {
-					for (size_t r = 0; r < k; r++, f += sz)
-						memcpy(f, &(const char *){ empty }, sizeof(char *));
-					continue;
-				}
-				unsigned s = c->strslot[ci];
-				const char *const *str = c->strp + s * n;
-				for (size_t r = 0; r < k; r++, f += sz) {
-					if (v[r] >= nd[s])
-						return tape__fail(-EBADMSG, "block at offset %llu: column %s: string index out of range",
-								  (unsigned long long)off, col->name);
-					memcpy(f, &str[v[r]], sizeof(char *));
-				}
-			} else if (col->width == 8) {
-				for (size_t r = 0; r < k; r++, f += sz)
-					memcpy(f, &v[r], 8);
-			} else {
-				uint64_t any = 0;
-				for (size_t r = 0; r < k; r++, f += sz) {
-					uint32_t v32 = (uint32_t)v[r];
-					any |= v[r];
-					memcpy(f, &v32, 4);
-				}
-				if (any > UINT32_MAX)
-					return tape__fail(-EBADMSG, "block at offset %llu: column %s: value out of range",
-							  (unsigned long long)off, col->name);
-			}
-		}
-		/* The index's time range must match the data (it drives seeking). */
-		/* ts_ns is column 0 (id 0, so tile 0 either way) of every table */
-		const uint64_t *ts = c->tile;
-		uint64_t bad = 0;
-		for (size_t r = 0; r < k; r++)
-			bad |= (ts[r] < e->tmin) | (ts[r] > e->tmax);
-		if (bad)
-			return tape__fail(-EBADMSG, "block at offset %llu: timestamps outside the block's range",
-					  (unsigned long long)off);
+		if ((err = tile_structs(c, e, seen, nd, tile, k)))
+			return err;
 	}
 	return 0;
 }

@@ -151,27 +151,13 @@ static int slot_free(struct blk *b, size_t slot)
 	return 0;
 }
 
-/* One event line: 0, 1 when it starts the summary, -errno (b->err). */
-static int blk_line(struct blk *b, tape_writer *w, const char *s, size_t len)
+/* "MAJ,MIN CPU SEQ SECONDS.NANOSECONDS PID" at *pp: the device, time and
+ * pid, moving *pp; 0 or -errno (b->err). */
+static int blk_head(struct blk *b, const char **pp, uint64_t *dev, uint64_t *ts, uint64_t *pid)
 {
-	uint64_t maj, min, cpu, seq, sec, nsec, pid, dev, sector = 0, nblocks = 0;
-	uint64_t flags, *v;
-	char act[8], rwbs[16];
-	const char *p = s, *frac;
-	int rc;
+	uint64_t maj, min, cpu, seq, sec, nsec;
+	const char *p = *pp, *frac;
 
-	blanks(&p);
-	if (!*p)
-		return 0;
-	if (*p < '0' || *p > '9') {
-		if (strncmp(s, "Input file ", 11) == 0)
-			return 0;
-		if (summary_line(s, len))
-			return 1;
-		snprintf(b->err, sizeof(b->err),
-			 "not a blkparse event line (want 'MAJ,MIN CPU SEQ TIME PID ACTION RWBS ...')");
-		return -EINVAL;
-	}
 	if (num(&p, &maj) || *p++ != ',' || num(&p, &min)) {
 		snprintf(b->err, sizeof(b->err), "bad device: want MAJOR,MINOR");
 		return -EINVAL;
@@ -181,7 +167,7 @@ static int blk_line(struct blk *b, tape_writer *w, const char *s, size_t len)
 			 (unsigned long)maj, (unsigned long)min);
 		return -ERANGE;
 	}
-	dev = maj << 20 | min;
+	*dev = maj << 20 | min;
 	blanks(&p);
 	if (num(&p, &cpu)) {
 		snprintf(b->err, sizeof(b->err), "bad cpu field");
@@ -198,28 +184,30 @@ static int blk_line(struct blk *b, tape_writer *w, const char *s, size_t len)
 		snprintf(b->err, sizeof(b->err), "bad time: want SECONDS.NANOSECONDS (9 digits)");
 		return -EINVAL;
 	}
+	*ts = sec * 1000000000u + nsec;
 	blanks(&p);
-	if (num(&p, &pid) || pid > UINT32_MAX) {
+	if (num(&p, pid) || *pid > UINT32_MAX) {
 		snprintf(b->err, sizeof(b->err), "bad pid field");
 		return -EINVAL;
 	}
-	if (word(&p, act, sizeof(act)) || word(&p, rwbs, sizeof(rwbs))) {
-		snprintf(b->err, sizeof(b->err), "no action or RWBS field");
-		return -EINVAL;
-	}
-	if (act[0] != 'D' && act[0] != 'C' && act[0] != 'R')
-		return 0;
-	if (rwbs_flags(rwbs, &flags)) {
-		snprintf(b->err, sizeof(b->err), "bad RWBS '%s'", rwbs);
-		return -EINVAL;
-	}
-	/* "SECTOR + NBLOCKS", "SECTOR" (C of no data), or none (D of no
-	 * data: "[comm]"); "(...)" is a packet command (SCSI passthrough) */
+	*pp = p;
+	return 0;
+}
+
+/* "SECTOR + NBLOCKS", "SECTOR" (C of no data), or none (D of no data:
+ * "[comm]"), then the elapsed time of blkparse -t, up to the '[' of the
+ * command or error, at *pp (moved to that '['); 0, 1 for a packet command
+ * (SCSI passthrough, "(...)": no event), or -errno (b->err). */
+static int blk_sector(struct blk *b, const char **pp, char act, uint64_t *sector,
+		      uint64_t *nblocks)
+{
+	const char *p = *pp;
+
 	blanks(&p);
 	if (*p == '(')
-		return 0;
+		return 1;
 	if (*p >= '0' && *p <= '9') {
-		if (num(&p, &sector)) {
+		if (num(&p, sector)) {
 			snprintf(b->err, sizeof(b->err), "bad sector");
 			return -EINVAL;
 		}
@@ -227,7 +215,7 @@ static int blk_line(struct blk *b, tape_writer *w, const char *s, size_t len)
 		if (*p == '+') {
 			p++;
 			blanks(&p);
-			if (num(&p, &nblocks) || nblocks > UINT64_MAX / 512) {
+			if (num(&p, nblocks) || *nblocks > UINT64_MAX / 512) {
 				snprintf(b->err, sizeof(b->err), "bad block count after '+'");
 				return -EINVAL;
 			}
@@ -245,33 +233,44 @@ static int blk_line(struct blk *b, tape_writer *w, const char *s, size_t len)
 	}
 	if (*p != '[') {
 		snprintf(b->err, sizeof(b->err), "want [%s] after the sector",
-			 act[0] == 'C' ? "error" : "command");
+			 act == 'C' ? "error" : "command");
 		return -EINVAL;
 	}
-	uint64_t ts = sec * 1000000000u + nsec;
+	*pp = p;
+	return 0;
+}
 
-	if (act[0] == 'D') {
-		struct pending *e;
-		size_t slot;
-		uint64_t *old = cm_map_get(&b->inflight, dev, sector);
+/* A D (issue): the request in flight at dev and sector, until its C or R;
+ * one issued again before completing is written as it was. */
+static int blk_issue(struct blk *b, tape_writer *w, const struct pending *ev)
+{
+	size_t slot;
+	uint64_t *old = cm_map_get(&b->inflight, ev->dev, ev->sector);
 
-		if (old) {	/* issued again before completing */
-			rc = emit(w, &b->p[*old], 0, 0);
-			if (rc < 0)
-				return rc;
-			slot = *old;
-		} else {
-			if (slot_new(b, &slot) || cm_map_set(&b->inflight, dev, sector, slot))
-				return -ENOMEM;
-		}
-		e = &b->p[slot];
-		*e = (struct pending){ ts, (uint32_t)pid, 1, dev, sector, nblocks * 512, flags };
-		return 0;
+	if (old) {	/* issued again before completing */
+		int rc = emit(w, &b->p[*old], 0, 0);
+		if (rc < 0)
+			return rc;
+		slot = *old;
+	} else {
+		if (slot_new(b, &slot) || cm_map_set(&b->inflight, ev->dev, ev->sector, slot))
+			return -ENOMEM;
 	}
-	v = cm_map_get(&b->inflight, dev, sector);
+	b->p[slot] = *ev;
+	return 0;
+}
+
+/* A C (completion, its "[ERROR]" at p) or R (requeue) of the request in
+ * flight at dev and sector: a C writes it, both end it. */
+static int blk_end(struct blk *b, tape_writer *w, char act, uint64_t dev, uint64_t sector,
+		   uint64_t ts, const char *p)
+{
+	uint64_t *v = cm_map_get(&b->inflight, dev, sector);
+	int rc;
+
 	if (!v)
 		return 0;
-	if (act[0] == 'C') {
+	if (act == 'C') {
 		char *end;
 		long long err;
 
@@ -290,6 +289,48 @@ static int blk_line(struct blk *b, tape_writer *w, const char *s, size_t len)
 
 	cm_map_del(&b->inflight, dev, sector, NULL);
 	return slot_free(b, slot);
+}
+
+/* One event line: 0, 1 when it starts the summary, -errno (b->err). */
+static int blk_line(struct blk *b, tape_writer *w, const char *s, size_t len)
+{
+	uint64_t pid, dev, ts, sector = 0, nblocks = 0;
+	uint64_t flags;
+	char act[8], rwbs[16];
+	const char *p = s;
+	int rc;
+
+	blanks(&p);
+	if (!*p)
+		return 0;
+	if (*p < '0' || *p > '9') {
+		if (strncmp(s, "Input file ", 11) == 0)
+			return 0;
+		if (summary_line(s, len))
+			return 1;
+		snprintf(b->err, sizeof(b->err),
+			 "not a blkparse event line (want 'MAJ,MIN CPU SEQ TIME PID ACTION RWBS ...')");
+		return -EINVAL;
+	}
+	if ((rc = blk_head(b, &p, &dev, &ts, &pid)))
+		return rc;
+	if (word(&p, act, sizeof(act)) || word(&p, rwbs, sizeof(rwbs))) {
+		snprintf(b->err, sizeof(b->err), "no action or RWBS field");
+		return -EINVAL;
+	}
+	if (act[0] != 'D' && act[0] != 'C' && act[0] != 'R')
+		return 0;
+	if (rwbs_flags(rwbs, &flags)) {
+		snprintf(b->err, sizeof(b->err), "bad RWBS '%s'", rwbs);
+		return -EINVAL;
+	}
+	rc = blk_sector(b, &p, act[0], &sector, &nblocks);
+	if (rc)
+		return rc < 0 ? rc : 0;
+	if (act[0] == 'D')
+		return blk_issue(b, w, &(struct pending){ ts, (uint32_t)pid, 1, dev, sector,
+							 nblocks * 512, flags });
+	return blk_end(b, w, act[0], dev, sector, ts, p);
 }
 
 static int by_ts(const void *a, const void *b)

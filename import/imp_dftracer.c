@@ -253,16 +253,151 @@ static int id32(struct dft *x, json_t *o, const char *key, uint32_t *v)
 
 #define COL(name) (tape_column_find(TAPE_TABLE_SYSCALL, name) - cols)
 
+/* The integer arguments of an I/O event, each with whether it is there. */
+struct dft_args {
+	int64_t fd, count, size, ret, off, flags, whence;
+	int has_fd, has_count, has_size, has_ret, has_off, has_flags, has_whence;
+};
+
+static int dft_args_get(struct dft *x, json_t *args, struct dft_args *a)
+{
+	*a = (struct dft_args){ .fd = -1 };
+	if ((a->has_fd = arg_int(x, args, "fd", &a->fd)) < 0 ||
+	    (a->has_count = arg_int(x, args, "count", &a->count)) < 0 ||
+	    (a->has_size = arg_int(x, args, "size", &a->size)) < 0 ||
+	    (a->has_ret = arg_int(x, args, "ret", &a->ret)) < 0 ||
+	    (a->has_off = arg_int(x, args, "offset", &a->off)) < 0 ||
+	    (a->has_flags = arg_int(x, args, "flags", &a->flags)) < 0 ||
+	    (a->has_whence = arg_int(x, args, "whence", &a->whence)) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+/* The event's path (args.fname, or the file of args.fhash), a rename's new
+ * path and the fd; 0, 1 for an event that cannot make a row (skipped), or
+ * -errno (x->err). */
+static int dft_paths(struct dft *x, json_t *args, const struct dft_op *d,
+		     const struct dft_args *a, struct tape_syscall *ev, char *have)
+{
+	const struct tape_column *cols = tape_table_columns(TAPE_TABLE_SYSCALL, NULL);
+	json_t *fname = json_object_get(args, "fname"), *j;
+	char key[64];
+
+	if (json_is_string(fname)) {
+		if (json_string_length(fname) > TAPE_MAX_STRING) {
+			snprintf(x->err, sizeof(x->err), "fname longer than %u bytes",
+				 TAPE_MAX_STRING);
+			return -EINVAL;
+		}
+		if (!(ev->path = norm_path(x, 0, json_string_value(fname))))
+			return -ENOMEM;
+	} else if (!hash_text(json_object_get(args, "fhash"), key, sizeof(key))) {
+		uint32_t k;
+
+		if (cm_strtab_find(&x->fh_keys, key, &k) == 0)
+			ev->path = cm_strtab_str(&x->fh_paths, x->fh_path[k]);
+	}
+	if (*ev->path)
+		have[COL("path")] = 1;
+	j = json_object_get(args, "newpath");
+	if (d->op == TAPE_OP_RENAME) {
+		if (!json_is_string(j) || json_string_length(j) > TAPE_MAX_STRING)
+			return 1;
+		if (!(ev->path2 = norm_path(x, 1, json_string_value(j))))
+			return -ENOMEM;
+		have[COL("path2")] = 1;
+	}
+	if (tape_op_has_path(d->op) && !*ev->path)
+		return 1;
+	if (tape_op_uses_fd(d->op) && !a->has_fd && !*ev->path)
+		return 1;
+	if (a->has_fd) {
+		ev->fd = a->fd;
+		have[COL("fd")] = 1;
+	}
+	return 0;
+}
+
+/* The size asked for and what came back: fread/fwrite count items, mmap
+ * and ftruncate have a length; 0, 1 to skip the event, or -errno. */
+static int dft_size(struct dft *x, json_t *args, const struct dft_op *d,
+		    const struct dft_args *a, struct tape_syscall *ev, char *have)
+{
+	const struct tape_column *cols = tape_table_columns(TAPE_TABLE_SYSCALL, NULL);
+	int64_t size = a->size, count = a->count, ret = a->ret;
+	int rc;
+
+	if (d->kind == K_STDIO_RW) {
+		/* fread/fwrite(ptr, size, count, fp): ret counts items */
+		if (!a->has_size)
+			size = 1;
+		if (size < 0 || count < 0 || (size && count > INT64_MAX / size))
+			return 1;
+		ev->size = (uint64_t)(size * count);
+		if (a->has_ret) {
+			if (ret >= 0 && size && ret > INT64_MAX / size)
+				return 1;
+			ev->ret = ret >= 0 ? ret * size : ret;
+			have[COL("ret")] = 1;
+		}
+	} else {
+		if (d->op == TAPE_OP_MMAP || d->op == TAPE_OP_FTRUNCATE) {
+			int64_t length = 0;
+
+			if ((rc = arg_int(x, args, "length", &length)) < 0)
+				return rc;
+			ev->size = (uint64_t)length;
+		} else {
+			ev->size = (uint64_t)(a->has_count ? count : a->has_size ? size : 0);
+		}
+		if (a->has_ret) {
+			ev->ret = ret;
+			have[COL("ret")] = 1;
+		}
+	}
+	have[COL("size")] = 1;
+	return 0;
+}
+
+/* The flags (a seek's whence) and the offset; 1 to skip the event (an
+ * fseek whose position is not known), else 0. */
+static int dft_flags_offset(const struct dft_op *d, const struct dft_args *a,
+			    struct tape_syscall *ev, char *have)
+{
+	const struct tape_column *cols = tape_table_columns(TAPE_TABLE_SYSCALL, NULL);
+
+	if (d->kind == K_SEEK) {
+		ev->flags = (uint64_t)a->whence;
+		have[COL("flags")] = 1;
+		/* fseek returns 0, not the position: the position is known
+		 * for SEEK_SET only */
+		if (strncmp(d->name, "fseek", 5) == 0) {
+			if (a->whence != 0 || !a->has_off || a->off < 0)
+				return 1;
+			ev->ret = a->off;
+			have[COL("ret")] = 1;
+		}
+	} else if (a->has_flags) {
+		ev->flags = (uint64_t)a->flags;
+		have[COL("flags")] = 1;
+	}
+	if (a->has_off && (d->op == TAPE_OP_PREAD64 || d->op == TAPE_OP_PWRITE64 ||
+			   d->op == TAPE_OP_LSEEK || d->op == TAPE_OP_MMAP)) {
+		ev->offset = (uint64_t)a->off;
+		have[COL("offset")] = 1;
+	}
+	return 0;
+}
+
 /* One complete I/O event. */
 static int dft_io(struct dft *x, tape_writer *w, json_t *o, const struct dft_op *d)
 {
 	const struct tape_column *cols = tape_table_columns(TAPE_TABLE_SYSCALL, NULL);
-	json_t *args = json_object_get(o, "args"), *fname, *j;
+	json_t *args = json_object_get(o, "args");
 	struct tape_syscall ev = { .path = "", .path2 = "" };
+	struct dft_args a;
 	char have[32] = { 0 };
-	int64_t fd = -1, count = 0, size = 0, ret = 0, off = 0, flags = 0, whence = 0;
-	int has_fd, has_count, has_size, has_ret, has_off, has_flags, has_whence, rc;
-	char key[64];
+	int rc;
 
 	if (args && !json_is_object(args)) {
 		snprintf(x->err, sizeof(x->err), "\"args\" is not an object");
@@ -276,102 +411,20 @@ static int dft_io(struct dft *x, tape_writer *w, json_t *o, const struct dft_op 
 	if ((rc = id32(x, o, "tid", &ev.tid)) < 0)
 		return rc;
 	have[COL("tid")] = rc > 0;
-	if ((has_fd = arg_int(x, args, "fd", &fd)) < 0 ||
-	    (has_count = arg_int(x, args, "count", &count)) < 0 ||
-	    (has_size = arg_int(x, args, "size", &size)) < 0 ||
-	    (has_ret = arg_int(x, args, "ret", &ret)) < 0 ||
-	    (has_off = arg_int(x, args, "offset", &off)) < 0 ||
-	    (has_flags = arg_int(x, args, "flags", &flags)) < 0 ||
-	    (has_whence = arg_int(x, args, "whence", &whence)) < 0)
-		return -EINVAL;
+	if ((rc = dft_args_get(x, args, &a)))
+		return rc;
 	ev.op = d->op;
 	have[COL("ts_ns")] = have[COL("dur_ns")] = have[COL("op")] = 1;
 
-	fname = json_object_get(args, "fname");
-	if (json_is_string(fname)) {
-		if (json_string_length(fname) > TAPE_MAX_STRING) {
-			snprintf(x->err, sizeof(x->err), "fname longer than %u bytes",
-				 TAPE_MAX_STRING);
-			return -EINVAL;
-		}
-		if (!(ev.path = norm_path(x, 0, json_string_value(fname))))
-			return -ENOMEM;
-	} else if (!hash_text(json_object_get(args, "fhash"), key, sizeof(key))) {
-		uint32_t k;
-
-		if (cm_strtab_find(&x->fh_keys, key, &k) == 0)
-			ev.path = cm_strtab_str(&x->fh_paths, x->fh_path[k]);
-	}
-	if (*ev.path)
-		have[COL("path")] = 1;
-	j = json_object_get(args, "newpath");
-	if (d->op == TAPE_OP_RENAME) {
-		if (!json_is_string(j) || json_string_length(j) > TAPE_MAX_STRING)
-			goto skip;
-		if (!(ev.path2 = norm_path(x, 1, json_string_value(j))))
-			return -ENOMEM;
-		have[COL("path2")] = 1;
-	}
-	if (tape_op_has_path(d->op) && !*ev.path)
+	rc = dft_paths(x, args, d, &a, &ev, have);
+	if (!rc)
+		rc = dft_size(x, args, d, &a, &ev, have);
+	if (!rc)
+		rc = dft_flags_offset(d, &a, &ev, have);
+	if (rc < 0)
+		return rc;
+	if (rc)
 		goto skip;
-	if (tape_op_uses_fd(d->op) && !has_fd && !*ev.path)
-		goto skip;
-	if (has_fd) {
-		ev.fd = fd;
-		have[COL("fd")] = 1;
-	}
-
-	/* the size asked for and what came back */
-	if (d->kind == K_STDIO_RW) {
-		/* fread/fwrite(ptr, size, count, fp): ret counts items */
-		if (!has_size)
-			size = 1;
-		if (size < 0 || count < 0 || (size && count > INT64_MAX / size))
-			goto skip;
-		ev.size = (uint64_t)(size * count);
-		if (has_ret) {
-			if (ret >= 0 && size && ret > INT64_MAX / size)
-				goto skip;
-			ev.ret = ret >= 0 ? ret * size : ret;
-			have[COL("ret")] = 1;
-		}
-	} else {
-		if (d->op == TAPE_OP_MMAP || d->op == TAPE_OP_FTRUNCATE) {
-			int64_t length = 0;
-
-			if ((rc = arg_int(x, args, "length", &length)) < 0)
-				return rc;
-			ev.size = (uint64_t)length;
-		} else {
-			ev.size = (uint64_t)(has_count ? count : has_size ? size : 0);
-		}
-		if (has_ret) {
-			ev.ret = ret;
-			have[COL("ret")] = 1;
-		}
-	}
-	have[COL("size")] = 1;
-	if (d->kind == K_SEEK) {
-		ev.flags = (uint64_t)whence;
-		have[COL("flags")] = 1;
-		/* fseek returns 0, not the position: the position is known
-		 * for SEEK_SET only */
-		if (strncmp(d->name, "fseek", 5) == 0) {
-			if (whence != 0 || !has_off || off < 0)
-				goto skip;
-			ev.ret = off;
-			have[COL("ret")] = 1;
-		}
-	} else if (has_flags) {
-		ev.flags = (uint64_t)flags;
-		have[COL("flags")] = 1;
-	}
-	(void)has_whence;
-	if (has_off && (d->op == TAPE_OP_PREAD64 || d->op == TAPE_OP_PWRITE64 ||
-			d->op == TAPE_OP_LSEEK || d->op == TAPE_OP_MMAP)) {
-		ev.offset = (uint64_t)off;
-		have[COL("offset")] = 1;
-	}
 	rc = imp_sys_fill(&x->st, &ev, have, x->err, sizeof(x->err));
 	if (rc == -EINVAL) {
 		x->err[0] = '\0';

@@ -986,6 +986,157 @@ static int stat_row(struct strace *s, tape_writer *w, const struct call *c,
 	return rc < 0 ? rc : 0;
 }
 
+/* A clone of thread t that returned a new task: that thread (or process,
+ * without CLONE_THREAD), born when the call ended. */
+static int clone_done(struct strace *s, struct thread *t, uint64_t ts, const struct call *c)
+{
+	if (c->ret > 0)
+		t->cloned = 1;
+	if (c->ret > 0 && c->ret <= UINT32_MAX && !thread_at(s, (uint32_t)c->ret)) {
+		int is_thread = 0;
+
+		for (int i = 0; i < c->nargs; i++)
+			if (memmem(c->arg[i], (size_t)(c->aend[i] - c->arg[i]), "CLONE_THREAD", 12))
+				is_thread = 1;
+		if (!thread_new(s, (uint32_t)c->ret, ts + c->dur, t, is_thread))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * The input side of call c of thread t: its fd into *fd and its path into
+ * *path (absolute, resolved against the dirfd or the cwd; the fd's own
+ * path for an fd-only call or AT_EMPTY_PATH; the returned fd's for an
+ * open).  A dirfd of AT_FDCWD updates the cwd.  0, 1 for a call that
+ * makes no row (an anonymous mapping), or -errno (s->err).
+ */
+static int call_path(struct strace *s, struct thread *t, const struct spec *sp,
+		     const struct call *c, int64_t *fd, const char **path)
+{
+	const char *fdp = NULL, *dirp = NULL;
+	int absent, err = 0;
+
+	if (sp->fd >= 0) {
+		*fd = arg_num(c, sp->fd, &absent);
+		if (absent)
+			return bad(s, "argument %s: no fd", sp->fd == 0 ? "1" : "2+");
+		if ((sp->sf & SF_FILE) && *fd < 0)
+			return 1;	/* an anonymous mapping */
+		fdp = arg_fdpath(s, c->arg[sp->fd], c->aend[sp->fd], 0, &err);
+		if (err)
+			return err;
+		if (*fd == AT_FDCWD && (err = cwd_set(s, t, fdp)))
+			return err;
+		if (*fd == AT_FDCWD || sp->path >= 0) {
+			/* a dirfd: keep its path to resolve with */
+			dirp = fdp;
+			fdp = NULL;
+		}
+	} else if (sp->path >= 0) {
+		dirp = s->th[t->leader].cwd;	/* a path-only call */
+	}
+	if (dirp && !(dirp = strdup(dirp)))
+		return -ENOMEM;
+	if (sp->path >= 0) {
+		*path = arg_str(s, c, sp->path, 0, &err);
+		if (!*path && !err)
+			*path = "";
+		if (!err && !**path && dirp && *fd != AT_FDCWD) {
+			/* AT_EMPTY_PATH: the fd's file */
+			if (grow(&s->sbuf[2], &s->scap[2], strlen(dirp) + 1))
+				err = -ENOMEM;
+			else
+				*path = strcpy(s->sbuf[2], dirp);
+		} else if (!err) {
+			*path = abs_path(s, 2, *path, dirp, &err);
+		}
+		if (!err && !*path)
+			err = -ENOMEM;
+		if (!err && c->ret_annot && (tape_op_class(sp->op) == TAPE_OPC_OPEN)) {
+			*path = arg_fdpath(s, c->ret_annot, c->ret_aend, 0, &err);
+		}
+	} else if (fdp) {
+		*path = fdp;
+	}
+	free((char *)dirp);
+	return err;
+}
+
+/* The output side of call c of thread t: its fd into *fd2 and its path
+ * into *path2 (a second path resolved against its dirfd or the cwd, or
+ * the output fd's path).  0 or -errno (s->err). */
+static int call_path2(struct strace *s, struct thread *t, const struct spec *sp,
+		      const struct call *c, int64_t *fd2, const char **path2)
+{
+	int absent, err = 0;
+
+	if (sp->path2 >= 0) {
+		const char *d2 = sp->fd2 >= 0 ? arg_fdpath(s, c->arg[sp->fd2], c->aend[sp->fd2], 1, &err) :
+				 s->th[t->leader].cwd;
+
+		if (!err && d2 && !(d2 = strdup(d2)))
+			err = -ENOMEM;
+		if (!err)
+			*path2 = arg_str(s, c, sp->path2, 1, &err);
+		if (!err && *path2)
+			*path2 = abs_path(s, 3, *path2, d2, &err);
+		free((char *)d2);
+		return err;
+	}
+	if (sp->fd2 >= 0) {
+		*fd2 = arg_num(c, sp->fd2, &absent);
+		if (absent)
+			return bad(s, "no fd in the output fd argument%s", "");
+		if (tape_op_has_output(sp->op)) {
+			*path2 = arg_fdpath(s, c->arg[sp->fd2], c->aend[sp->fd2], 1, &err);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+/* The row's other fields from call c: size, flags and offsets as the spec
+ * says, the columns the call gives marked in have. */
+static void call_fields(const struct spec *sp, const struct call *c, struct tape_syscall *ev,
+			char *have)
+{
+	int absent;
+
+	ev->dur_ns = c->dur;
+	ev->op = sp->op;
+	ev->ret = c->ret;
+	if (sp->size >= 0)
+		ev->size = (sp->sf & SF_VEC) ? iov_sum(c, sp->size) :
+			   (uint64_t)arg_num(c, sp->size, &absent);
+	if (sp->sf & SF_FLAGS23)
+		ev->flags = arg_flags(c, 2) | arg_flags(c, 3) << 32;
+	else if (sp->flags >= 0)
+		ev->flags = arg_flags(c, sp->flags);
+	ev->flags |= sp->flags_const;
+	for (int col = C_TS; col <= C_FD2; col++)
+		have_set(have, col, 1);
+	if (sp->off >= 0) {
+		int64_t off = arg_num(c, sp->off, &absent);
+
+		if (!(absent || (sp->off_kind == OFF_ARG_OR_POS && off == -1))) {
+			ev->offset = (uint64_t)off;
+			have_set(have, C_OFF, 1);
+		}
+	} else if (sp->off_kind != OFF_POS) {
+		have_set(have, C_OFF, 1);
+	}
+	if (sp->off2 >= 0) {
+		int64_t off = arg_num(c, sp->off2, &absent);
+
+		if (!absent) {
+			ev->offset2 = (uint64_t)off;
+			have_set(have, C_OFF2, 1);
+		}
+	}
+}
+
 /* A whole call of thread t, started at ts: a row, a process-table change,
  * or nothing. */
 static int do_call(struct strace *s, tape_writer *w, struct thread *t, uint64_t ts,
@@ -995,8 +1146,8 @@ static int do_call(struct strace *s, tape_writer *w, struct thread *t, uint64_t 
 	const struct spec *sp;
 	struct tape_syscall ev = { .path = "", .path2 = "", .fd = -1, .fd2 = -1 };
 	char have[64] = { 0 };
-	const char *path = NULL, *path2 = NULL, *fdp = NULL, *dirp = NULL;
-	int ret, absent, err = 0;
+	const char *path = NULL, *path2 = NULL;
+	int ret, err = 0;
 
 	const char *paren = memchr(p, '(', (size_t)(end - p));
 
@@ -1010,20 +1161,8 @@ static int do_call(struct strace *s, tape_writer *w, struct thread *t, uint64_t 
 		return ret;
 	if (!c.has_ret)
 		return 0;
-	if (sp->sf & SF_CLONE) {
-		if (c.ret > 0)
-			t->cloned = 1;
-		if (c.ret > 0 && c.ret <= UINT32_MAX && !thread_at(s, (uint32_t)c.ret)) {
-			int is_thread = 0;
-
-			for (int i = 0; i < c.nargs; i++)
-				if (memmem(c.arg[i], (size_t)(c.aend[i] - c.arg[i]), "CLONE_THREAD", 12))
-					is_thread = 1;
-			if (!thread_new(s, (uint32_t)c.ret, ts + c.dur, t, is_thread))
-				return -ENOMEM;
-		}
-		return 0;
-	}
+	if (sp->sf & SF_CLONE)
+		return clone_done(s, t, ts, &c);
 	if (sp->sf & SF_EXEC) {
 		path = arg_str(s, &c, sp->path, 0, &err);
 		if (err)
@@ -1032,112 +1171,18 @@ static int do_call(struct strace *s, tape_writer *w, struct thread *t, uint64_t 
 	}
 	if ((sp->sf & SF_DUPFD) && (c.nargs < 2 || strncmp(c.arg[1], "F_DUPFD", 7) != 0))
 		return 0;
-	if (sp->fd >= 0) {
-		ev.fd = arg_num(&c, sp->fd, &absent);
-		if (absent)
-			return bad(s, "argument %s: no fd", sp->fd == 0 ? "1" : "2+");
-		if ((sp->sf & SF_FILE) && ev.fd < 0)
-			return 0;	/* an anonymous mapping */
-		fdp = arg_fdpath(s, c.arg[sp->fd], c.aend[sp->fd], 0, &err);
-		if (err)
-			return err;
-		if (ev.fd == AT_FDCWD && (err = cwd_set(s, t, fdp)))
-			return err;
-		if (ev.fd == AT_FDCWD || sp->path >= 0) {
-			/* a dirfd: keep its path to resolve with */
-			dirp = fdp;
-			fdp = NULL;
-		}
-	} else if (sp->path >= 0) {
-		dirp = s->th[t->leader].cwd;	/* a path-only call */
-	}
-	if (dirp && !(dirp = strdup(dirp)))
-		return -ENOMEM;
-	if (sp->path >= 0) {
-		path = arg_str(s, &c, sp->path, 0, &err);
-		if (!path && !err)
-			path = "";
-		if (!err && !*path && dirp && ev.fd != AT_FDCWD) {
-			/* AT_EMPTY_PATH: the fd's file */
-			if (grow(&s->sbuf[2], &s->scap[2], strlen(dirp) + 1))
-				err = -ENOMEM;
-			else
-				path = strcpy(s->sbuf[2], dirp);
-		} else if (!err) {
-			path = abs_path(s, 2, path, dirp, &err);
-		}
-		if (!err && !path)
-			err = -ENOMEM;
-		if (!err && c.ret_annot && (tape_op_class(sp->op) == TAPE_OPC_OPEN)) {
-			path = arg_fdpath(s, c.ret_annot, c.ret_aend, 0, &err);
-		}
-	} else if (fdp) {
-		path = fdp;
-	}
-	free((char *)dirp);
-	dirp = NULL;
-	if (err)
-		return err;
+	ret = call_path(s, t, sp, &c, &ev.fd, &path);
+	if (ret)
+		return ret < 0 ? ret : 0;
 	if (sp->sf & SF_CHDIR)
 		return c.ret == 0 ? cwd_set(s, t, path) : 0;
-	if (sp->path2 >= 0) {
-		const char *d2 = sp->fd2 >= 0 ? arg_fdpath(s, c.arg[sp->fd2], c.aend[sp->fd2], 1, &err) :
-				 s->th[t->leader].cwd;
-
-		if (!err && d2 && !(d2 = strdup(d2)))
-			err = -ENOMEM;
-		if (!err)
-			path2 = arg_str(s, &c, sp->path2, 1, &err);
-		if (!err && path2)
-			path2 = abs_path(s, 3, path2, d2, &err);
-		free((char *)d2);
-		if (err)
-			return err;
-	} else if (sp->fd2 >= 0) {
-		ev.fd2 = arg_num(&c, sp->fd2, &absent);
-		if (absent)
-			return bad(s, "no fd in the output fd argument%s", "");
-		if (tape_op_has_output(sp->op)) {
-			path2 = arg_fdpath(s, c.arg[sp->fd2], c.aend[sp->fd2], 1, &err);
-			if (err)
-				return err;
-		}
-	}
+	if ((err = call_path2(s, t, sp, &c, &ev.fd2, &path2)))
+		return err;
 
 	ev.ts_ns = ts;
-	ev.dur_ns = c.dur;
 	ev.pid = t->pid;
 	ev.tid = t->tid;
-	ev.op = sp->op;
-	ev.ret = c.ret;
-	if (sp->size >= 0)
-		ev.size = (sp->sf & SF_VEC) ? iov_sum(&c, sp->size) :
-			  (uint64_t)arg_num(&c, sp->size, &absent);
-	if (sp->sf & SF_FLAGS23)
-		ev.flags = arg_flags(&c, 2) | arg_flags(&c, 3) << 32;
-	else if (sp->flags >= 0)
-		ev.flags = arg_flags(&c, sp->flags);
-	ev.flags |= sp->flags_const;
-	for (int col = C_TS; col <= C_FD2; col++)
-		have_set(have, col, 1);
-	if (sp->off >= 0) {
-		int64_t off = arg_num(&c, sp->off, &absent);
-
-		if (!(absent || (sp->off_kind == OFF_ARG_OR_POS && off == -1))) {
-			ev.offset = (uint64_t)off;
-			have_set(have, C_OFF, 1);
-		}
-	} else if (sp->off_kind != OFF_POS) {
-		have_set(have, C_OFF, 1);
-	}
-	if (sp->off2 >= 0) {
-		int64_t off = arg_num(&c, sp->off2, &absent);
-
-		if (!absent) {
-			ev.offset2 = (uint64_t)off;
-			have_set(have, C_OFF2, 1);
-		}
-	}
+	call_fields(sp, &c, &ev, have);
 	if (path) {
 		ev.path = path;
 		have_set(have, C_PATH, 1);
