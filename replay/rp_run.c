@@ -595,73 +595,118 @@ static int do_meta(struct tctx *c, const struct rp_op *op)
 	return rc < 0 ? -errno : 0;
 }
 
+/* An open, on the op's slot: 0 or -errno. */
+static int do_open(struct tctx *c, const struct rp_op *op)
+{
+	struct rp_engine *e = c->e;
+	struct open_how how = {
+		.flags = op->oflags | O_CLOEXEC,
+		.mode = (op->oflags & O_CREAT) ? 0644 : 0,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+	};
+	uint64_t t_sub, t_done;
+	int rc, fd, own = 0, pfd = file_dirfd(e, op->file);
+	const char *base;
+	char cpath[4096 + 32];
+
+	base = rp_copy_path(e->l, op->file, e->copy, cpath, sizeof(cpath));
+	if (via_open(e, op)) {
+		/* the path the job opened, through its symlinks as prepare
+		 * made them (beneath DIR, create included) */
+		base = rp_file_path(e->l, op->file2);
+	} else if ((op->oflags & O_CREAT) &&
+		   (pfd = parent_fd(e, op->file, &base, &own)) < 0) {
+		/* a create goes through its directory's fd (made by prepare
+		 * or by the job's mkdir, which it follows) */
+		return pfd;
+	}
+	/* a lookup beneath DIR that meets ".." fails with EAGAIN when any
+	 * rename or mount ran beside it: openat2(2) says to try again */
+	for (int i = 0;; ) {
+		struct io_uring_sqe *sqe = get_sqe(c);
+
+		io_uring_prep_openat2(sqe, pfd, base, &how);
+		rc = submit_wait(c, sqe, &t_sub, &t_done);
+		if (rc != -EAGAIN || !rp_eagain_again(++i))
+			break;
+	}
+	parent_put(pfd, own);
+	if (rc < 0)
+		return rc;
+	atomic_store(&e->slot_oflags[op->slot], op->oflags);
+	fd = atomic_exchange(&e->slot_fd[op->slot], rc);
+	if (fd >= 0)
+		close(fd);	/* a previous loop left it open */
+	return 0;
+}
+
+/* A dup: a new fd on the slot2's open file, as the job's. 0 or -errno. */
+static int do_dup(struct rp_engine *e, const struct rp_op *op)
+{
+	int rc, fd = atomic_load(&e->slot_fd[op->slot2]);
+
+	if (fd < 0)
+		return -EBADF;	/* its open failed */
+	if ((rc = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		return -errno;
+	atomic_store(&e->slot_oflags[op->slot], atomic_load(&e->slot_oflags[op->slot2]));
+	fd = atomic_exchange(&e->slot_fd[op->slot], rc);
+	if (fd >= 0)
+		close(fd);	/* a previous loop left it open */
+	return 0;
+}
+
+/* An unlink (a rmdir), a mkdir or a rename in DIR's tree: 0 or -errno. */
+static int do_names(struct tctx *c, const struct rp_op *op)
+{
+	struct rp_engine *e = c->e;
+	int rc, pfd, pfd2, own = 0, own2 = 0;
+	const char *base, *base2;
+
+	if (op->kind == CM_RENAME) {
+		pfd = parent_fd(e, op->file, &base, &own);
+		pfd2 = parent_fd(e, op->file2, &base2, &own2);
+		if (pfd < 0 || pfd2 < 0)
+			rc = pfd < 0 ? pfd : pfd2;
+		else
+			rc = renameat(pfd, base, pfd2, base2) ? -errno : 0;
+		parent_put(pfd, own);
+		parent_put(pfd2, own2);
+		if (!rc) {
+			dirs_moved(e, op->file);
+			dirs_moved(e, op->file2);
+		}
+		return rc;
+	}
+	if ((pfd = parent_fd(e, op->file, &base, &own)) < 0)
+		return pfd;
+	if (op->kind == CM_UNLINK)	/* oflags: AT_REMOVEDIR for a rmdir */
+		rc = unlinkat(pfd, base, (int)op->oflags) ? -errno : 0;
+	else if (mkdirat(pfd, base, 0755) == 0)
+		rc = 0;
+	else if (errno == EEXIST)	/* done all the same, and counted */
+		rc = 0, c->job->mkdir_existed++;
+	else
+		rc = -errno;
+	parent_put(pfd, own);
+	if (!rc && op->kind == CM_UNLINK)
+		dirs_moved(e, op->file);
+	return rc;
+}
+
 static void do_other(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 {
 	struct rp_engine *e = c->e;
-	const struct rp_layout *l = e->l;
 	struct io_uring_sqe *sqe;
 	uint64_t t_sub = t_prep, t_done;
-	int rc = 0, fd, pfd, pfd2, own = 0, own2 = 0;
-	const char *base, *base2;
-	char cpath[4096 + 32];
+	int rc = 0, fd;
 
 	switch (op->kind) {
-	case CM_OPEN: {
-		struct open_how how = {
-			.flags = op->oflags | O_CLOEXEC,
-			.mode = (op->oflags & O_CREAT) ? 0644 : 0,
-			.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
-		};
-		pfd = file_dirfd(e, op->file);
-		base = rp_copy_path(l, op->file, e->copy, cpath, sizeof(cpath));
-		if (via_open(e, op)) {
-			/* the path the job opened, through its symlinks as
-			 * prepare made them (beneath DIR, create included) */
-			base = rp_file_path(l, op->file2);
-		} else if ((op->oflags & O_CREAT) &&
-			   (pfd = parent_fd(e, op->file, &base, &own)) < 0) {
-			/* a create goes through its directory's fd (made by
-			 * prepare or by the job's mkdir, which it follows) */
-			rc = pfd;
-			break;
-		}
-		/* a lookup beneath DIR that meets ".." fails with EAGAIN
-		 * when any rename or mount ran beside it: openat2(2) says
-		 * to try again */
-		for (int i = 0;; ) {
-			uint64_t t_again;
-
-			sqe = get_sqe(c);
-			io_uring_prep_openat2(sqe, pfd, base, &how);
-			/* the op's time from its first submission */
-			rc = submit_wait(c, sqe, i ? &t_again : &t_sub, &t_done);
-			if (rc != -EAGAIN || !rp_eagain_again(++i))
-				break;
-		}
-		parent_put(pfd, own);
-		if (rc >= 0) {
-			atomic_store(&e->slot_oflags[op->slot], op->oflags);
-			fd = atomic_exchange(&e->slot_fd[op->slot], rc);
-			if (fd >= 0)
-				close(fd);	/* a previous loop left it open */
-			rc = 0;
-		}
+	case CM_OPEN:
+		rc = do_open(c, op);
 		break;
-	}
-	case CM_DUP:	/* a new fd on the slot2's open file, as the job's */
-		if ((fd = atomic_load(&e->slot_fd[op->slot2])) < 0) {
-			rc = -EBADF;	/* its open failed */
-			break;
-		}
-		if ((rc = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
-			rc = -errno;
-			break;
-		}
-		atomic_store(&e->slot_oflags[op->slot], atomic_load(&e->slot_oflags[op->slot2]));
-		fd = atomic_exchange(&e->slot_fd[op->slot], rc);
-		if (fd >= 0)
-			close(fd);	/* a previous loop left it open */
-		rc = 0;
+	case CM_DUP:
+		rc = do_dup(e, op);
 		break;
 	case CM_CLOSE:
 		fd = atomic_exchange(&e->slot_fd[op->slot], -1);
@@ -694,35 +739,8 @@ static void do_other(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 		break;
 	case CM_UNLINK:
 	case CM_MKDIR:
-		if ((pfd = parent_fd(e, op->file, &base, &own)) < 0) {
-			rc = pfd;
-			break;
-		}
-		if (op->kind == CM_UNLINK)	/* oflags: AT_REMOVEDIR for a rmdir */
-			rc = unlinkat(pfd, base, (int)op->oflags) ? -errno : 0;
-		else if (mkdirat(pfd, base, 0755) == 0)
-			rc = 0;
-		else if (errno == EEXIST)	/* done all the same, and counted */
-			c->job->mkdir_existed++;
-		else
-			rc = -errno;
-		parent_put(pfd, own);
-		if (!rc && op->kind == CM_UNLINK)
-			dirs_moved(e, op->file);
-		break;
 	case CM_RENAME:
-		pfd = parent_fd(e, op->file, &base, &own);
-		pfd2 = parent_fd(e, op->file2, &base2, &own2);
-		if (pfd < 0 || pfd2 < 0)
-			rc = pfd < 0 ? pfd : pfd2;
-		else
-			rc = renameat(pfd, base, pfd2, base2) ? -errno : 0;
-		parent_put(pfd, own);
-		parent_put(pfd2, own2);
-		if (!rc) {
-			dirs_moved(e, op->file);
-			dirs_moved(e, op->file2);
-		}
+		rc = do_names(c, op);
 		break;
 	}
 	if (cm_kind_is_meta(op->kind)) {
