@@ -506,121 +506,76 @@ static int time_value(struct ctx *x, const struct rp_dlio_kv *kv, const char *k,
 	return 0;
 }
 
-/* One key DLIO reads, of kind kv->kind: into the configuration. */
-static int take(struct ctx *x, const struct dkey *d, const struct rp_dlio_kv *kv, const char *k)
+/* A list of whole numbers (a model's layer parameters, ...): 0 or the
+ * error's return. */
+static int take_list(struct ctx *x, const struct dkey *d, const struct rp_dlio_kv *kv,
+		     const char *k)
 {
 	struct cfg *c = &x->c;
 	const char *v = kv->val;
 	int64_t i = 0;
-	double num = 0;
-	int b = 0;
 
-	if (d->type == T_ANY)
-		goto done;
-	if (d->type == T_LIST) {
-		if (kv->kind != RP_DLIO_LIST)
-			return errorf(x, kv->line, "%s: '%s' is not a list of numbers", k,
-				      v ? v : "a mapping");
-		for (size_t j = 0; j < kv->nitems; j++)
-			if (!kv->items[j] || parse_int(kv->items[j], &i) < 0 || i < 0)
-				return errorf(x, kv->line, "%s: item %zu is not a whole number >= 0",
-					      k, j + 1);
-		if (d->f == F_LAYER_PARAMS)
-			c->layer_params = kv;
-		else if (d->f == F_OPT_GROUPS)
-			c->opt_groups = kv;
-		else if (d->f == F_REC_DIMS)
-			c->rec_dims = kv;
-		goto done;
-	}
-	if (d->type == T_TIME) {
-		double mean = 0, sd = 0;
-		int has_sd = 0, rc = time_value(x, kv, k, &mean, &sd, &has_sd);
+	if (kv->kind != RP_DLIO_LIST)
+		return errorf(x, kv->line, "%s: '%s' is not a list of numbers", k,
+			      v ? v : "a mapping");
+	for (size_t j = 0; j < kv->nitems; j++)
+		if (!kv->items[j] || parse_int(kv->items[j], &i) < 0 || i < 0)
+			return errorf(x, kv->line, "%s: item %zu is not a whole number >= 0",
+				      k, j + 1);
+	if (d->f == F_LAYER_PARAMS)
+		c->layer_params = kv;
+	else if (d->f == F_OPT_GROUPS)
+		c->opt_groups = kv;
+	else if (d->f == F_REC_DIMS)
+		c->rec_dims = kv;
+	return 0;
+}
 
-		if (rc)
-			return rc;
-		if (d->f == F_COMPUTE) {
-			c->ct_mean = mean;
-			c->ct_given = 1;
-			if (has_sd) {
-				c->ct_sd = sd;
-				c->ct_sd_given = 1;
-			}
-		} else if (d->f == F_PREPROCESS && mean > 0) {
-			notef(x, kv->line, "%s: %g s a sample in the reader: not replayed (the "
-			      "readers read back to back)", k, mean);
+/* A time (a mean, and maybe its standard deviation): 0 or the error's
+ * return. */
+static int take_time(struct ctx *x, const struct dkey *d, const struct rp_dlio_kv *kv,
+		     const char *k)
+{
+	struct cfg *c = &x->c;
+
+	double mean = 0, sd = 0;
+	int has_sd = 0, rc = time_value(x, kv, k, &mean, &sd, &has_sd);
+
+	if (rc)
+		return rc;
+	if (d->f == F_COMPUTE) {
+		c->ct_mean = mean;
+		c->ct_given = 1;
+		if (has_sd) {
+			c->ct_sd = sd;
+			c->ct_sd_given = 1;
 		}
-		goto done;
+	} else if (d->f == F_PREPROCESS && mean > 0) {
+		notef(x, kv->line, "%s: %g s a sample in the reader: not replayed (the "
+		      "readers read back to back)", k, mean);
 	}
-	if (kv->kind != RP_DLIO_SCALAR)
-		return errorf(x, kv->line, "%s: a %s where a value goes", k,
-			      kv->kind == RP_DLIO_LIST ? "list" : "mapping");
-	switch (d->type) {
-	case T_INT:
-		if (parse_int(v, &i) < 0)
-			return errorf(x, kv->line, "%s: '%s' is not a whole number", k, v);
-		break;
-	case T_NUM:
-		if (parse_num(v, &num) < 0)
-			return errorf(x, kv->line, "%s: '%s' is not a number", k, v);
-		break;
-	case T_BOOL:
-		if ((b = yaml_bool(v)) < 0)
-			return errorf(x, kv->line, "%s: '%s' is not True or False", k, v);
-		break;
-	default:
-		break;
-	}
+	return 0;
+}
+
+/* A scalar's value, parsed as its key's type wants. */
+struct dval {
+	const char *v;
+	int64_t i;
+	double num;
+	int b;
+};
+
+/* The checkpoint's, the model's and the workflow's keys. */
+static int store_more(struct ctx *x, const struct dkey *d, const struct rp_dlio_kv *kv,
+		      const char *k, const struct dval *dv)
+{
+	struct cfg *c = &x->c;
+	const char *v = dv->v;
+	int64_t i = dv->i;
+	double num = dv->num;
+	int b = dv->b;
+
 	switch (d->f) {
-	case F_FRAMEWORK:
-		if (cm_parse_choice("tensorflow|pytorch", v) < 0)
-			return errorf(x, kv->line, "%s: '%s' is not tensorflow or pytorch", k, v);
-		c->framework = v;
-		break;
-	case F_STORAGE_TYPE: c->storage_type = v; break;
-	case F_STORAGE_ROOT: c->storage_root = v; break;
-	case F_RECLEN: c->reclen = num; break;
-	case F_RECLEN_SD: c->reclen_sd = num; break;
-	case F_NUM_FILES: c->num_files = i; break;
-	case F_NUM_FILES_EVAL: c->num_files_eval = i; break;
-	case F_SAMPLES: c->samples = i; break;
-	case F_DATA_FOLDER: c->data_folder = v; break;
-	case F_SUBFOLDERS: c->subfolders = i; break;
-	case F_COMPRESSION: c->compression = v; break;
-	case F_PREFIX: c->prefix = v; break;
-	case F_FORMAT:
-		if ((c->fmt = cm_parse_choice(fmt_names, v)) < 0)
-			return errorf(x, kv->line, "%s: '%s' is not a DLIO format (%s)", k, v,
-				      fmt_names);
-		c->format_s = v;
-		break;
-	case F_ELEM_TYPE: c->elem_type = v; break;
-	case F_ELEM_BYTES: c->elem_bytes = i; break;
-	case F_LOADER:
-		if ((c->loader = cm_parse_choice(loader_names, v)) < 0)
-			return errorf(x, kv->line, "%s: '%s' is not a DLIO data loader (%s)", k, v,
-				      loader_names);
-		break;
-	case F_READ_THREADS: c->read_threads = i; break;
-	case F_BATCH: c->batch = i; break;
-	case F_PREFETCH: c->prefetch = i; break;
-	case F_TRANSFER: c->transfer = i; break;
-	case F_ODIRECT: c->odirect = b; break;
-	case F_FILE_SHUFFLE: c->file_shuffle = v; break;
-	case F_SAMPLE_SHUFFLE: c->sample_shuffle = v; break;
-	case F_PREPROCESS_SD: break;
-	case F_SAMPLER: case F_READER_CLASS: case F_LOADER_CLASS: case F_CK_CLASS:
-		notef(x, kv->line, "%s: %s: a class of the user's own: its I/O is not known; "
-		      "DLIO's own is replayed", k, v);
-		break;
-	case F_EPOCHS: c->epochs = i; break;
-	case F_TOTAL_STEPS: c->total_steps = i; break;
-	case F_SEED_CHANGE: c->seed_change = b; break;
-	case F_COMPUTE_SD:
-		c->ct_sd = num;
-		c->ct_sd_given = 1;
-		break;
-	case F_SEED: c->seed = i; break;
 	case F_CK_FOLDER: c->ck_folder = v; break;
 	case F_CK_AFTER: c->ck_after = i; break;
 	case F_CK_EPOCHS: c->ck_epochs = i; break;
@@ -680,10 +635,117 @@ static int take(struct ctx *x, const struct dkey *d, const struct rp_dlio_kv *kv
 	case F_EVAL_TIME: case F_PREPROCESS: case F_COMPUTE: case F_NONE: case F_NFIELDS:
 	case F_REC_DIMS: case F_OPT_GROUPS: case F_LAYER_PARAMS:
 		break;
+	default:
+		break;
 	}
+	return 0;
+}
+
+/* A scalar key's value into the configuration: 0 or the error's return. */
+static int store(struct ctx *x, const struct dkey *d, const struct rp_dlio_kv *kv,
+		 const char *k, const struct dval *dv)
+{
+	struct cfg *c = &x->c;
+	const char *v = dv->v;
+	int64_t i = dv->i;
+	double num = dv->num;
+	int b = dv->b;
+
+	switch (d->f) {
+	case F_FRAMEWORK:
+		if (cm_parse_choice("tensorflow|pytorch", v) < 0)
+			return errorf(x, kv->line, "%s: '%s' is not tensorflow or pytorch", k, v);
+		c->framework = v;
+		break;
+	case F_STORAGE_TYPE: c->storage_type = v; break;
+	case F_STORAGE_ROOT: c->storage_root = v; break;
+	case F_RECLEN: c->reclen = num; break;
+	case F_RECLEN_SD: c->reclen_sd = num; break;
+	case F_NUM_FILES: c->num_files = i; break;
+	case F_NUM_FILES_EVAL: c->num_files_eval = i; break;
+	case F_SAMPLES: c->samples = i; break;
+	case F_DATA_FOLDER: c->data_folder = v; break;
+	case F_SUBFOLDERS: c->subfolders = i; break;
+	case F_COMPRESSION: c->compression = v; break;
+	case F_PREFIX: c->prefix = v; break;
+	case F_FORMAT:
+		if ((c->fmt = cm_parse_choice(fmt_names, v)) < 0)
+			return errorf(x, kv->line, "%s: '%s' is not a DLIO format (%s)", k, v,
+				      fmt_names);
+		c->format_s = v;
+		break;
+	case F_ELEM_TYPE: c->elem_type = v; break;
+	case F_ELEM_BYTES: c->elem_bytes = i; break;
+	case F_LOADER:
+		if ((c->loader = cm_parse_choice(loader_names, v)) < 0)
+			return errorf(x, kv->line, "%s: '%s' is not a DLIO data loader (%s)", k, v,
+				      loader_names);
+		break;
+	case F_READ_THREADS: c->read_threads = i; break;
+	case F_BATCH: c->batch = i; break;
+	case F_PREFETCH: c->prefetch = i; break;
+	case F_TRANSFER: c->transfer = i; break;
+	case F_ODIRECT: c->odirect = b; break;
+	case F_FILE_SHUFFLE: c->file_shuffle = v; break;
+	case F_SAMPLE_SHUFFLE: c->sample_shuffle = v; break;
+	case F_PREPROCESS_SD: break;
+	case F_SAMPLER: case F_READER_CLASS: case F_LOADER_CLASS: case F_CK_CLASS:
+		notef(x, kv->line, "%s: %s: a class of the user's own: its I/O is not known; "
+		      "DLIO's own is replayed", k, v);
+		break;
+	case F_EPOCHS: c->epochs = i; break;
+	case F_TOTAL_STEPS: c->total_steps = i; break;
+	case F_SEED_CHANGE: c->seed_change = b; break;
+	case F_COMPUTE_SD:
+		c->ct_sd = num;
+		c->ct_sd_given = 1;
+		break;
+	case F_SEED: c->seed = i; break;
+	default:
+		return store_more(x, d, kv, k, dv);
+	}
+	return 0;
+}
+
+/* One key DLIO reads, of kind kv->kind: into the configuration. */
+static int take(struct ctx *x, const struct dkey *d, const struct rp_dlio_kv *kv, const char *k)
+{
+	struct dval dv = { .v = kv->val };
+	const char *v = kv->val;
+	int rc;
+
+	if (d->type == T_LIST || d->type == T_TIME) {
+		rc = d->type == T_LIST ? take_list(x, d, kv, k) : take_time(x, d, kv, k);
+		if (rc)
+			return rc;
+		goto done;
+	}
+	if (d->type == T_ANY)
+		goto done;
+	if (kv->kind != RP_DLIO_SCALAR)
+		return errorf(x, kv->line, "%s: a %s where a value goes", k,
+			      kv->kind == RP_DLIO_LIST ? "list" : "mapping");
+	switch (d->type) {
+	case T_INT:
+		if (parse_int(v, &dv.i) < 0)
+			return errorf(x, kv->line, "%s: '%s' is not a whole number", k, v);
+		break;
+	case T_NUM:
+		if (parse_num(v, &dv.num) < 0)
+			return errorf(x, kv->line, "%s: '%s' is not a number", k, v);
+		break;
+	case T_BOOL:
+		if ((dv.b = yaml_bool(v)) < 0)
+			return errorf(x, kv->line, "%s: '%s' is not True or False", k, v);
+		break;
+	default:
+		break;
+	}
+	if ((rc = store(x, d, kv, k, &dv)))
+		return rc;
 done:
 	if (d->f != F_NONE)
-		c->line[d->f] = kv->line;
+		x->c.line[d->f] = kv->line;
 	if (d->note)
 		notef(x, kv->line, "%s: %s", k, d->note);
 	return 0;
@@ -1259,6 +1321,187 @@ static int job_checkpoint(struct ctx *x, struct cm_job *job, unsigned ranks, int
 	return 0;
 }
 
+/* An object store is not a file system: 0, or -ENOTSUP said in err. */
+static int refuse_object_store(struct ctx *x)
+{
+	struct cfg *c = &x->c;
+
+	if (strcmp(c->storage_type, "local_fs") && strcmp(c->storage_type, "parallel_fs")) {
+		*x->errline = c->line[F_STORAGE_TYPE];
+		snprintf(x->err, x->errlen, "storage.storage_type: %s: iotape replays a job on a "
+			 "file system (DIR); an object store is not one", c->storage_type);
+		return -ENOTSUP;
+	}
+	if (!strncmp(c->data_folder, "s3://", 5)) {
+		*x->errline = c->line[F_DATA_FOLDER];
+		snprintf(x->err, x->errlen, "dataset.data_folder: %s: an object store, not a folder "
+			 "of a file system", c->data_folder);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* DLIO's newer record_dims: the record's size from them. */
+static void record_dims(struct ctx *x)
+{
+	struct cfg *c = &x->c;
+	double p = 1;
+
+	for (size_t i = 0; i < c->rec_dims->nitems; i++)
+		p *= (double)strtoll(c->rec_dims->items[i], NULL, 10);
+	int eb = dt_bytes(c->elem_type);
+	c->reclen = p * (c->elem_bytes > 0 ? (double)c->elem_bytes : eb ? eb : 1);
+	notef(x, c->rec_dims->line, "dataset.record_dims: a record of %.0f bytes, drawn as "
+	      "DLIO draws record_length_bytes", c->reclen);
+}
+
+/* What DLIO runs (config.py LoadConfig's end, main.py run()): training,
+ * data generation or checkpoints only; 0 or the error's return. */
+static int workflow(struct ctx *x, int *trainp, int *genp, int *onlyp)
+{
+	struct cfg *c = &x->c;
+	int train, gen, only;
+
+	train = c->do_train;
+	gen = !train && c->generate && !c->do_ckpt;
+	only = !train && c->do_ckpt;
+	if (train && c->do_ckpt && !c->has_dataset && (c->ck_writes > 0 || c->ck_reads > 0)) {
+		/* DLIO's llama_1t: a checkpoint workload with no data set */
+		notef(x, c->line[F_DO_TRAIN], "workflow.train: True without a dataset section: run "
+		      "as DLIO's checkpoint workloads run (num_checkpoints_write, _read)");
+		only = 1;
+		train = 0;
+	}
+	if (!train && !gen && !only)
+		return errorf(x, c->line[F_DO_TRAIN], "workflow: no training, no data generation, no "
+			      "checkpoint: DLIO runs nothing");
+	if (c->do_eval)
+		notef(x, c->line[F_DO_EVAL], "workflow.evaluation: True: the evaluation pass over "
+		      "num_files_eval files is not replayed");
+	if (train && c->generate)
+		notef(x, c->line[F_GENERATE], "workflow.generate_data: True: the data set is "
+		      "prepared before the run (iotape replay prepares it, untimed)");
+	if (!only && !gen && c->line[F_CK_WRITES])
+		notef(x, c->line[F_CK_WRITES], "checkpoint.num_checkpoints_write: DLIO reads it in "
+		      "a checkpoint-only workload (workflow.train False) only");
+	*trainp = train;
+	*genp = gen;
+	*onlyp = only;
+	return 0;
+}
+
+/* The data set's keys DLIO stops on: 0 or the error's return. */
+static int check_dataset(struct ctx *x, int train, int gen)
+{
+	struct cfg *c = &x->c;
+
+	if (c->num_files < 1 && (train || gen))
+		return errorf(x, c->line[F_NUM_FILES], "dataset.num_files_train: %lld: no "
+			      "file to %s", (long long)c->num_files, gen ? "write" : "read");
+	if (c->samples < 1)
+		return errorf(x, c->line[F_SAMPLES], "dataset.num_samples_per_file: %lld: "
+			      "not 1 or more", (long long)c->samples);
+	if (c->reclen < 1)
+		return errorf(x, c->line[F_RECLEN], "dataset.record_length_bytes: %g: not 1 "
+			      "or more", c->reclen);
+	if (c->reclen_sd < 0)
+		return errorf(x, c->line[F_RECLEN_SD], "dataset.record_length_bytes_stdev: "
+			      "%g: below 0", c->reclen_sd);
+	if (c->batch < 1)
+		return errorf(x, c->line[F_BATCH], "reader.batch_size: %lld: not 1 or more",
+			      (long long)c->batch);
+	if (c->epochs < 1)
+		return errorf(x, c->line[F_EPOCHS], "train.epochs: %lld: not 1 or more",
+			      (long long)c->epochs);
+	if (strchr(c->prefix, '/') || strchr(c->format_s, '/'))
+		return errorf(x, c->line[strchr(c->prefix, '/') ? F_PREFIX : F_FORMAT],
+			      "dataset.%s: '%s' has a '/'", strchr(c->prefix, '/') ?
+			      "file_prefix" : "format", strchr(c->prefix, '/') ? c->prefix :
+			      c->format_s);
+	if (c->fmt == FMT_SYNTHETIC && (train || gen))
+		return errorf(x, c->line[F_FORMAT], "dataset.format: synthetic: DLIO reads "
+			      "no file: nothing to replay");
+	return 0;
+}
+
+/* workflow.generate_data alone: the job writes the data set. */
+static int job_generate(struct ctx *x, struct cm_job *job, unsigned ranks, char *hdr,
+			size_t hdrlen)
+{
+	struct cfg *c = &x->c;
+
+	SET(CM_JOB_K_GENERATE, "workflow.generate_data alone: the job writes the data set",
+	    "on");
+	SET(CM_JOB_K_READ_THREADS, "DLIO's generator: one writer a rank", "1");
+	SET(CM_JOB_K_TRANSFER_SIZE, "1 MiB writes (DLIO's generators write through numpy, "
+	    "Pillow, h5py, tf.io: not modelled)", "1m");
+	SET(CM_JOB_K_COMPUTE, "no training", "0");
+	snprintf(hdr, hdrlen, "DLIO workload %s: data generation (workflow.generate_data "
+		 "alone): %lld %s files%s", c->model, (long long)c->num_files, c->format_s,
+		 ranks > 1 ? ", over the ranks" : "");
+	return 0;
+}
+
+/* Training: the reader, the steps, and the checkpoints if any. */
+static int job_training(struct ctx *x, struct cm_job *job, unsigned ranks, char *hdr,
+			size_t hdrlen)
+{
+	struct cfg *c = &x->c;
+	int rc;
+
+	if ((rc = job_reader(x, job)) || (rc = job_train(x, job, ranks)))
+		return rc;
+	if (c->do_ckpt && (rc = job_checkpoint(x, job, ranks, 0)) < 0)
+		return rc;
+	if (rc == 1) {	/* DLIO writes none: no [checkpoint] */
+		for (int k = CM_JOB_K_CKPT_FOLDER; k <= CM_JOB_K_CKPT_READ_BACK; k++)
+			cm_job_set(job, k, NULL, NULL);
+	}
+	if (!c->do_ckpt) {
+		for (int f = F_CK_FOLDER; f <= F_CK_CLASS; f++)
+			if (c->line[f]) {
+				notef(x, c->line[f], "checkpoint: workflow.checkpoint is not True: "
+				      "DLIO writes no checkpoint");
+				break;
+			}
+	}
+	snprintf(hdr, hdrlen, "DLIO workload %s: training, %lld epoch%s%s", c->model,
+		 (long long)c->epochs, c->epochs == 1 ? "" : "s",
+		 c->do_ckpt ? ", checkpoints" : "");
+	return 0;
+}
+
+/* Checkpoints only: written, then read. */
+static int job_ckpt_only(struct ctx *x, struct cm_job *job, unsigned ranks, char *hdr,
+			 size_t hdrlen)
+{
+	struct cfg *c = &x->c;
+	int rc;
+
+	int64_t w = c->ck_writes > 0 ? c->ck_writes : 0, r = c->ck_reads > 0 ? c->ck_reads : 0;
+
+	if (!w && !r)
+		return errorf(x, c->line[F_DO_CKPT], "workflow.checkpoint: True with train "
+			      "False, and no checkpoint.num_checkpoints_write or _read: DLIO "
+			      "writes and reads no checkpoint");
+	if (w && r > w)
+		return errorf(x, c->line[F_CK_READS], "checkpoint.num_checkpoints_read %lld "
+			      "is above num_checkpoints_write %lld (DLIO stops there)",
+			      (long long)r, (long long)w);
+	SET(CM_JOB_K_NUM_FILES, "checkpoints only: no data set", "0");
+	SET(CM_JOB_K_COMPUTE, c->line[F_CK_TIME] ? "checkpoint.time_between_checkpoints: "
+	    "compute before each checkpoint" : "DLIO sleeps abs(-1) s before each "
+	    "checkpoint (time_between_checkpoints -1)", "%.9g", fabs(c->ck_time));
+	if ((rc = job_checkpoint(x, job, ranks, 1)) < 0)
+		return rc;
+	SET(CM_JOB_K_CKPT_WRITES, "checkpoint.num_checkpoints_write", "%lld", (long long)w);
+	SET(CM_JOB_K_CKPT_READS, "checkpoint.num_checkpoints_read: after the writes",
+	    "%lld", (long long)r);
+	snprintf(hdr, hdrlen, "DLIO workload %s: checkpoints only, %lld written then "
+		 "%lld read", c->model, (long long)w, (long long)r);
+	return 0;
+}
+
 int rp_dlio_job(struct cm_job *job, const struct rp_dlio_kv *kv, size_t n,
 		const struct rp_dlio_opts *o, rp_dlio_note_fn note, void *arg, unsigned *errline,
 		char *err, size_t errlen)
@@ -1268,7 +1511,7 @@ int rp_dlio_job(struct cm_job *job, const struct rp_dlio_kv *kv, size_t n,
 	struct cfg *c = &x.c;
 	unsigned ranks;
 	char hdr[600];
-	int rc, only, gen, train;
+	int rc, only = 0, gen = 0, train = 0;
 
 	*errline = 0;
 	cfg_defaults(c);
@@ -1276,53 +1519,12 @@ int rp_dlio_job(struct cm_job *job, const struct rp_dlio_kv *kv, size_t n,
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(kv[i].key, "workload") && kv[i].kind == RP_DLIO_MAP)
 			x.prefix = "workload.";
-	if ((rc = read_keys(&x)))
+	if ((rc = read_keys(&x)) || (rc = refuse_object_store(&x)))
 		return rc;
-	/* an object store is not a file system */
-	if (strcmp(c->storage_type, "local_fs") && strcmp(c->storage_type, "parallel_fs")) {
-		*errline = c->line[F_STORAGE_TYPE];
-		snprintf(err, errlen, "storage.storage_type: %s: iotape replays a job on a file "
-			 "system (DIR); an object store is not one", c->storage_type);
-		return -ENOTSUP;
-	}
-	if (!strncmp(c->data_folder, "s3://", 5)) {
-		*errline = c->line[F_DATA_FOLDER];
-		snprintf(err, errlen, "dataset.data_folder: %s: an object store, not a folder of "
-			 "a file system", c->data_folder);
-		return -ENOTSUP;
-	}
-	if (c->rec_dims && c->rec_dims->nitems) {	/* DLIO's newer record_dims */
-		double p = 1;
-		for (size_t i = 0; i < c->rec_dims->nitems; i++)
-			p *= (double)strtoll(c->rec_dims->items[i], NULL, 10);
-		int eb = dt_bytes(c->elem_type);
-		c->reclen = p * (c->elem_bytes > 0 ? (double)c->elem_bytes : eb ? eb : 1);
-		notef(&x, c->rec_dims->line, "dataset.record_dims: a record of %.0f bytes, drawn as "
-		      "DLIO draws record_length_bytes", c->reclen);
-	}
-	/* what DLIO runs (config.py LoadConfig's end, main.py run()) */
-	train = c->do_train;
-	gen = !train && c->generate && !c->do_ckpt;
-	only = !train && c->do_ckpt;
-	if (train && c->do_ckpt && !c->has_dataset && (c->ck_writes > 0 || c->ck_reads > 0)) {
-		/* DLIO's llama_1t: a checkpoint workload with no data set */
-		notef(&x, c->line[F_DO_TRAIN], "workflow.train: True without a dataset section: run "
-		      "as DLIO's checkpoint workloads run (num_checkpoints_write, _read)");
-		only = 1;
-		train = 0;
-	}
-	if (!train && !gen && !only)
-		return errorf(&x, c->line[F_DO_TRAIN], "workflow: no training, no data generation, no "
-			      "checkpoint: DLIO runs nothing");
-	if (c->do_eval)
-		notef(&x, c->line[F_DO_EVAL], "workflow.evaluation: True: the evaluation pass over "
-		      "num_files_eval files is not replayed");
-	if (train && c->generate)
-		notef(&x, c->line[F_GENERATE], "workflow.generate_data: True: the data set is "
-		      "prepared before the run (iotape replay prepares it, untimed)");
-	if (!only && !gen && c->line[F_CK_WRITES])
-		notef(&x, c->line[F_CK_WRITES], "checkpoint.num_checkpoints_write: DLIO reads it in "
-		      "a checkpoint-only workload (workflow.train False) only");
+	if (c->rec_dims && c->rec_dims->nitems)
+		record_dims(&x);
+	if ((rc = workflow(&x, &train, &gen, &only)))
+		return rc;
 	/* ranks: given, or the least DLIO runs the model on (a model-parallel
 	 * group: tensor x pipeline parallelism) */
 	ranks = o && o->ranks ? o->ranks : (only || c->do_ckpt) && c->tp > 0 && c->pp > 0 ?
@@ -1330,91 +1532,20 @@ int rp_dlio_job(struct cm_job *job, const struct rp_dlio_kv *kv, size_t n,
 	if (c->dp > 0 && !strcmp(c->ck_mode, "default") && (only || c->do_ckpt))
 		return errorf(&x, c->line[F_DP], "model.parallelism.data is for checkpoint.mode "
 			      "subset (DLIO stops there)");
-	if (c->line[F_NUM_FILES] || train || gen) {
-		if (c->num_files < 1 && (train || gen))
-			return errorf(&x, c->line[F_NUM_FILES], "dataset.num_files_train: %lld: no "
-				      "file to %s", (long long)c->num_files, gen ? "write" : "read");
-		if (c->samples < 1)
-			return errorf(&x, c->line[F_SAMPLES], "dataset.num_samples_per_file: %lld: "
-				      "not 1 or more", (long long)c->samples);
-		if (c->reclen < 1)
-			return errorf(&x, c->line[F_RECLEN], "dataset.record_length_bytes: %g: not 1 "
-				      "or more", c->reclen);
-		if (c->reclen_sd < 0)
-			return errorf(&x, c->line[F_RECLEN_SD], "dataset.record_length_bytes_stdev: "
-				      "%g: below 0", c->reclen_sd);
-		if (c->batch < 1)
-			return errorf(&x, c->line[F_BATCH], "reader.batch_size: %lld: not 1 or more",
-				      (long long)c->batch);
-		if (c->epochs < 1)
-			return errorf(&x, c->line[F_EPOCHS], "train.epochs: %lld: not 1 or more",
-				      (long long)c->epochs);
-		if (strchr(c->prefix, '/') || strchr(c->format_s, '/'))
-			return errorf(&x, c->line[strchr(c->prefix, '/') ? F_PREFIX : F_FORMAT],
-				      "dataset.%s: '%s' has a '/'", strchr(c->prefix, '/') ?
-				      "file_prefix" : "format", strchr(c->prefix, '/') ? c->prefix :
-				      c->format_s);
-		if (c->fmt == FMT_SYNTHETIC && (train || gen))
-			return errorf(&x, c->line[F_FORMAT], "dataset.format: synthetic: DLIO reads "
-				      "no file: nothing to replay");
-	}
+	if ((c->line[F_NUM_FILES] || train || gen) && (rc = check_dataset(&x, train, gen)))
+		return rc;
 	if (cm_job_setf(job, CM_JOB_K_NAME, "model.name", "%s", c->model) < 0)
 		return -ENOMEM;
 	if ((gen || train) && (rc = job_dataset(&x, job, (uint64_t)c->num_files)))
 		return rc;
-	if (gen) {
-		SET(CM_JOB_K_GENERATE, "workflow.generate_data alone: the job writes the data set",
-		    "on");
-		SET(CM_JOB_K_READ_THREADS, "DLIO's generator: one writer a rank", "1");
-		SET(CM_JOB_K_TRANSFER_SIZE, "1 MiB writes (DLIO's generators write through numpy, "
-		    "Pillow, h5py, tf.io: not modelled)", "1m");
-		SET(CM_JOB_K_COMPUTE, "no training", "0");
-		snprintf(hdr, sizeof(hdr), "DLIO workload %s: data generation (workflow.generate_data "
-			 "alone): %lld %s files%s", c->model, (long long)c->num_files, c->format_s,
-			 ranks > 1 ? ", over the ranks" : "");
-	} else if (train) {
-		if ((rc = job_reader(&x, job)) || (rc = job_train(&x, job, ranks)))
-			return rc;
-		if (c->do_ckpt && (rc = job_checkpoint(&x, job, ranks, 0)) < 0)
-			return rc;
-		if (rc == 1) {	/* DLIO writes none: no [checkpoint] */
-			for (int k = CM_JOB_K_CKPT_FOLDER; k <= CM_JOB_K_CKPT_READ_BACK; k++)
-				cm_job_set(job, k, NULL, NULL);
-		}
-		if (!c->do_ckpt) {
-			for (int f = F_CK_FOLDER; f <= F_CK_CLASS; f++)
-				if (c->line[f]) {
-					notef(&x, c->line[f], "checkpoint: workflow.checkpoint is not True: "
-					      "DLIO writes no checkpoint");
-					break;
-				}
-		}
-		snprintf(hdr, sizeof(hdr), "DLIO workload %s: training, %lld epoch%s%s", c->model,
-			 (long long)c->epochs, c->epochs == 1 ? "" : "s",
-			 c->do_ckpt ? ", checkpoints" : "");
-	} else {	/* checkpoints only */
-		int64_t w = c->ck_writes > 0 ? c->ck_writes : 0, r = c->ck_reads > 0 ? c->ck_reads : 0;
-
-		if (!w && !r)
-			return errorf(&x, c->line[F_DO_CKPT], "workflow.checkpoint: True with train "
-				      "False, and no checkpoint.num_checkpoints_write or _read: DLIO "
-				      "writes and reads no checkpoint");
-		if (w && r > w)
-			return errorf(&x, c->line[F_CK_READS], "checkpoint.num_checkpoints_read %lld "
-				      "is above num_checkpoints_write %lld (DLIO stops there)",
-				      (long long)r, (long long)w);
-		SET(CM_JOB_K_NUM_FILES, "checkpoints only: no data set", "0");
-		SET(CM_JOB_K_COMPUTE, c->line[F_CK_TIME] ? "checkpoint.time_between_checkpoints: "
-		    "compute before each checkpoint" : "DLIO sleeps abs(-1) s before each "
-		    "checkpoint (time_between_checkpoints -1)", "%.9g", fabs(c->ck_time));
-		if ((rc = job_checkpoint(&x, job, ranks, 1)) < 0)
-			return rc;
-		SET(CM_JOB_K_CKPT_WRITES, "checkpoint.num_checkpoints_write", "%lld", (long long)w);
-		SET(CM_JOB_K_CKPT_READS, "checkpoint.num_checkpoints_read: after the writes",
-		    "%lld", (long long)r);
-		snprintf(hdr, sizeof(hdr), "DLIO workload %s: checkpoints only, %lld written then "
-			 "%lld read", c->model, (long long)w, (long long)r);
-	}
+	if (gen)
+		rc = job_generate(&x, job, ranks, hdr, sizeof(hdr));
+	else if (train)
+		rc = job_training(&x, job, ranks, hdr, sizeof(hdr));
+	else
+		rc = job_ckpt_only(&x, job, ranks, hdr, sizeof(hdr));
+	if (rc)
+		return rc;
 	if (ranks > 1 || only) {
 		size_t l = strlen(hdr);
 		snprintf(hdr + l, sizeof(hdr) - l, "\na rank's job, for %u rank%s (mpirun -np %u): "
