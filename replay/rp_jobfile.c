@@ -1387,45 +1387,33 @@ static int build_ckpt_files(struct jobsrc *js, uint64_t nset, uint32_t ckdir)
 	return 0;
 }
 
-static int build(struct jobsrc *js, const struct rp_job_opts *o)
+/* reader.mmap: each file's windows, a reader's bitmap. 0 or -errno. */
+static int build_windows(struct jobsrc *js)
+{
+	struct rp_layout *l = &js->s.layout;
+
+	if (!(js->wbase = malloc((js->N + 1) * sizeof(*js->wbase))))
+		return -ENOMEM;
+	js->nwin = 0;
+	for (uint64_t f = 0; f < js->N; f++) {
+		js->wbase[f] = js->nwin;
+		js->nwin += (l->files[f].size + js->W - 1) / js->W;
+	}
+	if (js->nwin / 8 * js->R > RP_JOB_MAP_MAX)
+		return -E2BIG;
+	for (uint64_t r = 1; r <= js->R; r++)
+		if (!(js->g[r].bm = calloc((js->nwin + 63) / 64, sizeof(uint64_t))))
+			return -ENOMEM;
+	return 0;
+}
+
+/* The readers' threads, and what one loop of theirs does (the ops each
+ * issues, the ops expected of the data set). */
+static void build_readers(struct jobsrc *js, uint64_t maxrl)
 {
 	const struct rp_jobspec *j = &js->j;
 	struct rp_layout *l = &js->s.layout;
-	unsigned per = j->ckpt_rename ? 2 : 1;
-	uint64_t nset = js->nck > js->nckr ? js->nck : js->nckr, nckf, maxrl = 0;
-	uint32_t ckdir = RP_NO_DIR;
-	int rc;
 
-	nckf = nset * j->ckpt_files * per;
-	if (js->N + nckf > UINT32_MAX / 2)
-		return -EOVERFLOW;
-	l->nfiles = js->N + nckf;
-	l->nthreads = js->R + 1;
-	if (!(l->files = calloc(l->nfiles + 1, sizeof(*l->files))) ||
-	    !(l->threads = calloc(l->nthreads, sizeof(*l->threads))) ||
-	    !(js->rl = malloc((js->N + 1) * sizeof(*js->rl))))
-		return -ENOMEM;
-	if (js->nck && (rc = cm_strtab_intern(&l->dirs, j->checkpoint_folder, &ckdir)) < 0)
-		return rc;
-	if ((rc = build_files(js, o, &maxrl)) || (rc = build_ckpt_files(js, nset, ckdir)))
-		return rc;
-	if (!(l->dir_made = calloc(cm_strtab_count(&l->dirs) + 1, 1)))
-		return -ENOMEM;
-	if (js->W) {	/* reader.mmap: each file's windows, a reader's bitmap */
-		if (!(js->wbase = malloc((js->N + 1) * sizeof(*js->wbase))))
-			return -ENOMEM;
-		js->nwin = 0;
-		for (uint64_t f = 0; f < js->N; f++) {
-			js->wbase[f] = js->nwin;
-			js->nwin += (l->files[f].size + js->W - 1) / js->W;
-		}
-		if (js->nwin / 8 * js->R > RP_JOB_MAP_MAX)
-			return -E2BIG;
-		for (uint64_t r = 1; r <= js->R; r++)
-			if (!(js->g[r].bm = calloc((js->nwin + 63) / 64, sizeof(uint64_t))))
-				return -ENOMEM;
-	}
-	/* the threads, and what one loop does */
 	uint64_t rops = 0, opens = 0, reads = 0;
 	if (j->generate) {	/* each file: open, writes, close */
 		for (uint64_t f = 0; f < js->N; f++) {
@@ -1473,7 +1461,14 @@ static int build(struct jobsrc *js, const struct rp_job_opts *o)
 		th->maxlen = ts_r;
 		th->depth = 1;
 	}
-	/* the trainer: compute, steps, checkpoints */
+}
+
+/* The trainer: its compute, steps and checkpoints; its compute's sum. */
+static uint64_t build_trainer(struct jobsrc *js)
+{
+	const struct rp_jobspec *j = &js->j;
+	struct rp_layout *l = &js->s.layout;
+
 	struct rp_thread *tr = &l->threads[0];
 	uint64_t cts = 0;
 	double raw = 0;
@@ -1513,6 +1508,38 @@ static int build(struct jobsrc *js, const struct rp_job_opts *o)
 	if (js->nck || js->nckr)
 		tr->maxlen = j->ckpt_transfer_size < j->ckpt_size ? j->ckpt_transfer_size :
 								    j->ckpt_size;
+	return cts;
+}
+
+static int build(struct jobsrc *js, const struct rp_job_opts *o)
+{
+	const struct rp_jobspec *j = &js->j;
+	struct rp_layout *l = &js->s.layout;
+	unsigned per = j->ckpt_rename ? 2 : 1;
+	uint64_t nset = js->nck > js->nckr ? js->nck : js->nckr, nckf, maxrl = 0;
+	uint32_t ckdir = RP_NO_DIR;
+	uint64_t cts;
+	int rc;
+
+	nckf = nset * j->ckpt_files * per;
+	if (js->N + nckf > UINT32_MAX / 2)
+		return -EOVERFLOW;
+	l->nfiles = js->N + nckf;
+	l->nthreads = js->R + 1;
+	if (!(l->files = calloc(l->nfiles + 1, sizeof(*l->files))) ||
+	    !(l->threads = calloc(l->nthreads, sizeof(*l->threads))) ||
+	    !(js->rl = malloc((js->N + 1) * sizeof(*js->rl))))
+		return -ENOMEM;
+	if (js->nck && (rc = cm_strtab_intern(&l->dirs, j->checkpoint_folder, &ckdir)) < 0)
+		return rc;
+	if ((rc = build_files(js, o, &maxrl)) || (rc = build_ckpt_files(js, nset, ckdir)))
+		return rc;
+	if (!(l->dir_made = calloc(cm_strtab_count(&l->dirs) + 1, 1)))
+		return -ENOMEM;
+	if (js->W && (rc = build_windows(js)))
+		return rc;
+	build_readers(js, maxrl);
+	cts = build_trainer(js);
 	l->nslots = (uint32_t)js->R + 1;
 	l->span = cts;
 	return 0;
