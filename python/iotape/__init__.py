@@ -7,6 +7,8 @@
     a = iotape.read_arrays("job.iotape", columns=["ts_ns", "op", "size"])
     for df in iotape.chunks("big.iotape", n=1 << 20):   # bounded memory
         ...
+    iotape.merge(["node0.iotape", "node1.iotape"], "job.iotape")  # iotape merge
+    iotape.split("job.iotape", "part", by="host")       # iotape split
 
 The columns, their names and order are those of `iotape dump --format csv
 --table LAYER`.  read() gives the values that dump prints: enumerations
@@ -28,7 +30,8 @@ import numpy as np
 
 from . import _lib as L
 
-__all__ = ["LAYERS", "TraceError", "Arrays", "columns", "read", "read_arrays", "chunks"]
+__all__ = ["LAYERS", "TraceError", "Arrays", "columns", "read", "read_arrays", "chunks",
+           "merge", "split"]
 __version__ = "0.1.0"
 
 LAYERS = ("syscall", "block", "cache", "process", "file", "sample", "sched")
@@ -366,3 +369,6 @@ def chunks(path, n=1 << 20, columns=None, layer="syscall", arrays=False, threads
             if a is None:
                 return
             yield a if arrays else _frame(r, a)
+
+
+from .xform import merge, split  # noqa: E402 (after TraceError, which they raise)

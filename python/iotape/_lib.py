@@ -30,6 +30,26 @@ class TableStats(ctypes.Structure):
                 ("t_max", ctypes.c_uint64)]
 
 
+class XformError(ctypes.Structure):
+    """struct tape_xform_error (tape.h): what a merge or a split said."""
+    _fields_ = [("err", ctypes.c_int), ("what", ctypes.c_char_p),
+                ("msg", ctypes.c_char * 8192)]
+
+
+class SplitOpts(ctypes.Structure):
+    """struct tape_split_opts (tape.h)."""
+    _fields_ = [("prefix", ctypes.c_char_p), ("by", ctypes.c_int),
+                ("every", ctypes.c_uint64), ("parts", ctypes.c_uint)]
+
+
+class SplitStats(ctypes.Structure):
+    """struct tape_split_stats (tape.h)."""
+    _fields_ = [("parts", ctypes.c_size_t), ("events", ctypes.c_uint64)]
+
+
+# enum of tape_split_opts.by (tape.h)
+SPLIT_HOST, SPLIT_PROCESS, SPLIT_TIME = range(3)
+
 # enum tape_col_type and enum tape_col_text (tape.h)
 COL_U64, COL_I64, COL_STR = 1, 2, 3
 TXT_NUM, TXT_OP, TXT_BLKFLAGS, TXT_CACHEKIND, TXT_METRIC, TXT_HEX, TXT_FSTYPE, TXT_WAKE, \
@@ -64,6 +84,20 @@ _SIGS = {
     "tape_strings_count": (ctypes.c_size_t, [_P]),
     # returns const char *, taken as an address: the strings hold NULs between them
     "tape_strings_data": (_P, [_P, ctypes.POINTER(ctypes.POINTER(ctypes.c_uint64))]),
+    # the trace transforms (merge.c, split.c) and the writer they write with
+    "tape_writer_open": (ctypes.c_int, [ctypes.POINTER(_P), ctypes.c_char_p, _P]),
+    "tape_writer_close": (ctypes.c_int, [_P]),
+    "tape_writer_free": (None, [_P]),
+    "tape_merge_new": (ctypes.c_int, [ctypes.POINTER(_P), ctypes.c_char_p,
+                                      ctypes.POINTER(XformError)]),
+    "tape_merge_add": (ctypes.c_int, [_P, _P, ctypes.c_char_p, ctypes.POINTER(XformError)]),
+    "tape_merge_clock": (ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_char_p),
+                                        ctypes.POINTER(XformError)]),
+    "tape_merge_write": (ctypes.c_int, [_P, _P, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint64),
+                                        ctypes.POINTER(XformError)]),
+    "tape_merge_free": (None, [_P]),
+    "tape_split": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.POINTER(SplitOpts),
+                                  ctypes.POINTER(SplitStats), ctypes.POINTER(XformError)]),
 }
 
 _lib = None

@@ -16,6 +16,7 @@ make -C "$TOP" --no-print-directory -s install $san DESTDIR="$root" PREFIX=/usr 
 	fail "make install: $(tail -n 5 "$T/make.log")"
 for f in usr/bin/iotape usr/lib/libtape.so.0.1.0 usr/include/tape.h usr/lib/pkgconfig/iotape.pc \
 	usr/lib/python3/dist-packages/iotape/__init__.py usr/lib/python3/dist-packages/iotape/_lib.py \
+	usr/lib/python3/dist-packages/iotape/xform.py \
 	usr/share/man/man5/iotape-format.5; do
 	[ -f "$root/$f" ] || fail "make install: no $f"
 done
