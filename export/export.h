@@ -20,6 +20,9 @@
  *   html              the analysis as one page of plots (exp_html.c, over
  *                     analyze/ana_html.c)
  *
+ * and, beside the table, `iotape info`'s summary of a trace (exp_info.c,
+ * exp_info_write).
+ *
  * Errors: an exporter returns 0, or -errno with d->msg saying what is
  * wrong in one line (d->usage set when the fault is the request's, not
  * the input's); it never prints or exits.  Memory grows with threads,
@@ -137,5 +140,13 @@ int exp_perfetto_write(FILE *f, tape_reader *r, const char *trace,
 		       const struct exp_perfetto_opts *o, struct exp_perfetto_stats *st);
 /* The automatic counter interval of a trace span_ns long. */
 uint64_t exp_perfetto_auto_bucket(uint64_t span_ns);
+
+/*
+ * What the trace r (named path) holds and whether it is whole, as `iotape
+ * info` says it (exp_info.c): text, or one JSON object when json; with
+ * columns, each table's bytes by column and encoding (reads every block).
+ * 0, or -errno (a libtape error of r; -ENOMEM).
+ */
+int exp_info_write(tape_reader *r, const char *path, int columns, int json, FILE *f);
 
 #endif
