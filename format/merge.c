@@ -28,6 +28,13 @@
 #include "tape.h"
 #include "tape_internal.h"
 
+/* the version the build stamps on what it writes (the Makefile defines it;
+ * a build of format/ alone, as `make fuzz` and clang_build.sh make, has
+ * none) */
+#ifndef IOTAPE_VERSION
+#define IOTAPE_VERSION "unknown"
+#endif
+
 #define ALIGN_MAX 16
 struct match {
 	size_t n;
