@@ -133,10 +133,11 @@ void ana_file_id_set(struct ana *a, uint64_t file_id, uint32_t f)
 	*(m ? m : ana_map_put(&a->fileid_map, file_id, 0)) = f;
 }
 
-const char *ana_file_label(const struct ana_file *f, char *buf, size_t len)
+const char *ana_file_label(const struct ana *a, const struct ana_file *f, char *buf)
 {
+	const size_t len = ANA_PATH_BUF;
 	if (f->path)
-		return f->path;
+		return ana_path_str(a, f->path, buf);
 	if (f->inode)
 		snprintf(buf, len, "[dev %llu:%llu inode %llu]",
 			 (unsigned long long)(f->dev >> 20),
@@ -180,10 +181,8 @@ int ana_pass_file(struct ana *a)
 			f->not_regular = e->mode ? !S_ISREG(e->mode) : !e->path || !*e->path;
 			f->dir = S_ISDIR(e->mode);
 			f->memfs = e->fstype && cm_fstype_is_memory(e->fstype);
-			if (e->path && *e->path) {
-				free(f->path);
-				f->path = ana_xstrdup(e->path);
-			}
+			if (e->path && *e->path)
+				f->path = ana_path_add(a, e->path);
 			if (e->inode)
 				*ana_map_put(&a->devino_map, e->dev, e->inode) = v;
 			f->kind = ANA_FK_UNKNOWN;	/* its path, now while it is at hand */
@@ -392,34 +391,29 @@ void ana_note_damage(struct ana *a, int table, int err)
 
 static const struct ana *sort_ctx;
 
-static int cmp_name(const void *x, const void *y)
-{
-	const struct ana_file *f = &sort_ctx->files[*(const uint32_t *)x];
-	const struct ana_file *g = &sort_ctx->files[*(const uint32_t *)y];
-	if (!f->path || !g->path)
-		return !f->path - !g->path;
-	return strverscmp(f->path, g->path);
-}
-
 static int cmp_ckpt(const void *x, const void *y)
 {
 	const struct ana_ckpt *p = x, *q = y;
 	return p->start_ns < q->start_ns ? -1 : p->start_ns > q->start_ns;
 }
 
-/* The length of the directory part of a file's path ("" for none). */
-static size_t dir_len(const struct ana_file *f)
+/* The directory part of a file's path, its length in *n (0 for none). */
+static const char *dir_of(const struct ana_file *f, char *buf, size_t *n)
 {
-	const char *s = f->path ? strrchr(f->path, '/') : NULL;
-	return s ? (size_t)(s - f->path) : 0;
+	const char *p = ana_path_str(sort_ctx, f->path, buf);
+	const char *s = p ? strrchr(p, '/') : NULL;
+	*n = s ? (size_t)(s - p) : 0;
+	return p;
 }
 
 /* The directories of two bursts' files, compared. */
 static int cmp_dir(const struct ana_ckpt *p, const struct ana_ckpt *q)
 {
-	const struct ana_file *f = &sort_ctx->files[p->file], *g = &sort_ctx->files[q->file];
-	size_t m = dir_len(f), n = dir_len(g);
-	int c = m && n ? memcmp(f->path, g->path, m < n ? m : n) : 0;
+	char b1[ANA_PATH_BUF], b2[ANA_PATH_BUF];
+	size_t m, n;
+	const char *x = dir_of(&sort_ctx->files[p->file], b1, &m);
+	const char *y = dir_of(&sort_ctx->files[q->file], b2, &n);
+	int c = m && n ? memcmp(x, y, m < n ? m : n) : 0;
 	return c ? c : m < n ? -1 : m > n;
 }
 
@@ -550,14 +544,11 @@ void ana_join(struct ana *a)
 	}
 
 	/* name ranks (natural order), for the epochs' visit orders */
-	uint32_t *idx = ana_tmp_calloc(a->nfiles + 1, sizeof(*idx));
+	uint32_t *rank = ana_tmp_calloc(a->nfiles + 1, sizeof(*rank));
+	ana_name_ranks(a, rank);
 	for (size_t i = 0; i < a->nfiles; i++)
-		idx[i] = (uint32_t)i;
-	sort_ctx = a;
-	qsort(idx, a->nfiles, sizeof(*idx), cmp_name);
-	for (size_t i = 0; i < a->nfiles; i++)
-		a->files[idx[i]].name_rank = (uint32_t)i;
-	ana_tmp_free(idx);
+		a->files[i].name_rank = rank[i];
+	ana_tmp_free(rank);
 
 	/* the data set, its figures and the other files', its epochs */
 	ana_dataset(a);
@@ -651,9 +642,8 @@ void ana_release(struct ana *a)
 		free(a->procs[i].argv);
 	}
 	free(a->procs);
-	for (size_t i = 0; i < a->nfiles; i++)
-		free(a->files[i].path);
 	free(a->files);
+	ana_paths_release(&a->paths);
 	free(a->table_size);
 	cm_map_release(&a->procmap);
 	cm_map_release(&a->fileid_map);

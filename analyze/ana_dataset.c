@@ -93,12 +93,13 @@ int ana_file_kind(const struct ana *a, struct ana_file *f)
 {
 	if (f->kind != ANA_FK_UNKNOWN)
 		return f->kind;
-	if (f->not_regular || f->anon || !f->path || !*f->path ||
+	char buf[ANA_PATH_BUF];
+	const char *p = ana_file_path(a, f, buf);
+	if (f->not_regular || f->anon || !p || !*p ||
 	    (a->o.files_only && ana_file_excluded(a, f))) {
 		f->kind = ANA_FK_NONE;
 		return f->kind;
 	}
-	const char *p = f->path;
 	size_t n = a->o.under ? strlen(a->o.under) : 0;
 	if (n && !strncmp(p, a->o.under, n) && p[n] == '/')
 		p += n;	/* compare's B: the job's path under DIR */
@@ -149,30 +150,30 @@ static int under(const char *path, const char *dir, size_t n)
  * name the first *len bytes of the path returned.
  */
 static const char *data_dir(const struct ana *a, const uint32_t *again, size_t n,
-			    uint64_t total, size_t *len)
+			    uint64_t total, size_t *len, char *dir)
 {
-	const char *dir = NULL;
+	char buf[ANA_PATH_BUF], cand[ANA_PATH_BUF];
 	size_t dl = 0;
 
 	for (;;) {
-		const char *cand = NULL;
 		size_t cl = 0;
 		uint64_t w = 0, sum = 0;
 		for (size_t i = 0; i < n; i++) {
 			const struct ana_file *f = &a->files[again[i]];
-			if (!under(f->path, dir, dl))
+			const char *p = ana_file_path(a, f, buf);
+			if (!under(p, dir, dl))
 				continue;
-			const char *e = strchr(f->path + dl + 1, '/');
-			size_t l = e ? (size_t)(e - f->path) : 0;	/* 0: a file here */
+			const char *e = strchr(p + dl + 1, '/');
+			size_t l = e ? (size_t)(e - p) : 0;	/* 0: a file here */
 			uint64_t b = reached(a, f);
 			if (!w) {
-				cand = f->path;
+				memcpy(cand, p, l);
 				cl = l;
 				w = b;
-			} else if (l == cl && (!l || !memcmp(f->path, cand, l))) {
+			} else if (l == cl && (!l || !memcmp(p, cand, l))) {
 				w += b;
 			} else if (b > w) {
-				cand = f->path;
+				memcpy(cand, p, l);
 				cl = l;
 				w = b - w;
 			} else {
@@ -182,11 +183,11 @@ static const char *data_dir(const struct ana *a, const uint32_t *again, size_t n
 		if (!cl)
 			break;
 		for (size_t i = 0; i < n; i++)
-			if (under(a->files[again[i]].path, cand, cl))
+			if (under(ana_file_path(a, &a->files[again[i]], buf), cand, cl))
 				sum += reached(a, &a->files[again[i]]);
 		if (2 * sum <= total)
 			break;
-		dir = cand;
+		memcpy(dir, cand, cl);
 		dl = cl;
 	}
 	*len = dl;
@@ -199,7 +200,7 @@ static void decide(struct ana *a)
 	uint32_t *again = ana_tmp_calloc(a->nfiles + 1, sizeof(*again));
 	size_t nagain = 0, ncand = 0, dl = 0;
 	uint64_t total = 0;
-	const char *dir = NULL;
+	char dir[ANA_PATH_BUF], buf[ANA_PATH_BUF];
 
 	for (size_t i = 0; i < a->nfiles; i++) {
 		struct ana_file *f = &a->files[i];
@@ -214,13 +215,13 @@ static void decide(struct ana *a)
 	a->ds_rule = nagain ? ANA_DS_READ_AGAIN : ncand ? ANA_DS_READ_ONCE : ANA_DS_NONE;
 	a->ds_again = nagain;
 	if (nagain) {
-		dir = data_dir(a, again, nagain, total, &dl);
+		data_dir(a, again, nagain, total, &dl, dir);
 		for (size_t i = 0; i < nagain; i++)
 			a->files[again[i]].dataset = 1;
 	}
 	for (size_t i = 0; ncand && i < a->nfiles; i++) {
 		struct ana_file *f = &a->files[i];
-		if (candidate(a, f) && (!nagain || (dl && under(f->path, dir, dl))))
+		if (candidate(a, f) && (!nagain || (dl && under(ana_file_path(a, f, buf), dir, dl))))
 			f->dataset = 1;
 	}
 	if (dl) {

@@ -970,12 +970,12 @@ static void sec_files(struct side *sd, FILE *o)
 		}
 		tt[k] = f;
 	}
-	char lb[4096];
+	char lb[ANA_PATH_BUF];
 	for (size_t k = 0; k < ntt; k++) {
 		v1[k] = (double)s->file_ns[tt[k]] / 1e9;
 		cm_fmt_ns(b1, sizeof(b1), s->file_ns[tt[k]]);
 		if (asprintf(&tips[k], "%s: %s in calls",
-			     ana_file_label(&a->files[tt[k]], lb, sizeof(lb)), b1) < 0)
+			     ana_file_label(a, &a->files[tt[k]], lb), b1) < 0)
 			ana_oom();
 	}
 	hbar_plot(sd, o, plot_id(sd, "plot-files-time", id, sizeof(id)),
@@ -986,7 +986,7 @@ static void sec_files(struct side *sd, FILE *o)
 	fputs("</figure><table>\n<tr><th>#</th><th>file</th><th>time in calls</th><th>read</th>"
 	      "<th>opens</th></tr>\n", o);
 	for (size_t k = 0; k < ntt; k++) {
-		const char *path = ana_file_label(&a->files[tt[k]], lb, sizeof(lb));
+		const char *path = ana_file_label(a, &a->files[tt[k]], lb);
 		long j = json_file_index(files, path);
 		cm_fmt_ns(b1, sizeof(b1), s->file_ns[tt[k]]);
 		fprintf(o, "<tr><td>%zu</td><td class=\"path\">", k + 1);

@@ -328,11 +328,11 @@ static const char *epochs_why(const struct ana *a, char *buf, size_t len)
 	}
 	if (fi == ANA_NONE)
 		return NULL;
-	char lb[128], b1[32];
+	char lb[ANA_PATH_BUF], b1[32];
 	cm_fmt_bytes(b1, sizeof(b1), bytes);
 	snprintf(buf, len, "the data set is read through mmap (%.300s: %s reached by page "
 		 "faults, more than the epochs' reads); epochs are counted from reads",
-		 ana_file_label(&a->files[fi], lb, sizeof(lb)), b1);
+		 ana_file_label(a, &a->files[fi], lb), b1);
 	return buf;
 }
 
@@ -434,7 +434,8 @@ static json_t *j_mmap(const struct ana *a)
 	if (fi == ANA_NONE || ana_mmap_reads(a, &m) || !m.files)
 		return json_null();
 	json_t *o = json_object();
-	json_object_set_new(o, "file", jstr(a->files[fi].path));
+	char buf[ANA_PATH_BUF];
+	json_object_set_new(o, "file", jstr(ana_file_path(a, &a->files[fi], buf)));
 	json_object_set_new(o, "files", cm_json_u64(m.files));
 	json_object_set_new(o, "fault_reads", cm_json_u64(m.reads));
 	json_object_set_new(o, "fault_bytes", cm_json_u64(m.bytes));
@@ -696,40 +697,6 @@ static void staging(const struct ana *a, struct ana_staging *st)
 		ana_oom();
 }
 
-static json_t *j_staging(struct ana *a)
-{
-	if (!a->have[TAPE_TABLE_SYSCALL])
-		return json_null();
-	struct ana_staging st;
-	staging(a, &st);
-	json_t *o = json_object(), *lv = json_array(), *rk = json_array();
-	json_object_set_new(o, "files", cm_json_u64(st.n));
-	json_object_set_new(o, "bytes", cm_json_u64(st.bytes));
-	json_object_set_new(o, "read_bytes", cm_json_u64(st.read_bytes));
-	json_object_set_new(o, "files_sized_by_reads", cm_json_u64(st.by_extent));
-	for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++) {
-		const struct ana_stage_level *l = &st.lv[k];
-		json_t *x = json_object();
-		json_object_set_new(x, "fraction", json_real(l->pct / 100.0));
-		json_object_set_new(x, "files", cm_json_u64(l->files));
-		json_object_set_new(x, "bytes", cm_json_u64(l->bytes));
-		json_object_set_new(x, "read_bytes", cm_json_u64(l->read_bytes));
-		json_array_append_new(lv, x);
-	}
-	json_object_set_new(o, "levels", lv);
-	long lim = list_limit(a, 1);
-	for (size_t i = 0; i < st.n && (lim < 0 || (long)i < lim); i++) {
-		json_t *x = json_object();
-		json_object_set_new(x, "path", jstr(st.f[i].path));
-		json_object_set_new(x, "read_bytes", cm_json_u64(st.f[i].read_bytes));
-		json_object_set_new(x, "size", cm_json_u64(st.f[i].size));
-		json_array_append_new(rk, x);
-	}
-	json_object_set_new(o, "ranked", rk);
-	ana_staging_release(&st);
-	return o;
-}
-
 static void compute_totals(const struct ana *a, uint64_t *io, uint64_t *gap)
 {
 	*io = *gap = 0;
@@ -954,16 +921,17 @@ static void jw_files(struct jw *w, struct ana *a)
 	size_t n;
 	uint32_t *idx = files_sorted(a, &n);
 	long lim = list_limit(a, 1);
-	char buf[128];
+	char buf[ANA_PATH_BUF];
 	int cache = a->have[TAPE_TABLE_CACHE];
 	struct rowbuf r;
 	for (size_t i = 0; i < n && (lim < 0 || (long)i < lim); i++) {
 		const struct ana_file *f = &a->files[idx[i]];
 		r.n = 0;
 		rb_s(&r, i ? ",\n    {\"path\":" : "\n    {\"path\":");
-		rb_str(&r, f->path ? f->path : ana_file_label(f, buf, sizeof(buf)));
-		rb_s(&r, f->path && f->path[0] != '[' ? ",\"path_known\":true,\"file_id\":"
-						       : ",\"path_known\":false,\"file_id\":");
+		const char *p = ana_file_label(a, f, buf);
+		rb_str(&r, p);
+		rb_s(&r, f->path && p[0] != '[' ? ",\"path_known\":true,\"file_id\":"
+						: ",\"path_known\":false,\"file_id\":");
 		rb_u64(&r, f->file_id);
 		rb_s(&r, ",\"size\":");
 		rb_u64_or_null(&r, f->from_table, f->size);
@@ -997,6 +965,59 @@ static void jw_files(struct jw *w, struct ana *a)
 	}
 	free(idx);
 	fputs("]", o);
+}
+
+/* "staging": its figures, then its ranked files a row at a time (all of
+ * the files read, with JSON's list limit) */
+static void jw_staging(struct jw *w, struct ana *a)
+{
+	if (!a->have[TAPE_TABLE_SYSCALL]) {
+		jw_key(w, "staging", json_null());
+		return;
+	}
+	struct ana_staging st;
+	staging(a, &st);
+	json_t *o = json_object(), *lv = json_array();
+	json_object_set_new(o, "files", cm_json_u64(st.n));
+	json_object_set_new(o, "bytes", cm_json_u64(st.bytes));
+	json_object_set_new(o, "read_bytes", cm_json_u64(st.read_bytes));
+	json_object_set_new(o, "files_sized_by_reads", cm_json_u64(st.by_extent));
+	for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++) {
+		const struct ana_stage_level *l = &st.lv[k];
+		json_t *x = json_object();
+		json_object_set_new(x, "fraction", json_real(l->pct / 100.0));
+		json_object_set_new(x, "files", cm_json_u64(l->files));
+		json_object_set_new(x, "bytes", cm_json_u64(l->bytes));
+		json_object_set_new(x, "read_bytes", cm_json_u64(l->read_bytes));
+		json_array_append_new(lv, x);
+	}
+	json_object_set_new(o, "levels", lv);
+	char *d = json_dumps(o, JFLAGS);
+	json_decref(o);
+	if (!d) {
+		ana_staging_release(&st);
+		ana_oom();
+	}
+	d[strlen(d) - 1] = 0;	/* the object goes on: "ranked" */
+	fprintf(w->out, "%s\n  \"staging\": %s,\"ranked\":[", w->n++ ? "," : "", d);
+	free(d);
+	long lim = list_limit(a, 1);
+	char buf[ANA_PATH_BUF];
+	struct rowbuf r;
+	for (size_t i = 0; i < st.n && (lim < 0 || (long)i < lim); i++) {
+		struct ana_stage_file f = ana_stage_of(a, st.f[i]);
+		r.n = 0;
+		rb_s(&r, i ? ",{\"path\":" : "{\"path\":");
+		rb_str(&r, ana_file_path(a, &a->files[f.file], buf));
+		rb_s(&r, ",\"read_bytes\":");
+		rb_u64(&r, f.read_bytes);
+		rb_s(&r, ",\"size\":");
+		rb_u64(&r, f.size);
+		rb_s(&r, "}");
+		fwrite(r.b, 1, r.n, w->out);
+	}
+	fputs("]}", w->out);
+	ana_staging_release(&st);
 }
 
 static void jw_procs(struct jw *w, struct ana *a)
@@ -1173,7 +1194,7 @@ static int report_json(struct ana *a, FILE *out)
 	jw_key(&w, "timeline", j_timeline(a));
 	jw_key(&w, "epochs", j_epochs(a, un));
 	jw_key(&w, "checkpoints", j_ckpts(a));
-	jw_key(&w, "staging", j_staging(a));
+	jw_staging(&w, a);
 	jw_compute(&w, a);
 	jw_key(&w, "au", j_au(a));
 	jw_files(&w, a);
@@ -1555,7 +1576,7 @@ static void t_ckpts(FILE *o, const struct ana *a)
  * --per-file, the files by bytes read per byte (--stage-hot's order). */
 static void t_staging(FILE *o, const struct ana *a)
 {
-	char b1[32], b2[32], b3[32], lb[32];
+	char b1[32], b2[32], b3[32], lb[32], buf[ANA_PATH_BUF];
 	struct ana_staging st;
 	if (!t_section_of(o, a, "STAGING (iotape-analyze(1), STAGING)", TAPE_TABLE_SYSCALL, ""))
 		return;
@@ -1579,10 +1600,10 @@ static void t_staging(FILE *o, const struct ana *a)
 		fprintf(o, "  %10s %12s %12s  %s\n", "read/size", "read", "size",
 			"path (by read per byte: replay --stage-hot's order)");
 		for (size_t i = 0; i < st.n && (lim < 0 || (long)i < lim); i++) {
-			const struct ana_stage_file *f = &st.f[i];
-			fprintf(o, "  %10.3f %12s %12s  ", (double)f->read_bytes / (double)f->size,
-				t_bytes(b1, f->read_bytes), t_bytes(b3, f->size));
-			cm_put_escaped(o, f->path, 0);
+			struct ana_stage_file f = ana_stage_of(a, st.f[i]);
+			fprintf(o, "  %10.3f %12s %12s  ", (double)f.read_bytes / (double)f.size,
+				t_bytes(b1, f.read_bytes), t_bytes(b3, f.size));
+			cm_put_escaped(o, ana_file_path(a, &a->files[f.file], buf), 0);
 			fputc('\n', o);
 		}
 		t_more(o, st.n, lim, "files");
@@ -1707,7 +1728,7 @@ static void t_resources(FILE *o, const struct ana *a)
 /* --per-file */
 static void t_files(FILE *o, const struct ana *a)
 {
-	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], lb[128];
+	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], lb[ANA_PATH_BUF];
 	size_t n;
 	uint32_t *idx = files_sorted(a, &n);
 	long lim = list_limit(a, 0);
@@ -1720,7 +1741,7 @@ static void t_files(FILE *o, const struct ana *a)
 			t_bytes(b2, f->read_bytes), ana_fmt_count(b3, f->write_ops),
 			t_bytes(b4, f->write_bytes), ana_fmt_ratio(b5, file_randomness(f)),
 			ana_fmt_ratio(b6, file_hit(a, f)), f->dataset ? "yes" : "");
-		cm_put_escaped(o, ana_file_label(f, lb, sizeof(lb)), 0);
+		cm_put_escaped(o, ana_file_label(a, f, lb), 0);
 		fputc('\n', o);
 	}
 	t_more(o, n, lim, "files");

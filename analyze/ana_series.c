@@ -33,8 +33,8 @@ void ana_series_release(struct ana_series *s)
 /* Directory group of files[f], interned on first use (fg caches it). */
 static uint32_t dir_group(struct ana *a, struct ana_series *s, uint32_t *fg, uint32_t f)
 {
-	char buf[4096];
-	const char *p = a->files[f].path, *slash;
+	char buf[ANA_PATH_BUF + 16], pb[ANA_PATH_BUF];
+	const char *p = ana_file_path(a, &a->files[f], pb), *slash;
 	uint32_t id;
 
 	if (fg[f] != ANA_NONE)

@@ -7,7 +7,7 @@
  * replay --stage-hot: ana_stage_pick), and by bytes read, for the fewest
  * files that carry a share of the reads (the levels).  Both are total
  * orders (ties by path), so a hand computation gets the same files.
- * Memory: one entry per file read; nothing here prints.
+ * Memory: a files[] index per file read; nothing here prints.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,34 +16,59 @@
 
 const unsigned ana_stage_pcts[ANA_STAGE_LEVELS] = { 50, 80, 95 };
 
-/* bytes read per byte of size, most first (exact: cross products) */
-static int cmp_density(const void *x, const void *y)
+/* Bytes of f the job read: by read calls, and the pages faulted in
+ * through its shared mapping (a data set read through mmap, which the
+ * replay reads as it faulted them). */
+static uint64_t stage_reads(const struct ana *a, const struct ana_file *f)
 {
-	const struct ana_stage_file *a = x, *b = y;
-	unsigned __int128 l = (unsigned __int128)a->read_bytes * b->size;
-	unsigned __int128 r = (unsigned __int128)b->read_bytes * a->size;
+	return f->read_bytes + (f->shared_map ? f->mapped * a->page_size : 0);
+}
+
+struct ana_stage_file ana_stage_of(const struct ana *a, uint32_t i)
+{
+	const struct ana_file *f = &a->files[i];
+	struct ana_stage_file s = { .read_bytes = stage_reads(a, f), .size = f->size, .file = i };
+
+	if (!s.size) {	/* a read moved bytes: its end is past 0 */
+		s.size = ana_file_extent(a, i);
+		if (!s.size)	/* only faulted in: what was */
+			s.size = s.read_bytes;
+	}
+	return s;
+}
+
+/* bytes read per byte of size, most first (exact: cross products) */
+static int cmp_density(const void *x, const void *y, void *arg)
+{
+	const struct ana *an = arg;
+	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+	struct ana_stage_file a = ana_stage_of(an, i), b = ana_stage_of(an, j);
+	unsigned __int128 l = (unsigned __int128)a.read_bytes * b.size;
+	unsigned __int128 r = (unsigned __int128)b.read_bytes * a.size;
 
 	if (l != r)
 		return l > r ? -1 : 1;
-	return strcmp(a->path, b->path);
+	return ana_path_cmp(an, an->files[i].path, an->files[j].path);
 }
 
 /* bytes read, most first; then the smaller; then by path */
-static int cmp_reads(const void *x, const void *y)
+static int cmp_reads(const void *x, const void *y, void *arg)
 {
-	const struct ana_stage_file *a = x, *b = y;
+	const struct ana *an = arg;
+	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+	struct ana_stage_file a = ana_stage_of(an, i), b = ana_stage_of(an, j);
 
-	if (a->read_bytes != b->read_bytes)
-		return a->read_bytes > b->read_bytes ? -1 : 1;
-	if (a->size != b->size)
-		return a->size < b->size ? -1 : 1;
-	return strcmp(a->path, b->path);
+	if (a.read_bytes != b.read_bytes)
+		return a.read_bytes > b.read_bytes ? -1 : 1;
+	if (a.size != b.size)
+		return a.size < b.size ? -1 : 1;
+	return ana_path_cmp(an, an->files[i].path, an->files[j].path);
 }
 
-void ana_stage_rank(struct ana_stage_file *f, size_t n)
+void ana_stage_rank(const struct ana *a, uint32_t *f, size_t n)
 {
 	if (n > 1)
-		qsort(f, n, sizeof(*f), cmp_density);
+		qsort_r(f, n, sizeof(*f), cmp_density, (void *)a);
 }
 
 uint64_t ana_stage_pick(const struct ana_stage_file *f, size_t n, uint64_t budget,
@@ -59,24 +84,19 @@ uint64_t ana_stage_pick(const struct ana_stage_file *f, size_t n, uint64_t budge
 	return budget - left;
 }
 
-/* Bytes of f the job read: by read calls, and the pages faulted in
- * through its shared mapping (a data set read through mmap, which the
- * replay reads as it faulted them). */
-static uint64_t stage_reads(const struct ana *a, const struct ana_file *f)
-{
-	return f->read_bytes + (f->shared_map ? f->mapped * a->page_size : 0);
-}
-
 /* Whether f can be staged: a regular file with a path, on storage, read. */
 static int stageable(const struct ana *a, const struct ana_file *f)
 {
-	return f->path && *f->path && !f->not_regular && !f->anon && !f->dir && !f->memfs &&
-	       !ana_file_excluded(a, f) && stage_reads(a, f);
+	char buf[ANA_PATH_BUF];
+	const char *p;
+	return f->path && !f->not_regular && !f->anon && !f->dir && !f->memfs &&
+	       stage_reads(a, f) && (p = ana_file_path(a, f, buf)) && *p &&
+	       !ana_file_excluded(a, f);
 }
 
 int ana_staging_build(const struct ana *a, struct ana_staging *st)
 {
-	struct ana_stage_file *byr;
+	uint32_t *byr;
 	size_t n = 0;
 
 	memset(st, 0, sizeof(*st));
@@ -94,38 +114,31 @@ int ana_staging_build(const struct ana *a, struct ana_staging *st)
 		const struct ana_file *f = &a->files[i];
 		if (!stageable(a, f))
 			continue;
-		struct ana_stage_file *s = &st->f[st->n++];
-		s->path = f->path;
-		s->read_bytes = stage_reads(a, f);
-		s->file = (uint32_t)i;
-		s->size = f->size;
-		if (!s->size) {	/* a read moved bytes: its end is past 0 */
-			s->size = ana_file_extent(a, i);
-			if (!s->size)	/* only faulted in: what was */
-				s->size = s->read_bytes;
-			st->by_extent++;
-		}
-		st->read_bytes += s->read_bytes;
-		st->bytes += s->size;
+		struct ana_stage_file s = ana_stage_of(a, (uint32_t)i);
+		st->f[st->n++] = (uint32_t)i;
+		st->by_extent += !f->size;
+		st->read_bytes += s.read_bytes;
+		st->bytes += s.size;
 	}
 	memcpy(byr, st->f, n * sizeof(*byr));
-	qsort(byr, n, sizeof(*byr), cmp_reads);
-	ana_stage_rank(st->f, n);
+	qsort_r(byr, n, sizeof(*byr), cmp_reads, (void *)a);
 	/* the levels: the prefix of byr whose reads reach pct % */
 	size_t i = 0;
 	uint64_t files = 0, bytes = 0, rd = 0;
 	for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++) {
 		unsigned __int128 want = (unsigned __int128)st->read_bytes * st->lv[k].pct;
 		while (i < n && (unsigned __int128)rd * 100 < want) {
+			struct ana_stage_file s = ana_stage_of(a, byr[i++]);
 			files++;
-			bytes += byr[i].size;
-			rd += byr[i++].read_bytes;
+			bytes += s.size;
+			rd += s.read_bytes;
 		}
 		st->lv[k].files = files;
 		st->lv[k].bytes = bytes;
 		st->lv[k].read_bytes = rd;
 	}
 	free(byr);
+	ana_stage_rank(a, st->f, n);
 	return 0;
 }
 

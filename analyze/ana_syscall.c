@@ -90,7 +90,9 @@ static uint32_t file_new(struct ana *a)
 
 static const char *file_path(uint64_t i, void *arg)
 {
-	return ((const struct ana *)arg)->files[i].path;
+	static __thread char buf[ANA_PATH_BUF];	/* one compare at a time */
+	const struct ana *a = arg;
+	return ana_file_path(a, &a->files[i], buf);
 }
 
 /* The slot of path in path_map (a cm_strset over files[].path). */
@@ -111,9 +113,10 @@ static uint32_t file_for_path(struct ana *a, const char *path)
 	uint64_t *v;
 
 	if (!a->path_map_built) {	/* most recordings never need it */
+		char buf[ANA_PATH_BUF];
 		for (size_t i = 0; i < a->nfiles; i++)
 			if (a->files[i].path) {	/* the last file of a path wins */
-				v = path_slot(a, a->files[i].path, &added);
+				v = path_slot(a, ana_file_path(a, &a->files[i], buf), &added);
 				*v = i;
 			}
 		a->path_map_built = 1;
@@ -123,7 +126,7 @@ static uint32_t file_for_path(struct ana *a, const char *path)
 		return (uint32_t)*v;
 	/* (out of memory below, the analysis is dropped with the map) */
 	uint32_t f = file_new(a);
-	a->files[f].path = ana_xstrdup(path);
+	a->files[f].path = ana_path_add(a, path);
 	*v = f;
 	return f;
 }
@@ -139,7 +142,7 @@ static uint32_t file_for_id(struct ana *a, uint64_t file_id, const char *path)
 		if (a->files[f].file_id && a->files[f].file_id != file_id) {
 			/* same path, another file (replaced): a new entry */
 			f = file_new(a);
-			a->files[f].path = ana_xstrdup(path);
+			a->files[f].path = ana_path_add(a, path);
 		}
 	} else {
 		f = file_new(a);
@@ -157,7 +160,7 @@ static uint32_t file_for_unknown_fd(struct ana *a, uint32_t pid, int64_t fd)
 		uint32_t f = file_new(a);
 		char buf[64];
 		snprintf(buf, sizeof(buf), "[pid %u fd %lld]", pid, (long long)fd);
-		a->files[f].path = ana_xstrdup(buf);
+		a->files[f].path = ana_path_add(a, buf);
 		a->files[f].anon = 1;
 		v = ana_map_put(&a->fileid_map, (1ull << 63) | pid, (uint64_t)fd + 1);
 		*v = f;
@@ -723,9 +726,11 @@ static int path_excluded(const struct ana *a, const char *path)
 
 int ana_file_excluded(const struct ana *a, const struct ana_file *f)
 {
+	char buf[ANA_PATH_BUF];
 	if (!a->o.files_only)
 		return 0;
-	return f->anon || f->not_regular || f->memfs || !f->path || path_excluded(a, f->path);
+	return f->anon || f->not_regular || f->memfs || !f->path ||
+	       path_excluded(a, ana_file_path(a, f, buf));
 }
 
 /*
@@ -740,6 +745,8 @@ static void count_meta(struct ana *a, const struct tape_syscall *e, unsigned kin
 {
 	uint32_t fi = file_of_event(a, e);
 	const struct ana_file *f;
+	char buf[ANA_PATH_BUF];
+	const char *p;
 
 	if (fi == ANA_NONE) {
 		struct ana_fd *fe = fd_get(&a->sys, e->pid, e->fd);
@@ -749,10 +756,12 @@ static void count_meta(struct ana *a, const struct tape_syscall *e, unsigned kin
 		if (fi == ANA_NONE)
 			return;
 		f = &a->files[fi];
-		if (f->anon || (f->not_regular && !f->dir) || f->memfs || !f->path ||
-		    !f->path[strspn(f->path, "/.")] || path_outside(a, f->path))
+		if (f->anon || (f->not_regular && !f->dir) || f->memfs || !f->path)
 			return;
-		if (a->o.under && !strcmp(f->path + strlen(a->o.under) + 1, CM_REPLAY_MARKER))
+		p = ana_file_path(a, f, buf);
+		if (!p[strspn(p, "/.")] || path_outside(a, p))
+			return;
+		if (a->o.under && !strcmp(p + strlen(a->o.under) + 1, CM_REPLAY_MARKER))
 			return;
 	}
 	a->sys.meta_ops[kind]++;
@@ -1013,18 +1022,20 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 				}
 				break;
 			}
-			case TAPE_OPC_NAMESPACE:
+			case TAPE_OPC_NAMESPACE: {
 				/* the file this thread just wrote and closed,
 				 * deleted: a temporary file, not a checkpoint */
+				char ub[ANA_PATH_BUF];
 				if ((op == TAPE_OP_UNLINK || op == TAPE_OP_UNLINKAT) &&
 				    t->last_closed != ANA_NONE && e->path &&
 				    a->files[t->last_closed].path &&
-				    !strcmp(e->path, a->files[t->last_closed].path)) {
+				    !strcmp(e->path, ana_file_path(a, &a->files[t->last_closed], ub))) {
 					struct ana_wburst *w = &s->wbs[a->files[t->last_closed].wb - 1];
 					w->unlinked = w->ops > 0;
 					t->last_closed = ANA_NONE;
 				}
 				break;
+			}
 			default:
 				break;
 			}

@@ -225,6 +225,9 @@ void ana_ivset_release(struct ana_ivset *set);
  */
 double ana_order_randomness(const uint32_t *seq, size_t n, double *tau);
 
+/* strverscmp(s, t), faster (ana_names.c) */
+int ana_natcmp(const char *s, const char *t);
+
 /* Humanized text: "4.2 M", "0.973".  buf >= 32 bytes.  Bytes and times
  * use the CLI's cm_fmt_bytes / cm_fmt_ns (ana_report.c). */
 const char *ana_fmt_count(char *buf, uint64_t v);
@@ -270,6 +273,33 @@ struct ana_bkc {
 };
 
 /* ------------------------------------------------ processes and files */
+
+/*
+ * The files' paths (ana_names.c): an id each, 0 for none; a path is its
+ * directory (interned) and its last component, in an arena that never
+ * moves.  ana_path_str gives the whole path: in buf (ANA_PATH_BUF bytes),
+ * or where kept whole in the table itself (valid while the analysis is).
+ */
+#define ANA_PATH_BUF 4096
+struct ana_paths {
+	struct cm_strtab dirs;
+	char **chunk; size_t nchunk, capchunk;
+	size_t used;		/* bytes used of the last chunk */
+};
+struct ana;
+/* The id of a new entry for path (out of memory jumps). */
+uint32_t ana_path_add(struct ana *a, const char *path);
+const char *ana_path_str(const struct ana *a, uint32_t id, char *buf);
+/* Its directory (not NUL-ended at *len: the table's string is; NULL for a
+ * path kept whole), its last component. */
+const char *ana_path_dir(const struct ana *a, uint32_t id, size_t *len);
+const char *ana_path_name(const struct ana *a, uint32_t id);
+/* strcmp of two paths (ids != 0) */
+int ana_path_cmp(const struct ana *a, uint32_t x, uint32_t y);
+void ana_paths_release(struct ana_paths *t);
+/* rank[i]: files[i]'s place in strverscmp order of the paths, equal paths
+ * by index, files without a path last (temporaries: out of memory jumps) */
+void ana_name_ranks(const struct ana *a, uint32_t *rank);
 
 struct ana_proc {
 	uint32_t pid, ppid;
@@ -342,7 +372,7 @@ struct ana_file {
 			   * shared mapping when shared_map) */
 	/* third line */
 	uint64_t write_ops, write_bytes;
-	char *path;	  /* NULL = unknown (see ana_file_label) */
+	uint32_t path;	  /* in a->paths; 0 = unknown (see ana_file_label) */
 	uint64_t dev, inode;
 	/* cache pass (joined) */
 	uint64_t pages_accessed, pages_missed;
@@ -679,6 +709,7 @@ struct ana {
 	struct ana_proc *procs; size_t nprocs, capprocs;
 	struct cm_map procmap;		/* pid -> procs[] */
 	struct ana_file *files; size_t nfiles, capfiles;
+	struct ana_paths paths;		/* files[].path */
 	size_t nfiles_table;		/* files[0..n) come from the file table */
 	uint64_t *table_size;		/* their sizes, frozen for the cache pass */
 	uint64_t page_size;		/* "page_size" meta key, else 4096 */
@@ -790,8 +821,13 @@ static inline uint64_t ana_file_extent(const struct ana *a, size_t i)
 {
 	return i < a->sys.nextent ? a->sys.extent[i] : 0;
 }
-/* Text label of a file: its path or "[dev 8:1 inode 42]". buf >= 96. */
-const char *ana_file_label(const struct ana_file *f, char *buf, size_t len);
+/* Text label of a file: its path or "[dev 8:1 inode 42]". buf: ANA_PATH_BUF. */
+const char *ana_file_label(const struct ana *a, const struct ana_file *f, char *buf);
+/* Its path (NULL: none); buf: ANA_PATH_BUF bytes. */
+static inline const char *ana_file_path(const struct ana *a, const struct ana_file *f, char *buf)
+{
+	return ana_path_str(a, f->path, buf);
+}
 
 /* Derived metrics (NaN = not computable). */
 double ana_read_randomness(const struct ana *a);
@@ -891,9 +927,8 @@ int ana_model(const struct ana *a, struct cm_job *job);
  * gives none (not listed, or 0) the end of its furthest read call.
  */
 struct ana_stage_file {
-	const char *path;	/* the analysis's (valid while it is) */
 	uint64_t read_bytes, size;	/* size > 0 */
-	uint32_t file;		/* files[] index */
+	uint32_t file;		/* files[] index (the caller's id, for ana_stage_pick) */
 };
 #define ANA_STAGE_LEVELS 3
 /* 50, 80 and 95 %: the levels' fractions of the bytes read, in percent */
@@ -903,7 +938,7 @@ struct ana_stage_level {
 	uint64_t files, bytes, read_bytes;	/* the set: files, their size, their reads */
 };
 struct ana_staging {
-	struct ana_stage_file *f;	/* n of them, ranked (ana_stage_rank) */
+	uint32_t *f;		/* n files[] indexes, ranked (ana_stage_rank) */
 	size_t n;
 	uint64_t read_bytes, bytes;	/* all n files': reads, sizes */
 	size_t by_extent;		/* of them, sized by their furthest read */
@@ -916,9 +951,12 @@ struct ana_staging {
  * Does not allocate through ana_xrealloc: no catch point needed. */
 int ana_staging_build(const struct ana *a, struct ana_staging *st);
 void ana_staging_release(struct ana_staging *st);
-/* Order f by bytes read per byte of size, most first; ties by path
- * (strcmp). */
-void ana_stage_rank(struct ana_stage_file *f, size_t n);
+/* A file's figures for staging (files[i] of st->f): its bytes read, its
+ * size; as struct ana_stage_file. */
+struct ana_stage_file ana_stage_of(const struct ana *a, uint32_t i);
+/* Order files[] indexes by bytes read per byte of size, most first; ties
+ * by path (strcmp). */
+void ana_stage_rank(const struct ana *a, uint32_t *f, size_t n);
 /*
  * The files to stage in budget bytes: f (ranked) in order, each one whose
  * size fits in what the ones taken leave of budget is taken (chosen[i] =

@@ -242,27 +242,29 @@ static void cmp_collect(struct cmp *c, int k)
 	size_t ul = c->under ? strlen(c->under) : 0;
 
 	c->have_cache[k] = a->have[TAPE_TABLE_CACHE];
+	char buf[ANA_PATH_BUF];
 	for (size_t i = 0; i < a->nfiles; i++) {
 		const struct ana_file *f = &a->files[i];
 		if (!f->read_ops && !f->write_ops && !f->pages_accessed)
 			continue;
 		int under = k == 1 && c->under;
+		const char *path = ana_file_path(a, f, buf);
 		if (ana_file_excluded(a, f)) {
 			/* B's files outside DIR, and its marker, are the
 			 * replayer's own */
-			if (under && (!f->path || !is_under(f->path, c->under) ||
-				      is_marker(f->path + ul)))
+			if (under && (!path || !is_under(path, c->under) ||
+				      is_marker(path + ul)))
 				continue;
 			if (f->read_ops + f->write_ops)
 				c->excluded[k]++;
-			if (k == 0 && f->path && !f->anon) {
-				char *key = key_of(c, k, f->path);
+			if (k == 0 && path && !f->anon) {
+				char *key = key_of(c, k, path);
 				cmp_file_get(c, key)->excluded = 1;
 				free(key);
 			}
 			continue;
 		}
-		char *key = key_of(c, k, f->path + (under ? ul : 0));
+		char *key = key_of(c, k, path + (under ? ul : 0));
 		struct cmp_file *e = cmp_file_get(c, key);
 		free(key);
 		if (e->excluded)

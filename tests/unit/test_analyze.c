@@ -711,7 +711,11 @@ static void test_dataset_python_job(void **state)
 		const struct ana_file *f = &a.files[i];
 		int want = f->file_id == 100 || (f->file_id >= 1 && f->file_id <= N);
 		if (f->dataset != want)
-			fail_msg("%s: dataset %d", f->path ? f->path : "?", f->dataset);
+		{
+			char buf[ANA_PATH_BUF];
+			const char *pp = ana_file_path(&a, f, buf);
+			fail_msg("%s: dataset %d", pp ? pp : "?", f->dataset);
+		}
 	}
 	/* epochs: the data set's files, bytes and reads only */
 	assert_int_equal(ana_epoch_count(&a), 2);

@@ -1,0 +1,389 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ana_names.c - the paths of the files, one table for every pass, and
+ * their orders.
+ *
+ * A file's path is a 32-bit id (struct ana_file.path, 0: none) into
+ * struct ana_paths: its directory, interned once (a data set of a million
+ * files has a thousand directories), and its last component, in chunks of
+ * an arena that never move, so a path costs its name and four bytes, not
+ * a string and an allocation of its own.  A path with no '/', or too long
+ * to be put back together in ANA_PATH_BUF bytes, is kept whole.
+ *
+ * The orders are the two the analysis sorts paths by: strcmp's
+ * (ana_path_cmp) and strverscmp's, the natural order of the epochs' name
+ * ranks (ana_name_ranks); both compare ids without building the paths
+ * where the directories tell, and give what strcmp and strverscmp give on
+ * the whole paths.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze.h"
+
+#define CHUNK_SHIFT 20			/* 1 MiB chunks */
+#define CHUNK (1u << CHUNK_SHIFT)
+#define OFF_BITS (CHUNK_SHIFT - 2)	/* offsets in 4-byte units */
+#define MAX_CHUNKS (1u << (32 - OFF_BITS))
+#define BIG (CHUNK / 4)			/* an entry this large gets a chunk of its own */
+#define WHOLE UINT32_MAX		/* an entry's dir: the path is its name */
+
+/* An entry: its directory's id (WHOLE: none), then the name, NUL-ended,
+ * padded to 4 bytes. */
+struct pent {
+	uint32_t dir;
+	char name[];
+};
+
+static inline const struct pent *pent(const struct ana_paths *t, uint32_t id)
+{
+	return (const struct pent *)(t->chunk[id >> OFF_BITS] + ((size_t)(id & ((1u << OFF_BITS) - 1)) << 2));
+}
+
+/* Room for n bytes (a multiple of 4): the id of where they go. */
+static uint32_t reserve(struct ana_paths *t, size_t n, char **at)
+{
+	size_t c;
+	size_t off;
+
+	if (n > BIG || !t->nchunk || t->used + n > CHUNK) {
+		if (t->nchunk + 1 >= MAX_CHUNKS)
+			ana_oom();	/* 16 GiB of names: out of ids */
+		ANA_VEC_GROW(t->chunk, t->capchunk, t->nchunk);
+		t->chunk[t->nchunk] = ana_xrealloc(NULL, n > BIG ? n : CHUNK);
+		c = t->nchunk++;
+		off = 0;
+		if (n > BIG) {	/* its own; the small ones go on in a new chunk */
+			*at = t->chunk[c];
+			t->used = CHUNK;
+			return (uint32_t)(c << OFF_BITS);
+		}
+		t->used = c ? 0 : 4;	/* id 0 is no path */
+		off = t->used;
+	} else {
+		c = t->nchunk - 1;
+		off = t->used;
+	}
+	t->used = off + n;
+	*at = t->chunk[c] + off;
+	return (uint32_t)(c << OFF_BITS | off >> 2);
+}
+
+uint32_t ana_path_add(struct ana *a, const char *path)
+{
+	struct ana_paths *t = &a->paths;
+	const char *slash = strrchr(path, '/');
+	size_t len = strlen(path);
+	uint32_t dir = WHOLE;
+	const char *name = path;
+	char *at;
+
+	if (slash && len < ANA_PATH_BUF) {
+		char d[ANA_PATH_BUF];
+		size_t dl = (size_t)(slash - path);
+		memcpy(d, path, dl);
+		d[dl] = 0;
+		if (cm_strtab_intern(&t->dirs, d, &dir) < 0)
+			ana_oom();
+		name = slash + 1;
+	}
+	size_t nl = strlen(name), n = (sizeof(struct pent) + nl + 1 + 3) & ~(size_t)3;
+	uint32_t id = reserve(t, n, &at);
+	struct pent *e = (struct pent *)at;
+	e->dir = dir;
+	memcpy(e->name, name, nl + 1);
+	return id;
+}
+
+const char *ana_path_str(const struct ana *a, uint32_t id, char *buf)
+{
+	if (!id)
+		return NULL;
+	const struct pent *e = pent(&a->paths, id);
+	if (e->dir == WHOLE)
+		return e->name;
+	const char *d = cm_strtab_str(&a->paths.dirs, e->dir);
+	size_t dl = strlen(d), nl = strlen(e->name);
+	memcpy(buf, d, dl);
+	buf[dl] = '/';
+	memcpy(buf + dl + 1, e->name, nl + 1);
+	return buf;
+}
+
+const char *ana_path_dir(const struct ana *a, uint32_t id, size_t *len)
+{
+	const struct pent *e = pent(&a->paths, id);
+	if (!id || e->dir == WHOLE) {
+		*len = 0;
+		return NULL;
+	}
+	const char *d = cm_strtab_str(&a->paths.dirs, e->dir);
+	*len = strlen(d);
+	return d;
+}
+
+const char *ana_path_name(const struct ana *a, uint32_t id)
+{
+	return id ? pent(&a->paths, id)->name : NULL;
+}
+
+void ana_paths_release(struct ana_paths *t)
+{
+	for (size_t i = 0; i < t->nchunk; i++)
+		free(t->chunk[i]);
+	free(t->chunk);
+	cm_strtab_release(&t->dirs);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---------------------------------------------------------- strcmp order */
+
+/* A path as up to three pieces: directory, "/", name (or the name alone). */
+struct pieces {
+	const char *s[3];
+	size_t n[3];
+	int k;
+};
+
+static void pieces(const struct ana *a, uint32_t id, struct pieces *p)
+{
+	const struct pent *e = pent(&a->paths, id);
+	if (e->dir == WHOLE) {
+		p->s[0] = e->name;
+		p->n[0] = strlen(e->name);
+		p->k = 1;
+		return;
+	}
+	p->s[0] = cm_strtab_str(&a->paths.dirs, e->dir);
+	p->n[0] = strlen(p->s[0]);
+	p->s[1] = "/";
+	p->n[1] = 1;
+	p->s[2] = e->name;
+	p->n[2] = strlen(e->name);
+	p->k = 3;
+}
+
+/* Byte i of a path in pieces (0 past its end); walking forward only. */
+struct cur {
+	const struct pieces *p;
+	int k;
+	size_t i;
+};
+
+static inline int cur_get(struct cur *c)
+{
+	while (c->k < c->p->k && c->i >= c->p->n[c->k]) {
+		c->i = 0;
+		c->k++;
+	}
+	return c->k < c->p->k ? (unsigned char)c->p->s[c->k][c->i] : 0;
+}
+
+int ana_path_cmp(const struct ana *a, uint32_t x, uint32_t y)
+{
+	if (x == y)
+		return 0;
+	if (!x || !y)
+		return !x ? -1 : 1;	/* (never compared: callers have paths) */
+	const struct pent *p = pent(&a->paths, x), *q = pent(&a->paths, y);
+	if (p->dir == q->dir && p->dir != WHOLE)
+		return strcmp(p->name, q->name);
+	struct pieces u, v;
+	pieces(a, x, &u);
+	pieces(a, y, &v);
+	struct cur c = { &u, 0, 0 }, d = { &v, 0, 0 };
+	for (;;) {
+		int s = cur_get(&c), t = cur_get(&d);
+		if (s != t)
+			return s - t;
+		if (!s)
+			return 0;
+		c.i++;
+		d.i++;
+	}
+}
+
+/* ------------------------------------------------------- natural order */
+
+/* strverscmp(s, t), faster where they differ outside a run of digits: the
+ * part before the run they differ in changes nothing (strverscmp's state
+ * after a character that is not a digit is always its first). */
+int ana_natcmp(const char *s, const char *t)
+{
+	size_t i = 0;
+	while (s[i] == t[i]) {
+		if (!s[i])
+			return 0;
+		i++;
+	}
+	size_t j = i;
+	while (j > 0 && isdigit((unsigned char)s[j - 1]))
+		j--;
+	if (j == i && !isdigit((unsigned char)s[i]) && !isdigit((unsigned char)t[i]))
+		return (unsigned char)s[i] - (unsigned char)t[i];
+	return strverscmp(s + j, t + j);
+}
+
+/* strverscmp of two whole paths, built. */
+static int natcmp_ids(const struct ana *a, uint32_t x, uint32_t y)
+{
+	char b1[ANA_PATH_BUF], b2[ANA_PATH_BUF];
+	const struct pent *p = pent(&a->paths, x), *q = pent(&a->paths, y);
+	if (p->dir == q->dir && p->dir != WHOLE)
+		return ana_natcmp(p->name, q->name);
+	return ana_natcmp(ana_path_str(a, x, b1), ana_path_str(a, y, b2));
+}
+
+/* Ranking: files[] indexes with their directory's rank. */
+struct rk {
+	const struct ana *a;
+	const uint32_t *drank;	/* dir id -> rank of "dir/" in natural order */
+};
+
+static int cmp_dir_rank(const void *x, const void *y, void *arg)
+{
+	const struct cm_strtab *d = arg;
+	const char *s = cm_strtab_str(d, *(const uint32_t *)x);
+	const char *t = cm_strtab_str(d, *(const uint32_t *)y);
+	/* "dir/": the '/' decides where one directory's name is the start of
+	 * the other's ("/a/b" and "/a/b-c": '/' is after '-') */
+	char b1[ANA_PATH_BUF + 1], b2[ANA_PATH_BUF + 1];
+	size_t m = strlen(s), n = strlen(t);
+	memcpy(b1, s, m);
+	b1[m] = '/';
+	b1[m + 1] = 0;
+	memcpy(b2, t, n);
+	b2[n] = '/';
+	b2[n + 1] = 0;
+	return ana_natcmp(b1, b2);
+}
+
+/* files in one directory: by name, then by index (stable) */
+static int cmp_in_dir(const void *x, const void *y, void *arg)
+{
+	const struct rk *r = arg;
+	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+	int c = ana_natcmp(pent(&r->a->paths, r->a->files[i].path)->name,
+			   pent(&r->a->paths, r->a->files[j].path)->name);
+	return c ? c : (i > j) - (i < j);
+}
+
+/* any two files: by whole path, then by index */
+static int cmp_any(const struct rk *r, uint32_t i, uint32_t j)
+{
+	int c = natcmp_ids(r->a, r->a->files[i].path, r->a->files[j].path);
+	return c ? c : (i > j) - (i < j);
+}
+
+static int cmp_any_q(const void *x, const void *y, void *arg)
+{
+	return cmp_any(arg, *(const uint32_t *)x, *(const uint32_t *)y);
+}
+
+/*
+ * rank[i] for every file: its place in strverscmp order of the paths,
+ * equal paths by index, the files without a path last (by index).  The
+ * files of each directory are sorted among themselves; directories come
+ * in the order of "dir/", which is the paths' order but where a
+ * directory's files sit among those of a directory under it ("/d/x" and
+ * "/d/e/y"): those directories' files (and paths kept whole) are sorted
+ * apart with whole paths, and merged in.
+ */
+void ana_name_ranks(const struct ana *a, uint32_t *rank)
+{
+	const struct cm_strtab *dirs = &a->paths.dirs;
+	size_t nd = cm_strtab_count(dirs), n = a->nfiles;
+	uint32_t *dord = ana_tmp_calloc(nd + 1, sizeof(*dord));
+	uint32_t *drank = ana_tmp_calloc(nd + 1, sizeof(*drank));
+	uint8_t *outer = ana_tmp_calloc(nd + 1, 1);
+	size_t *start = ana_tmp_calloc(nd + 2, sizeof(*start));
+
+	/* the directories in order; those a later one is under (its name,
+	 * and '/', begin the other's: they are next to each other in order
+	 * or one with only its own subdirectories between) */
+	for (size_t d = 0; d < nd; d++)
+		dord[d] = (uint32_t)d;
+	qsort_r(dord, nd, sizeof(*dord), cmp_dir_rank, (void *)dirs);
+	for (size_t k = 0; k < nd; k++)
+		drank[dord[k]] = (uint32_t)k;
+	{
+		/* a stack of the directories the current one is under */
+		uint32_t *st = ana_tmp_calloc(nd + 1, sizeof(*st));
+		size_t sp = 0;
+		for (size_t k = 0; k < nd; k++) {
+			const char *s = cm_strtab_str(dirs, dord[k]);
+			while (sp) {
+				const char *p = cm_strtab_str(dirs, st[sp - 1]);
+				size_t pl = strlen(p);
+				if (!strncmp(s, p, pl) && s[pl] == '/')
+					break;
+				sp--;
+			}
+			if (sp)
+				for (size_t q = 0; q < sp; q++)
+					outer[st[q]] = 1;
+			st[sp++] = dord[k];
+		}
+		ana_tmp_free(st);
+	}
+	/* files by directory rank (a counting sort): the outer directories'
+	 * and the whole paths apart; no path: last */
+	uint32_t *by = ana_tmp_calloc(n + 1, sizeof(*by));
+	uint32_t *apart = ana_tmp_calloc(n + 1, sizeof(*apart));
+	size_t napart = 0, nnone = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t id = a->files[i].path;
+		if (!id) {
+			nnone++;
+			continue;
+		}
+		uint32_t d = pent(&a->paths, id)->dir;
+		if (d == WHOLE || outer[d])
+			apart[napart++] = (uint32_t)i;
+		else
+			start[drank[d] + 1]++;
+	}
+	for (size_t k = 0; k < nd; k++)
+		start[k + 1] += start[k];
+	size_t nin = start[nd];
+	{
+		size_t *pos = ana_tmp_calloc(nd + 1, sizeof(*pos));
+		memcpy(pos, start, nd * sizeof(*pos));
+		for (size_t i = 0; i < n; i++) {
+			uint32_t id = a->files[i].path;
+			if (!id)
+				continue;
+			uint32_t d = pent(&a->paths, id)->dir;
+			if (d != WHOLE && !outer[d])
+				by[pos[drank[d]]++] = (uint32_t)i;
+		}
+		ana_tmp_free(pos);
+	}
+	struct rk r = { a, drank };
+	for (size_t k = 0; k < nd; k++)
+		if (start[k + 1] - start[k] > 1)
+			qsort_r(by + start[k], start[k + 1] - start[k], sizeof(*by), cmp_in_dir, &r);
+	if (napart > 1)
+		qsort_r(apart, napart, sizeof(*apart), cmp_any_q, &r);
+	/* merge */
+	size_t i = 0, j = 0, k = 0;
+	while (i < nin || j < napart) {
+		uint32_t f;
+		if (j == napart || (i < nin && cmp_any(&r, by[i], apart[j]) < 0))
+			f = by[i++];
+		else
+			f = apart[j++];
+		rank[f] = (uint32_t)k++;
+	}
+	for (size_t q = 0; q < n; q++)
+		if (!a->files[q].path)
+			rank[q] = (uint32_t)k++;
+	(void)nnone;
+	ana_tmp_free(apart);
+	ana_tmp_free(by);
+	ana_tmp_free(start);
+	ana_tmp_free(outer);
+	ana_tmp_free(drank);
+	ana_tmp_free(dord);
+}
