@@ -206,6 +206,12 @@ int ana_path_cmp(const struct ana *a, uint32_t x, uint32_t y)
 
 /* ------------------------------------------------------- natural order */
 
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+	return (i > j) - (i < j);
+}
+
 /* strverscmp(s, t), faster where they differ outside a run of digits: the
  * part before the run they differ in changes nothing (strverscmp's state
  * after a character that is not a digit is always its first). */
@@ -225,25 +231,28 @@ int ana_natcmp(const char *s, const char *t)
 	return strverscmp(s + j, t + j);
 }
 
-/* strverscmp of two whole paths, built. */
-static int natcmp_ids(const struct ana *a, uint32_t x, uint32_t y)
+/* strverscmp (natural) or strcmp of two whole paths, built where their
+ * directories differ. */
+static int cmp_ids(const struct ana *a, uint32_t x, uint32_t y, int nat)
 {
 	char b1[ANA_PATH_BUF], b2[ANA_PATH_BUF];
 	const struct pent *p = pent(&a->paths, x), *q = pent(&a->paths, y);
 	if (p->dir == q->dir && p->dir != WHOLE)
-		return ana_natcmp(p->name, q->name);
+		return nat ? ana_natcmp(p->name, q->name) : strcmp(p->name, q->name);
+	if (!nat)
+		return ana_path_cmp(a, x, y);
 	return ana_natcmp(ana_path_str(a, x, b1), ana_path_str(a, y, b2));
 }
 
-/* Ranking: files[] indexes with their directory's rank. */
-struct rk {
+struct sorter {
 	const struct ana *a;
-	const uint32_t *drank;	/* dir id -> rank of "dir/" in natural order */
+	int nat;
 };
 
 static int cmp_dir_rank(const void *x, const void *y, void *arg)
 {
-	const struct cm_strtab *d = arg;
+	const struct sorter *so = arg;
+	const struct cm_strtab *d = &so->a->paths.dirs;
 	const char *s = cm_strtab_str(d, *(const uint32_t *)x);
 	const char *t = cm_strtab_str(d, *(const uint32_t *)y);
 	/* "dir/": the '/' decides where one directory's name is the start of
@@ -256,23 +265,24 @@ static int cmp_dir_rank(const void *x, const void *y, void *arg)
 	memcpy(b2, t, n);
 	b2[n] = '/';
 	b2[n + 1] = 0;
-	return ana_natcmp(b1, b2);
+	return so->nat ? ana_natcmp(b1, b2) : strcmp(b1, b2);
 }
 
 /* files in one directory: by name, then by index (stable) */
 static int cmp_in_dir(const void *x, const void *y, void *arg)
 {
-	const struct rk *r = arg;
+	const struct sorter *so = arg;
 	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
-	int c = ana_natcmp(pent(&r->a->paths, r->a->files[i].path)->name,
-			   pent(&r->a->paths, r->a->files[j].path)->name);
+	const char *s = pent(&so->a->paths, so->a->files[i].path)->name;
+	const char *t = pent(&so->a->paths, so->a->files[j].path)->name;
+	int c = so->nat ? ana_natcmp(s, t) : strcmp(s, t);
 	return c ? c : (i > j) - (i < j);
 }
 
 /* any two files: by whole path, then by index */
-static int cmp_any(const struct rk *r, uint32_t i, uint32_t j)
+static int cmp_any(const struct sorter *so, uint32_t i, uint32_t j)
 {
-	int c = natcmp_ids(r->a, r->a->files[i].path, r->a->files[j].path);
+	int c = cmp_ids(so->a, so->a->files[i].path, so->a->files[j].path, so->nat);
 	return c ? c : (i > j) - (i < j);
 }
 
@@ -282,29 +292,31 @@ static int cmp_any_q(const void *x, const void *y, void *arg)
 }
 
 /*
- * rank[i] for every file: its place in strverscmp order of the paths,
- * equal paths by index, the files without a path last (by index).  The
- * files of each directory are sorted among themselves; directories come
- * in the order of "dir/", which is the paths' order but where a
- * directory's files sit among those of a directory under it ("/d/x" and
- * "/d/e/y"): those directories' files (and paths kept whole) are sorted
- * apart with whole paths, and merged in.
+ * Sort f (n files[] indexes) by path: in strverscmp order (nat) or
+ * strcmp's, equal paths by index, the files without a path last (by
+ * index).  The files of each directory are sorted among themselves;
+ * directories come in the order of "dir/", which is the paths' order but
+ * where a directory's files sit among those of a directory under it
+ * ("/d/x" and "/d/e/y"): those directories' files (and paths kept whole)
+ * are sorted apart by whole path, and merged in.
  */
-void ana_name_ranks(const struct ana *a, uint32_t *rank)
+void ana_path_sort(const struct ana *a, uint32_t *f, size_t n, int nat)
 {
 	const struct cm_strtab *dirs = &a->paths.dirs;
-	size_t nd = cm_strtab_count(dirs), n = a->nfiles;
+	size_t nd = cm_strtab_count(dirs);
+	struct sorter so = { a, nat };
 	uint32_t *dord = ana_tmp_calloc(nd + 1, sizeof(*dord));
 	uint32_t *drank = ana_tmp_calloc(nd + 1, sizeof(*drank));
 	uint8_t *outer = ana_tmp_calloc(nd + 1, 1);
 	size_t *start = ana_tmp_calloc(nd + 2, sizeof(*start));
 
-	/* the directories in order; those a later one is under (its name,
-	 * and '/', begin the other's: they are next to each other in order
-	 * or one with only its own subdirectories between) */
+	/* the directories in order; those another is under (its name and '/'
+	 * begin the other's: in either order, the directories under one come
+	 * right after it) */
 	for (size_t d = 0; d < nd; d++)
 		dord[d] = (uint32_t)d;
-	qsort_r(dord, nd, sizeof(*dord), cmp_dir_rank, (void *)dirs);
+	if (nd > 1)
+		qsort_r(dord, nd, sizeof(*dord), cmp_dir_rank, &so);
 	for (size_t k = 0; k < nd; k++)
 		drank[dord[k]] = (uint32_t)k;
 	{
@@ -320,9 +332,8 @@ void ana_name_ranks(const struct ana *a, uint32_t *rank)
 					break;
 				sp--;
 			}
-			if (sp)
-				for (size_t q = 0; q < sp; q++)
-					outer[st[q]] = 1;
+			for (size_t q = 0; q < sp; q++)
+				outer[st[q]] = 1;
 			st[sp++] = dord[k];
 		}
 		ana_tmp_free(st);
@@ -333,14 +344,14 @@ void ana_name_ranks(const struct ana *a, uint32_t *rank)
 	uint32_t *apart = ana_tmp_calloc(n + 1, sizeof(*apart));
 	size_t napart = 0, nnone = 0;
 	for (size_t i = 0; i < n; i++) {
-		uint32_t id = a->files[i].path;
+		uint32_t id = a->files[f[i]].path;
 		if (!id) {
 			nnone++;
 			continue;
 		}
 		uint32_t d = pent(&a->paths, id)->dir;
 		if (d == WHOLE || outer[d])
-			apart[napart++] = (uint32_t)i;
+			apart[napart++] = f[i];
 		else
 			start[drank[d] + 1]++;
 	}
@@ -351,39 +362,95 @@ void ana_name_ranks(const struct ana *a, uint32_t *rank)
 		size_t *pos = ana_tmp_calloc(nd + 1, sizeof(*pos));
 		memcpy(pos, start, nd * sizeof(*pos));
 		for (size_t i = 0; i < n; i++) {
-			uint32_t id = a->files[i].path;
+			uint32_t id = a->files[f[i]].path;
 			if (!id)
 				continue;
 			uint32_t d = pent(&a->paths, id)->dir;
 			if (d != WHOLE && !outer[d])
-				by[pos[drank[d]]++] = (uint32_t)i;
+				by[pos[drank[d]]++] = f[i];
 		}
 		ana_tmp_free(pos);
 	}
-	struct rk r = { a, drank };
 	for (size_t k = 0; k < nd; k++)
 		if (start[k + 1] - start[k] > 1)
-			qsort_r(by + start[k], start[k + 1] - start[k], sizeof(*by), cmp_in_dir, &r);
+			qsort_r(by + start[k], start[k + 1] - start[k], sizeof(*by), cmp_in_dir, &so);
 	if (napart > 1)
-		qsort_r(apart, napart, sizeof(*apart), cmp_any_q, &r);
+		qsort_r(apart, napart, sizeof(*apart), cmp_any_q, &so);
+	/* the pathless (in index order, kept in f's tail) */
+	uint32_t *none = ana_tmp_calloc(nnone + 1, sizeof(*none));
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!a->files[f[i]].path)
+			none[k++] = f[i];
+	if (nnone > 1)
+		qsort(none, nnone, sizeof(*none), cmp_u32);
 	/* merge */
-	size_t i = 0, j = 0, k = 0;
+	size_t i = 0, j = 0;
+	k = 0;
 	while (i < nin || j < napart) {
-		uint32_t f;
-		if (j == napart || (i < nin && cmp_any(&r, by[i], apart[j]) < 0))
-			f = by[i++];
+		if (j == napart || (i < nin && cmp_any(&so, by[i], apart[j]) < 0))
+			f[k++] = by[i++];
 		else
-			f = apart[j++];
-		rank[f] = (uint32_t)k++;
+			f[k++] = apart[j++];
 	}
-	for (size_t q = 0; q < n; q++)
-		if (!a->files[q].path)
-			rank[q] = (uint32_t)k++;
-	(void)nnone;
+	memcpy(f + k, none, nnone * sizeof(*none));
+	ana_tmp_free(none);
 	ana_tmp_free(apart);
 	ana_tmp_free(by);
 	ana_tmp_free(start);
 	ana_tmp_free(outer);
 	ana_tmp_free(drank);
 	ana_tmp_free(dord);
+}
+
+void ana_name_ranks(const struct ana *a, uint32_t *rank)
+{
+	uint32_t *f = ana_tmp_calloc(a->nfiles + 1, sizeof(*f));
+	for (size_t i = 0; i < a->nfiles; i++)
+		f[i] = (uint32_t)i;
+	ana_path_sort(a, f, a->nfiles, 1);
+	for (size_t i = 0; i < a->nfiles; i++)
+		rank[f[i]] = (uint32_t)i;
+	ana_tmp_free(f);
+}
+
+/* ------------------------------------------------------ a stable sort */
+
+/* Merge sort of n u32 (stable), skipping the merge of two runs already in
+ * order: linear on input already sorted, or all equal. */
+static void msort_u32(uint32_t *v, uint32_t *tmp, size_t n,
+		      int (*cmp)(uint32_t, uint32_t, void *), void *arg)
+{
+	if (n < 2)
+		return;
+	if (n <= 8) {	/* insertion sort */
+		for (size_t i = 1; i < n; i++) {
+			uint32_t x = v[i];
+			size_t j = i;
+			while (j > 0 && cmp(v[j - 1], x, arg) > 0) {
+				v[j] = v[j - 1];
+				j--;
+			}
+			v[j] = x;
+		}
+		return;
+	}
+	size_t h = n / 2;
+	msort_u32(v, tmp, h, cmp, arg);
+	msort_u32(v + h, tmp, n - h, cmp, arg);
+	if (cmp(v[h - 1], v[h], arg) <= 0)
+		return;
+	memcpy(tmp, v, h * sizeof(*v));
+	size_t i = 0, j = h, k = 0;
+	while (i < h && j < n)
+		v[k++] = cmp(v[j], tmp[i], arg) < 0 ? v[j++] : tmp[i++];
+	while (i < h)
+		v[k++] = tmp[i++];
+}
+
+void ana_sort_u32(uint32_t *v, size_t n, int (*cmp)(uint32_t, uint32_t, void *), void *arg)
+{
+	uint32_t *tmp = ana_tmp_calloc(n / 2 + 1, sizeof(*tmp));
+	msort_u32(v, tmp, n, cmp, arg);
+	ana_tmp_free(tmp);
 }

@@ -37,38 +37,35 @@ struct ana_stage_file ana_stage_of(const struct ana *a, uint32_t i)
 	return s;
 }
 
-/* bytes read per byte of size, most first (exact: cross products) */
-static int cmp_density(const void *x, const void *y, void *arg)
+/* bytes read per byte of size, most first (exact: cross products); the
+ * ties are left in the order they came */
+static int cmp_density(uint32_t i, uint32_t j, void *arg)
 {
 	const struct ana *an = arg;
-	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
 	struct ana_stage_file a = ana_stage_of(an, i), b = ana_stage_of(an, j);
 	unsigned __int128 l = (unsigned __int128)a.read_bytes * b.size;
 	unsigned __int128 r = (unsigned __int128)b.read_bytes * a.size;
 
-	if (l != r)
-		return l > r ? -1 : 1;
-	return ana_path_cmp(an, an->files[i].path, an->files[j].path);
+	return l != r ? (l > r ? -1 : 1) : 0;
 }
 
-/* bytes read, most first; then the smaller; then by path */
-static int cmp_reads(const void *x, const void *y, void *arg)
+/* bytes read, most first; then the smaller (then as they came) */
+static int cmp_reads(uint32_t i, uint32_t j, void *arg)
 {
 	const struct ana *an = arg;
-	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
 	struct ana_stage_file a = ana_stage_of(an, i), b = ana_stage_of(an, j);
 
 	if (a.read_bytes != b.read_bytes)
 		return a.read_bytes > b.read_bytes ? -1 : 1;
-	if (a.size != b.size)
-		return a.size < b.size ? -1 : 1;
-	return ana_path_cmp(an, an->files[i].path, an->files[j].path);
+	return a.size != b.size ? (a.size < b.size ? -1 : 1) : 0;
 }
 
+/* The files by path (strcmp), then by those keys: stable sorts, which
+ * leave the ties in path order. */
 void ana_stage_rank(const struct ana *a, uint32_t *f, size_t n)
 {
-	if (n > 1)
-		qsort_r(f, n, sizeof(*f), cmp_density, (void *)a);
+	ana_path_sort(a, f, n, 0);
+	ana_sort_u32(f, n, cmp_density, (void *)a);
 }
 
 uint64_t ana_stage_pick(const struct ana_stage_file *f, size_t n, uint64_t budget,
@@ -94,22 +91,22 @@ static int stageable(const struct ana *a, const struct ana_file *f)
 	       !ana_file_excluded(a, f);
 }
 
-int ana_staging_build(const struct ana *a, struct ana_staging *st)
+struct stage_job {
+	const struct ana *a;
+	struct ana_staging *st;
+};
+
+static int staging_job(void *arg)
 {
-	uint32_t *byr;
+	const struct ana *a = ((struct stage_job *)arg)->a;
+	struct ana_staging *st = ((struct stage_job *)arg)->st;
 	size_t n = 0;
 
-	memset(st, 0, sizeof(*st));
 	for (size_t i = 0; i < a->nfiles; i++)
 		n += stageable(a, &a->files[i]);
-	for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++)
-		st->lv[k].pct = ana_stage_pcts[k];
 	if (!n)
 		return 0;
-	if (!(st->f = calloc(n, sizeof(*st->f))) || !(byr = calloc(n, sizeof(*byr)))) {
-		ana_staging_release(st);
-		return -ENOMEM;
-	}
+	st->f = ana_tmp_calloc(n, sizeof(*st->f));
 	for (size_t i = 0; i < a->nfiles; i++) {
 		const struct ana_file *f = &a->files[i];
 		if (!stageable(a, f))
@@ -120,9 +117,12 @@ int ana_staging_build(const struct ana *a, struct ana_staging *st)
 		st->read_bytes += s.read_bytes;
 		st->bytes += s.size;
 	}
+	ana_path_sort(a, st->f, n, 0);
+	/* the levels: the files by bytes read (in path order where equal),
+	 * the prefix whose reads reach pct % */
+	uint32_t *byr = ana_tmp_calloc(n, sizeof(*byr));
 	memcpy(byr, st->f, n * sizeof(*byr));
-	qsort_r(byr, n, sizeof(*byr), cmp_reads, (void *)a);
-	/* the levels: the prefix of byr whose reads reach pct % */
+	ana_sort_u32(byr, n, cmp_reads, (void *)a);
 	size_t i = 0;
 	uint64_t files = 0, bytes = 0, rd = 0;
 	for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++) {
@@ -137,13 +137,26 @@ int ana_staging_build(const struct ana *a, struct ana_staging *st)
 		st->lv[k].bytes = bytes;
 		st->lv[k].read_bytes = rd;
 	}
-	free(byr);
-	ana_stage_rank(a, st->f, n);
+	ana_tmp_free(byr);
+	ana_sort_u32(st->f, n, cmp_density, (void *)a);
 	return 0;
+}
+
+int ana_staging_build(const struct ana *a, struct ana_staging *st)
+{
+	struct stage_job j = { a, st };
+
+	memset(st, 0, sizeof(*st));
+	for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++)
+		st->lv[k].pct = ana_stage_pcts[k];
+	int err = ana_guard_here(staging_job, &j);
+	if (err)
+		ana_staging_release(st);
+	return err;
 }
 
 void ana_staging_release(struct ana_staging *st)
 {
-	free(st->f);
+	ana_tmp_free(st->f);
 	memset(st, 0, sizeof(*st));
 }

@@ -743,27 +743,30 @@ int ana_file_excluded(const struct ana *a, const struct ana_file *f)
  */
 static void count_meta(struct ana *a, const struct tape_syscall *e, unsigned kind)
 {
-	uint32_t fi = file_of_event(a, e);
 	const struct ana_file *f;
 	char buf[ANA_PATH_BUF];
 	const char *p;
+	uint32_t fi;
 
-	if (fi == ANA_NONE) {
+	if (!a->o.files_only) {	/* no file to look up (the stat of a path
+				 * needs a hash of it) */
+		a->sys.meta_ops[kind]++;
+		return;
+	}
+	if ((fi = file_of_event(a, e)) == ANA_NONE) {
 		struct ana_fd *fe = fd_get(&a->sys, e->pid, e->fd);
 		fi = fe ? fe->file : ANA_NONE;
 	}
-	if (a->o.files_only) {
-		if (fi == ANA_NONE)
-			return;
-		f = &a->files[fi];
-		if (f->anon || (f->not_regular && !f->dir) || f->memfs || !f->path)
-			return;
-		p = ana_file_path(a, f, buf);
-		if (!p[strspn(p, "/.")] || path_outside(a, p))
-			return;
-		if (a->o.under && !strcmp(p + strlen(a->o.under) + 1, CM_REPLAY_MARKER))
-			return;
-	}
+	if (fi == ANA_NONE)
+		return;
+	f = &a->files[fi];
+	if (f->anon || (f->not_regular && !f->dir) || f->memfs || !f->path)
+		return;
+	p = ana_file_path(a, f, buf);
+	if (!p[strspn(p, "/.")] || path_outside(a, p))
+		return;
+	if (a->o.under && !strcmp(p + strlen(a->o.under) + 1, CM_REPLAY_MARKER))
+		return;
 	a->sys.meta_ops[kind]++;
 }
 

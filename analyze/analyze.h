@@ -64,6 +64,9 @@ void ana_oom_cleanup(void);
  * memory (its cursor and temporaries freed).  Not nested: for entry
  * points of the library. */
 int ana_guard(int (*fn)(void *arg), void *arg);
+/* fn(arg) under this thread's catch point, or ana_guard's when it has
+ * none (a library function that callers outside the analyzer call too). */
+int ana_guard_here(int (*fn)(void *arg), void *arg);
 
 /*
  * Grow a vector so index i is valid.  New elements are NOT zeroed: the
@@ -297,9 +300,15 @@ const char *ana_path_name(const struct ana *a, uint32_t id);
 /* strcmp of two paths (ids != 0) */
 int ana_path_cmp(const struct ana *a, uint32_t x, uint32_t y);
 void ana_paths_release(struct ana_paths *t);
-/* rank[i]: files[i]'s place in strverscmp order of the paths, equal paths
- * by index, files without a path last (temporaries: out of memory jumps) */
+/* Sort f (n files[] indexes) by path, in strverscmp order (nat) or
+ * strcmp's; equal paths by index, files without a path last (by index).
+ * Temporaries: out of memory jumps. */
+void ana_path_sort(const struct ana *a, uint32_t *f, size_t n, int nat);
+/* rank[i]: files[i]'s place in strverscmp order of the paths (as above) */
 void ana_name_ranks(const struct ana *a, uint32_t *rank);
+/* A stable merge sort of n u32 by cmp (a merge of runs already in order
+ * is skipped: linear on sorted input).  Temporaries: out of memory jumps. */
+void ana_sort_u32(uint32_t *v, size_t n, int (*cmp)(uint32_t, uint32_t, void *), void *arg);
 
 struct ana_proc {
 	uint32_t pid, ppid;
@@ -948,7 +957,7 @@ struct ana_staging {
 	struct ana_stage_level lv[ANA_STAGE_LEVELS];
 };
 /* st from the analysis a (after ana_run): 0, or -ENOMEM (st empty).
- * Does not allocate through ana_xrealloc: no catch point needed. */
+ * Under the caller's catch point, or its own where there is none. */
 int ana_staging_build(const struct ana *a, struct ana_staging *st);
 void ana_staging_release(struct ana_staging *st);
 /* A file's figures for staging (files[i] of st->f): its bytes read, its
