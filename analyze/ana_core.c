@@ -7,9 +7,10 @@
  * anywhere in there, ana_run returns -ENOMEM (ana_oom_catch).
  *
  * Invariant: after the sample pass returns and until ana_join, only the
- * syscall pass changes files[]/procs[]/fid_idx (it adds files the file
- * table did not list); the cache and block passes never touch them (the
- * cache pass reads the frozen devino_map and table_size).
+ * syscall pass changes files[]/procs[]/fid_idx/ext (it adds files the
+ * file table did not list); the cache and block passes never touch them
+ * (the cache pass reads the frozen ident[] and devino index, and keeps
+ * its state of the file table's files in its own array by their index).
  */
 #include <errno.h>
 #include <math.h>
@@ -111,10 +112,92 @@ int ana_pass_process(struct ana *a)
 
 /* ---------------------------------------------------------------- files */
 
+/*
+ * (dev, inode) -> files[]: open addressing over files[] indexes, keyed by
+ * their ident; a key put again goes to the file put last (as a map's
+ * value would).  A file whose ident a later row of the file table changed
+ * leaves its old key in devino_old.
+ */
+static inline size_t devino_slot(uint64_t dev, uint64_t ino, size_t mask)
+{
+	return cm_map_slot(dev, ino, mask);	/* (ana_devino_home's) */
+}
+
+/* The slot of (dev, ino): its file's, or the empty one it would take. */
+static uint32_t *devino_find(const struct ana *a, uint64_t dev, uint64_t ino)
+{
+	size_t mask = a->capdevino - 1;
+	for (size_t i = devino_slot(dev, ino, mask);; i = (i + 1) & mask) {
+		uint32_t *v = &a->devino[i];
+		if (*v == ANA_NONE || (a->ident[*v].inode == ino && a->ident[*v].dev == dev))
+			return v;
+	}
+}
+
+static void devino_put(struct ana *a, uint64_t dev, uint64_t ino, uint32_t f)
+{
+	if ((a->ndevino + 1) * 4 > a->capdevino * 3) {
+		size_t oc = a->capdevino, nc = oc ? oc * 2 : 1024;
+		uint32_t *old = a->devino;
+		a->devino = ana_xrealloc(NULL, nc * sizeof(*a->devino));
+		memset(a->devino, 0xff, nc * sizeof(*a->devino));
+		a->capdevino = nc;
+		for (size_t i = 0; i < oc; i++)
+			if (old[i] != ANA_NONE)
+				*devino_find(a, a->ident[old[i]].dev, a->ident[old[i]].inode) = old[i];
+		free(old);
+	}
+	uint32_t *v = devino_find(a, dev, ino);
+	a->ndevino += *v == ANA_NONE;
+	*v = f;
+}
+
+/* Remove a slot's file (linear probing: the files after it that it kept
+ * from their place move back). */
+static void devino_del(struct ana *a, uint32_t *slot)
+{
+	size_t mask = a->capdevino - 1, i = (size_t)(slot - a->devino), j = i;
+
+	a->devino[i] = ANA_NONE;
+	a->ndevino--;
+	for (;;) {
+		j = (j + 1) & mask;
+		uint32_t v = a->devino[j];
+		if (v == ANA_NONE)
+			return;
+		size_t k = devino_slot(a->ident[v].dev, a->ident[v].inode, mask);
+		/* its home k is not in (i, j] (cyclically): it moves to i */
+		if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
+			a->devino[i] = v;
+			a->devino[j] = ANA_NONE;
+			i = j;
+		}
+	}
+}
+
 uint32_t ana_file_by_devino(const struct ana *a, uint64_t dev, uint64_t ino)
 {
-	uint64_t *v = ino ? ana_map_get(&a->devino_map, dev, ino) : NULL;
-	return v ? *v : ANA_NONE;
+	if (!ino)
+		return ANA_NONE;
+	if (a->capdevino) {
+		uint32_t v = *devino_find(a, dev, ino);
+		if (v != ANA_NONE)
+			return v;
+	}
+	uint64_t *m = a->devino_old.n ? cm_map_get(&a->devino_old, dev, ino) : NULL;
+	return m ? (uint32_t)*m : ANA_NONE;
+}
+
+const struct ana_fext ana_fext_none;
+
+struct ana_fext *ana_file_ext_get(struct ana *a, struct ana_file *f)
+{
+	if (!f->ext) {
+		ANA_VEC_GROW(a->ext, a->capext, a->next);
+		ANA_VEC_CLEAR(a->ext, a->next, a->next);
+		f->ext = (uint32_t)++a->next;
+	}
+	return &a->ext[f->ext - 1];
 }
 
 void ana_file_id_set(struct ana *a, uint64_t file_id, uint32_t f)
@@ -136,13 +219,14 @@ void ana_file_id_set(struct ana *a, uint64_t file_id, uint32_t f)
 const char *ana_file_label(const struct ana *a, const struct ana_file *f, char *buf)
 {
 	const size_t len = ANA_PATH_BUF;
+	struct ana_ident id = ana_file_ident(a, (size_t)(f - a->files));
 	if (f->path)
 		return ana_path_str(a, f->path, buf);
-	if (f->inode)
+	if (id.inode)
 		snprintf(buf, len, "[dev %llu:%llu inode %llu]",
-			 (unsigned long long)(f->dev >> 20),
-			 (unsigned long long)(f->dev & 0xfffff),
-			 (unsigned long long)f->inode);
+			 (unsigned long long)(id.dev >> 20),
+			 (unsigned long long)(id.dev & 0xfffff),
+			 (unsigned long long)id.inode);
 	else if (f->file_id)
 		snprintf(buf, len, "[file id %llu]", (unsigned long long)f->file_id);
 	else
@@ -156,6 +240,12 @@ int ana_pass_file(struct ana *a)
 	int err = ana_cursor_open(a->r, TAPE_TABLE_FILE, 0, UINT64_MAX, &c);
 	if (err)
 		return err;
+	/* room for every row: files[] is not copied as it grows */
+	size_t rows = a->st[TAPE_TABLE_FILE].events;
+	if (rows) {
+		ANA_VEC_GROW_LINES(a->files, a->capfiles, rows);
+		ANA_VEC_GROW(a->ident, a->capident, rows);
+	}
 	const void *evs;
 	size_t n;
 	while ((err = tape_cursor_next_block(c, &evs, &n)) > 0) {
@@ -169,12 +259,22 @@ int ana_pass_file(struct ana *a)
 				ana_file_id_set(a, e->file_id, v);
 				ANA_VEC_GROW_LINES(a->files, a->capfiles, a->nfiles);
 				ANA_VEC_CLEAR(a->files, a->nfiles, a->nfiles);
+				ANA_VEC_GROW(a->ident, a->capident, a->nfiles);
+				ANA_VEC_CLEAR(a->ident, a->nfiles, a->nfiles);
 				a->nfiles++;
+				a->nident = a->nfiles;
 			}
 			struct ana_file *f = &a->files[v];
+			struct ana_ident *id = &a->ident[v];
+			if (id->inode && (id->dev != e->dev || id->inode != e->inode) &&
+			    a->capdevino && *devino_find(a, id->dev, id->inode) == v) {
+				/* its old key still finds it, as a map's would */
+				devino_del(a, devino_find(a, id->dev, id->inode));
+				*ana_map_put(&a->devino_old, id->dev, id->inode) = v;
+			}
 			f->file_id = e->file_id;
-			f->dev = e->dev;
-			f->inode = e->inode;
+			id->dev = e->dev;
+			id->inode = e->inode;
 			f->size = e->size;
 			f->from_table = 1;
 			/* sockets come without a mode and without a path */
@@ -183,8 +283,11 @@ int ana_pass_file(struct ana *a)
 			f->memfs = e->fstype && cm_fstype_is_memory(e->fstype);
 			if (e->path && *e->path)
 				f->path = ana_path_add(a, e->path);
-			if (e->inode)
-				*ana_map_put(&a->devino_map, e->dev, e->inode) = v;
+			if (e->inode) {
+				devino_put(a, e->dev, e->inode, v);
+				if (a->devino_old.n)
+					cm_map_del(&a->devino_old, e->dev, e->inode, NULL);
+			}
 			f->kind = ANA_FK_UNKNOWN;	/* its path, now while it is at hand */
 			ana_file_kind(a, f);
 		}
@@ -193,11 +296,6 @@ int ana_pass_file(struct ana *a)
 		ana_note_damage(a, TAPE_TABLE_FILE, err);
 	ana_cursor_free(c);
 	a->nfiles_table = a->nfiles;
-	/* the cache pass may run beside the syscall pass, which grows
-	 * files[]: it reads the sizes from this copy */
-	a->table_size = ana_xrealloc(NULL, (a->nfiles + 1) * sizeof(*a->table_size));
-	for (size_t i = 0; i < a->nfiles; i++)
-		a->table_size[i] = a->files[i].size;
 	return 0;
 }
 
@@ -356,7 +454,7 @@ static int run_passes(struct ana *a)
 	/* Decide --pid for every known process now: the passes only read. */
 	for (size_t i = 0; i < a->nprocs; i++)
 		ana_pid_included(a, a->procs[i].pid);
-	if ((err = ana_pass_sample(a)))
+	if ((err = ana_pass_sample(a)) || (err = ana_cache_prepare(a)))
 		goto out;
 
 	if (a->o.threads > 1 && pthread_create(&th, NULL, side_main, &j) == 0) {
@@ -482,6 +580,79 @@ static void join_ckpts(struct ana *a)
 	}
 }
 
+/*
+ * The cache pass's figures onto files (a->pages, and the pages faulted in
+ * in their ext): the compact state of the file table's files in place
+ * (struct ana_cst, 24 bytes, becomes struct ana_pages, 16), then the
+ * whole ones: those of the file table by index, the others by dev and
+ * inode, else by file id, else as new files, in the order they came.
+ */
+static void join_cache(struct ana *a)
+{
+	struct ana_cache *c = &a->cache;
+	size_t n0 = c->ncst;
+	struct ana_pages *pg = (struct ana_pages *)c->cst;
+
+	for (size_t i = 0; i < n0; i++) {
+		struct ana_cst cs = c->cst[i];	/* (read before pg[i] is written) */
+		int big = cs.eof & ANA_CST_BIG;
+		pg[i].accessed = big ? 0 : cs.acc;
+		pg[i].missed = big ? 0 : cs.miss;
+		if (cs.eof & ANA_CST_TOUCH)
+			a->files[i].has_cache = 1;
+	}
+	c->cst = NULL;
+	c->ncst = 0;
+	uint32_t *fis = ana_tmp_calloc(c->nf + 1, sizeof(*fis));
+	for (size_t i = 0; i < c->nf; i++) {
+		struct ana_cfile *cf = &c->f[i];
+		uint32_t fi = cf->fi;
+		if (fi == ANA_NONE)
+			fi = ana_file_by_devino(a, cf->dev, cf->inode);
+		if (fi == ANA_NONE)
+			fi = ana_file_by_id(a, cf->file_id);
+		if (fi == ANA_NONE) {
+			fi = (uint32_t)a->nfiles;
+			ANA_VEC_GROW_LINES(a->files, a->capfiles, a->nfiles);
+			ANA_VEC_CLEAR(a->files, a->nfiles, a->nfiles);
+			a->nfiles++;
+			if (fi >= a->nident) {
+				ANA_VEC_GROW(a->ident, a->capident, fi);
+				ANA_VEC_CLEAR(a->ident, a->nident, fi);
+				a->nident = (size_t)fi + 1;
+			}
+			a->ident[fi].dev = cf->dev;
+			a->ident[fi].inode = cf->inode;
+			a->files[fi].file_id = cf->file_id;
+		}
+		fis[i] = fi;
+	}
+	if (!n0 && !c->nf) {
+		ana_tmp_free(fis);
+		return;
+	}
+	/* (the tmp list does not hold pg: a failed grow leaves it to c) */
+	c->cst = (struct ana_cst *)pg;
+	pg = ana_xrealloc(pg, (a->nfiles + 1) * sizeof(*pg));
+	c->cst = NULL;
+	memset(pg + n0, 0, (a->nfiles + 1 - n0) * sizeof(*pg));
+	a->pages = pg;
+	a->npages = a->nfiles;
+	for (size_t i = 0; i < c->nf; i++) {
+		struct ana_cfile *cf = &c->f[i];
+		struct ana_file *f = &a->files[fis[i]];
+		f->has_cache = 1;
+		pg[fis[i]].accessed += cf->accessed;
+		pg[fis[i]].missed += cf->missed;
+		if (cf->mapped || cf->mapped_missed) {
+			struct ana_fext *x = ana_file_ext_get(a, f);
+			x->mapped += cf->mapped;
+			x->mapped_missed += cf->mapped_missed;
+		}
+	}
+	ana_tmp_free(fis);
+}
+
 void ana_join(struct ana *a)
 {
 	/* timeline */
@@ -507,28 +678,7 @@ void ana_join(struct ana *a)
 		}
 	}
 
-	/* cache results onto files, with the pages faulted in */
-	for (size_t i = 0; i < a->cache.nf; i++) {
-		struct ana_cfile *cf = &a->cache.f[i];
-		uint32_t fi = ana_file_by_devino(a, cf->dev, cf->inode);
-		if (fi == ANA_NONE)
-			fi = ana_file_by_id(a, cf->file_id);
-		if (fi == ANA_NONE) {
-			fi = (uint32_t)a->nfiles;
-			ANA_VEC_GROW_LINES(a->files, a->capfiles, a->nfiles);
-			ANA_VEC_CLEAR(a->files, a->nfiles, a->nfiles);
-			a->nfiles++;
-			a->files[fi].dev = cf->dev;
-			a->files[fi].inode = cf->inode;
-			a->files[fi].file_id = cf->file_id;
-		}
-		struct ana_file *f = &a->files[fi];
-		f->has_cache = 1;
-		f->pages_accessed += cf->accessed;
-		f->pages_missed += cf->missed;
-		f->mapped += cf->mapped;
-		f->mapped_missed += cf->mapped_missed;
-	}
+	join_cache(a);
 
 	/* threads onto processes */
 	for (size_t i = 0; i < a->sys.nthreads; i++) {
@@ -644,11 +794,14 @@ void ana_release(struct ana *a)
 	free(a->procs);
 	free(a->files);
 	ana_paths_release(&a->paths);
-	free(a->table_size);
+	free(a->ext);
+	free(a->ident);
+	free(a->pages);
+	free(a->devino);
+	cm_map_release(&a->devino_old);
 	cm_map_release(&a->procmap);
 	cm_map_release(&a->fileid_map);
 	ana_idx_release(&a->fid_idx);
-	cm_map_release(&a->devino_map);
 	cm_map_release(&a->path_map);
 	cm_map_release(&a->sys.fdmap);
 	cm_map_release(&a->sys.streammap);
@@ -672,16 +825,11 @@ void ana_release(struct ana *a)
 	free(a->sys.epochs);
 	free(a->sys.bursts);
 	free(a->sys.wbs);
-	free(a->sys.extent);
 	free(a->sys.sketches);
 	cm_map_release(&a->sys.sketchmap);
 	cm_map_release(&a->sys.fhist);
 	free(a->ds_dir);
-	cm_map_release(&a->cache.map);
-	ana_idx_release(&a->cache.fidx);
-	for (size_t i = 0; i < a->cache.nf; i++)
-		ana_ivset_release(&a->cache.f[i].pending);
-	free(a->cache.f);
+	ana_cache_release(&a->cache);
 	free(a->blk.d);
 	free(a->res.d);
 	cm_lat_release(&a->blk.lat);

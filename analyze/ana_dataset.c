@@ -110,15 +110,15 @@ int ana_file_kind(const struct ana *a, struct ana_file *f)
 /* ------------------------------------------------------------ data set */
 
 /* Pages of f faulted in through its shared mapping (a data file's). */
-static uint64_t shared_pages(const struct ana_file *f)
+static uint64_t shared_pages(const struct ana *a, const struct ana_file *f)
 {
-	return f->shared_map && !f->not_regular ? f->mapped : 0;
+	return f->shared_map && !f->not_regular ? ana_file_mapped(a, f) : 0;
 }
 
 /* Bytes of f the job reached: read, and faulted in through its mapping. */
 static uint64_t reached(const struct ana *a, const struct ana_file *f)
 {
-	return f->read_bytes + shared_pages(f) * a->page_size;
+	return f->read_bytes + shared_pages(a, f) * a->page_size;
 }
 
 /* Whether f was read again: in a second round (a second pass), through a
@@ -127,13 +127,13 @@ static int read_again(const struct ana *a, const struct ana_file *f)
 {
 	uint64_t pages = (f->size + a->page_size - 1) / a->page_size;
 	return f->again || f->visits >= 2 ||
-	       (f->size && (f->read_bytes > f->size || shared_pages(f) > pages));
+	       (f->size && (f->read_bytes > f->size || shared_pages(a, f) > pages));
 }
 
 /* A file that may be data and was read (or faulted in). */
 static int candidate(const struct ana *a, struct ana_file *f)
 {
-	return ana_file_kind(a, f) == ANA_FK_DATA && (f->read_bytes || shared_pages(f));
+	return ana_file_kind(a, f) == ANA_FK_DATA && (f->read_bytes || shared_pages(a, f));
 }
 
 /* Whether path is under the directory dir[0..n) (n 0: "/", everything). */
@@ -251,23 +251,27 @@ static uint64_t eof_reads(const struct ana *a, size_t i)
 	return n;
 }
 
-static void group_add(struct ana_group *g, const struct ana_file *f)
+static void group_add(const struct ana *a, struct ana_group *g, size_t i)
 {
+	const struct ana_file *f = &a->files[i];
+	const struct ana_fext *x = ana_file_ext(a, f);
+	struct ana_pages pg = ana_file_pages(a, i);
 	g->files++;
 	g->size += f->size;
 	g->read_ops += f->read_ops;
 	g->read_bytes += f->read_bytes;
-	g->write_ops += f->write_ops;
-	g->write_bytes += f->write_bytes;
-	g->rd_pairs += f->rd_pairs;
-	g->rd_nonconsec += f->rd_nonconsec;
-	g->rd_seq += f->rd_seq;
+	g->write_ops += x->write_ops;
+	g->write_bytes += x->write_bytes;
+	g->rd_pairs += x->rd_pairs;
+	g->rd_nonconsec += x->rd_nonconsec;
+	g->rd_seq += x->rd_seq;
 	for (int k = 0; k < 4; k++) {
-		g->st_cls[k] += f->st_cls[k];
-		g->streams += f->st_cls[k];
+		uint64_t n = x->st_cls[k] + (k ? 0 : f->st_single);
+		g->st_cls[k] += n;
+		g->streams += n;
 	}
-	g->pages_accessed += f->pages_accessed;
-	g->pages_missed += f->pages_missed;
+	g->pages_accessed += pg.accessed;
+	g->pages_missed += pg.missed;
 }
 
 /* a->all: what the totals count (compare leaves files out of them);
@@ -282,8 +286,8 @@ static void groups(struct ana *a)
 	for (size_t i = 0; i < a->nfiles; i++) {
 		const struct ana_file *f = &a->files[i];
 		if (f->dataset)
-			group_add(d, f);
-		if ((f->read_ops || f->write_ops || f->pages_accessed) &&
+			group_add(a, d, i);
+		if ((f->read_ops || ana_file_write_ops(a, f) || ana_file_pages(a, i).accessed) &&
 		    !(a->o.files_only && ana_file_excluded(a, f))) {
 			t->files++;
 			t->size += f->size;
@@ -410,7 +414,7 @@ static void epochs(struct ana *a)
 	for (size_t e = 0; e < a->nep; e++)
 		read += s->epochs[e].bytes;
 	for (size_t i = 0; i < a->nfiles; i++) {
-		uint64_t b = shared_pages(&a->files[i]) * a->page_size;
+		uint64_t b = shared_pages(a, &a->files[i]) * a->page_size;
 		if (a->files[i].dataset && b > read && b > a->mmap_bytes) {
 			a->mmap_bytes = b;
 			a->mmap_file = (uint32_t)i;

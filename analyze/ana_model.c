@@ -125,7 +125,7 @@ static void model_dataset(struct model *m, const char **dsdir, size_t *dslen)
 		const struct ana_file *f = &a->files[i];
 		const char *base, *p;
 
-		if (!f->dataset || !f->path || (m->mmap && !f->mapped))
+		if (!f->dataset || !f->path || (m->mmap && !ana_file_mapped(a, f)))
 			continue;
 		p = ana_file_path(a, f, buf);
 		n++;
@@ -185,7 +185,7 @@ static void model_dataset(struct model *m, const char **dsdir, size_t *dslen)
 		const char *rest, *sl;
 		size_t k;
 
-		if (!f->dataset || !f->path || (m->mmap && !f->mapped))
+		if (!f->dataset || !f->path || (m->mmap && !ana_file_mapped(a, f)))
 			continue;
 		rest = ana_file_path(a, f, buf) + dl + 1;
 		if (!(sl = strchr(rest, '/')))

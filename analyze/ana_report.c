@@ -102,22 +102,25 @@ uint64_t ana_trace_end(const struct ana *a)
 	return trace_end(a);
 }
 
-static uint64_t tot_bytes(const struct ana_file *f)
+static uint64_t tot_bytes(const struct ana *a, const struct ana_file *f)
 {
-	return f->read_bytes + f->write_bytes;
+	return f->read_bytes + ana_file_write_bytes(a, f);
 }
 
 static const struct ana *sort_a;
 
 static int cmp_file_bytes(const void *x, const void *y)
 {
-	const struct ana_file *f = &sort_a->files[*(const uint32_t *)x];
-	const struct ana_file *g = &sort_a->files[*(const uint32_t *)y];
-	uint64_t p = tot_bytes(f), q = tot_bytes(g);
+	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+	const struct ana_file *f = &sort_a->files[i];
+	const struct ana_file *g = &sort_a->files[j];
+	uint64_t p = tot_bytes(sort_a, f), q = tot_bytes(sort_a, g);
 	if (p != q)
 		return p > q ? -1 : 1;
-	if (f->pages_accessed != g->pages_accessed)
-		return f->pages_accessed > g->pages_accessed ? -1 : 1;
+	p = ana_file_pages(sort_a, i).accessed;
+	q = ana_file_pages(sort_a, j).accessed;
+	if (p != q)
+		return p > q ? -1 : 1;
 	return f->name_rank < g->name_rank ? -1 : f->name_rank > g->name_rank;
 }
 
@@ -147,7 +150,8 @@ static uint32_t *files_sorted(const struct ana *a, size_t *n)
 	size_t k = 0;
 	for (size_t i = 0; i < a->nfiles; i++) {
 		const struct ana_file *f = &a->files[i];
-		if (f->read_ops || f->write_ops || f->pages_accessed || f->opens)
+		if (f->read_ops || f->opens || ana_file_write_ops(a, f) ||
+		    ana_file_pages(a, i).accessed)
 			idx[k++] = (uint32_t)i;
 	}
 	sort_a = a;
@@ -186,16 +190,18 @@ static const char *proc_comm(const struct ana *a, uint32_t pid)
 	return v ? a->procs[*v].comm : NULL;
 }
 
-static double file_randomness(const struct ana_file *f)
+static double file_randomness(const struct ana *a, const struct ana_file *f)
 {
-	return f->rd_pairs ? (double)f->rd_nonconsec / (double)f->rd_pairs : NAN;
+	const struct ana_fext *x = ana_file_ext(a, f);
+	return x->rd_pairs ? (double)x->rd_nonconsec / (double)x->rd_pairs : NAN;
 }
 
-static double file_hit(const struct ana *a, const struct ana_file *f)
+static double file_hit(const struct ana *a, size_t i)
 {
 	if (!a->have[TAPE_TABLE_CACHE])
 		return NAN;
-	return ana_hit_ratio(f->pages_accessed, f->pages_missed);
+	struct ana_pages pg = ana_file_pages(a, i);
+	return ana_hit_ratio(pg.accessed, pg.missed);
 }
 
 /* ---------------------------------------------------------------- JSON */
@@ -261,7 +267,7 @@ static void summary_counts(const struct ana *a, uint64_t *files_r, uint64_t *fil
 	*files_r = *files_w = *procs = 0;
 	for (size_t i = 0; i < a->nfiles; i++) {
 		*files_r += a->files[i].read_ops > 0;
-		*files_w += a->files[i].write_ops > 0;
+		*files_w += ana_file_write_ops(a, &a->files[i]) > 0;
 	}
 	for (size_t i = 0; i < a->nprocs; i++)
 		*procs += a->procs[i].seen;
@@ -937,29 +943,31 @@ static void jw_files(struct jw *w, struct ana *a)
 		rb_u64_or_null(&r, f->from_table, f->size);
 		rb_s(&r, ",\"extent\":");
 		rb_u64(&r, ana_file_extent(a, idx[i]));
+		const struct ana_fext *x = ana_file_ext(a, f);
+		struct ana_pages pg = ana_file_pages(a, idx[i]);
 		rb_s(&r, ",\"opens\":");
-		rb_u64(&r, f->opens);
+		rb_u64(&r, ana_file_opens(a, f));
 		rb_s(&r, ",\"read_ops\":");
 		rb_u64(&r, f->read_ops);
 		rb_s(&r, ",\"read_bytes\":");
 		rb_u64(&r, f->read_bytes);
 		rb_s(&r, ",\"write_ops\":");
-		rb_u64(&r, f->write_ops);
+		rb_u64(&r, x->write_ops);
 		rb_s(&r, ",\"write_bytes\":");
-		rb_u64(&r, f->write_bytes);
+		rb_u64(&r, x->write_bytes);
 		rb_s(&r, ",\"read_randomness\":");
-		rb_real(&r, file_randomness(f));
+		rb_real(&r, file_randomness(a, f));
 		rb_s(&r, ",\"visits\":");
 		rb_u64(&r, f->visits);
 		rb_s(&r, f->dataset ? ",\"dataset\":true" : ",\"dataset\":false");
 		rb_s(&r, ",\"hit_ratio\":");
-		rb_real(&r, file_hit(a, f));
+		rb_real(&r, file_hit(a, idx[i]));
 		rb_s(&r, ",\"pages_accessed\":");
-		rb_u64_or_null(&r, cache, f->pages_accessed);
+		rb_u64_or_null(&r, cache, pg.accessed);
 		rb_s(&r, ",\"pages_missed\":");
-		rb_u64_or_null(&r, cache, f->pages_missed);
+		rb_u64_or_null(&r, cache, pg.missed);
 		rb_s(&r, ",\"mapped_pages\":");
-		rb_u64_or_null(&r, cache, f->mapped);
+		rb_u64_or_null(&r, cache, x->mapped);
 		rb_s(&r, "}");
 		fwrite(r.b, 1, r.n, o);
 	}
@@ -1738,9 +1746,9 @@ static void t_files(FILE *o, const struct ana *a)
 	for (size_t i = 0; i < n && (lim < 0 || (long)i < lim); i++) {
 		const struct ana_file *f = &a->files[idx[i]];
 		fprintf(o, "  %10s %10s %10s %10s %8s %8s %4s  ", ana_fmt_count(b1, f->read_ops),
-			t_bytes(b2, f->read_bytes), ana_fmt_count(b3, f->write_ops),
-			t_bytes(b4, f->write_bytes), ana_fmt_ratio(b5, file_randomness(f)),
-			ana_fmt_ratio(b6, file_hit(a, f)), f->dataset ? "yes" : "");
+			t_bytes(b2, f->read_bytes), ana_fmt_count(b3, ana_file_write_ops(a, f)),
+			t_bytes(b4, ana_file_write_bytes(a, f)), ana_fmt_ratio(b5, file_randomness(a, f)),
+			ana_fmt_ratio(b6, file_hit(a, idx[i])), f->dataset ? "yes" : "");
 		cm_put_escaped(o, ana_file_label(a, f, lb), 0);
 		fputc('\n', o);
 	}

@@ -21,7 +21,7 @@ const unsigned ana_stage_pcts[ANA_STAGE_LEVELS] = { 50, 80, 95 };
  * replay reads as it faulted them). */
 static uint64_t stage_reads(const struct ana *a, const struct ana_file *f)
 {
-	return f->read_bytes + (f->shared_map ? f->mapped * a->page_size : 0);
+	return f->read_bytes + (f->shared_map ? ana_file_mapped(a, f) * a->page_size : 0);
 }
 
 struct ana_stage_file ana_stage_of(const struct ana *a, uint32_t i)

@@ -287,10 +287,16 @@ void ana_stream_fold(struct ana *a, struct ana_stream *st)
 	struct ana_sys *s = &a->sys;
 	if (st->reads && st->file != ANA_NONE) {
 		struct ana_file *f = &a->files[st->file];
-		f->rd_pairs += st->pairs;
-		f->rd_nonconsec += st->nonconsec;
-		f->rd_seq += st->seq;
-		f->st_cls[ana_stream_class(st)]++;
+		int cls = ana_stream_class(st);
+		if (cls == 0 && !st->pairs && !st->seq) {
+			f->st_single++;	/* the most common: a stream of one read */
+		} else {
+			struct ana_fext *x = ana_file_ext_get(a, f);
+			x->rd_pairs += st->pairs;
+			x->rd_nonconsec += st->nonconsec;
+			x->rd_seq += st->seq;
+			x->st_cls[cls]++;
+		}
 		s->st_count++;
 		s->st_pairs += st->pairs;
 		s->st_nonconsec += st->nonconsec;
@@ -341,15 +347,24 @@ static void burst_close(struct ana *a, struct ana_wburst *w)
 	w->file = file;
 }
 
-static struct ana_wburst *wburst_of(struct ana_sys *s, struct ana_file *f, uint32_t fi)
+static struct ana_wburst *wburst_of(struct ana *a, struct ana_file *f, uint32_t fi)
 {
-	if (!f->wb) {
+	struct ana_sys *s = &a->sys;
+	struct ana_fext *x = ana_file_ext_get(a, f);
+	if (!x->wb) {
 		ANA_VEC_GROW(s->wbs, s->capwbs, s->nwbs);
 		ANA_VEC_CLEAR(s->wbs, s->nwbs, s->nwbs);
 		s->wbs[s->nwbs].file = fi;
-		f->wb = (uint32_t)++s->nwbs;
+		x->wb = (uint32_t)++s->nwbs;
 	}
-	return &s->wbs[f->wb - 1];
+	return &s->wbs[x->wb - 1];
+}
+
+/* f's write burst, or NULL */
+static struct ana_wburst *wburst(const struct ana *a, const struct ana_file *f)
+{
+	uint32_t wb = ana_file_ext(a, f)->wb;
+	return wb ? &a->sys.wbs[wb - 1] : NULL;
 }
 
 static void epoch_visit(struct ana_sys *s, uint32_t k, uint32_t file, uint64_t ts)
@@ -413,8 +428,14 @@ count_io(struct ana *a, const struct tape_syscall *e, struct ana_thread *t,
 {
 	struct ana_sys *s = &a->sys;
 
-	*(write ? &f->write_ops : &f->read_ops) += 1;
-	*(write ? &f->write_bytes : &f->read_bytes) += n;
+	if (write) {
+		struct ana_fext *x = ana_file_ext_get(a, f);
+		x->write_ops++;
+		x->write_bytes += n;
+	} else {
+		f->read_ops++;
+		f->read_bytes += n;
+	}
 	if (a->o.files_only && ana_file_excluded(a, f))
 		return 0;
 	if (f->kind == ANA_FK_UNKNOWN)
@@ -621,17 +642,12 @@ static void epoch_read(struct ana_sys *s, struct ana_file *f, uint32_t fi,
 		ep->end_ns = end;
 }
 
-/* A read or write of file fi ends at end: its extent; the one before. */
-static uint64_t extent_note(struct ana_sys *s, uint32_t fi, uint64_t end)
+/* A read or write of file f ends at end: its extent; the one before. */
+static inline uint64_t extent_note(struct ana_file *f, uint64_t end)
 {
-	if (fi >= s->nextent) {
-		ANA_VEC_GROW(s->extent, s->capextent, fi);
-		ANA_VEC_CLEAR(s->extent, s->nextent, fi);
-		s->nextent = (size_t)fi + 1;
-	}
-	uint64_t old = s->extent[fi];
+	uint64_t old = f->extent;
 	if (end > old)
-		s->extent[fi] = end;
+		f->extent = end;
 	return old;
 }
 
@@ -654,7 +670,7 @@ static void on_read(struct ana *a, const struct tape_syscall *e, struct ana_thre
 	if (f->not_regular)
 		return;	/* pipes and sockets (DataLoader queues) have no offsets
 			 * and are no dataset: counted, but no pattern, no visit */
-	uint64_t before = extent_note(s, fi, e->offset + n);
+	uint64_t before = extent_note(f, e->offset + n);
 
 	/* the first read through an open file is a visit */
 	if (!fe->visited++)
@@ -786,9 +802,9 @@ static void on_write(struct ana *a, const struct tape_syscall *e, struct ana_thr
 	if (!count_io(a, e, t, f, n, 1, byop))
 		return;
 	if (n && !f->not_regular)
-		extent_note(s, fi, e->offset + n);
+		extent_note(f, e->offset + n);
 
-	struct ana_wburst *w = wburst_of(s, f, fi);
+	struct ana_wburst *w = wburst_of(a, f, fi);
 	if (w->ops && e->ts_ns > w->end + CKPT_GAP_NS)
 		burst_close(a, w);
 	if (!w->ops) {
@@ -840,7 +856,7 @@ static void on_sync(struct ana *a, const struct tape_syscall *e)
 		return;
 	struct ana_file *f = &a->files[fi];
 	uint64_t end = e->ts_ns + e->dur_ns;
-	struct ana_wburst *w = f->wb ? &a->sys.wbs[f->wb - 1] : NULL;
+	struct ana_wburst *w = wburst(a, f);
 	if (w && w->ops && e->ts_ns <= w->end + CKPT_GAP_NS) {
 		w->syncs++;
 		if (end > w->end)
@@ -982,7 +998,8 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 				uint32_t fi = file_of_event(a, e);
 				if (fi == ANA_NONE)
 					fi = file_for_unknown_fd(a, e->pid, e->ret);
-				a->files[fi].opens++;
+				if (!++a->files[fi].opens)	/* (wrapped) */
+					ana_file_ext_get(a, &a->files[fi])->opens_hi += 1ull << 32;
 				fd_put(s, e->pid, e->ret, fi);
 				break;
 			}
@@ -1013,8 +1030,10 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 				break;
 			case TAPE_OPC_CLOSE: {
 				struct ana_fd *fe = fd_get(s, e->pid, e->fd);
-				if (fe && fe->file != ANA_NONE && a->files[fe->file].wb) {
-					s->wbs[a->files[fe->file].wb - 1].closed = 1;
+				struct ana_wburst *w = fe && fe->file != ANA_NONE ?
+						       wburst(a, &a->files[fe->file]) : NULL;
+				if (w) {
+					w->closed = 1;
 					t->last_closed = fe->file;
 				}
 				if (fe && fe->undo && fe->file != ANA_NONE)
@@ -1033,7 +1052,7 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 				    t->last_closed != ANA_NONE && e->path &&
 				    a->files[t->last_closed].path &&
 				    !strcmp(e->path, ana_file_path(a, &a->files[t->last_closed], ub))) {
-					struct ana_wburst *w = &s->wbs[a->files[t->last_closed].wb - 1];
+					struct ana_wburst *w = wburst(a, &a->files[t->last_closed]);
 					w->unlinked = w->ops > 0;
 					t->last_closed = ANA_NONE;
 				}

@@ -336,17 +336,25 @@ enum {
 				 * unknown fd), or left out by compare */
 };
 
-/* One per file: 192 bytes, the analyzer's biggest per-file cost, in three
- * cache lines (files[] is line-aligned): the first holds all that the
- * syscall pass touches on a read (its counters and its epoch round); the
- * second what an open and the folding of its stream touch (the syscall
- * pass prefetches both); writes, names and the cache pass's results are in
- * the third. */
+/*
+ * One per file: 96 bytes, all that the syscall pass touches on a read (its
+ * counters, its extent and its epoch round; files[] is on huge pages, the
+ * pass prefetches a record's two lines), the rest where a file has them:
+ * its identity in a->ident (dev, inode: the file table's), what the cache
+ * pass found in a->pages, and what few files have (writes, read streams
+ * of more than one read, pages faulted in) in a->ext (struct ana_fext).
+ * Memory: this, its path's name (struct ana_paths), its entries in the
+ * indexes (file id, dev and inode), 8 bytes a visit (epochs), and while
+ * the passes run 24 bytes of cache state: that is all that grows with
+ * files.
+ */
 struct ana_file {
-	_Alignas(64) uint64_t file_id;
+	_Alignas(32) uint64_t file_id;
 	/* syscall pass, every read */
 	uint64_t read_ops, read_bytes;
 	uint64_t size;	  /* in the file table (from_table), else 0 */
+	uint64_t extent;  /* the end of its furthest read or write (0: none)
+			   * (iotape-analyze(1) files[].extent) */
 	uint64_t cov;	  /* epochs: bytes read in its current round */
 	uint32_t rh0, rm0;	/* epochs: its round's first range (struct ana_sketch) */
 	uint32_t visits;
@@ -371,23 +379,37 @@ struct ana_file {
 	 * of class hk[i] (| 1 << 7: writes); 0: slot free */
 	uint8_t hk[2];
 	uint16_t hc[2];
-	/* second line: opens, folded streams */
-	uint64_t opens;
-	uint64_t rd_pairs, rd_nonconsec, rd_seq;
-	uint32_t st_cls[4];	/* streams by class (ana_stream_class) */
+	/* opens, folded streams */
+	uint32_t opens;	  /* (beyond 2^32: ana_fext.opens_hi) */
+	uint32_t st_single;	/* its streams of one read (ana_stream_class 0) */
+	uint32_t path;	  /* in a->paths; 0 = unknown (see ana_file_label) */
 	uint32_t name_rank;
-	uint32_t wb;	  /* 1 + index of its write burst in sys.wbs, 0 = none */
+	uint32_t ext;	  /* 1 + its index in a->ext, 0 = none */
+};
+_Static_assert(sizeof(struct ana_file) == 96, "96 bytes");
+
+/* What few files have: created by the syscall pass (writes, streams of
+ * more than one read) or the join (pages faulted in). */
+struct ana_fext {
+	uint64_t write_ops, write_bytes;
+	uint64_t rd_pairs, rd_nonconsec, rd_seq;	/* its folded read streams */
+	uint32_t st_cls[4];	/* its streams by class ([0]: ana_file.st_single) */
 	uint64_t mapped;  /* pages reached by page faults (joined; through its
 			   * shared mapping when shared_map) */
-	/* third line */
-	uint64_t write_ops, write_bytes;
-	uint32_t path;	  /* in a->paths; 0 = unknown (see ana_file_label) */
-	uint64_t dev, inode;
-	/* cache pass (joined) */
-	uint64_t pages_accessed, pages_missed;
 	uint64_t mapped_missed;	/* of mapped, the pages missed */
+	uint64_t opens_hi;	/* opens beyond ana_file.opens */
+	uint32_t wb;	  /* 1 + index of its write burst in sys.wbs, 0 = none */
 };
-_Static_assert(sizeof(struct ana_file) == 192, "three cache lines");
+
+/* A file's identity: the file table's dev and inode (0: not known). */
+struct ana_ident {
+	uint64_t dev, inode;
+};
+
+/* A file's pages in the page cache (the cache pass, joined). */
+struct ana_pages {
+	uint64_t accessed, missed;
+};
 
 /* The current write burst of a file (checkpoint detection). */
 struct ana_wburst {
@@ -564,10 +586,6 @@ struct ana_sys {
 	/* pipes and sockets (files[] not_regular): bytes read by (file,
 	 * tid), written by (file, pid): who hands data to whom */
 	struct cm_map pipe_r, pipe_w;
-	/* per files[] (the first nextent): the end of its furthest read or
-	 * write (0: none), its extent: the epochs' rounds, the model's and
-	 * staging's size of a file the file table gives none */
-	uint64_t *extent; size_t nextent, capextent;
 	/* epochs: the sketches of the files that have one (ana_file.sketch),
 	 * files[] index -> sketches[] in sketchmap */
 	struct ana_sketch *sketches; size_t nsketches, capsketches;
@@ -581,7 +599,10 @@ struct ana_sys {
 
 /* --------------------------------------------------------- cache pass */
 
-struct ana_cfile {	/* per (dev, inode) or file_id: 120 bytes */
+/* The cache pass's state of a file (ana_cache.c): whole, for the files
+ * the file table does not list and those whose figures outgrow the
+ * compact form (struct ana_cst). */
+struct ana_cfile {	/* per (dev, inode) or file_id */
 	uint64_t dev, inode, file_id;
 	uint64_t accessed, missed, mapped;	/* mapped: by fault, map_pages */
 	uint64_t mapped_missed;	/* of those, missed */
@@ -591,16 +612,36 @@ struct ana_cfile {	/* per (dev, inode) or file_id: 120 bytes */
 	uint64_t eof;		/* pages past this one do not exist (UINT64_MAX: unknown) */
 	uint32_t last_tid;
 	uint32_t fault_tid;	/* fault_idx pending for this tid; 0 = none */
+	uint32_t fi;		/* the file table's files[] index, or ANA_NONE */
 };
 
+/* The same for a file of the file table (by files[] index, keyed by its
+ * dev and inode) while its figures fit: 24 bytes. */
+struct ana_cst {
+	uint32_t acc, miss;	/* pages accessed, missed; with ANA_CST_BIG,
+				 * acc is its index in cache.f */
+	uint32_t last_tid, last_s, last_e;	/* its last access (dedupe) */
+	uint32_t eof;		/* pages (ANA_CST_EOF: see cache.eofs), and the
+				 * flags below */
+};
+#define ANA_CST_EOF ((1u << 29) - 1)	/* larger: in cache.eofs */
+#define ANA_CST_TOUCH (1u << 29)	/* has had an event */
+#define ANA_CST_PEND (1u << 30)		/* has pages pending (cache.pend) */
+#define ANA_CST_BIG (1u << 31)		/* its state is cache.f[acc] */
+
 struct ana_cache {
-	struct cm_map map;
+	struct cm_map map;	/* the others' key -> f[] */
 	struct ana_cfile *f; size_t nf, capf;
+	struct ana_cst *cst; size_t ncst;	/* per file of the file table */
+	struct cm_map eofs;	/* (file, 0) -> eof, of files of ANA_CST_EOF pages or more */
+	struct cm_map pend;	/* (file, 0) -> pv[]: pending pages of a compact file */
+	struct ana_ivset *pv; size_t npv, cappv;
+	uint32_t *pv_free; size_t npv_free, cappv_free;
 	uint64_t accessed, missed, inserted, evicted, ra_unused, untracked;
 	uint64_t ivals;		/* intervals held, all files */
 	uint64_t last_a, last_b; /* cache of the last key looked up */
-	uint32_t last;
-	struct ana_idx fidx;	/* file id -> f[] of its last event (a hint) */
+	uint32_t last;		/* (ANA_NONE, or a files[] index | 1 << 31 for a
+				 * compact one, else its f[] index) */
 	struct ana_bkc bkc;
 	uint64_t n_events;
 };
@@ -719,10 +760,19 @@ struct ana {
 	struct cm_map procmap;		/* pid -> procs[] */
 	struct ana_file *files; size_t nfiles, capfiles;
 	struct ana_paths paths;		/* files[].path */
+	struct ana_fext *ext; size_t next, capext;	/* files[].ext */
+	/* files[i]'s identity for i < nident (the others': none), frozen
+	 * while the passes run (the cache pass reads it) */
+	struct ana_ident *ident; size_t nident, capident;
+	struct ana_pages *pages; size_t npages;	/* files[i]'s, after ana_join */
 	size_t nfiles_table;		/* files[0..n) come from the file table */
-	uint64_t *table_size;		/* their sizes, frozen for the cache pass */
 	uint64_t page_size;		/* "page_size" meta key, else 4096 */
-	struct cm_map fileid_map, devino_map;	/* fileid_map: ids fid_idx does not hold */
+	struct cm_map fileid_map;	/* ids fid_idx does not hold */
+	/* (dev, inode) -> files[]: slots of files[] indexes keyed by their
+	 * ident, the last file with a key wins; devino_old: keys a later
+	 * row of the file table took from their file */
+	uint32_t *devino; size_t capdevino, ndevino;
+	struct cm_map devino_old;
 	struct ana_idx fid_idx;		/* file id -> files[] (see ana_file_id_slot) */
 	struct cm_map path_map;	/* built on first use (events with a path only) */
 	int path_map_built;
@@ -790,6 +840,10 @@ int ana_pass_process(struct ana *a);
 int ana_pass_file(struct ana *a);
 int ana_pass_syscall(struct ana *a, tape_reader *r);
 int ana_pass_cache(struct ana *a, tape_reader *r);
+/* The cache pass's state of the file table's files (before the passes,
+ * on the main thread: it reads their sizes): 0 or -errno. */
+int ana_cache_prepare(struct ana *a);
+void ana_cache_release(struct ana_cache *c);
 int ana_pass_block(struct ana *a, tape_reader *r);
 int ana_pass_sample(struct ana *a);	/* main thread, before the others */
 void ana_join(struct ana *a);
@@ -809,6 +863,11 @@ int ana_hosts(struct ana *a);
 int ana_pid_included(struct ana *a, uint32_t pid);
 struct ana_proc *ana_proc_get(struct ana *a, uint32_t pid);
 uint32_t ana_file_by_devino(const struct ana *a, uint64_t dev, uint64_t ino);
+/* The home slot of (dev, ino) in the index (capdevino > 0): to prefetch. */
+static inline const uint32_t *ana_devino_home(const struct ana *a, uint64_t dev, uint64_t ino)
+{
+	return &a->devino[cm_map_slot(dev, ino, a->capdevino - 1)];
+}
 /* files[] index of a file id (0 included), ANA_NONE when unknown. */
 static inline uint32_t ana_file_id_lookup(const struct ana *a, uint64_t file_id)
 {
@@ -828,7 +887,43 @@ void ana_file_id_set(struct ana *a, uint64_t file_id, uint32_t f);
  * none (iotape-analyze(1) files[].extent). */
 static inline uint64_t ana_file_extent(const struct ana *a, size_t i)
 {
-	return i < a->sys.nextent ? a->sys.extent[i] : 0;
+	return a->files[i].extent;
+}
+/* What few files have (struct ana_fext): its own, or all zero. */
+extern const struct ana_fext ana_fext_none;
+static inline const struct ana_fext *ana_file_ext(const struct ana *a, const struct ana_file *f)
+{
+	return f->ext ? &a->ext[f->ext - 1] : &ana_fext_none;
+}
+/* The same, made when f has none (out of memory jumps; the pointer is
+ * valid until the next ext is made). */
+struct ana_fext *ana_file_ext_get(struct ana *a, struct ana_file *f);
+static inline uint64_t ana_file_write_ops(const struct ana *a, const struct ana_file *f)
+{
+	return ana_file_ext(a, f)->write_ops;
+}
+static inline uint64_t ana_file_write_bytes(const struct ana *a, const struct ana_file *f)
+{
+	return ana_file_ext(a, f)->write_bytes;
+}
+static inline uint64_t ana_file_opens(const struct ana *a, const struct ana_file *f)
+{
+	return f->opens + ana_file_ext(a, f)->opens_hi;
+}
+/* Pages reached by its page faults, and of them those missed (joined). */
+static inline uint64_t ana_file_mapped(const struct ana *a, const struct ana_file *f)
+{
+	return ana_file_ext(a, f)->mapped;
+}
+/* Its pages in the page cache (after ana_join). */
+static inline struct ana_pages ana_file_pages(const struct ana *a, size_t i)
+{
+	return i < a->npages ? a->pages[i] : (struct ana_pages){ 0, 0 };
+}
+/* Its identity (dev, inode; zero when not known). */
+static inline struct ana_ident ana_file_ident(const struct ana *a, size_t i)
+{
+	return i < a->nident ? a->ident[i] : (struct ana_ident){ 0, 0 };
 }
 /* Text label of a file: its path or "[dev 8:1 inode 42]". buf: ANA_PATH_BUF. */
 const char *ana_file_label(const struct ana *a, const struct ana_file *f, char *buf);

@@ -245,7 +245,9 @@ static void cmp_collect(struct cmp *c, int k)
 	char buf[ANA_PATH_BUF];
 	for (size_t i = 0; i < a->nfiles; i++) {
 		const struct ana_file *f = &a->files[i];
-		if (!f->read_ops && !f->write_ops && !f->pages_accessed)
+		const struct ana_fext *x = ana_file_ext(a, f);
+		struct ana_pages pg = ana_file_pages(a, i);
+		if (!f->read_ops && !x->write_ops && !pg.accessed)
 			continue;
 		int under = k == 1 && c->under;
 		const char *path = ana_file_path(a, f, buf);
@@ -255,7 +257,7 @@ static void cmp_collect(struct cmp *c, int k)
 			if (under && (!path || !is_under(path, c->under) ||
 				      is_marker(path + ul)))
 				continue;
-			if (f->read_ops + f->write_ops)
+			if (f->read_ops + x->write_ops)
 				c->excluded[k]++;
 			if (k == 0 && path && !f->anon) {
 				char *key = key_of(c, k, path);
@@ -274,17 +276,17 @@ static void cmp_collect(struct cmp *c, int k)
 		e->seen[k] = 1;
 		e->rops[k] += f->read_ops;
 		e->rbytes[k] += f->read_bytes;
-		e->wops[k] += f->write_ops;
-		e->wbytes[k] += f->write_bytes;
+		e->wops[k] += x->write_ops;
+		e->wbytes[k] += x->write_bytes;
 		/* the pages B can see: with --map, not the ones A's page faults
 		 * on code (mapped executable) reached, which the replay leaves
 		 * to the loader (common/faults.h) */
 		int code = k == 0 && c->under && f->exec_map;
-		e->acc[k] += f->pages_accessed - (code ? f->mapped : 0);
-		e->miss[k] += f->pages_missed - (code ? f->mapped_missed : 0);
-		e->pairs[k] += f->rd_pairs;
-		e->nonconsec[k] += f->rd_nonconsec;
-		e->seq[k] += f->rd_seq;
+		e->acc[k] += pg.accessed - (code ? x->mapped : 0);
+		e->miss[k] += pg.missed - (code ? x->mapped_missed : 0);
+		e->pairs[k] += x->rd_pairs;
+		e->nonconsec[k] += x->rd_nonconsec;
+		e->seq[k] += x->rd_seq;
 	}
 	/* the data set's request sizes: this side's (the same files as A's
 	 * when B replays A); the other files' are the rest (cmp_groups) */

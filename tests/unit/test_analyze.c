@@ -281,8 +281,8 @@ static void test_cache_exact(void **state)
 	assert_true(h == 1.0 - 63.0 / 270.0);
 	uint32_t fa = ana_file_by_devino(&a, (8u << 20) | 1, 42);
 	assert_int_not_equal(fa, ANA_NONE);
-	assert_int_equal(a.files[fa].pages_accessed, 200);
-	assert_int_equal(a.files[fa].pages_missed, 25);
+	assert_int_equal(ana_file_pages(&a, fa).accessed, 200);
+	assert_int_equal(ana_file_pages(&a, fa).missed, 25);
 	assert_int_equal(a.ntl, 2);	/* two 1 s buckets */
 	assert_int_equal(a.tl[1].pages_accessed, 106);
 	assert_int_equal(a.tl[1].pages_missed, 6);
@@ -316,11 +316,11 @@ static void test_cache_eof(void **state)
 	run(&a, &t, NULL);
 	uint32_t fa = ana_file_by_devino(&a, (8u << 20) | 1, 42);
 	uint32_t fn = ana_file_by_devino(&a, (8u << 20) | 1, 43);
-	assert_int_equal(a.files[fa].pages_accessed, 20);
-	assert_int_equal(a.files[fa].pages_missed, 10);
-	assert_true(ana_hit_ratio(a.files[fa].pages_accessed, a.files[fa].pages_missed) == 0.5);
-	assert_int_equal(a.files[fn].pages_accessed, 4);
-	assert_int_equal(a.files[fn].pages_missed, 4);
+	assert_int_equal(ana_file_pages(&a, fa).accessed, 20);
+	assert_int_equal(ana_file_pages(&a, fa).missed, 10);
+	assert_true(ana_hit_ratio(ana_file_pages(&a, fa).accessed, ana_file_pages(&a, fa).missed) == 0.5);
+	assert_int_equal(ana_file_pages(&a, fn).accessed, 4);
+	assert_int_equal(ana_file_pages(&a, fn).missed, 4);
 	assert_int_equal(a.cache.accessed, 20 + 4 + 16);
 	assert_int_equal(a.cache.missed, 14);
 	assert_int_equal(a.tl[0].pages_accessed, 40);
