@@ -920,12 +920,14 @@ static void rb_str(struct rowbuf *r, const char *s)
 	rb_s(r, "\"");
 }
 
-static void jw_files(struct jw *w, struct ana *a)
+static void jw_files(struct jw *w, struct ana *a, int none)
 {
 	FILE *o = w->out;
 	fprintf(o, "%s\n  \"files\": [", w->n++ ? "," : "");
 	size_t n;
-	uint32_t *idx = files_sorted(a, &n);
+	uint32_t *idx = none ? NULL : files_sorted(a, &n);
+	if (none)
+		n = 0;
 	long lim = list_limit(a, 1);
 	char buf[ANA_PATH_BUF];
 	int cache = a->have[TAPE_TABLE_CACHE];
@@ -977,7 +979,7 @@ static void jw_files(struct jw *w, struct ana *a)
 
 /* "staging": its figures, then its ranked files a row at a time (all of
  * the files read, with JSON's list limit) */
-static void jw_staging(struct jw *w, struct ana *a)
+static void jw_staging(struct jw *w, struct ana *a, int none)
 {
 	if (!a->have[TAPE_TABLE_SYSCALL]) {
 		jw_key(w, "staging", json_null());
@@ -1012,7 +1014,7 @@ static void jw_staging(struct jw *w, struct ana *a)
 	long lim = list_limit(a, 1);
 	char buf[ANA_PATH_BUF];
 	struct rowbuf r;
-	for (size_t i = 0; i < st.n && (lim < 0 || (long)i < lim); i++) {
+	for (size_t i = 0; !none && i < st.n && (lim < 0 || (long)i < lim); i++) {
 		struct ana_stage_file f = ana_stage_of(a, st.f[i]);
 		r.n = 0;
 		rb_s(&r, i ? ",{\"path\":" : "{\"path\":");
@@ -1181,7 +1183,7 @@ static json_t *j_warnings(const struct ana *a)
 
 /* The top-level keys in order; "unavailable" last, once every section
  * has added to it. */
-static int report_json(struct ana *a, FILE *out)
+static int report_json(struct ana *a, FILE *out, int nofiles)
 {
 	struct jw w = { .out = out };
 	json_t *un = json_array();
@@ -1202,10 +1204,10 @@ static int report_json(struct ana *a, FILE *out)
 	jw_key(&w, "timeline", j_timeline(a));
 	jw_key(&w, "epochs", j_epochs(a, un));
 	jw_key(&w, "checkpoints", j_ckpts(a));
-	jw_staging(&w, a);
+	jw_staging(&w, a, nofiles);
 	jw_compute(&w, a);
 	jw_key(&w, "au", j_au(a));
-	jw_files(&w, a);
+	jw_files(&w, a, nofiles);
 	jw_procs(&w, a);
 	jw_key(&w, "resources", j_resources(a, un));
 	jw_key(&w, "warnings", j_warnings(a));
@@ -1805,12 +1807,13 @@ static int report_text(struct ana *a, FILE *o)
 struct report_job {
 	struct ana *a;
 	FILE *out;
+	int nofiles;
 };
 
 static int json_job(void *arg)
 {
 	struct report_job *j = arg;
-	return report_json(j->a, j->out);
+	return report_json(j->a, j->out, j->nofiles);
 }
 
 static int text_job(void *arg)
@@ -1821,8 +1824,23 @@ static int text_job(void *arg)
 
 int ana_report_json(struct ana *a, FILE *out)
 {
-	struct report_job j = { a, out };
+	struct report_job j = { a, out, 0 };
 	return ana_guard(json_job, &j);
+}
+
+int ana_report_json_nofiles(struct ana *a, FILE *out)
+{
+	struct report_job j = { a, out, 1 };
+	return ana_guard(json_job, &j);
+}
+
+uint32_t *ana_files_listed(const struct ana *a, size_t *n)
+{
+	uint32_t *idx = files_sorted(a, n);
+	long lim = list_limit(a, 1);
+	if (lim >= 0 && *n > (size_t)lim)
+		*n = (size_t)lim;
+	return idx;
 }
 
 int ana_report_text(struct ana *a, FILE *out)

@@ -1125,6 +1125,12 @@ int ana_report_html(struct ana *a, struct ana *b, const struct ana_html_check *c
 /* Output, 0 or -errno (-ENOMEM: out of memory).  Units, escaping and JSON
  * values come from common/fmt.h. */
 int ana_report_json(struct ana *a, FILE *out);
+/* The same, its lists of files ("files", "staging"'s "ranked") empty:
+ * what the HTML report reads (it takes its top files from a). */
+int ana_report_json_nofiles(struct ana *a, FILE *out);
+/* The files "files" lists, in its order (malloc'd, *n of them; out of
+ * memory jumps). */
+uint32_t *ana_files_listed(const struct ana *a, size_t *n);
 int ana_report_text(struct ana *a, FILE *out);
 
 /* ------------------------------------------------------- perfetto export */
