@@ -245,6 +245,12 @@ int ana_pass_file(struct ana *a)
 	if (rows) {
 		ANA_VEC_GROW_LINES(a->files, a->capfiles, rows);
 		ANA_VEC_GROW(a->ident, a->capident, rows);
+		size_t cap = 1024;
+		while (cap * 3 < rows * 4)
+			cap *= 2;
+		a->devino = ana_xrealloc(NULL, cap * sizeof(*a->devino));
+		memset(a->devino, 0xff, cap * sizeof(*a->devino));
+		a->capdevino = cap;
 	}
 	const void *evs;
 	size_t n;
@@ -794,6 +800,7 @@ void ana_release(struct ana *a)
 	free(a->procs);
 	free(a->files);
 	ana_paths_release(&a->paths);
+	free(a->dircode);
 	free(a->ext);
 	free(a->ident);
 	free(a->pages);

@@ -89,6 +89,46 @@ int ana_path_is_code(const char *path)
 	return code_name(name);
 }
 
+/* Whether a path's last component (no '/') makes it code: the checks
+ * ana_path_is_code makes of it alone. */
+static int name_code(const char *name)
+{
+	static const char *const comp[] = { "site-packages", "dist-packages", "__pycache__",
+					    "locale", "locale-archive" };
+	for (size_t i = 0; i < sizeof(comp) / sizeof(*comp); i++)
+		if (!strcmp(name, comp[i]))
+			return 1;
+	return code_name(name);
+}
+
+/* Whether directory d (paths.dirs id) makes the paths in it code: what
+ * ana_path_is_code finds in "d/" (the checks of d's components), with
+ * ana_opts.under taken off; kept per directory. */
+static int dir_code(struct ana *a, uint32_t d)
+{
+	if (d >= a->ndircode) {
+		size_t n = a->ndircode ? a->ndircode : 64;
+		while (n <= d)
+			n *= 2;
+		a->dircode = ana_xrealloc(a->dircode, n);
+		memset(a->dircode + a->ndircode, 0, n - a->ndircode);
+		a->ndircode = n;
+	}
+	if (!a->dircode[d]) {
+		char b[ANA_PATH_BUF + 1];
+		const char *p = cm_strtab_str(&a->paths.dirs, d);
+		size_t n = a->o.under ? strlen(a->o.under) : 0;
+		if (n && !strncmp(p, a->o.under, n) && (!p[n] || p[n] == '/'))
+			p += n;	/* compare's B: the job's path under DIR */
+		size_t l = strlen(p);
+		memcpy(b, p, l);
+		b[l] = '/';
+		b[l + 1] = 0;
+		a->dircode[d] = ana_path_is_code(b) ? 2 : 1;
+	}
+	return a->dircode[d] == 2;
+}
+
 int ana_file_kind(const struct ana *a, struct ana_file *f)
 {
 	if (f->kind != ANA_FK_UNKNOWN)
@@ -98,6 +138,12 @@ int ana_file_kind(const struct ana *a, struct ana_file *f)
 	if (f->not_regular || f->anon || !p || !*p ||
 	    (a->o.files_only && ana_file_excluded(a, f))) {
 		f->kind = ANA_FK_NONE;
+		return f->kind;
+	}
+	uint32_t d = ana_path_dir_id(a, f->path);
+	if (d != ANA_NONE) {	/* its directory's verdict, then its name's */
+		int code = dir_code((struct ana *)a, d) || name_code(ana_path_name(a, f->path));
+		f->kind = code ? ANA_FK_CODE : ANA_FK_DATA;
 		return f->kind;
 	}
 	size_t n = a->o.under ? strlen(a->o.under) : 0;
@@ -146,59 +192,91 @@ static int under(const char *path, const char *dir, size_t n)
  * The data directory: the deepest directory under which the files again[]
  * (read again) hold more than half of the bytes they reached (total).  At
  * each level at most one subdirectory can: found by a weighted majority
- * vote (Boyer-Moore), then checked.  Its length in *len (0: "/"), its
- * name the first *len bytes of the path returned.
+ * vote (Boyer-Moore), then checked.  The files vote by directory: each
+ * directory's files' bytes at once (a file is under a directory, and in
+ * which of its subdirectories, by its directory's name alone), a path
+ * kept whole by itself; a majority wins whatever the order of the votes.
+ * Its length in *len (0: "/"), its name the first *len bytes of dir.
  */
-static const char *data_dir(const struct ana *a, const uint32_t *again, size_t n,
-			    uint64_t total, size_t *len, char *dir)
+struct voter {
+	const char *p;	/* a directory (files in it), or a whole path */
+	size_t n;	/* its length */
+	int whole;
+	uint64_t b;	/* the bytes its files reached */
+};
+
+/* Whether v's files are under the directory d[0..dl); where, in *l: the
+ * end of the component after d in their paths, 0 for a file in d. */
+static int voter_under(const struct voter *v, const char *d, size_t dl, size_t *l)
 {
-	char buf[ANA_PATH_BUF], cand[ANA_PATH_BUF];
+	const char *e;
+
+	if (v->whole) {
+		if (!under(v->p, d, dl))
+			return 0;
+		e = strchr(v->p + dl + 1, '/');
+		*l = e ? (size_t)(e - v->p) : 0;
+		return 1;
+	}
+	/* its files' paths are p + "/" + a name without '/' */
+	if (dl > v->n || (dl && (memcmp(v->p, d, dl) || (dl < v->n && v->p[dl] != '/'))))
+		return 0;
+	if (dl == v->n) {
+		*l = 0;
+		return 1;
+	}
+	e = memchr(v->p + dl + 1, '/', v->n - dl - 1);
+	*l = e ? (size_t)(e - v->p) : v->n;
+	return 1;
+}
+
+static void data_dir(const struct voter *vs, size_t n, uint64_t total, size_t *len, char *dir)
+{
+	char cand[ANA_PATH_BUF];
 	size_t dl = 0;
 
 	for (;;) {
-		size_t cl = 0;
+		size_t cl = 0, l;
 		uint64_t w = 0, sum = 0;
 		for (size_t i = 0; i < n; i++) {
-			const struct ana_file *f = &a->files[again[i]];
-			const char *p = ana_file_path(a, f, buf);
-			if (!under(p, dir, dl))
+			const struct voter *v = &vs[i];
+			if (!v->b || !voter_under(v, dir, dl, &l))
 				continue;
-			const char *e = strchr(p + dl + 1, '/');
-			size_t l = e ? (size_t)(e - p) : 0;	/* 0: a file here */
-			uint64_t b = reached(a, f);
 			if (!w) {
-				memcpy(cand, p, l);
+				memcpy(cand, v->p, l);
 				cl = l;
-				w = b;
-			} else if (l == cl && (!l || !memcmp(p, cand, l))) {
-				w += b;
-			} else if (b > w) {
-				memcpy(cand, p, l);
+				w = v->b;
+			} else if (l == cl && (!l || !memcmp(v->p, cand, l))) {
+				w += v->b;
+			} else if (v->b > w) {
+				memcpy(cand, v->p, l);
 				cl = l;
-				w = b - w;
+				w = v->b - w;
 			} else {
-				w -= b;
+				w -= v->b;
 			}
 		}
 		if (!cl)
 			break;
 		for (size_t i = 0; i < n; i++)
-			if (under(ana_file_path(a, &a->files[again[i]], buf), cand, cl))
-				sum += reached(a, &a->files[again[i]]);
+			if (voter_under(&vs[i], cand, cl, &l))
+				sum += vs[i].b;
 		if (2 * sum <= total)
 			break;
 		memcpy(dir, cand, cl);
 		dl = cl;
 	}
 	*len = dl;
-	return dir;
 }
 
 /* Decide the data set: files[].dataset, ds_rule, ds_dir, ds_again. */
 static void decide(struct ana *a)
 {
+	size_t nd = cm_strtab_count(&a->paths.dirs);
 	uint32_t *again = ana_tmp_calloc(a->nfiles + 1, sizeof(*again));
-	size_t nagain = 0, ncand = 0, dl = 0;
+	uint64_t *dbytes = ana_tmp_calloc(nd + 1, sizeof(*dbytes));
+	uint8_t *din = ana_tmp_calloc(nd + 1, 1);
+	size_t nagain = 0, ncand = 0, dl = 0, nv = 0, nwhole = 0;
 	uint64_t total = 0;
 	char dir[ANA_PATH_BUF], buf[ANA_PATH_BUF];
 
@@ -215,13 +293,51 @@ static void decide(struct ana *a)
 	a->ds_rule = nagain ? ANA_DS_READ_AGAIN : ncand ? ANA_DS_READ_ONCE : ANA_DS_NONE;
 	a->ds_again = nagain;
 	if (nagain) {
-		data_dir(a, again, nagain, total, &dl, dir);
+		/* the voters: the directories, then the paths kept whole */
+		for (size_t i = 0; i < nagain; i++) {
+			const struct ana_file *f = &a->files[again[i]];
+			size_t n;
+			if (ana_path_dir(a, f->path, &n))
+				dbytes[ana_path_dir_id(a, f->path)] += reached(a, f);
+			else
+				nwhole++;
+		}
+		struct voter *vs = ana_tmp_calloc(nd + nwhole + 1, sizeof(*vs));
+		for (size_t d = 0; d < nd; d++) {
+			if (!dbytes[d])
+				continue;
+			const char *p = cm_strtab_str(&a->paths.dirs, (uint32_t)d);
+			vs[nv++] = (struct voter){ p, strlen(p), 0, dbytes[d] };
+		}
+		for (size_t i = 0; i < nagain; i++) {
+			const struct ana_file *f = &a->files[again[i]];
+			size_t n;
+			if (ana_path_dir(a, f->path, &n))
+				continue;
+			const char *p = ana_file_path(a, f, buf);
+			vs[nv++] = (struct voter){ p, strlen(p), 1, reached(a, f) };
+		}
+		data_dir(vs, nv, total, &dl, dir);
+		ana_tmp_free(vs);
 		for (size_t i = 0; i < nagain; i++)
 			a->files[again[i]].dataset = 1;
 	}
+	/* the directories under the data directory */
+	for (size_t d = 0; dl && d < nd; d++) {
+		const char *p = cm_strtab_str(&a->paths.dirs, (uint32_t)d);
+		size_t n = strlen(p);
+		din[d] = n >= dl && !memcmp(p, dir, dl) && (n == dl || p[dl] == '/');
+	}
 	for (size_t i = 0; ncand && i < a->nfiles; i++) {
 		struct ana_file *f = &a->files[i];
-		if (candidate(a, f) && (!nagain || (dl && under(ana_file_path(a, f, buf), dir, dl))))
+		size_t n;
+		if (!candidate(a, f))
+			continue;
+		if (!nagain)
+			f->dataset = 1;
+		else if (dl && ana_path_dir(a, f->path, &n))
+			f->dataset |= din[ana_path_dir_id(a, f->path)];
+		else if (dl && under(ana_file_path(a, f, buf), dir, dl))
 			f->dataset = 1;
 	}
 	if (dl) {
@@ -229,6 +345,8 @@ static void decide(struct ana *a)
 		memcpy(a->ds_dir, dir, dl);
 		a->ds_dir[dl] = 0;
 	}
+	ana_tmp_free(din);
+	ana_tmp_free(dbytes);
 	ana_tmp_free(again);
 }
 

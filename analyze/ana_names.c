@@ -123,6 +123,11 @@ const char *ana_path_dir(const struct ana *a, uint32_t id, size_t *len)
 	return d;
 }
 
+uint32_t ana_path_dir_id(const struct ana *a, uint32_t id)
+{
+	return id ? pent(&a->paths, id)->dir : ANA_NONE;
+}
+
 const char *ana_path_name(const struct ana *a, uint32_t id)
 {
 	return id ? pent(&a->paths, id)->name : NULL;
@@ -269,14 +274,23 @@ static int cmp_dir_rank(const void *x, const void *y, void *arg)
 }
 
 /* files in one directory: by name, then by index (stable) */
-static int cmp_in_dir(const void *x, const void *y, void *arg)
+struct named {
+	const char *name;
+	uint32_t i;
+};
+
+static int cmp_in_dir_nat(const void *x, const void *y)
 {
-	const struct sorter *so = arg;
-	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
-	const char *s = pent(&so->a->paths, so->a->files[i].path)->name;
-	const char *t = pent(&so->a->paths, so->a->files[j].path)->name;
-	int c = so->nat ? ana_natcmp(s, t) : strcmp(s, t);
-	return c ? c : (i > j) - (i < j);
+	const struct named *p = x, *q = y;
+	int c = ana_natcmp(p->name, q->name);
+	return c ? c : (p->i > q->i) - (p->i < q->i);
+}
+
+static int cmp_in_dir_str(const void *x, const void *y)
+{
+	const struct named *p = x, *q = y;
+	int c = strcmp(p->name, q->name);
+	return c ? c : (p->i > q->i) - (p->i < q->i);
 }
 
 /* any two files: by whole path, then by index */
@@ -371,9 +385,25 @@ void ana_path_sort(const struct ana *a, uint32_t *f, size_t n, int nat)
 		}
 		ana_tmp_free(pos);
 	}
+	/* each directory's files by name: their names beside them, so the
+	 * sort reads one array */
+	size_t big = 0;
 	for (size_t k = 0; k < nd; k++)
-		if (start[k + 1] - start[k] > 1)
-			qsort_r(by + start[k], start[k + 1] - start[k], sizeof(*by), cmp_in_dir, &so);
+		if (start[k + 1] - start[k] > big)
+			big = start[k + 1] - start[k];
+	struct named *nm = ana_tmp_calloc(big + 1, sizeof(*nm));
+	for (size_t k = 0; k < nd; k++) {
+		size_t m = start[k + 1] - start[k];
+		if (m < 2)
+			continue;
+		uint32_t *g = by + start[k];
+		for (size_t q = 0; q < m; q++)
+			nm[q] = (struct named){ pent(&a->paths, a->files[g[q]].path)->name, g[q] };
+		qsort(nm, m, sizeof(*nm), nat ? cmp_in_dir_nat : cmp_in_dir_str);
+		for (size_t q = 0; q < m; q++)
+			g[q] = nm[q].i;
+	}
+	ana_tmp_free(nm);
 	if (napart > 1)
 		qsort_r(apart, napart, sizeof(*apart), cmp_any_q, &so);
 	/* the pathless (in index order, kept in f's tail) */
@@ -384,15 +414,33 @@ void ana_path_sort(const struct ana *a, uint32_t *f, size_t n, int nat)
 			none[k++] = f[i];
 	if (nnone > 1)
 		qsort(none, nnone, sizeof(*none), cmp_u32);
-	/* merge */
-	size_t i = 0, j = 0;
+	/* merge: each of apart (usually few) where it goes in by (found by
+	 * galloping, then halving) */
+	size_t i = 0;
 	k = 0;
-	while (i < nin || j < napart) {
-		if (j == napart || (i < nin && cmp_any(&so, by[i], apart[j]) < 0))
-			f[k++] = by[i++];
-		else
-			f[k++] = apart[j++];
+	for (size_t j = 0; j < napart; j++) {
+		size_t lo = i, step = 1, hi = i;
+		while (hi < nin && cmp_any(&so, by[hi], apart[j]) < 0) {
+			lo = hi + 1;
+			hi += step;
+			step *= 2;
+		}
+		if (hi > nin)
+			hi = nin;
+		while (lo < hi) {	/* the first of by[lo, hi) after apart[j] */
+			size_t mid = lo + (hi - lo) / 2;
+			if (cmp_any(&so, by[mid], apart[j]) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		memcpy(f + k, by + i, (lo - i) * sizeof(*f));
+		k += lo - i;
+		i = lo;
+		f[k++] = apart[j];
 	}
+	memcpy(f + k, by + i, (nin - i) * sizeof(*f));
+	k += nin - i;
 	memcpy(f + k, none, nnone * sizeof(*none));
 	ana_tmp_free(none);
 	ana_tmp_free(apart);

@@ -49,15 +49,16 @@ static int cmp_density(uint32_t i, uint32_t j, void *arg)
 	return l != r ? (l > r ? -1 : 1) : 0;
 }
 
-/* bytes read, most first; then the smaller (then as they came) */
-static int cmp_reads(uint32_t i, uint32_t j, void *arg)
+static int cmp_u64_desc(const void *x, const void *y)
 {
-	const struct ana *an = arg;
-	struct ana_stage_file a = ana_stage_of(an, i), b = ana_stage_of(an, j);
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return (a < b) - (a > b);
+}
 
-	if (a.read_bytes != b.read_bytes)
-		return a.read_bytes > b.read_bytes ? -1 : 1;
-	return a.size != b.size ? (a.size < b.size ? -1 : 1) : 0;
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return (a > b) - (a < b);
 }
 
 /* The files by path (strcmp), then by those keys: stable sorts, which
@@ -117,27 +118,52 @@ static int staging_job(void *arg)
 		st->read_bytes += s.read_bytes;
 		st->bytes += s.size;
 	}
-	ana_path_sort(a, st->f, n, 0);
-	/* the levels: the files by bytes read (in path order where equal),
-	 * the prefix whose reads reach pct % */
-	uint32_t *byr = ana_tmp_calloc(n, sizeof(*byr));
-	memcpy(byr, st->f, n * sizeof(*byr));
-	ana_sort_u32(byr, n, cmp_reads, (void *)a);
-	size_t i = 0;
-	uint64_t files = 0, bytes = 0, rd = 0;
+	/* the levels: the files by bytes read, most first (ties: the smaller,
+	 * then by path), the prefix whose reads reach pct %.  Which of the
+	 * files of equal reads and size it takes changes none of its sums:
+	 * the reads alone, sorted, say how many it takes, and the sizes of
+	 * those of the last one's reads which are taken */
+	uint64_t *rd = ana_tmp_calloc(n, sizeof(*rd));
+	for (size_t i = 0; i < n; i++)
+		rd[i] = ana_stage_of(a, st->f[i]).read_bytes;
+	qsort(rd, n, sizeof(*rd), cmp_u64_desc);
+	size_t m = 0;
+	uint64_t sum = 0;
 	for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++) {
 		unsigned __int128 want = (unsigned __int128)st->read_bytes * st->lv[k].pct;
-		while (i < n && (unsigned __int128)rd * 100 < want) {
-			struct ana_stage_file s = ana_stage_of(a, byr[i++]);
-			files++;
-			bytes += s.size;
-			rd += s.read_bytes;
+		while (m < n && (unsigned __int128)sum * 100 < want)
+			sum += rd[m++];
+		st->lv[k].files = m;
+		st->lv[k].read_bytes = sum;
+		st->lv[k].bytes = 0;
+		if (!m)
+			continue;
+		uint64_t last = rd[m - 1], bytes = 0;
+		size_t gt = 0, neq = 0;
+		for (size_t i = 0; i < n; i++) {
+			struct ana_stage_file f = ana_stage_of(a, st->f[i]);
+			if (f.read_bytes > last) {
+				gt++;
+				bytes += f.size;
+			} else if (f.read_bytes == last) {
+				neq++;
+			}
 		}
-		st->lv[k].files = files;
+		uint64_t *sz = ana_tmp_calloc(neq + 1, sizeof(*sz));
+		neq = 0;
+		for (size_t i = 0; i < n; i++) {
+			struct ana_stage_file f = ana_stage_of(a, st->f[i]);
+			if (f.read_bytes == last)
+				sz[neq++] = f.size;
+		}
+		qsort(sz, neq, sizeof(*sz), cmp_u64);
+		for (size_t i = 0; i < m - gt; i++)
+			bytes += sz[i];
+		ana_tmp_free(sz);
 		st->lv[k].bytes = bytes;
-		st->lv[k].read_bytes = rd;
 	}
-	ana_tmp_free(byr);
+	ana_tmp_free(rd);
+	ana_path_sort(a, st->f, n, 0);
 	ana_sort_u32(st->f, n, cmp_density, (void *)a);
 	return 0;
 }

@@ -297,6 +297,8 @@ const char *ana_path_str(const struct ana *a, uint32_t id, char *buf);
  * path kept whole), its last component. */
 const char *ana_path_dir(const struct ana *a, uint32_t id, size_t *len);
 const char *ana_path_name(const struct ana *a, uint32_t id);
+/* Its directory's id in paths.dirs (ANA_NONE: kept whole, or none). */
+uint32_t ana_path_dir_id(const struct ana *a, uint32_t id);
 /* strcmp of two paths (ids != 0) */
 int ana_path_cmp(const struct ana *a, uint32_t x, uint32_t y);
 void ana_paths_release(struct ana_paths *t);
@@ -760,6 +762,7 @@ struct ana {
 	struct cm_map procmap;		/* pid -> procs[] */
 	struct ana_file *files; size_t nfiles, capfiles;
 	struct ana_paths paths;		/* files[].path */
+	uint8_t *dircode; size_t ndircode;	/* per paths.dirs: 0 ?, 1 data, 2 code */
 	struct ana_fext *ext; size_t next, capext;	/* files[].ext */
 	/* files[i]'s identity for i < nident (the others': none), frozen
 	 * while the passes run (the cache pass reads it) */
