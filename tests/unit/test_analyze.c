@@ -578,6 +578,92 @@ static json_t *jpath(json_t *j, const char *a, const char *b)
 
 /* The code and system files of iotape-analyze(1), DATA SET, and files
  * that may be data. */
+/* ana_path_sort and ana_name_ranks against qsort of the whole paths by
+ * strcmp and strverscmp (equal paths by index, no path last): random
+ * paths over few characters, with directories under others ("/d/x" and
+ * "/d/e/y"), names that begin another directory's ("/a/b" and "/a/b-c/x"),
+ * runs of digits, paths with no '/', duplicates and files with none. */
+static const char *const *ps_paths;
+static int ps_nat;
+
+static int ps_cmp(const void *x, const void *y)
+{
+	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+	const char *p = ps_paths[i], *q = ps_paths[j];
+	if (!p || !q) {
+		if (p || q)
+			return !p - !q;
+		return (i > j) - (i < j);
+	}
+	int c = ps_nat ? strverscmp(p, q) : strcmp(p, q);
+	return c ? (c < 0 ? -1 : 1) : (i > j) - (i < j);
+}
+
+static void test_path_sort(void **state)
+{
+	(void)state;
+	static const char *const parts[] = { "a", "b", "b-c", "d", "e", "1", "01", "2", "10",
+					     "x9", "x10", "x010", "y.jpg", "", "0" };
+	enum { N = 3000 };
+	struct ana a;
+	char *paths[N];
+	uint32_t want[N], got[N], rank[N];
+	unsigned seed = 7;
+
+	memset(&a, 0, sizeof(a));
+	a.files = calloc(N, sizeof(*a.files));
+	assert_non_null(a.files);
+	a.nfiles = N;
+	for (size_t i = 0; i < N; i++) {
+		char b[256] = "";
+		seed = seed * 1103515245 + 12345;
+		unsigned r = seed >> 16;
+		if (r % 23 == 0) {
+			paths[i] = NULL;	/* no path */
+			continue;
+		}
+		if (r % 17 == 0) {
+			snprintf(b, sizeof(b), "[pid %u fd %u]", r % 7, r % 5);	/* no '/' */
+		} else if (r % 29 == 0 && i) {
+			snprintf(b, sizeof(b), "%s", paths[i - 1] ? paths[i - 1] : "/a");	/* same */
+		} else {
+			int depth = 1 + (int)(r % 4);
+			strcat(b, r % 31 ? "/" : "");
+			for (int k = 0; k < depth; k++) {
+				seed = seed * 1103515245 + 12345;
+				strcat(b, parts[(seed >> 16) % (sizeof(parts) / sizeof(*parts))]);
+				if (k + 1 < depth)
+					strcat(b, "/");
+			}
+		}
+		paths[i] = strdup(b);
+		a.files[i].path = ana_path_add(&a, b);
+	}
+	for (int nat = 0; nat < 2; nat++) {
+		ps_paths = (const char *const *)paths;
+		ps_nat = nat;
+		for (uint32_t i = 0; i < N; i++)
+			want[i] = got[i] = N - 1 - i;	/* any order in */
+		qsort(want, N, sizeof(*want), ps_cmp);
+		ana_path_sort(&a, got, N, nat);
+		for (size_t i = 0; i < N; i++)
+			if (got[i] != want[i])
+				fail_msg("%s order, place %zu: file %u (%s), want %u (%s)",
+					 nat ? "strverscmp" : "strcmp", i, got[i],
+					 paths[got[i]] ? paths[got[i]] : "-", want[i],
+					 paths[want[i]] ? paths[want[i]] : "-");
+	}
+	ana_name_ranks(&a, rank);
+	for (uint32_t i = 0; i < N; i++)
+		assert_int_equal(rank[want[i]], i);
+	for (size_t i = 0; i < N; i++)
+		free(paths[i]);
+	free(a.files);
+	a.files = NULL;
+	a.nfiles = 0;
+	ana_release(&a);
+}
+
 static void test_path_is_code(void **state)
 {
 	static const char *const code[] = {
@@ -1467,6 +1553,7 @@ int main(void)
 		cmocka_unit_test(test_ivset),
 		cmocka_unit_test(test_copies),
 		cmocka_unit_test(test_path_is_code),
+		cmocka_unit_test(test_path_sort),
 		cmocka_unit_test(test_dataset_python_job),
 		cmocka_unit_test(test_epochs_few_shards),
 		cmocka_unit_test(test_epochs_one_file),
