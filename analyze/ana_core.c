@@ -295,6 +295,7 @@ int ana_pass_file(struct ana *a)
 					cm_map_del(&a->devino_old, e->dev, e->inode, NULL);
 			}
 			f->kind = ANA_FK_UNKNOWN;	/* its path, now while it is at hand */
+			f->excl = 0;
 			ana_file_kind(a, f);
 		}
 	}
@@ -791,6 +792,50 @@ int ana_stream_class(const struct ana_stream *s)
 
 /* -------------------------------------------------------------- release */
 
+void ana_release_files(struct ana *a)
+{
+	free(a->files);
+	a->files = NULL;
+	a->nfiles = a->capfiles = a->nfiles_table = 0;
+	ana_paths_release(&a->paths);
+	free(a->dircode);
+	a->dircode = NULL;
+	a->ndircode = 0;
+	free(a->ext);
+	a->ext = NULL;
+	a->next = a->capext = 0;
+	free(a->ident);
+	a->ident = NULL;
+	a->nident = a->capident = 0;
+	free(a->pages);
+	a->pages = NULL;
+	a->npages = 0;
+	free(a->devino);
+	a->devino = NULL;
+	a->capdevino = a->ndevino = 0;
+	cm_map_release(&a->devino_old);
+	cm_map_release(&a->fileid_map);
+	ana_idx_release(&a->fid_idx);
+	ana_pidx_release(&a->pidx);
+	a->path_map_built = 0;
+	for (size_t e = 0; e < a->sys.nepochs; e++) {
+		struct ana_epoch *ep = &a->sys.epochs[e];
+		free(ep->order);
+		free(ep->dts);
+		free(ep->far);
+		ep->order = NULL;
+		ep->dts = NULL;
+		ep->far = NULL;
+		ep->norder = ep->cap = ep->nfar = ep->capfar = 0;
+	}
+	free(a->sys.sketches);
+	a->sys.sketches = NULL;
+	a->sys.nsketches = a->sys.capsketches = 0;
+	cm_map_release(&a->sys.sketchmap);
+	cm_map_release(&a->sys.fhist);
+	ana_cache_release(&a->cache);
+}
+
 void ana_release(struct ana *a)
 {
 	for (size_t i = 0; i < a->nprocs; i++) {
@@ -809,7 +854,7 @@ void ana_release(struct ana *a)
 	cm_map_release(&a->procmap);
 	cm_map_release(&a->fileid_map);
 	ana_idx_release(&a->fid_idx);
-	cm_map_release(&a->path_map);
+	ana_pidx_release(&a->pidx);
 	cm_map_release(&a->sys.fdmap);
 	cm_map_release(&a->sys.streammap);
 	cm_map_release(&a->sys.threadmap);

@@ -142,6 +142,93 @@ void ana_paths_release(struct ana_paths *t)
 	memset(t, 0, sizeof(*t));
 }
 
+int ana_path_eq(const struct ana *a, uint32_t id, const char *s)
+{
+	const struct pent *e = pent(&a->paths, id);
+	if (e->dir == WHOLE)
+		return !strcmp(s, e->name);
+	const char *d = cm_strtab_str(&a->paths.dirs, e->dir);
+	size_t dl = strlen(d);
+	return !strncmp(s, d, dl) && s[dl] == '/' && !strcmp(s + dl + 1, e->name);
+}
+
+/* ------------------------------------------------------------ by path */
+
+/*
+ * path -> files[]: open addressing, a slot a files[] index and the top 32
+ * bits of its path's hash (the path is compared only where they match):
+ * 8 bytes a slot, not a 24-byte map entry and a hash of the path built.
+ */
+struct pslot {
+	uint32_t file, tag;
+};
+
+static uint32_t *pidx_find(struct ana *a, const char *path, uint64_t h)
+{
+	struct ana_pidx *x = &a->pidx;
+	struct pslot *sl = (struct pslot *)x->slot;
+	size_t mask = x->cap - 1;
+	uint32_t tag = (uint32_t)(h >> 32);
+
+	for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+		if (sl[i].file == ANA_NONE ||
+		    (sl[i].tag == tag && ana_path_eq(a, a->files[sl[i].file].path, path)))
+			return &sl[i].file;
+	}
+}
+
+static void pidx_grow(struct ana *a)
+{
+	struct ana_pidx *x = &a->pidx;
+	size_t oc = x->cap, nc = oc ? oc * 2 : 1024;
+	struct pslot *old = (struct pslot *)x->slot;
+	struct pslot *sl = ana_xrealloc(NULL, nc * sizeof(*sl));
+
+	memset(sl, 0xff, nc * sizeof(*sl));
+	for (size_t i = 0; i < oc; i++) {
+		if (old[i].file == ANA_NONE)
+			continue;
+		/* (the tag holds the hash's top; the slot needs its bottom) */
+		char buf[ANA_PATH_BUF];
+		uint64_t h = cm_hash_str(ana_path_str(a, a->files[old[i].file].path, buf));
+		for (size_t j = (size_t)h & (nc - 1);; j = (j + 1) & (nc - 1))
+			if (sl[j].file == ANA_NONE) {
+				sl[j] = old[i];
+				break;
+			}
+	}
+	free(old);
+	x->slot = (uint64_t *)sl;
+	x->cap = nc;
+}
+
+void ana_pidx_reserve(struct ana *a, size_t n)
+{
+	while ((n + 1) * 4 > a->pidx.cap * 3)
+		pidx_grow(a);
+}
+
+uint32_t *ana_pidx_slot(struct ana *a, const char *path)
+{
+	struct ana_pidx *x = &a->pidx;
+
+	if ((x->n + 1) * 4 > x->cap * 3)
+		pidx_grow(a);
+	uint64_t h = cm_hash_str(path);
+	uint32_t *v = pidx_find(a, path, h);
+	if (*v == ANA_NONE) {
+		((struct pslot *)v)->tag = (uint32_t)(h >> 32);
+		x->n++;
+	}
+	return v;
+}
+
+void ana_pidx_release(struct ana_pidx *x)
+{
+	free(x->slot);
+	memset(x, 0, sizeof(*x));
+}
+
 /* ---------------------------------------------------------- strcmp order */
 
 /* A path as up to three pieces: directory, "/", name (or the name alone). */

@@ -88,43 +88,24 @@ static uint32_t file_new(struct ana *a)
 	return (uint32_t)a->nfiles++;
 }
 
-static const char *file_path(uint64_t i, void *arg)
-{
-	static __thread char buf[ANA_PATH_BUF];	/* one compare at a time */
-	const struct ana *a = arg;
-	return ana_file_path(a, &a->files[i], buf);
-}
-
-/* The slot of path in path_map (a cm_strset over files[].path). */
-static uint64_t *path_slot(struct ana *a, const char *path, int *added)
-{
-	uint64_t *v;
-	int rc = cm_strset_put(&a->path_map, path, file_path, a, &v);
-
-	if (rc < 0)
-		ana_oom();
-	*added = rc;
-	return v;
-}
-
 static uint32_t file_for_path(struct ana *a, const char *path)
 {
-	int added;
-	uint64_t *v;
+	uint32_t *v;
 
 	if (!a->path_map_built) {	/* most recordings never need it */
-		char buf[ANA_PATH_BUF];
+		ana_pidx_reserve(a, a->nfiles);
 		for (size_t i = 0; i < a->nfiles; i++)
 			if (a->files[i].path) {	/* the last file of a path wins */
-				v = path_slot(a, ana_file_path(a, &a->files[i], buf), &added);
-				*v = i;
+				char buf[ANA_PATH_BUF];
+				v = ana_pidx_slot(a, ana_file_path(a, &a->files[i], buf));
+				*v = (uint32_t)i;
 			}
 		a->path_map_built = 1;
 	}
-	v = path_slot(a, path, &added);
-	if (!added)
-		return (uint32_t)*v;
-	/* (out of memory below, the analysis is dropped with the map) */
+	v = ana_pidx_slot(a, path);
+	if (*v != ANA_NONE)
+		return *v;
+	/* (out of memory below, the analysis is dropped with the index) */
 	uint32_t f = file_new(a);
 	a->files[f].path = ana_path_add(a, path);
 	*v = f;
@@ -745,8 +726,11 @@ int ana_file_excluded(const struct ana *a, const struct ana_file *f)
 	char buf[ANA_PATH_BUF];
 	if (!a->o.files_only)
 		return 0;
-	return f->anon || f->not_regular || f->memfs || !f->path ||
-	       path_excluded(a, ana_file_path(a, f, buf));
+	if (!f->excl)	/* (a file's mode, fs and path do not change: kept) */
+		((struct ana_file *)f)->excl = 1 + (f->anon || f->not_regular || f->memfs ||
+						    !f->path ||
+						    path_excluded(a, ana_file_path(a, f, buf)));
+	return f->excl == 2;
 }
 
 /*

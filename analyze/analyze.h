@@ -301,6 +301,19 @@ const char *ana_path_name(const struct ana *a, uint32_t id);
 uint32_t ana_path_dir_id(const struct ana *a, uint32_t id);
 /* strcmp of two paths (ids != 0) */
 int ana_path_cmp(const struct ana *a, uint32_t x, uint32_t y);
+/* Whether path id is the string s */
+int ana_path_eq(const struct ana *a, uint32_t id, const char *s);
+/* path -> files[] (ana_names.c): the slot of path, ANA_NONE when new (the
+ * caller stores a files[] index there before the next call; out of
+ * memory jumps). */
+struct ana_pidx {
+	uint64_t *slot;		/* (files[] index, hash tag) pairs */
+	size_t cap, n;
+};
+uint32_t *ana_pidx_slot(struct ana *a, const char *path);
+/* Room for n paths. */
+void ana_pidx_reserve(struct ana *a, size_t n);
+void ana_pidx_release(struct ana_pidx *x);
 void ana_paths_release(struct ana_paths *t);
 /* Sort f (n files[] indexes) by path, in strverscmp order (nat) or
  * strcmp's; equal paths by index, files without a path last (by index).
@@ -387,6 +400,7 @@ struct ana_file {
 	uint32_t path;	  /* in a->paths; 0 = unknown (see ana_file_label) */
 	uint32_t name_rank;
 	uint32_t ext;	  /* 1 + its index in a->ext, 0 = none */
+	uint8_t excl;	  /* ana_file_excluded, once known: 1 no, 2 yes */
 };
 _Static_assert(sizeof(struct ana_file) == 96, "96 bytes");
 
@@ -777,7 +791,8 @@ struct ana {
 	uint32_t *devino; size_t capdevino, ndevino;
 	struct cm_map devino_old;
 	struct ana_idx fid_idx;		/* file id -> files[] (see ana_file_id_slot) */
-	struct cm_map path_map;	/* built on first use (events with a path only) */
+	struct ana_pidx pidx;	/* path -> files[], built on first use (events
+				 * with a path only) */
 	int path_map_built;
 
 	struct ana_sys sys;
@@ -854,6 +869,11 @@ void ana_join(struct ana *a);
  * the pass keeps what it read (called from the pass's own thread). */
 void ana_note_damage(struct ana *a, int table, int err);
 void ana_release(struct ana *a);
+/* Free what the analysis keeps per file and per visit (files[] and all
+ * beside it; the epochs' visit orders): its sums, groups, epochs' figures,
+ * threads and processes stay.  For a caller done with the files (compare,
+ * once it has taken them); nothing that reads files[] works after it. */
+void ana_release_files(struct ana *a);
 
 /* Whole analysis of a trace (what cmd_analyze runs, and what tests call). */
 int ana_run(struct ana *a, const char *path, const struct ana_opts *o);

@@ -117,7 +117,13 @@ struct cmp {
 	cm_anon *anon;		/* --key: A's paths as B names them */
 	struct cmp_file *f;
 	size_t nf, capf;
-	struct cm_map fmap;	/* key -> f[] (a cm_strset) */
+	/* key -> f[] (key_find): open addressing, each slot f[]'s index and
+	 * the top of its key's hash; the keys in chunks (a million files'
+	 * keys: no allocation and no 24-byte map entry each) */
+	struct kslot { uint32_t id, tag; } *ks;
+	size_t kcap, kn;
+	char **kchunk;
+	size_t nkchunk, capkchunk, kused;
 	uint64_t excluded[2];	/* files with I/O left out (no path, pipe, ...) */
 	uint64_t gap[2], io[2];	/* threads with counted reads or writes */
 	uint64_t nthr[2];
@@ -140,26 +146,66 @@ static void norm_path(char *s)
 	cm_path_normalize(s, CM_PATH_RELATIVE);
 }
 
-static const char *file_key(uint64_t i, void *arg)
+#define KCHUNK (1u << 20)
+
+/* A copy of key in the chunks. */
+static char *key_store(struct cmp *c, const char *key)
 {
-	return ((const struct cmp *)arg)->f[i].key;
+	size_t n = strlen(key) + 1;
+
+	if (!c->nkchunk || n > KCHUNK - c->kused) {
+		ANA_VEC_GROW(c->kchunk, c->capkchunk, c->nkchunk);
+		c->kchunk[c->nkchunk] = ana_xrealloc(NULL, n > KCHUNK ? n : KCHUNK);
+		c->nkchunk++;
+		c->kused = 0;
+	}
+	char *p = c->kchunk[c->nkchunk - 1] + c->kused;
+	c->kused += n > KCHUNK ? KCHUNK : n;
+	return memcpy(p, key, n);
+}
+
+/* The slot of key (hash h): its file's, or the empty one it would take. */
+static struct kslot *key_find(const struct cmp *c, const char *key, uint64_t h)
+{
+	size_t mask = c->kcap - 1;
+	for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+		struct kslot *s = &c->ks[i];
+		if (s->id == ANA_NONE || (s->tag == (uint32_t)(h >> 32) && !strcmp(c->f[s->id].key, key)))
+			return s;
+	}
+}
+
+static void key_grow(struct cmp *c)
+{
+	size_t oc = c->kcap, nc = oc ? oc * 2 : 1024;
+	struct kslot *old = c->ks;
+
+	c->ks = ana_xrealloc(NULL, nc * sizeof(*c->ks));
+	memset(c->ks, 0xff, nc * sizeof(*c->ks));
+	c->kcap = nc;
+	for (size_t i = 0; i < oc; i++)
+		if (old[i].id != ANA_NONE)
+			*key_find(c, c->f[old[i].id].key, cm_hash_str(c->f[old[i].id].key)) = old[i];
+	free(old);
 }
 
 static struct cmp_file *cmp_file_get(struct cmp *c, const char *key)
 {
-	uint64_t *v;
-	int rc = cm_strset_put(&c->fmap, key, file_key, c, &v);
+	uint64_t h = cm_hash_str(key);
 
-	if (rc < 0)
-		ana_oom();
-	if (rc == 1) {
+	if ((c->kn + 1) * 4 > c->kcap * 3)
+		key_grow(c);
+	struct kslot *s = key_find(c, key, h);
+	if (s->id == ANA_NONE) {
 		/* (out of memory below, the comparison is dropped with the map) */
 		ANA_VEC_GROW(c->f, c->capf, c->nf);
 		memset(&c->f[c->nf], 0, sizeof(*c->f));
-		c->f[c->nf].key = ana_xstrdup(key);
-		*v = c->nf++;
+		c->f[c->nf].key = key_store(c, key);
+		s->id = (uint32_t)c->nf++;
+		s->tag = (uint32_t)(h >> 32);
+		c->kn++;
 	}
-	return &c->f[*v];
+	return &c->f[s->id];
 }
 
 static int cmp_thread(const void *x, const void *y, void *arg)
@@ -216,8 +262,8 @@ static int skip_b(const char *path, void *arg)
 			free(key);
 		return 1;
 	}
-	uint64_t id;
-	int skip = cm_strset_find(&c->fmap, key, file_key, c, &id) == 0 && c->f[id].excluded;
+	struct kslot *ks = c->kcap ? key_find(c, key, cm_hash_str(key)) : NULL;
+	int skip = ks && ks->id != ANA_NONE && c->f[ks->id].excluded;
 	if (key != buf)
 		free(key);
 	return skip;
@@ -1110,10 +1156,11 @@ static void cmp_release(struct cmp *c)
 		ana_release(&c->a[k]);
 		free(c->thr[k]);
 	}
-	for (size_t i = 0; i < c->nf; i++)
-		free(c->f[i].key);
+	for (size_t i = 0; i < c->nkchunk; i++)
+		free(c->kchunk[i]);
+	free(c->kchunk);
+	free(c->ks);
 	free(c->f);
-	cm_map_release(&c->fmap);
 	free(c->under);
 	cm_anon_free(c->anon);
 }
@@ -1171,15 +1218,15 @@ static int cmp_run(struct cmp *c, int no_metadata, struct cli_checks *k)
 			cli_tape_error(c->path[s], err);
 			return EXIT_FAIL;
 		}
+		/* its files are in c->f now: what the analysis kept of them
+		 * goes before the next one (a million files' worth) */
+		ana_release_files(&c->a[s]);
 	}
 	/* the files left out were kept only to leave them out of B too */
 	size_t n = 0;
-	for (size_t i = 0; i < c->nf; i++) {
-		if (c->f[i].excluded)
-			free(c->f[i].key);
-		else
+	for (size_t i = 0; i < c->nf; i++)
+		if (!c->f[i].excluded)
 			c->f[n++] = c->f[i];
-	}
 	c->nf = n;
 	qsort(c->f, c->nf, sizeof(*c->f), cmp_key);
 	cmp_groups(c);
