@@ -116,10 +116,10 @@ static void model_dataset(struct model *m, const char **dsdir, size_t *dslen)
 {
 	const struct ana *a = m->a;
 	const char *dir = NULL, *pre = NULL, *suf = NULL;
-	size_t dl = 0, pl = 0, n = 0, nsz = 0, nsub = 0, cap = 0;
+	size_t dl = 0, pl = 0, n = 0, nsz = 0, nsub = 0;
 	double sum = 0, sq = 0;
 	uint64_t mn = UINT64_MAX, mx = 0, next = 0;
-	char **subs = NULL, b[64], note[256], buf[ANA_PATH_BUF];
+	char b[64], note[256], buf[ANA_PATH_BUF];
 
 	for (size_t i = 0; i < a->nfiles; i++) {
 		const struct ana_file *f = &a->files[i];
@@ -179,31 +179,38 @@ static void model_dataset(struct model *m, const char **dsdir, size_t *dslen)
 		    "again, nor any that may be data");
 		return;
 	}
-	/* the subfolders: the distinct first components under dir */
+	/* the subfolders: the distinct first components under dir, by the
+	 * files' directories (each looked at once), paths kept whole alone */
+	struct cm_strtab subs = { 0 };
+	size_t nd = cm_strtab_count(&a->paths.dirs);
+	uint8_t *seen = dl ? ana_tmp_calloc(nd + 1, 1) : NULL;
 	for (size_t i = 0; i < a->nfiles && dl; i++) {
 		const struct ana_file *f = &a->files[i];
 		const char *rest, *sl;
-		size_t k;
+		uint32_t d, id;
 
 		if (!f->dataset || !f->path || (m->mmap && !ana_file_mapped(a, f)))
 			continue;
+		d = ana_path_dir_id(a, f->path);
+		if (d != ANA_NONE) {
+			if (seen[d])
+				continue;
+			seen[d] = 1;
+		}
 		rest = ana_file_path(a, f, buf) + dl + 1;
 		if (!(sl = strchr(rest, '/')))
 			continue;
-		for (k = 0; k < nsub; k++)
-			if ((size_t)(sl - rest) == strlen(subs[k]) &&
-			    !memcmp(subs[k], rest, (size_t)(sl - rest)))
-				break;
-		if (k == nsub) {
-			ANA_VEC_GROW(subs, cap, nsub);
-			subs[nsub] = ana_xrealloc(NULL, (size_t)(sl - rest) + 1);
-			memcpy(subs[nsub], rest, (size_t)(sl - rest));
-			subs[nsub++][sl - rest] = 0;
+		char c[ANA_PATH_BUF];
+		memcpy(c, rest, (size_t)(sl - rest));
+		c[sl - rest] = 0;
+		if (cm_strtab_intern(&subs, c, &id) < 0) {
+			cm_strtab_release(&subs);
+			ana_oom();
 		}
 	}
-	for (size_t k = 0; k < nsub; k++)
-		free(subs[k]);
-	free(subs);
+	nsub = cm_strtab_count(&subs);
+	cm_strtab_release(&subs);
+	ana_tmp_free(seen);
 	*dsdir = dir;
 	*dslen = dl;
 	snprintf(note, sizeof(note), "%zu files %s in the data set directory %.*s",

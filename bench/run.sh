@@ -1442,7 +1442,7 @@ imagenet_section() {
 		case $c in
 		analyze) im "$c" ./iotape analyze "$w/a.iotape" || continue ;;
 		analyze-json) im "$c" ./iotape analyze --json "$w/a.iotape" || continue ;;
-		model) im "$c" ./iotape model -o "$w/job.ini" "$w/a.iotape" || continue ;;
+		model) im "$c" ./iotape model -f -o "$w/job.ini" "$w/a.iotape" || continue ;;
 		esac
 		[ $c = analyze ] && ta=$s
 		fig "$c B/file" "$(perfile "$k")" le 150 "peak RSS $(calc "$k / 1024" 0) MiB"
