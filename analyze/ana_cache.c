@@ -365,8 +365,8 @@ int ana_pass_cache(struct ana *a, tape_reader *r)
 				__builtin_prefetch(ana_devino_home(a, e0[i + PF_SLOT].dev,
 								   e0[i + PF_SLOT].inode));
 			if (i + PF_FILE < n && e0[i + PF_FILE].inode && a->capdevino) {
-				uint32_t v = *ana_devino_home(a, e0[i + PF_FILE].dev,
-							      e0[i + PF_FILE].inode);
+				uint32_t v = ana_devino_file(a, *ana_devino_home(a, e0[i + PF_FILE].dev,
+										 e0[i + PF_FILE].inode));
 				if (v < c->ncst) {
 					__builtin_prefetch(&a->ident[v]);
 					__builtin_prefetch(&c->cst[v], 1);

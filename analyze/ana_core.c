@@ -115,21 +115,37 @@ int ana_pass_process(struct ana *a)
 /*
  * (dev, inode) -> files[]: open addressing over files[] indexes, keyed by
  * their ident; a key put again goes to the file put last (as a map's
- * value would).  A file whose ident a later row of the file table changed
- * leaves its old key in devino_old.
+ * value would).  With devino_tag (files[] indexes below 2^24 - 1), a
+ * slot holds the top 8 bits of its key's hash above the index, and only a
+ * slot whose tag matches costs a look at its file's ident.  A file whose
+ * ident a later row of the file table changed leaves its old key in
+ * devino_old.
  */
-static inline size_t devino_slot(uint64_t dev, uint64_t ino, size_t mask)
+static inline uint64_t devino_hash(uint64_t dev, uint64_t ino)
 {
-	return cm_map_slot(dev, ino, mask);	/* (ana_devino_home's) */
+	uint64_t x = (dev ^ (ino * 0xc2b2ae3d27d4eb4full)) * 0x9e3779b97f4a7c15ull;
+	return x ^ (x >> 29) ^ (x >> 47);	/* (cm_map_slot's, unmasked) */
+}
+
+static inline uint32_t devino_tag(const struct ana *a, uint64_t h)
+{
+	return a->devino_tag ? (uint32_t)(h >> 56) << 24 : 0;
 }
 
 /* The slot of (dev, ino): its file's, or the empty one it would take. */
 static uint32_t *devino_find(const struct ana *a, uint64_t dev, uint64_t ino)
 {
+	uint64_t h = devino_hash(dev, ino);
+	uint32_t tag = devino_tag(a, h), tm = a->devino_tag ? 0xff000000u : 0;
 	size_t mask = a->capdevino - 1;
-	for (size_t i = devino_slot(dev, ino, mask);; i = (i + 1) & mask) {
-		uint32_t *v = &a->devino[i];
-		if (*v == ANA_NONE || (a->ident[*v].inode == ino && a->ident[*v].dev == dev))
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		uint32_t *v = &a->devino[i], f;
+		if (*v == ANA_NONE)
+			return v;
+		if ((*v & tm) != tag)
+			continue;
+		f = ana_devino_file(a, *v);
+		if (a->ident[f].inode == ino && a->ident[f].dev == dev)
 			return v;
 	}
 }
@@ -143,13 +159,15 @@ static void devino_put(struct ana *a, uint64_t dev, uint64_t ino, uint32_t f)
 		memset(a->devino, 0xff, nc * sizeof(*a->devino));
 		a->capdevino = nc;
 		for (size_t i = 0; i < oc; i++)
-			if (old[i] != ANA_NONE)
-				*devino_find(a, a->ident[old[i]].dev, a->ident[old[i]].inode) = old[i];
+			if (old[i] != ANA_NONE) {
+				struct ana_ident *id = &a->ident[ana_devino_file(a, old[i])];
+				*devino_find(a, id->dev, id->inode) = old[i];
+			}
 		free(old);
 	}
 	uint32_t *v = devino_find(a, dev, ino);
 	a->ndevino += *v == ANA_NONE;
-	*v = f;
+	*v = f | devino_tag(a, devino_hash(dev, ino));
 }
 
 /* Remove a slot's file (linear probing: the files after it that it kept
@@ -165,7 +183,8 @@ static void devino_del(struct ana *a, uint32_t *slot)
 		uint32_t v = a->devino[j];
 		if (v == ANA_NONE)
 			return;
-		size_t k = devino_slot(a->ident[v].dev, a->ident[v].inode, mask);
+		struct ana_ident *id = &a->ident[ana_devino_file(a, v)];
+		size_t k = devino_hash(id->dev, id->inode) & mask;
 		/* its home k is not in (i, j] (cyclically): it moves to i */
 		if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
 			a->devino[i] = v;
@@ -182,10 +201,15 @@ uint32_t ana_file_by_devino(const struct ana *a, uint64_t dev, uint64_t ino)
 	if (a->capdevino) {
 		uint32_t v = *devino_find(a, dev, ino);
 		if (v != ANA_NONE)
-			return v;
+			return ana_devino_file(a, v);
 	}
 	uint64_t *m = a->devino_old.n ? cm_map_get(&a->devino_old, dev, ino) : NULL;
 	return m ? (uint32_t)*m : ANA_NONE;
+}
+
+const uint32_t *ana_devino_home(const struct ana *a, uint64_t dev, uint64_t ino)
+{
+	return &a->devino[devino_hash(dev, ino) & (a->capdevino - 1)];
 }
 
 const struct ana_fext ana_fext_none;
@@ -251,6 +275,7 @@ int ana_pass_file(struct ana *a)
 		a->devino = ana_xrealloc(NULL, cap * sizeof(*a->devino));
 		memset(a->devino, 0xff, cap * sizeof(*a->devino));
 		a->capdevino = cap;
+		a->devino_tag = rows < 0xffffffu;
 	}
 	const void *evs;
 	size_t n;
@@ -273,7 +298,8 @@ int ana_pass_file(struct ana *a)
 			struct ana_file *f = &a->files[v];
 			struct ana_ident *id = &a->ident[v];
 			if (id->inode && (id->dev != e->dev || id->inode != e->inode) &&
-			    a->capdevino && *devino_find(a, id->dev, id->inode) == v) {
+			    a->capdevino && *devino_find(a, id->dev, id->inode) != ANA_NONE &&
+			    ana_devino_file(a, *devino_find(a, id->dev, id->inode)) == v) {
 				/* its old key still finds it, as a map's would */
 				devino_del(a, devino_find(a, id->dev, id->inode));
 				*ana_map_put(&a->devino_old, id->dev, id->inode) = v;
@@ -813,6 +839,7 @@ void ana_release_files(struct ana *a)
 	free(a->devino);
 	a->devino = NULL;
 	a->capdevino = a->ndevino = 0;
+	a->devino_tag = 0;
 	cm_map_release(&a->devino_old);
 	cm_map_release(&a->fileid_map);
 	ana_idx_release(&a->fid_idx);

@@ -1014,6 +1014,10 @@ static void jw_staging(struct jw *w, struct ana *a, int none)
 	long lim = list_limit(a, 1);
 	char buf[ANA_PATH_BUF];
 	struct rowbuf r;
+	if (!none && lim && ana_staging_rank(a, &st)) {
+		ana_staging_release(&st);
+		ana_oom();
+	}
 	for (size_t i = 0; !none && i < st.n && (lim < 0 || (long)i < lim); i++) {
 		struct ana_stage_file f = ana_stage_of(a, st.f[i]);
 		r.n = 0;
@@ -1607,6 +1611,10 @@ static void t_staging(FILE *o, const struct ana *a)
 	}
 	if (a->o.per_file && st.n) {
 		long lim = list_limit(a, 0);
+		if (ana_staging_rank(a, &st)) {
+			ana_staging_release(&st);
+			ana_oom();
+		}
 		fprintf(o, "  %10s %12s %12s  %s\n", "read/size", "read", "size",
 			"path (by read per byte: replay --stage-hot's order)");
 		for (size_t i = 0; i < st.n && (lim < 0 || (long)i < lim); i++) {

@@ -163,9 +163,24 @@ static int staging_job(void *arg)
 		st->lv[k].bytes = bytes;
 	}
 	ana_tmp_free(rd);
-	ana_path_sort(a, st->f, n, 0);
-	ana_sort_u32(st->f, n, cmp_density, (void *)a);
 	return 0;
+}
+
+static int rank_job(void *arg)
+{
+	const struct ana *a = ((struct stage_job *)arg)->a;
+	struct ana_staging *st = ((struct stage_job *)arg)->st;
+
+	ana_stage_rank(a, st->f, st->n);
+	st->ranked = 1;
+	return 0;
+}
+
+int ana_staging_rank(const struct ana *a, struct ana_staging *st)
+{
+	struct stage_job j = { a, st };
+
+	return st->ranked ? 0 : ana_guard_here(rank_job, &j);
 }
 
 int ana_staging_build(const struct ana *a, struct ana_staging *st)

@@ -726,11 +726,11 @@ int ana_file_excluded(const struct ana *a, const struct ana_file *f)
 	char buf[ANA_PATH_BUF];
 	if (!a->o.files_only)
 		return 0;
-	if (!f->excl)	/* (a file's mode, fs and path do not change: kept) */
-		((struct ana_file *)f)->excl = 1 + (f->anon || f->not_regular || f->memfs ||
-						    !f->path ||
-						    path_excluded(a, ana_file_path(a, f, buf)));
-	return f->excl == 2;
+	if (!(f->excl & 3))	/* (a file's mode, fs and path do not change: kept) */
+		((struct ana_file *)f)->excl |= 1 + (f->anon || f->not_regular || f->memfs ||
+						     !f->path ||
+						     path_excluded(a, ana_file_path(a, f, buf)));
+	return (f->excl & 3) == 2;
 }
 
 /*
@@ -760,12 +760,16 @@ static void count_meta(struct ana *a, const struct tape_syscall *e, unsigned kin
 	if (fi == ANA_NONE)
 		return;
 	f = &a->files[fi];
-	if (f->anon || (f->not_regular && !f->dir) || f->memfs || !f->path)
-		return;
-	p = ana_file_path(a, f, buf);
-	if (!p[strspn(p, "/.")] || path_outside(a, p))
-		return;
-	if (a->o.under && !strcmp(p + strlen(a->o.under) + 1, CM_REPLAY_MARKER))
+	if (!(f->excl & 0xc)) {	/* whether its metadata ops count: kept */
+		int out = f->anon || (f->not_regular && !f->dir) || f->memfs || !f->path;
+		if (!out) {
+			p = ana_file_path(a, f, buf);
+			out = !p[strspn(p, "/.")] || path_outside(a, p) ||
+			      (a->o.under && !strcmp(p + strlen(a->o.under) + 1, CM_REPLAY_MARKER));
+		}
+		a->files[fi].excl |= (out ? 2 : 1) << 2;
+	}
+	if ((f->excl & 0xc) == 8)
 		return;
 	a->sys.meta_ops[kind]++;
 }

@@ -400,7 +400,9 @@ struct ana_file {
 	uint32_t path;	  /* in a->paths; 0 = unknown (see ana_file_label) */
 	uint32_t name_rank;
 	uint32_t ext;	  /* 1 + its index in a->ext, 0 = none */
-	uint8_t excl;	  /* ana_file_excluded, once known: 1 no, 2 yes */
+	uint8_t excl;	  /* files_only, once known: ana_file_excluded (bits 0-1:
+			   * 1 no, 2 yes), and whether its metadata ops are left
+			   * out (bits 2-3: 1 no, 2 yes) */
 };
 _Static_assert(sizeof(struct ana_file) == 96, "96 bytes");
 
@@ -789,6 +791,7 @@ struct ana {
 	 * ident, the last file with a key wins; devino_old: keys a later
 	 * row of the file table took from their file */
 	uint32_t *devino; size_t capdevino, ndevino;
+	int devino_tag;		/* slots hold a tag (see ana_core.c) */
 	struct cm_map devino_old;
 	struct ana_idx fid_idx;		/* file id -> files[] (see ana_file_id_slot) */
 	struct ana_pidx pidx;	/* path -> files[], built on first use (events
@@ -886,10 +889,12 @@ int ana_hosts(struct ana *a);
 int ana_pid_included(struct ana *a, uint32_t pid);
 struct ana_proc *ana_proc_get(struct ana *a, uint32_t pid);
 uint32_t ana_file_by_devino(const struct ana *a, uint64_t dev, uint64_t ino);
-/* The home slot of (dev, ino) in the index (capdevino > 0): to prefetch. */
-static inline const uint32_t *ana_devino_home(const struct ana *a, uint64_t dev, uint64_t ino)
+/* The home slot of (dev, ino) in the index (capdevino > 0): to prefetch;
+ * a slot's files[] index (ANA_NONE: none) */
+const uint32_t *ana_devino_home(const struct ana *a, uint64_t dev, uint64_t ino);
+static inline uint32_t ana_devino_file(const struct ana *a, uint32_t slot)
 {
-	return &a->devino[cm_map_slot(dev, ino, a->capdevino - 1)];
+	return a->devino_tag && slot != ANA_NONE ? slot & 0xffffffu : slot;
 }
 /* files[] index of a file id (0 included), ANA_NONE when unknown. */
 static inline uint32_t ana_file_id_lookup(const struct ana *a, uint64_t file_id)
@@ -1065,8 +1070,10 @@ struct ana_stage_level {
 	uint64_t files, bytes, read_bytes;	/* the set: files, their size, their reads */
 };
 struct ana_staging {
-	uint32_t *f;		/* n files[] indexes, ranked (ana_stage_rank) */
+	uint32_t *f;		/* n files[] indexes, ranked (ana_stage_rank)
+				 * once ana_staging_rank made them so */
 	size_t n;
+	int ranked;
 	uint64_t read_bytes, bytes;	/* all n files': reads, sizes */
 	size_t by_extent;		/* of them, sized by their furthest read */
 	/* the fewest files that carry pct % of read_bytes: files by bytes
@@ -1077,6 +1084,8 @@ struct ana_staging {
 /* st from the analysis a (after ana_run): 0, or -ENOMEM (st empty).
  * Under the caller's catch point, or its own where there is none. */
 int ana_staging_build(const struct ana *a, struct ana_staging *st);
+/* st->f in their order (the levels need none): 0 or -ENOMEM. */
+int ana_staging_rank(const struct ana *a, struct ana_staging *st);
 void ana_staging_release(struct ana_staging *st);
 /* A file's figures for staging (files[i] of st->f): its bytes read, its
  * size; as struct ana_stage_file. */

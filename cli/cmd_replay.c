@@ -367,7 +367,7 @@ static int stage_choose(const char *trace, struct rp_layout *l)
 		ana_release(&a);
 		return -1;
 	}
-	if ((rc = ana_staging_build(&a, &st)) ||
+	if ((rc = ana_staging_build(&a, &st)) || (rc = ana_staging_rank(&a, &st)) ||
 	    !(c = calloc(st.n + 1, sizeof(*c))) || !(chosen = calloc(st.n + 1, 1)) ||
 	    !(seen = calloc(l->nfiles + 1, 1))) {
 		cli_error("--stage-hot: out of memory");
