@@ -466,11 +466,38 @@ int ana_run(struct ana *a, const char *path, const struct ana_opts *o)
 /* The passes and the join, under this thread's out-of-memory catch point:
  * -ENOMEM leaves a whose ana_release frees what was built (the cursor of
  * the pass that failed leaks). */
+/* The name ranks, on a thread of their own beside the trainer's pass
+ * (they read only the files' paths, which are final then). */
+struct rank_job {
+	struct ana *a;
+	uint32_t *rank;
+	int err;
+};
+
+static void *rank_main(void *arg)
+{
+	struct rank_job *j = arg;
+	jmp_buf jb;
+
+	if (setjmp(jb)) {	/* out of memory */
+		ana_oom_catch(NULL);
+		ana_oom_cleanup();
+		j->err = -ENOMEM;
+		return NULL;
+	}
+	ana_oom_catch(&jb);
+	j->rank = ana_xcalloc(j->a->nfiles + 1, sizeof(*j->rank));
+	ana_name_ranks(j->a, j->rank);
+	ana_oom_catch(NULL);
+	return NULL;
+}
+
 static int run_passes(struct ana *a)
 {
-	pthread_t th;
+	pthread_t th, rth;
 	struct side_job j = { .a = a };
-	volatile int side = 0;
+	struct rank_job rj = { .a = a };
+	volatile int side = 0, rside = 0;
 	jmp_buf jb;
 	int err;
 
@@ -479,6 +506,9 @@ static int run_passes(struct ana *a)
 		ana_oom_cleanup();
 		if (side)
 			pthread_join(th, NULL);
+		if (rside)
+			pthread_join(rth, NULL);
+		free(rj.rank);
 		return -ENOMEM;
 	}
 	ana_oom_catch(&jb);
@@ -501,10 +531,22 @@ static int run_passes(struct ana *a)
 		if (!(err = ana_pass_syscall(a, a->r)) && !(err = ana_pass_cache(a, a->r)))
 			err = ana_pass_block(a, a->r);
 	}
-	if (!err) {
-		ana_join(a);
+	if (err)
+		goto out;
+	ana_join(a);
+	if (a->o.threads > 1 && pthread_create(&rth, NULL, rank_main, &rj) == 0) {
+		rside = 1;
+		err = ana_train(a);
+		pthread_join(rth, NULL);
+		rside = 0;
+	} else {
+		rank_main(&rj);
+		ana_oom_catch(&jb);	/* (rank_main left this thread without) */
 		err = ana_train(a);
 	}
+	if (!err && !(err = rj.err))
+		ana_join_ranks(a, rj.rank);
+	free(rj.rank);
 out:
 	ana_oom_catch(NULL);
 	return err;
@@ -726,14 +768,8 @@ void ana_join(struct ana *a)
 		p->write_bytes += t->write_bytes;
 	}
 
-	/* name ranks (natural order), for the epochs' visit orders */
-	uint32_t *rank = ana_tmp_calloc(a->nfiles + 1, sizeof(*rank));
-	ana_name_ranks(a, rank);
-	for (size_t i = 0; i < a->nfiles; i++)
-		a->files[i].name_rank = rank[i];
-	ana_tmp_free(rank);
-
-	/* the data set, its figures and the other files', its epochs */
+	/* the data set, its figures and the other files', its epochs (their
+	 * visit orders as name ranks: ana_join_ranks) */
 	ana_dataset(a);
 	join_ckpts(a);
 
@@ -742,6 +778,15 @@ void ana_join(struct ana *a)
 	cm_lat_finish(&a->blk.lat);
 	cm_lat_finish(&a->blk.rlat);
 	cm_lat_finish(&a->blk.wlat);
+}
+
+/* The name ranks (natural order of the paths): files[].name_rank, and
+ * the epochs' visit orders as ranks and their randomness. */
+void ana_join_ranks(struct ana *a, const uint32_t *rank)
+{
+	for (size_t i = 0; i < a->nfiles; i++)
+		a->files[i].name_rank = rank[i];
+	ana_epochs_order(a, rank);
 }
 
 /* -------------------------------------------------------------- metrics */

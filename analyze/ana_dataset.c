@@ -489,7 +489,7 @@ static void epochs(struct ana *a)
 				continue;
 			if (ts < first)
 				first = ts;
-			ep->order[n++] = f->name_rank;
+			ep->order[n++] = ep->order[i];	/* (a rank: ana_epochs_order) */
 			if (!f->again)
 				continue;
 			if (k++ == (nd - 1) / 2)
@@ -519,10 +519,6 @@ static void epochs(struct ana *a)
 	a->nep = 0;
 	while (a->nep < a->npasses && ref && 2 * s->epochs[a->nep].bytes >= ref)
 		a->nep++;
-	for (size_t e = 0; e < a->nep; e++) {
-		struct ana_epoch *ep = &s->epochs[e];
-		ep->order_rand = ana_order_randomness(ep->order, ep->norder, &ep->order_tau);
-	}
 
 	/* a data set read through mmap: more bytes faulted in from one of its
 	 * files than the counted epochs read */
@@ -537,6 +533,19 @@ static void epochs(struct ana *a)
 			a->mmap_bytes = b;
 			a->mmap_file = (uint32_t)i;
 		}
+	}
+}
+
+void ana_epochs_order(struct ana *a, const uint32_t *rank)
+{
+	struct ana_sys *s = &a->sys;
+
+	for (size_t e = 0; e < s->nepochs; e++) {
+		struct ana_epoch *ep = &s->epochs[e];
+		for (size_t i = 0; i < ep->norder; i++)
+			ep->order[i] = rank[ep->order[i]];
+		if (e < a->nep)
+			ep->order_rand = ana_order_randomness(ep->order, ep->norder, &ep->order_tau);
 	}
 }
 

@@ -868,6 +868,11 @@ void ana_cache_release(struct ana_cache *c);
 int ana_pass_block(struct ana *a, tape_reader *r);
 int ana_pass_sample(struct ana *a);	/* main thread, before the others */
 void ana_join(struct ana *a);
+/* The join's last step, once rank[] holds the name ranks (ana_name_ranks):
+ * files[].name_rank, the epochs' visit orders as ranks (ana_dataset left
+ * files[] indexes) and their randomness (ana_epochs_order). */
+void ana_join_ranks(struct ana *a, const uint32_t *rank);
+void ana_epochs_order(struct ana *a, const uint32_t *rank);
 /* Record that table's cursor failed with err after the events it gave:
  * the pass keeps what it read (called from the pass's own thread). */
 void ana_note_damage(struct ana *a, int table, int err);
