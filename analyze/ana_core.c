@@ -470,7 +470,7 @@ int ana_run(struct ana *a, const char *path, const struct ana_opts *o)
  * (they read only the files' paths, which are final then). */
 struct rank_job {
 	struct ana *a;
-	uint32_t *rank;
+	uint32_t *rank, *sorder;
 	int err;
 };
 
@@ -488,6 +488,15 @@ static void *rank_main(void *arg)
 	ana_oom_catch(&jb);
 	j->rank = ana_xcalloc(j->a->nfiles + 1, sizeof(*j->rank));
 	ana_name_ranks(j->a, j->rank);
+	if (j->a->o.json || j->a->o.per_file) {
+		/* the files in strcmp order of their paths, for the outputs
+		 * that list staging's files (ana_stage_rank) */
+		uint32_t *o = ana_xcalloc(j->a->nfiles + 1, sizeof(*o));
+		j->sorder = o;
+		for (size_t i = 0; i < j->a->nfiles; i++)
+			o[i] = (uint32_t)i;
+		ana_path_sort(j->a, o, j->a->nfiles, 0);
+	}
 	ana_oom_catch(NULL);
 	return NULL;
 }
@@ -509,6 +518,7 @@ static int run_passes(struct ana *a)
 		if (rside)
 			pthread_join(rth, NULL);
 		free(rj.rank);
+		free(rj.sorder);
 		return -ENOMEM;
 	}
 	ana_oom_catch(&jb);
@@ -544,9 +554,13 @@ static int run_passes(struct ana *a)
 		ana_oom_catch(&jb);	/* (rank_main left this thread without) */
 		err = ana_train(a);
 	}
-	if (!err && !(err = rj.err))
+	if (!err && !(err = rj.err)) {
 		ana_join_ranks(a, rj.rank);
+		a->sorder = rj.sorder;
+		rj.sorder = NULL;
+	}
 	free(rj.rank);
+	free(rj.sorder);
 out:
 	ana_oom_catch(NULL);
 	return err;
@@ -867,6 +881,8 @@ void ana_release_files(struct ana *a)
 {
 	free(a->files);
 	a->files = NULL;
+	free(a->sorder);
+	a->sorder = NULL;
 	a->nfiles = a->capfiles = a->nfiles_table = 0;
 	ana_paths_release(&a->paths);
 	free(a->dircode);
@@ -916,6 +932,7 @@ void ana_release(struct ana *a)
 	}
 	free(a->procs);
 	free(a->files);
+	free(a->sorder);
 	ana_paths_release(&a->paths);
 	free(a->dircode);
 	free(a->ext);

@@ -109,19 +109,27 @@ static uint64_t tot_bytes(const struct ana *a, const struct ana_file *f)
 
 static const struct ana *sort_a;
 
-static int cmp_file_bytes(const void *x, const void *y)
+/* Files: most bytes read and written first, then most pages accessed,
+ * then by name (ranks are distinct: a total order) */
+struct fsort {
+	const struct ana *a;
+	const uint64_t *bytes;	/* files[i]'s bytes read and written */
+};
+
+static int cmp_file_bytes(const void *x, const void *y, void *arg)
 {
+	const struct fsort *fs = arg;
 	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
-	const struct ana_file *f = &sort_a->files[i];
-	const struct ana_file *g = &sort_a->files[j];
-	uint64_t p = tot_bytes(sort_a, f), q = tot_bytes(sort_a, g);
+	uint64_t p = fs->bytes[i], q = fs->bytes[j];
 	if (p != q)
 		return p > q ? -1 : 1;
-	p = ana_file_pages(sort_a, i).accessed;
-	q = ana_file_pages(sort_a, j).accessed;
+	p = ana_file_pages(fs->a, i).accessed;
+	q = ana_file_pages(fs->a, j).accessed;
 	if (p != q)
 		return p > q ? -1 : 1;
-	return f->name_rank < g->name_rank ? -1 : f->name_rank > g->name_rank;
+	p = fs->a->files[i].name_rank;
+	q = fs->a->files[j].name_rank;
+	return p < q ? -1 : p > q;
 }
 
 static int cmp_proc_bytes(const void *x, const void *y)
@@ -143,19 +151,24 @@ static int cmp_thread_io(const void *x, const void *y)
 	return p->tid < q->tid ? -1 : p->tid > q->tid;
 }
 
-/* Indexes of the files worth listing (any I/O), sorted by bytes. */
+/* Indexes of the files worth listing (any I/O), sorted by bytes: the
+ * bytes in an array of their own, which the sort reads (not the files'
+ * records), out of memory jumps. */
 static uint32_t *files_sorted(const struct ana *a, size_t *n)
 {
 	uint32_t *idx = ana_xrealloc(NULL, (a->nfiles + 1) * sizeof(*idx));
+	uint64_t *bytes = ana_tmp_calloc(a->nfiles + 1, sizeof(*bytes));
 	size_t k = 0;
 	for (size_t i = 0; i < a->nfiles; i++) {
 		const struct ana_file *f = &a->files[i];
+		bytes[i] = tot_bytes(a, f);
 		if (f->read_ops || f->opens || ana_file_write_ops(a, f) ||
 		    ana_file_pages(a, i).accessed)
 			idx[k++] = (uint32_t)i;
 	}
-	sort_a = a;
-	qsort(idx, k, sizeof(*idx), cmp_file_bytes);
+	struct fsort fs = { a, bytes };
+	qsort_r(idx, k, sizeof(*idx), cmp_file_bytes, &fs);
+	ana_tmp_free(bytes);
 	*n = k;
 	return idx;
 }
@@ -888,10 +901,17 @@ static void rb_real(struct rowbuf *r, double v)
 		rb_s(r, v == 0.0 ? "0.0" : "1.0");
 		return;
 	}
-	snprintf(t, sizeof(t), "%.10g", v);
-	rb_s(r, t);
-	if (!strpbrk(t, ".eE"))
-		rb_s(r, ".0");
+	/* the last value's text, kept: a million files' ratios are few */
+	static __thread double last_v;
+	static __thread char last_t[48];
+	if (v != last_v || !last_t[0]) {
+		snprintf(t, sizeof(t), "%.10g", v);
+		if (!strpbrk(t, ".eE"))
+			strcat(t, ".0");
+		last_v = v;
+		memcpy(last_t, t, sizeof(t));
+	}
+	rb_s(r, last_t);
 }
 
 static void rb_u64_or_null(struct rowbuf *r, int ok, uint64_t v)

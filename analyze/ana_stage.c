@@ -65,7 +65,18 @@ static int cmp_u64(const void *x, const void *y)
  * leave the ties in path order. */
 void ana_stage_rank(const struct ana *a, uint32_t *f, size_t n)
 {
-	ana_path_sort(a, f, n, 0);
+	if (a->sorder && n) {	/* the path order at hand: f's files in it */
+		uint8_t *in = ana_tmp_calloc(a->nfiles + 1, 1);
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++)
+			in[f[i]] = 1;
+		for (size_t i = 0; i < a->nfiles && k < n; i++)
+			if (in[a->sorder[i]])
+				f[k++] = a->sorder[i];
+		ana_tmp_free(in);
+	} else {
+		ana_path_sort(a, f, n, 0);
+	}
 	ana_sort_u32(f, n, cmp_density, (void *)a);
 }
 

@@ -778,6 +778,9 @@ struct ana {
 	struct cm_map procmap;		/* pid -> procs[] */
 	struct ana_file *files; size_t nfiles, capfiles;
 	struct ana_paths paths;		/* files[].path */
+	uint32_t *sorder;		/* files[] in strcmp order of their paths, when
+					 * the outputs list staging's files (o.json,
+					 * o.per_file); else NULL */
 	uint8_t *dircode; size_t ndircode;	/* per paths.dirs: 0 ?, 1 data, 2 code */
 	struct ana_fext *ext; size_t next, capext;	/* files[].ext */
 	/* files[i]'s identity for i < nident (the others': none), frozen
