@@ -123,6 +123,12 @@ const char *ana_path_dir(const struct ana *a, uint32_t id, size_t *len)
 	return d;
 }
 
+void ana_path_prefetch(const struct ana *a, uint32_t id)
+{
+	if (id)
+		__builtin_prefetch(pent(&a->paths, id));
+}
+
 uint32_t ana_path_dir_id(const struct ana *a, uint32_t id)
 {
 	return id ? pent(&a->paths, id)->dir : ANA_NONE;

@@ -954,6 +954,15 @@ static void jw_files(struct jw *w, struct ana *a, int none)
 	struct rowbuf r;
 	for (size_t i = 0; i < n && (lim < 0 || (long)i < lim); i++) {
 		const struct ana_file *f = &a->files[idx[i]];
+		/* (the files come in an order of their own: their records
+		 * are fetched ahead, then their paths) */
+		if (i + 16 < n) {
+			__builtin_prefetch(&a->files[idx[i + 16]]);
+			if (idx[i + 16] < a->npages)
+				__builtin_prefetch(&a->pages[idx[i + 16]]);
+		}
+		if (i + 8 < n)
+			ana_path_prefetch(a, a->files[idx[i + 8]].path);
 		r.n = 0;
 		rb_s(&r, i ? ",\n    {\"path\":" : "\n    {\"path\":");
 		const char *p = ana_file_label(a, f, buf);
@@ -1039,6 +1048,10 @@ static void jw_staging(struct jw *w, struct ana *a, int none)
 		ana_oom();
 	}
 	for (size_t i = 0; !none && i < st.n && (lim < 0 || (long)i < lim); i++) {
+		if (i + 16 < st.n)
+			__builtin_prefetch(&a->files[st.f[i + 16]]);
+		if (i + 8 < st.n)
+			ana_path_prefetch(a, a->files[st.f[i + 8]].path);
 		struct ana_stage_file f = ana_stage_of(a, st.f[i]);
 		r.n = 0;
 		rb_s(&r, i ? ",{\"path\":" : "{\"path\":");

@@ -138,40 +138,46 @@ static int staging_job(void *arg)
 	for (size_t i = 0; i < n; i++)
 		rd[i] = ana_stage_of(a, st->f[i]).read_bytes;
 	qsort(rd, n, sizeof(*rd), cmp_u64_desc);
-	size_t m = 0;
-	uint64_t sum = 0;
+	size_t m = 0, mk[ANA_STAGE_LEVELS];
+	uint64_t sum = 0, last[ANA_STAGE_LEVELS];
 	for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++) {
 		unsigned __int128 want = (unsigned __int128)st->read_bytes * st->lv[k].pct;
 		while (m < n && (unsigned __int128)sum * 100 < want)
 			sum += rd[m++];
-		st->lv[k].files = m;
+		st->lv[k].files = mk[k] = m;
 		st->lv[k].read_bytes = sum;
 		st->lv[k].bytes = 0;
-		if (!m)
-			continue;
-		uint64_t last = rd[m - 1], bytes = 0;
-		size_t gt = 0, neq = 0;
-		for (size_t i = 0; i < n; i++) {
-			struct ana_stage_file f = ana_stage_of(a, st->f[i]);
-			if (f.read_bytes > last) {
-				gt++;
-				bytes += f.size;
-			} else if (f.read_bytes == last) {
-				neq++;
+		last[k] = m ? rd[m - 1] : UINT64_MAX;
+	}
+	/* the sizes: of the files of more reads than a level's last, and of
+	 * its ties, the smallest it takes (one pass for all levels) */
+	size_t gt[ANA_STAGE_LEVELS] = { 0 }, neq[ANA_STAGE_LEVELS] = { 0 };
+	uint64_t *sz[ANA_STAGE_LEVELS];
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = ana_stage_of(a, st->f[i]).read_bytes;
+		for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++)
+			neq[k] += r == last[k];
+	}
+	for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++) {
+		sz[k] = ana_tmp_calloc(neq[k] + 1, sizeof(*sz[k]));
+		neq[k] = 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct ana_stage_file f = ana_stage_of(a, st->f[i]);
+		for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++) {
+			if (f.read_bytes > last[k]) {
+				gt[k]++;
+				st->lv[k].bytes += f.size;
+			} else if (f.read_bytes == last[k]) {
+				sz[k][neq[k]++] = f.size;
 			}
 		}
-		uint64_t *sz = ana_tmp_calloc(neq + 1, sizeof(*sz));
-		neq = 0;
-		for (size_t i = 0; i < n; i++) {
-			struct ana_stage_file f = ana_stage_of(a, st->f[i]);
-			if (f.read_bytes == last)
-				sz[neq++] = f.size;
-		}
-		qsort(sz, neq, sizeof(*sz), cmp_u64);
-		for (size_t i = 0; i < m - gt; i++)
-			bytes += sz[i];
-		ana_tmp_free(sz);
-		st->lv[k].bytes = bytes;
+	}
+	for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++) {
+		qsort(sz[k], neq[k], sizeof(*sz[k]), cmp_u64);
+		for (size_t i = 0; mk[k] && i < mk[k] - gt[k]; i++)
+			st->lv[k].bytes += sz[k][i];
+		ana_tmp_free(sz[k]);
 	}
 	ana_tmp_free(rd);
 	return 0;

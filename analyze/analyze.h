@@ -297,6 +297,8 @@ const char *ana_path_str(const struct ana *a, uint32_t id, char *buf);
  * path kept whole), its last component. */
 const char *ana_path_dir(const struct ana *a, uint32_t id, size_t *len);
 const char *ana_path_name(const struct ana *a, uint32_t id);
+/* Hint that path id will be read soon (a listing in an order of its own). */
+void ana_path_prefetch(const struct ana *a, uint32_t id);
 /* Its directory's id in paths.dirs (ANA_NONE: kept whole, or none). */
 uint32_t ana_path_dir_id(const struct ana *a, uint32_t id);
 /* strcmp of two paths (ids != 0) */
