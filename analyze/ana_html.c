@@ -898,43 +898,59 @@ static double jint(uint64_t v)
 	return v > INT64_MAX ? 0 : (double)v;
 }
 
+/* Whether files[i]'s label is lb, whose last component is name (NULL:
+ * no path); a file's name is compared first (most differ there). */
+static int label_is(const struct ana *a, uint32_t i, const char *lb, const char *name, char *buf)
+{
+	const struct ana_file *f = &a->files[i];
+	if (name && f->path) {
+		const char *n = ana_path_name(a, f->path);
+		if (n[0] != name[0] || strcmp(n, name))
+			return 0;
+	}
+	return !strcmp(ana_file_label(a, f, buf), lb);
+}
+
 static void sec_files(struct side *sd, FILE *o)
 {
 	struct ana *a = sd->a;
 	struct ana_series *s = &sd->s;
-	size_t nf, top[TOP_FILES], nt = 0;
-	uint32_t *ls = ana_files_listed(a, &nf);	/* as the JSON's /files */
+	size_t nt = 0, nl = 0;
+	uint32_t top[TOP_FILES];
 	uint32_t tt[TOP_FILES];
 	size_t ntt = 0;
-	double v1[TOP_FILES] = { 0 }, v2[TOP_FILES] = { 0 }, kb[TOP_FILES];
+	double v1[TOP_FILES] = { 0 }, v2[TOP_FILES] = { 0 };
 	char *tips[TOP_FILES] = { 0 };
 	char id[32], ptr[96], b1[32], b2[32], lb[ANA_PATH_BUF];
 	static const char *const names[] = { "read", "written" };
+	long lim = ana_json_list_limit(a);
 
-	/* by bytes: /files entries, most bytes read and written first */
-	for (size_t i = 0; i < nf; i++) {
-		const struct ana_file *f = &a->files[ls[i]];
-		double b = jint(f->read_bytes) + jint(ana_file_write_bytes(a, f));
-		if (!(b > 0))
+	/* by bytes: the first entries of /files (its order: ana_file_list_cmp)
+	 * that read or wrote; found without sorting every file */
+	for (uint32_t i = 0; i < a->nfiles; i++) {
+		if (!ana_file_listed(a, i))
+			continue;
+		nl++;
+		const struct ana_file *f = &a->files[i];
+		if (!(jint(f->read_bytes) + jint(ana_file_write_bytes(a, f)) > 0))
 			continue;
 		size_t k = nt < TOP_FILES ? nt++ : TOP_FILES;
 		if (k == TOP_FILES) {
-			if (b <= kb[k - 1])
+			if (ana_file_list_cmp(a, i, top[k - 1]) > 0)
 				continue;
 			k--;
 		}
-		while (k > 0) {
-			if (kb[k - 1] >= b)
-				break;
+		while (k > 0 && ana_file_list_cmp(a, top[k - 1], i) > 0) {
 			top[k] = top[k - 1];
-			kb[k] = kb[k - 1];
 			k--;
 		}
 		top[k] = i;
-		kb[k] = b;
 	}
+	size_t nf = lim >= 0 && nl > (size_t)lim ? (size_t)lim : nl;	/* /files' length */
+	if (nt > nf)
+		nt = nf;
 	for (size_t k = 0; k < nt; k++) {
-		const struct ana_file *f = &a->files[ls[top[k]]];
+		const struct ana_file *f = &a->files[top[k]];
 		v1[k] = jint(f->read_bytes);
 		v2[k] = jint(ana_file_write_bytes(a, f));
 		cm_fmt_bytes(b1, sizeof(b1), (uint64_t)v1[k]);
@@ -948,13 +964,13 @@ static void sec_files(struct side *sd, FILE *o)
 		free(tips[k]);
 	fputs("</figure><table>\n<tr><th>#</th><th>file</th><th>read</th><th>written</th></tr>\n", o);
 	for (size_t k = 0; k < nt; k++) {
-		const struct ana_file *f = &a->files[ls[top[k]]];
+		const struct ana_file *f = &a->files[top[k]];
 		fprintf(o, "<tr><td>%zu</td><td class=\"path\">", k + 1);
 		svg_esc(o, ana_file_label(a, f, lb));
 		fputs("</td>", o);
-		snprintf(ptr, sizeof(ptr), "/files/%zu/read_bytes", top[k]);
+		snprintf(ptr, sizeof(ptr), "/files/%zu/read_bytes", k);
 		cell_u64(sd, o, ptr, f->read_bytes, U_BYTES);
-		snprintf(ptr, sizeof(ptr), "/files/%zu/write_bytes", top[k]);
+		snprintf(ptr, sizeof(ptr), "/files/%zu/write_bytes", k);
 		cell_u64(sd, o, ptr, ana_file_write_bytes(a, f), U_BYTES);
 		fputs("</tr>\n", o);
 	}
@@ -977,26 +993,36 @@ static void sec_files(struct side *sd, FILE *o)
 		}
 		tt[k] = f;
 	}
-	/* their entries in /files: the first of their label */
-	char *lbl[TOP_FILES];
+	/* their entries in /files: the first of their label, its place the
+	 * files listed before it */
+	char *lbl[TOP_FILES], *nm[TOP_FILES];
+	uint32_t first[TOP_FILES];
 	long jx[TOP_FILES];
 	for (size_t k = 0; k < ntt; k++) {
-		lbl[k] = ana_xstrdup(ana_file_label(a, &a->files[tt[k]], lb));
-		jx[k] = -1;
+		const struct ana_file *f = &a->files[tt[k]];
+		lbl[k] = ana_xstrdup(ana_file_label(a, f, lb));
+		nm[k] = f->path ? ana_xstrdup(ana_path_name(a, f->path)) : NULL;
+		first[k] = ANA_NONE;
+		jx[k] = 0;
 	}
-	for (size_t i = 0, left = ntt; i < nf && left; i++) {
-		const char *p = NULL;
-		for (size_t k = 0; k < ntt; k++) {
-			if (jx[k] >= 0)
-				continue;
-			if (!p)
-				p = ana_file_label(a, &a->files[ls[i]], lb);
-			if (!strcmp(p, lbl[k])) {
-				jx[k] = (long)i;
-				left--;
-			}
-		}
+	for (uint32_t i = 0; ntt && i < a->nfiles; i++) {
+		if (!ana_file_listed(a, i))
+			continue;
+		for (size_t k = 0; k < ntt; k++)
+			if (label_is(a, i, lbl[k], nm[k], lb) &&
+			    (first[k] == ANA_NONE || ana_file_list_cmp(a, i, first[k]) < 0))
+				first[k] = i;
 	}
+	for (uint32_t i = 0; ntt && i < a->nfiles; i++) {
+		if (!ana_file_listed(a, i))
+			continue;
+		for (size_t k = 0; k < ntt; k++)
+			if (first[k] != ANA_NONE && ana_file_list_cmp(a, i, first[k]) < 0)
+				jx[k]++;
+	}
+	for (size_t k = 0; k < ntt; k++)
+		if (first[k] == ANA_NONE || (size_t)jx[k] >= nf)
+			jx[k] = -1;
 	for (size_t k = 0; k < ntt; k++) {
 		v1[k] = (double)s->file_ns[tt[k]] / 1e9;
 		cm_fmt_ns(b1, sizeof(b1), s->file_ns[tt[k]]);
@@ -1017,7 +1043,7 @@ static void sec_files(struct side *sd, FILE *o)
 		svg_esc(o, lbl[k]);
 		fprintf(o, "</td><td class=\"num\">%s</td>", b1);
 		if (j >= 0) {
-			const struct ana_file *f = &a->files[ls[j]];
+			const struct ana_file *f = &a->files[first[k]];
 			snprintf(ptr, sizeof(ptr), "/files/%ld/read_bytes", j);
 			cell_u64(sd, o, ptr, f->read_bytes, U_BYTES);
 			snprintf(ptr, sizeof(ptr), "/files/%ld/opens", j);
@@ -1028,9 +1054,10 @@ static void sec_files(struct side *sd, FILE *o)
 		fputs("</tr>\n", o);
 	}
 	fputs("</table>\n", o);
-	for (size_t k = 0; k < ntt; k++)
+	for (size_t k = 0; k < ntt; k++) {
 		free(lbl[k]);
-	free(ls);
+		free(nm[k]);
+	}
 }
 
 /* -------------------------------------------------------------- the page */

@@ -151,6 +151,26 @@ static int cmp_thread_io(const void *x, const void *y)
 	return p->tid < q->tid ? -1 : p->tid > q->tid;
 }
 
+int ana_file_listed(const struct ana *a, size_t i)
+{
+	const struct ana_file *f = &a->files[i];
+	return f->read_ops || f->opens || ana_file_write_ops(a, f) || ana_file_pages(a, i).accessed;
+}
+
+int ana_file_list_cmp(const struct ana *a, uint32_t i, uint32_t j)
+{
+	uint64_t p = tot_bytes(a, &a->files[i]), q = tot_bytes(a, &a->files[j]);
+	if (p != q)
+		return p > q ? -1 : 1;
+	p = ana_file_pages(a, i).accessed;
+	q = ana_file_pages(a, j).accessed;
+	if (p != q)
+		return p > q ? -1 : 1;
+	p = a->files[i].name_rank;
+	q = a->files[j].name_rank;
+	return p < q ? -1 : p > q;
+}
+
 /* Indexes of the files worth listing (any I/O), sorted by bytes: the
  * bytes in an array of their own, which the sort reads (not the files'
  * records), out of memory jumps. */
@@ -162,8 +182,7 @@ static uint32_t *files_sorted(const struct ana *a, size_t *n)
 	for (size_t i = 0; i < a->nfiles; i++) {
 		const struct ana_file *f = &a->files[i];
 		bytes[i] = tot_bytes(a, f);
-		if (f->read_ops || f->opens || ana_file_write_ops(a, f) ||
-		    ana_file_pages(a, i).accessed)
+		if (ana_file_listed(a, i))
 			idx[k++] = (uint32_t)i;
 	}
 	struct fsort fs = { a, bytes };
@@ -1873,6 +1892,11 @@ int ana_report_json_nofiles(struct ana *a, FILE *out)
 {
 	struct report_job j = { a, out, 1 };
 	return ana_guard(json_job, &j);
+}
+
+long ana_json_list_limit(const struct ana *a)
+{
+	return list_limit(a, 1);
 }
 
 uint32_t *ana_files_listed(const struct ana *a, size_t *n)

@@ -1173,6 +1173,11 @@ int ana_report_json_nofiles(struct ana *a, FILE *out);
 /* The files "files" lists, in its order (malloc'd, *n of them; out of
  * memory jumps). */
 uint32_t *ana_files_listed(const struct ana *a, size_t *n);
+/* Whether "files" lists files[i]; the order it lists them in (< 0: i
+ * first); how many it lists at most (-1: all). */
+int ana_file_listed(const struct ana *a, size_t i);
+int ana_file_list_cmp(const struct ana *a, uint32_t i, uint32_t j);
+long ana_json_list_limit(const struct ana *a);
 int ana_report_text(struct ana *a, FILE *out);
 
 /* ------------------------------------------------------- perfetto export */
