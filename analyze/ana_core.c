@@ -269,6 +269,7 @@ int ana_pass_file(struct ana *a)
 	if (rows) {
 		ANA_VEC_GROW_LINES(a->files, a->capfiles, rows);
 		ANA_VEC_GROW(a->ident, a->capident, rows);
+		ana_idx_reserve(&a->fid_idx, rows + 2);	/* (the recorder's ids: 1, 2, ...) */
 		size_t cap = 1024;
 		while (cap * 3 < rows * 4)
 			cap *= 2;

@@ -192,6 +192,15 @@ uint32_t *ana_idx_put(struct ana_idx *x, uint64_t k, size_t limit)
 	return &x->v[k];
 }
 
+void ana_idx_reserve(struct ana_idx *x, size_t n)
+{
+	if (n <= x->n)
+		return;
+	x->v = ana_xrealloc(x->v, n * sizeof(*x->v));
+	memset(x->v + x->n, 0xff, (n - x->n) * sizeof(*x->v));	/* ANA_NONE */
+	x->n = n;
+}
+
 void ana_idx_release(struct ana_idx *x)
 {
 	free(x->v);

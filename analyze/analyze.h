@@ -132,6 +132,8 @@ static inline uint32_t ana_idx_get(const struct ana_idx *x, uint64_t k)
 /* Slot of k (ANA_NONE when new), or NULL when k >= limit. */
 uint32_t *ana_idx_put(struct ana_idx *x, uint64_t k, size_t limit);
 void ana_idx_release(struct ana_idx *x);
+/* Slots for keys [0, n) at once (no doubling past them). */
+void ana_idx_reserve(struct ana_idx *x, size_t n);
 /* The limit for a dense index of file ids when nfiles files are known. */
 #define ANA_IDX_LIMIT(nfiles) (8 * (size_t)(nfiles) + 4096)
 
