@@ -202,7 +202,7 @@ struct colrd {
 	int end, err;
 };
 
-#define COLRD_ROWS 4096
+#define COLRD_ROWS 65536
 
 #define COLRD_MAX 6
 static int colrd_open(struct colrd *r, tape_reader *tr, int table, uint64_t t0, uint64_t t1,
