@@ -550,13 +550,13 @@ static int run_passes(struct ana *a)
 	ana_join(a);
 	if (a->o.threads > 1 && pthread_create(&rth, NULL, rank_main, &rj) == 0) {
 		rside = 1;
-		err = ana_train(a);
+		err = a->o.no_train ? 0 : ana_train(a);
 		pthread_join(rth, NULL);
 		rside = 0;
 	} else {
 		rank_main(&rj);
 		ana_oom_catch(&jb);	/* (rank_main left this thread without) */
-		err = ana_train(a);
+		err = a->o.no_train ? 0 : ana_train(a);
 	}
 	if (!err && !(err = rj.err)) {
 		ana_join_ranks(a, rj.rank);

@@ -265,6 +265,10 @@ struct ana_opts {
 	 * over that host's window (its metadata host.H.t_min, t_max) */
 	int has_host;
 	unsigned host;
+	/* no training thread and AU (a->train stays empty): for callers that
+	 * print no report (compare, model), a second pass over the syscall
+	 * table saved */
+	int no_train;
 };
 
 /* Whether the analysis leaves out an event of table (another host's). */

@@ -1195,7 +1195,7 @@ static int cmp_run(struct cmp *c, int no_metadata, struct cli_checks *k)
 				      .files_only = 1, .under = s == 1 ? c->under : NULL,
 				      .skip = s == 1 ? skip_b : NULL, .skip_arg = c,
 				      .replayed_io = s == 0 && c->map,
-				      .no_metadata = no_metadata };
+				      .no_metadata = no_metadata, .no_train = 1 };
 		err = ana_run(&c->a[s], c->path[s], &o);
 		if (err) {
 			cli_tape_error(c->path[s], err);

@@ -351,7 +351,7 @@ out:
 int model_trace_job(const char *path, struct cm_job *job)
 {
 	struct ana_opts o = { .to_ns = UINT64_MAX, .top = -1, .threads = 2,
-			      .replayed_io = 1 };
+			      .replayed_io = 1, .no_train = 1 };
 	struct ana a;
 	int err;
 
