@@ -214,13 +214,35 @@ void ana_pidx_reserve(struct ana *a, size_t n)
 		pidx_grow(a);
 }
 
+void ana_pidx_ahead(const struct ana *a, uint64_t h, int stage, uint32_t *fi)
+{
+	const struct ana_pidx *x = &a->pidx;
+
+	if (!x->cap)
+		return;
+	const struct pslot *sl = (const struct pslot *)x->slot + ((size_t)h & (x->cap - 1));
+	if (stage == 0) {
+		__builtin_prefetch(sl);
+	} else if (stage == 1) {
+		*fi = sl->file != ANA_NONE && sl->tag == (uint32_t)(h >> 32) ? sl->file : ANA_NONE;
+		if (*fi != ANA_NONE)
+			__builtin_prefetch(&a->files[*fi].path);
+	} else if (*fi != ANA_NONE && a->files[*fi].path) {
+		const struct pent *e = pent(&a->paths, a->files[*fi].path);
+		if (stage == 2)
+			__builtin_prefetch(e);
+		else
+			__builtin_prefetch(e->name);
+	}
+}
+
 uint32_t *ana_pidx_slot(struct ana *a, const char *path)
 {
 	struct ana_pidx *x = &a->pidx;
 
 	if ((x->n + 1) * 4 > x->cap * 3)
 		pidx_grow(a);
-	uint64_t h = cm_hash_str(path);
+	uint64_t h = path == x->hint ? x->hint_h : cm_hash_str(path);
 	uint32_t *v = pidx_find(a, path, h);
 	if (*v == ANA_NONE) {
 		((struct pslot *)v)->tag = (uint32_t)(h >> 32);

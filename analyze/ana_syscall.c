@@ -884,8 +884,15 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 		ana_cursor_free(c);
 		return err;
 	}
+	/* path lookups coming (see below) */
+	struct pahead {
+		const char *path;
+		uint64_t h;
+		uint32_t fi;
+	} ahead[32];
 	while ((err = tape_cursor_next_block(c, &evs, &n)) > 0) {
 		const struct tape_syscall *e0 = evs, *e = e0;
+		memset(ahead, 0, sizeof(ahead));	/* (the block's strings go) */
 		for (size_t i = 0; i < n; i++, e++) {
 			/* the waits written by the time this call began */
 			if (waits)
@@ -902,6 +909,37 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 				if (v != ANA_NONE) {	/* reads, opens: see struct ana_file */
 					__builtin_prefetch(&a->files[v], 1);
 					__builtin_prefetch((char *)&a->files[v] + 64, 1);
+				}
+			}
+			/* Events that name a file by its path alone (a stat)
+			 * look it up by path once the path index is made
+			 * (compare): its hash 16 events ahead and its slot
+			 * fetched, the file there 8 ahead, its path's entry 4
+			 * ahead, its name 2 ahead */
+			if (a->path_map_built) {
+				if (i + 16 < n && !e0[i + 16].file_id && e0[i + 16].path &&
+				    *e0[i + 16].path) {
+					struct pahead *p = &ahead[(i + 16) & 31];
+					p->path = e0[i + 16].path;
+					p->h = cm_hash_str(p->path);
+					p->fi = ANA_NONE;
+					ana_pidx_ahead(a, p->h, 0, &p->fi);
+				}
+				if (i + 8 < n && ahead[(i + 8) & 31].path == e0[i + 8].path &&
+				    e0[i + 8].path)
+					ana_pidx_ahead(a, ahead[(i + 8) & 31].h, 1, &ahead[(i + 8) & 31].fi);
+				if (i + 4 < n && ahead[(i + 4) & 31].path == e0[i + 4].path &&
+				    e0[i + 4].path)
+					ana_pidx_ahead(a, ahead[(i + 4) & 31].h, 2, &ahead[(i + 4) & 31].fi);
+				if (i + 2 < n && ahead[(i + 2) & 31].path == e0[i + 2].path &&
+				    e0[i + 2].path)
+					ana_pidx_ahead(a, ahead[(i + 2) & 31].h, 3, &ahead[(i + 2) & 31].fi);
+				/* (a block's string is one pointer: the same
+				 * pointer, the same path) */
+				a->pidx.hint = NULL;
+				if (ahead[i & 31].path == e->path && e->path) {
+					a->pidx.hint = e->path;
+					a->pidx.hint_h = ahead[i & 31].h;
 				}
 			}
 			if (ANA_HOST_SKIP(a, TAPE_TABLE_SYSCALL, e))
@@ -1051,6 +1089,7 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 			}
 		}
 	}
+	a->pidx.hint = NULL;
 	if (err < 0)
 		ana_note_damage(a, TAPE_TABLE_SYSCALL, err);
 	ana_cursor_free(c);

@@ -317,8 +317,17 @@ int ana_path_eq(const struct ana *a, uint32_t id, const char *s);
 struct ana_pidx {
 	uint64_t *slot;		/* (files[] index, hash tag) pairs */
 	size_t cap, n;
+	/* the hash of the path at hint (cm_hash_str), computed ahead by the
+	 * syscall pass (see ana_pidx_ahead) */
+	const char *hint;
+	uint64_t hint_h;
 };
 uint32_t *ana_pidx_slot(struct ana *a, const char *path);
+/* A lookup of a path with hash h coming: fetch its home slot (stage 0);
+ * the file there if its tag matches (stage 1), that file's path's entry
+ * (stage 2) and name (stage 3).
+ * *fi carries the file found from stage 1 to 2 (ANA_NONE: none). */
+void ana_pidx_ahead(const struct ana *a, uint64_t h, int stage, uint32_t *fi);
 /* Room for n paths. */
 void ana_pidx_reserve(struct ana *a, size_t n);
 void ana_pidx_release(struct ana_pidx *x);

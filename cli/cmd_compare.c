@@ -288,6 +288,10 @@ static void cmp_collect(struct cmp *c, int k)
 	size_t ul = c->under ? strlen(c->under) : 0;
 
 	c->have_cache[k] = a->have[TAPE_TABLE_CACHE];
+	/* A's files: room for all of them at once, not rehashed 20 times on
+	 * the way to a million (B's mostly find A's keys) */
+	while (!c->kn && (a->nfiles + 1) * 4 > c->kcap * 3)
+		key_grow(c);
 	char buf[ANA_PATH_BUF];
 	for (size_t i = 0; i < a->nfiles; i++) {
 		const struct ana_file *f = &a->files[i];
