@@ -82,10 +82,17 @@ uint32_t ana_path_add(struct ana *a, const char *path)
 	if (slash && len < ANA_PATH_BUF) {
 		char d[ANA_PATH_BUF];
 		size_t dl = (size_t)(slash - path);
-		memcpy(d, path, dl);
-		d[dl] = 0;
-		if (cm_strtab_intern(&t->dirs, d, &dir) < 0)
-			ana_oom();
+		if (t->last_dir && dl == t->last_dl &&
+		    !memcmp(path, cm_strtab_str(&t->dirs, t->last_dir - 1), dl)) {
+			dir = t->last_dir - 1;	/* the last path's directory */
+		} else {
+			memcpy(d, path, dl);
+			d[dl] = 0;
+			if (cm_strtab_intern(&t->dirs, d, &dir) < 0)
+				ana_oom();
+			t->last_dir = dir + 1;
+			t->last_dl = dl;
+		}
 		name = slash + 1;
 	}
 	size_t nl = strlen(name), n = (sizeof(struct pent) + nl + 1 + 3) & ~(size_t)3;
@@ -408,6 +415,74 @@ static int cmp_in_dir_str(const void *x, const void *y)
 	return c ? c : (p->i > q->i) - (p->i < q->i);
 }
 
+/*
+ * A directory's names that differ only in their last run of digits (the
+ * same text before it and after it, as ImageNet's "n01440764_10026.JPEG"):
+ * each name's place as a number, *key (0 where they do not).  In
+ * strverscmp order (nat) a run without a leading zero is its value: the
+ * names' common part before it ends with something else than a digit, so
+ * strverscmp compares the runs as integers (the longer run is the larger).
+ * In strcmp order the runs' digits count from the left, and where one run
+ * is the start of the other, the text after it decides: taken only where
+ * that text is empty or begins below '0' (the shorter run first), each
+ * digit d as d + 1 in base 11, 0 past the run's end.  Runs of 18 digits at
+ * most.
+ */
+struct keyed {
+	uint64_t k;
+	uint32_t i;
+};
+
+static int digit_keys(const struct named *nm, size_t m, int nat, struct keyed *key)
+{
+	const char *p0 = NULL, *s0 = NULL;
+	size_t pl0 = 0, sl0 = 0;
+
+	for (size_t q = 0; q < m; q++) {
+		const char *s = nm[q].name;
+		size_t len = strlen(s), e = len, b;
+
+		while (e > 0 && !isdigit((unsigned char)s[e - 1]))
+			e--;
+		if (!e)
+			return 0;
+		b = e;
+		while (b > 0 && isdigit((unsigned char)s[b - 1]))
+			b--;
+		if (s[b] == '0' || e - b > 18)
+			return 0;
+		if (!q) {
+			p0 = s;
+			pl0 = b;
+			s0 = s + e;
+			sl0 = len - e;
+			if (!nat && sl0 && (unsigned char)s0[0] >= '0')
+				return 0;
+		} else if (b != pl0 || len - e != sl0 || memcmp(s, p0, b) ||
+			   memcmp(s + e, s0, sl0)) {
+			return 0;
+		}
+		uint64_t k = 0;
+		if (nat) {
+			for (size_t j = b; j < e; j++)
+				k = k * 10 + (uint64_t)(s[j] - '0');
+		} else {
+			for (size_t j = 0; j < 18; j++)
+				k = k * 11 + (b + j < e ? (uint64_t)(s[b + j] - '0') + 1 : 0);
+		}
+		key[q] = (struct keyed){ k, nm[q].i };
+	}
+	return 1;
+}
+
+static int cmp_keyed(const void *x, const void *y)
+{
+	const struct keyed *p = x, *q = y;
+	if (p->k != q->k)
+		return p->k < q->k ? -1 : 1;
+	return (p->i > q->i) - (p->i < q->i);
+}
+
 /* any two files: by whole path, then by index */
 static int cmp_any(const struct sorter *so, uint32_t i, uint32_t j)
 {
@@ -507,6 +582,7 @@ void ana_path_sort(const struct ana *a, uint32_t *f, size_t n, int nat)
 		if (start[k + 1] - start[k] > big)
 			big = start[k + 1] - start[k];
 	struct named *nm = ana_tmp_calloc(big + 1, sizeof(*nm));
+	struct keyed *ky = ana_tmp_calloc(big + 1, sizeof(*ky));
 	for (size_t k = 0; k < nd; k++) {
 		size_t m = start[k + 1] - start[k];
 		if (m < 2)
@@ -514,10 +590,17 @@ void ana_path_sort(const struct ana *a, uint32_t *f, size_t n, int nat)
 		uint32_t *g = by + start[k];
 		for (size_t q = 0; q < m; q++)
 			nm[q] = (struct named){ pent(&a->paths, a->files[g[q]].path)->name, g[q] };
+		if (digit_keys(nm, m, nat, ky)) {
+			qsort(ky, m, sizeof(*ky), cmp_keyed);
+			for (size_t q = 0; q < m; q++)
+				g[q] = ky[q].i;
+			continue;
+		}
 		qsort(nm, m, sizeof(*nm), nat ? cmp_in_dir_nat : cmp_in_dir_str);
 		for (size_t q = 0; q < m; q++)
 			g[q] = nm[q].i;
 	}
+	ana_tmp_free(ky);
 	ana_tmp_free(nm);
 	if (napart > 1)
 		qsort_r(apart, napart, sizeof(*apart), cmp_any_q, &so);

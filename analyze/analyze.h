@@ -294,6 +294,10 @@ struct ana_paths {
 	struct cm_strtab dirs;
 	char **chunk; size_t nchunk, capchunk;
 	size_t used;		/* bytes used of the last chunk */
+	/* the directory of the last path added (rows come a directory at a
+	 * time): 1 + its id, 0 = none */
+	uint32_t last_dir;
+	size_t last_dl;
 };
 struct ana;
 /* The id of a new entry for path (out of memory jumps). */

@@ -664,6 +664,79 @@ static void test_path_sort(void **state)
 	ana_release(&a);
 }
 
+/* ana_path_sort's directories whose names differ in one run of digits
+ * only (sorted by the run's value) against qsort by strcmp and
+ * strverscmp, beside the directories that come close: a leading zero, a
+ * run of 19 digits, different text before or after the run, text after it
+ * that begins above '0' (strcmp), a name without digits. */
+static void test_path_sort_digits(void **state)
+{
+	(void)state;
+	static const char *const fmt[] = {
+		"/d/imagenet/n01440764/n01440764_%s.JPEG",	/* the runs alone */
+		"/d/img/img%s",					/* nothing after */
+		"/d/bare/%s",					/* nothing before */
+		"/d/after/f%sa",				/* 'a' after: strcmp apart */
+		"/d/zero/x_%s.bin",				/* + a leading zero */
+		"/d/long/y%s.bin",				/* + a run of 19 digits */
+		"/d/mixed/%s.bin",				/* + "a7.bin" */
+		"/d/dots/r12_%s.",				/* '.' after */
+	};
+	enum { NF = sizeof(fmt) / sizeof(*fmt), PER = 500, N = NF * PER };
+	struct ana a;
+	char *paths[N];
+	uint32_t want[N], got[N], rank[N];
+	unsigned seed = 11;
+
+	memset(&a, 0, sizeof(a));
+	a.files = calloc(N, sizeof(*a.files));
+	assert_non_null(a.files);
+	a.nfiles = N;
+	for (size_t i = 0; i < N; i++) {
+		size_t d = i % NF;
+		char num[32], b[256];
+		seed = seed * 1103515245 + 12345;
+		unsigned r = seed >> 8;
+		/* 1 to 7 digits, some twice (the same name) */
+		snprintf(num, sizeof(num), "%u", 1 + r % (r % 3 ? 999999u : 50u));
+		if (i / NF == 7) {
+			if (d == 4)
+				snprintf(num, sizeof(num), "0%u", r % 100);
+			if (d == 5)
+				snprintf(num, sizeof(num), "1234567890123456789");
+		}
+		if (d == 6 && i / NF == 9) {
+			snprintf(b, sizeof(b), "/d/mixed/a7.bin");
+		} else {
+			snprintf(b, sizeof(b), fmt[d], num);
+		}
+		paths[i] = strdup(b);
+		a.files[i].path = ana_path_add(&a, b);
+	}
+	for (int nat = 0; nat < 2; nat++) {
+		ps_paths = (const char *const *)paths;
+		ps_nat = nat;
+		for (uint32_t i = 0; i < N; i++)
+			want[i] = got[i] = N - 1 - i;
+		qsort(want, N, sizeof(*want), ps_cmp);
+		ana_path_sort(&a, got, N, nat);
+		for (size_t i = 0; i < N; i++)
+			if (got[i] != want[i])
+				fail_msg("%s order, place %zu: file %u (%s), want %u (%s)",
+					 nat ? "strverscmp" : "strcmp", i, got[i], paths[got[i]],
+					 want[i], paths[want[i]]);
+	}
+	ana_name_ranks(&a, rank);
+	for (uint32_t i = 0; i < N; i++)
+		assert_int_equal(rank[want[i]], i);
+	for (size_t i = 0; i < N; i++)
+		free(paths[i]);
+	free(a.files);
+	a.files = NULL;
+	a.nfiles = 0;
+	ana_release(&a);
+}
+
 static void test_path_is_code(void **state)
 {
 	static const char *const code[] = {
@@ -1554,6 +1627,7 @@ int main(void)
 		cmocka_unit_test(test_copies),
 		cmocka_unit_test(test_path_is_code),
 		cmocka_unit_test(test_path_sort),
+		cmocka_unit_test(test_path_sort_digits),
 		cmocka_unit_test(test_dataset_python_job),
 		cmocka_unit_test(test_epochs_few_shards),
 		cmocka_unit_test(test_epochs_one_file),
