@@ -492,6 +492,9 @@ static void *rank_main(void *arg)
 	ana_oom_catch(&jb);
 	j->rank = ana_xcalloc(j->a->nfiles + 1, sizeof(*j->rank));
 	ana_name_ranks(j->a, j->rank);
+	/* files[].name_rank and the epochs' orders as ranks, beside the
+	 * trainer's pass too (it reads neither: the epochs' start times) */
+	ana_join_ranks(j->a, j->rank);
 	if (j->a->o.json || j->a->o.per_file) {
 		/* the files in strcmp order of their paths, for the outputs
 		 * that list staging's files (ana_stage_rank) */
@@ -559,7 +562,6 @@ static int run_passes(struct ana *a)
 		err = a->o.no_train ? 0 : ana_train(a);
 	}
 	if (!err && !(err = rj.err)) {
-		ana_join_ranks(a, rj.rank);
 		a->sorder = rj.sorder;
 		rj.sorder = NULL;
 	}
