@@ -495,9 +495,9 @@ static void *rank_main(void *arg)
 	/* files[].name_rank and the epochs' orders as ranks, beside the
 	 * trainer's pass too (it reads neither: the epochs' start times) */
 	ana_join_ranks(j->a, j->rank);
-	if (j->a->o.json || j->a->o.per_file) {
+	if (j->a->o.json || j->a->o.per_file || j->a->o.path_order) {
 		/* the files in strcmp order of their paths, for the outputs
-		 * that list staging's files (ana_stage_rank) */
+		 * that list staging's files (ana_stage_rank), or the caller */
 		uint32_t *o = ana_xcalloc(j->a->nfiles + 1, sizeof(*o));
 		j->sorder = o;
 		for (size_t i = 0; i < j->a->nfiles; i++)

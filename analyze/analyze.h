@@ -269,6 +269,9 @@ struct ana_opts {
 	 * print no report (compare, model), a second pass over the syscall
 	 * table saved */
 	int no_train;
+	/* a->sorder (the files in strcmp order of their paths), as the
+	 * outputs that list every file get it */
+	int path_order;
 };
 
 /* Whether the analysis leaves out an event of table (another host's). */

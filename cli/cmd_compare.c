@@ -124,6 +124,10 @@ struct cmp {
 	size_t kcap, kn;
 	char **kchunk;
 	size_t nkchunk, capkchunk, kused;
+	/* f[] indexes of A's files in the order of their paths: mostly the
+	 * keys' order, which the sort of f[] at the end starts from */
+	uint32_t *hint;
+	size_t nhint;
 	uint64_t excluded[2];	/* files with I/O left out (no path, pipe, ...) */
 	uint64_t gap[2], io[2];	/* threads with counted reads or writes */
 	uint64_t nthr[2];
@@ -223,9 +227,61 @@ static int cmp_thread(const void *x, const void *y, void *arg)
 	return p->first_ns < q->first_ns ? -1 : p->first_ns > q->first_ns;
 }
 
-static int cmp_key(const void *x, const void *y)
+static int cmp_key_at(uint32_t x, uint32_t y, void *arg)
 {
-	return strcmp(((const struct cmp_file *)x)->key, ((const struct cmp_file *)y)->key);
+	const struct cmp_file *f = arg;
+	return strcmp(f[x].key, f[y].key);
+}
+
+/* c->f by key: their indexes sorted, from c->hint's order (remap: its
+ * indexes to c->f's now; a merge of runs already in order compares only
+ * where they meet), then the files moved along the permutation's cycles
+ * in place */
+static void sort_files(struct cmp *c, const uint32_t *remap)
+{
+	uint32_t *o = ana_xrealloc(NULL, (c->nf + 1) * sizeof(*o));
+	uint8_t *in = ana_xcalloc(c->nf + 1, 1);
+	size_t m = 0;
+
+	for (size_t i = 0; i < c->nhint; i++) {
+		uint32_t x = remap[c->hint[i]];
+		if (x != ANA_NONE && !in[x]) {
+			in[x] = 1;
+			o[m++] = x;
+		}
+	}
+	for (size_t i = 0; i < c->nf; i++)
+		if (!in[i])
+			o[m++] = (uint32_t)i;
+	free(in);
+	ana_sort_u32(o, c->nf, cmp_key_at, c->f);
+	for (size_t s = 0; s < c->nf; s++) {	/* place j gets file o[j] */
+		if (o[s] == s)
+			continue;
+		struct cmp_file t = c->f[s];
+		size_t j = s;
+		while (o[j] != s) {
+			size_t k = o[j];
+			c->f[j] = c->f[k];
+			o[j] = (uint32_t)j;
+			j = k;
+		}
+		c->f[j] = t;
+		o[j] = (uint32_t)j;
+	}
+	free(o);
+}
+
+struct sort_job {
+	struct cmp *c;
+	const uint32_t *remap;
+};
+
+static int sort_job(void *arg)
+{
+	struct sort_job *j = arg;
+	sort_files(j->c, j->remap);
+	return 0;
 }
 
 static int is_under(const char *path, const char *dir)
@@ -293,6 +349,11 @@ static void cmp_collect(struct cmp *c, int k)
 	while (!c->kn && (a->nfiles + 1) * 4 > c->kcap * 3)
 		key_grow(c);
 	char buf[ANA_PATH_BUF];
+	/* A's files' entries (c->f), to list them in the order of A's paths
+	 * (c->hint) for the sort at the end */
+	uint32_t *fe = k == 0 && a->sorder ? ana_xrealloc(NULL, (a->nfiles + 1) * sizeof(*fe)) : NULL;
+	for (size_t i = 0; fe && i < a->nfiles; i++)
+		fe[i] = ANA_NONE;
 	for (size_t i = 0; i < a->nfiles; i++) {
 		const struct ana_file *f = &a->files[i];
 		const struct ana_fext *x = ana_file_ext(a, f);
@@ -319,6 +380,8 @@ static void cmp_collect(struct cmp *c, int k)
 		char *key = key_of(c, k, path + (under ? ul : 0));
 		struct cmp_file *e = cmp_file_get(c, key);
 		free(key);
+		if (fe)
+			fe[i] = (uint32_t)(e - c->f);
 		if (e->excluded)
 			continue;
 		if (k == 0)
@@ -337,6 +400,14 @@ static void cmp_collect(struct cmp *c, int k)
 		e->pairs[k] += x->rd_pairs;
 		e->nonconsec[k] += x->rd_nonconsec;
 		e->seq[k] += x->rd_seq;
+	}
+	if (fe) {
+		c->hint = ana_xrealloc(NULL, (a->nfiles + 1) * sizeof(*c->hint));
+		c->nhint = 0;
+		for (size_t i = 0; i < a->nfiles; i++)
+			if (fe[a->sorder[i]] != ANA_NONE)
+				c->hint[c->nhint++] = fe[a->sorder[i]];
+		free(fe);
 	}
 	/* the data set's request sizes: this side's (the same files as A's
 	 * when B replays A); the other files' are the rest (cmp_groups) */
@@ -1165,6 +1236,7 @@ static void cmp_release(struct cmp *c)
 	free(c->kchunk);
 	free(c->ks);
 	free(c->f);
+	free(c->hint);
 	free(c->under);
 	cm_anon_free(c->anon);
 }
@@ -1199,7 +1271,8 @@ static int cmp_run(struct cmp *c, int no_metadata, struct cli_checks *k)
 				      .files_only = 1, .under = s == 1 ? c->under : NULL,
 				      .skip = s == 1 ? skip_b : NULL, .skip_arg = c,
 				      .replayed_io = s == 0 && c->map,
-				      .no_metadata = no_metadata, .no_train = 1 };
+				      .no_metadata = no_metadata, .no_train = 1,
+				      .path_order = s == 0 };
 		err = ana_run(&c->a[s], c->path[s], &o);
 		if (err) {
 			cli_tape_error(c->path[s], err);
@@ -1228,11 +1301,27 @@ static int cmp_run(struct cmp *c, int no_metadata, struct cli_checks *k)
 	}
 	/* the files left out were kept only to leave them out of B too */
 	size_t n = 0;
-	for (size_t i = 0; i < c->nf; i++)
+	uint32_t *remap = malloc((c->nf + 1) * sizeof(*remap));
+	if (!remap) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
+	for (size_t i = 0; i < c->nf; i++) {
+		remap[i] = c->f[i].excluded ? ANA_NONE : (uint32_t)n;
 		if (!c->f[i].excluded)
 			c->f[n++] = c->f[i];
+	}
 	c->nf = n;
-	qsort(c->f, c->nf, sizeof(*c->f), cmp_key);
+	struct sort_job sj = { c, remap };
+	err = ana_guard(sort_job, &sj);
+	free(remap);
+	free(c->hint);
+	c->hint = NULL;
+	c->nhint = 0;
+	if (err) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
 	cmp_groups(c);
 	struct cmp_checks_job cj = { c, k };
 	if ((err = ana_guard(checks_job, &cj))) {
