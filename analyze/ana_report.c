@@ -171,22 +171,74 @@ int ana_file_list_cmp(const struct ana *a, uint32_t i, uint32_t j)
 	return p < q ? -1 : p > q;
 }
 
+/* Stable radix sort of v[0..n) (files[] indexes) by key(i) ascending,
+ * a byte at a time, only the bytes in which the keys differ; tmp: n. */
+static void radix_by(uint32_t *v, uint32_t *tmp, size_t n, const struct ana *a,
+		     const uint64_t *bytes, int which)
+{
+	uint64_t or_ = 0, and_ = ~0ull;
+#define KEY(i) (which ? ~bytes[i] : ~ana_file_pages(a, i).accessed)
+	for (size_t j = 0; j < n; j++) {
+		uint64_t k = KEY(v[j]);
+		or_ |= k;
+		and_ &= k;
+	}
+	for (unsigned b = 0; b < 8; b++) {
+		size_t cnt[256] = { 0 }, sum = 0;
+		if (!(((or_ ^ and_) >> (8 * b)) & 0xff))
+			continue;	/* the same byte everywhere */
+		for (size_t j = 0; j < n; j++)
+			cnt[(KEY(v[j]) >> (8 * b)) & 0xff]++;
+		for (unsigned d = 0; d < 256; d++) {
+			size_t x = cnt[d];
+			cnt[d] = sum;
+			sum += x;
+		}
+		for (size_t j = 0; j < n; j++)
+			tmp[cnt[(KEY(v[j]) >> (8 * b)) & 0xff]++] = v[j];
+		memcpy(v, tmp, n * sizeof(*v));
+	}
+#undef KEY
+}
+
 /* Indexes of the files worth listing (any I/O), sorted by bytes: the
  * bytes in an array of their own, which the sort reads (not the files'
- * records), out of memory jumps. */
+ * records), out of memory jumps.  The order (ana_file_list_cmp: bytes,
+ * then pages accessed, most first, then name rank) by radix sorts: the
+ * files put in name rank order (ranks are the places of a permutation),
+ * then sorted stably by pages, then by bytes; qsort where the ranks are
+ * not a permutation (an analysis without them). */
 static uint32_t *files_sorted(const struct ana *a, size_t *n)
 {
 	uint32_t *idx = ana_xrealloc(NULL, (a->nfiles + 1) * sizeof(*idx));
 	uint64_t *bytes = ana_tmp_calloc(a->nfiles + 1, sizeof(*bytes));
+	uint32_t *by = ana_tmp_calloc(a->nfiles + 1, sizeof(*by));
 	size_t k = 0;
+	int perm = 1;
+	memset(by, 0xff, (a->nfiles + 1) * sizeof(*by));
 	for (size_t i = 0; i < a->nfiles; i++) {
 		const struct ana_file *f = &a->files[i];
 		bytes[i] = tot_bytes(a, f);
-		if (ana_file_listed(a, i))
+		if (ana_file_listed(a, i)) {
 			idx[k++] = (uint32_t)i;
+			if (f->name_rank >= a->nfiles || by[f->name_rank] != ANA_NONE)
+				perm = 0;
+			else
+				by[f->name_rank] = (uint32_t)i;
+		}
 	}
-	struct fsort fs = { a, bytes };
-	qsort_r(idx, k, sizeof(*idx), cmp_file_bytes, &fs);
+	if (perm) {
+		size_t m = 0;
+		for (size_t r = 0; r < a->nfiles; r++)
+			if (by[r] != ANA_NONE)
+				idx[m++] = by[r];
+		radix_by(idx, by, k, a, bytes, 0);
+		radix_by(idx, by, k, a, bytes, 1);
+	} else {
+		struct fsort fs = { a, bytes };
+		qsort_r(idx, k, sizeof(*idx), cmp_file_bytes, &fs);
+	}
+	ana_tmp_free(by);
 	ana_tmp_free(bytes);
 	*n = k;
 	return idx;
