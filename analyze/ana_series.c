@@ -94,6 +94,15 @@ struct series_job {
 	size_t maxcol;
 };
 
+/* The read stream of the first (tid, fd) to read a file in an epoch, by
+ * files[] index; the streams of the others in ana_series.streams (a
+ * million data-set files read once an epoch: no map entry each). */
+struct fstream {
+	uint64_t key;	  /* tid << 32 ^ fd */
+	uint64_t last;	  /* the end of its last read, ANA_NONE: none yet */
+	uint32_t ep1;	  /* 1 + the epoch it is of, 0: none */
+};
+
 static int series_job(void *arg)
 {
 	struct series_job *j = arg;
@@ -103,6 +112,7 @@ static int series_job(void *arg)
 	uint64_t last_end[ANA_SERIES_THREADS] = { 0 };
 	uint32_t tids[ANA_SERIES_THREADS];
 	uint32_t *fg, *dg;
+	struct fstream *fs;
 	tape_cursor *c;
 	const void *evs;
 	size_t n, ep = 0;
@@ -136,6 +146,7 @@ static int series_job(void *arg)
 	s->nep = ana_epochs_known(a) ? ana_epoch_count(a) : 0;
 	s->ep_pairs = ana_xcalloc(s->nep + 1, sizeof(*s->ep_pairs));
 	s->ep_nonconsec = ana_xcalloc(s->nep + 1, sizeof(*s->ep_nonconsec));
+	fs = s->nep ? ana_tmp_calloc(a->nfiles + 1, sizeof(*fs)) : NULL;
 	fg = ana_tmp_calloc(a->nfiles + 1, sizeof(*fg));
 	memset(fg, 0xff, (a->nfiles + 1) * sizeof(*fg));
 	size_t nd = cm_strtab_count(&a->paths.dirs);
@@ -189,8 +200,18 @@ static int series_job(void *arg)
 			if (ep == s->nep || e->ts_ns < a->sys.epochs[ep].start_ns)
 				continue;
 			/* a stream: (tid, fd) on one file */
-			uint64_t *last = ana_map_put(&s->streams, (uint64_t)e->tid << 32 ^
-						     (uint64_t)e->fd, e->file_id);
+			uint64_t key = (uint64_t)e->tid << 32 ^ (uint64_t)e->fd, *last;
+			struct fstream *st = &fs[f];
+			int mine = a->files[f].file_id == e->file_id;	/* (f is that id's) */
+			if (mine && st->ep1 != ep + 1) {	/* the file's first this epoch */
+				st->ep1 = (uint32_t)(ep + 1);
+				st->key = key;
+				st->last = ANA_NONE;
+			}
+			if (mine && st->key == key)
+				last = &st->last;
+			else
+				last = ana_map_put(&s->streams, key, e->file_id);
 			if (*last != ANA_NONE) {
 				s->ep_pairs[ep]++;
 				s->ep_nonconsec[ep] += e->offset != *last;
@@ -203,6 +224,7 @@ static int series_job(void *arg)
 out:
 	ana_tmp_free(dg);
 	ana_tmp_free(fg);
+	ana_tmp_free(fs);
 	cm_map_release(&s->streams);
 	return err;
 }
