@@ -54,7 +54,7 @@ DEB_PKGS := build-essential pkg-config clang llvm libbpf-dev bpftool libelf-dev 
 	zlib1g-dev libzstd-dev liburing-dev libxxhash-dev libinih-dev libyaml-dev \
 	libjansson-dev libcmocka-dev zstd fio strace blktrace man-db groff-base \
 	python3-torch python3-torchvision python3-numpy bpftrace openmpi-bin libopenmpi-dev \
-	libmicrohttpd-dev chromium prometheus python3-pandas libsodium-dev python3-h5py
+	libmicrohttpd-dev chromium prometheus python3-pandas libsodium-dev python3-h5py time
 
 # MPI (replay --mpi, replay/rp_mpi.c): Open MPI's flags go to that one
 # file and to the final links (iotape, tests/helpers/mpi_gather); MPI=0

@@ -22,19 +22,25 @@ static int cmp_start(const void *x, const void *y)
 	return p->start_ns < q->start_ns ? -1 : p->start_ns > q->start_ns;
 }
 
-/* The length of the directory part of a file's path ("" for none). */
-static size_t dir_len(const struct ana_file *f)
+/* The directory part of a file's path, its length in *n (0 for none). */
+static const char *dir_of(const struct ana *a, const struct ana_file *f, char *buf, size_t *n)
 {
-	const char *s = f->path ? strrchr(f->path, '/') : NULL;
-	return s ? (size_t)(s - f->path) : 0;
+	const char *p = ana_path_str(a, f->path, buf);
+	const char *s = p ? strrchr(p, '/') : NULL;
+
+	*n = s ? (size_t)(s - p) : 0;
+	return p;
 }
 
 /* The directories of two bursts' files, compared. */
 static int cmp_dir(const struct ana_ckpt *p, const struct ana_ckpt *q, const struct ana *a)
 {
-	const struct ana_file *f = &a->files[p->file], *g = &a->files[q->file];
-	size_t m = dir_len(f), n = dir_len(g);
-	int c = m && n ? memcmp(f->path, g->path, m < n ? m : n) : 0;
+	char b1[ANA_PATH_BUF], b2[ANA_PATH_BUF];
+	size_t m, n;
+	const char *x = dir_of(a, &a->files[p->file], b1, &m);
+	const char *y = dir_of(a, &a->files[q->file], b2, &n);
+	int c = m && n ? memcmp(x, y, m < n ? m : n) : 0;
+
 	return c ? c : m < n ? -1 : m > n;
 }
 

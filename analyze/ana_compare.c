@@ -35,26 +35,68 @@ static void norm_path(char *s)
 	cm_path_normalize(s, CM_PATH_RELATIVE);
 }
 
-static const char *file_key(uint64_t i, void *arg)
+#define KCHUNK (1u << 20)
+
+/* A copy of key in the chunks. */
+static char *key_store(struct ana_cmp *c, const char *key)
 {
-	return ((const struct ana_cmp *)arg)->f[i].key;
+	size_t n = strlen(key) + 1;
+
+	if (!c->nkchunk || n > KCHUNK - c->kused) {
+		ANA_VEC_GROW(c->kchunk, c->capkchunk, c->nkchunk);
+		c->kchunk[c->nkchunk] = ana_xrealloc(NULL, n > KCHUNK ? n : KCHUNK);
+		c->nkchunk++;
+		c->kused = 0;
+	}
+	char *p = c->kchunk[c->nkchunk - 1] + c->kused;
+	c->kused += n > KCHUNK ? KCHUNK : n;
+	return memcpy(p, key, n);
+}
+
+/* The slot of key (hash h): its file's, or the empty one it would take. */
+static struct ana_cmp_kslot *key_find(const struct ana_cmp *c, const char *key, uint64_t h)
+{
+	size_t mask = c->kcap - 1;
+
+	for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+		struct ana_cmp_kslot *s = &c->ks[i];
+		if (s->id == ANA_NONE ||
+		    (s->tag == (uint32_t)(h >> 32) && !strcmp(c->f[s->id].key, key)))
+			return s;
+	}
+}
+
+static void key_grow(struct ana_cmp *c)
+{
+	size_t oc = c->kcap, nc = oc ? oc * 2 : 1024;
+	struct ana_cmp_kslot *old = c->ks;
+
+	c->ks = ana_xrealloc(NULL, nc * sizeof(*c->ks));
+	memset(c->ks, 0xff, nc * sizeof(*c->ks));
+	c->kcap = nc;
+	for (size_t i = 0; i < oc; i++)
+		if (old[i].id != ANA_NONE)
+			*key_find(c, c->f[old[i].id].key, cm_hash_str(c->f[old[i].id].key)) = old[i];
+	free(old);
 }
 
 static struct ana_cmp_file *cmp_file_get(struct ana_cmp *c, const char *key)
 {
-	uint64_t *v;
-	int rc = cm_strset_put(&c->fmap, key, file_key, c, &v);
+	uint64_t h = cm_hash_str(key);
 
-	if (rc < 0)
-		ana_oom();
-	if (rc == 1) {
+	if ((c->kn + 1) * 4 > c->kcap * 3)
+		key_grow(c);
+	struct ana_cmp_kslot *s = key_find(c, key, h);
+	if (s->id == ANA_NONE) {
 		/* (out of memory below, the comparison is dropped with the map) */
 		ANA_VEC_GROW(c->f, c->capf, c->nf);
 		memset(&c->f[c->nf], 0, sizeof(*c->f));
-		c->f[c->nf].key = ana_xstrdup(key);
-		*v = c->nf++;
+		c->f[c->nf].key = key_store(c, key);
+		s->id = (uint32_t)c->nf++;
+		s->tag = (uint32_t)(h >> 32);
+		c->kn++;
 	}
-	return &c->f[*v];
+	return &c->f[s->id];
 }
 
 static int cmp_thread(const void *x, const void *y, void *arg)
@@ -72,10 +114,49 @@ static int cmp_thread(const void *x, const void *y, void *arg)
 	return p->first_ns < q->first_ns ? -1 : p->first_ns > q->first_ns;
 }
 
-static int cmp_key(const void *x, const void *y)
+static int cmp_key_at(uint32_t x, uint32_t y, void *arg)
 {
-	return strcmp(((const struct ana_cmp_file *)x)->key,
-		      ((const struct ana_cmp_file *)y)->key);
+	const struct ana_cmp_file *f = arg;
+	return strcmp(f[x].key, f[y].key);
+}
+
+/* c->f by key: their indexes sorted, from c->hint's order (remap: its
+ * indexes to c->f's now; a merge of runs already in order compares only
+ * where they meet), then the files moved along the permutation's cycles
+ * in place */
+static void sort_files(struct ana_cmp *c, const uint32_t *remap)
+{
+	uint32_t *o = ana_xrealloc(NULL, (c->nf + 1) * sizeof(*o));
+	uint8_t *in = ana_xcalloc(c->nf + 1, 1);
+	size_t m = 0;
+
+	for (size_t i = 0; i < c->nhint; i++) {
+		uint32_t x = remap[c->hint[i]];
+		if (x != ANA_NONE && !in[x]) {
+			in[x] = 1;
+			o[m++] = x;
+		}
+	}
+	for (size_t i = 0; i < c->nf; i++)
+		if (!in[i])
+			o[m++] = (uint32_t)i;
+	free(in);
+	ana_sort_u32(o, c->nf, cmp_key_at, c->f);
+	for (size_t s = 0; s < c->nf; s++) {	/* place j gets file o[j] */
+		if (o[s] == s)
+			continue;
+		struct ana_cmp_file t = c->f[s];
+		size_t j = s;
+		while (o[j] != s) {
+			size_t k = o[j];
+			c->f[j] = c->f[k];
+			o[j] = (uint32_t)j;
+			j = k;
+		}
+		c->f[j] = t;
+		o[j] = (uint32_t)j;
+	}
+	free(o);
 }
 
 static int is_under(const char *path, const char *dir)
@@ -113,8 +194,8 @@ static int skip_b(const char *path, void *arg)
 			free(key);
 		return 1;
 	}
-	uint64_t id;
-	int skip = cm_strset_find(&c->fmap, key, file_key, c, &id) == 0 && c->f[id].excluded;
+	struct ana_cmp_kslot *ks = c->kcap ? key_find(c, key, cm_hash_str(key)) : NULL;
+	int skip = ks && ks->id != ANA_NONE && c->f[ks->id].excluded;
 	if (key != buf)
 		free(key);
 	return skip;
@@ -140,29 +221,43 @@ static void cmp_collect(struct ana_cmp *c, int k)
 	size_t ul = under ? strlen(under) : 0;
 
 	c->have_cache[k] = a->have[TAPE_TABLE_CACHE];
+	/* A's files: room for all of them at once, not rehashed 20 times on
+	 * the way to a million (B's mostly find A's keys) */
+	while (!c->kn && (a->nfiles + 1) * 4 > c->kcap * 3)
+		key_grow(c);
+	char buf[ANA_PATH_BUF];
+	/* A's files' entries (c->f), to list them in the order of A's paths
+	 * (c->hint) for the sort at the end */
+	uint32_t *fe = k == 0 && a->sorder ? ana_xrealloc(NULL, (a->nfiles + 1) * sizeof(*fe)) : NULL;
+	for (size_t i = 0; fe && i < a->nfiles; i++)
+		fe[i] = ANA_NONE;
 	for (size_t i = 0; i < a->nfiles; i++) {
 		const struct ana_file *f = &a->files[i];
-		if (!f->read_ops && !f->write_ops && !f->pages_accessed)
+		const struct ana_fext *x = ana_file_ext(a, f);
+		struct ana_pages pg = ana_file_pages(a, i);
+		if (!f->read_ops && !x->write_ops && !pg.accessed)
 			continue;
 		int in = k == 1 && under;
+		const char *path = ana_file_path(a, f, buf);
 		if (ana_file_excluded(a, f)) {
 			/* B's files outside DIR, and its marker, are the
 			 * replayer's own */
-			if (in && (!f->path || !is_under(f->path, under) ||
-				   is_marker(f->path + ul)))
+			if (in && (!path || !is_under(path, under) || is_marker(path + ul)))
 				continue;
-			if (f->read_ops + f->write_ops)
+			if (f->read_ops + x->write_ops)
 				c->excluded[k]++;
-			if (k == 0 && f->path && !f->anon) {
-				char *key = key_of(c, k, f->path);
+			if (k == 0 && path && !f->anon) {
+				char *key = key_of(c, k, path);
 				cmp_file_get(c, key)->excluded = 1;
 				free(key);
 			}
 			continue;
 		}
-		char *key = key_of(c, k, f->path + (in ? ul : 0));
+		char *key = key_of(c, k, path + (in ? ul : 0));
 		struct ana_cmp_file *e = cmp_file_get(c, key);
 		free(key);
+		if (fe)
+			fe[i] = (uint32_t)(e - c->f);
 		if (e->excluded)
 			continue;
 		if (k == 0)
@@ -170,17 +265,25 @@ static void cmp_collect(struct ana_cmp *c, int k)
 		e->seen[k] = 1;
 		e->rops[k] += f->read_ops;
 		e->rbytes[k] += f->read_bytes;
-		e->wops[k] += f->write_ops;
-		e->wbytes[k] += f->write_bytes;
+		e->wops[k] += x->write_ops;
+		e->wbytes[k] += x->write_bytes;
 		/* the pages B can see: with under, not the ones A's page faults
 		 * on code (mapped executable) reached, which the replay leaves
 		 * to the loader (common/faults.h) */
 		int code = k == 0 && under && f->exec_map;
-		e->acc[k] += f->pages_accessed - (code ? f->mapped : 0);
-		e->miss[k] += f->pages_missed - (code ? f->mapped_missed : 0);
-		e->pairs[k] += f->rd_pairs;
-		e->nonconsec[k] += f->rd_nonconsec;
-		e->seq[k] += f->rd_seq;
+		e->acc[k] += pg.accessed - (code ? x->mapped : 0);
+		e->miss[k] += pg.missed - (code ? x->mapped_missed : 0);
+		e->pairs[k] += x->rd_pairs;
+		e->nonconsec[k] += x->rd_nonconsec;
+		e->seq[k] += x->rd_seq;
+	}
+	if (fe) {
+		c->hint = ana_xrealloc(NULL, (a->nfiles + 1) * sizeof(*c->hint));
+		c->nhint = 0;
+		for (size_t i = 0; i < a->nfiles; i++)
+			if (fe[a->sorder[i]] != ANA_NONE)
+				c->hint[c->nhint++] = fe[a->sorder[i]];
+		free(fe);
 	}
 	/* the data set's request sizes: this side's (the same files as A's
 	 * when B replays A); the other files' are the rest (cmp_groups) */
@@ -300,7 +403,8 @@ int ana_cmp_load(struct ana_cmp *c, int s)
 			      .files_only = 1, .under = s == 1 ? c->o.under : NULL,
 			      .skip = s == 1 ? skip_b : NULL, .skip_arg = c,
 			      .replayed_io = s == 0 && c->o.under,
-			      .no_metadata = c->o.no_metadata };
+			      .no_metadata = c->o.no_metadata, .no_train = 1,
+			      .path_order = s == 0 };
 
 	return ana_run(&c->a[s], c->path[s], &o);
 }
@@ -339,23 +443,49 @@ int ana_cmp_fold(struct ana_cmp *c, int s)
 
 	if (!err && s == 0 && c->o.under)
 		err = ana_guard(faults_job, &step);
+	/* its files are in c->f now: what the analysis kept of them goes
+	 * before the next one (a million files' worth) */
+	if (!err)
+		ana_release_files(&c->a[s]);
 	return err;
+}
+
+struct sort_step {
+	struct ana_cmp *c;
+	const uint32_t *remap;
+};
+
+static int sort_job(void *arg)
+{
+	struct sort_step *j = arg;
+	sort_files(j->c, j->remap);
+	return 0;
 }
 
 int ana_cmp_finish(struct ana_cmp *c, struct ana_checks *k)
 {
 	struct cmp_step step = { c, 0, k };
 	size_t n = 0;
+	int err;
 
 	/* the files left out were kept only to leave them out of B too */
+	uint32_t *remap = malloc((c->nf + 1) * sizeof(*remap));
+	if (!remap)
+		return -ENOMEM;
 	for (size_t i = 0; i < c->nf; i++) {
-		if (c->f[i].excluded)
-			free(c->f[i].key);
-		else
+		remap[i] = c->f[i].excluded ? ANA_NONE : (uint32_t)n;
+		if (!c->f[i].excluded)
 			c->f[n++] = c->f[i];
 	}
 	c->nf = n;
-	qsort(c->f, c->nf, sizeof(*c->f), cmp_key);
+	struct sort_step sj = { c, remap };
+	err = ana_guard(sort_job, &sj);
+	free(remap);
+	free(c->hint);
+	c->hint = NULL;
+	c->nhint = 0;
+	if (err)
+		return err;
 	cmp_groups(c);
 	memset(k, 0, sizeof(*k));
 	return ana_guard(checks_job, &step);
@@ -367,9 +497,11 @@ void ana_cmp_release(struct ana_cmp *c)
 		ana_release(&c->a[k]);
 		free(c->thr[k]);
 	}
-	for (size_t i = 0; i < c->nf; i++)
-		free(c->f[i].key);
+	for (size_t i = 0; i < c->nkchunk; i++)
+		free(c->kchunk[i]);
+	free(c->kchunk);
+	free(c->ks);
 	free(c->f);
-	cm_map_release(&c->fmap);
+	free(c->hint);
 	memset(c, 0, sizeof(*c));
 }

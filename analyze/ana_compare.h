@@ -104,7 +104,17 @@ struct ana_cmp {
 	struct ana_cmp_opts o;
 	struct ana_cmp_file *f;	/* by key, once finished */
 	size_t nf, capf;
-	struct cm_map fmap;	/* key -> f[] (a cm_strset) */
+	/* key -> f[] (ana_compare.c key_find): open addressing, each slot
+	 * f[]'s index and the top of its key's hash; the keys in chunks (a
+	 * million files' keys: no allocation and no map entry each) */
+	struct ana_cmp_kslot { uint32_t id, tag; } *ks;
+	size_t kcap, kn;
+	char **kchunk;
+	size_t nkchunk, capkchunk, kused;
+	/* f[] indexes of A's files in the order of their paths: mostly the
+	 * keys' order, which the sort of f[] at the end starts from */
+	uint32_t *hint;
+	size_t nhint;
 	uint64_t excluded[2];	/* files with I/O left out (no path, pipe, ...) */
 	uint64_t gap[2], io[2];	/* threads with counted reads or writes */
 	uint64_t nthr[2];

@@ -7,9 +7,10 @@
  * anywhere in there, ana_run returns -ENOMEM (ana_oom_catch).
  *
  * Invariant: after the sample pass returns and until ana_join, only the
- * syscall pass changes files[]/procs[]/fid_idx (it adds files the file
- * table did not list); the cache and block passes never touch them (the
- * cache pass reads the frozen devino_map and table_size).
+ * syscall pass changes files[]/procs[]/fid_idx/ext (it adds files the
+ * file table did not list); the cache and block passes never touch them
+ * (the cache pass reads the frozen ident[] and devino index, and keeps
+ * its state of the file table's files in its own array by their index).
  */
 #include <errno.h>
 #include <math.h>
@@ -111,10 +112,116 @@ int ana_pass_process(struct ana *a)
 
 /* ---------------------------------------------------------------- files */
 
+/*
+ * (dev, inode) -> files[]: open addressing over files[] indexes, keyed by
+ * their ident; a key put again goes to the file put last (as a map's
+ * value would).  With devino_tag (files[] indexes below 2^24 - 1), a
+ * slot holds the top 8 bits of its key's hash above the index, and only a
+ * slot whose tag matches costs a look at its file's ident.  A file whose
+ * ident a later row of the file table changed leaves its old key in
+ * devino_old.
+ */
+static inline uint64_t devino_hash(uint64_t dev, uint64_t ino)
+{
+	uint64_t x = (dev ^ (ino * 0xc2b2ae3d27d4eb4full)) * 0x9e3779b97f4a7c15ull;
+	return x ^ (x >> 29) ^ (x >> 47);	/* (cm_map_slot's, unmasked) */
+}
+
+static inline uint32_t devino_tag(const struct ana *a, uint64_t h)
+{
+	return a->devino_tag ? (uint32_t)(h >> 56) << 24 : 0;
+}
+
+/* The slot of (dev, ino): its file's, or the empty one it would take. */
+static uint32_t *devino_find(const struct ana *a, uint64_t dev, uint64_t ino)
+{
+	uint64_t h = devino_hash(dev, ino);
+	uint32_t tag = devino_tag(a, h), tm = a->devino_tag ? 0xff000000u : 0;
+	size_t mask = a->capdevino - 1;
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		uint32_t *v = &a->devino[i], f;
+		if (*v == ANA_NONE)
+			return v;
+		if ((*v & tm) != tag)
+			continue;
+		f = ana_devino_file(a, *v);
+		if (a->ident[f].inode == ino && a->ident[f].dev == dev)
+			return v;
+	}
+}
+
+static void devino_put(struct ana *a, uint64_t dev, uint64_t ino, uint32_t f)
+{
+	if ((a->ndevino + 1) * 4 > a->capdevino * 3) {
+		size_t oc = a->capdevino, nc = oc ? oc * 2 : 1024;
+		uint32_t *old = a->devino;
+		a->devino = ana_xrealloc(NULL, nc * sizeof(*a->devino));
+		memset(a->devino, 0xff, nc * sizeof(*a->devino));
+		a->capdevino = nc;
+		for (size_t i = 0; i < oc; i++)
+			if (old[i] != ANA_NONE) {
+				struct ana_ident *id = &a->ident[ana_devino_file(a, old[i])];
+				*devino_find(a, id->dev, id->inode) = old[i];
+			}
+		free(old);
+	}
+	uint32_t *v = devino_find(a, dev, ino);
+	a->ndevino += *v == ANA_NONE;
+	*v = f | devino_tag(a, devino_hash(dev, ino));
+}
+
+/* Remove a slot's file (linear probing: the files after it that it kept
+ * from their place move back). */
+static void devino_del(struct ana *a, uint32_t *slot)
+{
+	size_t mask = a->capdevino - 1, i = (size_t)(slot - a->devino), j = i;
+
+	a->devino[i] = ANA_NONE;
+	a->ndevino--;
+	for (;;) {
+		j = (j + 1) & mask;
+		uint32_t v = a->devino[j];
+		if (v == ANA_NONE)
+			return;
+		struct ana_ident *id = &a->ident[ana_devino_file(a, v)];
+		size_t k = devino_hash(id->dev, id->inode) & mask;
+		/* its home k is not in (i, j] (cyclically): it moves to i */
+		if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
+			a->devino[i] = v;
+			a->devino[j] = ANA_NONE;
+			i = j;
+		}
+	}
+}
+
 uint32_t ana_file_by_devino(const struct ana *a, uint64_t dev, uint64_t ino)
 {
-	uint64_t *v = ino ? ana_map_get(&a->devino_map, dev, ino) : NULL;
-	return v ? *v : ANA_NONE;
+	if (!ino)
+		return ANA_NONE;
+	if (a->capdevino) {
+		uint32_t v = *devino_find(a, dev, ino);
+		if (v != ANA_NONE)
+			return ana_devino_file(a, v);
+	}
+	uint64_t *m = a->devino_old.n ? cm_map_get(&a->devino_old, dev, ino) : NULL;
+	return m ? (uint32_t)*m : ANA_NONE;
+}
+
+const uint32_t *ana_devino_home(const struct ana *a, uint64_t dev, uint64_t ino)
+{
+	return &a->devino[devino_hash(dev, ino) & (a->capdevino - 1)];
+}
+
+const struct ana_fext ana_fext_none;
+
+struct ana_fext *ana_file_ext_get(struct ana *a, struct ana_file *f)
+{
+	if (!f->ext) {
+		ANA_VEC_GROW(a->ext, a->capext, a->next);
+		ANA_VEC_CLEAR(a->ext, a->next, a->next);
+		f->ext = (uint32_t)++a->next;
+	}
+	return &a->ext[f->ext - 1];
 }
 
 void ana_file_id_set(struct ana *a, uint64_t file_id, uint32_t f)
@@ -133,15 +240,17 @@ void ana_file_id_set(struct ana *a, uint64_t file_id, uint32_t f)
 	*(m ? m : ana_map_put(&a->fileid_map, file_id, 0)) = f;
 }
 
-const char *ana_file_label(const struct ana_file *f, char *buf, size_t len)
+const char *ana_file_label(const struct ana *a, const struct ana_file *f, char *buf)
 {
+	const size_t len = ANA_PATH_BUF;
+	struct ana_ident id = ana_file_ident(a, (size_t)(f - a->files));
 	if (f->path)
-		return f->path;
-	if (f->inode)
+		return ana_path_str(a, f->path, buf);
+	if (id.inode)
 		snprintf(buf, len, "[dev %llu:%llu inode %llu]",
-			 (unsigned long long)(f->dev >> 20),
-			 (unsigned long long)(f->dev & 0xfffff),
-			 (unsigned long long)f->inode);
+			 (unsigned long long)(id.dev >> 20),
+			 (unsigned long long)(id.dev & 0xfffff),
+			 (unsigned long long)id.inode);
 	else if (f->file_id)
 		snprintf(buf, len, "[file id %llu]", (unsigned long long)f->file_id);
 	else
@@ -155,11 +264,28 @@ int ana_pass_file(struct ana *a)
 	int err = ana_cursor_open(a->r, TAPE_TABLE_FILE, 0, UINT64_MAX, &c);
 	if (err)
 		return err;
+	/* room for every row: files[] is not copied as it grows */
+	size_t rows = a->st[TAPE_TABLE_FILE].events;
+	if (rows) {
+		ANA_VEC_GROW_LINES(a->files, a->capfiles, rows);
+		ANA_VEC_GROW(a->ident, a->capident, rows);
+		ana_idx_reserve(&a->fid_idx, rows + 2);	/* (the recorder's ids: 1, 2, ...) */
+		size_t cap = 1024;
+		while (cap * 3 < rows * 4)
+			cap *= 2;
+		a->devino = ana_xrealloc(NULL, cap * sizeof(*a->devino));
+		memset(a->devino, 0xff, cap * sizeof(*a->devino));
+		a->capdevino = cap;
+		a->devino_tag = rows < 0xffffffu;
+	}
 	const void *evs;
 	size_t n;
 	while ((err = tape_cursor_next_block(c, &evs, &n)) > 0) {
-		const struct tape_file *e = evs;
+		const struct tape_file *e0 = evs, *e = e0;
 		for (size_t i = 0; i < n; i++, e++) {
+			/* the devino slot a row 8 ahead goes to (a miss each) */
+			if (i + 8 < n && e0[i + 8].inode && a->capdevino)
+				__builtin_prefetch(ana_devino_home(a, e0[i + 8].dev, e0[i + 8].inode));
 			if (ANA_HOST_SKIP(a, TAPE_TABLE_FILE, e))
 				continue;
 			uint32_t v = ana_file_id_lookup(a, e->file_id);
@@ -168,25 +294,38 @@ int ana_pass_file(struct ana *a)
 				ana_file_id_set(a, e->file_id, v);
 				ANA_VEC_GROW_LINES(a->files, a->capfiles, a->nfiles);
 				ANA_VEC_CLEAR(a->files, a->nfiles, a->nfiles);
+				ANA_VEC_GROW(a->ident, a->capident, a->nfiles);
+				ANA_VEC_CLEAR(a->ident, a->nfiles, a->nfiles);
 				a->nfiles++;
+				a->nident = a->nfiles;
 			}
 			struct ana_file *f = &a->files[v];
+			struct ana_ident *id = &a->ident[v];
+			if (id->inode && (id->dev != e->dev || id->inode != e->inode) &&
+			    a->capdevino && *devino_find(a, id->dev, id->inode) != ANA_NONE &&
+			    ana_devino_file(a, *devino_find(a, id->dev, id->inode)) == v) {
+				/* its old key still finds it, as a map's would */
+				devino_del(a, devino_find(a, id->dev, id->inode));
+				*ana_map_put(&a->devino_old, id->dev, id->inode) = v;
+			}
 			f->file_id = e->file_id;
-			f->dev = e->dev;
-			f->inode = e->inode;
+			id->dev = e->dev;
+			id->inode = e->inode;
 			f->size = e->size;
 			f->from_table = 1;
 			/* sockets come without a mode and without a path */
 			f->not_regular = e->mode ? !S_ISREG(e->mode) : !e->path || !*e->path;
 			f->dir = S_ISDIR(e->mode);
 			f->memfs = e->fstype && cm_fstype_is_memory(e->fstype);
-			if (e->path && *e->path) {
-				free(f->path);
-				f->path = ana_xstrdup(e->path);
+			if (e->path && *e->path)
+				f->path = ana_path_add(a, e->path);
+			if (e->inode) {
+				devino_put(a, e->dev, e->inode, v);
+				if (a->devino_old.n)
+					cm_map_del(&a->devino_old, e->dev, e->inode, NULL);
 			}
-			if (e->inode)
-				*ana_map_put(&a->devino_map, e->dev, e->inode) = v;
 			f->kind = ANA_FK_UNKNOWN;	/* its path, now while it is at hand */
+			f->excl = 0;
 			ana_file_kind(a, f);
 		}
 	}
@@ -194,11 +333,6 @@ int ana_pass_file(struct ana *a)
 		ana_note_damage(a, TAPE_TABLE_FILE, err);
 	ana_cursor_free(c);
 	a->nfiles_table = a->nfiles;
-	/* the cache pass may run beside the syscall pass, which grows
-	 * files[]: it reads the sizes from this copy */
-	a->table_size = ana_xrealloc(NULL, (a->nfiles + 1) * sizeof(*a->table_size));
-	for (size_t i = 0; i < a->nfiles; i++)
-		a->table_size[i] = a->files[i].size;
 	return 0;
 }
 
@@ -336,11 +470,50 @@ int ana_run(struct ana *a, const char *path, const struct ana_opts *o)
 /* The passes and the join, under this thread's out-of-memory catch point:
  * -ENOMEM leaves a whose ana_release frees what was built (the cursor of
  * the pass that failed leaks). */
+/* The name ranks, on a thread of their own beside the trainer's pass
+ * (they read only the files' paths, which are final then). */
+struct rank_job {
+	struct ana *a;
+	uint32_t *rank, *sorder;
+	int err;
+};
+
+static void *rank_main(void *arg)
+{
+	struct rank_job *j = arg;
+	jmp_buf jb;
+
+	if (setjmp(jb)) {	/* out of memory */
+		ana_oom_catch(NULL);
+		ana_oom_cleanup();
+		j->err = -ENOMEM;
+		return NULL;
+	}
+	ana_oom_catch(&jb);
+	j->rank = ana_xcalloc(j->a->nfiles + 1, sizeof(*j->rank));
+	ana_name_ranks(j->a, j->rank);
+	/* files[].name_rank and the epochs' orders as ranks, beside the
+	 * trainer's pass too (it reads neither: the epochs' start times) */
+	ana_join_ranks(j->a, j->rank);
+	if (j->a->o.json || j->a->o.per_file || j->a->o.path_order) {
+		/* the files in strcmp order of their paths, for the outputs
+		 * that list staging's files (ana_stage_rank), or the caller */
+		uint32_t *o = ana_xcalloc(j->a->nfiles + 1, sizeof(*o));
+		j->sorder = o;
+		for (size_t i = 0; i < j->a->nfiles; i++)
+			o[i] = (uint32_t)i;
+		ana_path_sort(j->a, o, j->a->nfiles, 0);
+	}
+	ana_oom_catch(NULL);
+	return NULL;
+}
+
 static int run_passes(struct ana *a)
 {
-	pthread_t th;
+	pthread_t th, rth;
 	struct side_job j = { .a = a };
-	volatile int side = 0;
+	struct rank_job rj = { .a = a };
+	volatile int side = 0, rside = 0;
 	jmp_buf jb;
 	int err;
 
@@ -349,6 +522,10 @@ static int run_passes(struct ana *a)
 		ana_oom_cleanup();
 		if (side)
 			pthread_join(th, NULL);
+		if (rside)
+			pthread_join(rth, NULL);
+		free(rj.rank);
+		free(rj.sorder);
 		return -ENOMEM;
 	}
 	ana_oom_catch(&jb);
@@ -357,7 +534,7 @@ static int run_passes(struct ana *a)
 	/* Decide --pid for every known process now: the passes only read. */
 	for (size_t i = 0; i < a->nprocs; i++)
 		ana_pid_included(a, a->procs[i].pid);
-	if ((err = ana_pass_sample(a)))
+	if ((err = ana_pass_sample(a)) || (err = ana_cache_prepare(a)))
 		goto out;
 
 	if (a->o.threads > 1 && pthread_create(&th, NULL, side_main, &j) == 0) {
@@ -371,10 +548,25 @@ static int run_passes(struct ana *a)
 		if (!(err = ana_pass_syscall(a, a->r)) && !(err = ana_pass_cache(a, a->r)))
 			err = ana_pass_block(a, a->r);
 	}
-	if (!err) {
-		ana_join(a);
-		err = ana_train(a);
+	if (err)
+		goto out;
+	ana_join(a);
+	if (a->o.threads > 1 && pthread_create(&rth, NULL, rank_main, &rj) == 0) {
+		rside = 1;
+		err = a->o.no_train ? 0 : ana_train(a);
+		pthread_join(rth, NULL);
+		rside = 0;
+	} else {
+		rank_main(&rj);
+		ana_oom_catch(&jb);	/* (rank_main left this thread without) */
+		err = a->o.no_train ? 0 : ana_train(a);
 	}
+	if (!err && !(err = rj.err)) {
+		a->sorder = rj.sorder;
+		rj.sorder = NULL;
+	}
+	free(rj.rank);
+	free(rj.sorder);
 out:
 	ana_oom_catch(NULL);
 	return err;
@@ -392,13 +584,77 @@ void ana_note_damage(struct ana *a, int table, int err)
 
 static const struct ana *sort_ctx;
 
-static int cmp_name(const void *x, const void *y)
+/*
+ * The cache pass's figures onto files (a->pages, and the pages faulted in
+ * in their ext): the compact state of the file table's files in place
+ * (struct ana_cst, 24 bytes, becomes struct ana_pages, 16), then the
+ * whole ones: those of the file table by index, the others by dev and
+ * inode, else by file id, else as new files, in the order they came.
+ */
+static void join_cache(struct ana *a)
 {
-	const struct ana_file *f = &sort_ctx->files[*(const uint32_t *)x];
-	const struct ana_file *g = &sort_ctx->files[*(const uint32_t *)y];
-	if (!f->path || !g->path)
-		return !f->path - !g->path;
-	return strverscmp(f->path, g->path);
+	struct ana_cache *c = &a->cache;
+	size_t n0 = c->ncst;
+	struct ana_pages *pg = (struct ana_pages *)c->cst;
+
+	for (size_t i = 0; i < n0; i++) {
+		struct ana_cst cs = c->cst[i];	/* (read before pg[i] is written) */
+		int big = cs.eof & ANA_CST_BIG;
+		pg[i].accessed = big ? 0 : cs.acc;
+		pg[i].missed = big ? 0 : cs.miss;
+		if (cs.eof & ANA_CST_TOUCH)
+			a->files[i].has_cache = 1;
+	}
+	c->cst = NULL;
+	c->ncst = 0;
+	uint32_t *fis = ana_tmp_calloc(c->nf + 1, sizeof(*fis));
+	for (size_t i = 0; i < c->nf; i++) {
+		struct ana_cfile *cf = &c->f[i];
+		uint32_t fi = cf->fi;
+		if (fi == ANA_NONE)
+			fi = ana_file_by_devino(a, cf->dev, cf->inode);
+		if (fi == ANA_NONE)
+			fi = ana_file_by_id(a, cf->file_id);
+		if (fi == ANA_NONE) {
+			fi = (uint32_t)a->nfiles;
+			ANA_VEC_GROW_LINES(a->files, a->capfiles, a->nfiles);
+			ANA_VEC_CLEAR(a->files, a->nfiles, a->nfiles);
+			a->nfiles++;
+			if (fi >= a->nident) {
+				ANA_VEC_GROW(a->ident, a->capident, fi);
+				ANA_VEC_CLEAR(a->ident, a->nident, fi);
+				a->nident = (size_t)fi + 1;
+			}
+			a->ident[fi].dev = cf->dev;
+			a->ident[fi].inode = cf->inode;
+			a->files[fi].file_id = cf->file_id;
+		}
+		fis[i] = fi;
+	}
+	if (!n0 && !c->nf) {
+		ana_tmp_free(fis);
+		return;
+	}
+	/* (the tmp list does not hold pg: a failed grow leaves it to c) */
+	c->cst = (struct ana_cst *)pg;
+	pg = ana_xrealloc(pg, (a->nfiles + 1) * sizeof(*pg));
+	c->cst = NULL;
+	memset(pg + n0, 0, (a->nfiles + 1 - n0) * sizeof(*pg));
+	a->pages = pg;
+	a->npages = a->nfiles;
+	for (size_t i = 0; i < c->nf; i++) {
+		struct ana_cfile *cf = &c->f[i];
+		struct ana_file *f = &a->files[fis[i]];
+		f->has_cache = 1;
+		pg[fis[i]].accessed += cf->accessed;
+		pg[fis[i]].missed += cf->missed;
+		if (cf->mapped || cf->mapped_missed) {
+			struct ana_fext *x = ana_file_ext_get(a, f);
+			x->mapped += cf->mapped;
+			x->mapped_missed += cf->mapped_missed;
+		}
+	}
+	ana_tmp_free(fis);
 }
 
 void ana_join(struct ana *a)
@@ -426,28 +682,7 @@ void ana_join(struct ana *a)
 		}
 	}
 
-	/* cache results onto files, with the pages faulted in */
-	for (size_t i = 0; i < a->cache.nf; i++) {
-		struct ana_cfile *cf = &a->cache.f[i];
-		uint32_t fi = ana_file_by_devino(a, cf->dev, cf->inode);
-		if (fi == ANA_NONE)
-			fi = ana_file_by_id(a, cf->file_id);
-		if (fi == ANA_NONE) {
-			fi = (uint32_t)a->nfiles;
-			ANA_VEC_GROW_LINES(a->files, a->capfiles, a->nfiles);
-			ANA_VEC_CLEAR(a->files, a->nfiles, a->nfiles);
-			a->nfiles++;
-			a->files[fi].dev = cf->dev;
-			a->files[fi].inode = cf->inode;
-			a->files[fi].file_id = cf->file_id;
-		}
-		struct ana_file *f = &a->files[fi];
-		f->has_cache = 1;
-		f->pages_accessed += cf->accessed;
-		f->pages_missed += cf->missed;
-		f->mapped += cf->mapped;
-		f->mapped_missed += cf->mapped_missed;
-	}
+	join_cache(a);
 
 	/* threads onto processes */
 	for (size_t i = 0; i < a->sys.nthreads; i++) {
@@ -462,17 +697,8 @@ void ana_join(struct ana *a)
 		p->write_bytes += t->write_bytes;
 	}
 
-	/* name ranks (natural order), for the epochs' visit orders */
-	uint32_t *idx = ana_tmp_calloc(a->nfiles + 1, sizeof(*idx));
-	for (size_t i = 0; i < a->nfiles; i++)
-		idx[i] = (uint32_t)i;
-	sort_ctx = a;
-	qsort(idx, a->nfiles, sizeof(*idx), cmp_name);
-	for (size_t i = 0; i < a->nfiles; i++)
-		a->files[idx[i]].name_rank = (uint32_t)i;
-	ana_tmp_free(idx);
-
-	/* the data set, its figures and the other files', its epochs */
+	/* the data set, its figures and the other files', its epochs (their
+	 * visit orders as name ranks: ana_join_ranks) */
 	ana_dataset(a);
 	ana_ckpt_find(a);
 
@@ -481,6 +707,15 @@ void ana_join(struct ana *a)
 	cm_lat_finish(&a->blk.lat);
 	cm_lat_finish(&a->blk.rlat);
 	cm_lat_finish(&a->blk.wlat);
+}
+
+/* The name ranks (natural order of the paths): files[].name_rank, and
+ * the epochs' visit orders as ranks and their randomness. */
+void ana_join_ranks(struct ana *a, const uint32_t *rank)
+{
+	for (size_t i = 0; i < a->nfiles; i++)
+		a->files[i].name_rank = rank[i];
+	ana_epochs_order(a, rank);
 }
 
 /* -------------------------------------------------------------- metrics */
@@ -557,6 +792,53 @@ int ana_stream_class(const struct ana_stream *s)
 
 /* -------------------------------------------------------------- release */
 
+void ana_release_files(struct ana *a)
+{
+	free(a->files);
+	a->files = NULL;
+	free(a->sorder);
+	a->sorder = NULL;
+	a->nfiles = a->capfiles = a->nfiles_table = 0;
+	ana_paths_release(&a->paths);
+	free(a->dircode);
+	a->dircode = NULL;
+	a->ndircode = 0;
+	free(a->ext);
+	a->ext = NULL;
+	a->next = a->capext = 0;
+	free(a->ident);
+	a->ident = NULL;
+	a->nident = a->capident = 0;
+	free(a->pages);
+	a->pages = NULL;
+	a->npages = 0;
+	free(a->devino);
+	a->devino = NULL;
+	a->capdevino = a->ndevino = 0;
+	a->devino_tag = 0;
+	cm_map_release(&a->devino_old);
+	cm_map_release(&a->fileid_map);
+	ana_idx_release(&a->fid_idx);
+	ana_pidx_release(&a->pidx);
+	a->path_map_built = 0;
+	for (size_t e = 0; e < a->sys.nepochs; e++) {
+		struct ana_epoch *ep = &a->sys.epochs[e];
+		free(ep->order);
+		free(ep->dts);
+		free(ep->far);
+		ep->order = NULL;
+		ep->dts = NULL;
+		ep->far = NULL;
+		ep->norder = ep->cap = ep->nfar = ep->capfar = 0;
+	}
+	free(a->sys.sketches);
+	a->sys.sketches = NULL;
+	a->sys.nsketches = a->sys.capsketches = 0;
+	cm_map_release(&a->sys.sketchmap);
+	cm_map_release(&a->sys.fhist);
+	ana_cache_release(&a->cache);
+}
+
 void ana_release(struct ana *a)
 {
 	for (size_t i = 0; i < a->nprocs; i++) {
@@ -564,15 +846,19 @@ void ana_release(struct ana *a)
 		free(a->procs[i].argv);
 	}
 	free(a->procs);
-	for (size_t i = 0; i < a->nfiles; i++)
-		free(a->files[i].path);
 	free(a->files);
-	free(a->table_size);
+	free(a->sorder);
+	ana_paths_release(&a->paths);
+	free(a->dircode);
+	free(a->ext);
+	free(a->ident);
+	free(a->pages);
+	free(a->devino);
+	cm_map_release(&a->devino_old);
 	cm_map_release(&a->procmap);
 	cm_map_release(&a->fileid_map);
 	ana_idx_release(&a->fid_idx);
-	cm_map_release(&a->devino_map);
-	cm_map_release(&a->path_map);
+	ana_pidx_release(&a->pidx);
 	cm_map_release(&a->sys.fdmap);
 	cm_map_release(&a->sys.streammap);
 	cm_map_release(&a->sys.threadmap);
@@ -595,16 +881,11 @@ void ana_release(struct ana *a)
 	free(a->sys.epochs);
 	free(a->sys.bursts);
 	free(a->sys.wbs);
-	free(a->sys.extent);
 	free(a->sys.sketches);
 	cm_map_release(&a->sys.sketchmap);
 	cm_map_release(&a->sys.fhist);
 	free(a->ds_dir);
-	cm_map_release(&a->cache.map);
-	ana_idx_release(&a->cache.fidx);
-	for (size_t i = 0; i < a->cache.nf; i++)
-		ana_ivset_release(&a->cache.f[i].pending);
-	free(a->cache.f);
+	ana_cache_release(&a->cache);
 	free(a->blk.d);
 	free(a->res.d);
 	cm_lat_release(&a->blk.lat);

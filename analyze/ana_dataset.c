@@ -89,16 +89,63 @@ int ana_path_is_code(const char *path)
 	return code_name(name);
 }
 
+/* Whether a path's last component (no '/') makes it code: the checks
+ * ana_path_is_code makes of it alone. */
+static int name_code(const char *name)
+{
+	static const char *const comp[] = { "site-packages", "dist-packages", "__pycache__",
+					    "locale", "locale-archive" };
+	for (size_t i = 0; i < sizeof(comp) / sizeof(*comp); i++)
+		if (!strcmp(name, comp[i]))
+			return 1;
+	return code_name(name);
+}
+
+/* Whether directory d (paths.dirs id) makes the paths in it code: what
+ * ana_path_is_code finds in "d/" (the checks of d's components), with
+ * ana_opts.under taken off; kept per directory. */
+static int dir_code(struct ana *a, uint32_t d)
+{
+	if (d >= a->ndircode) {
+		size_t n = a->ndircode ? a->ndircode : 64;
+		while (n <= d)
+			n *= 2;
+		a->dircode = ana_xrealloc(a->dircode, n);
+		memset(a->dircode + a->ndircode, 0, n - a->ndircode);
+		a->ndircode = n;
+	}
+	if (!a->dircode[d]) {
+		char b[ANA_PATH_BUF + 1];
+		const char *p = cm_strtab_str(&a->paths.dirs, d);
+		size_t n = a->o.under ? strlen(a->o.under) : 0;
+		if (n && !strncmp(p, a->o.under, n) && (!p[n] || p[n] == '/'))
+			p += n;	/* compare's B: the job's path under DIR */
+		size_t l = strlen(p);
+		memcpy(b, p, l);
+		b[l] = '/';
+		b[l + 1] = 0;
+		a->dircode[d] = ana_path_is_code(b) ? 2 : 1;
+	}
+	return a->dircode[d] == 2;
+}
+
 int ana_file_kind(const struct ana *a, struct ana_file *f)
 {
 	if (f->kind != ANA_FK_UNKNOWN)
 		return f->kind;
-	if (f->not_regular || f->anon || !f->path || !*f->path ||
+	char buf[ANA_PATH_BUF];
+	const char *p = ana_file_path(a, f, buf);
+	if (f->not_regular || f->anon || !p || !*p ||
 	    (a->o.files_only && ana_file_excluded(a, f))) {
 		f->kind = ANA_FK_NONE;
 		return f->kind;
 	}
-	const char *p = f->path;
+	uint32_t d = ana_path_dir_id(a, f->path);
+	if (d != ANA_NONE) {	/* its directory's verdict, then its name's */
+		int code = dir_code((struct ana *)a, d) || name_code(ana_path_name(a, f->path));
+		f->kind = code ? ANA_FK_CODE : ANA_FK_DATA;
+		return f->kind;
+	}
 	size_t n = a->o.under ? strlen(a->o.under) : 0;
 	if (n && !strncmp(p, a->o.under, n) && p[n] == '/')
 		p += n;	/* compare's B: the job's path under DIR */
@@ -109,15 +156,15 @@ int ana_file_kind(const struct ana *a, struct ana_file *f)
 /* ------------------------------------------------------------ data set */
 
 /* Pages of f faulted in through its shared mapping (a data file's). */
-static uint64_t shared_pages(const struct ana_file *f)
+static uint64_t shared_pages(const struct ana *a, const struct ana_file *f)
 {
-	return f->shared_map && !f->not_regular ? f->mapped : 0;
+	return f->shared_map && !f->not_regular ? ana_file_mapped(a, f) : 0;
 }
 
 /* Bytes of f the job reached: read, and faulted in through its mapping. */
 static uint64_t reached(const struct ana *a, const struct ana_file *f)
 {
-	return f->read_bytes + shared_pages(f) * a->page_size;
+	return f->read_bytes + shared_pages(a, f) * a->page_size;
 }
 
 /* Whether f was read again: in a second round (a second pass), through a
@@ -126,13 +173,13 @@ static int read_again(const struct ana *a, const struct ana_file *f)
 {
 	uint64_t pages = (f->size + a->page_size - 1) / a->page_size;
 	return f->again || f->visits >= 2 ||
-	       (f->size && (f->read_bytes > f->size || shared_pages(f) > pages));
+	       (f->size && (f->read_bytes > f->size || shared_pages(a, f) > pages));
 }
 
 /* A file that may be data and was read (or faulted in). */
 static int candidate(const struct ana *a, struct ana_file *f)
 {
-	return ana_file_kind(a, f) == ANA_FK_DATA && (f->read_bytes || shared_pages(f));
+	return ana_file_kind(a, f) == ANA_FK_DATA && (f->read_bytes || shared_pages(a, f));
 }
 
 /* Whether path is under the directory dir[0..n) (n 0: "/", everything). */
@@ -145,61 +192,93 @@ static int under(const char *path, const char *dir, size_t n)
  * The data directory: the deepest directory under which the files again[]
  * (read again) hold more than half of the bytes they reached (total).  At
  * each level at most one subdirectory can: found by a weighted majority
- * vote (Boyer-Moore), then checked.  Its length in *len (0: "/"), its
- * name the first *len bytes of the path returned.
+ * vote (Boyer-Moore), then checked.  The files vote by directory: each
+ * directory's files' bytes at once (a file is under a directory, and in
+ * which of its subdirectories, by its directory's name alone), a path
+ * kept whole by itself; a majority wins whatever the order of the votes.
+ * Its length in *len (0: "/"), its name the first *len bytes of dir.
  */
-static const char *data_dir(const struct ana *a, const uint32_t *again, size_t n,
-			    uint64_t total, size_t *len)
+struct voter {
+	const char *p;	/* a directory (files in it), or a whole path */
+	size_t n;	/* its length */
+	int whole;
+	uint64_t b;	/* the bytes its files reached */
+};
+
+/* Whether v's files are under the directory d[0..dl); where, in *l: the
+ * end of the component after d in their paths, 0 for a file in d. */
+static int voter_under(const struct voter *v, const char *d, size_t dl, size_t *l)
 {
-	const char *dir = NULL;
+	const char *e;
+
+	if (v->whole) {
+		if (!under(v->p, d, dl))
+			return 0;
+		e = strchr(v->p + dl + 1, '/');
+		*l = e ? (size_t)(e - v->p) : 0;
+		return 1;
+	}
+	/* its files' paths are p + "/" + a name without '/' */
+	if (dl > v->n || (dl && (memcmp(v->p, d, dl) || (dl < v->n && v->p[dl] != '/'))))
+		return 0;
+	if (dl == v->n) {
+		*l = 0;
+		return 1;
+	}
+	e = memchr(v->p + dl + 1, '/', v->n - dl - 1);
+	*l = e ? (size_t)(e - v->p) : v->n;
+	return 1;
+}
+
+static void data_dir(const struct voter *vs, size_t n, uint64_t total, size_t *len, char *dir)
+{
+	char cand[ANA_PATH_BUF];
 	size_t dl = 0;
 
 	for (;;) {
-		const char *cand = NULL;
-		size_t cl = 0;
+		size_t cl = 0, l;
 		uint64_t w = 0, sum = 0;
 		for (size_t i = 0; i < n; i++) {
-			const struct ana_file *f = &a->files[again[i]];
-			if (!under(f->path, dir, dl))
+			const struct voter *v = &vs[i];
+			if (!v->b || !voter_under(v, dir, dl, &l))
 				continue;
-			const char *e = strchr(f->path + dl + 1, '/');
-			size_t l = e ? (size_t)(e - f->path) : 0;	/* 0: a file here */
-			uint64_t b = reached(a, f);
 			if (!w) {
-				cand = f->path;
+				memcpy(cand, v->p, l);
 				cl = l;
-				w = b;
-			} else if (l == cl && (!l || !memcmp(f->path, cand, l))) {
-				w += b;
-			} else if (b > w) {
-				cand = f->path;
+				w = v->b;
+			} else if (l == cl && (!l || !memcmp(v->p, cand, l))) {
+				w += v->b;
+			} else if (v->b > w) {
+				memcpy(cand, v->p, l);
 				cl = l;
-				w = b - w;
+				w = v->b - w;
 			} else {
-				w -= b;
+				w -= v->b;
 			}
 		}
 		if (!cl)
 			break;
 		for (size_t i = 0; i < n; i++)
-			if (under(a->files[again[i]].path, cand, cl))
-				sum += reached(a, &a->files[again[i]]);
+			if (voter_under(&vs[i], cand, cl, &l))
+				sum += vs[i].b;
 		if (2 * sum <= total)
 			break;
-		dir = cand;
+		memcpy(dir, cand, cl);
 		dl = cl;
 	}
 	*len = dl;
-	return dir;
 }
 
 /* Decide the data set: files[].dataset, ds_rule, ds_dir, ds_again. */
 static void decide(struct ana *a)
 {
+	size_t nd = cm_strtab_count(&a->paths.dirs);
 	uint32_t *again = ana_tmp_calloc(a->nfiles + 1, sizeof(*again));
-	size_t nagain = 0, ncand = 0, dl = 0;
+	uint64_t *dbytes = ana_tmp_calloc(nd + 1, sizeof(*dbytes));
+	uint8_t *din = ana_tmp_calloc(nd + 1, 1);
+	size_t nagain = 0, ncand = 0, dl = 0, nv = 0, nwhole = 0;
 	uint64_t total = 0;
-	const char *dir = NULL;
+	char dir[ANA_PATH_BUF], buf[ANA_PATH_BUF];
 
 	for (size_t i = 0; i < a->nfiles; i++) {
 		struct ana_file *f = &a->files[i];
@@ -214,13 +293,51 @@ static void decide(struct ana *a)
 	a->ds_rule = nagain ? ANA_DS_READ_AGAIN : ncand ? ANA_DS_READ_ONCE : ANA_DS_NONE;
 	a->ds_again = nagain;
 	if (nagain) {
-		dir = data_dir(a, again, nagain, total, &dl);
+		/* the voters: the directories, then the paths kept whole */
+		for (size_t i = 0; i < nagain; i++) {
+			const struct ana_file *f = &a->files[again[i]];
+			size_t n;
+			if (ana_path_dir(a, f->path, &n))
+				dbytes[ana_path_dir_id(a, f->path)] += reached(a, f);
+			else
+				nwhole++;
+		}
+		struct voter *vs = ana_tmp_calloc(nd + nwhole + 1, sizeof(*vs));
+		for (size_t d = 0; d < nd; d++) {
+			if (!dbytes[d])
+				continue;
+			const char *p = cm_strtab_str(&a->paths.dirs, (uint32_t)d);
+			vs[nv++] = (struct voter){ p, strlen(p), 0, dbytes[d] };
+		}
+		for (size_t i = 0; i < nagain; i++) {
+			const struct ana_file *f = &a->files[again[i]];
+			size_t n;
+			if (ana_path_dir(a, f->path, &n))
+				continue;
+			const char *p = ana_file_path(a, f, buf);
+			vs[nv++] = (struct voter){ p, strlen(p), 1, reached(a, f) };
+		}
+		data_dir(vs, nv, total, &dl, dir);
+		ana_tmp_free(vs);
 		for (size_t i = 0; i < nagain; i++)
 			a->files[again[i]].dataset = 1;
 	}
+	/* the directories under the data directory */
+	for (size_t d = 0; dl && d < nd; d++) {
+		const char *p = cm_strtab_str(&a->paths.dirs, (uint32_t)d);
+		size_t n = strlen(p);
+		din[d] = n >= dl && !memcmp(p, dir, dl) && (n == dl || p[dl] == '/');
+	}
 	for (size_t i = 0; ncand && i < a->nfiles; i++) {
 		struct ana_file *f = &a->files[i];
-		if (candidate(a, f) && (!nagain || (dl && under(f->path, dir, dl))))
+		size_t n;
+		if (!candidate(a, f))
+			continue;
+		if (!nagain)
+			f->dataset = 1;
+		else if (dl && ana_path_dir(a, f->path, &n))
+			f->dataset |= din[ana_path_dir_id(a, f->path)];
+		else if (dl && under(ana_file_path(a, f, buf), dir, dl))
 			f->dataset = 1;
 	}
 	if (dl) {
@@ -228,6 +345,8 @@ static void decide(struct ana *a)
 		memcpy(a->ds_dir, dir, dl);
 		a->ds_dir[dl] = 0;
 	}
+	ana_tmp_free(din);
+	ana_tmp_free(dbytes);
 	ana_tmp_free(again);
 }
 
@@ -250,23 +369,27 @@ static uint64_t eof_reads(const struct ana *a, size_t i)
 	return n;
 }
 
-static void group_add(struct ana_group *g, const struct ana_file *f)
+static void group_add(const struct ana *a, struct ana_group *g, size_t i)
 {
+	const struct ana_file *f = &a->files[i];
+	const struct ana_fext *x = ana_file_ext(a, f);
+	struct ana_pages pg = ana_file_pages(a, i);
 	g->files++;
 	g->size += f->size;
 	g->read_ops += f->read_ops;
 	g->read_bytes += f->read_bytes;
-	g->write_ops += f->write_ops;
-	g->write_bytes += f->write_bytes;
-	g->rd_pairs += f->rd_pairs;
-	g->rd_nonconsec += f->rd_nonconsec;
-	g->rd_seq += f->rd_seq;
+	g->write_ops += x->write_ops;
+	g->write_bytes += x->write_bytes;
+	g->rd_pairs += x->rd_pairs;
+	g->rd_nonconsec += x->rd_nonconsec;
+	g->rd_seq += x->rd_seq;
 	for (int k = 0; k < 4; k++) {
-		g->st_cls[k] += f->st_cls[k];
-		g->streams += f->st_cls[k];
+		uint64_t n = x->st_cls[k] + (k ? 0 : f->st_single);
+		g->st_cls[k] += n;
+		g->streams += n;
 	}
-	g->pages_accessed += f->pages_accessed;
-	g->pages_missed += f->pages_missed;
+	g->pages_accessed += pg.accessed;
+	g->pages_missed += pg.missed;
 }
 
 /* a->all: what the totals count (compare leaves files out of them);
@@ -281,8 +404,8 @@ static void groups(struct ana *a)
 	for (size_t i = 0; i < a->nfiles; i++) {
 		const struct ana_file *f = &a->files[i];
 		if (f->dataset)
-			group_add(d, f);
-		if ((f->read_ops || f->write_ops || f->pages_accessed) &&
+			group_add(a, d, i);
+		if ((f->read_ops || ana_file_write_ops(a, f) || ana_file_pages(a, i).accessed) &&
 		    !(a->o.files_only && ana_file_excluded(a, f))) {
 			t->files++;
 			t->size += f->size;
@@ -366,7 +489,7 @@ static void epochs(struct ana *a)
 				continue;
 			if (ts < first)
 				first = ts;
-			ep->order[n++] = f->name_rank;
+			ep->order[n++] = ep->order[i];	/* (a rank: ana_epochs_order) */
 			if (!f->again)
 				continue;
 			if (k++ == (nd - 1) / 2)
@@ -396,10 +519,6 @@ static void epochs(struct ana *a)
 	a->nep = 0;
 	while (a->nep < a->npasses && ref && 2 * s->epochs[a->nep].bytes >= ref)
 		a->nep++;
-	for (size_t e = 0; e < a->nep; e++) {
-		struct ana_epoch *ep = &s->epochs[e];
-		ep->order_rand = ana_order_randomness(ep->order, ep->norder, &ep->order_tau);
-	}
 
 	/* a data set read through mmap: more bytes faulted in from one of its
 	 * files than the counted epochs read */
@@ -409,11 +528,24 @@ static void epochs(struct ana *a)
 	for (size_t e = 0; e < a->nep; e++)
 		read += s->epochs[e].bytes;
 	for (size_t i = 0; i < a->nfiles; i++) {
-		uint64_t b = shared_pages(&a->files[i]) * a->page_size;
+		uint64_t b = shared_pages(a, &a->files[i]) * a->page_size;
 		if (a->files[i].dataset && b > read && b > a->mmap_bytes) {
 			a->mmap_bytes = b;
 			a->mmap_file = (uint32_t)i;
 		}
+	}
+}
+
+void ana_epochs_order(struct ana *a, const uint32_t *rank)
+{
+	struct ana_sys *s = &a->sys;
+
+	for (size_t e = 0; e < s->nepochs; e++) {
+		struct ana_epoch *ep = &s->epochs[e];
+		for (size_t i = 0; i < ep->norder; i++)
+			ep->order[i] = rank[ep->order[i]];
+		if (e < a->nep)
+			ep->order_rand = ana_order_randomness(ep->order, ep->norder, &ep->order_tau);
 	}
 }
 

@@ -11,7 +11,9 @@
  * output of `iotape analyze --json`) and data-value (its JSON text), so a
  * test or a script can read them back and find them equal.  What the JSON
  * has no key for (the series by time, from ana_series_build) is drawn and
- * printed without one.
+ * printed without one.  The JSON it builds leaves out the lists of files
+ * (a million-file job's would be most of it): the top files come from the
+ * analysis, keyed by their place in the full JSON's "files".
  *
  * With b (`--compare`), every section shows a and b side by side, their
  * cells marked data-side="a" and "b", under the fidelity checks.
@@ -118,10 +120,10 @@ static void human(char *buf, size_t len, json_t *v, enum unit u)
 	}
 }
 
-/* A table cell of the JSON value at ptr, humanized, with its key. */
-static void cell(struct side *sd, FILE *o, const char *ptr, enum unit u)
+/* A table cell of the JSON value v (NULL: none) at ptr, humanized, with
+ * its key. */
+static void cell_v(struct side *sd, FILE *o, const char *ptr, json_t *v, enum unit u)
 {
-	json_t *v = jptr(sd->j, ptr);
 	char buf[128];
 	char *raw;
 
@@ -142,6 +144,20 @@ static void cell(struct side *sd, FILE *o, const char *ptr, enum unit u)
 	fputc('>', o);
 	ana_svg_esc(o, buf);
 	fputs("</td>", o);
+}
+
+/* A table cell of the JSON value at ptr, humanized, with its key. */
+static void cell(struct side *sd, FILE *o, const char *ptr, enum unit u)
+{
+	cell_v(sd, o, ptr, jptr(sd->j, ptr), u);
+}
+
+/* The same for a count the JSON has at ptr (a file's, in "files"). */
+static void cell_u64(struct side *sd, FILE *o, const char *ptr, uint64_t x, enum unit u)
+{
+	json_t *v = cm_json_u64(x);
+	cell_v(sd, o, ptr, v, u);
+	json_decref(v);
 }
 
 static void row(struct side *sd, FILE *o, const char *label, const char *ptr, enum unit u)
@@ -832,17 +848,6 @@ static void sec_latency(struct side *sd, FILE *o)
 	fputs("</table>\n", o);
 }
 
-/* files[] of JSON entries: index in /files of the path (first), or -1 */
-static long json_file_index(json_t *files, const char *path)
-{
-	for (size_t i = 0; i < json_array_size(files); i++) {
-		json_t *p = json_object_get(json_array_get(files, i), "path");
-		if (json_is_string(p) && !strcmp(json_string_value(p), path))
-			return (long)i;
-	}
-	return -1;
-}
-
 static void hbar_plot(struct side *sd, FILE *o, const char *id, const char *title,
 		      double *v1, double *v2, size_t n, const char *xlabel,
 		      void (*fmt)(char *, size_t, double, void *), const char *const *names,
@@ -887,52 +892,70 @@ static void hbar_plot(struct side *sd, FILE *o, const char *id, const char *titl
 	ana_svg_end(&p);
 }
 
+/* The value json_integer_value gives for a count as cm_json_u64 writes it */
+static double jint(uint64_t v)
+{
+	return v > INT64_MAX ? 0 : (double)v;
+}
+
+/* Whether files[i]'s label is lb, whose last component is name (NULL:
+ * no path); a file's name is compared first (most differ there). */
+static int label_is(const struct ana *a, uint32_t i, const char *lb, const char *name, char *buf)
+{
+	const struct ana_file *f = &a->files[i];
+	if (name && f->path) {
+		const char *n = ana_path_name(a, f->path);
+		if (n[0] != name[0] || strcmp(n, name))
+			return 0;
+	}
+	return !strcmp(ana_file_label(a, f, buf), lb);
+}
+
 static void sec_files(struct side *sd, FILE *o)
 {
 	struct ana *a = sd->a;
 	struct ana_series *s = &sd->s;
-	json_t *files = jptr(sd->j, "/files");
-	size_t nf = json_array_size(files), top[TOP_FILES], nt = 0;
+	size_t nt = 0, nl = 0;
+	uint32_t top[TOP_FILES];
 	uint32_t tt[TOP_FILES];
 	size_t ntt = 0;
 	double v1[TOP_FILES] = { 0 }, v2[TOP_FILES] = { 0 };
 	char *tips[TOP_FILES] = { 0 };
-	char id[32], ptr[96], b1[32], b2[32];
+	char id[32], ptr[96], b1[32], b2[32], lb[ANA_PATH_BUF];
 	static const char *const names[] = { "read", "written" };
+	long lim = ana_json_list_limit(a);
 
-	/* by bytes: /files entries, most bytes read and written first */
-	for (size_t i = 0; i < nf; i++) {
-		json_t *e = json_array_get(files, i);
-		double b = (double)json_integer_value(json_object_get(e, "read_bytes")) +
-			   (double)json_integer_value(json_object_get(e, "write_bytes"));
-		if (!(b > 0))
+	/* by bytes: the first entries of /files (its order: ana_file_list_cmp)
+	 * that read or wrote; found without sorting every file */
+	for (uint32_t i = 0; i < a->nfiles; i++) {
+		if (!ana_file_listed(a, i))
+			continue;
+		nl++;
+		const struct ana_file *f = &a->files[i];
+		if (!(jint(f->read_bytes) + jint(ana_file_write_bytes(a, f)) > 0))
 			continue;
 		size_t k = nt < TOP_FILES ? nt++ : TOP_FILES;
 		if (k == TOP_FILES) {
-			json_t *l = json_array_get(files, top[k - 1]);
-			if (b <= (double)json_integer_value(json_object_get(l, "read_bytes")) +
-				 (double)json_integer_value(json_object_get(l, "write_bytes")))
+			if (ana_file_list_cmp(a, i, top[k - 1]) > 0)
 				continue;
 			k--;
 		}
-		while (k > 0) {
-			json_t *l = json_array_get(files, top[k - 1]);
-			if ((double)json_integer_value(json_object_get(l, "read_bytes")) +
-			    (double)json_integer_value(json_object_get(l, "write_bytes")) >= b)
-				break;
+		while (k > 0 && ana_file_list_cmp(a, top[k - 1], i) > 0) {
 			top[k] = top[k - 1];
 			k--;
 		}
 		top[k] = i;
 	}
+	size_t nf = lim >= 0 && nl > (size_t)lim ? (size_t)lim : nl;	/* /files' length */
+	if (nt > nf)
+		nt = nf;
 	for (size_t k = 0; k < nt; k++) {
-		json_t *e = json_array_get(files, top[k]);
-		v1[k] = (double)json_integer_value(json_object_get(e, "read_bytes"));
-		v2[k] = (double)json_integer_value(json_object_get(e, "write_bytes"));
+		const struct ana_file *f = &a->files[top[k]];
+		v1[k] = jint(f->read_bytes);
+		v2[k] = jint(ana_file_write_bytes(a, f));
 		cm_fmt_bytes(b1, sizeof(b1), (uint64_t)v1[k]);
 		cm_fmt_bytes(b2, sizeof(b2), (uint64_t)v2[k]);
-		if (asprintf(&tips[k], "%s: read %s, written %s",
-			     json_string_value(json_object_get(e, "path")), b1, b2) < 0)
+		if (asprintf(&tips[k], "%s: read %s, written %s", ana_file_label(a, f, lb), b1, b2) < 0)
 			ana_oom();
 	}
 	hbar_plot(sd, o, plot_id(sd, "plot-files-bytes", id, sizeof(id)), "Top files by bytes",
@@ -941,14 +964,14 @@ static void sec_files(struct side *sd, FILE *o)
 		free(tips[k]);
 	fputs("</figure><table>\n<tr><th>#</th><th>file</th><th>read</th><th>written</th></tr>\n", o);
 	for (size_t k = 0; k < nt; k++) {
-		json_t *e = json_array_get(files, top[k]);
+		const struct ana_file *f = &a->files[top[k]];
 		fprintf(o, "<tr><td>%zu</td><td class=\"path\">", k + 1);
-		ana_svg_esc(o, json_string_value(json_object_get(e, "path")));
+		ana_svg_esc(o, ana_file_label(a, f, lb));
 		fputs("</td>", o);
-		snprintf(ptr, sizeof(ptr), "/files/%zu/read_bytes", top[k]);
-		cell(sd, o, ptr, U_BYTES);
-		snprintf(ptr, sizeof(ptr), "/files/%zu/write_bytes", top[k]);
-		cell(sd, o, ptr, U_BYTES);
+		snprintf(ptr, sizeof(ptr), "/files/%zu/read_bytes", k);
+		cell_u64(sd, o, ptr, f->read_bytes, U_BYTES);
+		snprintf(ptr, sizeof(ptr), "/files/%zu/write_bytes", k);
+		cell_u64(sd, o, ptr, ana_file_write_bytes(a, f), U_BYTES);
 		fputs("</tr>\n", o);
 	}
 	fputs("</table></div>\n<div class=\"row\"><figure>\n", o);
@@ -970,12 +993,40 @@ static void sec_files(struct side *sd, FILE *o)
 		}
 		tt[k] = f;
 	}
-	char lb[4096];
+	/* their entries in /files: the first of their label, its place the
+	 * files listed before it */
+	char *lbl[TOP_FILES], *nm[TOP_FILES];
+	uint32_t first[TOP_FILES];
+	long jx[TOP_FILES];
+	for (size_t k = 0; k < ntt; k++) {
+		const struct ana_file *f = &a->files[tt[k]];
+		lbl[k] = ana_xstrdup(ana_file_label(a, f, lb));
+		nm[k] = f->path ? ana_xstrdup(ana_path_name(a, f->path)) : NULL;
+		first[k] = ANA_NONE;
+		jx[k] = 0;
+	}
+	for (uint32_t i = 0; ntt && i < a->nfiles; i++) {
+		if (!ana_file_listed(a, i))
+			continue;
+		for (size_t k = 0; k < ntt; k++)
+			if (label_is(a, i, lbl[k], nm[k], lb) &&
+			    (first[k] == ANA_NONE || ana_file_list_cmp(a, i, first[k]) < 0))
+				first[k] = i;
+	}
+	for (uint32_t i = 0; ntt && i < a->nfiles; i++) {
+		if (!ana_file_listed(a, i))
+			continue;
+		for (size_t k = 0; k < ntt; k++)
+			if (first[k] != ANA_NONE && ana_file_list_cmp(a, i, first[k]) < 0)
+				jx[k]++;
+	}
+	for (size_t k = 0; k < ntt; k++)
+		if (first[k] == ANA_NONE || (size_t)jx[k] >= nf)
+			jx[k] = -1;
 	for (size_t k = 0; k < ntt; k++) {
 		v1[k] = (double)s->file_ns[tt[k]] / 1e9;
 		cm_fmt_ns(b1, sizeof(b1), s->file_ns[tt[k]]);
-		if (asprintf(&tips[k], "%s: %s in calls",
-			     ana_file_label(&a->files[tt[k]], lb, sizeof(lb)), b1) < 0)
+		if (asprintf(&tips[k], "%s: %s in calls", lbl[k], b1) < 0)
 			ana_oom();
 	}
 	hbar_plot(sd, o, plot_id(sd, "plot-files-time", id, sizeof(id)),
@@ -986,23 +1037,27 @@ static void sec_files(struct side *sd, FILE *o)
 	fputs("</figure><table>\n<tr><th>#</th><th>file</th><th>time in calls</th><th>read</th>"
 	      "<th>opens</th></tr>\n", o);
 	for (size_t k = 0; k < ntt; k++) {
-		const char *path = ana_file_label(&a->files[tt[k]], lb, sizeof(lb));
-		long j = json_file_index(files, path);
+		long j = jx[k];
 		cm_fmt_ns(b1, sizeof(b1), s->file_ns[tt[k]]);
 		fprintf(o, "<tr><td>%zu</td><td class=\"path\">", k + 1);
-		ana_svg_esc(o, path);
+		ana_svg_esc(o, lbl[k]);
 		fprintf(o, "</td><td class=\"num\">%s</td>", b1);
 		if (j >= 0) {
+			const struct ana_file *f = &a->files[first[k]];
 			snprintf(ptr, sizeof(ptr), "/files/%ld/read_bytes", j);
-			cell(sd, o, ptr, U_BYTES);
+			cell_u64(sd, o, ptr, f->read_bytes, U_BYTES);
 			snprintf(ptr, sizeof(ptr), "/files/%ld/opens", j);
-			cell(sd, o, ptr, U_COUNT);
+			cell_u64(sd, o, ptr, ana_file_opens(a, f), U_COUNT);
 		} else {
 			fputs("<td></td><td></td>", o);
 		}
 		fputs("</tr>\n", o);
 	}
 	fputs("</table>\n", o);
+	for (size_t k = 0; k < ntt; k++) {
+		free(lbl[k]);
+		free(nm[k]);
+	}
 }
 
 /* -------------------------------------------------------------- the page */
@@ -1075,7 +1130,7 @@ static int side_init(struct side *sd, struct ana *a, const char *name, double w)
 	sd->w = w;
 	if (!m)
 		return -errno;
-	err = ana_report_json(a, m);
+	err = ana_report_json_nofiles(a, m);
 	if (fclose(m) && !err)
 		err = -ENOMEM;
 	if (!err && !(sd->j = json_loadb(buf, len, 0, &je)))

@@ -83,6 +83,9 @@ struct model {
 	/* the epochs: their count, first start and last end (ns) */
 	size_t nep;
 	uint64_t ep_from, ep_to;
+	/* the data set's directory, its files' name prefix, the checkpoints'
+	 * first file */
+	char dsdir[ANA_PATH_BUF], pre[ANA_PATH_BUF], ckfile[ANA_PATH_BUF];
 };
 
 static void set(struct model *m, int key, const char *val, const char *fmt, ...)
@@ -107,35 +110,39 @@ static void setu(struct model *m, int key, uint64_t v, const char *note)
 	set(m, key, b, "%s", note);
 }
 
-/* The data set's files: their directory (common to all), names, sizes. */
+/* The data set's files: their directory (common to all), names, sizes.
+ * *dsdir: in m->dsdir. */
 static void model_dataset(struct model *m, const char **dsdir, size_t *dslen)
 {
 	const struct ana *a = m->a;
 	const char *dir = NULL, *pre = NULL, *suf = NULL;
-	size_t dl = 0, pl = 0, n = 0, nsz = 0, nsub = 0, cap = 0;
+	size_t dl = 0, pl = 0, n = 0, nsz = 0, nsub = 0;
 	double sum = 0, sq = 0;
 	uint64_t mn = UINT64_MAX, mx = 0, next = 0;
-	char **subs = NULL, b[64], note[256];
+	char b[64], note[256], buf[ANA_PATH_BUF];
 
 	for (size_t i = 0; i < a->nfiles; i++) {
 		const struct ana_file *f = &a->files[i];
-		const char *base;
+		const char *base, *p;
 
-		if (!f->dataset || !f->path || (m->mmap && !f->mapped))
+		if (!f->dataset || !f->path || (m->mmap && !ana_file_mapped(a, f)))
 			continue;
+		p = ana_file_path(a, f, buf);
 		n++;
 		if (!dir) {
-			dir = f->path;
-			dl = dir_len(f->path);
+			dl = dir_len(p);
+			memcpy(m->dsdir, p, dl);
+			dir = m->dsdir;
 		} else {
-			dl = common_dir(dir, dl, f->path, dir_len(f->path));
+			dl = common_dir(dir, dl, p, dir_len(p));
 		}
-		base = strrchr(f->path, '/');
-		base = base ? base + 1 : f->path;
+		base = strrchr(p, '/');
+		base = base ? base + 1 : p;
 		if (!pre) {
-			pre = base;
 			pl = strlen(base);
-			suf = strrchr(base, '.');
+			memcpy(m->pre, base, pl + 1);
+			pre = m->pre;
+			suf = strrchr(pre, '.');
 		} else {
 			size_t k = 0;
 
@@ -172,31 +179,38 @@ static void model_dataset(struct model *m, const char **dsdir, size_t *dslen)
 		    "again, nor any that may be data");
 		return;
 	}
-	/* the subfolders: the distinct first components under dir */
+	/* the subfolders: the distinct first components under dir, by the
+	 * files' directories (each looked at once), paths kept whole alone */
+	struct cm_strtab subs = { 0 };
+	size_t nd = cm_strtab_count(&a->paths.dirs);
+	uint8_t *seen = dl ? ana_tmp_calloc(nd + 1, 1) : NULL;
 	for (size_t i = 0; i < a->nfiles && dl; i++) {
 		const struct ana_file *f = &a->files[i];
 		const char *rest, *sl;
-		size_t k;
+		uint32_t d, id;
 
-		if (!f->dataset || !f->path || (m->mmap && !f->mapped))
+		if (!f->dataset || !f->path || (m->mmap && !ana_file_mapped(a, f)))
 			continue;
-		rest = f->path + dl + 1;
+		d = ana_path_dir_id(a, f->path);
+		if (d != ANA_NONE) {
+			if (seen[d])
+				continue;
+			seen[d] = 1;
+		}
+		rest = ana_file_path(a, f, buf) + dl + 1;
 		if (!(sl = strchr(rest, '/')))
 			continue;
-		for (k = 0; k < nsub; k++)
-			if ((size_t)(sl - rest) == strlen(subs[k]) &&
-			    !memcmp(subs[k], rest, (size_t)(sl - rest)))
-				break;
-		if (k == nsub) {
-			ANA_VEC_GROW(subs, cap, nsub);
-			subs[nsub] = ana_xrealloc(NULL, (size_t)(sl - rest) + 1);
-			memcpy(subs[nsub], rest, (size_t)(sl - rest));
-			subs[nsub++][sl - rest] = 0;
+		char c[ANA_PATH_BUF];
+		memcpy(c, rest, (size_t)(sl - rest));
+		c[sl - rest] = 0;
+		if (cm_strtab_intern(&subs, c, &id) < 0) {
+			cm_strtab_release(&subs);
+			ana_oom();
 		}
 	}
-	for (size_t k = 0; k < nsub; k++)
-		free(subs[k]);
-	free(subs);
+	nsub = cm_strtab_count(&subs);
+	cm_strtab_release(&subs);
+	ana_tmp_free(seen);
 	*dsdir = dir;
 	*dslen = dl;
 	snprintf(note, sizeof(note), "%zu files %s in the data set directory %.*s",
@@ -424,8 +438,8 @@ static void model_checkpoint(struct model *m, const char **dir, size_t *dl)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		const struct ana_ckpt *c = &a->ckpts[i];
-		if (!c0file && c->file != ANA_NONE)
-			c0file = a->files[c->file].path;
+		if (!c0file && c->file != ANA_NONE && a->files[c->file].path)
+			c0file = ana_file_path(a, &a->files[c->file], m->ckfile);
 		ops += c->ops;
 		sq += c->sq;
 		bytes += c->bytes;
@@ -433,7 +447,7 @@ static void model_checkpoint(struct model *m, const char **dir, size_t *dl)
 		files += c->files;
 		syncs += c->syncs > 0;
 		if (!*dir && c->file != ANA_NONE && a->files[c->file].path) {
-			*dir = a->files[c->file].path;
+			*dir = ana_file_path(a, &a->files[c->file], m->ckfile);
 			*dl = dir_len(*dir);
 		}
 	}

@@ -102,23 +102,34 @@ uint64_t ana_trace_end(const struct ana *a)
 	return trace_end(a);
 }
 
-static uint64_t tot_bytes(const struct ana_file *f)
+static uint64_t tot_bytes(const struct ana *a, const struct ana_file *f)
 {
-	return f->read_bytes + f->write_bytes;
+	return f->read_bytes + ana_file_write_bytes(a, f);
 }
 
 static const struct ana *sort_a;
 
-static int cmp_file_bytes(const void *x, const void *y)
+/* Files: most bytes read and written first, then most pages accessed,
+ * then by name (ranks are distinct: a total order) */
+struct fsort {
+	const struct ana *a;
+	const uint64_t *bytes;	/* files[i]'s bytes read and written */
+};
+
+static int cmp_file_bytes(const void *x, const void *y, void *arg)
 {
-	const struct ana_file *f = &sort_a->files[*(const uint32_t *)x];
-	const struct ana_file *g = &sort_a->files[*(const uint32_t *)y];
-	uint64_t p = tot_bytes(f), q = tot_bytes(g);
+	const struct fsort *fs = arg;
+	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+	uint64_t p = fs->bytes[i], q = fs->bytes[j];
 	if (p != q)
 		return p > q ? -1 : 1;
-	if (f->pages_accessed != g->pages_accessed)
-		return f->pages_accessed > g->pages_accessed ? -1 : 1;
-	return f->name_rank < g->name_rank ? -1 : f->name_rank > g->name_rank;
+	p = ana_file_pages(fs->a, i).accessed;
+	q = ana_file_pages(fs->a, j).accessed;
+	if (p != q)
+		return p > q ? -1 : 1;
+	p = fs->a->files[i].name_rank;
+	q = fs->a->files[j].name_rank;
+	return p < q ? -1 : p > q;
 }
 
 static int cmp_proc_bytes(const void *x, const void *y)
@@ -140,18 +151,95 @@ static int cmp_thread_io(const void *x, const void *y)
 	return p->tid < q->tid ? -1 : p->tid > q->tid;
 }
 
-/* Indexes of the files worth listing (any I/O), sorted by bytes. */
+int ana_file_listed(const struct ana *a, size_t i)
+{
+	const struct ana_file *f = &a->files[i];
+	return f->read_ops || f->opens || ana_file_write_ops(a, f) || ana_file_pages(a, i).accessed;
+}
+
+int ana_file_list_cmp(const struct ana *a, uint32_t i, uint32_t j)
+{
+	uint64_t p = tot_bytes(a, &a->files[i]), q = tot_bytes(a, &a->files[j]);
+	if (p != q)
+		return p > q ? -1 : 1;
+	p = ana_file_pages(a, i).accessed;
+	q = ana_file_pages(a, j).accessed;
+	if (p != q)
+		return p > q ? -1 : 1;
+	p = a->files[i].name_rank;
+	q = a->files[j].name_rank;
+	return p < q ? -1 : p > q;
+}
+
+/* Stable radix sort of v[0..n) (files[] indexes) by key(i) ascending,
+ * a byte at a time, only the bytes in which the keys differ; tmp: n. */
+static void radix_by(uint32_t *v, uint32_t *tmp, size_t n, const struct ana *a,
+		     const uint64_t *bytes, int which)
+{
+	uint64_t or_ = 0, and_ = ~0ull;
+#define KEY(i) (which ? ~bytes[i] : ~ana_file_pages(a, i).accessed)
+	for (size_t j = 0; j < n; j++) {
+		uint64_t k = KEY(v[j]);
+		or_ |= k;
+		and_ &= k;
+	}
+	for (unsigned b = 0; b < 8; b++) {
+		size_t cnt[256] = { 0 }, sum = 0;
+		if (!(((or_ ^ and_) >> (8 * b)) & 0xff))
+			continue;	/* the same byte everywhere */
+		for (size_t j = 0; j < n; j++)
+			cnt[(KEY(v[j]) >> (8 * b)) & 0xff]++;
+		for (unsigned d = 0; d < 256; d++) {
+			size_t x = cnt[d];
+			cnt[d] = sum;
+			sum += x;
+		}
+		for (size_t j = 0; j < n; j++)
+			tmp[cnt[(KEY(v[j]) >> (8 * b)) & 0xff]++] = v[j];
+		memcpy(v, tmp, n * sizeof(*v));
+	}
+#undef KEY
+}
+
+/* Indexes of the files worth listing (any I/O), sorted by bytes: the
+ * bytes in an array of their own, which the sort reads (not the files'
+ * records), out of memory jumps.  The order (ana_file_list_cmp: bytes,
+ * then pages accessed, most first, then name rank) by radix sorts: the
+ * files put in name rank order (ranks are the places of a permutation),
+ * then sorted stably by pages, then by bytes; qsort where the ranks are
+ * not a permutation (an analysis without them). */
 static uint32_t *files_sorted(const struct ana *a, size_t *n)
 {
 	uint32_t *idx = ana_xrealloc(NULL, (a->nfiles + 1) * sizeof(*idx));
+	uint64_t *bytes = ana_tmp_calloc(a->nfiles + 1, sizeof(*bytes));
+	uint32_t *by = ana_tmp_calloc(a->nfiles + 1, sizeof(*by));
 	size_t k = 0;
+	int perm = 1;
+	memset(by, 0xff, (a->nfiles + 1) * sizeof(*by));
 	for (size_t i = 0; i < a->nfiles; i++) {
 		const struct ana_file *f = &a->files[i];
-		if (f->read_ops || f->write_ops || f->pages_accessed || f->opens)
+		bytes[i] = tot_bytes(a, f);
+		if (ana_file_listed(a, i)) {
 			idx[k++] = (uint32_t)i;
+			if (f->name_rank >= a->nfiles || by[f->name_rank] != ANA_NONE)
+				perm = 0;
+			else
+				by[f->name_rank] = (uint32_t)i;
+		}
 	}
-	sort_a = a;
-	qsort(idx, k, sizeof(*idx), cmp_file_bytes);
+	if (perm) {
+		size_t m = 0;
+		for (size_t r = 0; r < a->nfiles; r++)
+			if (by[r] != ANA_NONE)
+				idx[m++] = by[r];
+		radix_by(idx, by, k, a, bytes, 0);
+		radix_by(idx, by, k, a, bytes, 1);
+	} else {
+		struct fsort fs = { a, bytes };
+		qsort_r(idx, k, sizeof(*idx), cmp_file_bytes, &fs);
+	}
+	ana_tmp_free(by);
+	ana_tmp_free(bytes);
 	*n = k;
 	return idx;
 }
@@ -186,16 +274,18 @@ static const char *proc_comm(const struct ana *a, uint32_t pid)
 	return v ? a->procs[*v].comm : NULL;
 }
 
-static double file_randomness(const struct ana_file *f)
+static double file_randomness(const struct ana *a, const struct ana_file *f)
 {
-	return f->rd_pairs ? (double)f->rd_nonconsec / (double)f->rd_pairs : NAN;
+	const struct ana_fext *x = ana_file_ext(a, f);
+	return x->rd_pairs ? (double)x->rd_nonconsec / (double)x->rd_pairs : NAN;
 }
 
-static double file_hit(const struct ana *a, const struct ana_file *f)
+static double file_hit(const struct ana *a, size_t i)
 {
 	if (!a->have[TAPE_TABLE_CACHE])
 		return NAN;
-	return ana_hit_ratio(f->pages_accessed, f->pages_missed);
+	struct ana_pages pg = ana_file_pages(a, i);
+	return ana_hit_ratio(pg.accessed, pg.missed);
 }
 
 /* ---------------------------------------------------------------- JSON */
@@ -261,7 +351,7 @@ static void summary_counts(const struct ana *a, uint64_t *files_r, uint64_t *fil
 	*files_r = *files_w = *procs = 0;
 	for (size_t i = 0; i < a->nfiles; i++) {
 		*files_r += a->files[i].read_ops > 0;
-		*files_w += a->files[i].write_ops > 0;
+		*files_w += ana_file_write_ops(a, &a->files[i]) > 0;
 	}
 	for (size_t i = 0; i < a->nprocs; i++)
 		*procs += a->procs[i].seen;
@@ -328,11 +418,11 @@ static const char *epochs_why(const struct ana *a, char *buf, size_t len)
 	}
 	if (fi == ANA_NONE)
 		return NULL;
-	char lb[128], b1[32];
+	char lb[ANA_PATH_BUF], b1[32];
 	cm_fmt_bytes(b1, sizeof(b1), bytes);
 	snprintf(buf, len, "the data set is read through mmap (%.300s: %s reached by page "
 		 "faults, more than the epochs' reads); epochs are counted from reads",
-		 ana_file_label(&a->files[fi], lb, sizeof(lb)), b1);
+		 ana_file_label(a, &a->files[fi], lb), b1);
 	return buf;
 }
 
@@ -434,7 +524,8 @@ static json_t *j_mmap(const struct ana *a)
 	if (fi == ANA_NONE || ana_mmap_reads(a, &m) || !m.files)
 		return json_null();
 	json_t *o = json_object();
-	json_object_set_new(o, "file", jstr(a->files[fi].path));
+	char buf[ANA_PATH_BUF];
+	json_object_set_new(o, "file", jstr(ana_file_path(a, &a->files[fi], buf)));
 	json_object_set_new(o, "files", cm_json_u64(m.files));
 	json_object_set_new(o, "fault_reads", cm_json_u64(m.reads));
 	json_object_set_new(o, "fault_bytes", cm_json_u64(m.bytes));
@@ -696,40 +787,6 @@ static void staging(const struct ana *a, struct ana_staging *st)
 		ana_oom();
 }
 
-static json_t *j_staging(struct ana *a)
-{
-	if (!a->have[TAPE_TABLE_SYSCALL])
-		return json_null();
-	struct ana_staging st;
-	staging(a, &st);
-	json_t *o = json_object(), *lv = json_array(), *rk = json_array();
-	json_object_set_new(o, "files", cm_json_u64(st.n));
-	json_object_set_new(o, "bytes", cm_json_u64(st.bytes));
-	json_object_set_new(o, "read_bytes", cm_json_u64(st.read_bytes));
-	json_object_set_new(o, "files_sized_by_reads", cm_json_u64(st.by_extent));
-	for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++) {
-		const struct ana_stage_level *l = &st.lv[k];
-		json_t *x = json_object();
-		json_object_set_new(x, "fraction", json_real(l->pct / 100.0));
-		json_object_set_new(x, "files", cm_json_u64(l->files));
-		json_object_set_new(x, "bytes", cm_json_u64(l->bytes));
-		json_object_set_new(x, "read_bytes", cm_json_u64(l->read_bytes));
-		json_array_append_new(lv, x);
-	}
-	json_object_set_new(o, "levels", lv);
-	long lim = list_limit(a, 1);
-	for (size_t i = 0; i < st.n && (lim < 0 || (long)i < lim); i++) {
-		json_t *x = json_object();
-		json_object_set_new(x, "path", jstr(st.f[i].path));
-		json_object_set_new(x, "read_bytes", cm_json_u64(st.f[i].read_bytes));
-		json_object_set_new(x, "size", cm_json_u64(st.f[i].size));
-		json_array_append_new(rk, x);
-	}
-	json_object_set_new(o, "ranked", rk);
-	ana_staging_release(&st);
-	return o;
-}
-
 static void compute_totals(const struct ana *a, uint64_t *io, uint64_t *gap)
 {
 	*io = *gap = 0;
@@ -923,10 +980,17 @@ static void rb_real(struct rowbuf *r, double v)
 		rb_s(r, v == 0.0 ? "0.0" : "1.0");
 		return;
 	}
-	snprintf(t, sizeof(t), "%.10g", v);
-	rb_s(r, t);
-	if (!strpbrk(t, ".eE"))
-		rb_s(r, ".0");
+	/* the last value's text, kept: a million files' ratios are few */
+	static __thread double last_v;
+	static __thread char last_t[48];
+	if (v != last_v || !last_t[0]) {
+		snprintf(t, sizeof(t), "%.10g", v);
+		if (!strpbrk(t, ".eE"))
+			strcat(t, ".0");
+		last_v = v;
+		memcpy(last_t, t, sizeof(t));
+	}
+	rb_s(r, last_t);
 }
 
 static void rb_u64_or_null(struct rowbuf *r, int ok, uint64_t v)
@@ -955,56 +1019,131 @@ static void rb_str(struct rowbuf *r, const char *s)
 	rb_s(r, "\"");
 }
 
-static void jw_files(struct jw *w, struct ana *a)
+static void jw_files(struct jw *w, struct ana *a, int none)
 {
 	FILE *o = w->out;
 	fprintf(o, "%s\n  \"files\": [", w->n++ ? "," : "");
 	size_t n;
-	uint32_t *idx = files_sorted(a, &n);
+	uint32_t *idx = none ? NULL : files_sorted(a, &n);
+	if (none)
+		n = 0;
 	long lim = list_limit(a, 1);
-	char buf[128];
+	char buf[ANA_PATH_BUF];
 	int cache = a->have[TAPE_TABLE_CACHE];
 	struct rowbuf r;
 	for (size_t i = 0; i < n && (lim < 0 || (long)i < lim); i++) {
 		const struct ana_file *f = &a->files[idx[i]];
+		/* (the files come in an order of their own: their records
+		 * are fetched ahead, then their paths) */
+		if (i + 16 < n) {
+			__builtin_prefetch(&a->files[idx[i + 16]]);
+			if (idx[i + 16] < a->npages)
+				__builtin_prefetch(&a->pages[idx[i + 16]]);
+		}
+		if (i + 8 < n)
+			ana_path_prefetch(a, a->files[idx[i + 8]].path);
 		r.n = 0;
 		rb_s(&r, i ? ",\n    {\"path\":" : "\n    {\"path\":");
-		rb_str(&r, f->path ? f->path : ana_file_label(f, buf, sizeof(buf)));
-		rb_s(&r, f->path && f->path[0] != '[' ? ",\"path_known\":true,\"file_id\":"
-						       : ",\"path_known\":false,\"file_id\":");
+		const char *p = ana_file_label(a, f, buf);
+		rb_str(&r, p);
+		rb_s(&r, f->path && p[0] != '[' ? ",\"path_known\":true,\"file_id\":"
+						: ",\"path_known\":false,\"file_id\":");
 		rb_u64(&r, f->file_id);
 		rb_s(&r, ",\"size\":");
 		rb_u64_or_null(&r, f->from_table, f->size);
 		rb_s(&r, ",\"extent\":");
 		rb_u64(&r, ana_file_extent(a, idx[i]));
+		const struct ana_fext *x = ana_file_ext(a, f);
+		struct ana_pages pg = ana_file_pages(a, idx[i]);
 		rb_s(&r, ",\"opens\":");
-		rb_u64(&r, f->opens);
+		rb_u64(&r, ana_file_opens(a, f));
 		rb_s(&r, ",\"read_ops\":");
 		rb_u64(&r, f->read_ops);
 		rb_s(&r, ",\"read_bytes\":");
 		rb_u64(&r, f->read_bytes);
 		rb_s(&r, ",\"write_ops\":");
-		rb_u64(&r, f->write_ops);
+		rb_u64(&r, x->write_ops);
 		rb_s(&r, ",\"write_bytes\":");
-		rb_u64(&r, f->write_bytes);
+		rb_u64(&r, x->write_bytes);
 		rb_s(&r, ",\"read_randomness\":");
-		rb_real(&r, file_randomness(f));
+		rb_real(&r, file_randomness(a, f));
 		rb_s(&r, ",\"visits\":");
 		rb_u64(&r, f->visits);
 		rb_s(&r, f->dataset ? ",\"dataset\":true" : ",\"dataset\":false");
 		rb_s(&r, ",\"hit_ratio\":");
-		rb_real(&r, file_hit(a, f));
+		rb_real(&r, file_hit(a, idx[i]));
 		rb_s(&r, ",\"pages_accessed\":");
-		rb_u64_or_null(&r, cache, f->pages_accessed);
+		rb_u64_or_null(&r, cache, pg.accessed);
 		rb_s(&r, ",\"pages_missed\":");
-		rb_u64_or_null(&r, cache, f->pages_missed);
+		rb_u64_or_null(&r, cache, pg.missed);
 		rb_s(&r, ",\"mapped_pages\":");
-		rb_u64_or_null(&r, cache, f->mapped);
+		rb_u64_or_null(&r, cache, x->mapped);
 		rb_s(&r, "}");
 		fwrite(r.b, 1, r.n, o);
 	}
 	free(idx);
 	fputs("]", o);
+}
+
+/* "staging": its figures, then its ranked files a row at a time (all of
+ * the files read, with JSON's list limit) */
+static void jw_staging(struct jw *w, struct ana *a, int none)
+{
+	if (!a->have[TAPE_TABLE_SYSCALL]) {
+		jw_key(w, "staging", json_null());
+		return;
+	}
+	struct ana_staging st;
+	staging(a, &st);
+	json_t *o = json_object(), *lv = json_array();
+	json_object_set_new(o, "files", cm_json_u64(st.n));
+	json_object_set_new(o, "bytes", cm_json_u64(st.bytes));
+	json_object_set_new(o, "read_bytes", cm_json_u64(st.read_bytes));
+	json_object_set_new(o, "files_sized_by_reads", cm_json_u64(st.by_extent));
+	for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++) {
+		const struct ana_stage_level *l = &st.lv[k];
+		json_t *x = json_object();
+		json_object_set_new(x, "fraction", json_real(l->pct / 100.0));
+		json_object_set_new(x, "files", cm_json_u64(l->files));
+		json_object_set_new(x, "bytes", cm_json_u64(l->bytes));
+		json_object_set_new(x, "read_bytes", cm_json_u64(l->read_bytes));
+		json_array_append_new(lv, x);
+	}
+	json_object_set_new(o, "levels", lv);
+	char *d = json_dumps(o, JFLAGS);
+	json_decref(o);
+	if (!d) {
+		ana_staging_release(&st);
+		ana_oom();
+	}
+	d[strlen(d) - 1] = 0;	/* the object goes on: "ranked" */
+	fprintf(w->out, "%s\n  \"staging\": %s,\"ranked\":[", w->n++ ? "," : "", d);
+	free(d);
+	long lim = list_limit(a, 1);
+	char buf[ANA_PATH_BUF];
+	struct rowbuf r;
+	if (!none && lim && ana_staging_rank(a, &st)) {
+		ana_staging_release(&st);
+		ana_oom();
+	}
+	for (size_t i = 0; !none && i < st.n && (lim < 0 || (long)i < lim); i++) {
+		if (i + 16 < st.n)
+			__builtin_prefetch(&a->files[st.f[i + 16]]);
+		if (i + 8 < st.n)
+			ana_path_prefetch(a, a->files[st.f[i + 8]].path);
+		struct ana_stage_file f = ana_stage_of(a, st.f[i]);
+		r.n = 0;
+		rb_s(&r, i ? ",{\"path\":" : "{\"path\":");
+		rb_str(&r, ana_file_path(a, &a->files[f.file], buf));
+		rb_s(&r, ",\"read_bytes\":");
+		rb_u64(&r, f.read_bytes);
+		rb_s(&r, ",\"size\":");
+		rb_u64(&r, f.size);
+		rb_s(&r, "}");
+		fwrite(r.b, 1, r.n, w->out);
+	}
+	fputs("]}", w->out);
+	ana_staging_release(&st);
 }
 
 static void jw_procs(struct jw *w, struct ana *a)
@@ -1160,7 +1299,7 @@ static json_t *j_warnings(const struct ana *a)
 
 /* The top-level keys in order; "unavailable" last, once every section
  * has added to it. */
-static int report_json(struct ana *a, FILE *out)
+static int report_json(struct ana *a, FILE *out, int nofiles)
 {
 	struct jw w = { .out = out };
 	json_t *un = json_array();
@@ -1181,10 +1320,10 @@ static int report_json(struct ana *a, FILE *out)
 	jw_key(&w, "timeline", j_timeline(a));
 	jw_key(&w, "epochs", j_epochs(a, un));
 	jw_key(&w, "checkpoints", j_ckpts(a));
-	jw_key(&w, "staging", j_staging(a));
+	jw_staging(&w, a, nofiles);
 	jw_compute(&w, a);
 	jw_key(&w, "au", j_au(a));
-	jw_files(&w, a);
+	jw_files(&w, a, nofiles);
 	jw_procs(&w, a);
 	jw_key(&w, "resources", j_resources(a, un));
 	jw_key(&w, "warnings", j_warnings(a));
@@ -1563,7 +1702,7 @@ static void t_ckpts(FILE *o, const struct ana *a)
  * --per-file, the files by bytes read per byte (--stage-hot's order). */
 static void t_staging(FILE *o, const struct ana *a)
 {
-	char b1[32], b2[32], b3[32], lb[32];
+	char b1[32], b2[32], b3[32], lb[32], buf[ANA_PATH_BUF];
 	struct ana_staging st;
 	if (!t_section_of(o, a, "STAGING (iotape-analyze(1), STAGING)", TAPE_TABLE_SYSCALL, ""))
 		return;
@@ -1584,13 +1723,17 @@ static void t_staging(FILE *o, const struct ana *a)
 	}
 	if (a->o.per_file && st.n) {
 		long lim = list_limit(a, 0);
+		if (ana_staging_rank(a, &st)) {
+			ana_staging_release(&st);
+			ana_oom();
+		}
 		fprintf(o, "  %10s %12s %12s  %s\n", "read/size", "read", "size",
 			"path (by read per byte: replay --stage-hot's order)");
 		for (size_t i = 0; i < st.n && (lim < 0 || (long)i < lim); i++) {
-			const struct ana_stage_file *f = &st.f[i];
-			fprintf(o, "  %10.3f %12s %12s  ", (double)f->read_bytes / (double)f->size,
-				t_bytes(b1, f->read_bytes), t_bytes(b3, f->size));
-			cm_put_escaped(o, f->path, 0);
+			struct ana_stage_file f = ana_stage_of(a, st.f[i]);
+			fprintf(o, "  %10.3f %12s %12s  ", (double)f.read_bytes / (double)f.size,
+				t_bytes(b1, f.read_bytes), t_bytes(b3, f.size));
+			cm_put_escaped(o, ana_file_path(a, &a->files[f.file], buf), 0);
 			fputc('\n', o);
 		}
 		t_more(o, st.n, lim, "files");
@@ -1718,7 +1861,7 @@ static void t_resources(FILE *o, const struct ana *a)
 /* --per-file */
 static void t_files(FILE *o, const struct ana *a)
 {
-	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], lb[128];
+	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], lb[ANA_PATH_BUF];
 	size_t n;
 	uint32_t *idx = files_sorted(a, &n);
 	long lim = list_limit(a, 0);
@@ -1728,10 +1871,10 @@ static void t_files(FILE *o, const struct ana *a)
 	for (size_t i = 0; i < n && (lim < 0 || (long)i < lim); i++) {
 		const struct ana_file *f = &a->files[idx[i]];
 		fprintf(o, "  %10s %10s %10s %10s %8s %8s %4s  ", ana_fmt_count(b1, f->read_ops),
-			t_bytes(b2, f->read_bytes), ana_fmt_count(b3, f->write_ops),
-			t_bytes(b4, f->write_bytes), ana_fmt_ratio(b5, file_randomness(f)),
-			ana_fmt_ratio(b6, file_hit(a, f)), f->dataset ? "yes" : "");
-		cm_put_escaped(o, ana_file_label(f, lb, sizeof(lb)), 0);
+			t_bytes(b2, f->read_bytes), ana_fmt_count(b3, ana_file_write_ops(a, f)),
+			t_bytes(b4, ana_file_write_bytes(a, f)), ana_fmt_ratio(b5, file_randomness(a, f)),
+			ana_fmt_ratio(b6, file_hit(a, idx[i])), f->dataset ? "yes" : "");
+		cm_put_escaped(o, ana_file_label(a, f, lb), 0);
 		fputc('\n', o);
 	}
 	t_more(o, n, lim, "files");
@@ -1787,12 +1930,13 @@ static int report_text(struct ana *a, FILE *o)
 struct report_job {
 	struct ana *a;
 	FILE *out;
+	int nofiles;
 };
 
 static int json_job(void *arg)
 {
 	struct report_job *j = arg;
-	return report_json(j->a, j->out);
+	return report_json(j->a, j->out, j->nofiles);
 }
 
 static int text_job(void *arg)
@@ -1803,8 +1947,28 @@ static int text_job(void *arg)
 
 int ana_report_json(struct ana *a, FILE *out)
 {
-	struct report_job j = { a, out };
+	struct report_job j = { a, out, 0 };
 	return ana_guard(json_job, &j);
+}
+
+int ana_report_json_nofiles(struct ana *a, FILE *out)
+{
+	struct report_job j = { a, out, 1 };
+	return ana_guard(json_job, &j);
+}
+
+long ana_json_list_limit(const struct ana *a)
+{
+	return list_limit(a, 1);
+}
+
+uint32_t *ana_files_listed(const struct ana *a, size_t *n)
+{
+	uint32_t *idx = files_sorted(a, n);
+	long lim = list_limit(a, 1);
+	if (lim >= 0 && *n > (size_t)lim)
+		*n = (size_t)lim;
+	return idx;
 }
 
 int ana_report_text(struct ana *a, FILE *out)

@@ -30,15 +30,25 @@ void ana_series_release(struct ana_series *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* Directory group of files[f], interned on first use (fg caches it). */
-static uint32_t dir_group(struct ana *a, struct ana_series *s, uint32_t *fg, uint32_t f)
+/* Directory group of files[f], interned on first use (fg caches it per
+ * file, dg per directory: a directory's files but the data set's share
+ * one). */
+static uint32_t dir_group(struct ana *a, struct ana_series *s, uint32_t *fg, uint32_t *dg,
+			  uint32_t f)
 {
-	char buf[4096];
-	const char *p = a->files[f].path, *slash;
-	uint32_t id;
+	char buf[ANA_PATH_BUF + 16], pb[ANA_PATH_BUF];
+	const char *p, *slash;
+	uint32_t id, d = ANA_NONE;
 
 	if (fg[f] != ANA_NONE)
 		return fg[f];
+	if (a->files[f].dataset && a->ds_dir)
+		d = (uint32_t)cm_strtab_count(&a->paths.dirs);	/* (dg's last: the data set) */
+	else
+		d = ana_path_dir_id(a, a->files[f].path);
+	if (d != ANA_NONE && dg[d] != ANA_NONE)
+		return fg[f] = dg[d];
+	p = ana_file_path(a, &a->files[f], pb);
 	if (a->files[f].dataset && a->ds_dir)	/* the data set: one row */
 		snprintf(buf, sizeof(buf), "%s (data set)", a->ds_dir);
 	else if (!p || !(slash = strrchr(p, '/')))
@@ -59,6 +69,8 @@ static uint32_t dir_group(struct ana *a, struct ana_series *s, uint32_t *fg, uin
 		memset(s->gtotal + old, 0, (nc - old) * sizeof(*s->gtotal));
 		s->capg = nc;
 	}
+	if (d != ANA_NONE)
+		dg[d] = id;
 	return fg[f] = id;
 }
 
@@ -82,6 +94,15 @@ struct series_job {
 	size_t maxcol;
 };
 
+/* The read stream of the first (tid, fd) to read a file in an epoch, by
+ * files[] index; the streams of the others in ana_series.streams (a
+ * million data-set files read once an epoch: no map entry each). */
+struct fstream {
+	uint64_t key;	  /* tid << 32 ^ fd */
+	uint64_t last;	  /* the end of its last read, ANA_NONE: none yet */
+	uint32_t ep1;	  /* 1 + the epoch it is of, 0: none */
+};
+
 static int series_job(void *arg)
 {
 	struct series_job *j = arg;
@@ -90,7 +111,8 @@ static int series_job(void *arg)
 	uint64_t span = ana_trace_end(a) > a->t0 ? ana_trace_end(a) - a->t0 : 1;
 	uint64_t last_end[ANA_SERIES_THREADS] = { 0 };
 	uint32_t tids[ANA_SERIES_THREADS];
-	uint32_t *fg;
+	uint32_t *fg, *dg;
+	struct fstream *fs;
 	tape_cursor *c;
 	const void *evs;
 	size_t n, ep = 0;
@@ -124,8 +146,12 @@ static int series_job(void *arg)
 	s->nep = ana_epochs_known(a) ? ana_epoch_count(a) : 0;
 	s->ep_pairs = ana_xcalloc(s->nep + 1, sizeof(*s->ep_pairs));
 	s->ep_nonconsec = ana_xcalloc(s->nep + 1, sizeof(*s->ep_nonconsec));
+	fs = s->nep ? ana_tmp_calloc(a->nfiles + 1, sizeof(*fs)) : NULL;
 	fg = ana_tmp_calloc(a->nfiles + 1, sizeof(*fg));
 	memset(fg, 0xff, (a->nfiles + 1) * sizeof(*fg));
+	size_t nd = cm_strtab_count(&a->paths.dirs);
+	dg = ana_tmp_calloc(nd + 1, sizeof(*dg));
+	memset(dg, 0xff, (nd + 1) * sizeof(*dg));
 
 	if ((err = ana_cursor_open(a->r, TAPE_TABLE_SYSCALL, a->t0, a->t1, &c)))
 		goto out;
@@ -161,7 +187,7 @@ static int series_job(void *arg)
 			s->rbytes[col] += (uint64_t)e->ret;
 			if (f == ANA_NONE)
 				continue;
-			uint32_t g = dir_group(a, s, fg, f);
+			uint32_t g = dir_group(a, s, fg, dg, f);
 			s->gbytes[(size_t)g * s->ncol + col] += (uint64_t)e->ret;
 			s->gtotal[g] += (uint64_t)e->ret;
 			/* the data set's read streams, per epoch */
@@ -174,8 +200,18 @@ static int series_job(void *arg)
 			if (ep == s->nep || e->ts_ns < a->sys.epochs[ep].start_ns)
 				continue;
 			/* a stream: (tid, fd) on one file */
-			uint64_t *last = ana_map_put(&s->streams, (uint64_t)e->tid << 32 ^
-						     (uint64_t)e->fd, e->file_id);
+			uint64_t key = (uint64_t)e->tid << 32 ^ (uint64_t)e->fd, *last;
+			struct fstream *st = &fs[f];
+			int mine = a->files[f].file_id == e->file_id;	/* (f is that id's) */
+			if (mine && st->ep1 != ep + 1) {	/* the file's first this epoch */
+				st->ep1 = (uint32_t)(ep + 1);
+				st->key = key;
+				st->last = ANA_NONE;
+			}
+			if (mine && st->key == key)
+				last = &st->last;
+			else
+				last = ana_map_put(&s->streams, key, e->file_id);
 			if (*last != ANA_NONE) {
 				s->ep_pairs[ep]++;
 				s->ep_nonconsec[ep] += e->offset != *last;
@@ -186,7 +222,9 @@ static int series_job(void *arg)
 	ana_cursor_free(c);
 	err = err < 0 ? err : 0;
 out:
+	ana_tmp_free(dg);
 	ana_tmp_free(fg);
+	ana_tmp_free(fs);
 	cm_map_release(&s->streams);
 	return err;
 }

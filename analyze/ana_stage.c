@@ -7,7 +7,7 @@
  * replay --stage-hot: ana_stage_pick), and by bytes read, for the fewest
  * files that carry a share of the reads (the levels).  Both are total
  * orders (ties by path), so a hand computation gets the same files.
- * Memory: one entry per file read; nothing here prints.
+ * Memory: a files[] index per file read; nothing here prints.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,34 +16,95 @@
 
 const unsigned ana_stage_pcts[ANA_STAGE_LEVELS] = { 50, 80, 95 };
 
-/* bytes read per byte of size, most first (exact: cross products) */
-static int cmp_density(const void *x, const void *y)
+/* Bytes of f the job read: by read calls, and the pages faulted in
+ * through its shared mapping (a data set read through mmap, which the
+ * replay reads as it faulted them). */
+static uint64_t stage_reads(const struct ana *a, const struct ana_file *f)
 {
-	const struct ana_stage_file *a = x, *b = y;
-	unsigned __int128 l = (unsigned __int128)a->read_bytes * b->size;
-	unsigned __int128 r = (unsigned __int128)b->read_bytes * a->size;
-
-	if (l != r)
-		return l > r ? -1 : 1;
-	return strcmp(a->path, b->path);
+	return f->read_bytes + (f->shared_map ? ana_file_mapped(a, f) * a->page_size : 0);
 }
 
-/* bytes read, most first; then the smaller; then by path */
-static int cmp_reads(const void *x, const void *y)
+struct ana_stage_file ana_stage_of(const struct ana *a, uint32_t i)
 {
-	const struct ana_stage_file *a = x, *b = y;
+	const struct ana_file *f = &a->files[i];
+	struct ana_stage_file s = { .read_bytes = stage_reads(a, f), .size = f->size, .file = i };
 
-	if (a->read_bytes != b->read_bytes)
-		return a->read_bytes > b->read_bytes ? -1 : 1;
-	if (a->size != b->size)
-		return a->size < b->size ? -1 : 1;
-	return strcmp(a->path, b->path);
+	if (!s.size) {	/* a read moved bytes: its end is past 0 */
+		s.size = ana_file_extent(a, i);
+		if (!s.size)	/* only faulted in: what was */
+			s.size = s.read_bytes;
+	}
+	return s;
 }
 
-void ana_stage_rank(struct ana_stage_file *f, size_t n)
+/* bytes read per byte of size, most first (exact: cross products); the
+ * ties are left in the order they came */
+static int cmp_density(uint32_t i, uint32_t j, void *arg)
 {
-	if (n > 1)
-		qsort(f, n, sizeof(*f), cmp_density);
+	const struct ana *an = arg;
+	struct ana_stage_file a = ana_stage_of(an, i), b = ana_stage_of(an, j);
+	unsigned __int128 l = (unsigned __int128)a.read_bytes * b.size;
+	unsigned __int128 r = (unsigned __int128)b.read_bytes * a.size;
+
+	return l != r ? (l > r ? -1 : 1) : 0;
+}
+
+/* v[0..n) largest first: a radix sort of the bytes that vary (a million
+ * files' reads: two or three of the eight) */
+static void sort_u64_desc(uint64_t *v, size_t n)
+{
+	size_t (*cnt)[256] = ana_tmp_calloc(8, sizeof(*cnt));
+	uint64_t *tmp = ana_tmp_calloc(n + 1, sizeof(*tmp)), *src = v, *dst = tmp;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = ~v[i];	/* ascending ~v: descending v */
+		for (unsigned b = 0; b < 8; b++)
+			cnt[b][(k >> (8 * b)) & 0xff]++;
+	}
+	for (unsigned b = 0; b < 8; b++) {
+		size_t sum = 0, *c = cnt[b];
+		if (c[(~src[0] >> (8 * b)) & 0xff] == n)
+			continue;	/* the same byte everywhere */
+		for (unsigned d = 0; d < 256; d++) {
+			size_t x = c[d];
+			c[d] = sum;
+			sum += x;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[c[(~src[i] >> (8 * b)) & 0xff]++] = src[i];
+		uint64_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	ana_tmp_free(tmp);
+	ana_tmp_free(cnt);
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return (a > b) - (a < b);
+}
+
+/* The files by path (strcmp), then by those keys: stable sorts, which
+ * leave the ties in path order. */
+void ana_stage_rank(const struct ana *a, uint32_t *f, size_t n)
+{
+	if (a->sorder && n) {	/* the path order at hand: f's files in it */
+		uint8_t *in = ana_tmp_calloc(a->nfiles + 1, 1);
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++)
+			in[f[i]] = 1;
+		for (size_t i = 0; i < a->nfiles && k < n; i++)
+			if (in[a->sorder[i]])
+				f[k++] = a->sorder[i];
+		ana_tmp_free(in);
+	} else {
+		ana_path_sort(a, f, n, 0);
+	}
+	ana_sort_u32(f, n, cmp_density, (void *)a);
 }
 
 uint64_t ana_stage_pick(const struct ana_stage_file *f, size_t n, uint64_t budget,
@@ -59,78 +120,128 @@ uint64_t ana_stage_pick(const struct ana_stage_file *f, size_t n, uint64_t budge
 	return budget - left;
 }
 
-/* Bytes of f the job read: by read calls, and the pages faulted in
- * through its shared mapping (a data set read through mmap, which the
- * replay reads as it faulted them). */
-static uint64_t stage_reads(const struct ana *a, const struct ana_file *f)
-{
-	return f->read_bytes + (f->shared_map ? f->mapped * a->page_size : 0);
-}
-
 /* Whether f can be staged: a regular file with a path, on storage, read. */
 static int stageable(const struct ana *a, const struct ana_file *f)
 {
-	return f->path && *f->path && !f->not_regular && !f->anon && !f->dir && !f->memfs &&
-	       !ana_file_excluded(a, f) && stage_reads(a, f);
+	char buf[ANA_PATH_BUF];
+	const char *p;
+	return f->path && !f->not_regular && !f->anon && !f->dir && !f->memfs &&
+	       stage_reads(a, f) && (p = ana_file_path(a, f, buf)) && *p &&
+	       !ana_file_excluded(a, f);
 }
 
-int ana_staging_build(const struct ana *a, struct ana_staging *st)
+struct stage_job {
+	const struct ana *a;
+	struct ana_staging *st;
+};
+
+static int staging_job(void *arg)
 {
-	struct ana_stage_file *byr;
+	const struct ana *a = ((struct stage_job *)arg)->a;
+	struct ana_staging *st = ((struct stage_job *)arg)->st;
 	size_t n = 0;
 
-	memset(st, 0, sizeof(*st));
 	for (size_t i = 0; i < a->nfiles; i++)
 		n += stageable(a, &a->files[i]);
-	for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++)
-		st->lv[k].pct = ana_stage_pcts[k];
 	if (!n)
 		return 0;
-	if (!(st->f = calloc(n, sizeof(*st->f))) || !(byr = calloc(n, sizeof(*byr)))) {
-		ana_staging_release(st);
-		return -ENOMEM;
-	}
+	st->f = ana_tmp_calloc(n, sizeof(*st->f));
 	for (size_t i = 0; i < a->nfiles; i++) {
 		const struct ana_file *f = &a->files[i];
 		if (!stageable(a, f))
 			continue;
-		struct ana_stage_file *s = &st->f[st->n++];
-		s->path = f->path;
-		s->read_bytes = stage_reads(a, f);
-		s->file = (uint32_t)i;
-		s->size = f->size;
-		if (!s->size) {	/* a read moved bytes: its end is past 0 */
-			s->size = ana_file_extent(a, i);
-			if (!s->size)	/* only faulted in: what was */
-				s->size = s->read_bytes;
-			st->by_extent++;
-		}
-		st->read_bytes += s->read_bytes;
-		st->bytes += s->size;
+		struct ana_stage_file s = ana_stage_of(a, (uint32_t)i);
+		st->f[st->n++] = (uint32_t)i;
+		st->by_extent += !f->size;
+		st->read_bytes += s.read_bytes;
+		st->bytes += s.size;
 	}
-	memcpy(byr, st->f, n * sizeof(*byr));
-	qsort(byr, n, sizeof(*byr), cmp_reads);
-	ana_stage_rank(st->f, n);
-	/* the levels: the prefix of byr whose reads reach pct % */
-	size_t i = 0;
-	uint64_t files = 0, bytes = 0, rd = 0;
+	/* the levels: the files by bytes read, most first (ties: the smaller,
+	 * then by path), the prefix whose reads reach pct %.  Which of the
+	 * files of equal reads and size it takes changes none of its sums:
+	 * the reads alone, sorted, say how many it takes, and the sizes of
+	 * those of the last one's reads which are taken */
+	uint64_t *rd = ana_tmp_calloc(n, sizeof(*rd));
+	for (size_t i = 0; i < n; i++)
+		rd[i] = ana_stage_of(a, st->f[i]).read_bytes;
+	sort_u64_desc(rd, n);
+	size_t m = 0, mk[ANA_STAGE_LEVELS];
+	uint64_t sum = 0, last[ANA_STAGE_LEVELS];
 	for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++) {
 		unsigned __int128 want = (unsigned __int128)st->read_bytes * st->lv[k].pct;
-		while (i < n && (unsigned __int128)rd * 100 < want) {
-			files++;
-			bytes += byr[i].size;
-			rd += byr[i++].read_bytes;
-		}
-		st->lv[k].files = files;
-		st->lv[k].bytes = bytes;
-		st->lv[k].read_bytes = rd;
+		while (m < n && (unsigned __int128)sum * 100 < want)
+			sum += rd[m++];
+		st->lv[k].files = mk[k] = m;
+		st->lv[k].read_bytes = sum;
+		st->lv[k].bytes = 0;
+		last[k] = m ? rd[m - 1] : UINT64_MAX;
 	}
-	free(byr);
+	/* the sizes: of the files of more reads than a level's last, and of
+	 * its ties, the smallest it takes (one pass for all levels) */
+	size_t gt[ANA_STAGE_LEVELS] = { 0 }, neq[ANA_STAGE_LEVELS] = { 0 };
+	uint64_t *sz[ANA_STAGE_LEVELS];
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = ana_stage_of(a, st->f[i]).read_bytes;
+		for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++)
+			neq[k] += r == last[k];
+	}
+	for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++) {
+		sz[k] = ana_tmp_calloc(neq[k] + 1, sizeof(*sz[k]));
+		neq[k] = 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct ana_stage_file f = ana_stage_of(a, st->f[i]);
+		for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++) {
+			if (f.read_bytes > last[k]) {
+				gt[k]++;
+				st->lv[k].bytes += f.size;
+			} else if (f.read_bytes == last[k]) {
+				sz[k][neq[k]++] = f.size;
+			}
+		}
+	}
+	for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++) {
+		qsort(sz[k], neq[k], sizeof(*sz[k]), cmp_u64);
+		for (size_t i = 0; mk[k] && i < mk[k] - gt[k]; i++)
+			st->lv[k].bytes += sz[k][i];
+		ana_tmp_free(sz[k]);
+	}
+	ana_tmp_free(rd);
 	return 0;
+}
+
+static int rank_job(void *arg)
+{
+	const struct ana *a = ((struct stage_job *)arg)->a;
+	struct ana_staging *st = ((struct stage_job *)arg)->st;
+
+	ana_stage_rank(a, st->f, st->n);
+	st->ranked = 1;
+	return 0;
+}
+
+int ana_staging_rank(const struct ana *a, struct ana_staging *st)
+{
+	struct stage_job j = { a, st };
+
+	return st->ranked ? 0 : ana_guard_here(rank_job, &j);
+}
+
+int ana_staging_build(const struct ana *a, struct ana_staging *st)
+{
+	struct stage_job j = { a, st };
+
+	memset(st, 0, sizeof(*st));
+	for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++)
+		st->lv[k].pct = ana_stage_pcts[k];
+	int err = ana_guard_here(staging_job, &j);
+	if (err)
+		ana_staging_release(st);
+	return err;
 }
 
 void ana_staging_release(struct ana_staging *st)
 {
-	free(st->f);
+	ana_tmp_free(st->f);
 	memset(st, 0, sizeof(*st));
 }

@@ -88,42 +88,26 @@ static uint32_t file_new(struct ana *a)
 	return (uint32_t)a->nfiles++;
 }
 
-static const char *file_path(uint64_t i, void *arg)
-{
-	return ((const struct ana *)arg)->files[i].path;
-}
-
-/* The slot of path in path_map (a cm_strset over files[].path). */
-static uint64_t *path_slot(struct ana *a, const char *path, int *added)
-{
-	uint64_t *v;
-	int rc = cm_strset_put(&a->path_map, path, file_path, a, &v);
-
-	if (rc < 0)
-		ana_oom();
-	*added = rc;
-	return v;
-}
-
 static uint32_t file_for_path(struct ana *a, const char *path)
 {
-	int added;
-	uint64_t *v;
+	uint32_t *v;
 
 	if (!a->path_map_built) {	/* most recordings never need it */
+		ana_pidx_reserve(a, a->nfiles);
 		for (size_t i = 0; i < a->nfiles; i++)
 			if (a->files[i].path) {	/* the last file of a path wins */
-				v = path_slot(a, a->files[i].path, &added);
-				*v = i;
+				char buf[ANA_PATH_BUF];
+				v = ana_pidx_slot(a, ana_file_path(a, &a->files[i], buf));
+				*v = (uint32_t)i;
 			}
 		a->path_map_built = 1;
 	}
-	v = path_slot(a, path, &added);
-	if (!added)
-		return (uint32_t)*v;
-	/* (out of memory below, the analysis is dropped with the map) */
+	v = ana_pidx_slot(a, path);
+	if (*v != ANA_NONE)
+		return *v;
+	/* (out of memory below, the analysis is dropped with the index) */
 	uint32_t f = file_new(a);
-	a->files[f].path = ana_xstrdup(path);
+	a->files[f].path = ana_path_add(a, path);
 	*v = f;
 	return f;
 }
@@ -139,7 +123,7 @@ static uint32_t file_for_id(struct ana *a, uint64_t file_id, const char *path)
 		if (a->files[f].file_id && a->files[f].file_id != file_id) {
 			/* same path, another file (replaced): a new entry */
 			f = file_new(a);
-			a->files[f].path = ana_xstrdup(path);
+			a->files[f].path = ana_path_add(a, path);
 		}
 	} else {
 		f = file_new(a);
@@ -157,7 +141,7 @@ static uint32_t file_for_unknown_fd(struct ana *a, uint32_t pid, int64_t fd)
 		uint32_t f = file_new(a);
 		char buf[64];
 		snprintf(buf, sizeof(buf), "[pid %u fd %lld]", pid, (long long)fd);
-		a->files[f].path = ana_xstrdup(buf);
+		a->files[f].path = ana_path_add(a, buf);
 		a->files[f].anon = 1;
 		v = ana_map_put(&a->fileid_map, (1ull << 63) | pid, (uint64_t)fd + 1);
 		*v = f;
@@ -284,10 +268,16 @@ void ana_stream_fold(struct ana *a, struct ana_stream *st)
 	struct ana_sys *s = &a->sys;
 	if (st->reads && st->file != ANA_NONE) {
 		struct ana_file *f = &a->files[st->file];
-		f->rd_pairs += st->pairs;
-		f->rd_nonconsec += st->nonconsec;
-		f->rd_seq += st->seq;
-		f->st_cls[ana_stream_class(st)]++;
+		int cls = ana_stream_class(st);
+		if (cls == 0 && !st->pairs && !st->seq) {
+			f->st_single++;	/* the most common: a stream of one read */
+		} else {
+			struct ana_fext *x = ana_file_ext_get(a, f);
+			x->rd_pairs += st->pairs;
+			x->rd_nonconsec += st->nonconsec;
+			x->rd_seq += st->seq;
+			x->st_cls[cls]++;
+		}
 		s->st_count++;
 		s->st_pairs += st->pairs;
 		s->st_nonconsec += st->nonconsec;
@@ -338,15 +328,24 @@ static void burst_close(struct ana *a, struct ana_wburst *w)
 	w->file = file;
 }
 
-static struct ana_wburst *wburst_of(struct ana_sys *s, struct ana_file *f, uint32_t fi)
+static struct ana_wburst *wburst_of(struct ana *a, struct ana_file *f, uint32_t fi)
 {
-	if (!f->wb) {
+	struct ana_sys *s = &a->sys;
+	struct ana_fext *x = ana_file_ext_get(a, f);
+	if (!x->wb) {
 		ANA_VEC_GROW(s->wbs, s->capwbs, s->nwbs);
 		ANA_VEC_CLEAR(s->wbs, s->nwbs, s->nwbs);
 		s->wbs[s->nwbs].file = fi;
-		f->wb = (uint32_t)++s->nwbs;
+		x->wb = (uint32_t)++s->nwbs;
 	}
-	return &s->wbs[f->wb - 1];
+	return &s->wbs[x->wb - 1];
+}
+
+/* f's write burst, or NULL */
+static struct ana_wburst *wburst(const struct ana *a, const struct ana_file *f)
+{
+	uint32_t wb = ana_file_ext(a, f)->wb;
+	return wb ? &a->sys.wbs[wb - 1] : NULL;
 }
 
 static void epoch_visit(struct ana_sys *s, uint32_t k, uint32_t file, uint64_t ts)
@@ -410,8 +409,14 @@ count_io(struct ana *a, const struct tape_syscall *e, struct ana_thread *t,
 {
 	struct ana_sys *s = &a->sys;
 
-	*(write ? &f->write_ops : &f->read_ops) += 1;
-	*(write ? &f->write_bytes : &f->read_bytes) += n;
+	if (write) {
+		struct ana_fext *x = ana_file_ext_get(a, f);
+		x->write_ops++;
+		x->write_bytes += n;
+	} else {
+		f->read_ops++;
+		f->read_bytes += n;
+	}
 	if (a->o.files_only && ana_file_excluded(a, f))
 		return 0;
 	if (f->kind == ANA_FK_UNKNOWN)
@@ -618,17 +623,12 @@ static void epoch_read(struct ana_sys *s, struct ana_file *f, uint32_t fi,
 		ep->end_ns = end;
 }
 
-/* A read or write of file fi ends at end: its extent; the one before. */
-static uint64_t extent_note(struct ana_sys *s, uint32_t fi, uint64_t end)
+/* A read or write of file f ends at end: its extent; the one before. */
+static inline uint64_t extent_note(struct ana_file *f, uint64_t end)
 {
-	if (fi >= s->nextent) {
-		ANA_VEC_GROW(s->extent, s->capextent, fi);
-		ANA_VEC_CLEAR(s->extent, s->nextent, fi);
-		s->nextent = (size_t)fi + 1;
-	}
-	uint64_t old = s->extent[fi];
+	uint64_t old = f->extent;
 	if (end > old)
-		s->extent[fi] = end;
+		f->extent = end;
 	return old;
 }
 
@@ -651,7 +651,7 @@ static void on_read(struct ana *a, const struct tape_syscall *e, struct ana_thre
 	if (f->not_regular)
 		return;	/* pipes and sockets (DataLoader queues) have no offsets
 			 * and are no dataset: counted, but no pattern, no visit */
-	uint64_t before = extent_note(s, fi, e->offset + n);
+	uint64_t before = extent_note(f, e->offset + n);
 
 	/* the first read through an open file is a visit */
 	if (!fe->visited++)
@@ -723,9 +723,14 @@ static int path_excluded(const struct ana *a, const char *path)
 
 int ana_file_excluded(const struct ana *a, const struct ana_file *f)
 {
+	char buf[ANA_PATH_BUF];
 	if (!a->o.files_only)
 		return 0;
-	return f->anon || f->not_regular || f->memfs || !f->path || path_excluded(a, f->path);
+	if (!(f->excl & 3))	/* (a file's mode, fs and path do not change: kept) */
+		((struct ana_file *)f)->excl |= 1 + (f->anon || f->not_regular || f->memfs ||
+						     !f->path ||
+						     path_excluded(a, ana_file_path(a, f, buf)));
+	return (f->excl & 3) == 2;
 }
 
 /*
@@ -738,23 +743,34 @@ int ana_file_excluded(const struct ana *a, const struct ana_file *f)
  */
 static void count_meta(struct ana *a, const struct tape_syscall *e, unsigned kind)
 {
-	uint32_t fi = file_of_event(a, e);
 	const struct ana_file *f;
+	char buf[ANA_PATH_BUF];
+	const char *p;
+	uint32_t fi;
 
-	if (fi == ANA_NONE) {
+	if (!a->o.files_only) {	/* no file to look up (the stat of a path
+				 * needs a hash of it) */
+		a->sys.meta_ops[kind]++;
+		return;
+	}
+	if ((fi = file_of_event(a, e)) == ANA_NONE) {
 		struct ana_fd *fe = fd_get(&a->sys, e->pid, e->fd);
 		fi = fe ? fe->file : ANA_NONE;
 	}
-	if (a->o.files_only) {
-		if (fi == ANA_NONE)
-			return;
-		f = &a->files[fi];
-		if (f->anon || (f->not_regular && !f->dir) || f->memfs || !f->path ||
-		    !f->path[strspn(f->path, "/.")] || path_outside(a, f->path))
-			return;
-		if (a->o.under && !strcmp(f->path + strlen(a->o.under) + 1, CM_REPLAY_MARKER))
-			return;
+	if (fi == ANA_NONE)
+		return;
+	f = &a->files[fi];
+	if (!(f->excl & 0xc)) {	/* whether its metadata ops count: kept */
+		int out = f->anon || (f->not_regular && !f->dir) || f->memfs || !f->path;
+		if (!out) {
+			p = ana_file_path(a, f, buf);
+			out = !p[strspn(p, "/.")] || path_outside(a, p) ||
+			      (a->o.under && !strcmp(p + strlen(a->o.under) + 1, CM_REPLAY_MARKER));
+		}
+		a->files[fi].excl |= (out ? 2 : 1) << 2;
 	}
+	if ((f->excl & 0xc) == 8)
+		return;
 	a->sys.meta_ops[kind]++;
 }
 
@@ -774,9 +790,9 @@ static void on_write(struct ana *a, const struct tape_syscall *e, struct ana_thr
 	if (!count_io(a, e, t, f, n, 1, byop))
 		return;
 	if (n && !f->not_regular)
-		extent_note(s, fi, e->offset + n);
+		extent_note(f, e->offset + n);
 
-	struct ana_wburst *w = wburst_of(s, f, fi);
+	struct ana_wburst *w = wburst_of(a, f, fi);
 	if (w->ops && e->ts_ns > w->end + CKPT_GAP_NS)
 		burst_close(a, w);
 	if (!w->ops) {
@@ -828,7 +844,7 @@ static void on_sync(struct ana *a, const struct tape_syscall *e)
 		return;
 	struct ana_file *f = &a->files[fi];
 	uint64_t end = e->ts_ns + e->dur_ns;
-	struct ana_wburst *w = f->wb ? &a->sys.wbs[f->wb - 1] : NULL;
+	struct ana_wburst *w = wburst(a, f);
 	if (w && w->ops && e->ts_ns <= w->end + CKPT_GAP_NS) {
 		w->syncs++;
 		if (end > w->end)
@@ -868,8 +884,15 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 		ana_cursor_free(c);
 		return err;
 	}
+	/* path lookups coming (see below) */
+	struct pahead {
+		const char *path;
+		uint64_t h;
+		uint32_t fi;
+	} ahead[32];
 	while ((err = tape_cursor_next_block(c, &evs, &n)) > 0) {
 		const struct tape_syscall *e0 = evs, *e = e0;
+		memset(ahead, 0, sizeof(ahead));	/* (the block's strings go) */
 		for (size_t i = 0; i < n; i++, e++) {
 			/* the waits written by the time this call began */
 			if (waits)
@@ -886,6 +909,37 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 				if (v != ANA_NONE) {	/* reads, opens: see struct ana_file */
 					__builtin_prefetch(&a->files[v], 1);
 					__builtin_prefetch((char *)&a->files[v] + 64, 1);
+				}
+			}
+			/* Events that name a file by its path alone (a stat)
+			 * look it up by path once the path index is made
+			 * (compare): its hash 16 events ahead and its slot
+			 * fetched, the file there 8 ahead, its path's entry 4
+			 * ahead, its name 2 ahead */
+			if (a->path_map_built) {
+				if (i + 16 < n && !e0[i + 16].file_id && e0[i + 16].path &&
+				    *e0[i + 16].path) {
+					struct pahead *p = &ahead[(i + 16) & 31];
+					p->path = e0[i + 16].path;
+					p->h = cm_hash_str(p->path);
+					p->fi = ANA_NONE;
+					ana_pidx_ahead(a, p->h, 0, &p->fi);
+				}
+				if (i + 8 < n && ahead[(i + 8) & 31].path == e0[i + 8].path &&
+				    e0[i + 8].path)
+					ana_pidx_ahead(a, ahead[(i + 8) & 31].h, 1, &ahead[(i + 8) & 31].fi);
+				if (i + 4 < n && ahead[(i + 4) & 31].path == e0[i + 4].path &&
+				    e0[i + 4].path)
+					ana_pidx_ahead(a, ahead[(i + 4) & 31].h, 2, &ahead[(i + 4) & 31].fi);
+				if (i + 2 < n && ahead[(i + 2) & 31].path == e0[i + 2].path &&
+				    e0[i + 2].path)
+					ana_pidx_ahead(a, ahead[(i + 2) & 31].h, 3, &ahead[(i + 2) & 31].fi);
+				/* (a block's string is one pointer: the same
+				 * pointer, the same path) */
+				a->pidx.hint = NULL;
+				if (ahead[i & 31].path == e->path && e->path) {
+					a->pidx.hint = e->path;
+					a->pidx.hint_h = ahead[i & 31].h;
 				}
 			}
 			if (ANA_HOST_SKIP(a, TAPE_TABLE_SYSCALL, e))
@@ -970,7 +1024,8 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 				uint32_t fi = file_of_event(a, e);
 				if (fi == ANA_NONE)
 					fi = file_for_unknown_fd(a, e->pid, e->ret);
-				a->files[fi].opens++;
+				if (!++a->files[fi].opens)	/* (wrapped) */
+					ana_file_ext_get(a, &a->files[fi])->opens_hi += 1ull << 32;
 				fd_put(s, e->pid, e->ret, fi);
 				break;
 			}
@@ -1001,8 +1056,10 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 				break;
 			case TAPE_OPC_CLOSE: {
 				struct ana_fd *fe = fd_get(s, e->pid, e->fd);
-				if (fe && fe->file != ANA_NONE && a->files[fe->file].wb) {
-					s->wbs[a->files[fe->file].wb - 1].closed = 1;
+				struct ana_wburst *w = fe && fe->file != ANA_NONE ?
+						       wburst(a, &a->files[fe->file]) : NULL;
+				if (w) {
+					w->closed = 1;
 					t->last_closed = fe->file;
 				}
 				if (fe && fe->undo && fe->file != ANA_NONE)
@@ -1013,23 +1070,26 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 				}
 				break;
 			}
-			case TAPE_OPC_NAMESPACE:
+			case TAPE_OPC_NAMESPACE: {
 				/* the file this thread just wrote and closed,
 				 * deleted: a temporary file, not a checkpoint */
+				char ub[ANA_PATH_BUF];
 				if ((op == TAPE_OP_UNLINK || op == TAPE_OP_UNLINKAT) &&
 				    t->last_closed != ANA_NONE && e->path &&
 				    a->files[t->last_closed].path &&
-				    !strcmp(e->path, a->files[t->last_closed].path)) {
-					struct ana_wburst *w = &s->wbs[a->files[t->last_closed].wb - 1];
+				    !strcmp(e->path, ana_file_path(a, &a->files[t->last_closed], ub))) {
+					struct ana_wburst *w = wburst(a, &a->files[t->last_closed]);
 					w->unlinked = w->ops > 0;
 					t->last_closed = ANA_NONE;
 				}
 				break;
+			}
 			default:
 				break;
 			}
 		}
 	}
+	a->pidx.hint = NULL;
 	if (err < 0)
 		ana_note_damage(a, TAPE_TABLE_SYSCALL, err);
 	ana_cursor_free(c);

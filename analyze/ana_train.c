@@ -207,7 +207,7 @@ struct colrd {
 	int end, err;
 };
 
-#define COLRD_ROWS 4096
+#define COLRD_ROWS 65536
 
 #define COLRD_MAX 6
 static int colrd_open(struct colrd *r, tape_reader *tr, int table, uint64_t t0, uint64_t t1,
@@ -423,6 +423,10 @@ static int trainer_pass(struct ana *a, struct ana_train *tr)
 
 	if ((err = colrd_open(&sc, a->r, TAPE_TABLE_SYSCALL, a->t0, a->t1, scn, 5)))
 		goto out_sc;
+	/* the syscall table is the trace's longest: its blocks decoded on a
+	 * second thread too (the name ranks beside this pass end first) */
+	if (a->o.threads > 1)
+		(void)tape_cursor_set_threads(sc.c, 2);
 	if (have_w && (err = colrd_open(&wt, a->r, TAPE_TABLE_SCHED, 0, a->t1, wcn, 6)))
 		goto out_w;
 	if (have_w && (rw = colrd_next(&wt, 1)) < 0)

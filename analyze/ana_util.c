@@ -41,7 +41,7 @@ void ana_cursor_free(tape_cursor *c)
 	tape_cursor_free(c);
 }
 
-#define ANA_NTMP 8
+#define ANA_NTMP 16
 static __thread void *tmps[ANA_NTMP];
 
 void *ana_tmp_calloc(size_t n, size_t sz)
@@ -100,6 +100,11 @@ int ana_guard(int (*fn)(void *arg), void *arg)
 	rc = fn(arg);
 	oom_jb = NULL;
 	return rc;
+}
+
+int ana_guard_here(int (*fn)(void *arg), void *arg)
+{
+	return oom_jb ? fn(arg) : ana_guard(fn, arg);
 }
 
 static int fail_now(void)
@@ -185,6 +190,15 @@ uint32_t *ana_idx_put(struct ana_idx *x, uint64_t k, size_t limit)
 		x->n = n;
 	}
 	return &x->v[k];
+}
+
+void ana_idx_reserve(struct ana_idx *x, size_t n)
+{
+	if (n <= x->n)
+		return;
+	x->v = ana_xrealloc(x->v, n * sizeof(*x->v));
+	memset(x->v + x->n, 0xff, (n - x->n) * sizeof(*x->v));	/* ANA_NONE */
+	x->n = n;
 }
 
 void ana_idx_release(struct ana_idx *x)

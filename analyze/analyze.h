@@ -64,6 +64,9 @@ void ana_oom_cleanup(void);
  * memory (its cursor and temporaries freed).  Not nested: for entry
  * points of the library. */
 int ana_guard(int (*fn)(void *arg), void *arg);
+/* fn(arg) under this thread's catch point, or ana_guard's when it has
+ * none (a library function that callers outside the analyzer call too). */
+int ana_guard_here(int (*fn)(void *arg), void *arg);
 
 /*
  * Grow a vector so index i is valid.  New elements are NOT zeroed: the
@@ -129,6 +132,8 @@ static inline uint32_t ana_idx_get(const struct ana_idx *x, uint64_t k)
 /* Slot of k (ANA_NONE when new), or NULL when k >= limit. */
 uint32_t *ana_idx_put(struct ana_idx *x, uint64_t k, size_t limit);
 void ana_idx_release(struct ana_idx *x);
+/* Slots for keys [0, n) at once (no doubling past them). */
+void ana_idx_reserve(struct ana_idx *x, size_t n);
 /* The limit for a dense index of file ids when nfiles files are known. */
 #define ANA_IDX_LIMIT(nfiles) (8 * (size_t)(nfiles) + 4096)
 
@@ -225,6 +230,9 @@ void ana_ivset_release(struct ana_ivset *set);
  */
 double ana_order_randomness(const uint32_t *seq, size_t n, double *tau);
 
+/* strverscmp(s, t), faster (ana_names.c) */
+int ana_natcmp(const char *s, const char *t);
+
 /* Humanized text: "4.2 M", "0.973".  buf >= 32 bytes.  Bytes and times
  * use the CLI's cm_fmt_bytes / cm_fmt_ns (ana_report.c). */
 const char *ana_fmt_count(char *buf, uint64_t v);
@@ -257,6 +265,13 @@ struct ana_opts {
 	 * over that host's window (its metadata host.H.t_min, t_max) */
 	int has_host;
 	unsigned host;
+	/* no training thread and AU (a->train stays empty): for callers that
+	 * print no report (compare, model), a second pass over the syscall
+	 * table saved */
+	int no_train;
+	/* a->sorder (the files in strcmp order of their paths), as the
+	 * outputs that list every file get it */
+	int path_order;
 };
 
 /* Whether the analysis leaves out an event of table (another host's). */
@@ -270,6 +285,69 @@ struct ana_bkc {
 };
 
 /* ------------------------------------------------ processes and files */
+
+/*
+ * The files' paths (ana_names.c): an id each, 0 for none; a path is its
+ * directory (interned) and its last component, in an arena that never
+ * moves.  ana_path_str gives the whole path: in buf (ANA_PATH_BUF bytes),
+ * or where kept whole in the table itself (valid while the analysis is).
+ */
+#define ANA_PATH_BUF 4096
+struct ana_paths {
+	struct cm_strtab dirs;
+	char **chunk; size_t nchunk, capchunk;
+	size_t used;		/* bytes used of the last chunk */
+	/* the directory of the last path added (rows come a directory at a
+	 * time): 1 + its id, 0 = none */
+	uint32_t last_dir;
+	size_t last_dl;
+};
+struct ana;
+/* The id of a new entry for path (out of memory jumps). */
+uint32_t ana_path_add(struct ana *a, const char *path);
+const char *ana_path_str(const struct ana *a, uint32_t id, char *buf);
+/* Its directory (not NUL-ended at *len: the table's string is; NULL for a
+ * path kept whole), its last component. */
+const char *ana_path_dir(const struct ana *a, uint32_t id, size_t *len);
+const char *ana_path_name(const struct ana *a, uint32_t id);
+/* Hint that path id will be read soon (a listing in an order of its own). */
+void ana_path_prefetch(const struct ana *a, uint32_t id);
+/* Its directory's id in paths.dirs (ANA_NONE: kept whole, or none). */
+uint32_t ana_path_dir_id(const struct ana *a, uint32_t id);
+/* strcmp of two paths (ids != 0) */
+int ana_path_cmp(const struct ana *a, uint32_t x, uint32_t y);
+/* Whether path id is the string s */
+int ana_path_eq(const struct ana *a, uint32_t id, const char *s);
+/* path -> files[] (ana_names.c): the slot of path, ANA_NONE when new (the
+ * caller stores a files[] index there before the next call; out of
+ * memory jumps). */
+struct ana_pidx {
+	uint64_t *slot;		/* (files[] index, hash tag) pairs */
+	size_t cap, n;
+	/* the hash of the path at hint (cm_hash_str), computed ahead by the
+	 * syscall pass (see ana_pidx_ahead) */
+	const char *hint;
+	uint64_t hint_h;
+};
+uint32_t *ana_pidx_slot(struct ana *a, const char *path);
+/* A lookup of a path with hash h coming: fetch its home slot (stage 0);
+ * the file there if its tag matches (stage 1), that file's path's entry
+ * (stage 2) and name (stage 3).
+ * *fi carries the file found from stage 1 to 2 (ANA_NONE: none). */
+void ana_pidx_ahead(const struct ana *a, uint64_t h, int stage, uint32_t *fi);
+/* Room for n paths. */
+void ana_pidx_reserve(struct ana *a, size_t n);
+void ana_pidx_release(struct ana_pidx *x);
+void ana_paths_release(struct ana_paths *t);
+/* Sort f (n files[] indexes) by path, in strverscmp order (nat) or
+ * strcmp's; equal paths by index, files without a path last (by index).
+ * Temporaries: out of memory jumps. */
+void ana_path_sort(const struct ana *a, uint32_t *f, size_t n, int nat);
+/* rank[i]: files[i]'s place in strverscmp order of the paths (as above) */
+void ana_name_ranks(const struct ana *a, uint32_t *rank);
+/* A stable merge sort of n u32 by cmp (a merge of runs already in order
+ * is skipped: linear on sorted input).  Temporaries: out of memory jumps. */
+void ana_sort_u32(uint32_t *v, size_t n, int (*cmp)(uint32_t, uint32_t, void *), void *arg);
 
 struct ana_proc {
 	uint32_t pid, ppid;
@@ -297,17 +375,25 @@ enum {
 				 * unknown fd), or left out by compare */
 };
 
-/* One per file: 192 bytes, the analyzer's biggest per-file cost, in three
- * cache lines (files[] is line-aligned): the first holds all that the
- * syscall pass touches on a read (its counters and its epoch round); the
- * second what an open and the folding of its stream touch (the syscall
- * pass prefetches both); writes, names and the cache pass's results are in
- * the third. */
+/*
+ * One per file: 96 bytes, all that the syscall pass touches on a read (its
+ * counters, its extent and its epoch round; files[] is on huge pages, the
+ * pass prefetches a record's two lines), the rest where a file has them:
+ * its identity in a->ident (dev, inode: the file table's), what the cache
+ * pass found in a->pages, and what few files have (writes, read streams
+ * of more than one read, pages faulted in) in a->ext (struct ana_fext).
+ * Memory: this, its path's name (struct ana_paths), its entries in the
+ * indexes (file id, dev and inode), 8 bytes a visit (epochs), and while
+ * the passes run 24 bytes of cache state: that is all that grows with
+ * files.
+ */
 struct ana_file {
-	_Alignas(64) uint64_t file_id;
+	_Alignas(32) uint64_t file_id;
 	/* syscall pass, every read */
 	uint64_t read_ops, read_bytes;
 	uint64_t size;	  /* in the file table (from_table), else 0 */
+	uint64_t extent;  /* the end of its furthest read or write (0: none)
+			   * (iotape-analyze(1) files[].extent) */
 	uint64_t cov;	  /* epochs: bytes read in its current round */
 	uint32_t rh0, rm0;	/* epochs: its round's first range (struct ana_sketch) */
 	uint32_t visits;
@@ -332,23 +418,40 @@ struct ana_file {
 	 * of class hk[i] (| 1 << 7: writes); 0: slot free */
 	uint8_t hk[2];
 	uint16_t hc[2];
-	/* second line: opens, folded streams */
-	uint64_t opens;
-	uint64_t rd_pairs, rd_nonconsec, rd_seq;
-	uint32_t st_cls[4];	/* streams by class (ana_stream_class) */
+	/* opens, folded streams */
+	uint32_t opens;	  /* (beyond 2^32: ana_fext.opens_hi) */
+	uint32_t st_single;	/* its streams of one read (ana_stream_class 0) */
+	uint32_t path;	  /* in a->paths; 0 = unknown (see ana_file_label) */
 	uint32_t name_rank;
-	uint32_t wb;	  /* 1 + index of its write burst in sys.wbs, 0 = none */
+	uint32_t ext;	  /* 1 + its index in a->ext, 0 = none */
+	uint8_t excl;	  /* files_only, once known: ana_file_excluded (bits 0-1:
+			   * 1 no, 2 yes), and whether its metadata ops are left
+			   * out (bits 2-3: 1 no, 2 yes) */
+};
+_Static_assert(sizeof(struct ana_file) == 96, "96 bytes");
+
+/* What few files have: created by the syscall pass (writes, streams of
+ * more than one read) or the join (pages faulted in). */
+struct ana_fext {
+	uint64_t write_ops, write_bytes;
+	uint64_t rd_pairs, rd_nonconsec, rd_seq;	/* its folded read streams */
+	uint32_t st_cls[4];	/* its streams by class ([0]: ana_file.st_single) */
 	uint64_t mapped;  /* pages reached by page faults (joined; through its
 			   * shared mapping when shared_map) */
-	/* third line */
-	uint64_t write_ops, write_bytes;
-	char *path;	  /* NULL = unknown (see ana_file_label) */
-	uint64_t dev, inode;
-	/* cache pass (joined) */
-	uint64_t pages_accessed, pages_missed;
 	uint64_t mapped_missed;	/* of mapped, the pages missed */
+	uint64_t opens_hi;	/* opens beyond ana_file.opens */
+	uint32_t wb;	  /* 1 + index of its write burst in sys.wbs, 0 = none */
 };
-_Static_assert(sizeof(struct ana_file) == 192, "three cache lines");
+
+/* A file's identity: the file table's dev and inode (0: not known). */
+struct ana_ident {
+	uint64_t dev, inode;
+};
+
+/* A file's pages in the page cache (the cache pass, joined). */
+struct ana_pages {
+	uint64_t accessed, missed;
+};
 
 /* The current write burst of a file (checkpoint detection). */
 struct ana_wburst {
@@ -528,10 +631,6 @@ struct ana_sys {
 	/* pipes and sockets (files[] not_regular): bytes read by (file,
 	 * tid), written by (file, pid): who hands data to whom */
 	struct cm_map pipe_r, pipe_w;
-	/* per files[] (the first nextent): the end of its furthest read or
-	 * write (0: none), its extent: the epochs' rounds, the model's and
-	 * staging's size of a file the file table gives none */
-	uint64_t *extent; size_t nextent, capextent;
 	/* epochs: the sketches of the files that have one (ana_file.sketch),
 	 * files[] index -> sketches[] in sketchmap */
 	struct ana_sketch *sketches; size_t nsketches, capsketches;
@@ -545,7 +644,10 @@ struct ana_sys {
 
 /* --------------------------------------------------------- cache pass */
 
-struct ana_cfile {	/* per (dev, inode) or file_id: 120 bytes */
+/* The cache pass's state of a file (ana_cache.c): whole, for the files
+ * the file table does not list and those whose figures outgrow the
+ * compact form (struct ana_cst). */
+struct ana_cfile {	/* per (dev, inode) or file_id */
 	uint64_t dev, inode, file_id;
 	uint64_t accessed, missed, mapped;	/* mapped: by fault, map_pages */
 	uint64_t mapped_missed;	/* of those, missed */
@@ -555,16 +657,36 @@ struct ana_cfile {	/* per (dev, inode) or file_id: 120 bytes */
 	uint64_t eof;		/* pages past this one do not exist (UINT64_MAX: unknown) */
 	uint32_t last_tid;
 	uint32_t fault_tid;	/* fault_idx pending for this tid; 0 = none */
+	uint32_t fi;		/* the file table's files[] index, or ANA_NONE */
 };
 
+/* The same for a file of the file table (by files[] index, keyed by its
+ * dev and inode) while its figures fit: 24 bytes. */
+struct ana_cst {
+	uint32_t acc, miss;	/* pages accessed, missed; with ANA_CST_BIG,
+				 * acc is its index in cache.f */
+	uint32_t last_tid, last_s, last_e;	/* its last access (dedupe) */
+	uint32_t eof;		/* pages (ANA_CST_EOF: see cache.eofs), and the
+				 * flags below */
+};
+#define ANA_CST_EOF ((1u << 29) - 1)	/* larger: in cache.eofs */
+#define ANA_CST_TOUCH (1u << 29)	/* has had an event */
+#define ANA_CST_PEND (1u << 30)		/* has pages pending (cache.pend) */
+#define ANA_CST_BIG (1u << 31)		/* its state is cache.f[acc] */
+
 struct ana_cache {
-	struct cm_map map;
+	struct cm_map map;	/* the others' key -> f[] */
 	struct ana_cfile *f; size_t nf, capf;
+	struct ana_cst *cst; size_t ncst;	/* per file of the file table */
+	struct cm_map eofs;	/* (file, 0) -> eof, of files of ANA_CST_EOF pages or more */
+	struct cm_map pend;	/* (file, 0) -> pv[]: pending pages of a compact file */
+	struct ana_ivset *pv; size_t npv, cappv;
+	uint32_t *pv_free; size_t npv_free, cappv_free;
 	uint64_t accessed, missed, inserted, evicted, ra_unused, untracked;
 	uint64_t ivals;		/* intervals held, all files */
 	uint64_t last_a, last_b; /* cache of the last key looked up */
-	uint32_t last;
-	struct ana_idx fidx;	/* file id -> f[] of its last event (a hint) */
+	uint32_t last;		/* (ANA_NONE, or a files[] index | 1 << 31 for a
+				 * compact one, else its f[] index) */
 	struct ana_bkc bkc;
 	uint64_t n_events;
 };
@@ -685,12 +807,28 @@ struct ana {
 	struct ana_proc *procs; size_t nprocs, capprocs;
 	struct cm_map procmap;		/* pid -> procs[] */
 	struct ana_file *files; size_t nfiles, capfiles;
+	struct ana_paths paths;		/* files[].path */
+	uint32_t *sorder;		/* files[] in strcmp order of their paths, when
+					 * the outputs list staging's files (o.json,
+					 * o.per_file); else NULL */
+	uint8_t *dircode; size_t ndircode;	/* per paths.dirs: 0 ?, 1 data, 2 code */
+	struct ana_fext *ext; size_t next, capext;	/* files[].ext */
+	/* files[i]'s identity for i < nident (the others': none), frozen
+	 * while the passes run (the cache pass reads it) */
+	struct ana_ident *ident; size_t nident, capident;
+	struct ana_pages *pages; size_t npages;	/* files[i]'s, after ana_join */
 	size_t nfiles_table;		/* files[0..n) come from the file table */
-	uint64_t *table_size;		/* their sizes, frozen for the cache pass */
 	uint64_t page_size;		/* "page_size" meta key, else 4096 */
-	struct cm_map fileid_map, devino_map;	/* fileid_map: ids fid_idx does not hold */
+	struct cm_map fileid_map;	/* ids fid_idx does not hold */
+	/* (dev, inode) -> files[]: slots of files[] indexes keyed by their
+	 * ident, the last file with a key wins; devino_old: keys a later
+	 * row of the file table took from their file */
+	uint32_t *devino; size_t capdevino, ndevino;
+	int devino_tag;		/* slots hold a tag (see ana_core.c) */
+	struct cm_map devino_old;
 	struct ana_idx fid_idx;		/* file id -> files[] (see ana_file_id_slot) */
-	struct cm_map path_map;	/* built on first use (events with a path only) */
+	struct ana_pidx pidx;	/* path -> files[], built on first use (events
+				 * with a path only) */
 	int path_map_built;
 
 	struct ana_sys sys;
@@ -756,13 +894,27 @@ int ana_pass_process(struct ana *a);
 int ana_pass_file(struct ana *a);
 int ana_pass_syscall(struct ana *a, tape_reader *r);
 int ana_pass_cache(struct ana *a, tape_reader *r);
+/* The cache pass's state of the file table's files (before the passes,
+ * on the main thread: it reads their sizes): 0 or -errno. */
+int ana_cache_prepare(struct ana *a);
+void ana_cache_release(struct ana_cache *c);
 int ana_pass_block(struct ana *a, tape_reader *r);
 int ana_pass_sample(struct ana *a);	/* main thread, before the others */
 void ana_join(struct ana *a);
+/* The join's last step, once rank[] holds the name ranks (ana_name_ranks):
+ * files[].name_rank, the epochs' visit orders as ranks (ana_dataset left
+ * files[] indexes) and their randomness (ana_epochs_order). */
+void ana_join_ranks(struct ana *a, const uint32_t *rank);
+void ana_epochs_order(struct ana *a, const uint32_t *rank);
 /* Record that table's cursor failed with err after the events it gave:
  * the pass keeps what it read (called from the pass's own thread). */
 void ana_note_damage(struct ana *a, int table, int err);
 void ana_release(struct ana *a);
+/* Free what the analysis keeps per file and per visit (files[] and all
+ * beside it; the epochs' visit orders): its sums, groups, epochs' figures,
+ * threads and processes stay.  For a caller done with the files (compare,
+ * once it has taken them); nothing that reads files[] works after it. */
+void ana_release_files(struct ana *a);
 
 /* Whole analysis of a trace (what cmd_analyze runs, and what tests call). */
 int ana_run(struct ana *a, const char *path, const struct ana_opts *o);
@@ -775,6 +927,13 @@ int ana_hosts(struct ana *a);
 int ana_pid_included(struct ana *a, uint32_t pid);
 struct ana_proc *ana_proc_get(struct ana *a, uint32_t pid);
 uint32_t ana_file_by_devino(const struct ana *a, uint64_t dev, uint64_t ino);
+/* The home slot of (dev, ino) in the index (capdevino > 0): to prefetch;
+ * a slot's files[] index (ANA_NONE: none) */
+const uint32_t *ana_devino_home(const struct ana *a, uint64_t dev, uint64_t ino);
+static inline uint32_t ana_devino_file(const struct ana *a, uint32_t slot)
+{
+	return a->devino_tag && slot != ANA_NONE ? slot & 0xffffffu : slot;
+}
 /* files[] index of a file id (0 included), ANA_NONE when unknown. */
 static inline uint32_t ana_file_id_lookup(const struct ana *a, uint64_t file_id)
 {
@@ -794,10 +953,51 @@ void ana_file_id_set(struct ana *a, uint64_t file_id, uint32_t f);
  * none (iotape-analyze(1) files[].extent). */
 static inline uint64_t ana_file_extent(const struct ana *a, size_t i)
 {
-	return i < a->sys.nextent ? a->sys.extent[i] : 0;
+	return a->files[i].extent;
 }
-/* Text label of a file: its path or "[dev 8:1 inode 42]". buf >= 96. */
-const char *ana_file_label(const struct ana_file *f, char *buf, size_t len);
+/* What few files have (struct ana_fext): its own, or all zero. */
+extern const struct ana_fext ana_fext_none;
+static inline const struct ana_fext *ana_file_ext(const struct ana *a, const struct ana_file *f)
+{
+	return f->ext ? &a->ext[f->ext - 1] : &ana_fext_none;
+}
+/* The same, made when f has none (out of memory jumps; the pointer is
+ * valid until the next ext is made). */
+struct ana_fext *ana_file_ext_get(struct ana *a, struct ana_file *f);
+static inline uint64_t ana_file_write_ops(const struct ana *a, const struct ana_file *f)
+{
+	return ana_file_ext(a, f)->write_ops;
+}
+static inline uint64_t ana_file_write_bytes(const struct ana *a, const struct ana_file *f)
+{
+	return ana_file_ext(a, f)->write_bytes;
+}
+static inline uint64_t ana_file_opens(const struct ana *a, const struct ana_file *f)
+{
+	return f->opens + ana_file_ext(a, f)->opens_hi;
+}
+/* Pages reached by its page faults, and of them those missed (joined). */
+static inline uint64_t ana_file_mapped(const struct ana *a, const struct ana_file *f)
+{
+	return ana_file_ext(a, f)->mapped;
+}
+/* Its pages in the page cache (after ana_join). */
+static inline struct ana_pages ana_file_pages(const struct ana *a, size_t i)
+{
+	return i < a->npages ? a->pages[i] : (struct ana_pages){ 0, 0 };
+}
+/* Its identity (dev, inode; zero when not known). */
+static inline struct ana_ident ana_file_ident(const struct ana *a, size_t i)
+{
+	return i < a->nident ? a->ident[i] : (struct ana_ident){ 0, 0 };
+}
+/* Text label of a file: its path or "[dev 8:1 inode 42]". buf: ANA_PATH_BUF. */
+const char *ana_file_label(const struct ana *a, const struct ana_file *f, char *buf);
+/* Its path (NULL: none); buf: ANA_PATH_BUF bytes. */
+static inline const char *ana_file_path(const struct ana *a, const struct ana_file *f, char *buf)
+{
+	return ana_path_str(a, f->path, buf);
+}
 
 /* Derived metrics (NaN = not computable). */
 double ana_read_randomness(const struct ana *a);
@@ -903,9 +1103,8 @@ int ana_model(const struct ana *a, struct cm_job *job);
  * gives none (not listed, or 0) the end of its furthest read call.
  */
 struct ana_stage_file {
-	const char *path;	/* the analysis's (valid while it is) */
 	uint64_t read_bytes, size;	/* size > 0 */
-	uint32_t file;		/* files[] index */
+	uint32_t file;		/* files[] index (the caller's id, for ana_stage_pick) */
 };
 #define ANA_STAGE_LEVELS 3
 /* 50, 80 and 95 %: the levels' fractions of the bytes read, in percent */
@@ -915,8 +1114,10 @@ struct ana_stage_level {
 	uint64_t files, bytes, read_bytes;	/* the set: files, their size, their reads */
 };
 struct ana_staging {
-	struct ana_stage_file *f;	/* n of them, ranked (ana_stage_rank) */
+	uint32_t *f;		/* n files[] indexes, ranked (ana_stage_rank)
+				 * once ana_staging_rank made them so */
 	size_t n;
+	int ranked;
 	uint64_t read_bytes, bytes;	/* all n files': reads, sizes */
 	size_t by_extent;		/* of them, sized by their furthest read */
 	/* the fewest files that carry pct % of read_bytes: files by bytes
@@ -925,12 +1126,17 @@ struct ana_staging {
 	struct ana_stage_level lv[ANA_STAGE_LEVELS];
 };
 /* st from the analysis a (after ana_run): 0, or -ENOMEM (st empty).
- * Does not allocate through ana_xrealloc: no catch point needed. */
+ * Under the caller's catch point, or its own where there is none. */
 int ana_staging_build(const struct ana *a, struct ana_staging *st);
+/* st->f in their order (the levels need none): 0 or -ENOMEM. */
+int ana_staging_rank(const struct ana *a, struct ana_staging *st);
 void ana_staging_release(struct ana_staging *st);
-/* Order f by bytes read per byte of size, most first; ties by path
- * (strcmp). */
-void ana_stage_rank(struct ana_stage_file *f, size_t n);
+/* A file's figures for staging (files[i] of st->f): its bytes read, its
+ * size; as struct ana_stage_file. */
+struct ana_stage_file ana_stage_of(const struct ana *a, uint32_t i);
+/* Order files[] indexes by bytes read per byte of size, most first; ties
+ * by path (strcmp). */
+void ana_stage_rank(const struct ana *a, uint32_t *f, size_t n);
 /*
  * The files to stage in budget bytes: f (ranked) in order, each one whose
  * size fits in what the ones taken leave of budget is taken (chosen[i] =
@@ -995,6 +1201,17 @@ int ana_report_html(struct ana *a, struct ana *b, const struct ana_html_check *c
 /* Output, 0 or -errno (-ENOMEM: out of memory).  Units, escaping and JSON
  * values come from common/fmt.h. */
 int ana_report_json(struct ana *a, FILE *out);
+/* The same, its lists of files ("files", "staging"'s "ranked") empty:
+ * what the HTML report reads (it takes its top files from a). */
+int ana_report_json_nofiles(struct ana *a, FILE *out);
+/* The files "files" lists, in its order (malloc'd, *n of them; out of
+ * memory jumps). */
+uint32_t *ana_files_listed(const struct ana *a, size_t *n);
+/* Whether "files" lists files[i]; the order it lists them in (< 0: i
+ * first); how many it lists at most (-1: all). */
+int ana_file_listed(const struct ana *a, size_t i);
+int ana_file_list_cmp(const struct ana *a, uint32_t i, uint32_t j);
+long ana_json_list_limit(const struct ana *a);
 int ana_report_text(struct ana *a, FILE *out);
 
 #endif

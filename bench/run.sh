@@ -15,7 +15,9 @@
 #   BENCH_KEEP=1   keep the trace and CSV files under OUT/bench/work
 #   BENCH_ONLY     run only this section (format, parquet, python, analyze, record,
 #                  metrics, replay, scale, model-fio, prepare, memory, model, fidelity, export,
-#                  anonymize, import-other, import)
+#                  anonymize, import-other, import, imagenet)
+#   IMAGENET_FILES files of the imagenet bench's data set (default 1281167; also
+#                  IMAGENET_CLASSES, 1000, and IMAGENET_EPOCHS, 2)
 #   IMPORT_LINES   input lines of the import-other bench, per format (default 1000000)
 #   MODEL_FILES    files of the model bench's job (default 1000000)
 #   PARQUET_EVENTS syscall rows of the parquet bench's stream (default 1000000)
@@ -1430,6 +1432,93 @@ import_section() {
 	work_done
 }
 want import && import_section
+
+# ---------------------------------------------------------------- imagenet
+# ImageNet at its scale (bench/imagenet_gen.c; issue 31): 1,281,167 JPEGs
+# in 1,000 class directories, 2 epochs, the recorded image_folder job's
+# per-file calls with cache and block rows in its proportions (~22 M
+# events), and the recording of its replay under a directory.  Each
+# command's wall time (best of BENCH_RUNS) and peak RSS (GNU time's
+# maximum resident set size, the largest of the runs), per file of the
+# data set and in events per second (every row of the trace).
+imagenet_section() {
+	section imagenet "analyze, model, report, compare, export of a 1.28 M-file ImageNet job (bench/imagenet_gen.c)"
+	w=$WORK/imagenet
+	bin=$OUT/bench/imagenet_gen
+	[ -x "$bin" ] || { echo "  $bin is not built (make bench builds it)"; FAILED=1; return; }
+	[ -x ./iotape ] || { echo "  ./iotape is not built"; FAILED=1; return; }
+	[ -x /usr/bin/time ] || { echo "  needs GNU time (/usr/bin/time, Debian package time)"; FAILED=1; return; }
+	work_dir "$w" || return
+	rd=$(cd "$w" && pwd)/replay	# where the replay ran (absolute)
+	t0=$(now)
+	if ! "$bin" "$w/a.iotape" >"$w/gen.kv" ||
+	   ! "$bin" "$w/b.iotape" --replay "$rd" >"$w/genb.kv"; then
+		echo "  imagenet_gen failed"; FAILED=1; return
+	fi
+	t1=$(now)
+	nf=$(kv "$w/gen.kv" files) ea=$(kv "$w/gen.kv" events) eb=$(kv "$w/genb.kv" events)
+	echo "  $(count "$nf") files in $(kv "$w/gen.kv" classes) directories, $(kv "$w/gen.kv" epochs) epochs:" \
+		"$(count "$ea") events ($(calc "$(stat -c %s "$w/a.iotape") / 1048576" 0) MiB)," \
+		"its replay's recording $(count "$eb"); both written in $(calc "$t1 - $t0" 1) s"
+	# im NAME CMD...: best wall seconds in $s, largest peak RSS (KiB) in
+	# $k, least CPU seconds (user + system, all threads) in $c; 1 (and the
+	# figure "failed") when a run fails.  On a shared machine the CPU
+	# seconds say more than the wall time: the notes give both.
+	im() {
+		name=$1; shift
+		s= k=0 c=
+		r=0
+		while [ $r -lt "${BENCH_RUNS:-3}" ]; do
+			if ! /usr/bin/time -f '%e %M %U %S' -o "$w/tm" "$@" >/dev/null 2>"$w/err"; then
+				fig "$name" "failed" - "" "$(tail -n 1 "$w/err")"
+				FAILED=1
+				return 1
+			fi
+			v=$(tail -n 1 "$w/tm")
+			s=$(echo "$v" | awk -v a="${s:-1e9}" '{ print ($1 < a) ? $1 : a }')
+			k=$(echo "$v" | awk -v a="$k" '{ print ($2 > a) ? $2 : a }')
+			c=$(echo "$v" | awk -v a="${c:-1e9}" '{ u = $3 + $4; print (u < a) ? u : a }')
+			r=$((r + 1))
+		done
+	}
+	cpu() { echo "CPU $(calc "$c" 2) s"; }
+	perfile() { calc "$1 * 1024 / $nf" 0; }
+	for cmd in analyze analyze-json model; do
+		case $cmd in
+		analyze) im "$cmd" ./iotape analyze "$w/a.iotape" || continue ;;
+		analyze-json) im "$cmd" ./iotape analyze --json "$w/a.iotape" || continue ;;
+		model) im "$cmd" ./iotape model -f -o "$w/job.ini" "$w/a.iotape" || continue ;;
+		esac
+		[ $cmd = analyze ] && ta=$s
+		fig "$cmd B/file" "$(perfile "$k")" le 150 "peak RSS $(calc "$k / 1024" 0) MiB"
+		fig "$cmd Mev/s" "$(calc "$ea / $s / 1000000" 2)" ge 10 "$(calc "$s" 2) s, $(cpu)"
+	done
+	if im report ./iotape report -f -o "$w/a.html" "$w/a.iotape"; then
+		fig "report peak RSS MiB" "$(calc "$k / 1024" 0)" le 512 \
+			"$(perfile "$k") B/file; page $(calc "$(stat -c %s "$w/a.html") / 1024" 0) KiB"
+		[ -n "${ta:-}" ] && fig "report time / analyze's" "$(calc "$s / $ta" 2)" le 2 "$(calc "$s" 2) s, $(cpu)"
+	fi
+	if im "compare A A" ./iotape compare --check "$w/a.iotape" "$w/a.iotape"; then
+		fig "compare A A B/file/trace" "$(calc "$k * 1024 / $nf / 2" 0)" le 300 "peak RSS $(calc "$k / 1024" 0) MiB"
+		fig "compare A A Mev/s" "$(calc "2 * $ea / $s / 1000000" 2)" ge 5 "$(calc "$s" 2) s, $(cpu)"
+	fi
+	if im "compare replay" ./iotape compare --check --map "$rd" "$w/a.iotape" "$w/b.iotape"; then
+		fig "compare replay B/file/trace" "$(calc "$k * 1024 / $nf / 2" 0)" le 300 "peak RSS $(calc "$k / 1024" 0) MiB; --check passes"
+		fig "compare replay Mev/s" "$(calc "($ea + $eb) / $s / 1000000" 2)" ge 5 "$(calc "$s" 2) s, $(cpu)"
+	fi
+	# export: the same peak on a trace 1/10 as long (memory independent
+	# of the trace's length)
+	if IMAGENET_FILES=$((nf / 10)) "$bin" "$w/small.iotape" >/dev/null &&
+	   im "perfetto small" ./iotape export -F perfetto "$w/small.iotape"; then
+		ks=$k
+		if im "export perfetto" ./iotape export -F perfetto "$w/a.iotape"; then
+			fig "export perfetto peak MiB" "$(calc "$k / 1024" 0)" le 32 \
+				"$(calc "$ks / 1024" 0) MiB on a trace 1/10 as long; $(calc "$ea / $s / 1000000" 2) Mev/s"
+		fi
+	fi
+	work_done
+}
+want imagenet && imagenet_section
 
 # ----------------------------------------------------------------- summary
 echo

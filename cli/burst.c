@@ -86,7 +86,8 @@ int burst_plan(const char *trace, struct rp_layout *l, unsigned place,
 	 * checkpoint (ana_ckpt_find: the analysis's rule) */
 	for (size_t i = 0; i < a.sys.nbursts; i++) {
 		const struct ana_ckpt *b = &a.sys.bursts[i];
-		const char *path = b->file < a.nfiles ? a.files[b->file].path : NULL;
+		char buf[ANA_PATH_BUF];
+		const char *path = b->file < a.nfiles ? ana_file_path(&a, &a.files[b->file], buf) : NULL;
 		uint32_t f;
 		if (b->ckpt == ANA_CKPT_NONE || !path || layout_file(l, path, &f))
 			continue;

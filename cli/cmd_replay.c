@@ -373,7 +373,7 @@ static int stage_choose(const char *trace, struct rp_layout *l)
 		ana_release(&a);
 		return -1;
 	}
-	if ((rc = ana_staging_build(&a, &st)) ||
+	if ((rc = ana_staging_build(&a, &st)) || (rc = ana_staging_rank(&a, &st)) ||
 	    !(c = calloc(st.n + 1, sizeof(*c))) || !(chosen = calloc(st.n + 1, 1)) ||
 	    !(seen = calloc(l->nfiles + 1, 1))) {
 		cli_error("--stage-hot: out of memory");
@@ -383,7 +383,8 @@ static int stage_choose(const char *trace, struct rp_layout *l)
 	 * named by two files, one replacing the other, counts once: the
 	 * first, ranked higher) */
 	for (size_t i = 0; i < st.n; i++) {
-		char *rel = strdup(st.f[i].path);
+		char buf[ANA_PATH_BUF];
+		char *rel = strdup(ana_file_path(&a, &a.files[st.f[i]], buf));
 		uint32_t id;
 		if (!rel) {
 			cli_error("--stage-hot: out of memory");
@@ -392,7 +393,7 @@ static int stage_choose(const char *trace, struct rp_layout *l)
 		if (!rp_path_map(rel) && !cm_strtab_find(&l->paths, rel, &id) && id < l->nfiles &&
 		    !l->files[id].isdir && !seen[id]) {
 			seen[id] = 1;
-			c[nc] = st.f[i];
+			c[nc] = ana_stage_of(&a, st.f[i]);
 			c[nc++].file = id;
 		}
 		free(rel);

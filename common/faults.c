@@ -30,7 +30,8 @@ struct fifo_ent {
 struct cm_faults {
 	tape_reader *r;
 	uint64_t page;
-	struct cm_map ids;	/* file_id -> index in paths */
+	struct cm_map faulted;	/* file_id -> 1: has fault or map_pages events */
+	struct cm_map ids;	/* file_id -> index in paths (of those only) */
 	char **paths;
 	size_t npaths, cappaths;
 	struct cm_map code;	/* file_id -> 1: mapped PROT_EXEC */
@@ -69,6 +70,49 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
+/*
+ * The files of the fault and map_pages events, from two columns of the
+ * cache table: the only files whose paths the reads need (a trace without
+ * a mapped file needs neither the scan for code nor any path).  0, 1 when
+ * there is none, or -errno.
+ */
+#define SCAN_ROWS 4096
+static int scan_faulted(struct cm_faults *f)
+{
+	size_t nc;
+	const struct tape_column *cols = tape_table_columns(TAPE_TABLE_CACHE, &nc);
+	const struct tape_column *kc = tape_column_find(TAPE_TABLE_CACHE, "kind");
+	const struct tape_column *fc = tape_column_find(TAPE_TABLE_CACHE, "file_id");
+	uint32_t *kind = malloc(SCAN_ROWS * sizeof(*kind));
+	uint64_t *fid = malloc(SCAN_ROWS * sizeof(*fid));
+	tape_cursor *c = NULL;
+	size_t n;
+	int rc = -ENOMEM;
+
+	if (!kc || !fc || kc->width != 4 || fc->width != 8) {
+		rc = -EINVAL;
+		goto out;
+	}
+	if (!kind || !fid || (rc = tape_cursor_open(f->r, TAPE_TABLE_CACHE, 0, UINT64_MAX, &c)))
+		goto out;
+	unsigned idx[2] = { (unsigned)(kc - cols), (unsigned)(fc - cols) };
+	void *out[2] = { kind, fid };
+	while ((rc = tape_cursor_read_columns(c, idx, 2, out, SCAN_ROWS, NULL, &n)) > 0)
+		for (size_t i = 0; i < n; i++)
+			if ((kind[i] == TAPE_CACHE_FAULT || kind[i] == TAPE_CACHE_MAP_PAGES) &&
+			    cm_map_set(&f->faulted, fid[i], 0, 1)) {
+				rc = -ENOMEM;
+				goto out;
+			}
+	/* (a damaged block: the iterator meets it too, and says so) */
+	rc = f->faulted.n ? 0 : 1;
+out:
+	tape_cursor_free(c);
+	free(kind);
+	free(fid);
+	return rc;
+}
+
 static int scan_files(struct cm_faults *f)
 {
 	tape_cursor *c;
@@ -84,6 +128,8 @@ static int scan_files(struct cm_faults *f)
 		if (!e->file_id || !e->path || !e->path[0] ||
 		    (e->mode && (e->mode & 0170000) != 0100000))
 			continue;	/* faults are on regular files */
+		if (!cm_map_get(&f->faulted, e->file_id, 0))
+			continue;	/* (no fault names it) */
 		if ((rc = TAPE_VEC_GROW(f->paths, f->cappaths, f->npaths + 1, 2)))
 			break;
 		if (cm_map_put(&f->ids, e->file_id, 0, &v) < 0 ||
@@ -113,9 +159,9 @@ int cm_faults_open(struct cm_faults **out, tape_reader *r)
 	f->page = ps ? strtoull(ps, NULL, 10) : 0;
 	if (!f->page || (f->page & (f->page - 1)) || f->page > (1u << 24))
 		f->page = 4096;
-	if ((rc = scan_code(f)) || (rc = scan_files(f))) {
+	if ((rc = scan_faulted(f)) || (rc = scan_code(f)) || (rc = scan_files(f))) {
 		cm_faults_free(f);
-		return rc;
+		return rc < 0 ? rc : 0;	/* (1: no fault: none to give) */
 	}
 	*out = f;
 	return 0;
@@ -293,6 +339,7 @@ void cm_faults_free(struct cm_faults *f)
 		free(f->paths[i]);
 	free(f->paths);
 	cm_map_release(&f->ids);
+	cm_map_release(&f->faulted);
 	cm_map_release(&f->code);
 	cm_map_release(&f->tids);
 	free(f->held);

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hist.h"
-#include "tape_vec.h"
 
 /* Lowest value of a bucket, and its width. */
 static uint64_t bucket_lo(unsigned b, uint64_t *width)
@@ -29,6 +28,12 @@ static uint64_t bucket_mid(unsigned b)
 	return lo + w / 2;
 }
 
+/* Exact value i. */
+static inline uint64_t val(const struct cm_lat *l, size_t i)
+{
+	return l->v ? l->v[i] : l->v32[i];
+}
+
 static int to_hist(struct cm_lat *l, size_t *budget)
 {
 	uint32_t *h = calloc(CM_LAT_BUCKETS, sizeof(*h));
@@ -36,14 +41,49 @@ static int to_hist(struct cm_lat *l, size_t *budget)
 	if (!h)
 		return -ENOMEM;
 	for (size_t i = 0; i < l->n; i++)
-		h[cm_lat_bucket(l->v[i])]++;
+		h[cm_lat_bucket(val(l, i))]++;
 	if (budget)
 		*budget += l->cap;	/* the exact values' room goes back */
 	free(l->v);
+	free(l->v32);
 	l->v = NULL;
+	l->v32 = NULL;
 	l->n = l->cap = 0;
 	l->hist = h;
 	l->inexact = 1;
+	return 0;
+}
+
+/* Room for nc exact values (in the width they have): 0 or -ENOMEM. */
+static int grow(struct cm_lat *l, size_t nc)
+{
+	if (l->v) {
+		uint64_t *a = realloc(l->v, nc * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		l->v = a;
+	} else {
+		uint32_t *a = realloc(l->v32, nc * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		l->v32 = a;
+	}
+	l->cap = nc;
+	return 0;
+}
+
+/* The exact values in 64 bits from now on: 0 or -ENOMEM. */
+static int widen(struct cm_lat *l)
+{
+	uint64_t *a = malloc((l->cap ? l->cap : 1) * sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->n; i++)
+		a[i] = l->v32[i];
+	free(l->v32);
+	l->v32 = NULL;
+	l->v = a;
 	return 0;
 }
 
@@ -59,14 +99,18 @@ int cm_lat_add_slow(struct cm_lat *l, uint64_t v, size_t *budget)
 				return -ENOMEM;
 			}
 		} else {
-			if (TAPE_VEC_RESIZE(l->v, nc)) {
+			size_t oc = l->cap;
+			if (grow(l, nc)) {
 				l->dropped++;
 				return -ENOMEM;
 			}
 			if (budget)
-				*budget -= nc - l->cap;
-			l->cap = nc;
+				*budget -= nc - oc;
 		}
+	}
+	if (!l->hist && !l->v && v > UINT32_MAX && widen(l)) {
+		l->dropped++;
+		return -ENOMEM;
 	}
 	cm_lat__put(l, v);
 	return 0;
@@ -77,16 +121,23 @@ int cm_lat_merge(struct cm_lat *dst, const struct cm_lat *src, size_t *budget)
 	if (!src->count)
 		return 0;
 	if (!dst->hist && !src->hist && dst->n + src->n <= CM_LAT_EXACT) {
-		size_t need = dst->n + src->n;
+		size_t need = dst->n + src->n, old = dst->cap;
 		if (need > dst->cap && (!budget || *budget >= need - dst->cap)) {
-			if (TAPE_VEC_RESIZE(dst->v, need))
+			if (grow(dst, need))
 				return -ENOMEM;
 			if (budget)
-				*budget -= need - dst->cap;
-			dst->cap = need;
+				*budget -= need - old;
 		}
 		if (need <= dst->cap) {
-			memcpy(dst->v + dst->n, src->v, src->n * sizeof(*src->v));
+			if (!dst->v && src->v && widen(dst))
+				return -ENOMEM;
+			for (size_t i = 0; i < src->n; i++) {
+				uint64_t x = val(src, i);
+				if (dst->v)
+					dst->v[dst->n + i] = x;
+				else
+					dst->v32[dst->n + i] = (uint32_t)x;
+			}
 			dst->n = need;
 			goto totals;
 		}
@@ -98,7 +149,7 @@ int cm_lat_merge(struct cm_lat *dst, const struct cm_lat *src, size_t *budget)
 			dst->hist[b] += src->hist[b];
 	} else {
 		for (size_t i = 0; i < src->n; i++)
-			dst->hist[cm_lat_bucket(src->v[i])]++;
+			dst->hist[cm_lat_bucket(val(src, i))]++;
 	}
 totals:
 	if (!dst->count || src->min < dst->min)
@@ -162,10 +213,61 @@ static int radix_u64(uint64_t *v, size_t n)
 	return 0;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The same for 32-bit values (three 11-bit digits at most). */
+static int radix_u32(uint32_t *v, size_t n)
+{
+	uint32_t *tmp = malloc(n * sizeof(*tmp)), *src = v, *dst = tmp;
+	uint32_t all_or = 0, all_and = ~0u;
+	size_t *cnt = malloc(RADIX_N * sizeof(*cnt));
+
+	if (!tmp || !cnt) {
+		free(tmp);
+		free(cnt);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		all_or |= v[i];
+		all_and &= v[i];
+	}
+	for (unsigned sh = 0; sh < 32; sh += RADIX_BITS) {
+		if ((((all_or ^ all_and) >> sh) & (RADIX_N - 1)) == 0)
+			continue;
+		memset(cnt, 0, RADIX_N * sizeof(*cnt));
+		for (size_t i = 0; i < n; i++)
+			cnt[(src[i] >> sh) & (RADIX_N - 1)]++;
+		size_t sum = 0;
+		for (size_t d = 0; d < RADIX_N; d++) {
+			size_t c = cnt[d];
+			cnt[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[cnt[(src[i] >> sh) & (RADIX_N - 1)]++] = src[i];
+		uint32_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+	free(cnt);
+	return 0;
+}
+
 void cm_lat_finish(struct cm_lat *l)
 {
-	if (l->v && l->n > 1 && radix_u64(l->v, l->n))
+	if (l->n < 2)
+		return;
+	if (l->v && radix_u64(l->v, l->n))
 		qsort(l->v, l->n, sizeof(*l->v), cmp_u64);	/* no memory: in place */
+	if (l->v32 && radix_u32(l->v32, l->n))
+		qsort(l->v32, l->n, sizeof(*l->v32), cmp_u32);
 }
 
 uint64_t cm_lat_pct(const struct cm_lat *l, double p)
@@ -180,7 +282,7 @@ uint64_t cm_lat_pct(const struct cm_lat *l, double p)
 	if (rank > have)
 		rank = have;
 	if (!l->hist)
-		return l->v[rank - 1];
+		return val(l, rank - 1);
 	if (rank == have)
 		return l->max;
 	if (rank == 1)
@@ -218,7 +320,7 @@ uint64_t cm_lat_count_le(const struct cm_lat *l, uint64_t x)
 		size_t lo = 0, hi = l->n;	/* sorted: first value > x */
 		while (lo < hi) {
 			size_t mid = (lo + hi) / 2;
-			if (l->v[mid] <= x)
+			if (val(l, mid) <= x)
 				lo = mid + 1;
 			else
 				hi = mid;
@@ -237,6 +339,7 @@ uint64_t cm_lat_count_le(const struct cm_lat *l, uint64_t x)
 void cm_lat_release(struct cm_lat *l)
 {
 	free(l->v);
+	free(l->v32);
 	free(l->hist);
 	memset(l, 0, sizeof(*l));
 }

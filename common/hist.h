@@ -11,6 +11,9 @@
  * A budget of 0 makes it a histogram from the first value: fixed size
  * (CM_LAT_BUCKETS counters, 29 KiB), whatever the number of values.
  *
+ * The exact values take 4 bytes each while every one fits 32 bits (4.3 s
+ * of nanoseconds: almost always), 8 once one does not.
+ *
  * Count, min, max, sum and sum of squares are always exact.  Two cm_lats
  * merge into one (cm_lat_merge), exactly while both are exact and the
  * budget allows, else as histograms.  Errors are -ENOMEM; a cm_lat whose
@@ -27,7 +30,10 @@
 #define CM_LAT_BUCKETS (256 + 56 * CM_LAT_SUB)
 
 struct cm_lat {
-	uint64_t *v;	  /* exact values (NULL once a histogram) */
+	/* the exact values (both NULL once a histogram): in v32 while each
+	 * fits 32 bits, else in v */
+	uint64_t *v;
+	uint32_t *v32;
 	size_t n, cap;
 	uint32_t *hist;	  /* CM_LAT_BUCKETS counters once a histogram */
 	uint64_t count, min, max;
@@ -66,8 +72,10 @@ static inline void cm_lat__put(struct cm_lat *l, uint64_t v)
 	cm_lat__count(l, v);
 	if (l->hist)
 		l->hist[cm_lat_bucket(v)]++;
-	else
+	else if (l->v)
 		l->v[l->n++] = v;
+	else
+		l->v32[l->n++] = (uint32_t)v;
 }
 
 /* budget: the exact values the owner may still store (NULL: no limit but
@@ -75,8 +83,9 @@ static inline void cm_lat__put(struct cm_lat *l, uint64_t v)
 int cm_lat_add_slow(struct cm_lat *l, uint64_t v, size_t *budget);
 static inline int cm_lat_add(struct cm_lat *l, uint64_t v, size_t *budget)
 {
-	/* the common cases: room for an exact value, or a histogram already */
-	if (l->n < l->cap || l->hist) {
+	/* the common cases: room for an exact value (one that fits, where
+	 * they take 32 bits), or a histogram already */
+	if (l->hist || (l->n < l->cap && (l->v || v <= UINT32_MAX))) {
 		cm_lat__put(l, v);
 		return 0;
 	}

@@ -70,6 +70,25 @@ int cm_path_is_pseudo(const char *path, const char **where)
 {
 	static const char *const dirs[] = { "/dev/shm", "/proc", "/sys", "/dev" };
 
+	/* (most paths begin otherwise: a call per event) */
+	if (path[0] != '/')
+		return 0;
+	switch (path[1]) {
+	case 'd':
+		if (path[2] != 'e' || path[3] != 'v')
+			return 0;
+		break;
+	case 'p':
+		if (path[2] != 'r')
+			return 0;
+		break;
+	case 's':
+		if (path[2] != 'y')
+			return 0;
+		break;
+	default:
+		return 0;
+	}
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
 		if (under(path, dirs[i])) {
 			if (where)

@@ -281,8 +281,8 @@ static void test_cache_exact(void **state)
 	assert_true(h == 1.0 - 63.0 / 270.0);
 	uint32_t fa = ana_file_by_devino(&a, (8u << 20) | 1, 42);
 	assert_int_not_equal(fa, ANA_NONE);
-	assert_int_equal(a.files[fa].pages_accessed, 200);
-	assert_int_equal(a.files[fa].pages_missed, 25);
+	assert_int_equal(ana_file_pages(&a, fa).accessed, 200);
+	assert_int_equal(ana_file_pages(&a, fa).missed, 25);
 	assert_int_equal(a.ntl, 2);	/* two 1 s buckets */
 	assert_int_equal(a.tl[1].pages_accessed, 106);
 	assert_int_equal(a.tl[1].pages_missed, 6);
@@ -316,11 +316,11 @@ static void test_cache_eof(void **state)
 	run(&a, &t, NULL);
 	uint32_t fa = ana_file_by_devino(&a, (8u << 20) | 1, 42);
 	uint32_t fn = ana_file_by_devino(&a, (8u << 20) | 1, 43);
-	assert_int_equal(a.files[fa].pages_accessed, 20);
-	assert_int_equal(a.files[fa].pages_missed, 10);
-	assert_true(ana_hit_ratio(a.files[fa].pages_accessed, a.files[fa].pages_missed) == 0.5);
-	assert_int_equal(a.files[fn].pages_accessed, 4);
-	assert_int_equal(a.files[fn].pages_missed, 4);
+	assert_int_equal(ana_file_pages(&a, fa).accessed, 20);
+	assert_int_equal(ana_file_pages(&a, fa).missed, 10);
+	assert_true(ana_hit_ratio(ana_file_pages(&a, fa).accessed, ana_file_pages(&a, fa).missed) == 0.5);
+	assert_int_equal(ana_file_pages(&a, fn).accessed, 4);
+	assert_int_equal(ana_file_pages(&a, fn).missed, 4);
 	assert_int_equal(a.cache.accessed, 20 + 4 + 16);
 	assert_int_equal(a.cache.missed, 14);
 	assert_int_equal(a.tl[0].pages_accessed, 40);
@@ -578,6 +578,165 @@ static json_t *jpath(json_t *j, const char *a, const char *b)
 
 /* The code and system files of iotape-analyze(1), DATA SET, and files
  * that may be data. */
+/* ana_path_sort and ana_name_ranks against qsort of the whole paths by
+ * strcmp and strverscmp (equal paths by index, no path last): random
+ * paths over few characters, with directories under others ("/d/x" and
+ * "/d/e/y"), names that begin another directory's ("/a/b" and "/a/b-c/x"),
+ * runs of digits, paths with no '/', duplicates and files with none. */
+static const char *const *ps_paths;
+static int ps_nat;
+
+static int ps_cmp(const void *x, const void *y)
+{
+	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+	const char *p = ps_paths[i], *q = ps_paths[j];
+	if (!p || !q) {
+		if (p || q)
+			return !p - !q;
+		return (i > j) - (i < j);
+	}
+	int c = ps_nat ? strverscmp(p, q) : strcmp(p, q);
+	return c ? (c < 0 ? -1 : 1) : (i > j) - (i < j);
+}
+
+static void test_path_sort(void **state)
+{
+	(void)state;
+	static const char *const parts[] = { "a", "b", "b-c", "d", "e", "1", "01", "2", "10",
+					     "x9", "x10", "x010", "y.jpg", "", "0" };
+	enum { N = 3000 };
+	struct ana a;
+	char *paths[N];
+	uint32_t want[N], got[N], rank[N];
+	unsigned seed = 7;
+
+	memset(&a, 0, sizeof(a));
+	a.files = calloc(N, sizeof(*a.files));
+	assert_non_null(a.files);
+	a.nfiles = N;
+	for (size_t i = 0; i < N; i++) {
+		char b[256] = "";
+		seed = seed * 1103515245 + 12345;
+		unsigned r = seed >> 16;
+		if (r % 23 == 0) {
+			paths[i] = NULL;	/* no path */
+			continue;
+		}
+		if (r % 17 == 0) {
+			snprintf(b, sizeof(b), "[pid %u fd %u]", r % 7, r % 5);	/* no '/' */
+		} else if (r % 29 == 0 && i) {
+			snprintf(b, sizeof(b), "%s", paths[i - 1] ? paths[i - 1] : "/a");	/* same */
+		} else {
+			int depth = 1 + (int)(r % 4);
+			strcat(b, r % 31 ? "/" : "");
+			for (int k = 0; k < depth; k++) {
+				seed = seed * 1103515245 + 12345;
+				strcat(b, parts[(seed >> 16) % (sizeof(parts) / sizeof(*parts))]);
+				if (k + 1 < depth)
+					strcat(b, "/");
+			}
+		}
+		paths[i] = strdup(b);
+		a.files[i].path = ana_path_add(&a, b);
+	}
+	for (int nat = 0; nat < 2; nat++) {
+		ps_paths = (const char *const *)paths;
+		ps_nat = nat;
+		for (uint32_t i = 0; i < N; i++)
+			want[i] = got[i] = N - 1 - i;	/* any order in */
+		qsort(want, N, sizeof(*want), ps_cmp);
+		ana_path_sort(&a, got, N, nat);
+		for (size_t i = 0; i < N; i++)
+			if (got[i] != want[i])
+				fail_msg("%s order, place %zu: file %u (%s), want %u (%s)",
+					 nat ? "strverscmp" : "strcmp", i, got[i],
+					 paths[got[i]] ? paths[got[i]] : "-", want[i],
+					 paths[want[i]] ? paths[want[i]] : "-");
+	}
+	ana_name_ranks(&a, rank);
+	for (uint32_t i = 0; i < N; i++)
+		assert_int_equal(rank[want[i]], i);
+	for (size_t i = 0; i < N; i++)
+		free(paths[i]);
+	free(a.files);
+	a.files = NULL;
+	a.nfiles = 0;
+	ana_release(&a);
+}
+
+/* ana_path_sort's directories whose names differ in one run of digits
+ * only (sorted by the run's value) against qsort by strcmp and
+ * strverscmp, beside the directories that come close: a leading zero, a
+ * run of 19 digits, different text before or after the run, text after it
+ * that begins above '0' (strcmp), a name without digits. */
+static void test_path_sort_digits(void **state)
+{
+	(void)state;
+	static const char *const fmt[] = {
+		"/d/imagenet/n01440764/n01440764_%s.JPEG",	/* the runs alone */
+		"/d/img/img%s",					/* nothing after */
+		"/d/bare/%s",					/* nothing before */
+		"/d/after/f%sa",				/* 'a' after: strcmp apart */
+		"/d/zero/x_%s.bin",				/* + a leading zero */
+		"/d/long/y%s.bin",				/* + a run of 19 digits */
+		"/d/mixed/%s.bin",				/* + "a7.bin" */
+		"/d/dots/r12_%s.",				/* '.' after */
+	};
+	enum { NF = sizeof(fmt) / sizeof(*fmt), PER = 500, N = NF * PER };
+	struct ana a;
+	char *paths[N];
+	uint32_t want[N], got[N], rank[N];
+	unsigned seed = 11;
+
+	memset(&a, 0, sizeof(a));
+	a.files = calloc(N, sizeof(*a.files));
+	assert_non_null(a.files);
+	a.nfiles = N;
+	for (size_t i = 0; i < N; i++) {
+		size_t d = i % NF;
+		char num[32], b[256];
+		seed = seed * 1103515245 + 12345;
+		unsigned r = seed >> 8;
+		/* 1 to 7 digits, some twice (the same name) */
+		snprintf(num, sizeof(num), "%u", 1 + r % (r % 3 ? 999999u : 50u));
+		if (i / NF == 7) {
+			if (d == 4)
+				snprintf(num, sizeof(num), "0%u", r % 100);
+			if (d == 5)
+				snprintf(num, sizeof(num), "1234567890123456789");
+		}
+		if (d == 6 && i / NF == 9) {
+			snprintf(b, sizeof(b), "/d/mixed/a7.bin");
+		} else {
+			snprintf(b, sizeof(b), fmt[d], num);
+		}
+		paths[i] = strdup(b);
+		a.files[i].path = ana_path_add(&a, b);
+	}
+	for (int nat = 0; nat < 2; nat++) {
+		ps_paths = (const char *const *)paths;
+		ps_nat = nat;
+		for (uint32_t i = 0; i < N; i++)
+			want[i] = got[i] = N - 1 - i;
+		qsort(want, N, sizeof(*want), ps_cmp);
+		ana_path_sort(&a, got, N, nat);
+		for (size_t i = 0; i < N; i++)
+			if (got[i] != want[i])
+				fail_msg("%s order, place %zu: file %u (%s), want %u (%s)",
+					 nat ? "strverscmp" : "strcmp", i, got[i], paths[got[i]],
+					 want[i], paths[want[i]]);
+	}
+	ana_name_ranks(&a, rank);
+	for (uint32_t i = 0; i < N; i++)
+		assert_int_equal(rank[want[i]], i);
+	for (size_t i = 0; i < N; i++)
+		free(paths[i]);
+	free(a.files);
+	a.files = NULL;
+	a.nfiles = 0;
+	ana_release(&a);
+}
+
 static void test_path_is_code(void **state)
 {
 	static const char *const code[] = {
@@ -711,7 +870,11 @@ static void test_dataset_python_job(void **state)
 		const struct ana_file *f = &a.files[i];
 		int want = f->file_id == 100 || (f->file_id >= 1 && f->file_id <= N);
 		if (f->dataset != want)
-			fail_msg("%s: dataset %d", f->path ? f->path : "?", f->dataset);
+		{
+			char buf[ANA_PATH_BUF];
+			const char *pp = ana_file_path(&a, f, buf);
+			fail_msg("%s: dataset %d", pp ? pp : "?", f->dataset);
+		}
 	}
 	/* epochs: the data set's files, bytes and reads only */
 	assert_int_equal(ana_epoch_count(&a), 2);
@@ -1463,6 +1626,8 @@ int main(void)
 		cmocka_unit_test(test_ivset),
 		cmocka_unit_test(test_copies),
 		cmocka_unit_test(test_path_is_code),
+		cmocka_unit_test(test_path_sort),
+		cmocka_unit_test(test_path_sort_digits),
 		cmocka_unit_test(test_dataset_python_job),
 		cmocka_unit_test(test_epochs_few_shards),
 		cmocka_unit_test(test_epochs_one_file),

@@ -151,9 +151,33 @@ static void test_hist(void **state)
 		assert_int_equal(cm_lat_add(&a, i * 1000, &big), 0);
 	cm_lat_finish(&a);
 	assert_false(a.inexact);
+	assert_null(a.v);	/* 4 bytes a value while they fit */
+	assert_non_null(a.v32);
 	assert_int_equal(cm_lat_pct(&a, 50), 500000);
 	assert_int_equal(cm_lat_pct(&a, 99.9), 999000);
 	assert_int_equal(cm_lat_count_le(&a, 250000), 250);
+	/* a value past 32 bits: the exact values widen, still exact */
+	struct cm_lat w = { 0 }, w2 = { 0 };
+	for (uint64_t i = 1; i <= 1000; i++)
+		assert_int_equal(cm_lat_add(&w, i * 10000000ull, &big), 0);	/* to 10^10 */
+	assert_non_null(w.v);
+	assert_null(w.v32);
+	for (uint64_t i = 1; i <= 10; i++)
+		assert_int_equal(cm_lat_add(&w2, i, &big), 0);
+	assert_int_equal(cm_lat_merge(&w2, &w, &big), 0);	/* wide into narrow */
+	assert_int_equal(cm_lat_merge(&w, &a, &big), 0);	/* narrow into wide */
+	cm_lat_finish(&w);
+	cm_lat_finish(&w2);
+	assert_false(w.inexact || w2.inexact);
+	assert_int_equal(w2.count, 1010);
+	assert_int_equal(cm_lat_pct(&w2, 100), 10000000000ull);
+	assert_int_equal(cm_lat_pct(&w2, 0.5), 6);
+	assert_int_equal(cm_lat_count_le(&w2, 10), 10);
+	assert_int_equal(w.count, 2000);
+	assert_int_equal(cm_lat_pct(&w, 50), 1000000);	/* a's 1000 below 10^7 */
+	assert_int_equal(cm_lat_count_le(&w, 4294967295ull), 1429);
+	cm_lat_release(&w);
+	cm_lat_release(&w2);
 	for (int i = 0; i < 100000; i++) {
 		uint64_t v = 1000 + splitmix(&s) % 10000000;
 		assert_int_equal(cm_lat_add(&h, v, &none), 0);

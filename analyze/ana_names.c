@@ -1,0 +1,708 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ana_names.c - the paths of the files, one table for every pass, and
+ * their orders.
+ *
+ * A file's path is a 32-bit id (struct ana_file.path, 0: none) into
+ * struct ana_paths: its directory, interned once (a data set of a million
+ * files has a thousand directories), and its last component, in chunks of
+ * an arena that never move, so a path costs its name and four bytes, not
+ * a string and an allocation of its own.  A path with no '/', or too long
+ * to be put back together in ANA_PATH_BUF bytes, is kept whole.
+ *
+ * The orders are the two the analysis sorts paths by: strcmp's
+ * (ana_path_cmp) and strverscmp's, the natural order of the epochs' name
+ * ranks (ana_name_ranks); both compare ids without building the paths
+ * where the directories tell, and give what strcmp and strverscmp give on
+ * the whole paths.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze.h"
+
+#define CHUNK_SHIFT 20			/* 1 MiB chunks */
+#define CHUNK (1u << CHUNK_SHIFT)
+#define OFF_BITS (CHUNK_SHIFT - 2)	/* offsets in 4-byte units */
+#define MAX_CHUNKS (1u << (32 - OFF_BITS))
+#define BIG (CHUNK / 4)			/* an entry this large gets a chunk of its own */
+#define WHOLE UINT32_MAX		/* an entry's dir: the path is its name */
+
+/* An entry: its directory's id (WHOLE: none), then the name, NUL-ended,
+ * padded to 4 bytes. */
+struct pent {
+	uint32_t dir;
+	char name[];
+};
+
+static inline const struct pent *pent(const struct ana_paths *t, uint32_t id)
+{
+	return (const struct pent *)(t->chunk[id >> OFF_BITS] + ((size_t)(id & ((1u << OFF_BITS) - 1)) << 2));
+}
+
+/* Room for n bytes (a multiple of 4): the id of where they go. */
+static uint32_t reserve(struct ana_paths *t, size_t n, char **at)
+{
+	size_t c;
+	size_t off;
+
+	if (n > BIG || !t->nchunk || t->used + n > CHUNK) {
+		if (t->nchunk + 1 >= MAX_CHUNKS)
+			ana_oom();	/* 16 GiB of names: out of ids */
+		ANA_VEC_GROW(t->chunk, t->capchunk, t->nchunk);
+		t->chunk[t->nchunk] = ana_xrealloc(NULL, n > BIG ? n : CHUNK);
+		c = t->nchunk++;
+		off = 0;
+		if (n > BIG) {	/* its own; the small ones go on in a new chunk */
+			*at = t->chunk[c];
+			t->used = CHUNK;
+			return (uint32_t)(c << OFF_BITS);
+		}
+		t->used = c ? 0 : 4;	/* id 0 is no path */
+		off = t->used;
+	} else {
+		c = t->nchunk - 1;
+		off = t->used;
+	}
+	t->used = off + n;
+	*at = t->chunk[c] + off;
+	return (uint32_t)(c << OFF_BITS | off >> 2);
+}
+
+uint32_t ana_path_add(struct ana *a, const char *path)
+{
+	struct ana_paths *t = &a->paths;
+	const char *slash = strrchr(path, '/');
+	size_t len = strlen(path);
+	uint32_t dir = WHOLE;
+	const char *name = path;
+	char *at;
+
+	if (slash && len < ANA_PATH_BUF) {
+		char d[ANA_PATH_BUF];
+		size_t dl = (size_t)(slash - path);
+		if (t->last_dir && dl == t->last_dl &&
+		    !memcmp(path, cm_strtab_str(&t->dirs, t->last_dir - 1), dl)) {
+			dir = t->last_dir - 1;	/* the last path's directory */
+		} else {
+			memcpy(d, path, dl);
+			d[dl] = 0;
+			if (cm_strtab_intern(&t->dirs, d, &dir) < 0)
+				ana_oom();
+			t->last_dir = dir + 1;
+			t->last_dl = dl;
+		}
+		name = slash + 1;
+	}
+	size_t nl = strlen(name), n = (sizeof(struct pent) + nl + 1 + 3) & ~(size_t)3;
+	uint32_t id = reserve(t, n, &at);
+	struct pent *e = (struct pent *)at;
+	e->dir = dir;
+	memcpy(e->name, name, nl + 1);
+	return id;
+}
+
+const char *ana_path_str(const struct ana *a, uint32_t id, char *buf)
+{
+	if (!id)
+		return NULL;
+	const struct pent *e = pent(&a->paths, id);
+	if (e->dir == WHOLE)
+		return e->name;
+	const char *d = cm_strtab_str(&a->paths.dirs, e->dir);
+	size_t dl = strlen(d), nl = strlen(e->name);
+	memcpy(buf, d, dl);
+	buf[dl] = '/';
+	memcpy(buf + dl + 1, e->name, nl + 1);
+	return buf;
+}
+
+const char *ana_path_dir(const struct ana *a, uint32_t id, size_t *len)
+{
+	const struct pent *e = pent(&a->paths, id);
+	if (!id || e->dir == WHOLE) {
+		*len = 0;
+		return NULL;
+	}
+	const char *d = cm_strtab_str(&a->paths.dirs, e->dir);
+	*len = strlen(d);
+	return d;
+}
+
+void ana_path_prefetch(const struct ana *a, uint32_t id)
+{
+	if (id)
+		__builtin_prefetch(pent(&a->paths, id));
+}
+
+uint32_t ana_path_dir_id(const struct ana *a, uint32_t id)
+{
+	return id ? pent(&a->paths, id)->dir : ANA_NONE;
+}
+
+const char *ana_path_name(const struct ana *a, uint32_t id)
+{
+	return id ? pent(&a->paths, id)->name : NULL;
+}
+
+void ana_paths_release(struct ana_paths *t)
+{
+	for (size_t i = 0; i < t->nchunk; i++)
+		free(t->chunk[i]);
+	free(t->chunk);
+	cm_strtab_release(&t->dirs);
+	memset(t, 0, sizeof(*t));
+}
+
+int ana_path_eq(const struct ana *a, uint32_t id, const char *s)
+{
+	const struct pent *e = pent(&a->paths, id);
+	if (e->dir == WHOLE)
+		return !strcmp(s, e->name);
+	const char *d = cm_strtab_str(&a->paths.dirs, e->dir);
+	size_t dl = strlen(d);
+	return !strncmp(s, d, dl) && s[dl] == '/' && !strcmp(s + dl + 1, e->name);
+}
+
+/* ------------------------------------------------------------ by path */
+
+/*
+ * path -> files[]: open addressing, a slot a files[] index and the top 32
+ * bits of its path's hash (the path is compared only where they match):
+ * 8 bytes a slot, not a 24-byte map entry and a hash of the path built.
+ */
+struct pslot {
+	uint32_t file, tag;
+};
+
+static uint32_t *pidx_find(struct ana *a, const char *path, uint64_t h)
+{
+	struct ana_pidx *x = &a->pidx;
+	struct pslot *sl = (struct pslot *)x->slot;
+	size_t mask = x->cap - 1;
+	uint32_t tag = (uint32_t)(h >> 32);
+
+	for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+		if (sl[i].file == ANA_NONE ||
+		    (sl[i].tag == tag && ana_path_eq(a, a->files[sl[i].file].path, path)))
+			return &sl[i].file;
+	}
+}
+
+static void pidx_grow(struct ana *a)
+{
+	struct ana_pidx *x = &a->pidx;
+	size_t oc = x->cap, nc = oc ? oc * 2 : 1024;
+	struct pslot *old = (struct pslot *)x->slot;
+	struct pslot *sl = ana_xrealloc(NULL, nc * sizeof(*sl));
+
+	memset(sl, 0xff, nc * sizeof(*sl));
+	for (size_t i = 0; i < oc; i++) {
+		if (old[i].file == ANA_NONE)
+			continue;
+		/* (the tag holds the hash's top; the slot needs its bottom) */
+		char buf[ANA_PATH_BUF];
+		uint64_t h = cm_hash_str(ana_path_str(a, a->files[old[i].file].path, buf));
+		for (size_t j = (size_t)h & (nc - 1);; j = (j + 1) & (nc - 1))
+			if (sl[j].file == ANA_NONE) {
+				sl[j] = old[i];
+				break;
+			}
+	}
+	free(old);
+	x->slot = (uint64_t *)sl;
+	x->cap = nc;
+}
+
+void ana_pidx_reserve(struct ana *a, size_t n)
+{
+	while ((n + 1) * 4 > a->pidx.cap * 3)
+		pidx_grow(a);
+}
+
+void ana_pidx_ahead(const struct ana *a, uint64_t h, int stage, uint32_t *fi)
+{
+	const struct ana_pidx *x = &a->pidx;
+
+	if (!x->cap)
+		return;
+	const struct pslot *sl = (const struct pslot *)x->slot + ((size_t)h & (x->cap - 1));
+	if (stage == 0) {
+		__builtin_prefetch(sl);
+	} else if (stage == 1) {
+		*fi = sl->file != ANA_NONE && sl->tag == (uint32_t)(h >> 32) ? sl->file : ANA_NONE;
+		if (*fi != ANA_NONE)
+			__builtin_prefetch(&a->files[*fi].path);
+	} else if (*fi != ANA_NONE && a->files[*fi].path) {
+		const struct pent *e = pent(&a->paths, a->files[*fi].path);
+		if (stage == 2)
+			__builtin_prefetch(e);
+		else
+			__builtin_prefetch(e->name);
+	}
+}
+
+uint32_t *ana_pidx_slot(struct ana *a, const char *path)
+{
+	struct ana_pidx *x = &a->pidx;
+
+	if ((x->n + 1) * 4 > x->cap * 3)
+		pidx_grow(a);
+	uint64_t h = path == x->hint ? x->hint_h : cm_hash_str(path);
+	uint32_t *v = pidx_find(a, path, h);
+	if (*v == ANA_NONE) {
+		((struct pslot *)v)->tag = (uint32_t)(h >> 32);
+		x->n++;
+	}
+	return v;
+}
+
+void ana_pidx_release(struct ana_pidx *x)
+{
+	free(x->slot);
+	memset(x, 0, sizeof(*x));
+}
+
+/* ---------------------------------------------------------- strcmp order */
+
+/* A path as up to three pieces: directory, "/", name (or the name alone). */
+struct pieces {
+	const char *s[3];
+	size_t n[3];
+	int k;
+};
+
+static void pieces(const struct ana *a, uint32_t id, struct pieces *p)
+{
+	const struct pent *e = pent(&a->paths, id);
+	if (e->dir == WHOLE) {
+		p->s[0] = e->name;
+		p->n[0] = strlen(e->name);
+		p->k = 1;
+		return;
+	}
+	p->s[0] = cm_strtab_str(&a->paths.dirs, e->dir);
+	p->n[0] = strlen(p->s[0]);
+	p->s[1] = "/";
+	p->n[1] = 1;
+	p->s[2] = e->name;
+	p->n[2] = strlen(e->name);
+	p->k = 3;
+}
+
+/* Byte i of a path in pieces (0 past its end); walking forward only. */
+struct cur {
+	const struct pieces *p;
+	int k;
+	size_t i;
+};
+
+static inline int cur_get(struct cur *c)
+{
+	while (c->k < c->p->k && c->i >= c->p->n[c->k]) {
+		c->i = 0;
+		c->k++;
+	}
+	return c->k < c->p->k ? (unsigned char)c->p->s[c->k][c->i] : 0;
+}
+
+int ana_path_cmp(const struct ana *a, uint32_t x, uint32_t y)
+{
+	if (x == y)
+		return 0;
+	if (!x || !y)
+		return !x ? -1 : 1;	/* (never compared: callers have paths) */
+	const struct pent *p = pent(&a->paths, x), *q = pent(&a->paths, y);
+	if (p->dir == q->dir && p->dir != WHOLE)
+		return strcmp(p->name, q->name);
+	struct pieces u, v;
+	pieces(a, x, &u);
+	pieces(a, y, &v);
+	struct cur c = { &u, 0, 0 }, d = { &v, 0, 0 };
+	for (;;) {
+		int s = cur_get(&c), t = cur_get(&d);
+		if (s != t)
+			return s - t;
+		if (!s)
+			return 0;
+		c.i++;
+		d.i++;
+	}
+}
+
+/* ------------------------------------------------------- natural order */
+
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+	return (i > j) - (i < j);
+}
+
+/* strverscmp(s, t), faster where they differ outside a run of digits: the
+ * part before the run they differ in changes nothing (strverscmp's state
+ * after a character that is not a digit is always its first). */
+int ana_natcmp(const char *s, const char *t)
+{
+	size_t i = 0;
+	while (s[i] == t[i]) {
+		if (!s[i])
+			return 0;
+		i++;
+	}
+	size_t j = i;
+	while (j > 0 && isdigit((unsigned char)s[j - 1]))
+		j--;
+	if (j == i && !isdigit((unsigned char)s[i]) && !isdigit((unsigned char)t[i]))
+		return (unsigned char)s[i] - (unsigned char)t[i];
+	return strverscmp(s + j, t + j);
+}
+
+/* strverscmp (natural) or strcmp of two whole paths, built where their
+ * directories differ. */
+static int cmp_ids(const struct ana *a, uint32_t x, uint32_t y, int nat)
+{
+	char b1[ANA_PATH_BUF], b2[ANA_PATH_BUF];
+	const struct pent *p = pent(&a->paths, x), *q = pent(&a->paths, y);
+	if (p->dir == q->dir && p->dir != WHOLE)
+		return nat ? ana_natcmp(p->name, q->name) : strcmp(p->name, q->name);
+	if (!nat)
+		return ana_path_cmp(a, x, y);
+	return ana_natcmp(ana_path_str(a, x, b1), ana_path_str(a, y, b2));
+}
+
+struct sorter {
+	const struct ana *a;
+	int nat;
+};
+
+static int cmp_dir_rank(const void *x, const void *y, void *arg)
+{
+	const struct sorter *so = arg;
+	const struct cm_strtab *d = &so->a->paths.dirs;
+	const char *s = cm_strtab_str(d, *(const uint32_t *)x);
+	const char *t = cm_strtab_str(d, *(const uint32_t *)y);
+	/* "dir/": the '/' decides where one directory's name is the start of
+	 * the other's ("/a/b" and "/a/b-c": '/' is after '-') */
+	char b1[ANA_PATH_BUF + 1], b2[ANA_PATH_BUF + 1];
+	size_t m = strlen(s), n = strlen(t);
+	memcpy(b1, s, m);
+	b1[m] = '/';
+	b1[m + 1] = 0;
+	memcpy(b2, t, n);
+	b2[n] = '/';
+	b2[n + 1] = 0;
+	return so->nat ? ana_natcmp(b1, b2) : strcmp(b1, b2);
+}
+
+/* files in one directory: by name, then by index (stable) */
+struct named {
+	const char *name;
+	uint32_t i;
+};
+
+static int cmp_in_dir_nat(const void *x, const void *y)
+{
+	const struct named *p = x, *q = y;
+	int c = ana_natcmp(p->name, q->name);
+	return c ? c : (p->i > q->i) - (p->i < q->i);
+}
+
+static int cmp_in_dir_str(const void *x, const void *y)
+{
+	const struct named *p = x, *q = y;
+	int c = strcmp(p->name, q->name);
+	return c ? c : (p->i > q->i) - (p->i < q->i);
+}
+
+/*
+ * A directory's names that differ only in their last run of digits (the
+ * same text before it and after it, as ImageNet's "n01440764_10026.JPEG"):
+ * each name's place as a number, *key (0 where they do not).  In
+ * strverscmp order (nat) a run without a leading zero is its value: the
+ * names' common part before it ends with something else than a digit, so
+ * strverscmp compares the runs as integers (the longer run is the larger).
+ * In strcmp order the runs' digits count from the left, and where one run
+ * is the start of the other, the text after it decides: taken only where
+ * that text is empty or begins below '0' (the shorter run first), each
+ * digit d as d + 1 in base 11, 0 past the run's end.  Runs of 18 digits at
+ * most.
+ */
+struct keyed {
+	uint64_t k;
+	uint32_t i;
+};
+
+static int digit_keys(const struct named *nm, size_t m, int nat, struct keyed *key)
+{
+	const char *p0 = NULL, *s0 = NULL;
+	size_t pl0 = 0, sl0 = 0;
+
+	for (size_t q = 0; q < m; q++) {
+		const char *s = nm[q].name;
+		size_t len = strlen(s), e = len, b;
+
+		while (e > 0 && !isdigit((unsigned char)s[e - 1]))
+			e--;
+		if (!e)
+			return 0;
+		b = e;
+		while (b > 0 && isdigit((unsigned char)s[b - 1]))
+			b--;
+		if (s[b] == '0' || e - b > 18)
+			return 0;
+		if (!q) {
+			p0 = s;
+			pl0 = b;
+			s0 = s + e;
+			sl0 = len - e;
+			if (!nat && sl0 && (unsigned char)s0[0] >= '0')
+				return 0;
+		} else if (b != pl0 || len - e != sl0 || memcmp(s, p0, b) ||
+			   memcmp(s + e, s0, sl0)) {
+			return 0;
+		}
+		uint64_t k = 0;
+		if (nat) {
+			for (size_t j = b; j < e; j++)
+				k = k * 10 + (uint64_t)(s[j] - '0');
+		} else {
+			for (size_t j = 0; j < 18; j++)
+				k = k * 11 + (b + j < e ? (uint64_t)(s[b + j] - '0') + 1 : 0);
+		}
+		key[q] = (struct keyed){ k, nm[q].i };
+	}
+	return 1;
+}
+
+static int cmp_keyed(const void *x, const void *y)
+{
+	const struct keyed *p = x, *q = y;
+	if (p->k != q->k)
+		return p->k < q->k ? -1 : 1;
+	return (p->i > q->i) - (p->i < q->i);
+}
+
+/* any two files: by whole path, then by index */
+static int cmp_any(const struct sorter *so, uint32_t i, uint32_t j)
+{
+	int c = cmp_ids(so->a, so->a->files[i].path, so->a->files[j].path, so->nat);
+	return c ? c : (i > j) - (i < j);
+}
+
+static int cmp_any_q(const void *x, const void *y, void *arg)
+{
+	return cmp_any(arg, *(const uint32_t *)x, *(const uint32_t *)y);
+}
+
+/*
+ * Sort f (n files[] indexes) by path: in strverscmp order (nat) or
+ * strcmp's, equal paths by index, the files without a path last (by
+ * index).  The files of each directory are sorted among themselves;
+ * directories come in the order of "dir/", which is the paths' order but
+ * where a directory's files sit among those of a directory under it
+ * ("/d/x" and "/d/e/y"): those directories' files (and paths kept whole)
+ * are sorted apart by whole path, and merged in.
+ */
+void ana_path_sort(const struct ana *a, uint32_t *f, size_t n, int nat)
+{
+	const struct cm_strtab *dirs = &a->paths.dirs;
+	size_t nd = cm_strtab_count(dirs);
+	struct sorter so = { a, nat };
+	uint32_t *dord = ana_tmp_calloc(nd + 1, sizeof(*dord));
+	uint32_t *drank = ana_tmp_calloc(nd + 1, sizeof(*drank));
+	uint8_t *outer = ana_tmp_calloc(nd + 1, 1);
+	size_t *start = ana_tmp_calloc(nd + 2, sizeof(*start));
+
+	/* the directories in order; those another is under (its name and '/'
+	 * begin the other's: in either order, the directories under one come
+	 * right after it) */
+	for (size_t d = 0; d < nd; d++)
+		dord[d] = (uint32_t)d;
+	if (nd > 1)
+		qsort_r(dord, nd, sizeof(*dord), cmp_dir_rank, &so);
+	for (size_t k = 0; k < nd; k++)
+		drank[dord[k]] = (uint32_t)k;
+	{
+		/* a stack of the directories the current one is under */
+		uint32_t *st = ana_tmp_calloc(nd + 1, sizeof(*st));
+		size_t sp = 0;
+		for (size_t k = 0; k < nd; k++) {
+			const char *s = cm_strtab_str(dirs, dord[k]);
+			while (sp) {
+				const char *p = cm_strtab_str(dirs, st[sp - 1]);
+				size_t pl = strlen(p);
+				if (!strncmp(s, p, pl) && s[pl] == '/')
+					break;
+				sp--;
+			}
+			for (size_t q = 0; q < sp; q++)
+				outer[st[q]] = 1;
+			st[sp++] = dord[k];
+		}
+		ana_tmp_free(st);
+	}
+	/* files by directory rank (a counting sort): the outer directories'
+	 * and the whole paths apart; no path: last */
+	uint32_t *by = ana_tmp_calloc(n + 1, sizeof(*by));
+	uint32_t *apart = ana_tmp_calloc(n + 1, sizeof(*apart));
+	size_t napart = 0, nnone = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t id = a->files[f[i]].path;
+		if (!id) {
+			nnone++;
+			continue;
+		}
+		uint32_t d = pent(&a->paths, id)->dir;
+		if (d == WHOLE || outer[d])
+			apart[napart++] = f[i];
+		else
+			start[drank[d] + 1]++;
+	}
+	for (size_t k = 0; k < nd; k++)
+		start[k + 1] += start[k];
+	size_t nin = start[nd];
+	{
+		size_t *pos = ana_tmp_calloc(nd + 1, sizeof(*pos));
+		memcpy(pos, start, nd * sizeof(*pos));
+		for (size_t i = 0; i < n; i++) {
+			uint32_t id = a->files[f[i]].path;
+			if (!id)
+				continue;
+			uint32_t d = pent(&a->paths, id)->dir;
+			if (d != WHOLE && !outer[d])
+				by[pos[drank[d]]++] = f[i];
+		}
+		ana_tmp_free(pos);
+	}
+	/* each directory's files by name: their names beside them, so the
+	 * sort reads one array */
+	size_t big = 0;
+	for (size_t k = 0; k < nd; k++)
+		if (start[k + 1] - start[k] > big)
+			big = start[k + 1] - start[k];
+	struct named *nm = ana_tmp_calloc(big + 1, sizeof(*nm));
+	struct keyed *ky = ana_tmp_calloc(big + 1, sizeof(*ky));
+	for (size_t k = 0; k < nd; k++) {
+		size_t m = start[k + 1] - start[k];
+		if (m < 2)
+			continue;
+		uint32_t *g = by + start[k];
+		/* (the files and their names in another order: fetched ahead) */
+		for (size_t q = 0; q < m; q++) {
+			if (q + 16 < m)
+				__builtin_prefetch(&a->files[g[q + 16]].path);
+			if (q + 8 < m)
+				__builtin_prefetch(pent(&a->paths, a->files[g[q + 8]].path));
+			nm[q] = (struct named){ pent(&a->paths, a->files[g[q]].path)->name, g[q] };
+		}
+		if (digit_keys(nm, m, nat, ky)) {
+			qsort(ky, m, sizeof(*ky), cmp_keyed);
+			for (size_t q = 0; q < m; q++)
+				g[q] = ky[q].i;
+			continue;
+		}
+		qsort(nm, m, sizeof(*nm), nat ? cmp_in_dir_nat : cmp_in_dir_str);
+		for (size_t q = 0; q < m; q++)
+			g[q] = nm[q].i;
+	}
+	ana_tmp_free(ky);
+	ana_tmp_free(nm);
+	if (napart > 1)
+		qsort_r(apart, napart, sizeof(*apart), cmp_any_q, &so);
+	/* the pathless (in index order, kept in f's tail) */
+	uint32_t *none = ana_tmp_calloc(nnone + 1, sizeof(*none));
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!a->files[f[i]].path)
+			none[k++] = f[i];
+	if (nnone > 1)
+		qsort(none, nnone, sizeof(*none), cmp_u32);
+	/* merge: each of apart (usually few) where it goes in by (found by
+	 * galloping, then halving) */
+	size_t i = 0;
+	k = 0;
+	for (size_t j = 0; j < napart; j++) {
+		size_t lo = i, step = 1, hi = i;
+		while (hi < nin && cmp_any(&so, by[hi], apart[j]) < 0) {
+			lo = hi + 1;
+			hi += step;
+			step *= 2;
+		}
+		if (hi > nin)
+			hi = nin;
+		while (lo < hi) {	/* the first of by[lo, hi) after apart[j] */
+			size_t mid = lo + (hi - lo) / 2;
+			if (cmp_any(&so, by[mid], apart[j]) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		memcpy(f + k, by + i, (lo - i) * sizeof(*f));
+		k += lo - i;
+		i = lo;
+		f[k++] = apart[j];
+	}
+	memcpy(f + k, by + i, (nin - i) * sizeof(*f));
+	k += nin - i;
+	memcpy(f + k, none, nnone * sizeof(*none));
+	ana_tmp_free(none);
+	ana_tmp_free(apart);
+	ana_tmp_free(by);
+	ana_tmp_free(start);
+	ana_tmp_free(outer);
+	ana_tmp_free(drank);
+	ana_tmp_free(dord);
+}
+
+void ana_name_ranks(const struct ana *a, uint32_t *rank)
+{
+	uint32_t *f = ana_tmp_calloc(a->nfiles + 1, sizeof(*f));
+	for (size_t i = 0; i < a->nfiles; i++)
+		f[i] = (uint32_t)i;
+	ana_path_sort(a, f, a->nfiles, 1);
+	for (size_t i = 0; i < a->nfiles; i++)
+		rank[f[i]] = (uint32_t)i;
+	ana_tmp_free(f);
+}
+
+/* ------------------------------------------------------ a stable sort */
+
+/* Merge sort of n u32 (stable), skipping the merge of two runs already in
+ * order: linear on input already sorted, or all equal. */
+static void msort_u32(uint32_t *v, uint32_t *tmp, size_t n,
+		      int (*cmp)(uint32_t, uint32_t, void *), void *arg)
+{
+	if (n < 2)
+		return;
+	if (n <= 8) {	/* insertion sort */
+		for (size_t i = 1; i < n; i++) {
+			uint32_t x = v[i];
+			size_t j = i;
+			while (j > 0 && cmp(v[j - 1], x, arg) > 0) {
+				v[j] = v[j - 1];
+				j--;
+			}
+			v[j] = x;
+		}
+		return;
+	}
+	size_t h = n / 2;
+	msort_u32(v, tmp, h, cmp, arg);
+	msort_u32(v + h, tmp, n - h, cmp, arg);
+	if (cmp(v[h - 1], v[h], arg) <= 0)
+		return;
+	memcpy(tmp, v, h * sizeof(*v));
+	size_t i = 0, j = h, k = 0;
+	while (i < h && j < n)
+		v[k++] = cmp(v[j], tmp[i], arg) < 0 ? v[j++] : tmp[i++];
+	while (i < h)
+		v[k++] = tmp[i++];
+}
+
+void ana_sort_u32(uint32_t *v, size_t n, int (*cmp)(uint32_t, uint32_t, void *), void *arg)
+{
+	uint32_t *tmp = ana_tmp_calloc(n / 2 + 1, sizeof(*tmp));
+	msort_u32(v, tmp, n, cmp, arg);
+	ana_tmp_free(tmp);
+}
