@@ -30,7 +30,8 @@ command -v nm >/dev/null || skip "no nm (binutils)"
 
 MODS="format common analyze replay import record cli"
 # each module's interface (every header of common/ is)
-PUBLIC="format/tape.h format/tape_vec.h common/*.h analyze/analyze.h replay/replay.h replay/rp_mpi.h
+PUBLIC="format/tape.h format/tape_vec.h common/*.h analyze/analyze.h replay/replay.h replay/rp_source.h replay/rp_hook.h
+	replay/rp_engine.h replay/rp_report.h replay/rp_mpi.h
 	record/recorder.h import/import.h bpf/record.h"
 TEST_PRIVATE="format/tape_internal.h analyze/ana_svg.h bpf/record.bpf.h"
 
