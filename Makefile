@@ -82,6 +82,8 @@ endif
 #   replay/   libreplay: the replay engine and its op sources
 #   import/   libimport: other tools' traces (strace, fio iologs, ...) into traces
 #   record/   librecord: the recorder            + -Ibpf and the skeletons
+#   session/  libsession: replay sessions and their scenarios, over
+#             analyze/ and replay/                 + -Ianalyze -Ireplay
 #   cli/      the iotape front end: every module's public header
 #   tests/    the test-only path: every library, and of the private headers
 #             those tests/cli/layering.sh names (TEST_PRIVATE)
@@ -97,6 +99,7 @@ LIBANALYZE  := $(OUT)/libanalyze.a
 LIBREPLAY   := $(OUT)/libreplay.a
 LIBRECORD   := $(OUT)/librecord.a
 LIBIMPORT   := $(OUT)/libimport.a
+LIBSESSION  := $(OUT)/libsession.a
 
 lib_objs = $(patsubst %.c,$(OUT)/%.o,$(wildcard $(1)/*.c))
 COMMON_OBJS  := $(call lib_objs,common)
@@ -104,6 +107,7 @@ ANALYZE_OBJS := $(call lib_objs,analyze)
 REPLAY_OBJS  := $(call lib_objs,replay)
 RECORD_OBJS  := $(call lib_objs,record)
 IMPORT_OBJS  := $(call lib_objs,import)
+SESSION_OBJS := $(call lib_objs,session)
 COMMON_SRCS  := $(wildcard common/*.c)
 IMPORT_SRCS  := $(wildcard import/*.c)
 CLI_OBJS     := $(call lib_objs,cli)
@@ -114,7 +118,8 @@ INC_analyze := -Icommon -Iformat
 INC_replay  := -Icommon -Iformat
 INC_import  := -Icommon -Iformat
 INC_record  := -Icommon -Iformat -Ibpf -I$(OUT)
-INC_cli     := -Icommon -Iformat -Ianalyze -Ireplay -Irecord -Iimport -Ibpf -I$(OUT)
+INC_session := -Icommon -Iformat -Ianalyze -Ireplay
+INC_cli     := -Icommon -Iformat -Ianalyze -Ireplay -Isession -Irecord -Iimport -Ibpf -I$(OUT)
 INC_tests   := -Icommon -Iformat -Ianalyze -Ireplay -Iimport
 INC_bench   := -Icommon -Iformat -Ianalyze -Ibpf -I$(OUT)
 
@@ -137,6 +142,7 @@ LDLIBS_analyze := $(JANSSON_LIBS) -lpthread -lm
 LDLIBS_replay  := $(URING_LIBS) $(JANSSON_LIBS) $(INIH_LIBS) -lpthread -lm $(MPI_LIBS)
 LDLIBS_import  := $(JANSSON_LIBS) -lz -lm
 LDLIBS_record  := $(BPF_LIBS) -ldl -lpthread
+LDLIBS_session := $(JANSSON_LIBS) -lm
 
 # libyaml (iotape model --from-dlio): cli/ only, linked into iotape only.
 YAML_CFLAGS := $(shell pkg-config --cflags yaml-0.1 2>/dev/null)
@@ -155,8 +161,8 @@ CFLAGS_cli/anon.c := $(SODIUM_CFLAGS)
 
 LDLIBS_cli := $(YAML_LIBS) $(MHD_LIBS) $(SODIUM_LIBS) $(JANSSON_LIBS) -lpthread
 
-LIBS := $(LIBRECORD) $(LIBREPLAY) $(LIBANALYZE) $(LIBIMPORT) $(LIBCOMMON) $(LIBTAPE) \
-	$(LDLIBS_cli) $(LDLIBS_record) $(LDLIBS_replay) $(LDLIBS_analyze) $(LDLIBS_import) \
+LIBS := $(LIBRECORD) $(LIBSESSION) $(LIBREPLAY) $(LIBANALYZE) $(LIBIMPORT) $(LIBCOMMON) $(LIBTAPE) \
+	$(LDLIBS_cli) $(LDLIBS_record) $(LDLIBS_session) $(LDLIBS_replay) $(LDLIBS_analyze) $(LDLIBS_import) \
 	$(LDLIBS_common) $(LDLIBS_format)
 
 .PHONY: all deps check test demo bench man install clean FORCE
@@ -228,6 +234,7 @@ $(LIBANALYZE): $(ANALYZE_OBJS)
 $(LIBREPLAY): $(REPLAY_OBJS)
 $(LIBRECORD): $(RECORD_OBJS)
 $(LIBIMPORT): $(IMPORT_OBJS)
+$(LIBSESSION): $(SESSION_OBJS)
 # The folder too: a source removed or moved out of it (its object stays in
 # $(OUT)) makes the archive again without it.
 $(LIBTAPE): format
@@ -236,11 +243,12 @@ $(LIBANALYZE): analyze
 $(LIBREPLAY): replay
 $(LIBRECORD): record
 $(LIBIMPORT): import
-$(LIBTAPE) $(LIBCOMMON) $(LIBANALYZE) $(LIBREPLAY) $(LIBRECORD) $(LIBIMPORT):
+$(LIBSESSION): session
+$(LIBTAPE) $(LIBCOMMON) $(LIBANALYZE) $(LIBREPLAY) $(LIBRECORD) $(LIBIMPORT) $(LIBSESSION):
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $(filter %.o,$^)
 
-$(OUT)/iotape: $(CLI_OBJS) $(LIBRECORD) $(LIBREPLAY) $(LIBANALYZE) $(LIBIMPORT) $(LIBCOMMON) $(LIBTAPE)
+$(OUT)/iotape: $(CLI_OBJS) $(LIBRECORD) $(LIBSESSION) $(LIBREPLAY) $(LIBANALYZE) $(LIBIMPORT) $(LIBCOMMON) $(LIBTAPE)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(LIBS)
 

@@ -180,17 +180,4 @@ int cli_trace_finish(tape_writer *w, const char *out, const char *tmp);
  * when not NULL, else out. */
 void cli_trace_abandon(tape_writer *w, const char *out, const char *tmp);
 
-/*
- * `iotape replay --burst-buffer` (burst.c): the checkpoints of trace, as
- * the analysis finds them, in the replay's layout l: their files (and
- * what the job renames them to) get placement place, then
- * rp_layout_place_done; *plan (malloc'd, n of them) says which checkpoint
- * each file's write burst belongs to, of *nckpts.  0, or the exit status
- * after one error line (a trace without checkpoints is one).
- */
-struct rp_layout;
-struct rp_burst_plan;
-int burst_plan(const char *trace, struct rp_layout *l, unsigned place,
-	       struct rp_burst_plan **plan, size_t *n, unsigned *nckpts);
-
 #endif /* IOTAPE_CLI_H */

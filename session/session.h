@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * session.h - replay sessions (libsession): a replay built from a source
+ * (a trace, a job file, a DLIO workload) and the scenarios asked of it,
+ * run in-process.  The layer above analyze/ and replay/: the analysis x
+ * replay glue lives here (a trace's training thread and its AU windows,
+ * the files to stage, the checkpoints of a burst buffer), so that the
+ * commands (iotape replay, whatif, model --check) parse, build a session,
+ * run it and print.
+ *
+ * A scenario (ss_scen.c) is one thing a replay may be asked besides the
+ * replay itself: --place, --stage-hot, --burst-buffer, --mpi,
+ * --find-max, the reader what-ifs, and hooks the caller brings (cli's
+ * --metrics endpoint).  Each is a row of
+ * callbacks: when it is on, its conflicts with the others, what it does
+ * to the layout once the source is open, its hooks on the engine, and its
+ * section of the report (text and JSON through one callback).
+ *
+ * Library code: nothing here prints on its own or exits; errors and
+ * warnings go through the caller's callbacks (struct ss_ui), one line
+ * each, as they happen, and the functions return a verdict (SS_OK,
+ * SS_FAIL, SS_USAGE: the exit statuses of the commands).  The report goes
+ * to the FILE * given.
+ */
+#ifndef IOTAPE_SESSION_H
+#define IOTAPE_SESSION_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "job.h"
+#include "replay.h"
+
+enum { SS_OK = 0, SS_FAIL = 1, SS_USAGE = 2 };
+
+/* The caller's side: where messages go (each optional).  error: one line
+ * (usage: a bad combination of options, the caller adds its hint); note:
+ * text as it is (stderr's lines that are not errors: warnings, find-max's
+ * plan); the progress lines of prepare and of the run. */
+struct ss_ui {
+	void *arg;
+	void (*error)(void *arg, int usage, const char *msg);
+	void (*note)(void *arg, const char *text);
+	void (*prep_progress)(void *arg, uint64_t files, uint64_t nfiles, uint64_t bytes,
+			      uint64_t total);
+	void (*run_progress)(void *arg, uint64_t done, uint64_t total);
+	void (*progress_end)(void *arg);	/* after either: end the line */
+};
+
+/* Hooks the caller brings (cli's --metrics endpoint): its hooks on each
+ * run's engine, and the run's results once it ended.  0 or -ENOMEM. */
+struct ss_ext {
+	void *arg;
+	int (*hooks)(void *arg, const struct rp_layout *l, unsigned loops, struct rp_hooks *h);
+	void (*end)(void *arg, const struct rp_layout *l, const struct rp_result *res);
+};
+
+#define SS_PLACE_MAX RP_PLACE_MAX
+
+/* What a replay is asked: the options of iotape-replay(1). */
+struct ss_cfg {
+	const char *trace, *dir;
+	struct rp_opts o;	/* engine knobs and the scale-out questions */
+	int prep_only, no_prep, sparse, drop, force, ignore, no_meta, no_handover;
+	int loops_given, acc_given, find, mpi, verbose, json;
+	const char **sets;	/* --set (nsets), --seed: a job file's */
+	int nsets;
+	const char *seed;
+	const struct cm_job *dlio;	/* TRACE is a DLIO workload: its job
+					 * (iotape model --from-dlio's) */
+	const char *place[SS_PLACE_MAX];	/* --place GLOB=DIR, nplace */
+	unsigned nplace;
+	const char *burst_dir;	/* --burst-buffer FAST_DIR, --drain */
+	int drain;
+	const char *stage_dir, *stage_size;	/* --stage-hot, --stage-size */
+	int metrics;		/* the caller serves metrics (ss_ext) */
+	double linger;		/* --metrics-linger */
+};
+
+struct ss_replay;
+
+/* A session of cfg (copied; its strings must outlive the session), ui
+ * and ext (may be NULL).  0 or -ENOMEM. */
+int ss_replay_new(struct ss_replay **out, const struct ss_cfg *cfg, const struct ss_ui *ui,
+		  const struct ss_ext *ext);
+/* Check the options, open MPI (--mpi), read the job file, find the
+ * trace's training thread, check DIR's room: SS_OK, or the verdict after
+ * one error line.  Before ss_replay_run; nothing is prepared yet. */
+int ss_replay_setup(struct ss_replay *s);
+/* This process writes the report (not a rank of --mpi but rank 0). */
+int ss_replay_reports(const struct ss_replay *s);
+/* Prepare, run, report to out (json: the JSON report): the verdict. */
+int ss_replay_run(struct ss_replay *s, FILE *out, const char *out_name);
+/* The verdict every rank takes (--mpi: rank 0's) from this one's ret;
+ * MPI ends here.  Then ss_replay_free. */
+int ss_replay_end(struct ss_replay *s, int ret);
+/* The run got to its end (the report is out). */
+int ss_replay_done(const struct ss_replay *s);
+void ss_replay_free(struct ss_replay *s);	/* NULL: nothing */
+
+#endif /* IOTAPE_SESSION_H */
