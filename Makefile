@@ -81,6 +81,8 @@ endif
 #   analyze/  libanalyze: the analysis engines   -Icommon -Iformat
 #   replay/   libreplay: the replay engine and its op sources
 #   import/   libimport: other tools' traces (strace, fio iologs, ...) into traces
+#   export/   libexport: traces in other tools' formats (CSV, JSON lines,
+#             Perfetto, fio, HTML)               + -Ianalyze -Ireplay
 #   record/   librecord: the recorder            + -Ibpf and the skeletons
 #   session/  libsession: replay sessions and their scenarios, over
 #             analyze/ and replay/                 + -Ianalyze -Ireplay
@@ -99,6 +101,7 @@ LIBANALYZE  := $(OUT)/libanalyze.a
 LIBREPLAY   := $(OUT)/libreplay.a
 LIBRECORD   := $(OUT)/librecord.a
 LIBIMPORT   := $(OUT)/libimport.a
+LIBEXPORT   := $(OUT)/libexport.a
 LIBSESSION  := $(OUT)/libsession.a
 
 lib_objs = $(patsubst %.c,$(OUT)/%.o,$(wildcard $(1)/*.c))
@@ -107,6 +110,7 @@ ANALYZE_OBJS := $(call lib_objs,analyze)
 REPLAY_OBJS  := $(call lib_objs,replay)
 RECORD_OBJS  := $(call lib_objs,record)
 IMPORT_OBJS  := $(call lib_objs,import)
+EXPORT_OBJS  := $(call lib_objs,export)
 SESSION_OBJS := $(call lib_objs,session)
 COMMON_SRCS  := $(wildcard common/*.c)
 IMPORT_SRCS  := $(wildcard import/*.c)
@@ -117,10 +121,11 @@ INC_common  := -Icommon -Iformat
 INC_analyze := -Icommon -Iformat
 INC_replay  := -Icommon -Iformat
 INC_import  := -Icommon -Iformat
+INC_export  := -Icommon -Iformat -Ianalyze -Ireplay
 INC_record  := -Icommon -Iformat -Ibpf -I$(OUT)
 INC_session := -Icommon -Iformat -Ianalyze -Ireplay
-INC_cli     := -Icommon -Iformat -Ianalyze -Ireplay -Isession -Irecord -Iimport -Ibpf -I$(OUT)
-INC_tests   := -Icommon -Iformat -Ianalyze -Ireplay -Iimport
+INC_cli     := -Icommon -Iformat -Ianalyze -Ireplay -Isession -Irecord -Iimport -Iexport -Ibpf -I$(OUT)
+INC_tests   := -Icommon -Iformat -Ianalyze -Ireplay -Iimport -Iexport
 INC_bench   := -Icommon -Iformat -Ianalyze -Ibpf -I$(OUT)
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
@@ -141,6 +146,7 @@ LDLIBS_common  := $(JANSSON_LIBS) -lxxhash -lpthread -lm
 LDLIBS_analyze := $(JANSSON_LIBS) -lpthread -lm
 LDLIBS_replay  := $(URING_LIBS) $(JANSSON_LIBS) $(INIH_LIBS) -lpthread -lm $(MPI_LIBS)
 LDLIBS_import  := $(JANSSON_LIBS) -lz -lm
+LDLIBS_export  := $(JANSSON_LIBS)
 LDLIBS_record  := $(BPF_LIBS) -ldl -lpthread
 LDLIBS_session := $(JANSSON_LIBS) -lm
 
@@ -161,8 +167,9 @@ CFLAGS_cli/anon.c := $(SODIUM_CFLAGS)
 
 LDLIBS_cli := $(YAML_LIBS) $(MHD_LIBS) $(SODIUM_LIBS) $(JANSSON_LIBS) -lpthread
 
-LIBS := $(LIBRECORD) $(LIBSESSION) $(LIBREPLAY) $(LIBANALYZE) $(LIBIMPORT) $(LIBCOMMON) $(LIBTAPE) \
-	$(LDLIBS_cli) $(LDLIBS_record) $(LDLIBS_session) $(LDLIBS_replay) $(LDLIBS_analyze) $(LDLIBS_import) \
+LIBS := $(LIBRECORD) $(LIBSESSION) $(LIBEXPORT) $(LIBREPLAY) $(LIBANALYZE) $(LIBIMPORT) $(LIBCOMMON) \
+	$(LIBTAPE) $(LDLIBS_cli) $(LDLIBS_record) $(LDLIBS_session) $(LDLIBS_export) $(LDLIBS_replay) \
+	$(LDLIBS_analyze) $(LDLIBS_import) \
 	$(LDLIBS_common) $(LDLIBS_format)
 
 .PHONY: all deps check test demo bench man install clean FORCE
@@ -234,6 +241,7 @@ $(LIBANALYZE): $(ANALYZE_OBJS)
 $(LIBREPLAY): $(REPLAY_OBJS)
 $(LIBRECORD): $(RECORD_OBJS)
 $(LIBIMPORT): $(IMPORT_OBJS)
+$(LIBEXPORT): $(EXPORT_OBJS)
 $(LIBSESSION): $(SESSION_OBJS)
 # The folder too: a source removed or moved out of it (its object stays in
 # $(OUT)) makes the archive again without it.
@@ -243,12 +251,15 @@ $(LIBANALYZE): analyze
 $(LIBREPLAY): replay
 $(LIBRECORD): record
 $(LIBIMPORT): import
+$(LIBEXPORT): export
 $(LIBSESSION): session
-$(LIBTAPE) $(LIBCOMMON) $(LIBANALYZE) $(LIBREPLAY) $(LIBRECORD) $(LIBIMPORT) $(LIBSESSION):
+$(LIBTAPE) $(LIBCOMMON) $(LIBANALYZE) $(LIBREPLAY) $(LIBRECORD) $(LIBIMPORT) \
+	$(LIBEXPORT) $(LIBSESSION):
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $(filter %.o,$^)
 
-$(OUT)/iotape: $(CLI_OBJS) $(LIBRECORD) $(LIBSESSION) $(LIBREPLAY) $(LIBANALYZE) $(LIBIMPORT) $(LIBCOMMON) $(LIBTAPE)
+$(OUT)/iotape: $(CLI_OBJS) $(LIBRECORD) $(LIBSESSION) $(LIBEXPORT) $(LIBREPLAY) $(LIBANALYZE) \
+		$(LIBIMPORT) $(LIBCOMMON) $(LIBTAPE)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(LIBS)
 

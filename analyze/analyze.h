@@ -988,33 +988,4 @@ int ana_report_html(struct ana *a, struct ana *b, const struct ana_html_check *c
 int ana_report_json(struct ana *a, FILE *out);
 int ana_report_text(struct ana *a, FILE *out);
 
-/* ------------------------------------------------------- perfetto export */
-
-/*
- * The trace r as Chrome trace-event JSON (Perfetto, chrome://tracing),
- * streamed to f in one pass over the syscall, block and cache tables
- * (ana_perfetto.c says what becomes what; iotape-export(1) the format).
- * Memory grows with threads, devices and processes, never with events.
- * trace: the name written in otherData (may be NULL).  o may be NULL (an
- * automatic counter interval).  Returns 0, or -errno: a cursor's error
- * (st->bad_table says which table; tape_error_detail() where), -ENOMEM,
- * or f's write error.  f then holds a partial document: the caller
- * removes it.  st is filled in every case.
- */
-#define ANA_PF_PID_BASE 4194304u	/* pseudo-processes: above pid_max's limit */
-struct ana_perfetto_opts {
-	uint64_t bucket_ns;	/* counter interval, 0: about 1/1000 of the trace, >= 1 ms */
-};
-struct ana_perfetto_stats {
-	uint64_t syscalls, blocks, cache;	/* events read */
-	uint64_t counters, tracks;		/* written */
-	uint64_t read_bytes, write_bytes;	/* syscall bytes in the counters */
-	uint64_t t0_ns, bucket_ns;
-	int bad_table;				/* the table whose cursor failed */
-};
-int ana_perfetto_write(FILE *f, tape_reader *r, const char *trace,
-		       const struct ana_perfetto_opts *o, struct ana_perfetto_stats *st);
-/* The automatic counter interval of a trace span_ns long. */
-uint64_t ana_perfetto_auto_bucket(uint64_t span_ns);
-
 #endif

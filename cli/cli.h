@@ -107,13 +107,7 @@ double cli_rel_diff(double a, double b);
  * checks: EXIT_OK when they pass, else EXIT_FAIL (after one error line). */
 int model_check(const char *trace, const char *dir, const char *job);
 
-/* What `iotape model` derives from a trace, shared with `iotape export
- * --format fio-job` (cli/cmd_model.c): the job of the trace at path
- * (ana_model), and the fio job file of a job written to f.  EXIT_OK, or
- * EXIT_FAIL (EXIT_USAGE: a job fio cannot run) after one error line. */
 struct cm_job;
-int model_trace_job(const char *path, struct cm_job *job);
-int model_fio_write(FILE *f, const struct cm_job *job, const char *what);
 /* The job a DLIO workload YAML runs (cli/model_dlio.c, rp_dlio_job()) for
  * ranks ranks (0: its default) into job (empty): EXIT_OK after one warning
  * line per key it cannot honour, else EXIT_USAGE (a bad YAML, a value of

@@ -1,37 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd_dump.c - `iotape dump`: every event of a trace, one per line.
- *
- * Generic over tables: the column descriptions from tape_table_columns()
- * say what to print and how (tape_column_get() and the column's text
- * kind), so a new column or table shows up here without code.  Only the
- * human text format has a few per-column niceties.
- *
- * CSV is the exchange format that `iotape import` reads back: header row =
- * column names in table order, numbers in decimal (signed where the column
- * is), names for ops, RWBS letters, cache kinds and metrics (a number when
- * the value has no name), 0x hex for flags and file system magics, and
- * strings as raw bytes, RFC 4180-quoted when needed.  dump | import | dump
- * is byte-identical.
+ * cmd_dump.c - `iotape dump`: every event of a trace, one per line, by
+ * the row exporters of libexport (export/exp_rows.c: text, CSV that
+ * `iotape import` reads back, JSON lines).
  *
  * Text and JSON lines without --table merge all tables by ts_ns (each
  * table in file order); a damaged block stops the dump after the events
- * before it, with one error line and exit 1.
+ * before it, with one error line and exit 1.  The trace is opened before
+ * -o FILE is created: a trace that cannot be read leaves no file.
  */
 #include <errno.h>
-#include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "fmt.h"
-#include "fstype.h"
+#include "export.h"
 #include "opt.h"
 #include "tape.h"
 
-enum dump_fmt { FMT_TEXT, FMT_CSV, FMT_JSONL };	/* order of the choices */
+/* the exporter of each --format choice, in their order */
+static const char *const dump_fmts[] = { "text", "csv", "jsonl" };
 
 struct dump_cfg {
-	int fmt;		/* enum dump_fmt */
+	int fmt;		/* dump_fmts[] */
 	const char *out;
 };
 
@@ -54,347 +43,16 @@ const struct opt_cmd dump_cmd = {
 	dump_opts,
 };
 
-/* Block flags bits tape_blk_flags_format() can spell. */
-#define BLK_KNOWN_FLAGS ((uint64_t)TAPE_BLK_KNOWN)
-
-struct src {
-	int table;
-	tape_cursor *cur;
-	const void *ev;		/* current event, NULL when done */
-	const struct tape_column *cols;
-	size_t ncols;
-};
-
-struct dump {
-	FILE *f;
-	enum dump_fmt fmt;
-	uint64_t t0;		/* first timestamp of the trace (text) */
-};
-
-/* Sign-extended value of a signed column. */
-static int64_t col_signed(const struct tape_column *c, uint64_t v)
-{
-	return c->width == 4 ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v;
-}
-
-/* A non-string column as CSV text (what import parses back). */
-static const char *col_text(const struct tape_column *c, uint64_t v,
-			    char *buf, size_t len)
-{
-	const char *name;
-
-	switch (c->text) {
-	case TAPE_TXT_OP:
-	case TAPE_TXT_CACHEKIND:
-	case TAPE_TXT_METRIC:
-	case TAPE_TXT_WAKE:
-	case TAPE_TXT_WAITCALL:
-		name = tape_column_enum_name(c, v);
-		if (name)
-			return name;
-		break;
-	case TAPE_TXT_BLKFLAGS:
-		if (!(v & ~BLK_KNOWN_FLAGS)) {
-			tape_blk_flags_format(v, buf, len);
-			return buf;
-		}
-		snprintf(buf, len, "0x%" PRIx64, v);	/* bits without letters */
-		return buf;
-	case TAPE_TXT_HEX:
-	case TAPE_TXT_FSTYPE:
-		snprintf(buf, len, "0x%" PRIx64, v);
-		return buf;
-	}
-	if (c->type == TAPE_COL_I64)
-		snprintf(buf, len, "%" PRId64, col_signed(c, v));
-	else
-		snprintf(buf, len, "%" PRIu64, v);
-	return buf;
-}
-
-static const char *col_str(const struct tape_column *c, const void *ev)
-{
-	const char *s;
-
-	memcpy(&s, (const char *)ev + c->offset, sizeof(s));
-	return s ? s : "";
-}
-
-/* ------------------------------------------------------------------ csv */
-
-static void csv_put_str(FILE *f, const char *s)
-{
-	size_t n = strlen(s);
-	int quote = n && (s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' ||
-			  s[n - 1] == '\t');
-
-	if (!quote && !strpbrk(s, ",\"\r\n")) {
-		fwrite(s, 1, n, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-static void csv_header(struct dump *d, const struct src *s)
-{
-	for (size_t i = 0; i < s->ncols; i++)
-		fprintf(d->f, "%s%s", i ? "," : "", s->cols[i].name);
-	fputc('\n', d->f);
-}
-
-static void csv_event(struct dump *d, const struct src *s)
-{
-	char buf[32];
-
-	for (size_t i = 0; i < s->ncols; i++) {
-		const struct tape_column *c = &s->cols[i];
-
-		if (i)
-			fputc(',', d->f);
-		if (c->type == TAPE_COL_STR)
-			csv_put_str(d->f, col_str(c, s->ev));
-		else
-			fputs(col_text(c, tape_column_get(c, s->ev), buf,
-				       sizeof(buf)), d->f);
-	}
-	fputc('\n', d->f);
-}
-
-/* ---------------------------------------------------------------- jsonl */
-
-static json_t *json_col(const struct tape_column *c, const void *ev)
-{
-	uint64_t v;
-	const char *name;
-	char buf[32];
-
-	if (c->type == TAPE_COL_STR)
-		return cm_json_str(col_str(c, ev));
-	v = tape_column_get(c, ev);
-	name = tape_column_enum_name(c, v);
-	if (name)
-		return json_string(name);
-	if (c->text == TAPE_TXT_BLKFLAGS && !(v & ~BLK_KNOWN_FLAGS)) {
-		tape_blk_flags_format(v, buf, sizeof(buf));
-		return json_string(buf);
-	}
-	if (c->type == TAPE_COL_I64)
-		return json_integer(col_signed(c, v));
-	return cm_json_u64(v);
-}
-
-static int jsonl_event(struct dump *d, const struct src *s)
-{
-	json_t *o = json_object();
-
-	if (!o)
-		return -ENOMEM;
-	json_object_set_new(o, "table", json_string(tape_table_name(s->table)));
-	for (size_t i = 0; i < s->ncols; i++)
-		json_object_set_new(o, s->cols[i].name, json_col(&s->cols[i], s->ev));
-	/* a failed write shows in ferror(), checked at the end */
-	json_dumpf(o, d->f, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	fputc('\n', d->f);
-	json_decref(o);
-	return 0;
-}
-
-/* ----------------------------------------------------------------- text */
-
-static void text_errno(FILE *f, int64_t ret)
-{
-	const char *name = ret < 0 && ret > -4096 ? strerrorname_np((int)-ret) : NULL;
-
-	fprintf(f, " ret=%" PRId64, ret);
-	if (name)
-		fprintf(f, " (%s)", name);
-}
-
-/* "ts pid/tid what col=val ..." with the columns a human wants first. */
-static void text_event(struct dump *d, const struct src *s)
-{
-	const void *ev = s->ev;
-	const struct tape_column *pid = tape_column_find(s->table, "pid");
-	const struct tape_column *tid = tape_column_find(s->table, "tid");
-	const struct tape_column *op = tape_column_find(s->table, "op");
-	uint64_t ts = tape_column_get(&s->cols[0], ev);
-	int transfer = 0, output = 0;
-	char buf[32];
-	FILE *f = d->f;
-
-	if (op) {
-		enum tape_op_class k = tape_op_class((unsigned)tape_column_get(op, ev));
-
-		output = tape_op_has_output((unsigned)tape_column_get(op, ev));
-		transfer = k == TAPE_OPC_READ || k == TAPE_OPC_WRITE || output;
-	}
-
-	if (ts >= d->t0)
-		fprintf(f, "%6" PRIu64 ".%09" PRIu64, (ts - d->t0) / 1000000000,
-			(ts - d->t0) % 1000000000);
-	else
-		fprintf(f, "%5s-%" PRIu64 ".%09" PRIu64, "", (d->t0 - ts) / 1000000000,
-			(d->t0 - ts) % 1000000000);
-	if (pid && tid)
-		snprintf(buf, sizeof(buf), "%" PRIu64 "/%" PRIu64,
-			 tape_column_get(pid, ev), tape_column_get(tid, ev));
-	else
-		strcpy(buf, "-");
-	fprintf(f, " %15s ", buf);
-	if (op)
-		fputs(col_text(op, tape_column_get(op, ev), buf, sizeof(buf)), f);
-	else
-		fputs(tape_table_name(s->table), f);
-
-	for (size_t i = 1; i < s->ncols; i++) {
-		const struct tape_column *c = &s->cols[i];
-		uint64_t v;
-
-		if (c == pid || c == tid || c == op)
-			continue;
-		if (c->type == TAPE_COL_STR) {
-			const char *str = col_str(c, ev);
-
-			if (op && strcmp(c->name, "path") == 0) {
-				if (*str) {
-					fputc(' ', f);
-					cm_put_escaped(f, str, 1);
-				}
-			} else if (op && strcmp(c->name, "path2") == 0) {
-				if (*str) {
-					fputs(" -> ", f);
-					cm_put_escaped(f, str, 1);
-				}
-			} else {
-				fprintf(f, " %s=", c->name);
-				cm_put_escaped(f, str, 1);
-			}
-			continue;
-		}
-		v = tape_column_get(c, ev);
-		if (op && !output && (strcmp(c->name, "fd2") == 0 ||
-				      strcmp(c->name, "file_id2") == 0 ||
-				      strcmp(c->name, "offset2") == 0))
-			continue;	/* only a copy has an output side */
-		if (strcmp(c->name, "dur_ns") == 0) {
-			cm_fmt_ns(buf, sizeof(buf), v);
-			fprintf(f, " dur=%s", buf);
-		} else if (op && strcmp(c->name, "ret") == 0) {
-			text_errno(f, col_signed(c, v));
-		} else if (op && (strcmp(c->name, "file_id") == 0 ||
-				  strcmp(c->name, "file_id2") == 0 ||
-				  strcmp(c->name, "flags") == 0) && !v) {
-			continue;	/* unknown file, no flags: noise */
-		} else if (op && strcmp(c->name, "fd") == 0 &&
-			   col_signed(c, v) == -1) {
-			continue;	/* no fd argument */
-		} else if (op && strcmp(c->name, "fd") == 0 &&
-			   col_signed(c, v) == -100) {
-			fputs(" fd=AT_FDCWD", f);
-		} else if (op && (strcmp(c->name, "offset") == 0 ||
-				  strcmp(c->name, "size") == 0) && !v &&
-			   !transfer) {
-			continue;	/* not a read or write */
-		} else if (op && strcmp(c->name, "offset") == 0) {
-			fprintf(f, " off=%" PRIu64, v);
-		} else if (op && strcmp(c->name, "offset2") == 0) {
-			fprintf(f, " off2=%" PRIu64, v);
-		} else if (strcmp(c->name, "dev") == 0) {
-			fprintf(f, " dev=%" PRIu64 ":%" PRIu64, v >> 20, v & 0xfffff);
-		} else if (c->text == TAPE_TXT_FSTYPE) {
-			const char *name = cm_fstype_name(v);
-
-			if (name)
-				fprintf(f, " %s=%s", c->name, name);
-			else if (v)	/* 0: unknown, or a trace without it */
-				fprintf(f, " %s=0x%" PRIx64, c->name, v);
-		} else {
-			fprintf(f, " %s=%s", c->name, col_text(c, v, buf, sizeof(buf)));
-		}
-	}
-	fputc('\n', f);
-}
-
-/* ---------------------------------------------------------------- merge */
-
-static int src_advance(struct src *s)
-{
-	int ret = tape_cursor_next(s->cur, &s->ev);
-
-	if (ret <= 0)
-		s->ev = NULL;
-	return ret < 0 ? ret : 0;
-}
-
-static int dump_event(struct dump *d, const struct src *s)
-{
-	switch (d->fmt) {
-	case FMT_CSV:
-		csv_event(d, s);
-		return 0;
-	case FMT_JSONL:
-		return jsonl_event(d, s);
-	default:
-		text_event(d, s);
-		return 0;
-	}
-}
-
-/* Print every source's events in ts_ns order; ties go to the lower table
- * id.  Returns 0 or the first cursor error (with *bad set). */
-static int dump_merge(struct dump *d, struct src *srcs, int n, struct src **bad)
-{
-	int err;
-
-	for (int i = 0; i < n; i++) {
-		err = src_advance(&srcs[i]);
-		if (err) {
-			*bad = &srcs[i];
-			return err;
-		}
-	}
-	for (;;) {
-		struct src *min = NULL;
-		uint64_t mts = 0;
-
-		for (int i = 0; i < n; i++) {
-			uint64_t ts;
-
-			if (!srcs[i].ev)
-				continue;
-			ts = tape_column_get(&srcs[i].cols[0], srcs[i].ev);
-			if (!min || ts < mts) {
-				min = &srcs[i];
-				mts = ts;
-			}
-		}
-		if (!min)
-			return 0;
-		err = dump_event(d, min);
-		if (!err)
-			err = src_advance(min);
-		if (err) {
-			*bad = min;
-			return err;
-		}
-	}
-}
-
 int cmd_dump(int argc, char **argv)
 {
 	struct opt_parser p;
 	struct dump_cfg cfg = { 0 };
-	struct dump d = { .f = stdout, .t0 = UINT64_MAX };
-	struct src srcs[TAPE_TABLE_MAX], *bad = NULL;
-	const char *table = NULL, *out, *path;
-	tape_reader *r = NULL;
-	int nsrc = 0, c, err, ret = EXIT_FAIL;
+	struct exp_opts o = { 0 };
+	struct exp_io io = { .f = stdout };
+	struct exp_diag d = { 0 };
+	const struct exporter *e;
+	const char *table = NULL;
+	int c, ret = EXIT_FAIL;
 
 	opt_init_cfg(&p, &dump_cmd, &cfg, argc, argv);
 	while ((c = opt_next(&p)) != OPT_END) {
@@ -403,82 +61,36 @@ int cmd_dump(int argc, char **argv)
 		if (c == 't')
 			table = p.arg;
 	}
-	d.fmt = (enum dump_fmt)cfg.fmt;
-	out = cfg.out;
-	if (!(path = opt_one_arg(&p, "TRACE"))) {
+	if (!(io.trace = opt_one_arg(&p, "TRACE")))
 		return EXIT_USAGE;
-	}
-	if (table && tape_table_from_name(table) < 0) {
+	if (table && (o.table = tape_table_from_name(table)) < 0) {
 		opt_error(&dump_cmd, "unknown table '%s'", table);
 		return EXIT_USAGE;
 	}
-	if (!table && d.fmt == FMT_CSV)
-		table = "syscall";
-
-	err = tape_reader_open(&r, path);
-	if (err < 0) {
-		cli_tape_error(path, err);
+	if (!(e = exp_find(dump_fmts[cfg.fmt]))) {
+		cli_error("%s: no such exporter", dump_fmts[cfg.fmt]);
 		return EXIT_FAIL;
 	}
-	if (tape_reader_recovered(r))
-		cli_error("warning: %s: index rebuilt by scanning (%s), %" PRIu64
-			  " trailing bytes ignored", path, tape_reader_recovered(r),
-			  tape_reader_trailing_bytes(r));
-	for (int t = 1; t < TAPE_TABLE_MAX; t++) {
-		struct tape_table_stats st;
-		struct src *s;
-
-		if (tape_reader_table_stats(r, t, &st) == 0 && st.events &&
-		    st.t_min < d.t0)
-			d.t0 = st.t_min;
-		if (table && t != tape_table_from_name(table))
-			continue;
-		s = &srcs[nsrc];
-		memset(s, 0, sizeof(*s));
-		s->table = t;
-		s->cols = tape_table_columns(t, &s->ncols);
-		err = tape_cursor_open(r, t, 0, UINT64_MAX, &s->cur);
-		if (err < 0) {
-			cli_tape_error(path, err);
-			goto cleanup;
-		}
-		nsrc++;
+	if (exp_reader_open(&io.r, io.trace, &d) < 0) {
+		cli_error("%s", d.msg);
+		return EXIT_FAIL;
 	}
-	if (d.t0 == UINT64_MAX)
-		d.t0 = 0;
-
-	if (out) {
-		d.f = fopen(out, "w");
-		if (!d.f) {
-			cli_error("%s: %s", out, strerror(errno));
-			d.f = stdout;
-			goto cleanup;
-		}
+	if (d.warning[0])
+		cli_error("%s", d.warning);
+	if (cfg.out && !(io.f = fopen(cfg.out, "w"))) {
+		cli_error("%s: %s", cfg.out, strerror(errno));
+		goto cleanup;
 	}
-	if (d.fmt == FMT_CSV)
-		csv_header(&d, &srcs[0]);
-	err = dump_merge(&d, srcs, nsrc, &bad);
-	if (err == -ENOMEM) {
-		cli_error("out of memory");
-	} else if (err) {
-		char what[4200];
-
-		fflush(d.f);
-		snprintf(what, sizeof(what), "%s: table %s", path,
-			 tape_table_name(bad->table));
-		cli_tape_error(what, err);
-	} else {
+	io.out = cfg.out ? cfg.out : "stdout";
+	if (e->write(&io, &o, &d) < 0)
+		cli_error("%s", d.msg);
+	else
 		ret = EXIT_OK;
-	}
-	if (d.f != stdout) {
-		if (ferror(d.f) | fclose(d.f)) {
-			cli_error("%s: write error: %s", out, strerror(errno ? errno : EIO));
-			ret = EXIT_FAIL;
-		}
+	if (io.f != stdout && (ferror(io.f) | fclose(io.f))) {
+		cli_error("%s: write error: %s", cfg.out, strerror(errno ? errno : EIO));
+		ret = EXIT_FAIL;
 	}
 cleanup:
-	for (int i = 0; i < nsrc; i++)
-		tape_cursor_free(srcs[i].cur);
-	tape_reader_free(r);
+	tape_reader_free(io.r);
 	return ret;
 }

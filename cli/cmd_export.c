@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cmd_export.c - `iotape export`: a trace in the formats other tools read
- * (iotape-export(1)).
+ * (iotape-export(1)), by libexport's exporters (export/export.h):
  *
- *   perfetto   Chrome trace-event JSON (analyze/ana_perfetto.c)
+ *   perfetto   Chrome trace-event JSON (export/exp_perfetto.c)
  *   fio-iolog  fio iologs, version 3, one per process or thread, and a job
- *              file that runs them all (replay/rp_iolog.c)
+ *              file that runs them all (export/exp_fio.c)
  *   fio-job    an fio job file approximating the job: the model `iotape
  *              model` derives, written as `iotape model --fio` writes it
  *
@@ -14,24 +14,19 @@
  * failed export leaves nothing behind; an existing one is refused unless
  * -f.  Row formats (CSV, JSON lines) are `iotape dump`'s.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "analyze.h"
 #include "cli.h"
-#include "job.h"
+#include "export.h"
 #include "opt.h"
-#include "replay.h"
 #include "tape.h"
 
-enum { FMT_PERFETTO, FMT_IOLOG, FMT_JOB };	/* order of the choices */
+/* the exporter of each --format choice, in their order */
+static const char *const export_fmts[] = { "perfetto", "fio-iolog", "fio-job" };
 
 struct export_cfg {
 	int fmt, per_thread, force, verbose;
@@ -108,243 +103,82 @@ static int tmp_finish(FILE *f, const char *out, const char *tmp, int ok)
 	return EXIT_FAIL;
 }
 
-/* ---------------------------------------------------------------- formats */
+/* ---------------------------------------------------------------- export */
 
-static int export_perfetto(const char *trace, const struct export_cfg *cfg, FILE *f)
+/* Say what the exporter said: its error, or with -v its summary. */
+static int said(int rc, const struct exp_diag *d, int verbose)
 {
-	struct ana_perfetto_opts o = { .bucket_ns = cfg->interval };
-	struct ana_perfetto_stats st;
-	tape_reader *r;
-	int err = tape_reader_open(&r, trace);
-
-	if (err < 0) {
-		cli_tape_error(trace, err);
-		return EXIT_FAIL;
-	}
-	if (tape_reader_recovered(r))
-		cli_error("warning: %s: index rebuilt by scanning (%s), %" PRIu64
-			  " trailing bytes ignored", trace, tape_reader_recovered(r),
-			  tape_reader_trailing_bytes(r));
-	err = ana_perfetto_write(f, r, trace, &o, &st);
-	if (err == -ENOMEM) {
-		cli_error("out of memory");
-	} else if (err && st.bad_table) {
-		char what[PATH_MAX + 32];
-
-		snprintf(what, sizeof(what), "%s: table %s", trace, tape_table_name(st.bad_table));
-		cli_tape_error(what, err);
-	} else if (err) {
-		cli_error("%s: write error: %s", cfg->out ? cfg->out : "stdout", strerror(-err));
-	} else if (cfg->verbose) {
-		cli_error("%" PRIu64 " syscalls, %" PRIu64 " block requests, %" PRIu64
-			  " counter values (every %" PRIu64 " ns), %" PRIu64 " tracks; "
-			  "read %" PRIu64 " B, written %" PRIu64 " B", st.syscalls, st.blocks,
-			  st.counters, st.bucket_ns, st.tracks, st.read_bytes, st.write_bytes);
-	}
-	tape_reader_free(r);
-	return err ? EXIT_FAIL : EXIT_OK;
-}
-
-static int export_job(const char *trace, FILE *f)
-{
-	struct cm_job job = { 0 };
-	int ret = model_trace_job(trace, &job);
-
-	if (ret == EXIT_OK)
-		ret = model_fio_write(f, &job, trace);
-	cm_job_release(&job);
-	return ret;
-}
-
-/* fio-iolog: the logs go to files in a temporary directory */
-struct iolog_out {
-	const char *tmp;	/* the temporary directory */
-	const char *final;	/* the absolute path it is renamed to */
-	FILE *job;		/* its replay.fio */
-	int per_thread;
-};
-
-static FILE *iolog_open(void *arg, uint32_t pid, uint32_t tid, int *err)
-{
-	struct iolog_out *o = arg;
-	char name[64], path[PATH_MAX];
-	FILE *f;
-
-	if (o->per_thread)
-		snprintf(name, sizeof(name), "%" PRIu32 "-%" PRIu32 ".iolog", pid, tid);
-	else
-		snprintf(name, sizeof(name), "%" PRIu32 ".iolog", pid);
-	snprintf(path, sizeof(path), "%s/%s", o->tmp, name);
-	if (!(f = fopen(path, "wx"))) {
-		*err = -errno;
-		return NULL;
-	}
-	fprintf(o->job, "\n[%.*s]\nread_iolog=%s/%s\n", (int)(strlen(name) - 6), name, o->final, name);
-	return f;
-}
-
-static int iolog_close(void *arg, FILE *f)
-{
-	(void)arg;
-	return ferror(f) | fclose(f);
-}
-
-/* Remove dir, an earlier export (only *.iolog files and replay.fio):
- * 0, or -1 after one error line. */
-static int iolog_remove(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char path[PATH_MAX];
-	int bad = 0;
-
-	if (!d) {
-		cli_error("%s: %s", dir, strerror(errno));
-		return -1;
-	}
-	while ((e = readdir(d))) {
-		size_t n = strlen(e->d_name);
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (strcmp(e->d_name, "replay.fio") &&
-		    (n < 6 || strcmp(e->d_name + n - 6, ".iolog"))) {
-			bad = 1;
-			break;
-		}
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		unlink(path);
-	}
-	closedir(d);
-	if (bad || rmdir(dir)) {
-		cli_error("%s: not an export of fio-iolog (holds other files): not replaced", dir);
-		return -1;
-	}
-	return 0;
-}
-
-static int export_iolog(const char *trace, const struct export_cfg *cfg)
-{
-	struct rp_iolog_opts o = { .per_thread = cfg->per_thread };
-	struct rp_iolog_stats st;
-	struct iolog_out io = { .per_thread = cfg->per_thread };
-	char dir[PATH_MAX], parent[PATH_MAX], final[2 * PATH_MAX + 2], tmp[2 * PATH_MAX + 16];
-	char job[2 * PATH_MAX + 32], err[512];
-	char *copy, *base;
-	struct stat sb;
-	int rc, ok;
-
-	/* absolute paths: fio may run elsewhere */
-	if (!realpath(cfg->dir, dir)) {
-		cli_error("%s: %s (prepare it with iotape replay --prepare-only -d %s %s)",
-			  cfg->dir, strerror(errno), cfg->dir, trace);
-		return EXIT_FAIL;
-	}
-	if (!(copy = strdup(cfg->out))) {
-		cli_error("out of memory");
-		return EXIT_FAIL;
-	}
-	if (!realpath(dirname(copy), parent)) {
-		cli_error("%s: %s", cfg->out, strerror(errno));
-		free(copy);
-		return EXIT_FAIL;
-	}
-	strcpy(copy, cfg->out);
-	base = basename(copy);
-	snprintf(final, sizeof(final), "%s/%s", parent, base);
-	free(copy);
-	snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", final);
-	if (!mkdtemp(tmp)) {
-		cli_error("%s: %s", cfg->out, strerror(errno));
-		return EXIT_FAIL;
-	}
-	io.tmp = tmp;
-	io.final = final;
-	snprintf(job, sizeof(job), "%s/replay.fio", tmp);
-	if (!(io.job = fopen(job, "w"))) {
-		cli_error("%s: %s", job, strerror(errno));
-		rmdir(tmp);
-		return EXIT_FAIL;
-	}
-	fprintf(io.job, "; iotape export --format fio-iolog: the I/O of %s, one fio job per %s,\n"
-		"; each replaying its iolog (version 3) with the recorded timing.  The files\n"
-		"; are under %s, where `iotape replay --prepare-only -d %s` made them.\n"
-		"; Run: fio %s/replay.fio  (add --replay_no_stall=1 for as fast as fio can)\n"
-		"[global]\nioengine=psync\n", trace, cfg->per_thread ? "thread" : "process",
-		dir, dir, final);
-	o.dir = dir;
-	o.open = iolog_open;
-	o.close = iolog_close;
-	o.arg = &io;
-	rc = rp_iolog_write(trace, &o, &st, err, sizeof(err));
-	ok = !(ferror(io.job) | fclose(io.job));
 	if (rc < 0)
-		cli_error("%s: %s", trace, err);
-	else if (!ok)
-		cli_error("%s: write error: %s", cfg->out, strerror(errno ? errno : EIO));
-	else if (!st.logs)
-		cli_error("%s: no reads or writes of files the replay prepares: no log", trace);
-	else if (lstat(final, &sb) == 0 && cfg->force && iolog_remove(final))
-		;
-	else if (rename(tmp, final))
-		cli_error("%s: %s", cfg->out, errno == EEXIST || errno == ENOTEMPTY ?
-			  "exists (use -f to replace it)" : strerror(errno));
-	else {
-		if (cfg->verbose)
-			cli_error("%" PRIu64 " logs: %" PRIu64 " reads (%" PRIu64 " B), %" PRIu64
-				  " writes (%" PRIu64 " B), %" PRIu64 " syncs, %" PRIu64 " opens; left out: "
-				  "%" PRIu64 " ops on what the replay does not make, %" PRIu64
-				  " on names fio cannot read (%" PRIu64 " B)", st.logs, st.reads,
-				  st.read_bytes, st.writes, st.write_bytes, st.syncs, st.opens,
-				  st.skipped_ops, st.unnamed_ops, st.skipped_bytes);
-		return EXIT_OK;
+		cli_error("%s", d->msg);
+	else if (verbose && d->summary[0])
+		cli_error("%s", d->summary);
+	return rc >= 0 ? EXIT_OK : d->usage ? EXIT_USAGE : EXIT_FAIL;
+}
+
+/* Run e on trace into cfg->out (stdout when NULL): EXIT_* after what
+ * there is to say. */
+static int export_run(const struct exporter *e, const char *trace, const struct export_cfg *cfg)
+{
+	struct exp_opts o = { .interval_ns = cfg->interval, .dir = cfg->dir,
+			      .per_thread = cfg->per_thread, .force = cfg->force };
+	struct exp_io io = { .trace = trace, .f = stdout, .out = cfg->out ? cfg->out : "stdout" };
+	struct exp_diag d = { 0 };
+	char tmp[PATH_MAX + 16];
+	int ret;
+
+	if (e->needs & EXP_WRITES_DIR)
+		return said(e->write(&io, &o, &d), &d, cfg->verbose);
+	if (cfg->out && (ret = tmp_create(cfg->out, tmp, sizeof(tmp), &io.f)) != EXIT_OK)
+		return ret;
+	if ((e->needs & EXP_NEEDS_READER) && exp_reader_open(&io.r, trace, &d) < 0) {
+		ret = said(-1, &d, 0);
+	} else {
+		if (d.warning[0])
+			cli_error("%s", d.warning);
+		ret = said(e->write(&io, &o, &d), &d, cfg->verbose);
 	}
-	iolog_remove(tmp);
-	return EXIT_FAIL;
+	tape_reader_free(io.r);
+	return tmp_finish(io.f, cfg->out, tmp, ret == EXIT_OK) == EXIT_OK ? EXIT_OK :
+	       ret == EXIT_OK ? EXIT_FAIL : ret;
 }
 
 int cmd_export(int argc, char **argv)
 {
 	struct export_cfg cfg = { 0 };
 	struct opt_parser p;
-	char tmp[PATH_MAX + 16];
+	const struct exporter *e = NULL;
 	const char *trace;
-	FILE *f = stdout;
-	int c, fmt = -1, ret;
+	int c;
 
 	opt_init_cfg(&p, &export_cmd, &cfg, argc, argv);
 	while ((c = opt_next(&p)) != OPT_END) {
 		if (c == OPT_HELP || c == OPT_ERR)
 			return c == OPT_HELP ? EXIT_OK : EXIT_USAGE;
-		if (c == 'F')
-			fmt = p.choice;
+		if (c == 'F' && !(e = exp_find(export_fmts[p.choice]))) {
+			cli_error("%s: no such exporter", export_fmts[p.choice]);
+			return EXIT_FAIL;
+		}
 	}
 	if (!(trace = opt_one_arg(&p, "TRACE")))
 		return EXIT_USAGE;
-	if (fmt < 0) {
+	if (!e) {
 		opt_error(&export_cmd, "give a --format");
 		return EXIT_USAGE;
 	}
-	if (fmt == FMT_IOLOG && (!cfg.out || !cfg.dir)) {
-		opt_error(&export_cmd, "fio-iolog needs -o DIR (the logs) and -d DIR (the "
-			  "prepared files)");
+	if ((e->needs & EXP_NEEDS_DIR) && (!cfg.out || !cfg.dir)) {
+		opt_error(&export_cmd, "%s needs -o DIR (the logs) and -d DIR (the "
+			  "prepared files)", e->name);
 		return EXIT_USAGE;
 	}
 	if (cfg.interval && cfg.interval < 1000) {
 		opt_error(&export_cmd, "--interval: at least 1us");
 		return EXIT_USAGE;
 	}
-	if (fmt != FMT_IOLOG && cfg.dir) {
+	if (!(e->needs & EXP_NEEDS_DIR) && cfg.dir) {
 		opt_error(&export_cmd, "--dir goes with --format fio-iolog");
 		return EXIT_USAGE;
 	}
 	if (cfg.out && cli_output_refused(cfg.out, cfg.force))
 		return EXIT_FAIL;
-	if (fmt == FMT_IOLOG)
-		return export_iolog(trace, &cfg);
-	if (cfg.out && (ret = tmp_create(cfg.out, tmp, sizeof(tmp), &f)) != EXIT_OK)
-		return ret;
-	ret = fmt == FMT_PERFETTO ? export_perfetto(trace, &cfg, f) : export_job(trace, f);
-	return tmp_finish(f, cfg.out, tmp, ret == EXIT_OK) == EXIT_OK ? EXIT_OK :
-	       ret == EXIT_OK ? EXIT_FAIL : ret;
+	return export_run(e, trace, &cfg);
 }

@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include "analyze.h"
 #include "cli.h"
+#include "export.h"
 #include "job.h"
 #include "opt.h"
 #include "parse.h"
@@ -70,39 +71,17 @@ const struct opt_cmd model_cmd = {
 
 /* ----------------------------------------------------------------- trace */
 
-/* The job of the trace at path (ana_model): EXIT_OK, or EXIT_FAIL after
- * one error line (cli.h: `iotape export --format fio-job` uses it too). */
-int model_trace_job(const char *path, struct cm_job *job)
+/* The job of the trace at path (exp_trace_job): EXIT_OK, or EXIT_FAIL
+ * after one error line. */
+static int model_trace_job(const char *path, struct cm_job *job)
 {
-	struct ana_opts o = { .to_ns = UINT64_MAX, .top = -1, .threads = 2,
-			      .replayed_io = 1 };
-	struct ana a;
-	int err;
+	struct exp_diag d = { 0 };
 
-	memset(&a, 0, sizeof(a));
-	err = ana_run(&a, path, &o);
-	if (!err) {
-		/* a job derived from part of a trace would be wrong (epochs,
-		 * files, steps): a damaged trace is an error here */
-		const char *why = tape_reader_recovered(a.r);
-
-		for (int t = 1; t < TAPE_TABLE_MAX && !why; t++)
-			if (a.damage[t])
-				why = a.damage_detail[t];
-		if (why) {
-			cli_error("%s: damaged trace (%s): no job derived from a part of it",
-				  path, why);
-			ana_release(&a);
-			return EXIT_FAIL;
-		}
-		err = ana_model(&a, job);
+	if (exp_trace_job(path, job, &d) < 0) {
+		cli_error("%s", d.msg);
+		return EXIT_FAIL;
 	}
-	if (err == -ENOMEM)
-		cli_error("%s: out of memory", path);
-	else if (err)
-		cli_tape_error(path, err);
-	ana_release(&a);
-	return err ? EXIT_FAIL : EXIT_OK;
+	return EXIT_OK;
 }
 
 /* ---------------------------------------------------------------- output */
@@ -152,7 +131,7 @@ static int model_output(const struct cm_job *job, const char *out, int force)
 	return output_buf(buf, len, out, force);
 }
 
-/* The fio job file of j to f (cli.h): EXIT_OK, or after one error line
+/* The fio job file of j to f: EXIT_OK, or after one error line
  * EXIT_USAGE for a job fio cannot run, EXIT_FAIL. */
 static int fio_write_spec(FILE *f, const struct rp_jobspec *j, const char *what)
 {
@@ -164,17 +143,16 @@ static int fio_write_spec(FILE *f, const struct rp_jobspec *j, const char *what)
 	return !rc ? EXIT_OK : rc == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
 }
 
-int model_fio_write(FILE *f, const struct cm_job *job, const char *what)
+/* The fio job file of job to f (exp_fio_job_write), as fio_write_spec. */
+static int model_fio_write(FILE *f, const struct cm_job *job, const char *what)
 {
-	struct rp_jobspec j;
-	char err[1024];
-	int rc = rp_jobspec_model(&j, job, what, err, sizeof(err));
+	struct exp_diag d = { 0 };
 
-	if (rc) {
-		cli_error("%s", err);
-		return rc == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+	if (exp_fio_job_write(f, job, what, &d) < 0) {
+		cli_error("%s", d.msg);
+		return d.usage ? EXIT_USAGE : EXIT_FAIL;
 	}
-	return fio_write_spec(f, &j, what);
+	return EXIT_OK;
 }
 
 /* --fio: the fio job file of job, or of the job file at path when job is

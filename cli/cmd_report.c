@@ -2,7 +2,7 @@
 /*
  * cmd_report.c - `iotape report TRACE` and `iotape report --compare A B`:
  * the analysis as one self-contained HTML page of plots
- * (analyze/ana_html.c draws it), written to a temporary file next to the
+ * (the html exporter, export/exp_html.c, over analyze/ana_html.c), written to a temporary file next to the
  * output and renamed over it once whole, so a failure leaves no partial
  * page and never replaces an existing one.
  *
@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include "analyze.h"
 #include "cli.h"
+#include "export.h"
 #include "opt.h"
 
 enum {
@@ -76,33 +77,16 @@ static char *default_out(const char *trace)
 	return out;
 }
 
-/* Analyse path into a: 0, or -1 after one error line. */
+/* Analyse path into a (exp_analysis_load): 0, or -1 after one error
+ * line. */
 static int load(struct ana *a, const char *path)
 {
-	struct ana_opts o = { .top = -1, .to_ns = UINT64_MAX, .threads = 2 };
-	const char *why;
-	int err = ana_run(a, path, &o);
+	struct exp_diag d = { 0 };
 
-	if (err == -ENOMEM) {
-		cli_error("%s: out of memory", path);
+	if (exp_analysis_load(a, path, &d) < 0) {
+		cli_error("%s", d.msg);
 		return -1;
 	}
-	if (err) {
-		cli_tape_error(path, err);
-		return -1;
-	}
-	if ((why = tape_reader_recovered(a->r))) {
-		cli_error("%s: truncated or damaged (index rebuilt by scanning: %s); no report "
-			  "of part of a job (iotape analyze reads what is left)", path, why);
-		return -1;
-	}
-	for (int t = 1; t < TAPE_TABLE_MAX; t++)
-		if (a->damage[t]) {
-			cli_error("%s: %s table: %s; no report of part of a job (iotape analyze "
-				  "reads the events before it)", path, tape_table_name(t),
-				  a->damage_detail[t]);
-			return -1;
-		}
 	return 0;
 }
 
@@ -113,9 +97,13 @@ int cmd_report(int argc, char **argv)
 	struct cli_checks k = { 0 };
 	struct ana_html_check hc[CLI_CHECKS_MAX];
 	struct ana a[2];
+	const struct exporter *html = exp_find("html");
+	struct exp_opts o = { 0 };
+	struct exp_io io = { 0 };
+	struct exp_diag d = { 0 };
 	char *out = NULL, *tmp = NULL, **args;
 	FILE *f = NULL;
-	int ch, nargs, err, ret = EXIT_FAIL, loaded = 0, fd = -1;
+	int ch, nargs, ret = EXIT_FAIL, loaded = 0, fd = -1;
 
 	opt_init_cfg(&p, &report_cmd, &cfg, argc, argv);
 	if ((ch = opt_all(&p)) != OPT_END)
@@ -173,10 +161,15 @@ int cmd_report(int argc, char **argv)
 		}
 		fd = -1;
 	}
-	err = ana_report_html(&a[0], cfg.compare ? &a[1] : NULL, hc, cfg.compare ? k.n : 0, f);
-	if (err) {
-		cli_error("%s: %s", to_stdout ? "standard output" : out,
-			  err == -ENOMEM ? "out of memory" : strerror(-err));
+	io.trace = args[0];
+	io.a = &a[0];
+	io.b = cfg.compare ? &a[1] : NULL;
+	io.f = f;
+	io.out = to_stdout ? "standard output" : out;
+	o.checks = hc;
+	o.nchecks = cfg.compare ? k.n : 0;
+	if (html->write(&io, &o, &d) < 0) {
+		cli_error("%s", d.msg);
 		goto done;
 	}
 	if (!to_stdout) {

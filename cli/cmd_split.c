@@ -2,42 +2,19 @@
 /*
  * cmd_split.c - `iotape split`: the reverse of merge, and more: a trace
  * into one trace per host (of a merged trace), per process, or per span
- * of time.
- *
- *   --by host      PREFIX-hostH.iotape: host H's events with its ids and
- *                  times as they were in merge's input H, and that
- *                  input's metadata (host.H.KEY) back under KEY: the input
- *                  itself, event for event.
- *   --by process   PREFIX-pidP.iotape: the events whose pid is P (syscall,
- *                  block, cache, process; samples of P's CPU and memory).
- *   --by time      PREFIX-partK.iotape: events of [t0 + K*D, t0 + (K+1)*D),
- *                  D from --every D or --parts N; t0 the trace start.
- *
- * What belongs to no one part (process and time: the file table, the
- * system's samples; time: the process table) is copied to every part, so
- * each part analyzes alone.  Each part keeps the input's row order.
- *
- * No output file may exist (they are all checked before the first is
- * created); on any error every part created is removed.  Memory: one
- * writer per part, the pids (process), never the events.
+ * of time, by libtape's split (format/split.c, tape_split: what goes
+ * where).  No output file may exist; on any error: one line, exit 1 (2
+ * for usage), and no part is left.
  */
-#include <errno.h>
 #include <inttypes.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <stdio.h>
 #include "cli.h"
-#include "fmt.h"
 #include "opt.h"
 #include "tape.h"
-#include "tape_vec.h"
-
-enum { BY_HOST, BY_PROCESS, BY_TIME };
 
 struct split_cfg {
 	const char *out;
-	int by, quiet;
+	int by, quiet;		/* by: TAPE_SPLIT_*, the order of --by's choices */
 	uint64_t every;
 	unsigned parts;
 };
@@ -61,357 +38,22 @@ const struct opt_cmd split_cmd = {
 	split_opts,
 };
 
-#define MAX_PARTS 10000u
-
-struct part {
-	char *path;
-	tape_writer *w;
-	int created;	/* by us: removed on failure */
-	uint64_t events;
-};
-
-struct split {
-	const struct split_cfg *cfg;
-	tape_reader *r;
-	const char *in;
-	struct part *p;
-	size_t np;
-	uint32_t *pids;		/* --by process: part i is pid pids[i], sorted */
-	int64_t *off;		/* --by host: merge's offset of each host */
-	uint64_t t0, span;	/* --by time */
-};
-
-static int pid_cmp(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static int pid_metric(uint32_t m)
-{
-	return m == TAPE_METRIC_CPU_USER_NS || m == TAPE_METRIC_CPU_SYS_NS ||
-	       m == TAPE_METRIC_RSS_BYTES;
-}
-
-/* The pid an event belongs to: 1 and *pid, or 0 for no one process. */
-static int event_pid(int table, const void *ev, uint32_t *pid)
-{
-	switch (table) {
-	case TAPE_TABLE_SYSCALL: *pid = ((const struct tape_syscall *)ev)->pid; return 1;
-	case TAPE_TABLE_BLOCK: *pid = ((const struct tape_block *)ev)->pid; return 1;
-	case TAPE_TABLE_CACHE: *pid = ((const struct tape_cache *)ev)->pid; return 1;
-	case TAPE_TABLE_PROCESS: *pid = ((const struct tape_process *)ev)->pid; return 1;
-	case TAPE_TABLE_SCHED: *pid = ((const struct tape_sched *)ev)->pid; return 1;
-	case TAPE_TABLE_SAMPLE: {
-		const struct tape_sample *s = ev;
-		if (!pid_metric(s->metric) || s->subject > UINT32_MAX)
-			return 0;
-		*pid = (uint32_t)s->subject;
-		return 1;
-	}
-	}
-	return 0;
-}
-
-/* The part of an event: its index, or -1 for every part. */
-static long part_of(const struct split *s, int table, const void *ev)
-{
-	uint32_t pid;
-
-	switch (s->cfg->by) {
-	case BY_HOST:
-		return tape_event_host(table, ev);
-	case BY_PROCESS: {
-		if (!event_pid(table, ev, &pid))
-			return -1;
-		uint32_t *f = bsearch(&pid, s->pids, s->np, sizeof(pid), pid_cmp);
-		return f ? f - s->pids : -1;
-	}
-	default:
-		if (table == TAPE_TABLE_PROCESS || table == TAPE_TABLE_FILE)
-			return -1;
-		uint64_t ts = *(const uint64_t *)ev;
-		uint64_t k = ts < s->t0 ? 0 : (ts - s->t0) / s->span;
-		return k < s->np ? (long)k : (long)s->np - 1;
-	}
-}
-
-/* --by process: every pid into s->pids; 0 or -1 after one error line. */
-static int collect_pids(struct split *s)
-{
-	static const int tables[] = { TAPE_TABLE_PROCESS, TAPE_TABLE_SYSCALL, TAPE_TABLE_BLOCK,
-				      TAPE_TABLE_CACHE, TAPE_TABLE_SAMPLE, TAPE_TABLE_SCHED };
-	size_t cap = 0, n = 0;
-	int rc = 0;
-
-	for (size_t t = 0; t < sizeof(tables) / sizeof(*tables) && rc >= 0; t++) {
-		size_t size = tape_table_event_size(tables[t]), k;
-		const void *evs;
-		tape_cursor *c;
-		uint32_t last = 0, pid;
-		int have = 0;
-
-		if ((rc = tape_cursor_open(s->r, tables[t], 0, UINT64_MAX, &c)) < 0)
-			break;
-		while ((rc = tape_cursor_next_block(c, &evs, &k)) > 0) {
-			for (size_t i = 0; i < k; i++) {
-				const void *ev = (const char *)evs + i * size;
-				if (!event_pid(tables[t], ev, &pid) || (have && pid == last))
-					continue;
-				last = pid;
-				have = 1;
-				if (n == cap) {	/* sorted and made unique now and then */
-					if (n)	/* qsort of no array: UB (UBSan) */
-						qsort(s->pids, n, sizeof(*s->pids), pid_cmp);
-					size_t u = 0;
-					for (size_t j = 0; j < n; j++)
-						if (!u || s->pids[u - 1] != s->pids[j])
-							s->pids[u++] = s->pids[j];
-					n = u;
-					if (n * 2 >= cap &&
-					    TAPE_VEC_GROW(s->pids, cap, cap + 1, 256)) {
-						tape_cursor_free(c);
-						cli_error("out of memory");
-						return -1;
-					}
-				}
-				s->pids[n++] = pid;
-			}
-		}
-		tape_cursor_free(c);
-	}
-	if (rc < 0) {
-		cli_tape_error(s->in, rc);
-		return -1;
-	}
-	if (n)
-		qsort(s->pids, n, sizeof(*s->pids), pid_cmp);
-	size_t u = 0;
-	for (size_t j = 0; j < n; j++)
-		if (!u || s->pids[u - 1] != s->pids[j])
-			s->pids[u++] = s->pids[j];
-	s->np = u;
-	return 0;
-}
-
-/* The parts, their names checked and their files created: 0 or -1
- * after one error line (the parts created are removed by the caller). */
-static int make_parts(struct split *s)
-{
-	const char *pre = s->cfg->out;
-	size_t len = strlen(pre) + 48;
-	struct stat sb;
-
-	if (s->np > MAX_PARTS) {
-		cli_error("%zu parts: split makes %u at most", s->np, MAX_PARTS);
-		return -1;
-	}
-	if (!(s->p = calloc(s->np ? s->np : 1, sizeof(*s->p)))) {
-		cli_error("out of memory");
-		return -1;
-	}
-	for (size_t i = 0; i < s->np; i++) {
-		if (!(s->p[i].path = malloc(len))) {
-			cli_error("out of memory");
-			return -1;
-		}
-		if (s->cfg->by == BY_HOST)
-			snprintf(s->p[i].path, len, "%s-host%zu.iotape", pre, i);
-		else if (s->cfg->by == BY_PROCESS)
-			snprintf(s->p[i].path, len, "%s-pid%" PRIu32 ".iotape", pre, s->pids[i]);
-		else
-			snprintf(s->p[i].path, len, "%s-part%zu.iotape", pre, i);
-		if (lstat(s->p[i].path, &sb) == 0) {
-			cli_error("%s: exists (split does not replace files)", s->p[i].path);
-			return -1;
-		}
-	}
-	for (size_t i = 0; i < s->np; i++) {
-		char *tmp = NULL;	/* none without force */
-		if (cli_trace_create(s->p[i].path, 0, NULL, &tmp, &s->p[i].w))
-			return -1;
-		s->p[i].created = 1;
-	}
-	return 0;
-}
-
-/* Each part's metadata: 0 or -1 after one error line. */
-static int part_meta(struct split *s)
-{
-	char pre[32];
-
-	for (size_t i = 0; i < s->np; i++) {
-		size_t pl = (size_t)snprintf(pre, sizeof(pre), "host.%zu.", i);
-		for (size_t j = 0; j < tape_reader_meta_count(s->r); j++) {
-			const char *k, *v;
-			int err = 0;
-			if (tape_reader_meta_at(s->r, j, &k, &v))
-				continue;
-			if (s->cfg->by != BY_HOST)
-				err = tape_writer_set_meta(s->p[i].w, k, v);
-			else if (strncmp(k, pre, pl) == 0 && strcmp(k + pl, "name") &&
-				 strcmp(k + pl, "input") && strcmp(k + pl, "offset_ns") &&
-				 strcmp(k + pl, "t_min") && strcmp(k + pl, "t_max"))
-				err = tape_writer_set_meta(s->p[i].w, k + pl, v);
-			if (err < 0) {
-				cli_tape_error(s->p[i].path, err);
-				return -1;
-			}
-		}
-	}
-	return 0;
-}
-
-static int put(struct split *s, size_t i, int table, void *ev)
-{
-	int err;
-
-	if (s->cfg->by == BY_HOST) {
-		tape_event_clear_host(table, ev);
-		if (tape_event_shift(table, ev, -s->off[i]) < 0) {
-			cli_error("%s: host %zu: its offset moves a time out of range", s->in, i);
-			return -1;
-		}
-	}
-	if ((err = tape_writer_append(s->p[i].w, table, ev)) < 0) {
-		cli_tape_error(s->p[i].path, err);
-		return -1;
-	}
-	s->p[i].events++;
-	return 0;
-}
-
-/* Every table into the parts: 0 or -1 after one error line. */
-static int distribute(struct split *s)
-{
-	union {
-		struct tape_syscall s;
-		struct tape_block b;
-		struct tape_cache c;
-		struct tape_process p;
-		struct tape_file f;
-		struct tape_sample m;
-	} ev;
-
-	for (int t = 1; t < TAPE_TABLE_MAX; t++) {
-		size_t size = tape_table_event_size(t), k;
-		const void *evs;
-		tape_cursor *c;
-		int rc;
-
-		if ((rc = tape_cursor_open(s->r, t, 0, UINT64_MAX, &c)) < 0) {
-			cli_tape_error(s->in, rc);
-			return -1;
-		}
-		while ((rc = tape_cursor_next_block(c, &evs, &k)) > 0) {
-			for (size_t i = 0; i < k; i++) {
-				const void *e = (const char *)evs + i * size;
-				long to = part_of(s, t, e);
-				if (to >= (long)s->np) {
-					tape_cursor_free(c);
-					cli_error("%s: a %s event of host %ld: the trace has %zu hosts",
-						  s->in, tape_table_name(t), to, s->np);
-					return -1;
-				}
-				for (size_t j = to < 0 ? 0 : (size_t)to;
-				     j < (to < 0 ? s->np : (size_t)to + 1); j++) {
-					memcpy(&ev, e, size);
-					if (put(s, j, t, &ev)) {
-						tape_cursor_free(c);
-						return -1;
-					}
-				}
-			}
-		}
-		tape_cursor_free(c);
-		if (rc < 0) {
-			cli_tape_error(s->in, rc);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* --by host: the hosts and their offsets; 0 or -1 after one error line. */
-static int host_setup(struct split *s)
-{
-	char k[64];
-
-	if (!(s->np = tape_reader_hosts(s->r))) {
-		cli_error("%s: not a merged trace (no merge.hosts): --by host splits what "
-			  "iotape merge made", s->in);
-		return -1;
-	}
-	if (!(s->off = calloc(s->np, sizeof(*s->off)))) {
-		cli_error("out of memory");
-		return -1;
-	}
-	for (size_t i = 0; i < s->np; i++) {
-		const char *v;
-		char *end;
-		snprintf(k, sizeof(k), "host.%zu.offset_ns", i);
-		if (!(v = tape_reader_meta(s->r, k))) {
-			cli_error("%s: no metadata %s", s->in, k);
-			return -1;
-		}
-		errno = 0;
-		s->off[i] = strtoll(v, &end, 10);
-		if (errno || end == v || *end) {
-			cli_error("%s: metadata %s: '%s' is not a number", s->in, k, v);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* --by time: t0, the span of a part and their number. */
-static int time_setup(struct split *s)
-{
-	static const int tables[] = { TAPE_TABLE_SYSCALL, TAPE_TABLE_BLOCK, TAPE_TABLE_CACHE,
-				      TAPE_TABLE_SAMPLE, TAPE_TABLE_SCHED };
-	uint64_t lo = UINT64_MAX, hi = 0;
-
-	for (size_t t = 0; t < sizeof(tables) / sizeof(*tables); t++) {
-		struct tape_table_stats st;
-		if (tape_reader_table_stats(s->r, tables[t], &st) == 0 && st.events) {
-			lo = st.t_min < lo ? st.t_min : lo;
-			hi = st.t_max > hi ? st.t_max : hi;
-		}
-	}
-	if (lo == UINT64_MAX) {
-		cli_error("%s: no events to split", s->in);
-		return -1;
-	}
-	s->t0 = lo;
-	uint64_t len = hi - lo + 1;	/* [lo, hi] */
-	if (s->cfg->every) {
-		s->span = s->cfg->every;
-		uint64_t n = len / s->span + (len % s->span != 0);
-		if (n > MAX_PARTS) {
-			cli_error("--every: %" PRIu64 " parts: split makes %u at most", n, MAX_PARTS);
-			return -1;
-		}
-		s->np = (size_t)n;
-	} else {
-		s->np = s->cfg->parts;
-		s->span = len / s->np + (len % s->np != 0);
-	}
-	return 0;
-}
-
 int cmd_split(int argc, char **argv)
 {
 	struct split_cfg cfg = { 0 };
-	struct split s = { .cfg = &cfg };
+	struct tape_split_opts o;
+	struct tape_split_stats st;
+	struct tape_xform_error e;
 	struct opt_parser p;
+	tape_reader *r;
+	const char *in;
 	int c, ret = EXIT_FAIL;
-	uint64_t events = 0;
 
 	opt_init_cfg(&p, &split_cmd, &cfg, argc, argv);
 	cfg.by = -1;
 	if ((c = opt_all(&p)) != OPT_END)
 		return c == OPT_HELP ? EXIT_OK : EXIT_USAGE;
-	if (!(s.in = opt_one_arg(&p, "TRACE")))
+	if (!(in = opt_one_arg(&p, "TRACE")))
 		return EXIT_USAGE;
 	if (!cfg.out) {
 		opt_error(&split_cmd, "missing -o PREFIX");
@@ -421,59 +63,30 @@ int cmd_split(int argc, char **argv)
 		opt_error(&split_cmd, "missing --by host|process|time");
 		return EXIT_USAGE;
 	}
-	if (cfg.by == BY_TIME && !cfg.every == !cfg.parts) {
+	if (cfg.by == TAPE_SPLIT_TIME && !cfg.every == !cfg.parts) {
 		opt_error(&split_cmd, "--by time: give one of --every D and --parts N");
 		return EXIT_USAGE;
 	}
-	if (cfg.by != BY_TIME && (cfg.every || cfg.parts)) {
+	if (cfg.by != TAPE_SPLIT_TIME && (cfg.every || cfg.parts)) {
 		opt_error(&split_cmd, "--every and --parts are for --by time");
 		return EXIT_USAGE;
 	}
-	if ((c = tape_reader_open(&s.r, s.in)) < 0) {
-		cli_tape_error(s.in, c);
+	if ((c = tape_reader_open(&r, in)) < 0) {
+		cli_tape_error(in, c);
 		return EXIT_FAIL;
 	}
-	if (tape_reader_recovered(s.r)) {
-		cli_error("%s: incomplete trace (%s): split refuses it; 'iotape convert' makes a "
-			  "complete copy of what is left", s.in, tape_reader_recovered(s.r));
-		goto cleanup;
+	o = (struct tape_split_opts){ .prefix = cfg.out, .by = cfg.by, .every = cfg.every,
+				      .parts = cfg.parts };
+	if (tape_split(r, in, &o, &st, &e)) {
+		if (e.msg[0])
+			cli_error("%s", e.msg);
+		else
+			cli_tape_error(e.what ? e.what : in, e.err);
+	} else {
+		if (!cfg.quiet)
+			fprintf(stderr, "%zu parts, %" PRIu64 " events\n", st.parts, st.events);
+		ret = EXIT_OK;
 	}
-	if ((cfg.by == BY_HOST && host_setup(&s)) ||
-	    (cfg.by == BY_PROCESS && collect_pids(&s)) ||
-	    (cfg.by == BY_TIME && time_setup(&s)))
-		goto cleanup;
-	if (!s.np) {
-		cli_error("%s: no process to split by", s.in);
-		goto cleanup;
-	}
-	if (make_parts(&s) || part_meta(&s) || distribute(&s))
-		goto fail;
-	for (size_t i = 0; i < s.np; i++) {
-		c = cli_trace_finish(s.p[i].w, s.p[i].path, NULL);
-		s.p[i].w = NULL;
-		if (c)
-			goto fail;
-		events += s.p[i].events;
-	}
-	if (!cfg.quiet)
-		fprintf(stderr, "%zu parts, %" PRIu64 " events\n", s.np, events);
-	ret = EXIT_OK;
-	goto cleanup;
-fail:
-	for (size_t i = 0; s.p && i < s.np; i++) {
-		tape_writer_free(s.p[i].w);
-		s.p[i].w = NULL;
-		if (s.p[i].created)
-			unlink(s.p[i].path);
-	}
-cleanup:
-	for (size_t i = 0; s.p && i < s.np; i++) {
-		tape_writer_free(s.p[i].w);
-		free(s.p[i].path);	/* NULL past a failed malloc */
-	}
-	free(s.p);
-	free(s.pids);
-	free(s.off);
-	tape_reader_free(s.r);
+	tape_reader_free(r);
 	return ret;
 }

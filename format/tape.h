@@ -570,6 +570,65 @@ int tape_event_shift(int table, void *ev, int64_t off);
 /* Number of hosts of a merged trace ("merge.hosts"), 0 when it is not one. */
 unsigned tape_reader_hosts(const tape_reader *r);
 
+/* ------------------------------------------------------ trace transforms */
+
+/*
+ * What went wrong in a transform (merge, split): err (-errno), and msg,
+ * one line saying it all, or, when msg is "", what: the file a libtape
+ * call failed on (tape_strerror(err) and tape_error_detail() say the
+ * rest, as `iotape` prints it).  what points into the caller's names.
+ */
+struct tape_xform_error {
+	int err;
+	const char *what;
+	char msg[8192];
+};
+
+/*
+ * Merge (merge.c): one trace of the hosts of several, input i as host i,
+ * each table a k-way merge by time (memory grows with inputs, never with
+ * events).  Steps: tape_merge_new (align: NULL to move each input by its
+ * recorded clock pair, start_wall_ns - start_mono_ns, onto CLOCK_REALTIME;
+ * else "COL=VALUE[,...]", each input moved so that its first syscall
+ * matching all is at one instant; -EINVAL: a bad match), tape_merge_add
+ * per input (the reader, open, stays the caller's and must outlive the
+ * merge; name: its path, kept in the metadata; an incomplete or already
+ * merged trace is refused), tape_merge_clock (the offsets: every input
+ * with a clock pair, or a match in each; *clock "realtime" or "unknown",
+ * a static string), then tape_merge_write into w (out: w's name in
+ * messages; *events: how many were written).  Each returns 0 or -errno
+ * with e filled; tape_merge_free accepts NULL.
+ */
+typedef struct tape_merge tape_merge;
+int tape_merge_new(tape_merge **m, const char *align, struct tape_xform_error *e);
+int tape_merge_add(tape_merge *m, tape_reader *r, const char *name, struct tape_xform_error *e);
+int tape_merge_clock(tape_merge *m, const char **clock, struct tape_xform_error *e);
+int tape_merge_write(tape_merge *m, tape_writer *w, const char *out, uint64_t *events,
+		     struct tape_xform_error *e);
+void tape_merge_free(tape_merge *m);
+
+/*
+ * Split (split.c): the trace r (named in, for messages) into traces
+ * PREFIX-hostH.iotape (by host: a merged trace's inputs back, event for
+ * event and key for key), PREFIX-pidP.iotape (by process) or
+ * PREFIX-partK.iotape (by time: every or parts, exactly one of them).
+ * What belongs to no one part is copied to each.  No part may exist; on
+ * failure none is left.  0 with st filled, or -errno with e filled.
+ */
+enum { TAPE_SPLIT_HOST, TAPE_SPLIT_PROCESS, TAPE_SPLIT_TIME };
+struct tape_split_opts {
+	const char *prefix;
+	int by;			/* TAPE_SPLIT_* */
+	uint64_t every;		/* by time: a part's span in ns, or 0 */
+	unsigned parts;		/* by time: parts of equal span, or 0 */
+};
+struct tape_split_stats {
+	size_t parts;
+	uint64_t events;
+};
+int tape_split(tape_reader *r, const char *in, const struct tape_split_opts *o,
+	       struct tape_split_stats *st, struct tape_xform_error *e);
+
 #ifdef __cplusplus
 }
 #endif

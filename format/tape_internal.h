@@ -332,4 +332,12 @@ int tape_writer__raw_chunk(tape_writer *w, uint8_t type, uint16_t table,
 int tape__encode_block(int table, const void *evs, size_t n, int extra_cols,
 		       struct buf *out);
 
+/* Transforms (merge.c, split.c; xform.c): fill e and return err. */
+struct tape_xform_error;
+void tape__xclear(struct tape_xform_error *e);
+int tape__xerr(struct tape_xform_error *e, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* A libtape error err of the file what (e->msg left ""). */
+int tape__xtape(struct tape_xform_error *e, int err, const char *what);
+
 #endif

@@ -46,9 +46,32 @@ int rp_open_beneath(int dirfd, const char *rel, int flags, unsigned mode)
 		.mode = (flags & O_CREAT) ? mode : 0,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
 	};
-	long fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+	long fd;
+	int i = 0;
+
+	/* EAGAIN: a ".." met while a rename or mount ran (openat2(2): the
+	 * caller may try again) */
+	do
+		fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+	while (fd < 0 && errno == EAGAIN && rp_eagain_again(++i));
 
 	return fd < 0 ? -errno : (int)fd;
+}
+
+int rp_eagain_again(int tries)
+{
+	struct timespec ts;
+	long us;
+
+	if (tries >= RP_EAGAIN_TRIES)
+		return 0;
+	if (tries > 4) {
+		us = tries - 5 < 12 ? 1L << (tries - 5) : 4096;
+		ts.tv_sec = 0;
+		ts.tv_nsec = us * 1000;
+		nanosleep(&ts, NULL);
+	}
+	return 1;
 }
 
 int rp_parent_beneath(int dirfd, const char *rel, int mkdirs, const char **base)

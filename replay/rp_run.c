@@ -625,9 +625,19 @@ static void do_other(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
 			rc = pfd;
 			break;
 		}
-		sqe = get_sqe(c);
-		io_uring_prep_openat2(sqe, pfd, base, &how);
-		rc = submit_wait(c, sqe, &t_sub, &t_done);
+		/* a lookup beneath DIR that meets ".." fails with EAGAIN
+		 * when any rename or mount ran beside it: openat2(2) says
+		 * to try again */
+		for (int i = 0;; ) {
+			uint64_t t_again;
+
+			sqe = get_sqe(c);
+			io_uring_prep_openat2(sqe, pfd, base, &how);
+			/* the op's time from its first submission */
+			rc = submit_wait(c, sqe, i ? &t_again : &t_sub, &t_done);
+			if (rc != -EAGAIN || !rp_eagain_again(++i))
+				break;
+		}
 		parent_put(pfd, own);
 		if (rc >= 0) {
 			atomic_store(&e->slot_oflags[op->slot], op->oflags);

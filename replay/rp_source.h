@@ -645,7 +645,18 @@ int rp_dir_open(const char *dir, int flags, char *err, size_t errlen);
  * the lock of the one that took it.
  */
 int rp_dir_lock(int dirfd, const char *dir, char *err, size_t errlen);
-/* openat2(dirfd, rel, flags, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS). */
+/* tries of an open beneath DIR that fails with EAGAIN (a ".." met while a
+ * rename or mount ran anywhere: openat2(2) says to try again) */
+#define RP_EAGAIN_TRIES 64
+
+/* Before try number `tries` (1 on the first try again) of an open that
+ * failed with EAGAIN: 0 to give up after RP_EAGAIN_TRIES, else 1 after a
+ * pause that grows (none for the first 4, then 1 us doubling to 4 ms: a
+ * burst of renames or mounts passes, about 0.2 s in all). */
+int rp_eagain_again(int tries);
+
+/* openat2(dirfd, rel, flags, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS),
+ * tried again on EAGAIN up to RP_EAGAIN_TRIES times. */
 int rp_open_beneath(int dirfd, const char *rel, int flags, unsigned mode);
 /* Open the parent directory of rel beneath dirfd (creating missing
  * directories when mkdirs); *base points into rel at the last component. */

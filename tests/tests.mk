@@ -3,7 +3,8 @@
 # tests/unit/test_*.c   cmocka programs linked with libtape (exit 0/1/77);
 #                       (test_analyze: with libanalyze and libcommon;
 #                       test_svg: with libanalyze alone; test_jobkeys:
-#                       with libreplay and libcommon)
+#                       with libreplay and libcommon; test_export: with
+#                       libexport and the libraries below it)
 # tests/fuzz/fuzz_*.c   libFuzzer targets; tests/fuzz/replay.c gives each a
 #                       main() that replays tests/fuzz/corpus/<name>/
 # tests/cli/*.sh        shell tests of ./iotape (run by tests/run; lib.sh and
@@ -41,6 +42,13 @@ $(OUT)/tests/test_svg: $(OUT)/tests/unit/test_svg.o $(LIBANALYZE)
 $(OUT)/tests/test_jobkeys: $(OUT)/tests/unit/test_jobkeys.o $(LIBREPLAY) $(LIBCOMMON) $(LIBTAPE)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS_replay) $(LDLIBS_common) $(LDLIBS_format)
+
+# test_export: the exporters (libexport) and what they stand on.
+$(OUT)/tests/test_export: $(OUT)/tests/unit/test_export.o $(LIBEXPORT) $(LIBREPLAY) $(LIBANALYZE) \
+		$(LIBCOMMON) $(LIBTAPE)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS_export) $(LDLIBS_replay) \
+		$(LDLIBS_analyze) $(LDLIBS_common) $(LDLIBS_format)
 
 # Plain build: the target plus a main() that replays the corpus.
 $(OUT)/tests/fuzz_%: $(OUT)/tests/fuzz/fuzz_%.o $(OUT)/tests/fuzz/replay.o $(LIBTAPE)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ana_perfetto.c - a trace as Chrome trace-event JSON, the format that
+ * exp_perfetto.c - a trace as Chrome trace-event JSON, the format that
  * ui.perfetto.dev and chrome://tracing open (`iotape export --format
  * perfetto`, iotape-export(1)).
  *
@@ -10,9 +10,9 @@
  *  - each syscall is a complete event ("ph":"X") on its thread's track
  *    (pid, tid); time between them (compute) is left empty, a gap;
  *  - each block request is a complete event on a pseudo-process per device
- *    (pid ANA_PF_PID_BASE + 1 + k), one track (tid) per request in flight
+ *    (pid EXP_PF_PID_BASE + 1 + k), one track (tid) per request in flight
  *    at once, so overlapping requests never share a track;
- *  - counters ("ph":"C") on the pseudo-process ANA_PF_PID_BASE: syscall
+ *  - counters ("ph":"C") on the pseudo-process EXP_PF_PID_BASE: syscall
  *    and block read and write bandwidth and the page-cache hit ratio, per
  *    interval of bucket_ns, written when the merge moves past the interval
  *    (an event that comes late, the tables being only nearly sorted, goes
@@ -26,10 +26,13 @@
  * event), the process table's names, a fixed output buffer (stdio's).
  */
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze.h"
+#include "export.h"
+#include "map.h"
+#include "trace.h"
 
 #define LANES_MAX 64u		/* tracks per thread or device at most */
 #define AUTO_BUCKETS 1000u	/* counter intervals over the trace (auto) */
@@ -59,7 +62,7 @@ struct pf {
 	struct pf_bucket b;
 	uint64_t cb;			/* the open interval */
 	int cb_set, last_zero;		/* an interval was opened; zeros written */
-	struct ana_perfetto_stats *st;
+	struct exp_perfetto_stats *st;
 };
 
 /* ---------------------------------------------------------------- JSON */
@@ -197,7 +200,7 @@ static int lane(struct pf *p, struct pf_track *t, uint64_t s, uint64_t e, const 
 			t->lane_tid[k] = t->tid;
 		} else {
 			/* above any real tid (pid_max <= 2^22) */
-			t->lane_tid[k] = ANA_PF_PID_BASE + ++p->next_tid;
+			t->lane_tid[k] = EXP_PF_PID_BASE + ++p->next_tid;
 			snprintf(name, sizeof(name), "%u (overlapping %u)", t->tid, k);
 			meta(p, "thread_name", t->pid, t->lane_tid[k], name);
 		}
@@ -214,7 +217,7 @@ static int lane(struct pf *p, struct pf_track *t, uint64_t s, uint64_t e, const 
 static void counter(struct pf *p, uint64_t ts, const char *name, const char *unit, double v)
 {
 	ev_begin(p);
-	fprintf(p->f, "{\"ph\":\"C\",\"name\":\"%s\",\"pid\":%u,\"ts\":", name, ANA_PF_PID_BASE);
+	fprintf(p->f, "{\"ph\":\"C\",\"name\":\"%s\",\"pid\":%u,\"ts\":", name, EXP_PF_PID_BASE);
 	put_ts(p->f, ts);
 	fprintf(p->f, ",\"args\":{\"%s\":%.3f}}", unit, v);
 	p->st->counters++;
@@ -329,9 +332,9 @@ static int block_ev(struct pf *p, const struct tape_block *e)
 	int rc;
 
 	snprintf(dev, sizeof(dev), "%" PRIu64 ":%" PRIu64, e->dev >> 20, e->dev & 0xfffff);
-	if ((rc = track_get(p, 1, e->dev, ANA_PF_PID_BASE + 1 + p->ndev, 0, &t)) < 0)
+	if ((rc = track_get(p, 1, e->dev, EXP_PF_PID_BASE + 1 + p->ndev, 0, &t)) < 0)
 		return rc;
-	if (t->pid == ANA_PF_PID_BASE + 1 + p->ndev) {	/* new device */
+	if (t->pid == EXP_PF_PID_BASE + 1 + p->ndev) {	/* new device */
 		char name[64];
 
 		p->ndev++;
@@ -387,7 +390,7 @@ static int names(struct pf *p, tape_reader *r)
 	const void *ev;
 	int rc;
 
-	meta(p, "process_name", ANA_PF_PID_BASE, 0, "I/O counters (iotape)");
+	meta(p, "process_name", EXP_PF_PID_BASE, 0, "I/O counters (iotape)");
 	if ((rc = tape_cursor_open(r, TAPE_TABLE_PROCESS, 0, UINT64_MAX, &c)) < 0)
 		return rc;
 	while ((rc = tape_cursor_next(c, &ev)) == 1) {
@@ -414,7 +417,7 @@ static int names(struct pf *p, tape_reader *r)
 	return rc < 0 ? rc : 0;
 }
 
-uint64_t ana_perfetto_auto_bucket(uint64_t span_ns)
+uint64_t exp_perfetto_auto_bucket(uint64_t span_ns)
 {
 	uint64_t want = span_ns / AUTO_BUCKETS, b = BUCKET_MIN;
 
@@ -427,8 +430,8 @@ uint64_t ana_perfetto_auto_bucket(uint64_t span_ns)
 	return b;
 }
 
-int ana_perfetto_write(FILE *f, tape_reader *r, const char *trace,
-		       const struct ana_perfetto_opts *o, struct ana_perfetto_stats *st)
+int exp_perfetto_write(FILE *f, tape_reader *r, const char *trace,
+		       const struct exp_perfetto_opts *o, struct exp_perfetto_stats *st)
 {
 	static const int tables[] = { TAPE_TABLE_SYSCALL, TAPE_TABLE_BLOCK, TAPE_TABLE_CACHE };
 	struct pf_src src[3];
@@ -452,7 +455,7 @@ int ana_perfetto_write(FILE *f, tape_reader *r, const char *trace,
 	if (t0 == UINT64_MAX)
 		t0 = t1 = 0;
 	p.t0 = t0;
-	p.bucket_ns = o && o->bucket_ns ? o->bucket_ns : ana_perfetto_auto_bucket(t1 - t0);
+	p.bucket_ns = o && o->bucket_ns ? o->bucket_ns : exp_perfetto_auto_bucket(t1 - t0);
 	st->t0_ns = t0;
 	st->bucket_ns = p.bucket_ns;
 
@@ -531,3 +534,37 @@ out:
 	cm_map_release(&p.tracks);
 	return rc;
 }
+
+/* ------------------------------------------------------------ the exporter */
+
+static int perfetto_export(const struct exp_io *io, const struct exp_opts *o,
+			   struct exp_diag *d)
+{
+	struct exp_perfetto_opts po = { .bucket_ns = o ? o->interval_ns : 0 };
+	struct exp_perfetto_stats st;
+	int err = exp_perfetto_write(io->f, io->r, io->trace, &po, &st);
+
+	if (err == -ENOMEM) {
+		snprintf(d->msg, sizeof(d->msg), "out of memory");
+	} else if (err && st.bad_table) {
+		char what[PATH_MAX + 32];
+
+		snprintf(what, sizeof(what), "%s: table %s", io->trace,
+			 tape_table_name(st.bad_table));
+		cm_trace_error(d->msg, sizeof(d->msg), what, err);
+	} else if (err) {
+		snprintf(d->msg, sizeof(d->msg), "%s: write error: %s", io->out, strerror(-err));
+	} else {
+		snprintf(d->summary, sizeof(d->summary), "%" PRIu64 " syscalls, %" PRIu64
+			 " block requests, %" PRIu64 " counter values (every %" PRIu64 " ns), %"
+			 PRIu64 " tracks; read %" PRIu64 " B, written %" PRIu64 " B", st.syscalls,
+			 st.blocks, st.counters, st.bucket_ns, st.tracks, st.read_bytes,
+			 st.write_bytes);
+	}
+	return err;
+}
+
+const struct exporter exp_perfetto = {
+	"perfetto", "Chrome trace-event JSON for ui.perfetto.dev and chrome://tracing",
+	EXP_NEEDS_READER, perfetto_export,
+};
