@@ -169,13 +169,14 @@ int ss_run(struct ss_replay *s, struct rp_source *src, int dirfd, const struct r
 	rc = rp_engine_run(e, err, sizeof(err));
 	if (progress && s->ui.progress_end)
 		s->ui.progress_end(s->ui.arg);
-	ss_scen_after(s, res);
+	if (!rc)
+		rp_engine_finish(e, res);
+	ss_scen_after(s, res);	/* (on the result finish made) */
 	if (rc) {
 		ss_error(s, "%s", err);
 		rp_engine_free(e);
 		return -1;
 	}
-	rp_engine_finish(e, res);
 	rp_engine_free(e);
 	if (s->pl.n > 1)
 		res->place_names = s->pl.dir;
