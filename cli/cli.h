@@ -107,6 +107,11 @@ double cli_rel_diff(double a, double b);
  * checks: EXIT_OK when they pass, else EXIT_FAIL (after one error line). */
 int model_check(const char *trace, const char *dir, const char *job);
 
+struct ss_cfg;
+/* A replay session's options as iotape replay's defaults (replay_cmd's
+ * table) make them: a run with no option (cli/cmd_replay.c). */
+void cli_replay_defaults(struct ss_cfg *c);
+
 struct cm_job;
 /* The job a DLIO workload YAML runs (cli/model_dlio.c, rp_dlio_job()) for
  * ranks ranks (0: its default) into job (empty): EXIT_OK after one warning

@@ -252,6 +252,14 @@ static int dlio(const char *trace, struct cm_job *cj, int *is)
 	return *is ? model_dlio_job(trace, 0, cj) : EXIT_OK;
 }
 
+void cli_replay_defaults(struct ss_cfg *c)
+{
+	struct opt_parser p;
+
+	memset(c, 0, sizeof(*c));
+	opt_init_cfg(&p, &replay_cmd, &c->o, 0, NULL);
+}
+
 /* Set up, start the endpoint, open the report's file, run. */
 static int go(struct ss_replay *s, const char *output, const char *metrics, struct live **lv)
 {

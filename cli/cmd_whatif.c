@@ -4,17 +4,20 @@
  * would a change of storage layout or of the input pipeline buy this job
  * on this storage (iotape-whatif(1))?
  *
- * The baseline and each what-if that applies to the trace are replays of
- * it by this very program (cli_run_self), one after the other, each
+ * The baseline and each what-if that applies to the trace are replay
+ * sessions (session.h) run in this process, one after the other, each
  * bounded by --runtime and, as root, started on a dropped page cache:
  *   stage-hot     --stage-hot FAST --stage-size SIZE   (the trace reads files; --fast)
  *   burst-buffer  --burst-buffer FAST --drain          (the trace checkpoints; --fast)
  *   readers-2x/4x --reader-threads 2R / 4R             (R recorded reader threads)
  *   loaders-2x    --loader-cpu-scale 2                 (the trace's data loaders)
- * Their JSON reports (in a work directory, kept when a run fails) give one
- * table: AU, job time, read bandwidth, checkpoint time, and the change
- * against the baseline.  A run cut by --runtime gives a job time scaled up
- * by the share of the trace's ops it did, marked as an estimate.
+ * Each run's summary (the session's report callback) gives one table: AU,
+ * job time, read bandwidth, checkpoint time, and the change against the
+ * baseline.  Each run's JSON report and messages go to a work directory
+ * (kept when a run fails, or with --keep).  A run cut by --runtime gives a
+ * job time scaled up by the share of the trace's ops it did, marked as an
+ * estimate.  A signal ends the run under way with this process, after
+ * removing the work directory and the table's file (wi_on_signal).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -32,6 +35,7 @@
 #include "fmt.h"
 #include "opt.h"
 #include "replay.h"
+#include "session.h"
 
 enum {
 	O_FAST = OPT_LONG(0),
@@ -85,15 +89,21 @@ const struct opt_cmd whatif_cmd = {
 #define WI_MAX 8
 #define WI_ARGS 8
 
+enum wi_kind { WI_BASE, WI_STAGE, WI_BURST, WI_READERS, WI_LOADERS };
+
 struct wi_run {
 	char name[32];		/* "baseline", "stage-hot", ... */
+	enum wi_kind kind;
+	unsigned readers;	/* WI_READERS: the reader threads */
 	const char *says;	/* what its gain tells: "the storage holds
 				 * back the data set's reads" */
 	char what[96];		/* for people: "hot files on FAST (512 MiB)" */
-	const char *args[WI_ARGS]; /* replay options of the what-if */
+	const char *args[WI_ARGS]; /* replay options of the what-if (the
+				    * table's JSON says them) */
 	char argbuf[2][48];
 	/* from the report */
-	int status;		/* exit status of the replay */
+	int status;		/* the replay's verdict (its exit status) */
+	int reported;		/* its summary came */
 	char err[256];		/* its last line, when it failed */
 	double au;
 	double job_s;		/* wall time, or its estimate when cut */
@@ -116,11 +126,12 @@ struct wi {
 	uint64_t read_bytes;
 };
 
-static struct wi_run *wi_add(struct wi *w, const char *name)
+static struct wi_run *wi_add(struct wi *w, const char *name, enum wi_kind kind)
 {
 	struct wi_run *r = &w->run[w->n++];
 
 	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->kind = kind;
 	r->ckpt_s = -1;
 	return r;
 }
@@ -184,10 +195,10 @@ static void wi_plan(struct wi *w)
 	struct wi_run *r;
 	char sz[32];
 
-	wi_add(w, "baseline");
+	wi_add(w, "baseline", WI_BASE);
 	snprintf(w->run[0].what, sizeof(w->run[0].what), "as recorded, under DIR");
 	if (w->cfg.fast && w->read_bytes && w->cfg.stage_size) {
-		r = wi_add(w, "stage-hot");
+		r = wi_add(w, "stage-hot", WI_STAGE);
 		cm_fmt_bytes(sz, sizeof(sz), w->cfg.stage_size);
 		snprintf(r->what, sizeof(r->what), "hot files on FAST_DIR (%s)", sz);
 		snprintf(r->argbuf[0], sizeof(r->argbuf[0]), "%" PRIu64, w->cfg.stage_size);
@@ -198,7 +209,7 @@ static void wi_plan(struct wi *w)
 		r->args[3] = r->argbuf[0];
 	}
 	if (w->cfg.fast && w->ckpts) {
-		r = wi_add(w, "burst-buffer");
+		r = wi_add(w, "burst-buffer", WI_BURST);
 		snprintf(r->what, sizeof(r->what), "checkpoints to FAST_DIR, drained to DIR");
 		r->says = "the storage holds back the checkpoints";
 		r->args[0] = "--burst-buffer";
@@ -209,7 +220,8 @@ static void wi_plan(struct wi *w)
 		char name[32];
 
 		snprintf(name, sizeof(name), "readers-%ux", k);
-		r = wi_add(w, name);
+		r = wi_add(w, name, WI_READERS);
+		r->readers = k * w->readers;
 		snprintf(r->what, sizeof(r->what), "%u reader threads (recorded %u)",
 			 k * w->readers, w->readers);
 		snprintf(r->argbuf[0], sizeof(r->argbuf[0]), "%u", k * w->readers);
@@ -218,7 +230,7 @@ static void wi_plan(struct wi *w)
 		r->args[1] = r->argbuf[0];
 	}
 	if (w->loaders) {
-		r = wi_add(w, "loaders-2x");
+		r = wi_add(w, "loaders-2x", WI_LOADERS);
 		snprintf(r->what, sizeof(r->what), "data loaders' work 2x faster (%u thread%s)",
 			 w->loaders, w->loaders == 1 ? "" : "s");
 		r->says = "the job waits for its data loaders' CPUs, not for its storage";
@@ -244,62 +256,82 @@ static void last_line(const char *log, char *buf, size_t len)
 	fclose(f);
 }
 
-static double jnum(json_t *o, const char *k)
+/* A run's voice: its messages into its log, as iotape replay says them. */
+static void wv_error(void *arg, int usage, const char *msg)
 {
-	json_t *v = json_object_get(o, k);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
+	fprintf(arg, "iotape replay: ");
+	cm_put_escaped(arg, msg, 0);
+	fprintf(arg, "%s\n", usage ? " (see 'iotape replay -h')" : "");
 }
 
-/* The sum of an object's numbers (ops_expected, ops_done). */
-static double jsum(json_t *o)
+static void wv_note(void *arg, const char *text)
 {
-	const char *k;
-	json_t *v;
-	double s = 0;
-
-	json_object_foreach(o, k, v)
-		if (json_is_number(v))
-			s += json_number_value(v);
-	return s;
+	fputs(text, arg);
 }
 
-/* Fill r from its replay's JSON report: 0, or -1 with why in r->err. */
-static int wi_report(struct wi_run *r, const char *path)
-{
-	json_error_t je;
-	json_t *j = json_load_file(path, 0, &je), *sc, *rp;
-	double done, expected, limit;
+/* A run's summary, from its report (ss_ext.report). */
+struct wi_report {
+	struct wi_run *r;
+	const char *path;	/* the JSON report's */
+};
 
-	if (!j) {
-		snprintf(r->err, sizeof(r->err), "%.120s: %.120s", path, je.text);
-		return -1;
-	}
-	sc = json_object_get(j, "scale");
-	rp = json_object_get(j, "replay");
-	r->au = jnum(sc, "au_min");
-	r->job_s = jnum(sc, "runtime_ns") / 1e9;
-	r->read_bw = jnum(sc, "read_bw_bytes");
-	r->ops_failed = (uint64_t)jnum(rp, "ops_failed");
-	r->ckpt_s = jnum(json_object_get(j, "burst_buffer"), "seen_s");
-	if (isnan(r->ckpt_s))
-		r->ckpt_s = -1;
-	limit = jnum(sc, "runtime_limit_ns");
-	done = jsum(json_object_get(rp, "ops_done"));
-	expected = jsum(json_object_get(rp, "ops_expected"));
-	if (isnan(r->au) || isnan(r->job_s) || isnan(r->read_bw)) {
+static void wi_summary(void *arg, const struct ss_summary *sum)
+{
+	struct wi_report *rep = arg;
+	struct wi_run *r = rep->r;
+
+	r->reported = 1;
+	if (sum->au_na) {	/* the report's scale.au_min is null */
 		snprintf(r->err, sizeof(r->err), "%.120s: no scale.au_min, runtime_ns or read_bw_bytes",
-			 path);
-		json_decref(j);
-		return -1;
+			 rep->path);
+		r->reported = -1;
+		return;
 	}
+	r->au = sum->au_min;
+	r->job_s = (double)sum->wall_ns / 1e9;
+	r->read_bw = (double)sum->read_bw;
+	r->ops_failed = sum->ops_failed;
+	r->ckpt_s = sum->burst ? (double)sum->burst_seen_ns / 1e9 : -1;
 	/* cut by --runtime: the whole job's time at the pace of this run */
-	if (!isnan(limit) && limit > 0 && done > 0 && done < expected) {
-		r->job_s *= expected / done;
+	if (sum->runtime_limit_ns && sum->ops_done && sum->ops_done < sum->ops_expected) {
+		r->job_s *= (double)sum->ops_expected / (double)sum->ops_done;
 		r->estimated = 1;
 	}
-	json_decref(j);
-	return 0;
+}
+
+/* What run r asks of the replay: its options as replay_opts' defaults
+ * and the what-if's. */
+static void wi_cfg(const struct wi *w, const struct wi_run *r, struct ss_cfg *c)
+{
+	cli_replay_defaults(c);
+	c->trace = w->trace;
+	c->dir = w->cfg.dir;
+	c->o.runtime_ns = w->cfg.runtime_ns;
+	c->json = 1;
+	c->force = w->cfg.force;
+	c->drop = !w->cfg.keep_caches && geteuid() == 0;
+	switch (r->kind) {
+	case WI_STAGE:
+		c->stage_dir = w->cfg.fast;
+		c->stage_size = r->argbuf[0];
+		break;
+	case WI_BURST:
+		c->burst_dir = w->cfg.fast;
+		c->drain = 1;
+		break;
+	case WI_READERS:
+		c->o.reader_threads = r->readers;
+		break;
+	case WI_LOADERS:
+		c->o.loader_scale = 2;
+		break;
+	case WI_BASE:
+		break;
+	}
+	/* the checkpoints' time, where no what-if moves them: DIR as its own
+	 * burst buffer (nothing moves; replay's checkpoint hook times them) */
+	if (w->ckpts && r->kind != WI_STAGE && r->kind != WI_BURST)
+		c->burst_dir = w->cfg.dir;
 }
 
 /* Run one replay: 0 (r filled, or r->status/err saying how it failed), or
@@ -307,49 +339,54 @@ static int wi_report(struct wi_run *r, const char *path)
 static int wi_run_one(struct wi *w, struct wi_run *r, size_t i)
 {
 	char rep[PATH_MAX], log[PATH_MAX];
-	const char *args[32];
-	size_t n = 0;
+	struct wi_report wr = { r, rep };
+	struct ss_replay *s = NULL;
+	struct ss_cfg c;
+	FILE *lf, *jf;
 	int st;
 
 	snprintf(rep, sizeof(rep), "%s/%s.json", w->work, r->name);
 	snprintf(log, sizeof(log), "%s/%s.log", w->work, r->name);
-	char rt[32];
-	snprintf(rt, sizeof(rt), "%.9gs", w->cfg.runtime_ns / 1e9);
-	args[n++] = "replay";
-	args[n++] = "-d";
-	args[n++] = w->cfg.dir;
-	args[n++] = "--runtime";
-	args[n++] = rt;
-	args[n++] = "--output-format";
-	args[n++] = "json";
-	args[n++] = "-o";
-	args[n++] = rep;
-	if (w->cfg.force)
-		args[n++] = "-f";
-	if (!w->cfg.keep_caches && geteuid() == 0)
-		args[n++] = "--drop-caches";
-	for (size_t k = 0; k < WI_ARGS && r->args[k]; k++)
-		args[n++] = r->args[k];
-	/* the checkpoints' time, where no what-if moves them: DIR as its own
-	 * burst buffer (nothing moves; replay's checkpoint hook times them) */
-	if (w->ckpts && (!r->args[0] || !strcmp(r->args[0], "--reader-threads") ||
-			 !strcmp(r->args[0], "--loader-cpu-scale"))) {
-		args[n++] = "--burst-buffer";
-		args[n++] = w->cfg.dir;
-	}
-	args[n++] = w->trace;
-	args[n] = NULL;
+	wi_cfg(w, r, &c);
 	fprintf(stderr, "whatif: [%zu/%zu] %s: %s\n", i + 1, w->n, r->name, r->what);
-	st = cli_run_self(log, (char *const *)args);
-	if (st < 0)
+	if (!(lf = fopen(log, "w"))) {
+		cli_error("%s: %s", log, strerror(errno));
 		return -1;
+	}
+	setvbuf(lf, NULL, _IOLBF, 0);
+	struct ss_ui ui = { lf, wv_error, wv_note, NULL, NULL, NULL };
+	struct ss_ext ext = { .arg = &wr, .report = wi_summary };
+	if (ss_replay_new(&s, &c, &ui, &ext)) {
+		fclose(lf);
+		cli_error("out of memory");
+		return -1;
+	}
+	st = ss_replay_setup(s);
+	if (st == SS_OK) {
+		if (!(jf = fopen(rep, "w"))) {
+			fprintf(lf, "iotape replay: %s: %s\n", rep, strerror(errno));
+			st = SS_FAIL;
+		} else {
+			st = ss_replay_run(s, jf, rep);
+			if (fclose(jf) && st == SS_OK) {
+				fprintf(lf, "iotape replay: %s: %s\n", rep, strerror(errno));
+				st = SS_FAIL;
+			}
+		}
+	}
+	st = ss_replay_end(s, st);
+	ss_replay_free(s);
+	fclose(lf);
 	r->status = st;
-	if (st != 0) {
+	if (st != SS_OK) {
 		last_line(log, r->err, sizeof(r->err));
 		return 0;
 	}
-	if (wi_report(r, rep))
+	if (r->reported != 1) {
+		if (!r->reported)
+			snprintf(r->err, sizeof(r->err), "%.120s: no report", rep);
 		r->status = 1;
+	}
 	return 0;
 }
 
@@ -521,21 +558,94 @@ static void wi_clean(struct wi *w)
 	rmdir(w->work);
 }
 
-/* After a signal (cli_run_catch): the run it stopped is over; remove the
- * work directory (unless --keep) and the table's file, made empty before
- * the runs, and say so.  The exit status, 128 + the signal. */
-static int wi_stopped(struct wi *w, int sig)
+/*
+ * A signal (SIGINT, SIGTERM, SIGHUP) ends the run under way with this
+ * process: the handler removes the table's file and the work directory
+ * (unless --keep: it names it), says so in one line and exits with 128 +
+ * the signal.  What it removes is set before the runs (wi_catch,
+ * wi_catch_work); it calls only async-signal-safe functions.
+ */
+static struct {
+	const char *volatile out;	/* the table's file, once made */
+	const char *volatile work;	/* the work directory, once made */
+	int keep;
+	char files[2 * WI_MAX][PATH_MAX];	/* the runs' reports and logs */
+	volatile sig_atomic_t nfiles;
+} stop;
+
+/* s appended to buf (of len, with n used): the new n */
+static size_t put(char *buf, size_t n, size_t len, const char *s)
 {
-	if (w->cfg.out)
-		unlink(w->cfg.out);
-	if (w->cfg.keep)
-		cli_error("stopped by SIG%s: the runs' reports and logs are in %s",
-			  sigabbrev_np(sig), w->work);
-	else {
-		wi_clean(w);
-		cli_error("stopped by SIG%s; the run under way was stopped too", sigabbrev_np(sig));
+	while (s && *s && n + 1 < len)
+		buf[n++] = *s++;
+	buf[n] = 0;
+	return n;
+}
+
+static void wi_on_signal(int sig)
+{
+	char line[PATH_MAX + 160];
+	const char *name = sigabbrev_np(sig);
+	size_t n = 0;
+
+	if (stop.out)
+		unlink(stop.out);
+	n = put(line, n, sizeof(line), "iotape whatif: stopped by SIG");
+	n = put(line, n, sizeof(line), name);
+	if (stop.keep && stop.work) {
+		n = put(line, n, sizeof(line), ": the runs' reports and logs are in ");
+		n = put(line, n, sizeof(line), stop.work);
+	} else {
+		for (sig_atomic_t i = 0; i < stop.nfiles; i++)
+			unlink(stop.files[i]);
+		if (stop.work)
+			rmdir(stop.work);
+		n = put(line, n, sizeof(line), "; the run under way was stopped too");
 	}
-	return 128 + sig;
+	n = put(line, n, sizeof(line), "\n");
+	if (write(STDERR_FILENO, line, n) < 0)
+		line[0] = 0;
+	_exit(128 + sig);
+}
+
+/* From now on a signal not ignored ends whatif (wi_on_signal). */
+static void wi_catch(int keep)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa = { .sa_handler = wi_on_signal }, old;
+
+	stop.keep = keep;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&sa.sa_mask, sigs[i]);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler != SIG_IGN)	/* nohup's */
+			sigaction(sigs[i], &sa, NULL);
+}
+
+/* The work directory made and the runs planned: what a signal removes. */
+static void wi_catch_work(struct wi *w)
+{
+	sig_atomic_t n = 0;
+
+	for (size_t i = 0; i < w->n; i++) {
+		snprintf(stop.files[n++], PATH_MAX, "%s/%s.json", w->work, w->run[i].name);
+		snprintf(stop.files[n++], PATH_MAX, "%s/%s.log", w->work, w->run[i].name);
+	}
+	stop.nfiles = n;
+	stop.work = w->work;
+}
+
+/* The runs are over: a signal from now on is let pass (the table is
+ * written, the work directory cleaned as the runs went). */
+static void wi_uncatch(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction old;
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler == wi_on_signal)
+			signal(sigs[i], SIG_IGN);
 }
 
 int cmd_whatif(int argc, char **argv)
@@ -574,13 +684,14 @@ int cmd_whatif(int argc, char **argv)
 		return EXIT_FAIL;
 
 	/* from here a signal stops the run under way and removes what we
-	 * made (wi_stopped); the table's file is made before the first run,
+	 * made (wi_on_signal); the table's file is made before the first run,
 	 * so that one we cannot write stops us before, not after, them all */
-	cli_run_catch();
+	wi_catch(w.cfg.keep);
 	if (w.cfg.out && !(out = fopen(w.cfg.out, "wx"))) {
 		cli_error("%s: %s", w.cfg.out, strerror(errno));
 		return EXIT_FAIL;
 	}
+	stop.out = w.cfg.out;
 	/* replay -d makes DIR; the runs that time checkpoints name it before */
 	if (mkdir(w.cfg.dir, 0755) && errno != EEXIST) {
 		cli_error("%s: %s", w.cfg.dir, strerror(errno));
@@ -594,16 +705,13 @@ int cmd_whatif(int argc, char **argv)
 		w.work[0] = 0;
 		goto out;
 	}
+	wi_catch_work(&w);
 	for (size_t i = 0; i < w.n; i++) {
-		if (!cli_run_signal() && wi_run_one(&w, &w.run[i], i))
+		if (wi_run_one(&w, &w.run[i], i))
 			goto out;
-		if (cli_run_signal()) {
-			if (out != stdout)
-				fclose(out);
-			return wi_stopped(&w, cli_run_signal());
-		}
 		failed += w.run[i].status != 0 || w.run[i].ops_failed;
 	}
+	wi_uncatch();
 	if ((w.cfg.json ? wi_print_json(&w, out) : wi_print_text(&w, out)) ||
 	    fflush(out) || ferror(out)) {
 		cli_error("%s: write error", w.cfg.out ? w.cfg.out : "stdout");

@@ -46,12 +46,30 @@ struct ss_ui {
 	void (*progress_end)(void *arg);	/* after either: end the line */
 };
 
+/* What a run's report says of it, in numbers (the JSON report's keys in
+ * brackets), for a caller that weighs runs against each other (whatif). */
+struct ss_summary {
+	int au_na;		/* no AU: the job has no compute (scale.au_min null) */
+	double au_min;		/* scale.au_min */
+	uint64_t wall_ns;	/* scale.runtime_ns */
+	uint64_t read_bw;	/* scale.read_bw_bytes */
+	uint64_t runtime_limit_ns;	/* scale.runtime_limit_ns */
+	uint64_t ops_expected, ops_done;	/* replay.ops_expected, ops_done: sums */
+	uint64_t ops_failed;	/* replay.ops_failed */
+	int burst;		/* --burst-buffer: the report has burst_buffer */
+	uint64_t burst_seen_ns;	/* burst_buffer.seen_s: the time the job saw
+				 * in its checkpoints */
+};
+
 /* Hooks the caller brings (cli's --metrics endpoint): its hooks on each
- * run's engine, and the run's results once it ended.  0 or -ENOMEM. */
+ * run's engine, and the run's results once it ended (with --metrics).
+ * 0 or -ENOMEM.  report: the run's summary as its report is made (the
+ * process that reports; not --find-max's trials). */
 struct ss_ext {
 	void *arg;
 	int (*hooks)(void *arg, const struct rp_layout *l, unsigned loops, struct rp_hooks *h);
 	void (*end)(void *arg, const struct rp_layout *l, const struct rp_result *res);
+	void (*report)(void *arg, const struct ss_summary *sum);
 };
 
 #define SS_PLACE_MAX RP_PLACE_MAX

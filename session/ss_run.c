@@ -315,10 +315,57 @@ static void mem_warning(struct ss_replay *s, const struct rp_result *res, const 
 }
 
 /* The report, with the scenarios' sections: SS_OK, or -1 (write error). */
+/* The run's summary, as the report says it (rp_report_json's keys). */
+static int summary(const struct ss_replay *s, struct ss_summary *sum)
+{
+	const struct rp_result *res = &s->res;
+	const struct rp_layout *l = &s->src->layout;
+	const struct rp_opts *o = &s->c.o;
+	struct rp_scale st;
+	uint64_t unissued = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	if (rp_scale_stats(res, l, o->au > 0 ? o->au : 0.9, &st))
+		return -ENOMEM;
+	sum->au_na = st.au_na;
+	sum->au_min = st.au_min;
+	sum->read_bw = (uint64_t)st.read_bw;
+	rp_scale_release(&st);
+	sum->wall_ns = res->wall_ns;
+	sum->runtime_limit_ns = o->runtime_ns;
+	for (size_t i = 0; i < res->njobs; i++) {
+		for (unsigned k = 1; k < RP_KIND_MAX; k++) {
+			sum->ops_done += res->jobs[i].done[k];
+			unissued += res->jobs[i].unissued[k];
+		}
+		sum->ops_failed += res->jobs[i].errors;
+	}
+	for (unsigned k = 1; k < RP_KIND_MAX; k++)
+		sum->ops_expected += l->expected[k] * o->loops;
+	sum->ops_expected -= unissued;
+	if (res->burst) {
+		size_t n;
+		const struct rp_burst_ckpt *c = rp_burst_result(res->burst, &n);
+
+		sum->burst = 1;
+		for (size_t i = 0; i < n; i++)
+			if (c[i].files)
+				sum->burst_seen_ns += c[i].close_ns - c[i].start_ns;
+	}
+	return 0;
+}
+
 static int report(struct ss_replay *s, FILE *out)
 {
 	struct rp_result *res = &s->res;
 	int rc;
+
+	if (s->ext.report) {
+		struct ss_summary sum;
+		if (summary(s, &sum))
+			return ss_error(s, "out of memory");
+		s->ext.report(s->ext.arg, &sum);
+	}
 
 	if (s->c.json) {
 		json_t *x = json_object();
