@@ -4,20 +4,13 @@
  * would a change of storage layout or of the input pipeline buy this job
  * on this storage (iotape-whatif(1))?
  *
- * The baseline and each what-if that applies to the trace are replay
- * sessions (session.h) run in this process, one after the other, each
- * bounded by --runtime and, as root, started on a dropped page cache:
- *   stage-hot     --stage-hot FAST --stage-size SIZE   (the trace reads files; --fast)
- *   burst-buffer  --burst-buffer FAST --drain          (the trace checkpoints; --fast)
- *   readers-2x/4x --reader-threads 2R / 4R             (R recorded reader threads)
- *   loaders-2x    --loader-cpu-scale 2                 (the trace's data loaders)
- * Each run's summary (the session's report callback) gives one table: AU,
- * job time, read bandwidth, checkpoint time, and the change against the
- * baseline.  Each run's JSON report and messages go to a work directory
- * (kept when a run fails, or with --keep).  A run cut by --runtime gives a
- * job time scaled up by the share of the trace's ops it did, marked as an
- * estimate.  A signal ends the run under way with this process, after
- * removing the work directory and the table's file (wi_on_signal).
+ * The what-ifs and their runs are the session library's (ss_whatif_plan,
+ * ss_whatif_run: replay sessions in this process, each bounded by
+ * --runtime and, as root, started on a dropped page cache); here: the
+ * options, each run's JSON report and messages in a work directory (kept
+ * when a run fails, or with --keep), the table (text or JSON), and the
+ * signals: one ends the run under way with this process, after removing
+ * the work directory and the table's file (wi_on_signal).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -30,11 +23,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "analyze.h"
 #include "cli.h"
 #include "fmt.h"
 #include "opt.h"
-#include "replay.h"
 #include "session.h"
 
 enum {
@@ -86,158 +77,11 @@ const struct opt_cmd whatif_cmd = {
 	whatif_opts,
 };
 
-#define WI_MAX 8
-#define WI_ARGS 8
-
-enum wi_kind { WI_BASE, WI_STAGE, WI_BURST, WI_READERS, WI_LOADERS };
-
-struct wi_run {
-	char name[32];		/* "baseline", "stage-hot", ... */
-	enum wi_kind kind;
-	unsigned readers;	/* WI_READERS: the reader threads */
-	const char *says;	/* what its gain tells: "the storage holds
-				 * back the data set's reads" */
-	char what[96];		/* for people: "hot files on FAST (512 MiB)" */
-	const char *args[WI_ARGS]; /* replay options of the what-if (the
-				    * table's JSON says them) */
-	char argbuf[2][48];
-	/* from the report */
-	int status;		/* the replay's verdict (its exit status) */
-	int reported;		/* its summary came */
-	char err[256];		/* its last line, when it failed */
-	double au;
-	double job_s;		/* wall time, or its estimate when cut */
-	int estimated;
-	double read_bw;		/* bytes/s */
-	double ckpt_s;		/* time the job saw in checkpoints; < 0: none */
-	uint64_t ops_failed;
-};
-
 struct wi {
 	struct whatif_cfg cfg;
-	const char *trace;
+	struct ss_whatif s;	/* the what-ifs and their runs */
 	char work[PATH_MAX - 64];	/* the runs' reports and logs */
-	struct wi_run run[WI_MAX];
-	size_t n;
-	unsigned readers;	/* recorded reader threads, 0: none */
-	unsigned loaders;	/* threads that hand the training thread its
-				 * data (a sched table), 0: none */
-	size_t ckpts;
-	uint64_t read_bytes;
 };
-
-static struct wi_run *wi_add(struct wi *w, const char *name, enum wi_kind kind)
-{
-	struct wi_run *r = &w->run[w->n++];
-
-	snprintf(r->name, sizeof(r->name), "%s", name);
-	r->kind = kind;
-	r->ckpt_s = -1;
-	return r;
-}
-
-/* The trace's facts the what-ifs need: its reader threads (as the
- * replay's reader what-if finds them), checkpoints and bytes read.  0, or
- * -1 after one error line. */
-static int wi_facts(struct wi *w)
-{
-	struct rp_trace_opts to = { .reader_threads = 1 };
-	struct ana_opts ao = { .top = -1, .to_ns = UINT64_MAX, .threads = 2 };
-	struct rp_source *src = NULL;
-	struct ana_staging stg;
-	struct ana a;
-	char err[256] = "";
-	int rc;
-
-	rc = ana_run(&a, w->trace, &ao);
-	if (rc) {
-		if (rc == -ENOMEM)
-			cli_error("%s: out of memory", w->trace);
-		else
-			cli_tape_error(w->trace, rc);
-		return -1;
-	}
-	/* the training thread, as the replay finds its loaders from it */
-	if (a.train.found)
-		to.train_tid = a.train.tid;
-	rc = rp_trace_open(&src, w->trace, &to, err, sizeof(err));
-	if (rc == 0) {
-		w->readers = src->layout.readers_recorded;
-		for (size_t i = 0; i < src->layout.nthreads; i++)
-			w->loaders += src->layout.threads[i].loader;
-	} else if (rc != -ENOENT) {
-		cli_error("%s", err[0] ? err : strerror(-rc));
-		ana_release(&a);
-		return -1;
-	}
-	rp_source_free(src);
-	for (size_t i = 0; i < a.nckpts; i++)
-		w->ckpts += a.ckpts[i].big;
-	/* staging: the files that can be staged, and by default the room of
-	 * the fewest that carry 80% of their reads */
-	if ((rc = ana_staging_build(&a, &stg))) {
-		cli_error("%s: out of memory", w->trace);
-		ana_release(&a);
-		return -1;
-	}
-	w->read_bytes = stg.read_bytes;
-	for (size_t i = 0; i < ANA_STAGE_LEVELS; i++)
-		if (!w->cfg.stage_size && stg.lv[i].pct == 80)
-			w->cfg.stage_size = stg.lv[i].bytes;
-	ana_staging_release(&stg);
-	ana_release(&a);
-	return 0;
-}
-
-/* The what-ifs that apply to this trace. */
-static void wi_plan(struct wi *w)
-{
-	struct wi_run *r;
-	char sz[32];
-
-	wi_add(w, "baseline", WI_BASE);
-	snprintf(w->run[0].what, sizeof(w->run[0].what), "as recorded, under DIR");
-	if (w->cfg.fast && w->read_bytes && w->cfg.stage_size) {
-		r = wi_add(w, "stage-hot", WI_STAGE);
-		cm_fmt_bytes(sz, sizeof(sz), w->cfg.stage_size);
-		snprintf(r->what, sizeof(r->what), "hot files on FAST_DIR (%s)", sz);
-		snprintf(r->argbuf[0], sizeof(r->argbuf[0]), "%" PRIu64, w->cfg.stage_size);
-		r->says = "the storage holds back the data set's reads";
-		r->args[0] = "--stage-hot";
-		r->args[1] = w->cfg.fast;
-		r->args[2] = "--stage-size";
-		r->args[3] = r->argbuf[0];
-	}
-	if (w->cfg.fast && w->ckpts) {
-		r = wi_add(w, "burst-buffer", WI_BURST);
-		snprintf(r->what, sizeof(r->what), "checkpoints to FAST_DIR, drained to DIR");
-		r->says = "the storage holds back the checkpoints";
-		r->args[0] = "--burst-buffer";
-		r->args[1] = w->cfg.fast;
-		r->args[2] = "--drain";
-	}
-	for (unsigned k = 2; w->readers && k <= 4; k *= 2) {
-		char name[32];
-
-		snprintf(name, sizeof(name), "readers-%ux", k);
-		r = wi_add(w, name, WI_READERS);
-		r->readers = k * w->readers;
-		snprintf(r->what, sizeof(r->what), "%u reader threads (recorded %u)",
-			 k * w->readers, w->readers);
-		snprintf(r->argbuf[0], sizeof(r->argbuf[0]), "%u", k * w->readers);
-		r->says = "the reads want more of them in flight";
-		r->args[0] = "--reader-threads";
-		r->args[1] = r->argbuf[0];
-	}
-	if (w->loaders) {
-		r = wi_add(w, "loaders-2x", WI_LOADERS);
-		snprintf(r->what, sizeof(r->what), "data loaders' work 2x faster (%u thread%s)",
-			 w->loaders, w->loaders == 1 ? "" : "s");
-		r->says = "the job waits for its data loaders' CPUs, not for its storage";
-		r->args[0] = "--loader-cpu-scale";
-		r->args[1] = "2";
-	}
-}
 
 /* The last non-empty line of a log, into buf. */
 static void last_line(const char *log, char *buf, size_t len)
@@ -269,124 +113,42 @@ static void wv_note(void *arg, const char *text)
 	fputs(text, arg);
 }
 
-/* A run's summary, from its report (ss_ext.report). */
-struct wi_report {
-	struct wi_run *r;
-	const char *path;	/* the JSON report's */
-};
-
-static void wi_summary(void *arg, const struct ss_summary *sum)
-{
-	struct wi_report *rep = arg;
-	struct wi_run *r = rep->r;
-
-	r->reported = 1;
-	if (sum->au_na) {	/* the report's scale.au_min is null */
-		snprintf(r->err, sizeof(r->err), "%.120s: no scale.au_min, runtime_ns or read_bw_bytes",
-			 rep->path);
-		r->reported = -1;
-		return;
-	}
-	r->au = sum->au_min;
-	r->job_s = (double)sum->wall_ns / 1e9;
-	r->read_bw = (double)sum->read_bw;
-	r->ops_failed = sum->ops_failed;
-	r->ckpt_s = sum->burst ? (double)sum->burst_seen_ns / 1e9 : -1;
-	/* cut by --runtime: the whole job's time at the pace of this run */
-	if (sum->runtime_limit_ns && sum->ops_done && sum->ops_done < sum->ops_expected) {
-		r->job_s *= (double)sum->ops_expected / (double)sum->ops_done;
-		r->estimated = 1;
-	}
-}
-
-/* What run r asks of the replay: its options as replay_opts' defaults
- * and the what-if's. */
-static void wi_cfg(const struct wi *w, const struct wi_run *r, struct ss_cfg *c)
-{
-	cli_replay_defaults(c);
-	c->trace = w->trace;
-	c->dir = w->cfg.dir;
-	c->o.runtime_ns = w->cfg.runtime_ns;
-	c->json = 1;
-	c->force = w->cfg.force;
-	c->drop = !w->cfg.keep_caches && geteuid() == 0;
-	switch (r->kind) {
-	case WI_STAGE:
-		c->stage_dir = w->cfg.fast;
-		c->stage_size = r->argbuf[0];
-		break;
-	case WI_BURST:
-		c->burst_dir = w->cfg.fast;
-		c->drain = 1;
-		break;
-	case WI_READERS:
-		c->o.reader_threads = r->readers;
-		break;
-	case WI_LOADERS:
-		c->o.loader_scale = 2;
-		break;
-	case WI_BASE:
-		break;
-	}
-	/* the checkpoints' time, where no what-if moves them: DIR as its own
-	 * burst buffer (nothing moves; replay's checkpoint hook times them) */
-	if (w->ckpts && r->kind != WI_STAGE && r->kind != WI_BURST)
-		c->burst_dir = w->cfg.dir;
-}
-
 /* Run one replay: 0 (r filled, or r->status/err saying how it failed), or
  * -1 after one error line (nothing could be run). */
-static int wi_run_one(struct wi *w, struct wi_run *r, size_t i)
+static int wi_run_one(struct wi *w, struct ss_wi_run *r, size_t i)
 {
 	char rep[PATH_MAX], log[PATH_MAX];
-	struct wi_report wr = { r, rep };
-	struct ss_replay *s = NULL;
-	struct ss_cfg c;
+	struct ss_cfg base;
 	FILE *lf, *jf;
-	int st;
+	int rc = 0;
 
 	snprintf(rep, sizeof(rep), "%s/%s.json", w->work, r->name);
 	snprintf(log, sizeof(log), "%s/%s.log", w->work, r->name);
-	wi_cfg(w, r, &c);
-	fprintf(stderr, "whatif: [%zu/%zu] %s: %s\n", i + 1, w->n, r->name, r->what);
+	fprintf(stderr, "whatif: [%zu/%zu] %s: %s\n", i + 1, w->s.n, r->name, r->what);
 	if (!(lf = fopen(log, "w"))) {
 		cli_error("%s: %s", log, strerror(errno));
 		return -1;
 	}
 	setvbuf(lf, NULL, _IOLBF, 0);
 	struct ss_ui ui = { lf, wv_error, wv_note, NULL, NULL, NULL };
-	struct ss_ext ext = { .arg = &wr, .report = wi_summary };
-	if (ss_replay_new(&s, &c, &ui, &ext)) {
-		fclose(lf);
+	cli_replay_defaults(&base);
+	if (!(jf = fopen(rep, "w"))) {
+		fprintf(lf, "iotape replay: %s: %s\n", rep, strerror(errno));
+		r->status = 1;
+	} else {
+		rc = ss_whatif_run(&w->s, r, &base, &ui, jf, rep);
+		if (fclose(jf) && !rc && !r->status) {
+			fprintf(lf, "iotape replay: %s: %s\n", rep, strerror(errno));
+			r->status = 1;
+		}
+	}
+	fclose(lf);
+	if (rc) {
 		cli_error("out of memory");
 		return -1;
 	}
-	st = ss_replay_setup(s);
-	if (st == SS_OK) {
-		if (!(jf = fopen(rep, "w"))) {
-			fprintf(lf, "iotape replay: %s: %s\n", rep, strerror(errno));
-			st = SS_FAIL;
-		} else {
-			st = ss_replay_run(s, jf, rep);
-			if (fclose(jf) && st == SS_OK) {
-				fprintf(lf, "iotape replay: %s: %s\n", rep, strerror(errno));
-				st = SS_FAIL;
-			}
-		}
-	}
-	st = ss_replay_end(s, st);
-	ss_replay_free(s);
-	fclose(lf);
-	r->status = st;
-	if (st != SS_OK) {
+	if (r->status && !r->err[0])
 		last_line(log, r->err, sizeof(r->err));
-		return 0;
-	}
-	if (r->reported != 1) {
-		if (!r->reported)
-			snprintf(r->err, sizeof(r->err), "%.120s: no report", rep);
-		r->status = 1;
-	}
 	return 0;
 }
 
@@ -399,55 +161,38 @@ static void pct(char *buf, size_t len, double b, double a)
 		snprintf(buf, len, "-");
 }
 
-#define WI_GAIN 0.02	/* AU points a what-if must add to count as help */
-
-/* The what-if that raises AU the most, by WI_GAIN or more: its index, or
- * 0 (the baseline: none does, or it failed). */
-static size_t wi_best(const struct wi *w)
-{
-	size_t best = 0;
-
-	if (w->run[0].status)
-		return 0;
-	for (size_t i = 1; i < w->n; i++)
-		if (!w->run[i].status && w->run[i].au >= w->run[0].au + WI_GAIN &&
-		    (!best || w->run[i].au > w->run[best].au))
-			best = i;
-	return best;
-}
-
 /* One line: which what-if helps, and what that tells. */
 static void wi_verdict(const struct wi *w, FILE *f)
 {
-	const struct wi_run *b = &w->run[0];
-	size_t i = wi_best(w);
+	const struct ss_wi_run *b = &w->s.run[0];
+	size_t i = ss_whatif_best(&w->s);
 
 	if (b->status)
 		return;
 	if (i)
-		fprintf(f, "\nhelps most: %s (AU %+.1f points): %s\n", w->run[i].name,
-			100 * (w->run[i].au - b->au), w->run[i].says);
-	else if (b->au >= 1 - WI_GAIN)
+		fprintf(f, "\nhelps most: %s (AU %+.1f points): %s\n", w->s.run[i].name,
+			100 * (w->s.run[i].au - b->au), w->s.run[i].says);
+	else if (b->au >= 1 - SS_WI_GAIN)
 		fprintf(f, "\nhelps most: none: AU %.1f%% as recorded, the accelerator does not "
 			"wait\n", 100 * b->au);
 	else
 		fprintf(f, "\nhelps most: none of these raises AU by %.0f points or more\n",
-			100 * WI_GAIN);
+			100 * SS_WI_GAIN);
 }
 
 static int wi_print_text(const struct wi *w, FILE *f)
 {
-	const struct wi_run *b = &w->run[0];
+	const struct ss_wi_run *b = &w->s.run[0];
 	char bw[32], t[32], ck[32], dt[16], dau[16];
 
-	fprintf(f, "what-ifs of %s: DIR %s%s%s, each run bounded by %.9gs%s\n\n", w->trace,
+	fprintf(f, "what-ifs of %s: DIR %s%s%s, each run bounded by %.9gs%s\n\n", w->s.trace,
 		w->cfg.dir, w->cfg.fast ? ", FAST_DIR " : "", w->cfg.fast ? w->cfg.fast : "",
 		w->cfg.runtime_ns / 1e9,
 		!w->cfg.keep_caches && geteuid() == 0 ? ", page cache dropped before each" : "");
 	fprintf(f, "%-13s %-42s %7s %10s %12s %10s %9s %8s\n", "what-if", "change", "AU",
 		"job time", "read bw", "ckpt time", "time chg", "AU chg");
-	for (size_t i = 0; i < w->n; i++) {
-		const struct wi_run *r = &w->run[i];
+	for (size_t i = 0; i < w->s.n; i++) {
+		const struct ss_wi_run *r = &w->s.run[i];
 
 		if (r->status) {
 			fprintf(f, "%-13s %-42s FAILED: %s\n", r->name, r->what, r->err);
@@ -473,15 +218,15 @@ static int wi_print_text(const struct wi *w, FILE *f)
 	wi_verdict(w, f);
 	if (!w->cfg.fast)
 		fprintf(f, "\n(no --fast FAST_DIR: no staging or burst-buffer what-if)\n");
-	else if (!w->ckpts)
+	else if (!w->s.ckpts)
 		fprintf(f, "\n(no checkpoints in the trace: no burst-buffer what-if)\n");
-	if (!w->readers)
+	if (!w->s.readers)
 		fprintf(f, "(no thread reads a data set: no reader-thread what-if)\n");
-	if (!w->loaders)
+	if (!w->s.loaders)
 		fprintf(f, "(no data loader hands the training thread its data in the trace: "
 			"no loader what-if)\n");
-	for (size_t i = 0; i < w->n; i++)
-		if (!w->run[i].status && w->run[i].estimated) {
+	for (size_t i = 0; i < w->s.n; i++)
+		if (!w->s.run[i].status && w->s.run[i].estimated) {
 			fprintf(f, "(~: cut by --runtime; the job's time at the run's pace over the "
 				"trace's ops)\n");
 			break;
@@ -492,27 +237,27 @@ static int wi_print_text(const struct wi *w, FILE *f)
 static int wi_print_json(const struct wi *w, FILE *f)
 {
 	json_t *root = json_object(), *arr = json_array();
-	const struct wi_run *b = &w->run[0];
+	const struct ss_wi_run *b = &w->s.run[0];
 	int rc;
 
 	if (!root || !arr)
 		goto oom;
-	json_object_set_new(root, "trace", json_string(w->trace));
+	json_object_set_new(root, "trace", json_string(w->s.trace));
 	json_object_set_new(root, "dir", json_string(w->cfg.dir));
 	json_object_set_new(root, "fast", w->cfg.fast ? json_string(w->cfg.fast) : json_null());
 	json_object_set_new(root, "runtime_limit_ns", cm_json_u64(w->cfg.runtime_ns));
-	json_object_set_new(root, "recorded_reader_threads", json_integer(w->readers));
-	json_object_set_new(root, "loader_threads", json_integer(w->loaders));
-	json_object_set_new(root, "checkpoints", json_integer((json_int_t)w->ckpts));
-	for (size_t i = 0; i < w->n; i++) {
-		const struct wi_run *r = &w->run[i];
+	json_object_set_new(root, "recorded_reader_threads", json_integer(w->s.readers));
+	json_object_set_new(root, "loader_threads", json_integer(w->s.loaders));
+	json_object_set_new(root, "checkpoints", json_integer((json_int_t)w->s.ckpts));
+	for (size_t i = 0; i < w->s.n; i++) {
+		const struct ss_wi_run *r = &w->s.run[i];
 		json_t *o = json_object(), *a = json_array();
 
 		if (!o || !a || json_array_append_new(arr, o))
 			goto oom;
 		json_object_set_new(o, "name", json_string(r->name));
 		json_object_set_new(o, "change", json_string(r->what));
-		for (size_t k = 0; k < WI_ARGS && r->args[k]; k++)
+		for (size_t k = 0; k < SS_WI_ARGS && r->args[k]; k++)
 			json_array_append_new(a, json_string(r->args[k]));
 		json_object_set_new(o, "replay_options", a);
 		json_object_set_new(o, "ok", json_boolean(!r->status));
@@ -532,7 +277,7 @@ static int wi_print_json(const struct wi *w, FILE *f)
 		}
 	}
 	json_object_set_new(root, "whatifs", arr);
-	json_object_set_new(root, "helps_most", wi_best(w) ? json_string(w->run[wi_best(w)].name) :
+	json_object_set_new(root, "helps_most", ss_whatif_best(&w->s) ? json_string(w->s.run[ss_whatif_best(&w->s)].name) :
 			    json_null());
 	rc = json_dumpf(root, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	json_decref(root);
@@ -549,10 +294,10 @@ static void wi_clean(struct wi *w)
 {
 	char p[PATH_MAX];
 
-	for (size_t i = 0; i < w->n; i++) {
-		snprintf(p, sizeof(p), "%s/%s.json", w->work, w->run[i].name);
+	for (size_t i = 0; i < w->s.n; i++) {
+		snprintf(p, sizeof(p), "%s/%s.json", w->work, w->s.run[i].name);
 		unlink(p);
-		snprintf(p, sizeof(p), "%s/%s.log", w->work, w->run[i].name);
+		snprintf(p, sizeof(p), "%s/%s.log", w->work, w->s.run[i].name);
 		unlink(p);
 	}
 	rmdir(w->work);
@@ -569,7 +314,7 @@ static struct {
 	const char *volatile out;	/* the table's file, once made */
 	const char *volatile work;	/* the work directory, once made */
 	int keep;
-	char files[2 * WI_MAX][PATH_MAX];	/* the runs' reports and logs */
+	char files[2 * SS_WI_MAX][PATH_MAX];	/* the runs' reports and logs */
 	volatile sig_atomic_t nfiles;
 } stop;
 
@@ -628,9 +373,9 @@ static void wi_catch_work(struct wi *w)
 {
 	sig_atomic_t n = 0;
 
-	for (size_t i = 0; i < w->n; i++) {
-		snprintf(stop.files[n++], PATH_MAX, "%s/%s.json", w->work, w->run[i].name);
-		snprintf(stop.files[n++], PATH_MAX, "%s/%s.log", w->work, w->run[i].name);
+	for (size_t i = 0; i < w->s.n; i++) {
+		snprintf(stop.files[n++], PATH_MAX, "%s/%s.json", w->work, w->s.run[i].name);
+		snprintf(stop.files[n++], PATH_MAX, "%s/%s.log", w->work, w->s.run[i].name);
 	}
 	stop.nfiles = n;
 	stop.work = w->work;
@@ -655,6 +400,7 @@ int cmd_whatif(int argc, char **argv)
 	struct stat st;
 	FILE *out = stdout;
 	const char *tmp = getenv("TMPDIR");
+	char err[512];
 	int c, failed = 0, ret = EXIT_FAIL;
 
 	opt_init_cfg(&p, &whatif_cmd, &w.cfg, argc, argv);
@@ -664,7 +410,7 @@ int cmd_whatif(int argc, char **argv)
 		if (c == OPT_ERR)
 			return EXIT_USAGE;
 	}
-	if (!(w.trace = opt_one_arg(&p, "TRACE")))
+	if (!(w.s.trace = opt_one_arg(&p, "TRACE")))
 		return EXIT_USAGE;
 	if (!w.cfg.dir) {
 		opt_error(&whatif_cmd, "missing -d DIR");
@@ -680,8 +426,16 @@ int cmd_whatif(int argc, char **argv)
 	}
 	if (w.cfg.out && cli_output_refused(w.cfg.out, 0))
 		return EXIT_FAIL;
-	if (wi_facts(&w))
+	w.s.dir = w.cfg.dir;
+	w.s.fast = w.cfg.fast;
+	w.s.runtime_ns = w.cfg.runtime_ns;
+	w.s.stage_size = w.cfg.stage_size;
+	w.s.force = w.cfg.force;
+	w.s.drop = !w.cfg.keep_caches && geteuid() == 0;
+	if (ss_whatif_plan(&w.s, err, sizeof(err))) {
+		cli_error("%s", err);
 		return EXIT_FAIL;
+	}
 
 	/* from here a signal stops the run under way and removes what we
 	 * made (wi_on_signal); the table's file is made before the first run,
@@ -697,7 +451,6 @@ int cmd_whatif(int argc, char **argv)
 		cli_error("%s: %s", w.cfg.dir, strerror(errno));
 		goto out;
 	}
-	wi_plan(&w);
 	snprintf(w.work, sizeof(w.work) - 32, "%s", tmp && *tmp ? tmp : "/tmp");
 	strcat(w.work, "/iotape-whatif.XXXXXX");
 	if (!mkdtemp(w.work)) {
@@ -706,10 +459,10 @@ int cmd_whatif(int argc, char **argv)
 		goto out;
 	}
 	wi_catch_work(&w);
-	for (size_t i = 0; i < w.n; i++) {
-		if (wi_run_one(&w, &w.run[i], i))
+	for (size_t i = 0; i < w.s.n; i++) {
+		if (wi_run_one(&w, &w.s.run[i], i))
 			goto out;
-		failed += w.run[i].status != 0 || w.run[i].ops_failed;
+		failed += w.s.run[i].status != 0 || w.s.run[i].ops_failed;
 	}
 	wi_uncatch();
 	if ((w.cfg.json ? wi_print_json(&w, out) : wi_print_text(&w, out)) ||
@@ -727,7 +480,7 @@ int cmd_whatif(int argc, char **argv)
 	}
 	if (failed)
 		cli_error("%d of %zu runs failed or had failed operations: their logs are in %s",
-			  failed, w.n, w.work);
+			  failed, w.s.n, w.work);
 	else
 		ret = EXIT_OK;
 	if (w.cfg.keep && !failed)

@@ -115,4 +115,67 @@ int ss_replay_end(struct ss_replay *s, int ret);
 int ss_replay_done(const struct ss_replay *s);
 void ss_replay_free(struct ss_replay *s);	/* NULL: nothing */
 
+/* ------------------------------------------------------- what-ifs */
+
+/*
+ * The what-ifs of a trace (iotape whatif): the baseline and each what-if
+ * that applies, each a replay session run in this process.
+ */
+#define SS_WI_MAX 8
+#define SS_WI_ARGS 8
+#define SS_WI_GAIN 0.02	/* AU points a what-if must add to count as help */
+
+enum ss_wi_kind { SS_WI_BASE, SS_WI_STAGE, SS_WI_BURST, SS_WI_READERS, SS_WI_LOADERS };
+
+struct ss_wi_run {
+	char name[32];		/* "baseline", "stage-hot", ... */
+	enum ss_wi_kind kind;
+	unsigned readers;	/* SS_WI_READERS: the reader threads */
+	const char *says;	/* what its gain tells: "the storage holds
+				 * back the data set's reads" */
+	char what[96];		/* for people: "hot files on FAST (512 MiB)" */
+	const char *args[SS_WI_ARGS];	/* the replay options it stands for */
+	char argbuf[48];
+	/* the run, from its report's summary */
+	int status;		/* the session's verdict (replay's exit status) */
+	char err[256];		/* why it failed (the caller's: its last
+				 * message line) */
+	double au;
+	double job_s;		/* wall time, or its estimate when cut */
+	int estimated;		/* cut by --runtime: job_s scaled up by the
+				 * ops expected over those done */
+	double read_bw;		/* bytes/s */
+	double ckpt_s;		/* time the job saw in checkpoints; < 0: none */
+	uint64_t ops_failed;
+};
+
+struct ss_whatif {
+	/* the caller's */
+	const char *trace, *dir, *fast;	/* fast: NULL, none */
+	uint64_t runtime_ns;	/* each run bounded by it */
+	uint64_t stage_size;	/* 0: the files carrying 80% of the reads */
+	int force, drop;	/* replay -f, --drop-caches */
+	/* the trace's facts (ss_whatif_plan) */
+	unsigned readers;	/* recorded reader threads, 0: none */
+	unsigned loaders;	/* threads that hand the training thread its
+				 * data (a sched table), 0: none */
+	size_t ckpts;		/* checkpoints, as analyze finds them */
+	uint64_t read_bytes;	/* bytes the files that can be staged had read */
+	struct ss_wi_run run[SS_WI_MAX];	/* run[0]: the baseline */
+	size_t n;
+};
+
+/* The trace's facts and the what-ifs that apply (w->run, w->n): 0, or -1
+ * with why in err. */
+int ss_whatif_plan(struct ss_whatif *w, char *err, size_t errlen);
+/* Run r of w: a session of base (the replay's defaults) and r's options,
+ * its messages to ui, its JSON report to report (named report_name); r
+ * filled from the report's summary, r->status the verdict.  0, or -ENOMEM
+ * (nothing ran). */
+int ss_whatif_run(const struct ss_whatif *w, struct ss_wi_run *r, const struct ss_cfg *base,
+		  const struct ss_ui *ui, FILE *report, const char *report_name);
+/* The what-if that raises AU the most, by SS_WI_GAIN or more: its index,
+ * or 0 (the baseline: none does, or it failed). */
+size_t ss_whatif_best(const struct ss_whatif *w);
+
 #endif /* IOTAPE_SESSION_H */
