@@ -125,13 +125,9 @@ struct rp_result {
 	unsigned nplaces;	/* the layout's placements (rp_job.place) */
 	const char *const *place_names;	/* per placement, for the report
 					 * (the caller's DIRs; NULL: none) */
-	struct rp_burst *burst;	/* --burst-buffer (the caller's, waited
-				 * for): the report's section; NULL none */
-	const char *burst_dir;	/* its FAST */
-	struct json_t *extra;	/* the caller's (jansson object, not freed
-				 * here, may be NULL): members the JSON report
-				 * writes at its top level after "placements"
-				 * (--stage-hot's "staging") */
+	const struct rp_section *sections;	/* the caller's sections of the
+					 * report (rp_report.h), nsections */
+	unsigned nsections;
 };
 void rp_result_release(struct rp_result *res);
 

@@ -107,12 +107,12 @@ const struct rp_burst_ckpt *rp_burst_result(struct rp_burst *b, size_t *n);
  * before its copy): 1 with *err and *file set, else 0. */
 int rp_burst_failed(const struct rp_burst *b, int *err, uint32_t *file);
 void rp_burst_free(struct rp_burst *b);	/* NULL: nothing; joins the thread */
-/* Its section of the replay's report (rp_report_text, rp_report_json call
- * them when rp_result.burst is set): per checkpoint, the time the job saw
- * and the drain's, and AU with and without the burst buffer. */
-void rp_burst_text(FILE *f, struct rp_burst *b, const struct rp_layout *l,
+/* Its section of the replay's report (the caller's rp_section): for FAST
+ * (its directory, as the caller names it), per checkpoint, the time the
+ * job saw and the drain's, and AU with and without the burst buffer. */
+void rp_burst_text(FILE *f, struct rp_burst *b, const char *fast, const struct rp_layout *l,
 		   const struct rp_result *res);
-struct json_t *rp_burst_json(struct rp_burst *b, const struct rp_layout *l,
+struct json_t *rp_burst_json(struct rp_burst *b, const char *fast, const struct rp_layout *l,
 			     const struct rp_result *res);
 
 

@@ -183,16 +183,28 @@ static int burst_hooks(struct ss_replay *s, struct rp_engine *e)
 	return SS_OK;
 }
 
-/* The job is over; its drains may not be.  The report's section (res). */
+/* The job is over; its drains may not be. */
 static void burst_after(struct ss_replay *s, struct rp_result *res)
 {
+	(void)res;
 	if (s->c.drain) {
 		if (s->progress)
 			ss_note(s, "iotape replay: waiting for the burst buffer's drains\n");
 		rp_burst_wait(s->bb.b);
 	}
-	res->burst = s->bb.b;
-	res->burst_dir = s->c.burst_dir;
+}
+
+/* Its section of the report: the checkpoints, as the job saw them and
+ * drained. */
+static int burst_report(struct ss_replay *s, FILE *f, json_t **j)
+{
+	if (!s->bb.b)
+		return SS_OK;
+	if (f)
+		rp_burst_text(f, s->bb.b, s->c.burst_dir, &s->src->layout, &s->res);
+	else if (!(*j = rp_burst_json(s->bb.b, s->c.burst_dir, &s->src->layout, &s->res)))
+		return ss_error(s, "out of memory");
+	return SS_OK;
 }
 
 /* After the report: a drain that failed fails the run. */
@@ -211,11 +223,12 @@ int ss_burst_failed(struct ss_replay *s)
 
 static void burst_release(struct ss_replay *s)
 {
-	rp_burst_free(s->bb.b);	/* (res.burst points to it) */
+	rp_burst_free(s->bb.b);
 	free(s->bb.plan);
 	memset(&s->bb, 0, sizeof(s->bb));
 }
 
 const struct ss_scenario ss_burst = { "burst-buffer", burst_on, burst_check, burst_layout,
 				      .hooks = burst_hooks, .after = burst_after,
+				      .key = "burst_buffer", .at = RP_AT_SCALE, .report = burst_report,
 				      .release = burst_release };

@@ -27,6 +27,10 @@ struct ss_src {
 	const int *dirfd;
 };
 
+#define SS_SECTIONS_MAX 8	/* scenarios with a section of the report */
+
+struct ss_scenario;
+
 struct ss_replay {
 	struct ss_cfg c;
 	struct ss_ui ui;
@@ -38,6 +42,11 @@ struct ss_replay {
 	uint64_t *marks;	/* the trace's AU windows (sa.to.marks) */
 	struct rp_cgroup cg;
 	struct rp_result res;
+	struct rp_section sec[SS_SECTIONS_MAX];	/* the scenarios' (res.sections) */
+	struct ss_secarg {
+		struct ss_replay *s;
+		const struct ss_scenario *sc;
+	} secarg[SS_SECTIONS_MAX];
 	struct rp_source *src;
 	int dirfd, progress, done, usage;
 	/* placements: 0 is --dir's (its fd set once it is open) */
@@ -85,9 +94,12 @@ struct ss_scenario {
 	/* its hooks on the engine, and after the run */
 	int (*hooks)(struct ss_replay *s, struct rp_engine *e);
 	void (*after)(struct ss_replay *s, struct rp_result *res);
-	/* its section of the report: text to f, or (j not NULL) members of
-	 * the JSON report's top level into j */
-	int (*report)(struct ss_replay *s, FILE *f, json_t *j);
+	/* its section of the report (rp_section): its key in the JSON
+	 * report and where it goes there; report: its text to f, or (f NULL)
+	 * its JSON value into *j */
+	const char *key;
+	enum rp_section_at at;
+	int (*report)(struct ss_replay *s, FILE *f, json_t **j);
 	void (*release)(struct ss_replay *s);
 };
 

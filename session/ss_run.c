@@ -315,6 +315,25 @@ static void mem_warning(struct ss_replay *s, const struct rp_result *res, const 
 }
 
 /* The report, with the scenarios' sections: SS_OK, or -1 (write error). */
+/* A scenario's section of the report (rp_section), through its report
+ * callback. */
+static void sec_text(void *arg, FILE *f, const struct rp_layout *l, const struct rp_result *res)
+{
+	struct ss_secarg *a = arg;
+
+	(void)l, (void)res;
+	a->sc->report(a->s, f, NULL);
+}
+
+static json_t *sec_json(void *arg, const struct rp_layout *l, const struct rp_result *res)
+{
+	struct ss_secarg *a = arg;
+	json_t *j = NULL;
+
+	(void)l, (void)res;
+	return a->sc->report(a->s, NULL, &j) ? NULL : j;
+}
+
 /* The run's summary, as the report says it (rp_report_json's keys). */
 static int summary(const struct ss_replay *s, struct ss_summary *sum)
 {
@@ -343,9 +362,9 @@ static int summary(const struct ss_replay *s, struct ss_summary *sum)
 	for (unsigned k = 1; k < RP_KIND_MAX; k++)
 		sum->ops_expected += l->expected[k] * o->loops;
 	sum->ops_expected -= unissued;
-	if (res->burst) {
+	if (s->bb.b) {
 		size_t n;
-		const struct rp_burst_ckpt *c = rp_burst_result(res->burst, &n);
+		const struct rp_burst_ckpt *c = rp_burst_result(s->bb.b, &n);
 
 		sum->burst = 1;
 		for (size_t i = 0; i < n; i++)
@@ -367,24 +386,21 @@ static int report(struct ss_replay *s, FILE *out)
 		s->ext.report(s->ext.arg, &sum);
 	}
 
-	if (s->c.json) {
-		json_t *x = json_object();
-		if (!x)
-			return ss_error(s, "out of memory");
-		for (const struct ss_scenario *const *sc = ss_scenarios; *sc; sc++)
-			if ((*sc)->report && (!(*sc)->on || (*sc)->on(s)) &&
-			    (*sc)->report(s, out, x)) {
-				json_decref(x);
-				return SS_FAIL;
-			}
-		res->extra = json_object_size(x) ? x : NULL;
-		if (!res->extra)
-			json_decref(x);
-	}
+	/* the scenarios' sections, which the report writes where each says */
+	res->nsections = 0;
+	for (const struct ss_scenario *const *sc = ss_scenarios; *sc; sc++)
+		if ((*sc)->report && (!(*sc)->on || (*sc)->on(s)) &&
+		    res->nsections < SS_SECTIONS_MAX) {
+			unsigned i = res->nsections++;
+			s->secarg[i] = (struct ss_secarg){ s, *sc };
+			s->sec[i] = (struct rp_section){ (*sc)->key, (*sc)->at, &s->secarg[i],
+							 sec_text, sec_json };
+		}
+	res->sections = s->sec;
 	rc = s->c.json ? rp_report_json(out, &s->src->layout, &s->c.o, res) :
 			 rp_report_text(out, &s->src->layout, &s->c.o, res);
-	json_decref(res->extra);
-	res->extra = NULL;
+	res->sections = NULL;
+	res->nsections = 0;
 	return rc ? -1 : SS_OK;
 }
 

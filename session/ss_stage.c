@@ -185,13 +185,11 @@ static int stage_prepared(struct ss_replay *s, FILE *out)
 	return SS_OK;
 }
 
-static int stage_report(struct ss_replay *s, FILE *f, json_t *j)
+static int stage_report(struct ss_replay *s, FILE *f, json_t **j)
 {
-	json_t *o;
-
-	if (!j)
+	if (f)
 		return SS_OK;	/* (the text is out before the run) */
-	if (!(o = stage_json(s, &s->src->layout)) || json_object_set_new(j, "staging", o))
+	if (!(*j = stage_json(s, &s->src->layout)))
 		return ss_error(s, "out of memory");
 	return SS_OK;
 }
@@ -203,5 +201,6 @@ static void stage_release(struct ss_replay *s)
 }
 
 const struct ss_scenario ss_stage = { "stage-hot", stage_on, stage_check, stage_layout,
-				      stage_prepared, .report = stage_report,
+				      stage_prepared, .key = "staging", .at = RP_AT_PLACEMENTS,
+				      .report = stage_report,
 				      .release = stage_release };
