@@ -154,6 +154,17 @@ int cli_run_signal(void);	/* the signal caught, 0: none */
  * incomplete); path must live until exit or until cli_rm_on_signal(NULL),
  * which forgets every path.  At most 4 paths. */
 void cli_rm_on_signal(const char *path);
+/* From now on SIGINT, SIGTERM and SIGHUP (those not ignored: nohup's) end
+ * this process at once, with what it runs (an in-process replay): the
+ * paths given to cli_stop_rm are removed, the last first (a file, or an
+ * empty directory), one line "iotape CMD: stopped by SIGX<tail>" is said
+ * (cli_stop_say) and the exit status is 128 + the signal.  cli_stop_rm: 0,
+ * or -1 when the table (24 paths) is full.  cli_stop_release: the work is
+ * done: the signals are ignored from now on, nothing is removed. */
+void cli_stop_catch(void);
+int cli_stop_rm(const char *path);
+void cli_stop_say(const char *tail);
+void cli_stop_release(void);
 
 /* Without force, an existing out is refused: 1 after one error line
  * ("OUT: exists (use -f to replace it)"), else 0.  For a check before the

@@ -10,14 +10,13 @@
  * options, each run's JSON report and messages in a work directory (kept
  * when a run fails, or with --keep), the table (text or JSON), and the
  * signals: one ends the run under way with this process, after removing
- * the work directory and the table's file (wi_on_signal).
+ * the work directory and the table's file (cli_stop_catch).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,94 +302,24 @@ static void wi_clean(struct wi *w)
 	rmdir(w->work);
 }
 
-/*
- * A signal (SIGINT, SIGTERM, SIGHUP) ends the run under way with this
- * process: the handler removes the table's file and the work directory
- * (unless --keep: it names it), says so in one line and exits with 128 +
- * the signal.  What it removes is set before the runs (wi_catch,
- * wi_catch_work); it calls only async-signal-safe functions.
- */
-static struct {
-	const char *volatile out;	/* the table's file, once made */
-	const char *volatile work;	/* the work directory, once made */
-	int keep;
-	char files[2 * SS_WI_MAX][PATH_MAX];	/* the runs' reports and logs */
-	volatile sig_atomic_t nfiles;
-} stop;
-
-/* s appended to buf (of len, with n used): the new n */
-static size_t put(char *buf, size_t n, size_t len, const char *s)
-{
-	while (s && *s && n + 1 < len)
-		buf[n++] = *s++;
-	buf[n] = 0;
-	return n;
-}
-
-static void wi_on_signal(int sig)
-{
-	char line[PATH_MAX + 160];
-	const char *name = sigabbrev_np(sig);
-	size_t n = 0;
-
-	if (stop.out)
-		unlink(stop.out);
-	n = put(line, n, sizeof(line), "iotape whatif: stopped by SIG");
-	n = put(line, n, sizeof(line), name);
-	if (stop.keep && stop.work) {
-		n = put(line, n, sizeof(line), ": the runs' reports and logs are in ");
-		n = put(line, n, sizeof(line), stop.work);
-	} else {
-		for (sig_atomic_t i = 0; i < stop.nfiles; i++)
-			unlink(stop.files[i]);
-		if (stop.work)
-			rmdir(stop.work);
-		n = put(line, n, sizeof(line), "; the run under way was stopped too");
-	}
-	n = put(line, n, sizeof(line), "\n");
-	if (write(STDERR_FILENO, line, n) < 0)
-		line[0] = 0;
-	_exit(128 + sig);
-}
-
-/* From now on a signal not ignored ends whatif (wi_on_signal). */
-static void wi_catch(int keep)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa = { .sa_handler = wi_on_signal }, old;
-
-	stop.keep = keep;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaddset(&sa.sa_mask, sigs[i]);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler != SIG_IGN)	/* nohup's */
-			sigaction(sigs[i], &sa, NULL);
-}
-
-/* The work directory made and the runs planned: what a signal removes. */
+/* The work directory made and the runs planned: what a signal removes
+ * (cli_stop_catch), or with --keep names. */
 static void wi_catch_work(struct wi *w)
 {
-	sig_atomic_t n = 0;
+	char p[PATH_MAX + 64];
 
-	for (size_t i = 0; i < w->s.n; i++) {
-		snprintf(stop.files[n++], PATH_MAX, "%s/%s.json", w->work, w->s.run[i].name);
-		snprintf(stop.files[n++], PATH_MAX, "%s/%s.log", w->work, w->s.run[i].name);
+	if (w->cfg.keep) {
+		snprintf(p, sizeof(p), ": the runs' reports and logs are in %s", w->work);
+		cli_stop_say(p);
+		return;
 	}
-	stop.nfiles = n;
-	stop.work = w->work;
-}
-
-/* The runs are over: a signal from now on is let pass (the table is
- * written, the work directory cleaned as the runs went). */
-static void wi_uncatch(void)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction old;
-
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler == wi_on_signal)
-			signal(sigs[i], SIG_IGN);
+	cli_stop_rm(w->work);
+	for (size_t i = 0; i < w->s.n; i++) {
+		snprintf(p, sizeof(p), "%s/%s.json", w->work, w->s.run[i].name);
+		cli_stop_rm(p);
+		snprintf(p, sizeof(p), "%s/%s.log", w->work, w->s.run[i].name);
+		cli_stop_rm(p);
+	}
 }
 
 int cmd_whatif(int argc, char **argv)
@@ -438,14 +367,16 @@ int cmd_whatif(int argc, char **argv)
 	}
 
 	/* from here a signal stops the run under way and removes what we
-	 * made (wi_on_signal); the table's file is made before the first run,
+	 * made (cli_stop_catch); the table's file is made before the first run,
 	 * so that one we cannot write stops us before, not after, them all */
-	wi_catch(w.cfg.keep);
+	cli_stop_catch();
+	cli_stop_say("; the run under way was stopped too");
 	if (w.cfg.out && !(out = fopen(w.cfg.out, "wx"))) {
 		cli_error("%s: %s", w.cfg.out, strerror(errno));
 		return EXIT_FAIL;
 	}
-	stop.out = w.cfg.out;
+	if (w.cfg.out)
+		cli_stop_rm(w.cfg.out);
 	/* replay -d makes DIR; the runs that time checkpoints name it before */
 	if (mkdir(w.cfg.dir, 0755) && errno != EEXIST) {
 		cli_error("%s: %s", w.cfg.dir, strerror(errno));
@@ -464,7 +395,7 @@ int cmd_whatif(int argc, char **argv)
 			goto out;
 		failed += w.s.run[i].status != 0 || w.s.run[i].ops_failed;
 	}
-	wi_uncatch();
+	cli_stop_release();
 	if ((w.cfg.json ? wi_print_json(&w, out) : wi_print_text(&w, out)) ||
 	    fflush(out) || ferror(out)) {
 		cli_error("%s: write error", w.cfg.out ? w.cfg.out : "stdout");
