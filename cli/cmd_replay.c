@@ -55,8 +55,7 @@ static const struct opt replay_opts[] = {
 	{ O_NO_HANDOVER, "no-handover", NULL, "replay a thread's waits for the job's other threads as delays, not as waits for them (a trace with a sched table)" },
 	{ O_IODEPTH, "iodepth", "N", "at most N ops in flight per thread where the recording overlapped them", NULL, "32",
 	  OPT_T_UINT(CFG, iodepth, 1, 65536) },
-	{ O_DIRECT_OPT, "direct", NULL, "open files O_DIRECT (ops aligned to 4 KiB)",
-	  OPT_T_FLAG(CFG, direct) },
+	{ O_DIRECT_OPT, "direct", NULL, "open files O_DIRECT (ops aligned to 4 KiB)" },
 	{ O_DROP, "drop-caches", NULL, "drop the page cache before replaying (root)" },
 	{ O_LOOPS, "loops", "N", "replay N times", NULL, "1; K with --scale-dataset",
 	  OPT_T_UINT(CFG, loops, 1, 65536) },
@@ -202,6 +201,7 @@ static int parse(struct opt_parser *p, struct ss_cfg *c, const char **output, co
 		case O_NO_PREP: c->no_prep = 1; break;
 		case O_SPARSE: c->sparse = c->o.sparse = 1; break;
 		case O_DROP: c->drop = 1; break;
+		case O_DIRECT_OPT: c->direct = 1; break;
 		case O_LOOPS: c->loops_given = 1; break;
 		case O_FMT: c->json = p->choice == 1; break;
 		case 'o': *output = p->arg; break;

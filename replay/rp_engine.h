@@ -18,7 +18,6 @@ struct rp_opts {
 				 * (rp_thread.loader) work X times faster
 				 * (0: as recorded) */
 	unsigned iodepth;
-	int direct;
 	unsigned loops;
 	unsigned scale;		/* --scale-dataset K (1: no copies): loop l
 				 * reads copy l % K of the dataset files */

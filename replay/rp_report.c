@@ -903,7 +903,7 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 			" on programs and libraries, %" PRIu64 " under /dev\n", fault_reads(res),
 			l->fault_reads * o->loops, l->fault_pages, l->faults_unmatched,
 			l->faults_code, l->faults_shm);
-	if (o->direct)
+	if (l->direct)
 		fprintf(f, "  aligned for O_DIRECT: %" PRIu64 " ops\n", t.adjusted);
 	cm_fmt_bytes(b1, sizeof(b1), res->dev_read_bytes);
 	fprintf(f, "  read from storage: %s\n", b1);

@@ -207,6 +207,8 @@ struct rp_layout {
 	uint64_t dataset_bytes;	/* recorded reads of dataset files */
 	unsigned readers_recorded; /* the trace source's reader what-ifs: the
 				    * reader threads found */
+	int direct;		/* the source opens the files O_DIRECT, their
+				 * sizes aligned (--direct: its options') */
 	uint64_t late;		/* rows further out of time order than the
 				 * source's window: replayed where they came */
 	uint64_t opens_inferred;/* opens whose flags the trace did not carry,

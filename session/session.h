@@ -80,6 +80,7 @@ struct ss_cfg {
 	struct rp_opts o;	/* engine knobs and the scale-out questions */
 	int prep_only, no_prep, sparse, drop, force, ignore, no_meta, no_handover;
 	int loops_given, acc_given, find, mpi, verbose, json;
+	int direct;		/* --direct: the source's (rp_layout.direct) */
 	const char **sets;	/* --set (nsets), --seed: a job file's */
 	int nsets;
 	const char *seed;

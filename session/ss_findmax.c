@@ -191,7 +191,7 @@ int ss_find_max(struct ss_replay *s, FILE *out)
 		if (trial(s, *o, n, t))
 			return SS_FAIL;
 		ntr++;
-		low_mem |= t->mem_ratio > 0 && t->mem_ratio < 5 && !o->direct;
+		low_mem |= t->mem_ratio > 0 && t->mem_ratio < 5 && !s->c.direct;
 		if (!json && talk) {
 			fprintf(out, "%12u %7.1f%% %7.1f%% %12.1f %10.0f %8.2fx %5s\n", t->n,
 				100 * t->au_min, 100 * t->au_mean, t->read_bw / 1048576, t->iops,

@@ -282,7 +282,7 @@ static void mem_warning(struct ss_replay *s, const struct rp_result *res, const 
 	double ratio;
 	size_t n0;
 
-	if (!res->mem_bytes || !res->dataset_bytes || !o->accelerators || o->direct)
+	if (!res->mem_bytes || !res->dataset_bytes || !o->accelerators || s->c.direct)
 		return;	/* a plain replay reproduces a job: the report has the
 			 * ratio; O_DIRECT reads bypass the page cache */
 	ratio = (double)res->dataset_bytes / (double)res->mem_bytes;

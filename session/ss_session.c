@@ -38,7 +38,7 @@ static int setup_source(struct ss_replay *s)
 	int rc;
 
 	/* under a memory limit, the queued ops take a quarter of it at most */
-	s->sa.to = (struct rp_trace_opts){ .direct = o->direct, .no_metadata = s->c.no_meta,
+	s->sa.to = (struct rp_trace_opts){ .direct = s->c.direct, .no_metadata = s->c.no_meta,
 					   .queue_bytes = o->mem_limit ? o->mem_limit / 4 : 0 };
 	if (s->sa.to.queue_bytes > (64ull << 20))
 		s->sa.to.queue_bytes = 64ull << 20;
