@@ -84,6 +84,8 @@ endif
 #   export/   libexport: traces in other tools' formats (CSV, JSON lines,
 #             Perfetto, fio, HTML)               + -Ianalyze -Ireplay
 #   record/   librecord: the recorder            + -Ibpf and the skeletons
+#   session/  libsession: replay sessions and their scenarios, over
+#             analyze/ and replay/                 + -Ianalyze -Ireplay
 #   cli/      the iotape front end: every module's public header
 #   tests/    the test-only path: every library, and of the private headers
 #             those tests/cli/layering.sh names (TEST_PRIVATE)
@@ -100,6 +102,7 @@ LIBREPLAY   := $(OUT)/libreplay.a
 LIBRECORD   := $(OUT)/librecord.a
 LIBIMPORT   := $(OUT)/libimport.a
 LIBEXPORT   := $(OUT)/libexport.a
+LIBSESSION  := $(OUT)/libsession.a
 
 lib_objs = $(patsubst %.c,$(OUT)/%.o,$(wildcard $(1)/*.c))
 COMMON_OBJS  := $(call lib_objs,common)
@@ -108,6 +111,7 @@ REPLAY_OBJS  := $(call lib_objs,replay)
 RECORD_OBJS  := $(call lib_objs,record)
 IMPORT_OBJS  := $(call lib_objs,import)
 EXPORT_OBJS  := $(call lib_objs,export)
+SESSION_OBJS := $(call lib_objs,session)
 COMMON_SRCS  := $(wildcard common/*.c)
 IMPORT_SRCS  := $(wildcard import/*.c)
 CLI_OBJS     := $(call lib_objs,cli)
@@ -119,7 +123,8 @@ INC_replay  := -Icommon -Iformat
 INC_import  := -Icommon -Iformat
 INC_export  := -Icommon -Iformat -Ianalyze -Ireplay
 INC_record  := -Icommon -Iformat -Ibpf -I$(OUT)
-INC_cli     := -Icommon -Iformat -Ianalyze -Ireplay -Irecord -Iimport -Iexport -Ibpf -I$(OUT)
+INC_session := -Icommon -Iformat -Ianalyze -Ireplay
+INC_cli     := -Icommon -Iformat -Ianalyze -Ireplay -Isession -Irecord -Iimport -Iexport -Ibpf -I$(OUT)
 INC_tests   := -Icommon -Iformat -Ianalyze -Ireplay -Iimport -Iexport
 INC_bench   := -Icommon -Iformat -Ianalyze -Ibpf -I$(OUT)
 
@@ -143,6 +148,7 @@ LDLIBS_replay  := $(URING_LIBS) $(JANSSON_LIBS) $(INIH_LIBS) -lpthread -lm $(MPI
 LDLIBS_import  := $(JANSSON_LIBS) -lz -lm
 LDLIBS_export  := $(JANSSON_LIBS)
 LDLIBS_record  := $(BPF_LIBS) -ldl -lpthread
+LDLIBS_session := $(JANSSON_LIBS) -lm
 
 # libyaml (iotape model --from-dlio): cli/ only, linked into iotape only.
 YAML_CFLAGS := $(shell pkg-config --cflags yaml-0.1 2>/dev/null)
@@ -161,8 +167,9 @@ CFLAGS_cli/anon.c := $(SODIUM_CFLAGS)
 
 LDLIBS_cli := $(YAML_LIBS) $(MHD_LIBS) $(SODIUM_LIBS) $(JANSSON_LIBS) -lpthread
 
-LIBS := $(LIBRECORD) $(LIBEXPORT) $(LIBREPLAY) $(LIBANALYZE) $(LIBIMPORT) $(LIBCOMMON) $(LIBTAPE) \
-	$(LDLIBS_cli) $(LDLIBS_record) $(LDLIBS_export) $(LDLIBS_replay) $(LDLIBS_analyze) $(LDLIBS_import) \
+LIBS := $(LIBRECORD) $(LIBSESSION) $(LIBEXPORT) $(LIBREPLAY) $(LIBANALYZE) $(LIBIMPORT) $(LIBCOMMON) \
+	$(LIBTAPE) $(LDLIBS_cli) $(LDLIBS_record) $(LDLIBS_session) $(LDLIBS_export) $(LDLIBS_replay) \
+	$(LDLIBS_analyze) $(LDLIBS_import) \
 	$(LDLIBS_common) $(LDLIBS_format)
 
 .PHONY: all deps check test demo bench man install clean FORCE
@@ -235,6 +242,7 @@ $(LIBREPLAY): $(REPLAY_OBJS)
 $(LIBRECORD): $(RECORD_OBJS)
 $(LIBIMPORT): $(IMPORT_OBJS)
 $(LIBEXPORT): $(EXPORT_OBJS)
+$(LIBSESSION): $(SESSION_OBJS)
 # The folder too: a source removed or moved out of it (its object stays in
 # $(OUT)) makes the archive again without it.
 $(LIBTAPE): format
@@ -244,13 +252,14 @@ $(LIBREPLAY): replay
 $(LIBRECORD): record
 $(LIBIMPORT): import
 $(LIBEXPORT): export
+$(LIBSESSION): session
 $(LIBTAPE) $(LIBCOMMON) $(LIBANALYZE) $(LIBREPLAY) $(LIBRECORD) $(LIBIMPORT) \
-	$(LIBEXPORT):
+	$(LIBEXPORT) $(LIBSESSION):
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $(filter %.o,$^)
 
-$(OUT)/iotape: $(CLI_OBJS) $(LIBRECORD) $(LIBEXPORT) $(LIBREPLAY) $(LIBANALYZE) $(LIBIMPORT) \
-		$(LIBCOMMON) $(LIBTAPE)
+$(OUT)/iotape: $(CLI_OBJS) $(LIBRECORD) $(LIBSESSION) $(LIBEXPORT) $(LIBREPLAY) $(LIBANALYZE) \
+		$(LIBIMPORT) $(LIBCOMMON) $(LIBTAPE)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(LIBS)
 

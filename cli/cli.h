@@ -94,6 +94,11 @@ int compare_checks(const char *a, const char *b, const char *map, int no_metadat
  * checks: EXIT_OK when they pass, else EXIT_FAIL (after one error line). */
 int model_check(const char *trace, const char *dir, const char *job);
 
+struct ss_cfg;
+/* A replay session's options as iotape replay's defaults (replay_cmd's
+ * table) make them: a run with no option (cli/cmd_replay.c). */
+void cli_replay_defaults(struct ss_cfg *c);
+
 struct cm_job;
 /* The job a DLIO workload YAML runs (cli/model_dlio.c, rp_dlio_job()) for
  * ranks ranks (0: its default) into job (empty): EXIT_OK after one warning
@@ -136,6 +141,17 @@ int cli_run_signal(void);	/* the signal caught, 0: none */
  * incomplete); path must live until exit or until cli_rm_on_signal(NULL),
  * which forgets every path.  At most 4 paths. */
 void cli_rm_on_signal(const char *path);
+/* From now on SIGINT, SIGTERM and SIGHUP (those not ignored: nohup's) end
+ * this process at once, with what it runs (an in-process replay): the
+ * paths given to cli_stop_rm are removed, the last first (a file, or an
+ * empty directory), one line "iotape CMD: stopped by SIGX<tail>" is said
+ * (cli_stop_say) and the exit status is 128 + the signal.  cli_stop_rm: 0,
+ * or -1 when the table (24 paths) is full.  cli_stop_release: the work is
+ * done: the signals are ignored from now on, nothing is removed. */
+void cli_stop_catch(void);
+int cli_stop_rm(const char *path);
+void cli_stop_say(const char *tail);
+void cli_stop_release(void);
 
 /* Without force, an existing out is refused: 1 after one error line
  * ("OUT: exists (use -f to replace it)"), else 0.  For a check before the
@@ -160,18 +176,5 @@ int cli_trace_finish(tape_writer *w, const char *out, const char *tmp);
  * cli_trace_finish: free w (may be NULL) and remove what was created, tmp
  * when not NULL, else out. */
 void cli_trace_abandon(tape_writer *w, const char *out, const char *tmp);
-
-/*
- * `iotape replay --burst-buffer` (burst.c): the checkpoints of trace, as
- * the analysis finds them, in the replay's layout l: their files (and
- * what the job renames them to) get placement place, then
- * rp_layout_place_done; *plan (malloc'd, n of them) says which checkpoint
- * each file's write burst belongs to, of *nckpts.  0, or the exit status
- * after one error line (a trace without checkpoints is one).
- */
-struct rp_layout;
-struct rp_burst_plan;
-int burst_plan(const char *trace, struct rp_layout *l, unsigned place,
-	       struct rp_burst_plan **plan, size_t *n, unsigned *nckpts);
 
 #endif /* IOTAPE_CLI_H */

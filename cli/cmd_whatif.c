@@ -4,34 +4,28 @@
  * would a change of storage layout or of the input pipeline buy this job
  * on this storage (iotape-whatif(1))?
  *
- * The baseline and each what-if that applies to the trace are replays of
- * it by this very program (cli_run_self), one after the other, each
- * bounded by --runtime and, as root, started on a dropped page cache:
- *   stage-hot     --stage-hot FAST --stage-size SIZE   (the trace reads files; --fast)
- *   burst-buffer  --burst-buffer FAST --drain          (the trace checkpoints; --fast)
- *   readers-2x/4x --reader-threads 2R / 4R             (R recorded reader threads)
- *   loaders-2x    --loader-cpu-scale 2                 (the trace's data loaders)
- * Their JSON reports (in a work directory, kept when a run fails) give one
- * table: AU, job time, read bandwidth, checkpoint time, and the change
- * against the baseline.  A run cut by --runtime gives a job time scaled up
- * by the share of the trace's ops it did, marked as an estimate.
+ * The what-ifs and their runs are the session library's (ss_whatif_plan,
+ * ss_whatif_run: replay sessions in this process, each bounded by
+ * --runtime and, as root, started on a dropped page cache); here: the
+ * options, each run's JSON report and messages in a work directory (kept
+ * when a run fails, or with --keep), the table (text or JSON), and the
+ * signals: one ends the run under way with this process, after removing
+ * the work directory and the table's file (cli_stop_catch).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "analyze.h"
 #include "cli.h"
 #include "fmt.h"
 #include "opt.h"
-#include "replay.h"
+#include "session.h"
 
 enum {
 	O_FAST = OPT_LONG(0),
@@ -82,149 +76,11 @@ const struct opt_cmd whatif_cmd = {
 	whatif_opts,
 };
 
-#define WI_MAX 8
-#define WI_ARGS 8
-
-struct wi_run {
-	char name[32];		/* "baseline", "stage-hot", ... */
-	const char *says;	/* what its gain tells: "the storage holds
-				 * back the data set's reads" */
-	char what[96];		/* for people: "hot files on FAST (512 MiB)" */
-	const char *args[WI_ARGS]; /* replay options of the what-if */
-	char argbuf[2][48];
-	/* from the report */
-	int status;		/* exit status of the replay */
-	char err[256];		/* its last line, when it failed */
-	double au;
-	double job_s;		/* wall time, or its estimate when cut */
-	int estimated;
-	double read_bw;		/* bytes/s */
-	double ckpt_s;		/* time the job saw in checkpoints; < 0: none */
-	uint64_t ops_failed;
-};
-
 struct wi {
 	struct whatif_cfg cfg;
-	const char *trace;
+	struct ss_whatif s;	/* the what-ifs and their runs */
 	char work[PATH_MAX - 64];	/* the runs' reports and logs */
-	struct wi_run run[WI_MAX];
-	size_t n;
-	unsigned readers;	/* recorded reader threads, 0: none */
-	unsigned loaders;	/* threads that hand the training thread its
-				 * data (a sched table), 0: none */
-	size_t ckpts;
-	uint64_t read_bytes;
 };
-
-static struct wi_run *wi_add(struct wi *w, const char *name)
-{
-	struct wi_run *r = &w->run[w->n++];
-
-	snprintf(r->name, sizeof(r->name), "%s", name);
-	r->ckpt_s = -1;
-	return r;
-}
-
-/* The trace's facts the what-ifs need: its reader threads (as the
- * replay's reader what-if finds them), checkpoints and bytes read.  0, or
- * -1 after one error line. */
-static int wi_facts(struct wi *w)
-{
-	struct rp_trace_opts to = { .reader_threads = 1 };
-	struct ana_opts ao = { .top = -1, .to_ns = UINT64_MAX, .threads = 2 };
-	struct rp_source *src = NULL;
-	struct ana_staging stg;
-	struct ana a;
-	char err[256] = "";
-	int rc;
-
-	rc = ana_run(&a, w->trace, &ao);
-	if (rc) {
-		if (rc == -ENOMEM)
-			cli_error("%s: out of memory", w->trace);
-		else
-			cli_tape_error(w->trace, rc);
-		return -1;
-	}
-	/* the training thread, as the replay finds its loaders from it */
-	if (a.train.found)
-		to.train_tid = a.train.tid;
-	rc = rp_trace_open(&src, w->trace, &to, err, sizeof(err));
-	if (rc == 0) {
-		w->readers = src->layout.readers_recorded;
-		for (size_t i = 0; i < src->layout.nthreads; i++)
-			w->loaders += src->layout.threads[i].loader;
-	} else if (rc != -ENOENT) {
-		cli_error("%s", err[0] ? err : strerror(-rc));
-		ana_release(&a);
-		return -1;
-	}
-	rp_source_free(src);
-	w->ckpts = a.nckpts;	/* ana_ckpt_find's, as analyze reports them */
-	/* staging: the files that can be staged, and by default the room of
-	 * the fewest that carry 80% of their reads */
-	if ((rc = ana_staging_build(&a, &stg))) {
-		cli_error("%s: out of memory", w->trace);
-		ana_release(&a);
-		return -1;
-	}
-	w->read_bytes = stg.read_bytes;
-	for (size_t i = 0; i < ANA_STAGE_LEVELS; i++)
-		if (!w->cfg.stage_size && stg.lv[i].pct == 80)
-			w->cfg.stage_size = stg.lv[i].bytes;
-	ana_staging_release(&stg);
-	ana_release(&a);
-	return 0;
-}
-
-/* The what-ifs that apply to this trace. */
-static void wi_plan(struct wi *w)
-{
-	struct wi_run *r;
-	char sz[32];
-
-	wi_add(w, "baseline");
-	snprintf(w->run[0].what, sizeof(w->run[0].what), "as recorded, under DIR");
-	if (w->cfg.fast && w->read_bytes && w->cfg.stage_size) {
-		r = wi_add(w, "stage-hot");
-		cm_fmt_bytes(sz, sizeof(sz), w->cfg.stage_size);
-		snprintf(r->what, sizeof(r->what), "hot files on FAST_DIR (%s)", sz);
-		snprintf(r->argbuf[0], sizeof(r->argbuf[0]), "%" PRIu64, w->cfg.stage_size);
-		r->says = "the storage holds back the data set's reads";
-		r->args[0] = "--stage-hot";
-		r->args[1] = w->cfg.fast;
-		r->args[2] = "--stage-size";
-		r->args[3] = r->argbuf[0];
-	}
-	if (w->cfg.fast && w->ckpts) {
-		r = wi_add(w, "burst-buffer");
-		snprintf(r->what, sizeof(r->what), "checkpoints to FAST_DIR, drained to DIR");
-		r->says = "the storage holds back the checkpoints";
-		r->args[0] = "--burst-buffer";
-		r->args[1] = w->cfg.fast;
-		r->args[2] = "--drain";
-	}
-	for (unsigned k = 2; w->readers && k <= 4; k *= 2) {
-		char name[32];
-
-		snprintf(name, sizeof(name), "readers-%ux", k);
-		r = wi_add(w, name);
-		snprintf(r->what, sizeof(r->what), "%u reader threads (recorded %u)",
-			 k * w->readers, w->readers);
-		snprintf(r->argbuf[0], sizeof(r->argbuf[0]), "%u", k * w->readers);
-		r->says = "the reads want more of them in flight";
-		r->args[0] = "--reader-threads";
-		r->args[1] = r->argbuf[0];
-	}
-	if (w->loaders) {
-		r = wi_add(w, "loaders-2x");
-		snprintf(r->what, sizeof(r->what), "data loaders' work 2x faster (%u thread%s)",
-			 w->loaders, w->loaders == 1 ? "" : "s");
-		r->says = "the job waits for its data loaders' CPUs, not for its storage";
-		r->args[0] = "--loader-cpu-scale";
-		r->args[1] = "2";
-	}
-}
 
 /* The last non-empty line of a log, into buf. */
 static void last_line(const char *log, char *buf, size_t len)
@@ -243,112 +99,55 @@ static void last_line(const char *log, char *buf, size_t len)
 	fclose(f);
 }
 
-static double jnum(json_t *o, const char *k)
+/* A run's voice: its messages into its log, as iotape replay says them. */
+static void wv_error(void *arg, int usage, const char *msg)
 {
-	json_t *v = json_object_get(o, k);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
+	fprintf(arg, "iotape replay: ");
+	cm_put_escaped(arg, msg, 0);
+	fprintf(arg, "%s\n", usage ? " (see 'iotape replay -h')" : "");
 }
 
-/* The sum of an object's numbers (ops_expected, ops_done). */
-static double jsum(json_t *o)
+static void wv_note(void *arg, const char *text)
 {
-	const char *k;
-	json_t *v;
-	double s = 0;
-
-	json_object_foreach(o, k, v)
-		if (json_is_number(v))
-			s += json_number_value(v);
-	return s;
-}
-
-/* Fill r from its replay's JSON report: 0, or -1 with why in r->err. */
-static int wi_report(struct wi_run *r, const char *path)
-{
-	json_error_t je;
-	json_t *j = json_load_file(path, 0, &je), *sc, *rp;
-	double done, expected, limit;
-
-	if (!j) {
-		snprintf(r->err, sizeof(r->err), "%.120s: %.120s", path, je.text);
-		return -1;
-	}
-	sc = json_object_get(j, "scale");
-	rp = json_object_get(j, "replay");
-	r->au = jnum(sc, "au_min");
-	r->job_s = jnum(sc, "runtime_ns") / 1e9;
-	r->read_bw = jnum(sc, "read_bw_bytes");
-	r->ops_failed = (uint64_t)jnum(rp, "ops_failed");
-	r->ckpt_s = jnum(json_object_get(j, "burst_buffer"), "seen_s");
-	if (isnan(r->ckpt_s))
-		r->ckpt_s = -1;
-	limit = jnum(sc, "runtime_limit_ns");
-	done = jsum(json_object_get(rp, "ops_done"));
-	expected = jsum(json_object_get(rp, "ops_expected"));
-	if (isnan(r->au) || isnan(r->job_s) || isnan(r->read_bw)) {
-		snprintf(r->err, sizeof(r->err), "%.120s: no scale.au_min, runtime_ns or read_bw_bytes",
-			 path);
-		json_decref(j);
-		return -1;
-	}
-	/* cut by --runtime: the whole job's time at the pace of this run */
-	if (!isnan(limit) && limit > 0 && done > 0 && done < expected) {
-		r->job_s *= expected / done;
-		r->estimated = 1;
-	}
-	json_decref(j);
-	return 0;
+	fputs(text, arg);
 }
 
 /* Run one replay: 0 (r filled, or r->status/err saying how it failed), or
  * -1 after one error line (nothing could be run). */
-static int wi_run_one(struct wi *w, struct wi_run *r, size_t i)
+static int wi_run_one(struct wi *w, struct ss_wi_run *r, size_t i)
 {
 	char rep[PATH_MAX], log[PATH_MAX];
-	const char *args[32];
-	size_t n = 0;
-	int st;
+	struct ss_cfg base;
+	FILE *lf, *jf;
+	int rc = 0;
 
 	snprintf(rep, sizeof(rep), "%s/%s.json", w->work, r->name);
 	snprintf(log, sizeof(log), "%s/%s.log", w->work, r->name);
-	char rt[32];
-	snprintf(rt, sizeof(rt), "%.9gs", w->cfg.runtime_ns / 1e9);
-	args[n++] = "replay";
-	args[n++] = "-d";
-	args[n++] = w->cfg.dir;
-	args[n++] = "--runtime";
-	args[n++] = rt;
-	args[n++] = "--output-format";
-	args[n++] = "json";
-	args[n++] = "-o";
-	args[n++] = rep;
-	if (w->cfg.force)
-		args[n++] = "-f";
-	if (!w->cfg.keep_caches && geteuid() == 0)
-		args[n++] = "--drop-caches";
-	for (size_t k = 0; k < WI_ARGS && r->args[k]; k++)
-		args[n++] = r->args[k];
-	/* the checkpoints' time, where no what-if moves them: DIR as its own
-	 * burst buffer (nothing moves; replay's checkpoint hook times them) */
-	if (w->ckpts && (!r->args[0] || !strcmp(r->args[0], "--reader-threads") ||
-			 !strcmp(r->args[0], "--loader-cpu-scale"))) {
-		args[n++] = "--burst-buffer";
-		args[n++] = w->cfg.dir;
-	}
-	args[n++] = w->trace;
-	args[n] = NULL;
-	fprintf(stderr, "whatif: [%zu/%zu] %s: %s\n", i + 1, w->n, r->name, r->what);
-	st = cli_run_self(log, (char *const *)args);
-	if (st < 0)
+	fprintf(stderr, "whatif: [%zu/%zu] %s: %s\n", i + 1, w->s.n, r->name, r->what);
+	if (!(lf = fopen(log, "w"))) {
+		cli_error("%s: %s", log, strerror(errno));
 		return -1;
-	r->status = st;
-	if (st != 0) {
-		last_line(log, r->err, sizeof(r->err));
-		return 0;
 	}
-	if (wi_report(r, rep))
+	setvbuf(lf, NULL, _IOLBF, 0);
+	struct ss_ui ui = { lf, wv_error, wv_note, NULL, NULL, NULL };
+	cli_replay_defaults(&base);
+	if (!(jf = fopen(rep, "w"))) {
+		fprintf(lf, "iotape replay: %s: %s\n", rep, strerror(errno));
 		r->status = 1;
+	} else {
+		rc = ss_whatif_run(&w->s, r, &base, &ui, jf, rep);
+		if (fclose(jf) && !rc && !r->status) {
+			fprintf(lf, "iotape replay: %s: %s\n", rep, strerror(errno));
+			r->status = 1;
+		}
+	}
+	fclose(lf);
+	if (rc) {
+		cli_error("out of memory");
+		return -1;
+	}
+	if (r->status && !r->err[0])
+		last_line(log, r->err, sizeof(r->err));
 	return 0;
 }
 
@@ -361,55 +160,38 @@ static void pct(char *buf, size_t len, double b, double a)
 		snprintf(buf, len, "-");
 }
 
-#define WI_GAIN 0.02	/* AU points a what-if must add to count as help */
-
-/* The what-if that raises AU the most, by WI_GAIN or more: its index, or
- * 0 (the baseline: none does, or it failed). */
-static size_t wi_best(const struct wi *w)
-{
-	size_t best = 0;
-
-	if (w->run[0].status)
-		return 0;
-	for (size_t i = 1; i < w->n; i++)
-		if (!w->run[i].status && w->run[i].au >= w->run[0].au + WI_GAIN &&
-		    (!best || w->run[i].au > w->run[best].au))
-			best = i;
-	return best;
-}
-
 /* One line: which what-if helps, and what that tells. */
 static void wi_verdict(const struct wi *w, FILE *f)
 {
-	const struct wi_run *b = &w->run[0];
-	size_t i = wi_best(w);
+	const struct ss_wi_run *b = &w->s.run[0];
+	size_t i = ss_whatif_best(&w->s);
 
 	if (b->status)
 		return;
 	if (i)
-		fprintf(f, "\nhelps most: %s (AU %+.1f points): %s\n", w->run[i].name,
-			100 * (w->run[i].au - b->au), w->run[i].says);
-	else if (b->au >= 1 - WI_GAIN)
+		fprintf(f, "\nhelps most: %s (AU %+.1f points): %s\n", w->s.run[i].name,
+			100 * (w->s.run[i].au - b->au), w->s.run[i].says);
+	else if (b->au >= 1 - SS_WI_GAIN)
 		fprintf(f, "\nhelps most: none: AU %.1f%% as recorded, the accelerator does not "
 			"wait\n", 100 * b->au);
 	else
 		fprintf(f, "\nhelps most: none of these raises AU by %.0f points or more\n",
-			100 * WI_GAIN);
+			100 * SS_WI_GAIN);
 }
 
 static int wi_print_text(const struct wi *w, FILE *f)
 {
-	const struct wi_run *b = &w->run[0];
+	const struct ss_wi_run *b = &w->s.run[0];
 	char bw[32], t[32], ck[32], dt[16], dau[16];
 
-	fprintf(f, "what-ifs of %s: DIR %s%s%s, each run bounded by %.9gs%s\n\n", w->trace,
+	fprintf(f, "what-ifs of %s: DIR %s%s%s, each run bounded by %.9gs%s\n\n", w->s.trace,
 		w->cfg.dir, w->cfg.fast ? ", FAST_DIR " : "", w->cfg.fast ? w->cfg.fast : "",
 		w->cfg.runtime_ns / 1e9,
 		!w->cfg.keep_caches && geteuid() == 0 ? ", page cache dropped before each" : "");
 	fprintf(f, "%-13s %-42s %7s %10s %12s %10s %9s %8s\n", "what-if", "change", "AU",
 		"job time", "read bw", "ckpt time", "time chg", "AU chg");
-	for (size_t i = 0; i < w->n; i++) {
-		const struct wi_run *r = &w->run[i];
+	for (size_t i = 0; i < w->s.n; i++) {
+		const struct ss_wi_run *r = &w->s.run[i];
 
 		if (r->status) {
 			fprintf(f, "%-13s %-42s FAILED: %s\n", r->name, r->what, r->err);
@@ -435,15 +217,15 @@ static int wi_print_text(const struct wi *w, FILE *f)
 	wi_verdict(w, f);
 	if (!w->cfg.fast)
 		fprintf(f, "\n(no --fast FAST_DIR: no staging or burst-buffer what-if)\n");
-	else if (!w->ckpts)
+	else if (!w->s.ckpts)
 		fprintf(f, "\n(no checkpoints in the trace: no burst-buffer what-if)\n");
-	if (!w->readers)
+	if (!w->s.readers)
 		fprintf(f, "(no thread reads a data set: no reader-thread what-if)\n");
-	if (!w->loaders)
+	if (!w->s.loaders)
 		fprintf(f, "(no data loader hands the training thread its data in the trace: "
 			"no loader what-if)\n");
-	for (size_t i = 0; i < w->n; i++)
-		if (!w->run[i].status && w->run[i].estimated) {
+	for (size_t i = 0; i < w->s.n; i++)
+		if (!w->s.run[i].status && w->s.run[i].estimated) {
 			fprintf(f, "(~: cut by --runtime; the job's time at the run's pace over the "
 				"trace's ops)\n");
 			break;
@@ -454,27 +236,27 @@ static int wi_print_text(const struct wi *w, FILE *f)
 static int wi_print_json(const struct wi *w, FILE *f)
 {
 	json_t *root = json_object(), *arr = json_array();
-	const struct wi_run *b = &w->run[0];
+	const struct ss_wi_run *b = &w->s.run[0];
 	int rc;
 
 	if (!root || !arr)
 		goto oom;
-	json_object_set_new(root, "trace", json_string(w->trace));
+	json_object_set_new(root, "trace", json_string(w->s.trace));
 	json_object_set_new(root, "dir", json_string(w->cfg.dir));
 	json_object_set_new(root, "fast", w->cfg.fast ? json_string(w->cfg.fast) : json_null());
 	json_object_set_new(root, "runtime_limit_ns", cm_json_u64(w->cfg.runtime_ns));
-	json_object_set_new(root, "recorded_reader_threads", json_integer(w->readers));
-	json_object_set_new(root, "loader_threads", json_integer(w->loaders));
-	json_object_set_new(root, "checkpoints", json_integer((json_int_t)w->ckpts));
-	for (size_t i = 0; i < w->n; i++) {
-		const struct wi_run *r = &w->run[i];
+	json_object_set_new(root, "recorded_reader_threads", json_integer(w->s.readers));
+	json_object_set_new(root, "loader_threads", json_integer(w->s.loaders));
+	json_object_set_new(root, "checkpoints", json_integer((json_int_t)w->s.ckpts));
+	for (size_t i = 0; i < w->s.n; i++) {
+		const struct ss_wi_run *r = &w->s.run[i];
 		json_t *o = json_object(), *a = json_array();
 
 		if (!o || !a || json_array_append_new(arr, o))
 			goto oom;
 		json_object_set_new(o, "name", json_string(r->name));
 		json_object_set_new(o, "change", json_string(r->what));
-		for (size_t k = 0; k < WI_ARGS && r->args[k]; k++)
+		for (size_t k = 0; k < SS_WI_ARGS && r->args[k]; k++)
 			json_array_append_new(a, json_string(r->args[k]));
 		json_object_set_new(o, "replay_options", a);
 		json_object_set_new(o, "ok", json_boolean(!r->status));
@@ -494,7 +276,7 @@ static int wi_print_json(const struct wi *w, FILE *f)
 		}
 	}
 	json_object_set_new(root, "whatifs", arr);
-	json_object_set_new(root, "helps_most", wi_best(w) ? json_string(w->run[wi_best(w)].name) :
+	json_object_set_new(root, "helps_most", ss_whatif_best(&w->s) ? json_string(w->s.run[ss_whatif_best(&w->s)].name) :
 			    json_null());
 	rc = json_dumpf(root, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	json_decref(root);
@@ -511,30 +293,33 @@ static void wi_clean(struct wi *w)
 {
 	char p[PATH_MAX];
 
-	for (size_t i = 0; i < w->n; i++) {
-		snprintf(p, sizeof(p), "%s/%s.json", w->work, w->run[i].name);
+	for (size_t i = 0; i < w->s.n; i++) {
+		snprintf(p, sizeof(p), "%s/%s.json", w->work, w->s.run[i].name);
 		unlink(p);
-		snprintf(p, sizeof(p), "%s/%s.log", w->work, w->run[i].name);
+		snprintf(p, sizeof(p), "%s/%s.log", w->work, w->s.run[i].name);
 		unlink(p);
 	}
 	rmdir(w->work);
 }
 
-/* After a signal (cli_run_catch): the run it stopped is over; remove the
- * work directory (unless --keep) and the table's file, made empty before
- * the runs, and say so.  The exit status, 128 + the signal. */
-static int wi_stopped(struct wi *w, int sig)
+/* The work directory made and the runs planned: what a signal removes
+ * (cli_stop_catch), or with --keep names. */
+static void wi_catch_work(struct wi *w)
 {
-	if (w->cfg.out)
-		unlink(w->cfg.out);
-	if (w->cfg.keep)
-		cli_error("stopped by SIG%s: the runs' reports and logs are in %s",
-			  sigabbrev_np(sig), w->work);
-	else {
-		wi_clean(w);
-		cli_error("stopped by SIG%s; the run under way was stopped too", sigabbrev_np(sig));
+	char p[PATH_MAX + 64];
+
+	if (w->cfg.keep) {
+		snprintf(p, sizeof(p), ": the runs' reports and logs are in %s", w->work);
+		cli_stop_say(p);
+		return;
 	}
-	return 128 + sig;
+	cli_stop_rm(w->work);
+	for (size_t i = 0; i < w->s.n; i++) {
+		snprintf(p, sizeof(p), "%s/%s.json", w->work, w->s.run[i].name);
+		cli_stop_rm(p);
+		snprintf(p, sizeof(p), "%s/%s.log", w->work, w->s.run[i].name);
+		cli_stop_rm(p);
+	}
 }
 
 int cmd_whatif(int argc, char **argv)
@@ -544,6 +329,7 @@ int cmd_whatif(int argc, char **argv)
 	struct stat st;
 	FILE *out = stdout;
 	const char *tmp = getenv("TMPDIR");
+	char err[512];
 	int c, failed = 0, ret = EXIT_FAIL;
 
 	opt_init_cfg(&p, &whatif_cmd, &w.cfg, argc, argv);
@@ -553,7 +339,7 @@ int cmd_whatif(int argc, char **argv)
 		if (c == OPT_ERR)
 			return EXIT_USAGE;
 	}
-	if (!(w.trace = opt_one_arg(&p, "TRACE")))
+	if (!(w.s.trace = opt_one_arg(&p, "TRACE")))
 		return EXIT_USAGE;
 	if (!w.cfg.dir) {
 		opt_error(&whatif_cmd, "missing -d DIR");
@@ -569,23 +355,33 @@ int cmd_whatif(int argc, char **argv)
 	}
 	if (w.cfg.out && cli_output_refused(w.cfg.out, 0))
 		return EXIT_FAIL;
-	if (wi_facts(&w))
+	w.s.dir = w.cfg.dir;
+	w.s.fast = w.cfg.fast;
+	w.s.runtime_ns = w.cfg.runtime_ns;
+	w.s.stage_size = w.cfg.stage_size;
+	w.s.force = w.cfg.force;
+	w.s.drop = !w.cfg.keep_caches && geteuid() == 0;
+	if (ss_whatif_plan(&w.s, err, sizeof(err))) {
+		cli_error("%s", err);
 		return EXIT_FAIL;
+	}
 
 	/* from here a signal stops the run under way and removes what we
-	 * made (wi_stopped); the table's file is made before the first run,
+	 * made (cli_stop_catch); the table's file is made before the first run,
 	 * so that one we cannot write stops us before, not after, them all */
-	cli_run_catch();
+	cli_stop_catch();
+	cli_stop_say("; the run under way was stopped too");
 	if (w.cfg.out && !(out = fopen(w.cfg.out, "wx"))) {
 		cli_error("%s: %s", w.cfg.out, strerror(errno));
 		return EXIT_FAIL;
 	}
+	if (w.cfg.out)
+		cli_stop_rm(w.cfg.out);
 	/* replay -d makes DIR; the runs that time checkpoints name it before */
 	if (mkdir(w.cfg.dir, 0755) && errno != EEXIST) {
 		cli_error("%s: %s", w.cfg.dir, strerror(errno));
 		goto out;
 	}
-	wi_plan(&w);
 	snprintf(w.work, sizeof(w.work) - 32, "%s", tmp && *tmp ? tmp : "/tmp");
 	strcat(w.work, "/iotape-whatif.XXXXXX");
 	if (!mkdtemp(w.work)) {
@@ -593,16 +389,13 @@ int cmd_whatif(int argc, char **argv)
 		w.work[0] = 0;
 		goto out;
 	}
-	for (size_t i = 0; i < w.n; i++) {
-		if (!cli_run_signal() && wi_run_one(&w, &w.run[i], i))
+	wi_catch_work(&w);
+	for (size_t i = 0; i < w.s.n; i++) {
+		if (wi_run_one(&w, &w.s.run[i], i))
 			goto out;
-		if (cli_run_signal()) {
-			if (out != stdout)
-				fclose(out);
-			return wi_stopped(&w, cli_run_signal());
-		}
-		failed += w.run[i].status != 0 || w.run[i].ops_failed;
+		failed += w.s.run[i].status != 0 || w.s.run[i].ops_failed;
 	}
+	cli_stop_release();
 	if ((w.cfg.json ? wi_print_json(&w, out) : wi_print_text(&w, out)) ||
 	    fflush(out) || ferror(out)) {
 		cli_error("%s: write error", w.cfg.out ? w.cfg.out : "stdout");
@@ -618,7 +411,7 @@ int cmd_whatif(int argc, char **argv)
 	}
 	if (failed)
 		cli_error("%d of %zu runs failed or had failed operations: their logs are in %s",
-			  failed, w.n, w.work);
+			  failed, w.s.n, w.work);
 	else
 		ret = EXIT_OK;
 	if (w.cfg.keep && !failed)

@@ -273,3 +273,97 @@ int cli_run_self(const char *log, char *const args[])
 	run_child = 0;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
+
+/* cli_stop_*: what a signal removes and says before it ends this process
+ * (its handler calls only async-signal-safe functions) */
+#define STOP_MAX 24
+static struct {
+	char path[STOP_MAX][PATH_MAX];
+	volatile sig_atomic_t n;
+	char tail[PATH_MAX + 128];
+} stop;
+
+/* s appended to buf (of len, with n used): the new n */
+static size_t stop_put(char *buf, size_t n, size_t len, const char *s)
+{
+	while (s && *s && n + 1 < len)
+		buf[n++] = *s++;
+	buf[n] = 0;
+	return n;
+}
+
+static void stop_handler(int sig)
+{
+	char line[sizeof(stop.tail) + 64];
+	size_t n = 0;
+
+	for (sig_atomic_t i = stop.n; i-- > 0;)
+		if (unlink(stop.path[i]) && errno == EISDIR)
+			rmdir(stop.path[i]);
+	n = stop_put(line, n, sizeof(line), "iotape ");
+	n = stop_put(line, n, sizeof(line), cli_cmd);
+	n = stop_put(line, n, sizeof(line), ": stopped by SIG");
+	n = stop_put(line, n, sizeof(line), sigabbrev_np(sig));
+	n = stop_put(line, n, sizeof(line), stop.tail);
+	n = stop_put(line, n, sizeof(line), "\n");
+	if (write(STDERR_FILENO, line, n) < 0)
+		line[0] = 0;
+	_exit(128 + sig);
+}
+
+void cli_stop_catch(void)
+{
+	struct sigaction sa = { .sa_handler = stop_handler }, old;
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < RUN_NSIGS; i++)
+		sigaddset(&sa.sa_mask, run_sigs[i]);
+	for (size_t i = 0; i < RUN_NSIGS; i++)
+		if (!sigaction(run_sigs[i], NULL, &old) && old.sa_handler != SIG_IGN)	/* nohup's */
+			sigaction(run_sigs[i], &sa, NULL);
+}
+
+/* (signals held while the handler's data changes) */
+static void stop_hold(int hold, sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < RUN_NSIGS; i++)
+		sigaddset(&set, run_sigs[i]);
+	sigprocmask(hold ? SIG_BLOCK : SIG_SETMASK, hold ? &set : old, hold ? old : NULL);
+}
+
+int cli_stop_rm(const char *path)
+{
+	sigset_t old;
+	int rc = -1;
+
+	stop_hold(1, &old);
+	if (stop.n < STOP_MAX && strlen(path) < PATH_MAX) {
+		strcpy(stop.path[stop.n], path);
+		stop.n++;
+		rc = 0;
+	}
+	stop_hold(0, &old);
+	return rc;
+}
+
+void cli_stop_say(const char *tail)
+{
+	sigset_t old;
+
+	stop_hold(1, &old);
+	snprintf(stop.tail, sizeof(stop.tail), "%s", tail);
+	stop_hold(0, &old);
+}
+
+void cli_stop_release(void)
+{
+	struct sigaction old;
+
+	for (size_t i = 0; i < RUN_NSIGS; i++)
+		if (!sigaction(run_sigs[i], NULL, &old) && old.sa_handler == stop_handler)
+			signal(run_sigs[i], SIG_IGN);
+	stop.n = 0;
+}

@@ -727,7 +727,7 @@ static void fmt_s(char *buf, size_t len, uint64_t ns)
 	snprintf(buf, len, "%.3fs", (double)ns / 1e9);
 }
 
-void rp_burst_text(FILE *f, struct rp_burst *b, const struct rp_layout *l,
+void rp_burst_text(FILE *f, struct rp_burst *b, const char *fast, const struct rp_layout *l,
 		   const struct rp_result *res)
 {
 	struct sums s;
@@ -739,7 +739,7 @@ void rp_burst_text(FILE *f, struct rp_burst *b, const struct rp_layout *l,
 	c = rp_burst_result(b, &n);
 	cm_fmt_bytes(b1, sizeof(b1), s.bytes);
 	fprintf(f, "\nBurst buffer (%s): %zu checkpoints, %s, %s\n",
-		res->burst_dir ? res->burst_dir : "", s.n, b1,
+		fast ? fast : "", s.n, b1,
 		b->drain ? "drained to --dir in the background" : "not drained (no --drain)");
 	fprintf(f, "  %4s %10s %10s %11s %5s", "ckpt", "start", "job saw", "bytes", "files");
 	if (b->drain)
@@ -794,7 +794,7 @@ static json_t *secs(uint64_t ns)
 	return json_real((double)ns / 1e9);
 }
 
-struct json_t *rp_burst_json(struct rp_burst *b, const struct rp_layout *l,
+struct json_t *rp_burst_json(struct rp_burst *b, const char *fast, const struct rp_layout *l,
 			     const struct rp_result *res)
 {
 	struct sums s;
@@ -825,7 +825,7 @@ struct json_t *rp_burst_json(struct rp_burst *b, const struct rp_layout *l,
 		}
 		json_array_append_new(a, x);
 	}
-	json_object_set_new(o, "dir", cm_json_str(res->burst_dir ? res->burst_dir : ""));
+	json_object_set_new(o, "dir", cm_json_str(fast ? fast : ""));
 	json_object_set_new(o, "drain", json_boolean(b->drain));
 	json_object_set_new(o, "checkpoints", a);
 	json_object_set_new(o, "seen_s", secs(s.seen));

@@ -1678,6 +1678,7 @@ int rp_job_open(struct rp_source **out, const struct rp_jobspec *j, const struct
 			job_free(&js->s);
 			return -EOVERFLOW;
 		}
+	js->s.layout.direct = o && o->direct;
 	*out = &js->s;
 	return 0;
 }

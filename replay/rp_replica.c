@@ -365,6 +365,7 @@ static int build_layout(struct replica *r, const struct rp_layout *il)
 	l->late = il->late;
 	l->opens_inferred = il->opens_inferred;
 	l->readers_recorded = il->readers_recorded;
+	l->direct = il->direct;
 	l->memfs_ops = il->memfs_ops;
 	l->nmemfs = il->nmemfs;
 	l->train = il->train;	/* accelerator 0's; each has its rp_thread.train */

@@ -692,6 +692,22 @@ static int put_key(FILE *f, int *n, const char *key, json_t *v)
 	return put_json(f, v, 2, 0);
 }
 
+/* The caller's sections that go at `at`, each ",\n  "KEY": VALUE". */
+static int sections_json(FILE *f, const struct rp_layout *l, const struct rp_result *res,
+			 enum rp_section_at at)
+{
+	int rc = 0;
+
+	for (unsigned i = 0; i < res->nsections; i++) {
+		const struct rp_section *x = &res->sections[i];
+		if (x->at != at || !x->json)
+			continue;
+		fprintf(f, ",\n  \"%s\": ", x->key);
+		rc |= put_json(f, x->json(x->arg, l, res), 2, 0);
+	}
+	return rc;
+}
+
 /*
  * The report is written as it is made: the jobs one by one, and the
  * replay's per-file list (a million files would be a gigabyte of JSON
@@ -736,20 +752,10 @@ int rp_report_json(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 		}
 	}
 	fputs("\n  ]", f);
-	if (res->extra) {
-		const char *k;
-		json_t *v;
-		json_object_foreach(res->extra, k, v) {
-			fprintf(f, ",\n  \"%s\": ", k);
-			rc |= put_json(f, json_incref(v), 2, 0);
-		}
-	}
+	rc |= sections_json(f, l, res, RP_AT_PLACEMENTS);
 	fputs(",\n  \"scale\": ", f);
 	rc |= put_json(f, scale_json(l, o, res), 2, 0);
-	if (res->burst) {
-		fputs(",\n  \"burst_buffer\": ", f);
-		rc |= put_json(f, rp_burst_json(res->burst, l, res), 2, 0);
-	}
+	rc |= sections_json(f, l, res, RP_AT_SCALE);
 	fputs(",\n  \"replay\": ", f);
 	/* "replay" but its last key, then "files": [ ... ] */
 	rc |= put_json(f, replay_json(l, o, res, &t), 2, 1);
@@ -844,8 +850,9 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 			dir_text(f, dir_names[k], &d[k], res->wall_ns);
 		place_release(d);
 	}
-	if (res->burst)
-		rp_burst_text(f, res->burst, l, res);
+	for (unsigned i = 0; i < res->nsections; i++)
+		if (res->sections[i].text)
+			res->sections[i].text(res->sections[i].arg, f, l, res);
 	cm_fmt_ns(b1, sizeof(b1), l->span);
 	cm_fmt_ns(b2, sizeof(b2), res->wall_ns);
 	fprintf(f, "\nReplay (%s timing): recorded %s, replayed %s, %zu threads\n",
@@ -896,7 +903,7 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 			" on programs and libraries, %" PRIu64 " under /dev\n", fault_reads(res),
 			l->fault_reads * o->loops, l->fault_pages, l->faults_unmatched,
 			l->faults_code, l->faults_shm);
-	if (o->direct)
+	if (l->direct)
 		fprintf(f, "  aligned for O_DIRECT: %" PRIu64 " ops\n", t.adjusted);
 	cm_fmt_bytes(b1, sizeof(b1), res->dev_read_bytes);
 	fprintf(f, "  read from storage: %s\n", b1);

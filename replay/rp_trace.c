@@ -2775,6 +2775,8 @@ int rp_trace_open(struct rp_source **out, const char *trace, const struct rp_tra
 	*out = NULL;
 	if (!o || (!o->reader_threads && !o->prefetch)) {
 		rc = trace_open(&t, trace, o, 0, NULL, err, errlen);
+		if (t)
+			t->src.layout.direct = t->direct;
 		*out = t ? &t->src : NULL;
 		return rc;
 	}
@@ -2794,6 +2796,7 @@ int rp_trace_open(struct rp_source **out, const char *trace, const struct rp_tra
 	if ((rc = trace_open(&t, trace, o, 0, pl, err, errlen)))
 		return rc;
 	t->src.layout.readers_recorded = nreaders;
+	t->src.layout.direct = t->direct;
 	*out = &t->src;
 	return 0;
 }

@@ -3,6 +3,7 @@
 # what the build made rather than on what the sources say:
 #
 #   format <- common <- {analyze, replay, import, record (+ bpf)} <- cli
+#                          {analyze, replay} <- session <- cli
 #                          {analyze, replay} <- export <- cli
 #
 # - symbols: nm of each module's objects ($OUT/MODULE/*.o): no undefined
@@ -29,9 +30,10 @@ OUT=$(dirname "${TESTBIN:-$TOP/.output/tests}")
 [ -d "$OUT" ] || skip "no build in $OUT (run make all tests)"
 command -v nm >/dev/null || skip "no nm (binutils)"
 
-MODS="format common analyze replay import export record cli"
+MODS="format common analyze replay import export record session cli"
 # each module's interface (every header of common/ is)
-PUBLIC="format/tape.h format/tape_vec.h common/*.h analyze/analyze.h replay/replay.h replay/rp_mpi.h
+PUBLIC="format/tape.h format/tape_vec.h common/*.h analyze/analyze.h replay/replay.h replay/rp_source.h replay/rp_hook.h
+	replay/rp_engine.h replay/rp_report.h replay/rp_mpi.h session/session.h
 	record/recorder.h import/import.h export/export.h bpf/record.h"
 PUBLIC="$PUBLIC analyze/ana_compare.h"
 TEST_PRIVATE="format/tape_internal.h analyze/ana_svg.h bpf/record.bpf.h"
@@ -44,7 +46,8 @@ may() {
 	analyze | replay | import) echo "common format" ;;
 	export) echo "common format analyze replay" ;;
 	record) echo "common format bpf" ;;
-	cli) echo "common format analyze replay record import export bpf" ;;
+	session) echo "common format analyze replay" ;;
+	cli) echo "common format analyze replay session record import export bpf" ;;
 	esac
 }
 # check_symbols OUT: the symbol rules on OUT's objects and programs
@@ -147,7 +150,7 @@ check_headers() {
 		n = split(rules, r, ";")
 		for (i = 1; i <= n; i++) if (r[i] != "") {
 			split(r[i], kv, ":"); ok[kv[1]] = " " kv[2] " "; lst[kv[1]] = kv[2] }
-		nd = split("format common analyze replay import export record cli bpf", dirs, " ")
+		nd = split("format common analyze replay import export record session cli bpf", dirs, " ")
 		n = split(pub, w, /[ \t\n]+/)
 		for (i = 1; i <= n; i++) pubh[w[i]] = 1
 		n = split(tp, w, " ")

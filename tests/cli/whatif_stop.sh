@@ -1,9 +1,10 @@
 #!/bin/sh
 # whatif_stop.sh - iotape whatif stopped by a signal: SIGTERM, SIGINT or
-# SIGHUP is passed on to the replay under way, which ends at once (not at
-# --runtime), nothing more runs, the runs' work directory (in $TMPDIR) and
-# the -o FILE made before the runs are removed, and whatif exits with 128 +
-# the signal after one line.  SIGKILL of whatif: its replay gets SIGTERM.
+# SIGHUP ends the replay under way (run in whatif's own process: no child)
+# at once (not at --runtime), nothing more runs, the runs' work directory
+# (in $TMPDIR) and the -o FILE made before the runs are removed, and
+# whatif exits with 128 + the signal after one line.  A signal whatif
+# started with ignored (nohup's) stays ignored.
 #
 # The job: one read, then another 100 s later: each replay sleeps in the
 # gap, bounded by --runtime 60s.
@@ -18,9 +19,24 @@ printf '%s\n%s\n%s\n%s\n%s\n' "$HDR" \
 	'100000001000,1,1,close,/data/a,3,0,0,0,10,0x0,' >"$T/s.csv"
 ok "$IOTAPE" import -o "$T/s.tape" "$T/s.csv"
 
+# started PID: wait until whatif PID says its first run started (its
+# progress line), then for the replay to be in the job's 100 s gap; no
+# child process runs it
+started() {
+	i=0
+	until grep -q '^whatif: \[1/' "$T/w.err" 2>/dev/null; do
+		[ $i -lt 200 ] || { kill -KILL "$1"; fail "no replay started: $(cat "$T/w.err")"; }
+		sleep 0.05
+		i=$((i + 1))
+	done
+	sleep 0.5	# the replay is in the job's 100 s gap
+	kill -0 "$1" 2>/dev/null || fail "whatif ended: $(cat "$T/w.err")"
+	[ -z "$(pgrep -P "$1")" ] || fail "the replay runs in a child process: $(pgrep -a -P "$1")"
+}
+
 # stop SIG: whatif in the background (SIGINT not ignored, as it would be
 # for a job started with & by a shell without job control), signalled once
-# its first replay is running; sets $child, $wrc
+# its first replay is running; sets $wrc
 stop() {
 	rm -rf "$T/d" "$T/tmp" "$T/w.txt"
 	mkdir "$T/tmp" || fail "mkdir"
@@ -28,14 +44,7 @@ stop() {
 		"$IOTAPE" whatif -d "$T/d" --runtime 60s -o "$T/w.txt" "$T/s.tape" \
 		>"$T/w.out" 2>"$T/w.err" &
 	wpid=$!
-	child= i=0
-	while [ -z "$child" ]; do
-		[ $i -lt 200 ] || { kill -KILL $wpid; fail "$1: no replay started: $(cat "$T/w.err")"; }
-		sleep 0.05
-		i=$((i + 1))
-		child=$(pgrep -P $wpid)
-	done
-	sleep 0.5	# the replay is in the job's 100 s gap
+	started $wpid
 	[ -n "$(ls -A "$T/tmp")" ] || fail "$1: no work directory in \$TMPDIR"
 	[ -f "$T/w.txt" ] || fail "$1: -o FILE not made before the runs"
 	t0=$(date +%s)
@@ -43,7 +52,6 @@ stop() {
 	wait $wpid
 	wrc=$?
 	[ $(($(date +%s) - t0)) -lt 20 ] || fail "$1: whatif took $(($(date +%s) - t0)) s to stop"
-	! kill -0 "$child" 2>/dev/null || { kill -KILL "$child"; fail "$1: the replay is still running"; }
 	[ -z "$(ls -A "$T/tmp")" ] || fail "$1: left in \$TMPDIR: $(ls -A "$T/tmp")"
 	[ ! -e "$T/w.txt" ] || fail "$1: the -o FILE was left"
 	[ ! -s "$T/w.out" ] || fail "$1: a table on stdout: $(cat "$T/w.out")"
@@ -65,13 +73,7 @@ rm -rf "$T/d" "$T/tmp"
 mkdir "$T/tmp" || fail "mkdir"
 TMPDIR=$T/tmp "$IOTAPE" whatif -d "$T/d" --runtime 60s --keep "$T/s.tape" >"$T/w.out" 2>"$T/w.err" &
 wpid=$!
-i=0
-while ! pgrep -P $wpid >/dev/null; do
-	[ $i -lt 200 ] || { kill -KILL $wpid; fail "--keep: no replay started"; }
-	sleep 0.05
-	i=$((i + 1))
-done
-sleep 0.5
+started $wpid
 kill -TERM $wpid
 wait $wpid
 wrc=$?
@@ -81,25 +83,19 @@ tail -n 1 "$T/w.err" | grep -qxF "iotape whatif: stopped by SIGTERM: the runs' r
 	fail "--keep: $(cat "$T/w.err")"
 [ -f "$work/baseline.log" ] || fail "--keep: no log of the stopped run"
 
-# SIGKILL: nothing can be removed, but the replay does not run on
+# nohup: SIGHUP ignored when whatif starts stays ignored: the run goes on
+# (stopped then by SIGTERM)
 rm -rf "$T/d" "$T/tmp"
 mkdir "$T/tmp" || fail "mkdir"
-TMPDIR=$T/tmp "$IOTAPE" whatif -d "$T/d" --runtime 60s "$T/s.tape" >"$T/w.out" 2>"$T/w.err" &
+TMPDIR=$T/tmp perl -e '$SIG{HUP} = "IGNORE"; exec @ARGV or exit 127' \
+	"$IOTAPE" whatif -d "$T/d" --runtime 60s "$T/s.tape" >"$T/w.out" 2>"$T/w.err" &
 wpid=$!
-child= i=0
-while [ -z "$child" ]; do
-	[ $i -lt 200 ] || { kill -KILL $wpid; fail "SIGKILL: no replay started"; }
-	sleep 0.05
-	i=$((i + 1))
-	child=$(pgrep -P $wpid)
-done
+started $wpid
+kill -HUP $wpid
 sleep 0.5
-kill -KILL $wpid
+kill -0 $wpid 2>/dev/null || fail "nohup: SIGHUP ended whatif: $(cat "$T/w.err")"
+kill -TERM $wpid
 wait $wpid
-i=0
-while kill -0 "$child" 2>/dev/null; do
-	[ $i -lt 100 ] || { kill -KILL "$child"; fail "SIGKILL: the replay runs on"; }
-	sleep 0.05
-	i=$((i + 1))
-done
+wrc=$?
+[ "$wrc" = 143 ] || fail "nohup: then SIGTERM: exit $wrc, want 143"
 exit 0
