@@ -11,7 +11,8 @@
  * the same build of iotape (mpirun starts one program), so a struct goes
  * as its bytes; the header's sizes and magic refuse another build
  * (-EPROTO).  A struct cm_lat goes as its counters (in the struct's bytes)
- * plus its samples: exact values as they are, a histogram as its non-zero
+ * plus its samples: exact values as 64-bit numbers (whether kept in 32 or
+ * 64 bits), a histogram as its non-zero
  * buckets (index, count), so percentiles on rank 0 are those the rank
  * had, exact ones included.  The pointers inside the struct's bytes are
  * never read on rank 0: every latency record is rebuilt from its samples.
@@ -343,11 +344,17 @@ static void put_lat(struct wbuf *b, const struct cm_lat *l)
 				put_u32(b, l->hist[i]);
 			}
 		}
-	} else if (l->v && l->n) {
+	} else if ((l->v || l->v32) && l->n) {
+		/* the exact values as 64 bits each, whichever width they
+		 * are kept in (v32 while each fits 32 bits) */
 		put_u32(b, LAT_EXACT);
 		put_u32(b, 0);
 		put_u64(b, l->n);
-		put(b, l->v, l->n * sizeof(*l->v));
+		if (l->v)
+			put(b, l->v, l->n * sizeof(*l->v));
+		else
+			for (size_t i = 0; i < l->n; i++)
+				put_u64(b, l->v32[i]);
 	} else {
 		put_u32(b, LAT_EMPTY);
 		put_u32(b, 0);
@@ -422,6 +429,7 @@ static int get_lat(struct rbuf *b, struct cm_lat *l)
 	int rc;
 
 	l->v = NULL;
+	l->v32 = NULL;
 	l->hist = NULL;
 	l->n = l->cap = 0;
 	if ((rc = get(b, &tag, sizeof(tag))) || (rc = get(b, &k, sizeof(k))))
@@ -542,6 +550,7 @@ static int unpack(struct merged *m, int r, const uint8_t *p, size_t len)
 		job_lats(j, l);
 		for (int k = 0; k < NLATS; k++) {	/* none points anywhere yet */
 			l[k]->v = NULL;
+			l[k]->v32 = NULL;
 			l[k]->hist = NULL;
 		}
 		j->marks = NULL;

@@ -100,9 +100,10 @@ static void same_lat(struct cm_lat *a, struct cm_lat *b, const char *what, unsig
 	if (a->hist)
 		CHECK(!memcmp(a->hist, b->hist, CM_LAT_BUCKETS * sizeof(*a->hist)),
 		      "job %u %s: buckets differ", g, what);
-	else if (a->n)
-		CHECK(!memcmp(a->v, b->v, a->n * sizeof(*a->v)), "job %u %s: values differ", g,
-		      what);
+	else
+		for (size_t i = 0; i < a->n; i++)	/* kept in 32 or 64 bits each */
+			CHECK((a->v ? a->v[i] : a->v32[i]) == (b->v ? b->v[i] : b->v32[i]),
+			      "job %u %s: value %zu differs", g, what, i);
 	for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++)
 		CHECK(cm_lat_pct(a, pcts[i]) == cm_lat_pct(b, pcts[i]), "job %u %s: p%g %llu != %llu",
 		      g, what, pcts[i], (unsigned long long)cm_lat_pct(a, pcts[i]),
