@@ -965,9 +965,10 @@ static int merged_host(const char *trace, struct rp_trace_opts *to)
 }
 
 /*
- * The training thread and its epochs' AU windows, as the analysis finds
- * them (iotape-analyze(1), ACCELERATOR), for the trace source: the replay
- * reports AU as DLIO computes it over the same windows.  *marks is the
+ * The training thread, its epochs' AU windows and its steps, as the
+ * analysis finds them (iotape-analyze(1), ACCELERATOR), for the trace
+ * source: the replay reports AU as DLIO computes it over the same windows,
+ * and counts the same steps.  *marks (the windows, then the steps) is the
  * caller's to free.  0, or -1 after one error line.
  */
 static int trace_trainer(const char *trace, struct rp_trace_opts *to, uint64_t **marks)
@@ -986,25 +987,27 @@ static int trace_trainer(const char *trace, struct rp_trace_opts *to, uint64_t *
 		return 0;	/* the source's open says what is wrong */
 	}
 	const struct ana_train *tr = &a.train;
-	if (tr->found) {
+	size_t nw = tr->nep ? 2 * tr->nep : 2;
+	if (tr->found && (*marks = calloc(nw + tr->steps + 1, sizeof(**marks)))) {
+		unsigned n = 0;
 		to->train_tid = tr->tid;
-		if (!tr->nep && !isnan(tr->au_dlio) && (*marks = calloc(2, sizeof(**marks)))) {
-			(*marks)[0] = tr->span.from_ns;	/* one window over its steps */
-			(*marks)[1] = tr->span.to_ns;
-			to->marks = *marks;
-			to->nmarks = 2;
-		} else if (tr->nep && (*marks = calloc(2 * tr->nep, sizeof(**marks)))) {
-			unsigned n = 0;
-			for (size_t e = 0; e < tr->nep; e++) {
-				const struct ana_au_epoch *x = &tr->ep[e];
-				if (!x->from_ns || x->to_ns <= x->from_ns)
-					continue;	/* no window: no marks */
-				(*marks)[n++] = x->from_ns;
-				(*marks)[n++] = x->to_ns;
-			}
-			to->marks = *marks;
-			to->nmarks = n;
+		if (!tr->nep && !isnan(tr->au_dlio)) {
+			(*marks)[n++] = tr->span.from_ns;	/* one window over its steps */
+			(*marks)[n++] = tr->span.to_ns;
 		}
+		for (size_t e = 0; e < tr->nep; e++) {
+			const struct ana_au_epoch *x = &tr->ep[e];
+			if (!x->from_ns || x->to_ns <= x->from_ns)
+				continue;	/* no window: no marks */
+			(*marks)[n++] = x->from_ns;
+			(*marks)[n++] = x->to_ns;
+		}
+		to->marks = n ? *marks : NULL;
+		to->nmarks = n;
+		if (tr->steps)
+			memcpy(*marks + nw, tr->ends, tr->steps * sizeof(**marks));
+		to->steps = *marks + nw;	/* none: none (not the source's rule) */
+		to->nsteps = tr->steps;
 	}
 	ana_release(&a);
 	return 0;
