@@ -966,9 +966,10 @@ static int merged_host(const char *trace, struct rp_trace_opts *to)
 
 /*
  * The training thread, its epochs' AU windows and its steps, as the
- * analysis finds them (iotape-analyze(1), ACCELERATOR), for the trace
- * source: the replay reports AU as DLIO computes it over the same windows,
- * and counts the same steps.  *marks (the windows, then the steps) is the
+ * analysis finds them (iotape-analyze(1), ACCELERATOR), and its data set
+ * (DATA SET), for the trace source: the replay reports AU as DLIO computes
+ * it over the same windows, and counts the same steps and data set.
+ * *marks (one block: the windows, the steps, the data set's paths) is the
  * caller's to free.  0, or -1 after one error line.
  */
 static int trace_trainer(const char *trace, struct rp_trace_opts *to, uint64_t **marks)
@@ -987,8 +988,27 @@ static int trace_trainer(const char *trace, struct rp_trace_opts *to, uint64_t *
 		return 0;	/* the source's open says what is wrong */
 	}
 	const struct ana_train *tr = &a.train;
-	size_t nw = tr->nep ? 2 * tr->nep : 2;
-	if (tr->found && (*marks = calloc(nw + tr->steps + 1, sizeof(**marks)))) {
+	size_t nw = tr->nep ? 2 * tr->nep : 2, nds = 0, sz = 0;
+	for (size_t i = 0; i < a.nfiles; i++)
+		if (a.files[i].dataset && a.files[i].path) {
+			nds++;
+			sz += strlen(a.files[i].path) + 1;
+		}
+	size_t off = (nw + tr->steps + 1) * sizeof(**marks);
+	if ((*marks = calloc(1, off + nds * sizeof(char *) + sz))) {
+		const char **ds = (const char **)((char *)*marks + off);
+		char *p = (char *)(ds + nds);
+		size_t k = 0;
+		for (size_t i = 0; i < a.nfiles; i++)
+			if (a.files[i].dataset && a.files[i].path) {
+				ds[k++] = p;
+				p = stpcpy(p, a.files[i].path) + 1;
+			}
+		to->has_dataset = 1;
+		to->dataset = ds;
+		to->ndataset = nds;
+	}
+	if (tr->found && *marks) {
 		unsigned n = 0;
 		to->train_tid = tr->tid;
 		if (!tr->nep && !isnan(tr->au_dlio)) {

@@ -146,10 +146,23 @@ static int wi_facts(struct wi *w)
 			cli_tape_error(w->trace, rc);
 		return -1;
 	}
-	/* the training thread, as the replay finds its loaders from it */
+	/* the training thread, as the replay finds its loaders from it, and
+	 * the data set, as its readers are found from it */
 	if (a.train.found)
 		to.train_tid = a.train.tid;
+	const char **ds = calloc(a.nfiles + 1, sizeof(*ds));
+	if (!ds) {
+		cli_error("%s: out of memory", w->trace);
+		ana_release(&a);
+		return -1;
+	}
+	for (size_t i = 0; i < a.nfiles; i++)
+		if (a.files[i].dataset && a.files[i].path)
+			ds[to.ndataset++] = a.files[i].path;
+	to.has_dataset = 1;
+	to.dataset = ds;
 	rc = rp_trace_open(&src, w->trace, &to, err, sizeof(err));
+	free(ds);
 	if (rc == 0) {
 		w->readers = src->layout.readers_recorded;
 		for (size_t i = 0; i < src->layout.nthreads; i++)

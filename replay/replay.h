@@ -146,7 +146,8 @@ struct rp_file {
 	uint8_t isdir : 1;	/* a directory: prepared with mkdir */
 	uint8_t modified : 1;	/* opened for writing, written, created,
 				 * unlinked or renamed by the job */
-	uint8_t dataset : 1;	/* prepared, only read (no write, create,
+	uint8_t dataset : 1;	/* in the data set (rp_trace_opts.dataset),
+				 * prepared, only read (no write, create,
 				 * unlink or rename): --scale-dataset copies it */
 	uint8_t excl : 1;	/* first made by an O_CREAT|O_EXCL open: it must
 				 * not exist when a loop starts */
@@ -386,6 +387,14 @@ struct rp_trace_opts {
 	 * RP_STEP_GAP_NS or more, hand-over waits left out) */
 	const uint64_t *steps;
 	size_t nsteps;
+	/* the data set as the analysis finds it (the one data-set rule,
+	 * iotape-analyze(1) DATA SET): its files' paths as recorded, read
+	 * during rp_trace_open only.  A file of the layout is in the data set
+	 * (rp_file.dataset) when it is one of them, prepared and only read.
+	 * has_dataset 0: every prepared, only-read file */
+	int has_dataset;
+	const char *const *dataset;
+	size_t ndataset;
 };
 /*
  * The trace source: a pass over TRACE makes the layout (paths confined:

@@ -340,6 +340,7 @@ struct trace_src {
 	unsigned nmarks;
 	uint64_t *steps;	/* rp_trace_opts.steps, sorted; NULL */
 	size_t nsteps;
+	const struct rp_trace_opts *o;	/* while it opens: the data set */
 	/* the rows the walk adds to the trace's (ROW_SPAWN, ROW_MARK), in
 	 * time order */
 	struct row *extra;
@@ -2323,15 +2324,28 @@ static int layout_finish(struct trace_src *t)
 		if (cm_strtab_find(&l->paths, cm_strtab_str(&l->dirs, d), &id) == 0)
 			l->dir_made[d] = l->files[id].made_dir;
 	}
+	uint8_t *inset = NULL;	/* per file: one of the analysis's data set */
+	if (t->o && t->o->has_dataset) {
+		if (!(inset = calloc(l->nfiles + 1, 1)))
+			return -ENOMEM;
+		for (size_t k = 0; k < t->o->ndataset; k++) {
+			uint32_t raw;
+			if (t->o->dataset[k] &&
+			    !cm_strtab_find(&t->raw, t->o->dataset[k], &raw) &&
+			    raw < t->capraw && t->raw_file[raw])
+				inset[t->raw_file[raw] - 1] = 1;
+		}
+	}
 	for (size_t i = 0; i < l->nfiles; i++) {
 		struct rp_file *f = &l->files[i];
 		f->holes = f->prepare && !f->isdir && !f->rbytes;
 		if (!f->isdir && t->direct && f->size % RP_ALIGN)
 			f->size += RP_ALIGN - f->size % RP_ALIGN;
-		f->dataset = f->prepare && !f->isdir && !f->modified;
+		f->dataset = f->prepare && !f->isdir && !f->modified && (!inset || inset[i]);
 		if (f->dataset)
 			l->dataset_bytes += f->rbytes;
 	}
+	free(inset);
 	return 0;
 }
 
@@ -2687,6 +2701,7 @@ static int trace_open(struct trace_src **out, const char *trace, const struct rp
 	t->has_host = o && o->has_host;
 	t->host = o ? o->host : 0;
 	t->train_tid = o ? o->train_tid : 0;
+	t->o = o;
 	if (o && o->nmarks && o->train_tid) {
 		if (!(t->marks = malloc(o->nmarks * sizeof(*t->marks)))) {
 			snprintf(err, errlen, "out of memory");
@@ -2761,6 +2776,7 @@ static int trace_open(struct trace_src **out, const char *trace, const struct rp
 			snprintf(err, errlen, "%s: %s", trace, strerror(-rc));
 		goto fail;
 	}
+	t->o = NULL;
 	*out = t;
 	return 0;
 fail:
