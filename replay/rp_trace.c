@@ -2589,9 +2589,6 @@ static void tape_msg(char *err, size_t errlen, const char *trace, const char *wh
 		 tape_strerror(rc), d && *d ? ": " : "", d && *d ? d : "");
 }
 
-/* Open the trace source; count: count reads per (thread, file) (the first
- * open of the what-ifs); plan: the what-ifs (owned from then on, freed on
- * error too), NULL. */
 static int cmp_u64(const void *x, const void *y)
 {
 	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
@@ -2599,6 +2596,9 @@ static int cmp_u64(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/* Open the trace source; count: count reads per (thread, file) (the first
+ * open of the what-ifs); plan: the what-ifs (owned from then on, freed on
+ * error too), NULL. */
 static int cmp_row_ts(const void *x, const void *y)
 {
 	const struct row *a = x, *b = y;
