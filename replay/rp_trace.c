@@ -1500,6 +1500,8 @@ static int plan_meta(struct walk *w, const struct row *r, unsigned kind)
 			return 0;
 		}
 		file = w->slots[sl].file;
+		w->hint_slot = (uint32_t)sl + 1;	/* a reader group's fstat goes
+							 * with the group */
 		if ((rc = new_op(w, r, kind)))
 			return rc;
 		w->cur.op.slot = (uint32_t)sl;
