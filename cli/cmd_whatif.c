@@ -110,6 +110,7 @@ struct wi {
 	struct wi_run run[WI_MAX];
 	size_t n;
 	unsigned readers;	/* recorded reader threads, 0: none */
+	int mapped;		/* the data set is read through a memory map */
 	unsigned loaders;	/* threads that hand the training thread its
 				 * data (a sched table), 0: none */
 	size_t ckpts;
@@ -173,6 +174,8 @@ static int wi_facts(struct wi *w)
 		return -1;
 	}
 	rp_source_free(src);
+	uint64_t mb;
+	w->mapped = ana_mmap_dataset(&a, &mb) != ANA_NONE;
 	w->ckpts = a.nckpts;	/* ana_ckpt_find's, as analyze reports them */
 	/* staging: the files that can be staged, and by default the room of
 	 * the fewest that carry 80% of their reads */
@@ -217,7 +220,7 @@ static void wi_plan(struct wi *w)
 		r->args[1] = w->cfg.fast;
 		r->args[2] = "--drain";
 	}
-	for (unsigned k = 2; w->readers && k <= 4; k *= 2) {
+	for (unsigned k = 2; w->readers && !w->mapped && k <= 4; k *= 2) {
 		char name[32];
 
 		snprintf(name, sizeof(name), "readers-%ux", k);
@@ -452,6 +455,9 @@ static int wi_print_text(const struct wi *w, FILE *f)
 		fprintf(f, "\n(no checkpoints in the trace: no burst-buffer what-if)\n");
 	if (!w->readers)
 		fprintf(f, "(no thread reads a data set: no reader-thread what-if)\n");
+	else if (w->mapped)
+		fprintf(f, "(the data set is read through a memory map, by page faults no reader "
+			"thread deals out: no reader-thread what-if)\n");
 	if (!w->loaders)
 		fprintf(f, "(no data loader hands the training thread its data in the trace: "
 			"no loader what-if)\n");
