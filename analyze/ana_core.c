@@ -582,8 +582,6 @@ void ana_note_damage(struct ana *a, int table, int err)
 
 /* ----------------------------------------------------------------- join */
 
-static const struct ana *sort_ctx;
-
 /*
  * The cache pass's figures onto files (a->pages, and the pages faulted in
  * in their ext): the compact state of the file table's files in place

@@ -352,7 +352,7 @@ static void model_train(struct model *m, uint64_t files)
 	const struct ana_train *tr = &a->train;
 	size_t nep = m->nep;
 	uint64_t steps = 0, n = 0, batch = 0, samples = files * m->spf;
-	double mean = 0, sd = 0, sum = 0, sq = 0;
+	double mean = 0, sd = 0;
 	char b[32];
 
 	if (nep)
@@ -367,12 +367,11 @@ static void model_train(struct model *m, uint64_t files)
 		mean = tr->step_mean_ms;
 		sd = tr->step_sd_ms;
 	} else if (nep && files) {
-		/* through mmap: its steps' count in the faults' epochs, their
-		 * work from its steps (the analysis knows no epochs there) */
-		m->err = m->err ? m->err : ana_thread_steps(a, tr->tid, m->ep_from, m->ep_to, &n,
-							     &sum, &sq);
-		if (m->err)
-			return;
+		/* through mmap: its steps (ana_train's) that ended in the
+		 * faults' epochs, their work from its steps (the analysis
+		 * knows no epochs there) */
+		for (uint64_t k = 0; k < tr->steps; k++)
+			n += tr->ends[k] >= m->ep_from && tr->ends[k] <= m->ep_to;
 		mean = tr->step_mean_ms;
 		sd = tr->step_sd_ms;
 	}

@@ -294,6 +294,7 @@ static long epoch_of(const struct ana_train *tr, uint64_t ts)
 struct steps {
 	uint64_t n;
 	double sum, sq;		/* ms */
+	size_t cap;		/* of tr->ends */
 };
 
 static int cmp_u64(const void *x, const void *y)
@@ -369,14 +370,18 @@ static int in_gap(unsigned call)
 	return call != TAPE_WAITC_IO && call != TAPE_WAITC_READ && call != TAPE_WAITC_WRITE;
 }
 
-/* A step that began at start, worked work ns and ended its work at end. */
+/* A step that began at start, worked work ns and ended its work at end;
+ * the trainer's call at bound ended it (ANA_STEP_LAST: none, the trace
+ * ended in it). */
 static void step(struct ana_train *tr, struct steps *st, uint64_t start, uint64_t end,
-		 uint64_t work)
+		 uint64_t work, uint64_t bound)
 {
 	long e = epoch_of(tr, start);
 
 	if (tr->nep && e < 0)
 		return;		/* start-up */
+	ANA_VEC_GROW(tr->ends, st->cap, st->n);
+	tr->ends[st->n] = bound;
 	st->n++;
 	st->sum += work / 1e6;
 	st->sq += (work / 1e6) * (work / 1e6);
@@ -512,12 +517,12 @@ static int trainer_pass(struct ana *a, struct ana_train *tr)
 		/* the end of a step: a batch taken, or any call */
 		if (!by_batch) {
 			if (work >= ANA_STEP_GAP_NS)
-				step(tr, &st, wstart, wend, work);
+				step(tr, &st, wstart, wend, work, ts);
 			work = 0;
 		} else if (cls == TAPE_OPC_READ && fid != last_fid && feeds(tr, fid)) {
 			if (in_batch)
 				step(tr, &st, work ? wstart : last_end, work ? wend : last_end,
-				     run_work(&run));
+				     run_work(&run), ts);
 			in_batch = 1;
 			work = 0;
 			run.n = 0;
@@ -529,7 +534,7 @@ static int trainer_pass(struct ana *a, struct ana_train *tr)
 	}
 	if (by_batch ? in_batch : work >= ANA_STEP_GAP_NS)
 		step(tr, &st, work ? wstart : last_end, work ? wend : last_end,
-		     by_batch ? run_work(&run) : work);
+		     by_batch ? run_work(&run) : work, ANA_STEP_LAST);
 done:
 	/* a damaged block ends the pass where it is, as it ended the main
 	 * passes (which noted it): the steps before it stand */
@@ -632,4 +637,6 @@ void ana_train_release(struct ana_train *t)
 	free(t->ep);
 	t->ep = NULL;
 	t->nep = 0;
+	free(t->ends);
+	t->ends = NULL;
 }

@@ -544,6 +544,8 @@ struct ana_sched {
 /* A compute gap this long or longer is a training step (the replay's
  * rule, replay/replay.h RP_STEP_GAP_NS). */
 #define ANA_STEP_GAP_NS 1000000ull
+/* struct ana_train ends[] of a step the trace ended in */
+#define ANA_STEP_LAST UINT64_MAX
 
 struct ana_epoch {
 	uint64_t start_ns, end_ns, bytes, files, reads;
@@ -781,6 +783,11 @@ struct ana_train {
 	uint64_t work_ns, wait_ns, io_ns, cpu_ns;	/* over the window */
 	uint64_t steps;		/* in the epochs (or all, without epochs) */
 	double step_mean_ms, step_sd_ms;
+	/* the one step rule (iotape-analyze(1), ACCELERATOR): where each of
+	 * those steps ended, in step order: the start of the trainer's call
+	 * that ended it (absolute ns; ANA_STEP_LAST: the trace ended in it).
+	 * The replay's steps are these (rp_trace_opts.steps), as are model's. */
+	uint64_t *ends;
 	uint64_t start_ns;	/* the first data-set read (start-up before) */
 	struct ana_au_epoch *ep; size_t nep;
 	/* no epochs counted (checkpoints only, a data set read through a map):
@@ -1076,16 +1083,6 @@ int ana_file_excluded(const struct ana *a, const struct ana_file *f);
 /* The standard deviation of thread t's steps (ANA_STEP_GAP_NS), in ms;
  * NaN without steps. */
 double ana_step_stdev_ms(const struct ana_thread *t);
-/*
- * The steps of thread tid that end in [from, to] (absolute ns): its gaps
- * of ANA_STEP_GAP_NS or more between any two of its calls (the pass
- * without replayed_io: a DataLoader's trainer receives each batch on a
- * socket), by a second pass over the syscall table (after ana_run).  *n gets their number,
- * *sum_ms and *sq_ms the sum of their lengths and of their squares (ms).
- * 0 or -errno.
- */
-int ana_thread_steps(struct ana *a, uint32_t tid, uint64_t from, uint64_t to,
-		     uint64_t *n, double *sum_ms, double *sq_ms);
 
 /* Fill job (empty) with what the analysis a shows of the job
  * (iotape-model(1), FROM A TRACE): 0, or -ENOMEM (job then holds part of

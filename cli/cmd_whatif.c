@@ -221,6 +221,9 @@ static int wi_print_text(const struct wi *w, FILE *f)
 		fprintf(f, "\n(no checkpoints in the trace: no burst-buffer what-if)\n");
 	if (!w->s.readers)
 		fprintf(f, "(no thread reads a data set: no reader-thread what-if)\n");
+	else if (w->s.mapped)
+		fprintf(f, "(the data set is read through a memory map, by page faults no reader "
+			"thread deals out: no reader-thread what-if)\n");
 	if (!w->s.loaders)
 		fprintf(f, "(no data loader hands the training thread its data in the trace: "
 			"no loader what-if)\n");

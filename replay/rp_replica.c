@@ -190,8 +190,10 @@ static int replica_next(struct rp_source *s, unsigned t, struct rp_op *op)
 		}
 		return rc;
 	}
-	if (train) {	/* a step ends at a compute gap of its training thread */
-		if (r->prev_end[a] && op->ts >= r->prev_end[a] + RP_STEP_GAP_NS &&
+	if (train) {	/* a step of its training thread ended: the source's
+			 * (the analysis's), else at a compute gap */
+		if (il->steps_marked ? (op->flags & RP_F_STEPEND) != 0 :
+		    r->prev_end[a] && op->ts >= r->prev_end[a] + RP_STEP_GAP_NS &&
 		    !(op->flags & RP_F_OVERLAP)) {
 			if (r->sync)
 				step_barrier(r, a);
@@ -370,6 +372,7 @@ static int build_layout(struct replica *r, const struct rp_layout *il)
 	l->nmemfs = il->nmemfs;
 	l->train = il->train;	/* accelerator 0's; each has its rp_thread.train */
 	l->nmarks = il->nmarks;
+	l->steps_marked = il->steps_marked;
 	l->handovers = il->handovers;
 	memcpy(l->memfs, il->memfs, sizeof(l->memfs));
 	rp_layout_scale_counts(l, n, 1);
@@ -435,8 +438,9 @@ int rp_replica_open(struct rp_source **out, const struct rp_replica_opts *o,
 	if (o->sync_steps) {
 		if (!r->prev_end) {
 			replica_free(&r->s);
-			snprintf(err, errlen, "--sync-steps: the trace shows no training steps (no "
-				 "thread has compute gaps of 1 ms or more between its ops)");
+			snprintf(err, errlen, "--sync-steps: the trace shows no training steps (%s)",
+				 il->steps_marked ? "its training thread has none" :
+				 "no thread has compute gaps of 1 ms or more between its ops");
 			return -EINVAL;
 		}
 		pthread_mutex_init(&r->mu, NULL);

@@ -977,8 +977,9 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 		fprintf(f, "\nScale: %u accelerators (checkpoint writers: %s, steps ", st.n,
 			o->writers ? "one" : "all");
 		if (o->sync_steps && tt < l->nthreads)
-			fprintf(f, "synchronized: %" PRIu64 " a loop, thread %u's compute gaps of 1 ms "
-				"or more)\n", l->threads[tt].steps, l->threads[tt].tid);
+			fprintf(f, "synchronized: %" PRIu64 " a loop, thread %u's %s)\n",
+				l->threads[tt].steps, l->threads[tt].tid, l->steps_marked ?
+				"steps" : "compute gaps of 1 ms or more");
 		else
 			fputs("not synchronized)\n", f);
 		for (unsigned a = 0; a < st.n; a++) {

@@ -70,6 +70,9 @@ enum rp_timing { RP_TIME_ORIGINAL, RP_TIME_THINK, RP_TIME_AFAP };	/* choice orde
 				 * off is the mark's index (rp_layout.nmarks);
 				 * the engine notes the thread's wall and
 				 * compute there (rp_job.marks) */
+#define RP_F_STEPEND (1u << 12)	/* the training thread's first op after
+				 * the end of a step, as the source counts
+				 * steps (layout.steps_marked) */
 #define RP_NO_SLOT UINT32_MAX	/* rp_op.slot of a metadata op by path */
 #define RP_NO_FILE UINT32_MAX	/* rp_op_done.file2 of an op with one file */
 
@@ -117,7 +120,8 @@ struct rp_file {
 	uint8_t isdir : 1;	/* a directory: prepared with mkdir */
 	uint8_t modified : 1;	/* opened for writing, written, created,
 				 * unlinked or renamed by the job */
-	uint8_t dataset : 1;	/* prepared, only read (no write, create,
+	uint8_t dataset : 1;	/* in the data set (rp_trace_opts.dataset),
+				 * prepared, only read (no write, create,
 				 * unlink or rename): --scale-dataset copies it */
 	uint8_t excl : 1;	/* first made by an O_CREAT|O_EXCL open: it must
 				 * not exist when a loop starts */
@@ -225,6 +229,10 @@ struct rp_layout {
 	uint32_t train;
 	unsigned nmarks;
 	uint64_t handovers;	/* ops that wait for another thread's data */
+	/* the source marks the training thread's steps (RP_F_STEPEND) and
+	 * counts them in its rp_thread.steps: the replica's steps are those
+	 * (0: its compute gaps of RP_STEP_GAP_NS or more) */
+	uint8_t steps_marked;
 };
 
 static inline const char *rp_file_path(const struct rp_layout *l, uint32_t f)
@@ -346,6 +354,23 @@ struct rp_trace_opts {
 	uint32_t train_tid;
 	const uint64_t *marks;
 	unsigned nmarks;
+	/* the training thread's steps as the analysis counts them (the one
+	 * step rule, iotape-analyze(1) ACCELERATOR): the recorded time (ns)
+	 * each ended at, the start of the trainer's call that ended it
+	 * (UINT64_MAX: the trace ended in it); copied.  With train_tid: its
+	 * op at or after each is marked RP_F_STEPEND, and they are its
+	 * steps per loop.  NULL: the source's own rule (its compute gaps of
+	 * RP_STEP_GAP_NS or more, hand-over waits left out) */
+	const uint64_t *steps;
+	size_t nsteps;
+	/* the data set as the analysis finds it (the one data-set rule,
+	 * iotape-analyze(1) DATA SET): its files' paths as recorded, read
+	 * during rp_trace_open only.  A file of the layout is in the data set
+	 * (rp_file.dataset) when it is one of them, prepared and only read.
+	 * has_dataset 0: every prepared, only-read file */
+	int has_dataset;
+	const char *const *dataset;
+	size_t ndataset;
 };
 /*
  * The trace source: a pass over TRACE makes the layout (paths confined:
@@ -364,7 +389,7 @@ struct rp_trace_opts {
  * virtual reader's times are made of those); the other ops stay on their
  * threads.  prefetch K: each op of a group waits for the trainer
  * (rp_train_thread) to end its step K before the one it was in when the
- * group was opened (steps: its compute gaps of RP_STEP_GAP_NS or more).
+ * group was opened (steps: rp_trace_opts.steps, RP_F_STEPEND).
  * -ENOENT, with why in err, when no thread reads the data set.
  * layout.readers_recorded: how many readers were found.
  */
@@ -401,8 +426,9 @@ struct rp_replica_opts {
 };
 /* The training thread of a layout: the source's (layout.train: the trace
  * analysis's, iotape-analyze(1) ACCELERATOR), else the one with the most
- * compute; its compute gaps of RP_STEP_GAP_NS or more are the job's
- * steps. */
+ * compute; its steps are the job's: those the source marks
+ * (layout.steps_marked), else its compute gaps of RP_STEP_GAP_NS or
+ * more. */
 size_t rp_train_thread(const struct rp_layout *l);
 /* Whether the job has no compute at all (no thread with a compute gap):
  * then accelerator utilization is not defined (n/a). */

@@ -259,10 +259,11 @@ struct walk {
 	uint64_t *vclock;	/* per virtual reader: end of its ops so far */
 	uint8_t *vstarted;
 	struct cm_map rprev;	/* reader tid -> recorded end of its ops */
-	uint32_t train;		/* the trainer's thread + 1 */
+	uint32_t train;		/* the trainer's thread + 1 (replay passes) */
 	uint64_t tr_n, tr_prev_end, tr_steps;
 	struct dep tr_last;	/* the trainer's latest op */
-	struct dep *bounds;	/* ring of its last k + 1 step ends */
+	struct dep *bounds;	/* --prefetch: ring of its last k + 1 step ends */
+	size_t st_next;		/* trace_src.steps: the next step end */
 };
 
 /*
@@ -337,6 +338,9 @@ struct trace_src {
 	uint32_t train_tid;
 	uint64_t *marks;
 	unsigned nmarks;
+	uint64_t *steps;	/* rp_trace_opts.steps, sorted; NULL */
+	size_t nsteps;
+	const struct rp_trace_opts *o;	/* while it opens: the data set */
 	/* the rows the walk adds to the trace's (ROW_SPAWN, ROW_MARK), in
 	 * time order */
 	struct row *extra;
@@ -680,6 +684,28 @@ static void add_dep(struct walk *w, struct dep cand)
 
 static int push(struct trace_src *t, unsigned thread, const struct rp_op *op);
 
+/*
+ * Whether the trainer's op ends a step before it (replay passes): the
+ * analysis's steps (rp_trace_opts.steps) that ended by its start, else a
+ * compute gap of RP_STEP_GAP_NS or more before it, the hand-over's wait
+ * left out (as the layout counts rp_thread.steps).
+ */
+static int step_ended(struct walk *w, const struct rp_op *op)
+{
+	const struct trace_src *t = w->t;
+	int ended = 0;
+
+	if (t->steps) {
+		while (w->st_next < t->nsteps && t->steps[w->st_next] <= op->ts + t->t0) {
+			w->st_next++;
+			ended = 1;
+		}
+		return ended;
+	}
+	return w->tr_n && !(op->flags & RP_F_OVERLAP) &&
+	       op->ts >= w->tr_prev_end + op->wait + RP_STEP_GAP_NS;
+}
+
 /* The recorded concurrency of the current op (a min-heap of the ends of
  * the thread's data ops still in flight at its start), then count it in
  * the layout or hand it to its thread. */
@@ -721,11 +747,12 @@ static int finish_op(struct walk *w)
 			i = (i - 1) / 2;
 		}
 	}
-	if (w->t->plan && w->t->plan->k && p->thread + 1 == w->train) {
-		/* the trainer's steps end at its compute gaps of RP_STEP_GAP_NS */
-		if (w->tr_n && !(op->flags & RP_F_OVERLAP) &&
-		    op->ts >= w->tr_prev_end + RP_STEP_GAP_NS)
-			w->bounds[w->tr_steps++ % (w->t->plan->k + 1)] = w->tr_last;
+	if (!l && p->thread + 1 == w->train) {
+		if (step_ended(w, op)) {
+			op->flags |= RP_F_STEPEND;
+			if (w->t->plan && w->t->plan->k)
+				w->bounds[w->tr_steps++ % (w->t->plan->k + 1)] = w->tr_last;
+		}
 		if (!w->tr_n || op->end > w->tr_prev_end)
 			w->tr_prev_end = op->end;
 		w->tr_n++;
@@ -1473,6 +1500,8 @@ static int plan_meta(struct walk *w, const struct row *r, unsigned kind)
 			return 0;
 		}
 		file = w->slots[sl].file;
+		w->hint_slot = (uint32_t)sl + 1;	/* a reader group's fstat goes
+							 * with the group */
 		if ((rc = new_op(w, r, kind)))
 			return rc;
 		w->cur.op.slot = (uint32_t)sl;
@@ -1985,6 +2014,10 @@ static int walk_begin(struct walk *w, int emit)
 	w->end_max = w->last_ts = 0;
 	w->hint_file = w->hint_slot = 0;
 	w->groups = w->tr_n = w->tr_prev_end = w->tr_steps = 0;
+	w->st_next = 0;
+	if (emit && !t->plan)	/* (with the what-ifs' plan: thread_of's) */
+		w->train = t->src.layout.nthreads ?
+			   (uint32_t)rp_train_thread(&t->src.layout) + 1 : 0;
 	cm_map_clear(&w->rprev);
 	if (t->plan) {
 		unsigned n = t->plan->n ? t->plan->n : 1;
@@ -2209,10 +2242,17 @@ static void train_loaders(struct trace_src *t)
 	uint64_t *v = t->train_tid ? cm_map_get(&t->tids, t->train_tid, 0) : NULL;
 	int more = 1;
 
-	if (!v)
+	l->steps_marked = 1;	/* step_ended */
+	if (!v) {
+		free(t->steps);	/* another thread's: the source's rule */
+		t->steps = NULL;
+		t->nsteps = 0;
 		return;
+	}
 	l->train = (uint32_t)*v + 1;
 	l->threads[*v].train = 1;
+	if (t->steps)
+		l->threads[*v].steps = t->nsteps;
 	l->nmarks = t->nmarks;
 	while (more) {	/* to a fixed point: each round one hop further */
 		more = 0;
@@ -2286,15 +2326,28 @@ static int layout_finish(struct trace_src *t)
 		if (cm_strtab_find(&l->paths, cm_strtab_str(&l->dirs, d), &id) == 0)
 			l->dir_made[d] = l->files[id].made_dir;
 	}
+	uint8_t *inset = NULL;	/* per file: one of the analysis's data set */
+	if (t->o && t->o->has_dataset) {
+		if (!(inset = calloc(l->nfiles + 1, 1)))
+			return -ENOMEM;
+		for (size_t k = 0; k < t->o->ndataset; k++) {
+			uint32_t raw;
+			if (t->o->dataset[k] &&
+			    !cm_strtab_find(&t->raw, t->o->dataset[k], &raw) &&
+			    raw < t->capraw && t->raw_file[raw])
+				inset[t->raw_file[raw] - 1] = 1;
+		}
+	}
 	for (size_t i = 0; i < l->nfiles; i++) {
 		struct rp_file *f = &l->files[i];
 		f->holes = f->prepare && !f->isdir && !f->rbytes;
 		if (!f->isdir && t->direct && f->size % RP_ALIGN)
 			f->size += RP_ALIGN - f->size % RP_ALIGN;
-		f->dataset = f->prepare && !f->isdir && !f->modified;
+		f->dataset = f->prepare && !f->isdir && !f->modified && (!inset || inset[i]);
 		if (f->dataset)
 			l->dataset_bytes += f->rbytes;
 	}
+	free(inset);
 	return 0;
 }
 
@@ -2509,6 +2562,7 @@ static void trace_free(struct rp_source *s)
 	tape_reader_free(t->r);
 	cm_map_release(&t->edges);
 	free(t->marks);
+	free(t->steps);
 	free(t->extra);
 	rp_layout_release(&s->layout);
 	pthread_mutex_destroy(&t->mu);
@@ -2535,6 +2589,13 @@ static void tape_msg(char *err, size_t errlen, const char *trace, const char *wh
 
 	snprintf(err, errlen, "%s: %s%s%s%s%s", trace, what, what[0] ? ": " : "",
 		 tape_strerror(rc), d && *d ? ": " : "", d && *d ? d : "");
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
 }
 
 /* Open the trace source; count: count reads per (thread, file) (the first
@@ -2642,6 +2703,7 @@ static int trace_open(struct trace_src **out, const char *trace, const struct rp
 	t->has_host = o && o->has_host;
 	t->host = o ? o->host : 0;
 	t->train_tid = o ? o->train_tid : 0;
+	t->o = o;
 	if (o && o->nmarks && o->train_tid) {
 		if (!(t->marks = malloc(o->nmarks * sizeof(*t->marks)))) {
 			snprintf(err, errlen, "out of memory");
@@ -2650,6 +2712,16 @@ static int trace_open(struct trace_src **out, const char *trace, const struct rp
 		}
 		memcpy(t->marks, o->marks, o->nmarks * sizeof(*t->marks));
 		t->nmarks = o->nmarks;
+	}
+	if (o && o->steps && o->train_tid) {
+		if (!(t->steps = malloc((o->nsteps + 1) * sizeof(*t->steps)))) {
+			snprintf(err, errlen, "out of memory");
+			rc = -ENOMEM;
+			goto fail;
+		}
+		memcpy(t->steps, o->steps, o->nsteps * sizeof(*t->steps));
+		t->nsteps = o->nsteps;
+		qsort(t->steps, t->nsteps, sizeof(*t->steps), cmp_u64);
 	}
 	t->w.t = t;
 	t->errbuf = err;
@@ -2706,6 +2778,7 @@ static int trace_open(struct trace_src **out, const char *trace, const struct rp
 			snprintf(err, errlen, "%s: %s", trace, strerror(-rc));
 		goto fail;
 	}
+	t->o = NULL;
 	*out = t;
 	return 0;
 fail:

@@ -158,6 +158,7 @@ struct ss_whatif {
 	int force, drop;	/* replay -f, --drop-caches */
 	/* the trace's facts (ss_whatif_plan) */
 	unsigned readers;	/* recorded reader threads, 0: none */
+	int mapped;		/* the data set is read through a memory map */
 	unsigned loaders;	/* threads that hand the training thread its
 				 * data (a sched table), 0: none */
 	size_t ckpts;		/* checkpoints, as analyze finds them */

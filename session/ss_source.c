@@ -128,9 +128,11 @@ int ss_merged_host(struct ss_replay *s)
 }
 
 /*
- * The training thread and its epochs' AU windows, as the analysis finds
- * them (iotape-analyze(1), ACCELERATOR), for the trace source: the replay
- * reports AU as DLIO computes it over the same windows.  *marks is the
+ * The training thread, its epochs' AU windows and its steps, as the
+ * analysis finds them (iotape-analyze(1), ACCELERATOR), and its data set
+ * (DATA SET), for the trace source: the replay reports AU as DLIO computes
+ * it over the same windows, and counts the same steps and data set.
+ * *marks (one block: the windows, the steps, the data set's paths) is the
  * session's.  SS_OK, or SS_FAIL after one error line.
  */
 int ss_trace_trainer(struct ss_replay *s)
@@ -140,6 +142,7 @@ int ss_trace_trainer(struct ss_replay *s)
 	uint64_t **marks = &s->marks;
 	struct ana_opts ao = { .to_ns = UINT64_MAX, .top = -1, .threads = 1,
 			       .has_host = to->has_host, .host = to->host };
+	char buf[ANA_PATH_BUF];
 	struct ana a;
 	int rc;
 
@@ -152,25 +155,50 @@ int ss_trace_trainer(struct ss_replay *s)
 		return 0;	/* the source's open says what is wrong */
 	}
 	const struct ana_train *tr = &a.train;
-	if (tr->found) {
-		to->train_tid = tr->tid;
-		if (!tr->nep && !isnan(tr->au_dlio) && (*marks = calloc(2, sizeof(**marks)))) {
-			(*marks)[0] = tr->span.from_ns;	/* one window over its steps */
-			(*marks)[1] = tr->span.to_ns;
-			to->marks = *marks;
-			to->nmarks = 2;
-		} else if (tr->nep && (*marks = calloc(2 * tr->nep, sizeof(**marks)))) {
-			unsigned n = 0;
-			for (size_t e = 0; e < tr->nep; e++) {
-				const struct ana_au_epoch *x = &tr->ep[e];
-				if (!x->from_ns || x->to_ns <= x->from_ns)
-					continue;	/* no window: no marks */
-				(*marks)[n++] = x->from_ns;
-				(*marks)[n++] = x->to_ns;
-			}
-			to->marks = *marks;
-			to->nmarks = n;
+	size_t nw = tr->nep ? 2 * tr->nep : 2, nds = 0, sz = 0;
+	for (size_t i = 0; i < a.nfiles; i++) {
+		const char *p = a.files[i].dataset ? ana_file_path(&a, &a.files[i], buf) : NULL;
+		if (p) {
+			nds++;
+			sz += strlen(p) + 1;
 		}
+	}
+	size_t off = (nw + tr->steps + 1) * sizeof(**marks);
+	if ((*marks = calloc(1, off + nds * sizeof(char *) + sz))) {
+		const char **ds = (const char **)((char *)*marks + off);
+		char *q = (char *)(ds + nds);
+		size_t k = 0;
+		for (size_t i = 0; i < a.nfiles; i++) {
+			const char *p = a.files[i].dataset ? ana_file_path(&a, &a.files[i], buf) : NULL;
+			if (p) {
+				ds[k++] = q;
+				q = stpcpy(q, p) + 1;
+			}
+		}
+		to->has_dataset = 1;
+		to->dataset = ds;
+		to->ndataset = nds;
+	}
+	if (tr->found && *marks) {
+		unsigned n = 0;
+		to->train_tid = tr->tid;
+		if (!tr->nep && !isnan(tr->au_dlio)) {
+			(*marks)[n++] = tr->span.from_ns;	/* one window over its steps */
+			(*marks)[n++] = tr->span.to_ns;
+		}
+		for (size_t e = 0; e < tr->nep; e++) {
+			const struct ana_au_epoch *x = &tr->ep[e];
+			if (!x->from_ns || x->to_ns <= x->from_ns)
+				continue;	/* no window: no marks */
+			(*marks)[n++] = x->from_ns;
+			(*marks)[n++] = x->to_ns;
+		}
+		to->marks = n ? *marks : NULL;
+		to->nmarks = n;
+		if (tr->steps)
+			memcpy(*marks + nw, tr->ends, tr->steps * sizeof(**marks));
+		to->steps = *marks + nw;	/* none: none (not the source's rule) */
+		to->nsteps = tr->steps;
 	}
 	ana_release(&a);
 	return 0;

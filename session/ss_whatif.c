@@ -51,11 +51,37 @@ static int wi_facts(struct ss_whatif *w, char *err, size_t errlen)
 			cm_trace_error(err, errlen, w->trace, rc);
 		return -1;
 	}
-	/* the training thread, as the replay finds its loaders from it */
+	/* the training thread, as the replay finds its loaders from it, and
+	 * the data set, as its readers are found from it (its paths in one
+	 * block, as ss_trace_trainer gives them) */
 	if (a.train.found)
 		to.train_tid = a.train.tid;
+	char buf[ANA_PATH_BUF];
+	size_t sz = 0;
+	for (size_t i = 0; i < a.nfiles; i++) {
+		const char *p = a.files[i].dataset ? ana_file_path(&a, &a.files[i], buf) : NULL;
+		if (p)
+			sz += strlen(p) + 1;
+	}
+	const char **ds = malloc((a.nfiles + 1) * sizeof(*ds) + sz + 1);
+	if (!ds) {
+		snprintf(err, errlen, "%s: out of memory", w->trace);
+		ana_release(&a);
+		return -1;
+	}
+	char *q = (char *)(ds + a.nfiles + 1);
+	for (size_t i = 0; i < a.nfiles; i++) {
+		const char *p = a.files[i].dataset ? ana_file_path(&a, &a.files[i], buf) : NULL;
+		if (p) {
+			ds[to.ndataset++] = q;
+			q = stpcpy(q, p) + 1;
+		}
+	}
+	to.has_dataset = 1;
+	to.dataset = ds;
 	err[0] = 0;
 	rc = rp_trace_open(&src, w->trace, &to, err, errlen);
+	free(ds);
 	if (rc == 0) {
 		w->readers = src->layout.readers_recorded;
 		for (size_t i = 0; i < src->layout.nthreads; i++)
@@ -67,6 +93,8 @@ static int wi_facts(struct ss_whatif *w, char *err, size_t errlen)
 		return -1;
 	}
 	rp_source_free(src);
+	uint64_t mb;
+	w->mapped = ana_mmap_dataset(&a, &mb) != ANA_NONE;
 	w->ckpts = a.nckpts;	/* ana_ckpt_find's, as analyze reports them */
 	if ((rc = ana_staging_build(&a, &stg))) {
 		snprintf(err, errlen, "%s: out of memory", w->trace);
@@ -110,7 +138,7 @@ int ss_whatif_plan(struct ss_whatif *w, char *err, size_t errlen)
 		r->args[1] = w->fast;
 		r->args[2] = "--drain";
 	}
-	for (unsigned k = 2; w->readers && k <= 4; k *= 2) {
+	for (unsigned k = 2; w->readers && !w->mapped && k <= 4; k *= 2) {
 		char name[32];
 
 		snprintf(name, sizeof(name), "readers-%ux", k);
