@@ -236,61 +236,6 @@ static int wi_print_text(const struct wi *w, FILE *f)
 	return 0;
 }
 
-static int wi_print_json(const struct wi *w, FILE *f)
-{
-	json_t *root = json_object(), *arr = json_array();
-	const struct ss_wi_run *b = &w->s.run[0];
-	int rc;
-
-	if (!root || !arr)
-		goto oom;
-	json_object_set_new(root, "trace", json_string(w->s.trace));
-	json_object_set_new(root, "dir", json_string(w->cfg.dir));
-	json_object_set_new(root, "fast", w->cfg.fast ? json_string(w->cfg.fast) : json_null());
-	json_object_set_new(root, "runtime_limit_ns", cm_json_u64(w->cfg.runtime_ns));
-	json_object_set_new(root, "recorded_reader_threads", json_integer(w->s.readers));
-	json_object_set_new(root, "loader_threads", json_integer(w->s.loaders));
-	json_object_set_new(root, "checkpoints", json_integer((json_int_t)w->s.ckpts));
-	for (size_t i = 0; i < w->s.n; i++) {
-		const struct ss_wi_run *r = &w->s.run[i];
-		json_t *o = json_object(), *a = json_array();
-
-		if (!o || !a || json_array_append_new(arr, o))
-			goto oom;
-		json_object_set_new(o, "name", json_string(r->name));
-		json_object_set_new(o, "change", json_string(r->what));
-		for (size_t k = 0; k < SS_WI_ARGS && r->args[k]; k++)
-			json_array_append_new(a, json_string(r->args[k]));
-		json_object_set_new(o, "replay_options", a);
-		json_object_set_new(o, "ok", json_boolean(!r->status));
-		if (r->status) {
-			json_object_set_new(o, "error", json_string(r->err));
-			continue;
-		}
-		json_object_set_new(o, "au", json_real(r->au));
-		json_object_set_new(o, "job_time_s", json_real(r->job_s));
-		json_object_set_new(o, "job_time_estimated", json_boolean(r->estimated));
-		json_object_set_new(o, "read_bw_bytes", json_real(r->read_bw));
-		json_object_set_new(o, "checkpoint_time_s",
-				    r->ckpt_s >= 0 ? json_real(r->ckpt_s) : json_null());
-		if (i && !b->status) {
-			json_object_set_new(o, "job_time_change", json_real((r->job_s - b->job_s) / b->job_s));
-			json_object_set_new(o, "au_change", json_real(r->au - b->au));
-		}
-	}
-	json_object_set_new(root, "whatifs", arr);
-	json_object_set_new(root, "helps_most", ss_whatif_best(&w->s) ? json_string(w->s.run[ss_whatif_best(&w->s)].name) :
-			    json_null());
-	rc = json_dumpf(root, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-	json_decref(root);
-	fputc('\n', f);
-	return rc ? -EIO : 0;
-oom:
-	json_decref(arr);
-	json_decref(root);
-	return -ENOMEM;
-}
-
 /* rm -r of the work directory (its files only: reports and logs). */
 static void wi_clean(struct wi *w)
 {
@@ -399,7 +344,7 @@ int cmd_whatif(int argc, char **argv)
 		failed += w.s.run[i].status != 0 || w.s.run[i].ops_failed;
 	}
 	cli_stop_release();
-	if ((w.cfg.json ? wi_print_json(&w, out) : wi_print_text(&w, out)) ||
+	if ((w.cfg.json ? ss_whatif_json(&w.s, out) : wi_print_text(&w, out)) ||
 	    fflush(out) || ferror(out)) {
 		cli_error("%s: write error", w.cfg.out ? w.cfg.out : "stdout");
 		goto out;

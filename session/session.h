@@ -167,6 +167,10 @@ struct ss_whatif {
 	size_t n;
 };
 
+/* The what-ifs' results (after their runs) as one JSON object, the
+ * keys of iotape-whatif(1): 0, -ENOMEM or -EIO. */
+int ss_whatif_json(const struct ss_whatif *w, FILE *f);
+
 /* The trace's facts and the what-ifs that apply (w->run, w->n): 0, or -1
  * with why in err. */
 int ss_whatif_plan(struct ss_whatif *w, char *err, size_t errlen);

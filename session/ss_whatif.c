@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <jansson.h>
 #include "analyze.h"
 #include "fmt.h"
 #include "trace.h"
@@ -266,4 +267,60 @@ size_t ss_whatif_best(const struct ss_whatif *w)
 		    (!best || w->run[i].au > w->run[best].au))
 			best = i;
 	return best;
+}
+
+/* The what-ifs' results as one JSON object (whatif --json). */
+int ss_whatif_json(const struct ss_whatif *w, FILE *f)
+{
+	json_t *root = json_object(), *arr = json_array();
+	const struct ss_wi_run *b = &w->run[0];
+	int rc;
+
+	if (!root || !arr)
+		goto oom;
+	json_object_set_new(root, "trace", json_string(w->trace));
+	json_object_set_new(root, "dir", json_string(w->dir));
+	json_object_set_new(root, "fast", w->fast ? json_string(w->fast) : json_null());
+	json_object_set_new(root, "runtime_limit_ns", cm_json_u64(w->runtime_ns));
+	json_object_set_new(root, "recorded_reader_threads", json_integer(w->readers));
+	json_object_set_new(root, "loader_threads", json_integer(w->loaders));
+	json_object_set_new(root, "checkpoints", json_integer((json_int_t)w->ckpts));
+	for (size_t i = 0; i < w->n; i++) {
+		const struct ss_wi_run *r = &w->run[i];
+		json_t *o = json_object(), *a = json_array();
+
+		if (!o || !a || json_array_append_new(arr, o))
+			goto oom;
+		json_object_set_new(o, "name", json_string(r->name));
+		json_object_set_new(o, "change", json_string(r->what));
+		for (size_t k = 0; k < SS_WI_ARGS && r->args[k]; k++)
+			json_array_append_new(a, json_string(r->args[k]));
+		json_object_set_new(o, "replay_options", a);
+		json_object_set_new(o, "ok", json_boolean(!r->status));
+		if (r->status) {
+			json_object_set_new(o, "error", json_string(r->err));
+			continue;
+		}
+		json_object_set_new(o, "au", json_real(r->au));
+		json_object_set_new(o, "job_time_s", json_real(r->job_s));
+		json_object_set_new(o, "job_time_estimated", json_boolean(r->estimated));
+		json_object_set_new(o, "read_bw_bytes", json_real(r->read_bw));
+		json_object_set_new(o, "checkpoint_time_s",
+				    r->ckpt_s >= 0 ? json_real(r->ckpt_s) : json_null());
+		if (i && !b->status) {
+			json_object_set_new(o, "job_time_change", json_real((r->job_s - b->job_s) / b->job_s));
+			json_object_set_new(o, "au_change", json_real(r->au - b->au));
+		}
+	}
+	json_object_set_new(root, "whatifs", arr);
+	size_t best = ss_whatif_best(w);
+	json_object_set_new(root, "helps_most", best ? json_string(w->run[best].name) : json_null());
+	rc = json_dumpf(root, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	json_decref(root);
+	fputc('\n', f);
+	return rc ? -EIO : 0;
+oom:
+	json_decref(arr);
+	json_decref(root);
+	return -ENOMEM;
 }
