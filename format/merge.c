@@ -288,14 +288,7 @@ static int merge_table(struct input *in, int n, int table, tape_writer *w, const
 {
 	size_t size = tape_table_event_size(table);
 	int *h = calloc((size_t)n, sizeof(*h)), nh = 0, ret = 0, rc;
-	union {
-		struct tape_syscall s;
-		struct tape_block b;
-		struct tape_cache c;
-		struct tape_process p;
-		struct tape_file f;
-		struct tape_sample m;
-	} ev;
+	union tape_event_any ev;
 
 	if (!h)
 		return tape__xerr(e, -ENOMEM, "out of memory");

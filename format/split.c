@@ -247,14 +247,7 @@ static int put(struct split *s, size_t i, int table, void *ev)
 /* Every table into the parts: 0 or -errno. */
 static int distribute(struct split *s)
 {
-	union {
-		struct tape_syscall s;
-		struct tape_block b;
-		struct tape_cache c;
-		struct tape_process p;
-		struct tape_file f;
-		struct tape_sample m;
-	} ev;
+	union tape_event_any ev;
 
 	for (int t = 1; t < TAPE_TABLE_MAX; t++) {
 		size_t size = tape_table_event_size(t), k;

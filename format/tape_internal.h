@@ -89,6 +89,18 @@ enum {
 	ENC_SDICT = 16,
 };
 
+/* Room for one event of any table (a copy the transforms change before
+ * they write it: merge.c, split.c). */
+union tape_event_any {
+	struct tape_syscall s;
+	struct tape_block b;
+	struct tape_cache c;
+	struct tape_process p;
+	struct tape_file f;
+	struct tape_sample m;
+	struct tape_sched d;
+};
+
 /* Limits a reader enforces so a hostile file cannot exhaust memory. */
 #define TAPE_MAX_ROWS (1u << 20)	/* rows per block */
 #define TAPE_MAX_RAW (256u << 20)	/* raw payload bytes per chunk */
