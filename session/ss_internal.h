@@ -121,6 +121,12 @@ void ss_scen_release(struct ss_replay *s);
 /* ss_source.c */
 int ss_job_file(struct ss_replay *s);
 int ss_trace_trainer(struct ss_replay *s);
+struct ana;
+/* The analysis's data set as the trace source takes it
+ * (rp_trace_opts.dataset): one block of head bytes for the caller, then
+ * the files' paths (*ds, *n of them, pointing into the block).  The
+ * block (the caller's to free), or NULL: out of memory. */
+void *ss_dataset_paths(const struct ana *a, size_t head, const char ***ds, size_t *n);
 int ss_merged_host(struct ss_replay *s);
 int ss_open_source(struct ss_replay *s, const struct rp_opts *o, unsigned n,
 		   struct rp_source **src);

@@ -127,6 +127,35 @@ int ss_merged_host(struct ss_replay *s)
 	return 0;
 }
 
+void *ss_dataset_paths(const struct ana *a, size_t head, const char ***ds, size_t *n)
+{
+	char buf[ANA_PATH_BUF];
+	size_t nds = 0, sz = 0;
+
+	for (size_t i = 0; i < a->nfiles; i++) {
+		const char *p = a->files[i].dataset ? ana_file_path(a, &a->files[i], buf) : NULL;
+		if (p) {
+			nds++;
+			sz += strlen(p) + 1;
+		}
+	}
+	char *blk = calloc(1, head + nds * sizeof(char *) + sz + 1);
+	if (!blk)
+		return NULL;
+	const char **d = (const char **)(blk + head);
+	char *q = (char *)(d + nds);
+	*n = 0;
+	for (size_t i = 0; i < a->nfiles; i++) {
+		const char *p = a->files[i].dataset ? ana_file_path(a, &a->files[i], buf) : NULL;
+		if (p) {
+			d[(*n)++] = q;
+			q = stpcpy(q, p) + 1;
+		}
+	}
+	*ds = d;
+	return blk;
+}
+
 /*
  * The training thread, its epochs' AU windows and its steps, as the
  * analysis finds them (iotape-analyze(1), ACCELERATOR), and its data set
@@ -142,7 +171,6 @@ int ss_trace_trainer(struct ss_replay *s)
 	uint64_t **marks = &s->marks;
 	struct ana_opts ao = { .to_ns = UINT64_MAX, .top = -1, .threads = 1,
 			       .has_host = to->has_host, .host = to->host };
-	char buf[ANA_PATH_BUF];
 	struct ana a;
 	int rc;
 
@@ -155,29 +183,12 @@ int ss_trace_trainer(struct ss_replay *s)
 		return 0;	/* the source's open says what is wrong */
 	}
 	const struct ana_train *tr = &a.train;
-	size_t nw = tr->nep ? 2 * tr->nep : 2, nds = 0, sz = 0;
-	for (size_t i = 0; i < a.nfiles; i++) {
-		const char *p = a.files[i].dataset ? ana_file_path(&a, &a.files[i], buf) : NULL;
-		if (p) {
-			nds++;
-			sz += strlen(p) + 1;
-		}
-	}
-	size_t off = (nw + tr->steps + 1) * sizeof(**marks);
-	if ((*marks = calloc(1, off + nds * sizeof(char *) + sz))) {
-		const char **ds = (const char **)((char *)*marks + off);
-		char *q = (char *)(ds + nds);
-		size_t k = 0;
-		for (size_t i = 0; i < a.nfiles; i++) {
-			const char *p = a.files[i].dataset ? ana_file_path(&a, &a.files[i], buf) : NULL;
-			if (p) {
-				ds[k++] = q;
-				q = stpcpy(q, p) + 1;
-			}
-		}
+	size_t nw = tr->nep ? 2 * tr->nep : 2;
+	const char **ds;
+	if ((*marks = ss_dataset_paths(&a, (nw + tr->steps + 1) * sizeof(**marks), &ds,
+				       &to->ndataset))) {
 		to->has_dataset = 1;
 		to->dataset = ds;
-		to->ndataset = nds;
 	}
 	if (tr->found && *marks) {
 		unsigned n = 0;

@@ -57,32 +57,18 @@ static int wi_facts(struct ss_whatif *w, char *err, size_t errlen)
 	 * block, as ss_trace_trainer gives them) */
 	if (a.train.found)
 		to.train_tid = a.train.tid;
-	char buf[ANA_PATH_BUF];
-	size_t sz = 0;
-	for (size_t i = 0; i < a.nfiles; i++) {
-		const char *p = a.files[i].dataset ? ana_file_path(&a, &a.files[i], buf) : NULL;
-		if (p)
-			sz += strlen(p) + 1;
-	}
-	const char **ds = malloc((a.nfiles + 1) * sizeof(*ds) + sz + 1);
-	if (!ds) {
+	const char **ds;
+	void *blk = ss_dataset_paths(&a, 0, &ds, &to.ndataset);
+	if (!blk) {
 		snprintf(err, errlen, "%s: out of memory", w->trace);
 		ana_release(&a);
 		return -1;
-	}
-	char *q = (char *)(ds + a.nfiles + 1);
-	for (size_t i = 0; i < a.nfiles; i++) {
-		const char *p = a.files[i].dataset ? ana_file_path(&a, &a.files[i], buf) : NULL;
-		if (p) {
-			ds[to.ndataset++] = q;
-			q = stpcpy(q, p) + 1;
-		}
 	}
 	to.has_dataset = 1;
 	to.dataset = ds;
 	err[0] = 0;
 	rc = rp_trace_open(&src, w->trace, &to, err, errlen);
-	free(ds);
+	free(blk);
 	if (rc == 0) {
 		w->readers = src->layout.readers_recorded;
 		for (size_t i = 0; i < src->layout.nthreads; i++)

@@ -6,6 +6,7 @@ import ctypes
 import os
 
 from . import _lib as L
+from . import TraceError, _fail  # defined before __init__ imports this module
 
 _BY = {"host": L.SPLIT_HOST, "process": L.SPLIT_PROCESS, "time": L.SPLIT_TIME}
 
@@ -17,7 +18,6 @@ def _enc(path):
 def _raise(e, default):
     """The transform's error as a TraceError (its one line, or the
     libtape error of the file it names)."""
-    from . import TraceError, _fail
     if e.msg:
         return TraceError(-e.err, e.msg.decode(errors="replace"), default)
     what = e.what.decode(errors="replace") if e.what else default
@@ -47,7 +47,6 @@ def merge(paths, out, align=None):
             r = ctypes.c_void_p()
             rc = lib.tape_reader_open(ctypes.byref(r), _enc(p))
             if rc < 0:
-                from . import _fail
                 raise _fail(rc, p)
             readers.append(r)
             names.append(ctypes.create_string_buffer(_enc(p)))
@@ -58,7 +57,6 @@ def merge(paths, out, align=None):
             raise _raise(e, out)
         rc = lib.tape_writer_open(ctypes.byref(w), _enc(out), None)
         if rc < 0:
-            from . import _fail
             raise _fail(rc, out)
         made = True
         events = ctypes.c_uint64()
@@ -66,7 +64,6 @@ def merge(paths, out, align=None):
             raise _raise(e, out)
         rc, w = lib.tape_writer_close(w), None
         if rc < 0:
-            from . import _fail
             raise _fail(rc, out)
         made = False
         return {"hosts": len(paths), "events": events.value, "clock": clock.value.decode()}
@@ -99,7 +96,6 @@ def split(path, prefix, by="host", every_ns=0, parts=0):
     r = ctypes.c_void_p()
     rc = lib.tape_reader_open(ctypes.byref(r), _enc(path))
     if rc < 0:
-        from . import _fail
         raise _fail(rc, path)
     try:
         if lib.tape_split(r, _enc(path), ctypes.byref(o), ctypes.byref(st), ctypes.byref(e)):
