@@ -63,19 +63,16 @@ static void print_stats(const char *name, const struct bpf_program *p)
 			(unsigned long long)info.run_cnt);
 }
 
-int main(int argc, char **argv)
+/* the command line: -s into *stats, MODE into *mode, the command into
+ * *cmd; -1 to go on, else the exit status */
+static int parse_args(int argc, char **argv, int *stats, int *mode, char ***cmd)
 {
-	struct bpffloor_bpf *skel = NULL;
-	struct ring_buffer *ring = NULL;
-	unsigned long long records = 0;
-	int stats = 0, stats_fd = -1, go[2] = { -1, -1 };
-	int mode = -1, status = 0, rc = 1, err, opt;
-	pid_t child = -1;
+	int opt;
 
 	while ((opt = getopt(argc, argv, "+sh")) != -1) {
 		switch (opt) {
 		case 's':
-			stats = 1;
+			*stats = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -88,18 +85,26 @@ int main(int argc, char **argv)
 	if (optind < argc) {
 		for (int m = 0; m < FLOOR_MODES; m++)
 			if (strcmp(argv[optind], mode_names[m]) == 0)
-				mode = m;
+				*mode = m;
 	}
-	if (mode < 0 || optind + 2 >= argc || strcmp(argv[optind + 1], "--") != 0) {
+	if (*mode < 0 || optind + 2 >= argc || strcmp(argv[optind + 1], "--") != 0) {
 		usage(stderr);
 		return 2;
 	}
-	char **cmd = argv + optind + 2;
+	*cmd = argv + optind + 2;
+	return -1;
+}
 
-	skel = bpffloor_bpf__open();
+/* The BPF programs of mode, opened and loaded (not attached); NULL, said
+ * on stderr, when they cannot be. */
+static struct bpffloor_bpf *floor_load(int mode)
+{
+	struct bpffloor_bpf *skel = bpffloor_bpf__open();
+	int err;
+
 	if (!skel) {
 		fprintf(stderr, "bpffloor: opening the BPF object: %s\n", strerror(errno));
-		return 1;
+		return NULL;
 	}
 	skel->rodata->mode = mode;
 	skel->rodata->nr_read = SYS_read;
@@ -109,24 +114,28 @@ int main(int argc, char **argv)
 	err = bpffloor_bpf__load(skel);
 	if (err) {
 		fprintf(stderr, "bpffloor: loading the BPF programs: %s\n", strerror(-err));
-		goto out;
+		bpffloor_bpf__destroy(skel);
+		return NULL;
 	}
-	ring = ring_buffer__new(bpf_map__fd(skel->maps.rb), on_record, &records, NULL);
-	if (!ring) {
-		fprintf(stderr, "bpffloor: ring buffer: %s\n", strerror(errno));
-		goto out;
-	}
+	return skel;
+}
 
-	/* The command waits on a pipe until the programs are attached. */
+/* The command, started as a child that waits on the pipe go (made here;
+ * the caller closes what is left of it) until it is written to.  Returns
+ * the child's pid, or -1 said on stderr. */
+static pid_t start_held(char **cmd, int go[2])
+{
+	pid_t child;
+
 	if (pipe2(go, O_CLOEXEC)) {
 		fprintf(stderr, "bpffloor: pipe: %s\n", strerror(errno));
-		goto out;
+		return -1;
 	}
 	fflush(NULL);
 	child = fork();
 	if (child < 0) {
 		fprintf(stderr, "bpffloor: fork: %s\n", strerror(errno));
-		goto out;
+		return -1;
 	}
 	if (child == 0) {
 		char b;
@@ -141,29 +150,44 @@ int main(int argc, char **argv)
 	}
 	close(go[0]);
 	go[0] = -1;
-	/* the child's interrupt is the child's: wait for it to end */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
+	return child;
+}
+
+/* The child traced, the run-time statistics on (-s: their fd in
+ * *stats_fd), the programs attached, then the child released (go[1]
+ * written and closed).  0, or -1 said on stderr. */
+static int attach_and_release(struct bpffloor_bpf *skel, pid_t child, int stats, int *stats_fd,
+			      int go[2])
+{
+	int err;
 
 	if ((unsigned)child / 64 < FLOOR_TRACED_WORDS)
 		__atomic_fetch_or(&skel->bss->traced[child / 64], 1ull << (child % 64),
 				  __ATOMIC_SEQ_CST);
 	if (stats) {
-		stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-		if (stats_fd < 0)
-			fprintf(stderr, "bpffloor: run-time statistics: %s\n", strerror(-stats_fd));
+		*stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+		if (*stats_fd < 0)
+			fprintf(stderr, "bpffloor: run-time statistics: %s\n", strerror(-*stats_fd));
 	}
 	err = bpffloor_bpf__attach(skel);
 	if (err) {
 		fprintf(stderr, "bpffloor: attaching: %s\n", strerror(-err));
-		goto out;	/* closing the pipe ends the child */
+		return -1;	/* closing the pipe ends the child */
 	}
 	if (write(go[1], "g", 1) != 1) {
 		fprintf(stderr, "bpffloor: releasing the command: %s\n", strerror(errno));
-		goto out;
+		return -1;
 	}
 	close(go[1]);
 	go[1] = -1;
+	return 0;
+}
+
+/* The ring buffer drained until the child exits (its status in *status).
+ * 0, or -1 said on stderr (the child not waited for). */
+static int drain_until_exit(struct ring_buffer *ring, pid_t child, int *status)
+{
+	int err;
 
 	/* Records come without wakeups: poll's timeout paces the draining. */
 	for (;;) {
@@ -172,16 +196,48 @@ int main(int argc, char **argv)
 			err = ring_buffer__consume(ring);
 		if (err < 0 && err != -EINTR) {
 			fprintf(stderr, "bpffloor: ring buffer: %s\n", strerror(-err));
-			goto out;
+			return -1;
 		}
-		pid_t r = waitpid(child, &status, WNOHANG);
+		pid_t r = waitpid(child, status, WNOHANG);
 		if (r == child)
-			break;
+			return 0;
 		if (r < 0 && errno != EINTR) {
 			fprintf(stderr, "bpffloor: waitpid: %s\n", strerror(errno));
-			goto out;
+			return -1;
 		}
 	}
+}
+
+int main(int argc, char **argv)
+{
+	struct bpffloor_bpf *skel = NULL;
+	struct ring_buffer *ring = NULL;
+	unsigned long long records = 0;
+	int stats = 0, stats_fd = -1, go[2] = { -1, -1 };
+	int mode = -1, status = 0, rc;
+	pid_t child = -1;
+	char **cmd;
+
+	if ((rc = parse_args(argc, argv, &stats, &mode, &cmd)) >= 0)
+		return rc;
+	rc = 1;
+	if (!(skel = floor_load(mode)))
+		return 1;
+	ring = ring_buffer__new(bpf_map__fd(skel->maps.rb), on_record, &records, NULL);
+	if (!ring) {
+		fprintf(stderr, "bpffloor: ring buffer: %s\n", strerror(errno));
+		goto out;
+	}
+
+	/* The command waits on a pipe until the programs are attached. */
+	if ((child = start_held(cmd, go)) < 0)
+		goto out;
+	/* the child's interrupt is the child's: wait for it to end */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	if (attach_and_release(skel, child, stats, &stats_fd, go) ||
+	    drain_until_exit(ring, child, &status))
+		goto out;
 	child = -1;
 	bpffloor_bpf__detach(skel);
 	while (ring_buffer__consume(ring) > 0)

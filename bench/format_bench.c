@@ -932,34 +932,42 @@ static void usage(FILE *f)
 		"  -q  no progress on stderr\n");
 }
 
-int main(int argc, char **argv)
-{
-	size_t n = 10000000;
-	int runs = 3, cpu = 0, quiet = 0, opt, do_enc = 1, do_dec = 1;
-	uint64_t seed = 1;
-	const char *trace = "format_bench.tape", *csv = NULL, *input = NULL;
-	int syscall_only = 0;
-	struct tape_writer_opts wo = { .flags = TAPE_WRITE_FORCE };
+struct bench_opts {
+	size_t n;
+	int runs, cpu, quiet, do_enc, do_dec, syscall_only;
+	uint64_t seed;
+	const char *trace, *csv, *input;
+	struct tape_writer_opts wo;
+};
 
+/* the command line into *o; -1 to go on, else the exit status */
+static int parse_args(int argc, char **argv, struct bench_opts *o)
+{
+	int opt;
+
+	*o = (struct bench_opts){
+		.n = 10000000, .runs = 3, .cpu = 0, .do_enc = 1, .do_dec = 1, .seed = 1,
+		.trace = "format_bench.tape", .wo = { .flags = TAPE_WRITE_FORCE },
+	};
 	while ((opt = getopt(argc, argv, "n:r:s:c:l:b:o:C:i:m:FVSqh")) != -1) {
 		switch (opt) {
-		case 'n': n = strtoull(optarg, NULL, 0); break;
-		case 'r': runs = atoi(optarg); break;
-		case 's': seed = strtoull(optarg, NULL, 0); break;
-		case 'c': cpu = atoi(optarg); break;
-		case 'l': wo.zstd_level = atoi(optarg); break;
-		case 'b': wo.block_rows = (unsigned)atoi(optarg); break;
-		case 'F': wo.flags |= TAPE_WRITE_FAST; break;
-		case 'V': wo.flags |= TAPE_WRITE_V10; break;
-		case 'o': trace = optarg; break;
-		case 'C': csv = optarg; break;
-		case 'i': input = optarg; break;
-		case 'S': syscall_only = 1; break;
-		case 'q': quiet = 1; break;
+		case 'n': o->n = strtoull(optarg, NULL, 0); break;
+		case 'r': o->runs = atoi(optarg); break;
+		case 's': o->seed = strtoull(optarg, NULL, 0); break;
+		case 'c': o->cpu = atoi(optarg); break;
+		case 'l': o->wo.zstd_level = atoi(optarg); break;
+		case 'b': o->wo.block_rows = (unsigned)atoi(optarg); break;
+		case 'F': o->wo.flags |= TAPE_WRITE_FAST; break;
+		case 'V': o->wo.flags |= TAPE_WRITE_V10; break;
+		case 'o': o->trace = optarg; break;
+		case 'C': o->csv = optarg; break;
+		case 'i': o->input = optarg; break;
+		case 'S': o->syscall_only = 1; break;
+		case 'q': o->quiet = 1; break;
 		case 'm':
-			do_enc = !strcmp(optarg, "all") || !strcmp(optarg, "encode");
-			do_dec = !strcmp(optarg, "all") || !strcmp(optarg, "decode");
-			if (!do_enc && !do_dec) {
+			o->do_enc = !strcmp(optarg, "all") || !strcmp(optarg, "encode");
+			o->do_dec = !strcmp(optarg, "all") || !strcmp(optarg, "decode");
+			if (!o->do_enc && !o->do_dec) {
 				usage(stderr);
 				return 2;
 			}
@@ -968,34 +976,44 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (!n || runs < 1 || optind != argc) {
+	if (!o->n || o->runs < 1 || optind != argc) {
 		usage(stderr);
 		return 2;
 	}
-	if (cpu >= 0) {
-		cpu_set_t set;
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		if (sched_setaffinity(0, sizeof(set), &set))
-			fprintf(stderr, "format_bench: cannot pin to CPU %d: %s (running unpinned)\n",
-				cpu, strerror(errno));
-	}
+	return -1;
+}
 
+static void pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		fprintf(stderr, "format_bench: cannot pin to CPU %d: %s (running unpinned)\n",
+			cpu, strerror(errno));
+}
+
+/* the events, read from -i or generated (without the other tables' rows
+ * under -S); then what they are, on stdout; *want: their digest */
+static int load_events(const struct bench_opts *o, uint64_t *want)
+{
 	double t = now();
-	if (input) {
-		if (load_trace(input))
-			return 1;
+	if (o->input) {
+		if (load_trace(o->input))
+			return -1;
 	} else {
-		generate(n, seed);
-		if (syscall_only) {
+		generate(o->n, o->seed);
+		if (o->syscall_only) {
 			free(G.side);
 			G.side = NULL;
 			G.nside = G.capside = 0;
 		}
 	}
-	uint64_t want = 0, nfile = 0, nproc = 0, nblock = 0, ncache = 0;
+	uint64_t nfile = 0, nproc = 0, nblock = 0, ncache = 0;
+	*want = 0;
 	for (size_t i = 0; i < G.n; i++)
-		want += ev_digest(&G.ev[i]);
+		*want += ev_digest(&G.ev[i]);
 	for (size_t i = 0; i < G.nside; i++) {
 		nfile += G.side[i].table == TAPE_TABLE_FILE;
 		nproc += G.side[i].table == TAPE_TABLE_PROCESS;
@@ -1009,69 +1027,78 @@ int main(int argc, char **argv)
 		tmax = G.ev[i].ts_ns > tmax ? G.ev[i].ts_ns : tmax;
 	}
 	uint64_t span = tmax - tmin;
-	if (!quiet)
+	if (!o->quiet)
 		fprintf(stderr, "format_bench: %s %zu syscall + %" PRIu64 " other events "
-			"(%.0f s of a training job) in %.1f s\n", input ? "read" : "generated",
+			"(%.0f s of a training job) in %.1f s\n", o->input ? "read" : "generated",
 			G.n, (uint64_t)G.nside, span / 1e9, now() - t);
 
-	if (input)
-		printf("input=%s\n", input);
+	if (o->input)
+		printf("input=%s\n", o->input);
 	else
-		printf("seed=%" PRIu64 "\n", seed);
-	printf("cpu=%d\n", cpu);
+		printf("seed=%" PRIu64 "\n", o->seed);
+	printf("cpu=%d\n", o->cpu);
 	printf("syscall_events=%zu\n", G.n);
 	printf("file_events=%" PRIu64 "\nprocess_events=%" PRIu64 "\n", nfile, nproc);
 	printf("block_events=%" PRIu64 "\ncache_events=%" PRIu64 "\n", nblock, ncache);
 	printf("events=%" PRIu64 "\n", (uint64_t)G.n + G.nside);
 	printf("span_s=%.1f\n", span / 1e9);
 	fflush(stdout);
+	return 0;
+}
 
-	/* encode */
-	struct timing enc = { 1e30, 1e30 };
+/* the encode runs, the best into *enc; -m decode reuses the trace of an
+ * earlier run when there is one */
+static int time_encode(const struct bench_opts *o, struct timing *enc)
+{
 	uint64_t bytes = 0;
-	/* -m decode reuses the trace of an earlier run when there is one */
-	int enc_runs = do_enc ? runs : access(trace, F_OK) ? 1 : 0;
+	int enc_runs = o->do_enc ? o->runs : access(o->trace, F_OK) ? 1 : 0;
+
 	for (int i = 0; i < enc_runs; i++) {
 		double s, cs;
-		if (encode(trace, &wo, &s, &cs, &bytes))
-			return 1;
-		if (!quiet)
+		if (encode(o->trace, &o->wo, &s, &cs, &bytes))
+			return -1;
+		if (!o->quiet)
 			fprintf(stderr, "format_bench: encode run %d: %.3f s (cpu %.3f s)\n", i + 1, s, cs);
-		timing_best(&enc, s, cs);
+		timing_best(enc, s, cs);
 	}
-	struct stat st;
-	if (stat(trace, &st)) {
-		perror(trace);
-		return 1;
-	}
+	return 0;
+}
 
-	/* decode: hot, then cold */
-	struct timing hot = { 1e30, 1e30 }, cold_t = { 1e30, 1e30 };
+/* the decode runs, hot then cold, the best of each into *hot and *cold;
+ * each must give back every event (their digest: want) */
+static int time_decode(const struct bench_opts *o, uint64_t want, struct timing *hot,
+		       struct timing *cold_t)
+{
 	uint64_t got = 0, digest = 0;
-	for (int cold = 0; cold <= 1 && do_dec; cold++) {
-		for (int i = 0; i < runs; i++) {
+
+	for (int cold = 0; cold <= 1; cold++) {
+		for (int i = 0; i < o->runs; i++) {
 			double s, cs;
-			if (decode(trace, cold, &s, &cs, &got, &digest))
-				return 1;
+			if (decode(o->trace, cold, &s, &cs, &got, &digest))
+				return -1;
 			if (got != G.n || digest != want) {
 				fprintf(stderr, "format_bench: decoded %" PRIu64 " events, digest %016"
 					PRIx64 "; wrote %zu, digest %016" PRIx64 "\n",
 					got, digest, G.n, want);
-				return 1;
+				return -1;
 			}
-			if (!quiet)
+			if (!o->quiet)
 				fprintf(stderr, "format_bench: decode (%s) run %d: %.3f s (cpu %.3f s)\n",
 					cold ? "cold" : "hot", i + 1, s, cs);
-			timing_best(cold ? &cold_t : &hot, s, cs);
+			timing_best(cold ? cold_t : hot, s, cs);
 		}
 	}
+	return 0;
+}
 
-	/* per-table sizes */
+/* the bytes and blocks of each table of the trace, on stdout */
+static int print_table_sizes(const char *trace)
+{
 	tape_reader *r;
 	int err = tape_reader_open(&r, trace);
 	if (err) {
 		fprintf(stderr, "format_bench: %s: %s\n", trace, tape_strerror(err));
-		return 1;
+		return -1;
 	}
 	for (int tb = 1; tb < TAPE_TABLE_MAX; tb++) {
 		struct tape_table_stats ts;
@@ -1080,15 +1107,60 @@ int main(int argc, char **argv)
 			       tape_table_name(tb), ts.bytes, tape_table_name(tb), ts.blocks);
 	}
 	tape_reader_free(r);
+	return 0;
+}
 
+/* the syscall table as CSV (-C), and its size on stdout */
+static int csv_figures(const struct bench_opts *o)
+{
+	uint64_t cb = 0;
+	double t = now();
+
+	if (write_csv(o->csv, &cb))
+		return -1;
+	if (!o->quiet)
+		fprintf(stderr, "format_bench: wrote %s in %.1f s\n", o->csv, now() - t);
+	printf("csv_bytes=%" PRIu64 "\n", cb);
+	printf("csv_bytes_per_event=%.3f\n", (double)cb / (double)G.n);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct bench_opts o;
+	int rc = parse_args(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	if (o.cpu >= 0)
+		pin_cpu(o.cpu);
+
+	uint64_t want;
+	if (load_events(&o, &want))
+		return 1;
+
+	struct timing enc = { 1e30, 1e30 };
+	if (time_encode(&o, &enc))
+		return 1;
+	struct stat st;
+	if (stat(o.trace, &st)) {
+		perror(o.trace);
+		return 1;
+	}
+
+	struct timing hot = { 1e30, 1e30 }, cold_t = { 1e30, 1e30 };
+	if (o.do_dec && time_decode(&o, want, &hot, &cold_t))
+		return 1;
+
+	if (print_table_sizes(o.trace))
+		return 1;
 	uint64_t total = (uint64_t)G.n + G.nside;
 	printf("trace_bytes=%lld\n", (long long)st.st_size);
 	printf("trace_bytes_per_event=%.3f\n", (double)st.st_size / (double)total);
-	if (do_enc) {
+	if (o.do_enc) {
 		printf("encode_s=%.4f\nencode_mev_s=%.2f\n", enc.wall, total / enc.wall / 1e6);
 		printf("encode_cpu_s=%.4f\nencode_cpu_mev_s=%.2f\n", enc.cpu, total / enc.cpu / 1e6);
 	}
-	if (do_dec) {
+	if (o.do_dec) {
 		printf("decode_hot_s=%.4f\ndecode_hot_mev_s=%.2f\n", hot.wall, G.n / hot.wall / 1e6);
 		printf("decode_hot_cpu_s=%.4f\ndecode_hot_cpu_mev_s=%.2f\n", hot.cpu,
 		       G.n / hot.cpu / 1e6);
@@ -1098,16 +1170,8 @@ int main(int argc, char **argv)
 	}
 	fflush(stdout);
 
-	if (csv) {
-		uint64_t cb = 0;
-		t = now();
-		if (write_csv(csv, &cb))
-			return 1;
-		if (!quiet)
-			fprintf(stderr, "format_bench: wrote %s in %.1f s\n", csv, now() - t);
-		printf("csv_bytes=%" PRIu64 "\n", cb);
-		printf("csv_bytes_per_event=%.3f\n", (double)cb / (double)G.n);
-	}
+	if (o.csv && csv_figures(&o))
+		return 1;
 	if (fflush(stdout) || ferror(stdout))
 		return 1;
 	return 0;

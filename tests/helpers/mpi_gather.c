@@ -181,21 +181,12 @@ static void *hook_thread(void *arg)
 	return NULL;
 }
 
-int main(int argc, char **argv)
+/* init (a second one refused), rank, size and host; the loop hook from a
+ * thread that is not main, while main waits; returns the size */
+static int check_init(char *host, size_t hostsz)
 {
-	char err[256] = "", host[64] = "";
+	char err[256] = "";
 	int rc;
-
-	if (argc > 1 && !strcmp(argv[1], "built")) {
-		printf("%d\n", rp_mpi_built);
-		return 0;
-	}
-	check_split();
-	if (!rp_mpi_built) {
-		check_stubs();
-		printf("rank 0: ok (without MPI)\n");
-		return 0;
-	}
 
 	CHECK(rp_mpi_rank() == 0 && rp_mpi_size() == 1 && !rp_mpi_active(), "before init");
 	CHECK(!(rc = rp_mpi_init(err, sizeof(err))), "init: %d %s", rc, err);
@@ -203,10 +194,10 @@ int main(int argc, char **argv)
 	me = rp_mpi_rank();
 	int size = rp_mpi_size();
 	CHECK(rp_mpi_active() && size >= 2 && me >= 0 && me < size, "rank %d of %d", me, size);
-	CHECK(!rp_mpi_host(host, sizeof(host)) && host[0], "host");
+	CHECK(!rp_mpi_host(host, hostsz) && host[0], "host");
 	char myhost[256] = "";
 	CHECK(!gethostname(myhost, sizeof(myhost)), "gethostname");
-	CHECK(!strncmp(host, myhost, sizeof(host) - 1), "host %s, gethostname %s", host, myhost);
+	CHECK(!strncmp(host, myhost, hostsz - 1), "host %s, gethostname %s", host, myhost);
 
 	/* the loop hook from a thread that is not main, while main waits */
 	pthread_t t;
@@ -214,8 +205,14 @@ int main(int argc, char **argv)
 	CHECK(!pthread_join(t, NULL), "pthread_join");
 	CHECK(!rp_mpi_hook_error(err, sizeof(err)), "loop hook: %s", err);
 	CHECK(!rp_mpi_barrier(err, sizeof(err)), "barrier: %s", err);
+	return size;
+}
 
-	/* agree on values */
+/* the ranks agree on values: allreduces and a broadcast */
+static void check_agree(int size)
+{
+	char err[256] = "";
+
 	double d = me + 0.5;
 	CHECK(!rp_mpi_allreduce_f64(&d, RP_MPI_MIN, err, sizeof(err)) && d == 0.5, "min %g", d);
 	d = me + 0.25;
@@ -233,149 +230,207 @@ int main(int argc, char **argv)
 		snprintf(word, sizeof(word), "from rank one");
 	CHECK(!rp_mpi_bcast(word, sizeof(word), 1, err, sizeof(err)) &&
 		      !strcmp(word, "from rank one"), "bcast: '%s'", word);
+}
+
+/* this rank's result: nj jobs numbered from first, and totals that name it */
+static void make_result(struct rp_result *res, unsigned first, unsigned nj)
+{
+	memset(res, 0, sizeof(*res));
+	res->njobs = nj;
+	res->jobs = calloc(nj, sizeof(*res->jobs));
+	res->nfiles = 3;
+	res->file_bytes = calloc(3, sizeof(uint64_t));
+	res->ncopies = 2;
+	res->copy_bytes = calloc(2, sizeof(uint64_t));
+	CHECK(res->jobs && res->file_bytes && res->copy_bytes, "calloc");
+	for (unsigned i = 0; i < nj; i++)
+		make_job(&res->jobs[i], me, i, first + i);
+	for (unsigned f = 0; f < 3; f++)
+		res->file_bytes[f] = (f + 1) * 1000ull + (uint64_t)me;
+	res->copy_bytes[0] = 5;
+	res->copy_bytes[1] = 1ull << (me + 1);
+	res->wall_ns = 1000000000ull + 1000ull * (uint64_t)me;
+	res->start_unix = 1700000000 - me;
+	res->dev_read_bytes = 1000000ull * (uint64_t)(me + 1);
+	res->implicit_opens = 1;
+	res->mem_peak = 100 + (uint64_t)me;
+	res->mem_limit_hits = 2;
+	res->dataset_bytes = 10ull * (uint64_t)(me + 1);
+	res->mem_bytes = 1000 + (uint64_t)me;
+}
+
+static void release_result(struct rp_result *res)
+{
+	for (size_t k = 0; k < res->njobs; k++) {
+		cm_lat_release(&res->jobs[k].d[0].clat);
+		cm_lat_release(&res->jobs[k].d[0].lat);
+		cm_lat_release(&res->jobs[k].terr);
+	}
+	free(res->jobs);
+	free(res->file_bytes);
+	free(res->copy_bytes);
+}
+
+/* a rank other than 0 after the gather: its own jobs, with its rank and
+ * host, and totals unchanged; no ranks */
+static void check_sent(const struct rp_result *res, const struct rp_mpi_rank *ranks, unsigned nj,
+		       const char *host)
+{
+	CHECK(!ranks && res->njobs == nj, "rank %d: njobs %zu, ranks %p", me, res->njobs,
+	      (void *)ranks);
+	for (unsigned i = 0; i < nj; i++)
+		CHECK(res->jobs[i].rank == me && !strcmp(res->jobs[i].host, host) &&
+			      res->jobs[i].tid == 1000u * (unsigned)me + i,
+		      "own job %u", i);
+	CHECK(res->wall_ns == 1000000000ull + 1000ull * (uint64_t)me &&
+		      res->dev_read_bytes == 1000000ull * (uint64_t)(me + 1),
+	      "own totals changed");
+}
+
+/* rank 0 after the gather: every rank, and every job in rank order, equal
+ * to the one rebuilt here */
+static void check_gathered_jobs(struct rp_result *res, const struct rp_mpi_rank *ranks, int size,
+				const char *host)
+{
+	size_t g = 0;
+	for (int r = 0; r < size; r++) {
+		CHECK(ranks[r].rank == r && ranks[r].njobs == (size_t)r + 1 &&
+			      ranks[r].wall_ns == 1000000000ull + 1000ull * (uint64_t)r &&
+			      ranks[r].dev_read_bytes == 1000000ull * (uint64_t)(r + 1) &&
+			      ranks[r].start_unix == 1700000000 - r &&
+			      ranks[r].dataset_bytes == 10ull * (uint64_t)(r + 1) &&
+			      ranks[r].mem_bytes == 1000 + (uint64_t)r,
+		      "ranks[%d]", r);
+		/* one node (mpirun on localhost): every host is ours */
+		CHECK(!strcmp(ranks[r].host, host), "rank %d host '%s', want '%s'", r,
+		      ranks[r].host, host);
+		for (unsigned i = 0; i <= (unsigned)r; i++, g++) {
+			struct rp_job *j = &res->jobs[g], want;
+			CHECK(j->rank == r && !strcmp(j->host, ranks[r].host),
+			      "job %zu: rank %d host '%s'", g, j->rank, j->host);
+			CHECK(j->tid == 1000u * (unsigned)r + i && j->pid == 4242 &&
+				      j->accel == g && j->d[0].ios == 100 + g &&
+				      j->d[0].bytes == 4096ull * (100 + g) &&
+				      j->done[1] == g + 1 && j->wall_ns == 1000000ull * (g + 1) &&
+				      j->compute_ns == 7777 + g,
+			      "job %zu: counters", g);
+			make_job(&want, r, i, (unsigned)g);
+			same_lat(&j->d[0].clat, &want.d[0].clat, "clat", (unsigned)g);
+			same_lat(&j->d[0].lat, &want.d[0].lat, "lat", (unsigned)g);
+			same_lat(&j->terr, &want.terr, "terr", (unsigned)g);
+			same_lat(&j->d[1].clat, &want.d[1].clat, "write clat", (unsigned)g);
+			CHECK(j->d[0].lat.hist && j->d[0].lat.inexact && !j->d[0].clat.hist &&
+				      j->terr.n == TERR_N,
+			      "job %zu: kinds", g);
+			cm_lat_release(&want.d[0].clat);
+			cm_lat_release(&want.d[0].lat);
+			cm_lat_release(&want.terr);
+		}
+	}
+}
+
+/* rank 0: the latencies merged over every job, as the report does */
+static void check_merged(const struct rp_result *res, unsigned total)
+{
+	struct cm_lat all = { 0 }, hall = { 0 };
+	size_t none = 0;
+	for (size_t k = 0; k < res->njobs; k++) {
+		CHECK(!cm_lat_merge(&all, &res->jobs[k].d[0].clat, NULL), "merge");
+		CHECK(!cm_lat_merge(&hall, &res->jobs[k].d[0].lat, &none), "merge");
+	}
+	cm_lat_finish(&all);
+	uint64_t n = 100ull * total;
+	CHECK(all.count == n && all.min == 1 && all.max == n &&
+		      all.sum == n * (n + 1) / 2 && !all.inexact,
+	      "merged clat: count %llu", (unsigned long long)all.count);
+	CHECK(cm_lat_pct(&all, 50) == 50 * total && cm_lat_pct(&all, 90) == 90 * total &&
+		      cm_lat_pct(&all, 99) == 99 * total && cm_lat_pct(&all, 100) == n,
+	      "merged clat: p50 %llu p90 %llu p99 %llu",
+	      (unsigned long long)cm_lat_pct(&all, 50),
+	      (unsigned long long)cm_lat_pct(&all, 90),
+	      (unsigned long long)cm_lat_pct(&all, 99));
+	CHECK(hall.count == (uint64_t)HIST_N * total && hall.min == 1000 &&
+		      hall.max == 1000000ull * (total - 1) + 1000ull * HIST_N && hall.inexact,
+	      "merged lat: count %llu min %llu max %llu", (unsigned long long)hall.count,
+	      (unsigned long long)hall.min, (unsigned long long)hall.max);
+	/* the same merge of histograms rebuilt here */
+	struct cm_lat ref = { 0 };
+	for (unsigned k = 0; k < total; k++) {
+		struct cm_lat one = { 0 };
+		fill_lat(&one, k);
+		CHECK(!cm_lat_merge(&ref, &one, &none), "merge");
+		cm_lat_release(&one);
+	}
+	same_lat(&hall, &ref, "merged lat", total);
+	cm_lat_release(&all);
+	cm_lat_release(&hall);
+	cm_lat_release(&ref);
+}
+
+/* rank 0: the result's totals over the ranks */
+static void check_totals(const struct rp_result *res, int size)
+{
+	uint64_t dev = 0;
+	for (int r = 0; r < size; r++)
+		dev += 1000000ull * (uint64_t)(r + 1);
+	CHECK(res->wall_ns == 1000000000ull + 1000ull * (uint64_t)(size - 1) &&
+		      res->start_unix == 1700000000 - (size - 1) && res->dev_read_bytes == dev &&
+		      res->implicit_opens == (uint64_t)size &&
+		      res->mem_peak == 100 + (uint64_t)(size - 1) &&
+		      res->mem_limit_hits == 2ull * (uint64_t)size &&
+		      res->dataset_bytes == 5ull * (uint64_t)size * (size + 1) &&
+		      /* one host: its memory once, the largest said */
+		      res->mem_bytes == 1000 + (uint64_t)(size - 1),
+	      "totals: wall %llu dev %llu", (unsigned long long)res->wall_ns,
+	      (unsigned long long)res->dev_read_bytes);
+	for (unsigned f = 0; f < 3; f++)
+		CHECK(res->file_bytes[f] == (f + 1) * 1000ull * (uint64_t)size +
+						    (uint64_t)size * (size - 1) / 2,
+		      "file_bytes[%u] %llu", f, (unsigned long long)res->file_bytes[f]);
+	CHECK(res->copy_bytes[0] == 5ull * (uint64_t)size &&
+		      res->copy_bytes[1] == (1ull << (size + 1)) - 2,
+	      "copy_bytes %llu %llu", (unsigned long long)res->copy_bytes[0],
+	      (unsigned long long)res->copy_bytes[1]);
+}
+
+int main(int argc, char **argv)
+{
+	char err[256] = "", host[64] = "";
+	int rc;
+
+	if (argc > 1 && !strcmp(argv[1], "built")) {
+		printf("%d\n", rp_mpi_built);
+		return 0;
+	}
+	check_split();
+	if (!rp_mpi_built) {
+		check_stubs();
+		printf("rank 0: ok (without MPI)\n");
+		return 0;
+	}
+
+	int size = check_init(host, sizeof(host));
+	check_agree(size);
 
 	/* this rank's result: rank + 1 jobs, numbered after the ranks before */
 	unsigned first = (unsigned)(me * (me + 1) / 2), nj = (unsigned)me + 1;
 	unsigned total = (unsigned)(size * (size + 1) / 2);
-	struct rp_result res = { 0 };
-	res.njobs = nj;
-	res.jobs = calloc(nj, sizeof(*res.jobs));
-	res.nfiles = 3;
-	res.file_bytes = calloc(3, sizeof(uint64_t));
-	res.ncopies = 2;
-	res.copy_bytes = calloc(2, sizeof(uint64_t));
-	CHECK(res.jobs && res.file_bytes && res.copy_bytes, "calloc");
-	for (unsigned i = 0; i < nj; i++)
-		make_job(&res.jobs[i], me, i, first + i);
-	for (unsigned f = 0; f < 3; f++)
-		res.file_bytes[f] = (f + 1) * 1000ull + (uint64_t)me;
-	res.copy_bytes[0] = 5;
-	res.copy_bytes[1] = 1ull << (me + 1);
-	res.wall_ns = 1000000000ull + 1000ull * (uint64_t)me;
-	res.start_unix = 1700000000 - me;
-	res.dev_read_bytes = 1000000ull * (uint64_t)(me + 1);
-	res.implicit_opens = 1;
-	res.mem_peak = 100 + (uint64_t)me;
-	res.mem_limit_hits = 2;
-	res.dataset_bytes = 10ull * (uint64_t)(me + 1);
-	res.mem_bytes = 1000 + (uint64_t)me;
+	struct rp_result res;
+	make_result(&res, first, nj);
 
 	struct rp_mpi_rank *ranks = NULL;
 	CHECK(!(rc = rp_mpi_gather(&res, &ranks, err, sizeof(err))), "gather: %d %s", rc, err);
 	if (me != 0) {
-		CHECK(!ranks && res.njobs == nj, "rank %d: njobs %zu, ranks %p", me, res.njobs,
-		      (void *)ranks);
-		for (unsigned i = 0; i < nj; i++)
-			CHECK(res.jobs[i].rank == me && !strcmp(res.jobs[i].host, host) &&
-				      res.jobs[i].tid == 1000u * (unsigned)me + i,
-			      "own job %u", i);
-		CHECK(res.wall_ns == 1000000000ull + 1000ull * (uint64_t)me &&
-			      res.dev_read_bytes == 1000000ull * (uint64_t)(me + 1),
-		      "own totals changed");
+		check_sent(&res, ranks, nj, host);
 	} else {
 		CHECK(ranks, "no ranks");
 		CHECK(res.njobs == total, "%zu jobs, want %u", res.njobs, total);
-		size_t g = 0;
-		for (int r = 0; r < size; r++) {
-			CHECK(ranks[r].rank == r && ranks[r].njobs == (size_t)r + 1 &&
-				      ranks[r].wall_ns == 1000000000ull + 1000ull * (uint64_t)r &&
-				      ranks[r].dev_read_bytes == 1000000ull * (uint64_t)(r + 1) &&
-				      ranks[r].start_unix == 1700000000 - r &&
-				      ranks[r].dataset_bytes == 10ull * (uint64_t)(r + 1) &&
-				      ranks[r].mem_bytes == 1000 + (uint64_t)r,
-			      "ranks[%d]", r);
-			/* one node (mpirun on localhost): every host is ours */
-			CHECK(!strcmp(ranks[r].host, host), "rank %d host '%s', want '%s'", r,
-			      ranks[r].host, host);
-			for (unsigned i = 0; i <= (unsigned)r; i++, g++) {
-				struct rp_job *j = &res.jobs[g], want;
-				CHECK(j->rank == r && !strcmp(j->host, ranks[r].host),
-				      "job %zu: rank %d host '%s'", g, j->rank, j->host);
-				CHECK(j->tid == 1000u * (unsigned)r + i && j->pid == 4242 &&
-					      j->accel == g && j->d[0].ios == 100 + g &&
-					      j->d[0].bytes == 4096ull * (100 + g) &&
-					      j->done[1] == g + 1 && j->wall_ns == 1000000ull * (g + 1) &&
-					      j->compute_ns == 7777 + g,
-				      "job %zu: counters", g);
-				make_job(&want, r, i, (unsigned)g);
-				same_lat(&j->d[0].clat, &want.d[0].clat, "clat", (unsigned)g);
-				same_lat(&j->d[0].lat, &want.d[0].lat, "lat", (unsigned)g);
-				same_lat(&j->terr, &want.terr, "terr", (unsigned)g);
-				same_lat(&j->d[1].clat, &want.d[1].clat, "write clat", (unsigned)g);
-				CHECK(j->d[0].lat.hist && j->d[0].lat.inexact && !j->d[0].clat.hist &&
-					      j->terr.n == TERR_N,
-				      "job %zu: kinds", g);
-				cm_lat_release(&want.d[0].clat);
-				cm_lat_release(&want.d[0].lat);
-				cm_lat_release(&want.terr);
-			}
-		}
-		/* merged over every job, as the report does */
-		struct cm_lat all = { 0 }, hall = { 0 };
-		size_t none = 0;
-		for (size_t k = 0; k < res.njobs; k++) {
-			CHECK(!cm_lat_merge(&all, &res.jobs[k].d[0].clat, NULL), "merge");
-			CHECK(!cm_lat_merge(&hall, &res.jobs[k].d[0].lat, &none), "merge");
-		}
-		cm_lat_finish(&all);
-		uint64_t n = 100ull * total;
-		CHECK(all.count == n && all.min == 1 && all.max == n &&
-			      all.sum == n * (n + 1) / 2 && !all.inexact,
-		      "merged clat: count %llu", (unsigned long long)all.count);
-		CHECK(cm_lat_pct(&all, 50) == 50 * total && cm_lat_pct(&all, 90) == 90 * total &&
-			      cm_lat_pct(&all, 99) == 99 * total && cm_lat_pct(&all, 100) == n,
-		      "merged clat: p50 %llu p90 %llu p99 %llu",
-		      (unsigned long long)cm_lat_pct(&all, 50),
-		      (unsigned long long)cm_lat_pct(&all, 90),
-		      (unsigned long long)cm_lat_pct(&all, 99));
-		CHECK(hall.count == (uint64_t)HIST_N * total && hall.min == 1000 &&
-			      hall.max == 1000000ull * (total - 1) + 1000ull * HIST_N && hall.inexact,
-		      "merged lat: count %llu min %llu max %llu", (unsigned long long)hall.count,
-		      (unsigned long long)hall.min, (unsigned long long)hall.max);
-		/* the same merge of histograms rebuilt here */
-		struct cm_lat ref = { 0 };
-		for (unsigned k = 0; k < total; k++) {
-			struct cm_lat one = { 0 };
-			fill_lat(&one, k);
-			CHECK(!cm_lat_merge(&ref, &one, &none), "merge");
-			cm_lat_release(&one);
-		}
-		same_lat(&hall, &ref, "merged lat", total);
-		cm_lat_release(&all);
-		cm_lat_release(&hall);
-		cm_lat_release(&ref);
-		/* the result's totals */
-		uint64_t dev = 0;
-		for (int r = 0; r < size; r++)
-			dev += 1000000ull * (uint64_t)(r + 1);
-		CHECK(res.wall_ns == 1000000000ull + 1000ull * (uint64_t)(size - 1) &&
-			      res.start_unix == 1700000000 - (size - 1) && res.dev_read_bytes == dev &&
-			      res.implicit_opens == (uint64_t)size &&
-			      res.mem_peak == 100 + (uint64_t)(size - 1) &&
-			      res.mem_limit_hits == 2ull * (uint64_t)size &&
-			      res.dataset_bytes == 5ull * (uint64_t)size * (size + 1) &&
-			      /* one host: its memory once, the largest said */
-			      res.mem_bytes == 1000 + (uint64_t)(size - 1),
-		      "totals: wall %llu dev %llu", (unsigned long long)res.wall_ns,
-		      (unsigned long long)res.dev_read_bytes);
-		for (unsigned f = 0; f < 3; f++)
-			CHECK(res.file_bytes[f] == (f + 1) * 1000ull * (uint64_t)size +
-							   (uint64_t)size * (size - 1) / 2,
-			      "file_bytes[%u] %llu", f, (unsigned long long)res.file_bytes[f]);
-		CHECK(res.copy_bytes[0] == 5ull * (uint64_t)size &&
-			      res.copy_bytes[1] == (1ull << (size + 1)) - 2,
-		      "copy_bytes %llu %llu", (unsigned long long)res.copy_bytes[0],
-		      (unsigned long long)res.copy_bytes[1]);
+		check_gathered_jobs(&res, ranks, size, host);
+		check_merged(&res, total);
+		check_totals(&res, size);
 		free(ranks);
 	}
-	for (size_t k = 0; k < res.njobs; k++) {
-		cm_lat_release(&res.jobs[k].d[0].clat);
-		cm_lat_release(&res.jobs[k].d[0].lat);
-		cm_lat_release(&res.jobs[k].terr);
-	}
-	free(res.jobs);
-	free(res.file_bytes);
-	free(res.copy_bytes);
+	release_result(&res);
 
 	/* a gather of nothing: no jobs, no files */
 	struct rp_result empty = { 0 };

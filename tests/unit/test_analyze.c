@@ -791,54 +791,76 @@ static void test_path_is_code(void **state)
  * The data set: the JPEGs (read again) and classes.csv (under their
  * directory); not the weights, not the code.  Its epochs, order, request
  * sizes and hit ratio are its own; the libraries' page faults are the
- * other files'. */
-static void test_dataset_python_job(void **state)
+ * other files'.  (test_dataset_python_job; pyjob_* write and check it.) */
+enum { PYJOB_NIMP = 300, PYJOB_N = 64 };
+static const char *const pyjob_code[] = {
+	"/home/u/venv/lib/python3.11/site-packages/numpy/core/_mu.cpython-311-x86_64-linux-gnu.so",
+	"/lib/x86_64-linux-gnu/libc.so.6", "/etc/ld.so.cache",
+	"/usr/share/locale/de/LC_MESSAGES/libc.mo", "/proc/self/maps",
+	"/home/u/proj/__pycache__/util.cpython-311.pyc",
+};
+static const uint64_t pyjob_ncode = sizeof(pyjob_code) / sizeof(*pyjob_code);
+
+/* the file table: the code, the script, the weights, classes.csv (id 100)
+ * and the JPEGs (ids 1 .. N) */
+static void pyjob_files(struct tw *t)
 {
-	enum { NIMP = 300, N = 64 };
-	static const char *const code[] = {
-		"/home/u/venv/lib/python3.11/site-packages/numpy/core/_mu.cpython-311-x86_64-linux-gnu.so",
-		"/lib/x86_64-linux-gnu/libc.so.6", "/etc/ld.so.cache",
-		"/usr/share/locale/de/LC_MESSAGES/libc.mo", "/proc/self/maps",
-		"/home/u/proj/__pycache__/util.cpython-311.pyc",
-	};
-	const uint64_t ncode = sizeof(code) / sizeof(*code);
+	enum { N = PYJOB_N };
 	char path[128];
-	uint64_t ts = 0;
-	struct tw t;
-	tw_open(&t);
-	for (uint32_t i = 0; i < ncode; i++)
-		file_row(&t, 2000 + i, code[i], (8u << 20) | 1, 2000 + i, 65536);
-	file_row(&t, 2100, "/home/u/proj/train.py", (8u << 20) | 1, 2100, 4096);
-	file_row(&t, 3000, "/home/u/.cache/torch/hub/checkpoints/resnet.pth", (8u << 20) | 1,
+
+	for (uint32_t i = 0; i < pyjob_ncode; i++)
+		file_row(t, 2000 + i, pyjob_code[i], (8u << 20) | 1, 2000 + i, 65536);
+	file_row(t, 2100, "/home/u/proj/train.py", (8u << 20) | 1, 2100, 4096);
+	file_row(t, 3000, "/home/u/.cache/torch/hub/checkpoints/resnet.pth", (8u << 20) | 1,
 		 3000, 1 << 20);
-	file_row(&t, 100, "/data/train/classes.csv", (8u << 20) | 1, 100, 100);
+	file_row(t, 100, "/data/train/classes.csv", (8u << 20) | 1, 100, 100);
 	for (uint32_t i = 0; i < N; i++) {
 		snprintf(path, sizeof(path), "/data/train/img_%03u.jpg", i);
-		file_row(&t, i + 1, path, (8u << 20) | 1, i + 1, 8192);
+		file_row(t, i + 1, path, (8u << 20) | 1, i + 1, 8192);
 	}
-	imports(&t, NIMP, "/usr/lib/python3/dist-packages/torch/m%03u.py", &ts);
-	for (uint32_t k = 0; k < ncode + 3; k++)	/* libraries, ..., the script 3 times */
-		visit(&t, &ts, 100, 3, k < ncode ? 2000 + k : 2100, 832);
+}
+
+/* before the data set: the imports, the libraries and the script, a
+ * library's page faults, the weights */
+static void pyjob_startup(struct tw *t, uint64_t *ts)
+{
+	imports(t, PYJOB_NIMP, "/usr/lib/python3/dist-packages/torch/m%03u.py", ts);
+	for (uint32_t k = 0; k < pyjob_ncode + 3; k++)	/* libraries, ..., the script 3 times */
+		visit(t, ts, 100, 3, k < pyjob_ncode ? 2000 + k : 2100, 832);
 	/* a shared library's page faults: 100 pages, all missed */
-	cache_ev(&t, ts += 1000, 100, TAPE_CACHE_INSERT, 2000, 0, 100);
-	cache_ev(&t, ts += 1000, 100, TAPE_CACHE_MAP_PAGES, 2000, 0, 100);
+	cache_ev(t, *ts += 1000, 100, TAPE_CACHE_INSERT, 2000, 0, 100);
+	cache_ev(t, *ts += 1000, 100, TAPE_CACHE_MAP_PAGES, 2000, 0, 100);
 	/* the weights, 1 MiB in 4 reads, all missed */
-	sc(&t, ts += 1000, 1000, 100, 100, TAPE_OP_OPENAT, -100, 3000, 0, 0, 3, "");
+	sc(t, *ts += 1000, 1000, 100, 100, TAPE_OP_OPENAT, -100, 3000, 0, 0, 3, "");
 	for (uint64_t r = 0; r < 4; r++) {
-		cache_ev(&t, ts += 1000, 100, TAPE_CACHE_INSERT, 3000, r * 64, 64);
-		cache_ev(&t, ts += 1000, 100, TAPE_CACHE_ACCESS, 3000, r * 64, 64);
-		sc(&t, ts += 1000, 1000, 100, 100, TAPE_OP_READ, 3, 3000, r << 18, 1 << 18, 1 << 18, "");
+		cache_ev(t, *ts += 1000, 100, TAPE_CACHE_INSERT, 3000, r * 64, 64);
+		cache_ev(t, *ts += 1000, 100, TAPE_CACHE_ACCESS, 3000, r * 64, 64);
+		sc(t, *ts += 1000, 1000, 100, 100, TAPE_OP_READ, 3, 3000, r << 18, 1 << 18, 1 << 18, "");
 	}
-	sc(&t, ts += 1000, 1000, 100, 100, TAPE_OP_CLOSE, 3, 3000, 0, 0, 0, "");
-	/* classes.csv, once */
-	uint64_t t_classes = ts += 100 * MS;
-	sc(&t, t_classes - 1000, 1000, 100, 100, TAPE_OP_OPENAT, -100, 100, 0, 0, 3, "");
-	cache_ev(&t, t_classes, 100, TAPE_CACHE_INSERT, 100, 0, 1);
-	cache_ev(&t, t_classes, 100, TAPE_CACHE_ACCESS, 100, 0, 1);
-	sc(&t, t_classes, 1000, 100, 100, TAPE_OP_READ, 3, 100, 0, 4096, 100, "");
-	sc(&t, t_classes + 1000, 1000, 100, 100, TAPE_OP_READ, 3, 100, 100, 4096, 0, "");
-	sc(&t, t_classes + 2000, 1000, 100, 100, TAPE_OP_CLOSE, 3, 100, 0, 0, 0, "");
-	uint64_t t_ep1 = 0;
+	sc(t, *ts += 1000, 1000, 100, 100, TAPE_OP_CLOSE, 3, 3000, 0, 0, 0, "");
+}
+
+/* classes.csv, once, 100 ms after *ts; returns the time of its read */
+static uint64_t pyjob_classes(struct tw *t, uint64_t *ts)
+{
+	uint64_t t_classes = *ts += 100 * MS;
+
+	sc(t, t_classes - 1000, 1000, 100, 100, TAPE_OP_OPENAT, -100, 100, 0, 0, 3, "");
+	cache_ev(t, t_classes, 100, TAPE_CACHE_INSERT, 100, 0, 1);
+	cache_ev(t, t_classes, 100, TAPE_CACHE_ACCESS, 100, 0, 1);
+	sc(t, t_classes, 1000, 100, 100, TAPE_OP_READ, 3, 100, 0, 4096, 100, "");
+	sc(t, t_classes + 1000, 1000, 100, 100, TAPE_OP_READ, 3, 100, 100, 4096, 0, "");
+	sc(t, t_classes + 2000, 1000, 100, 100, TAPE_OP_CLOSE, 3, 100, 0, 0, 0, "");
+	return t_classes;
+}
+
+/* the 2 epochs over the JPEGs, 2 workers each; returns the time of the
+ * second epoch's first read */
+static uint64_t pyjob_epochs(struct tw *t)
+{
+	enum { N = PYJOB_N };
+	uint64_t t_ep1 = 0, ts;
+
 	for (uint32_t ep = 0; ep < 2; ep++) {
 		ts = (1 + ep) * 1000 * MS;
 		for (uint32_t k = 0; k < N; k++) {
@@ -846,20 +868,28 @@ static void test_dataset_python_job(void **state)
 			uint64_t id = i + 1;
 			if (ep && !k)
 				t_ep1 = ts + 2000;
-			sc(&t, ts += 1000, 1000, pid, pid, TAPE_OP_OPENAT, -100, id, 0, 0, 7, "");
+			sc(t, ts += 1000, 1000, pid, pid, TAPE_OP_OPENAT, -100, id, 0, 0, 7, "");
 			if (!ep)
-				cache_ev(&t, ts, pid, TAPE_CACHE_INSERT, id, 0, 2);
-			cache_ev(&t, ts + 1, pid, TAPE_CACHE_ACCESS, id, 0, 2);
-			sc(&t, ts += 1000, 1000, pid, pid, TAPE_OP_READ, 7, id, 0, 4096, 4096, "");
-			sc(&t, ts += 1000, 1000, pid, pid, TAPE_OP_READ, 7, id, 4096, 4096, 4096, "");
-			sc(&t, ts += 1000, 1000, pid, pid, TAPE_OP_READ, 7, id, 8192, 4096, 0, "");
-			sc(&t, ts += 1000, 1000, pid, pid, TAPE_OP_CLOSE, 7, id, 0, 0, 0, "");
+				cache_ev(t, ts, pid, TAPE_CACHE_INSERT, id, 0, 2);
+			cache_ev(t, ts + 1, pid, TAPE_CACHE_ACCESS, id, 0, 2);
+			sc(t, ts += 1000, 1000, pid, pid, TAPE_OP_READ, 7, id, 0, 4096, 4096, "");
+			sc(t, ts += 1000, 1000, pid, pid, TAPE_OP_READ, 7, id, 4096, 4096, 4096, "");
+			sc(t, ts += 1000, 1000, pid, pid, TAPE_OP_READ, 7, id, 8192, 4096, 0, "");
+			sc(t, ts += 1000, 1000, pid, pid, TAPE_OP_CLOSE, 7, id, 0, 0, 0, "");
 		}
 	}
-	tw_close(&t);
+	return t_ep1;
+}
 
+/* the analysis of the job: its data set, epochs, order, request sizes and
+ * page cache, apart from the other files' */
+static void pyjob_check(struct tw *t, uint64_t t_classes, uint64_t t_ep1)
+{
+	enum { NIMP = PYJOB_NIMP, N = PYJOB_N };
+	const uint64_t ncode = pyjob_ncode;
 	struct ana a;
-	run(&a, &t, NULL);
+
+	run(&a, t, NULL);
 	assert_int_equal(a.ds_rule, ANA_DS_READ_AGAIN);
 	assert_non_null(a.ds_dir);
 	assert_string_equal(a.ds_dir, "/data/train");
@@ -910,9 +940,15 @@ static void test_dataset_python_job(void **state)
 	assert_int_equal(a.other.pages_accessed, 100 + 256);
 	assert_int_equal(a.other.pages_missed, 100 + 256);
 	ana_release(&a);
+}
 
-	json_t *j = run_json(&t);
+/* the same in analyze's JSON */
+static void pyjob_check_json(struct tw *t)
+{
+	enum { N = PYJOB_N };
+	json_t *j = run_json(t);
 	json_t *d = json_object_get(j, "dataset");
+
 	assert_string_equal(json_string_value(json_object_get(d, "rule")), "read_again");
 	assert_string_equal(json_string_value(json_object_get(d, "directory")), "/data/train");
 	assert_int_equal(json_integer_value(json_object_get(d, "files")), N + 1);
@@ -922,6 +958,21 @@ static void test_dataset_python_job(void **state)
 	assert_true(json_real_value(jpath(json_object_get(j, "other_files"), "cache", "hit_ratio")) == 0.0);
 	assert_true(json_real_value(jpath(d, "pattern", "file_order_randomness")) == 0.0);
 	json_decref(j);
+}
+
+static void test_dataset_python_job(void **state)
+{
+	uint64_t ts = 0;
+	struct tw t;
+
+	tw_open(&t);
+	pyjob_files(&t);
+	pyjob_startup(&t, &ts);
+	uint64_t t_classes = pyjob_classes(&t, &ts);
+	uint64_t t_ep1 = pyjob_epochs(&t);
+	tw_close(&t);
+	pyjob_check(&t, t_classes, t_ep1);
+	pyjob_check_json(&t);
 }
 
 /* 8 tar shards (2.25 MiB) read whole twice, in 1 MiB reads, by 2 workers
