@@ -911,26 +911,17 @@ static int label_is(const struct ana *a, uint32_t i, const char *lb, const char 
 	return !strcmp(ana_file_label(a, f, buf), lb);
 }
 
-static void sec_files(struct side *sd, FILE *o)
+/* The first entries of /files (its order: ana_file_list_cmp) that read or
+ * wrote, at most TOP_FILES in top; found without sorting every file.
+ * Their count; *nl: the files listed. */
+static size_t top_by_bytes(struct ana *a, uint32_t *top, size_t *nl)
 {
-	struct ana *a = sd->a;
-	struct ana_series *s = &sd->s;
-	size_t nt = 0, nl = 0;
-	uint32_t top[TOP_FILES];
-	uint32_t tt[TOP_FILES];
-	size_t ntt = 0;
-	double v1[TOP_FILES] = { 0 }, v2[TOP_FILES] = { 0 };
-	char *tips[TOP_FILES] = { 0 };
-	char id[32], ptr[96], b1[32], b2[32], lb[ANA_PATH_BUF];
-	static const char *const names[] = { "read", "written" };
-	long lim = ana_json_list_limit(a);
+	size_t nt = 0;
 
-	/* by bytes: the first entries of /files (its order: ana_file_list_cmp)
-	 * that read or wrote; found without sorting every file */
 	for (uint32_t i = 0; i < a->nfiles; i++) {
 		if (!ana_file_listed(a, i))
 			continue;
-		nl++;
+		(*nl)++;
 		const struct ana_file *f = &a->files[i];
 		if (!(jint(f->read_bytes) + jint(ana_file_write_bytes(a, f)) > 0))
 			continue;
@@ -946,6 +937,22 @@ static void sec_files(struct side *sd, FILE *o)
 		}
 		top[k] = i;
 	}
+	return nt;
+}
+
+/* The top files by bytes, figure and table; /files' length */
+static size_t files_by_bytes(struct side *sd, FILE *o)
+{
+	struct ana *a = sd->a;
+	size_t nt, nl = 0;
+	uint32_t top[TOP_FILES];
+	double v1[TOP_FILES] = { 0 }, v2[TOP_FILES] = { 0 };
+	char *tips[TOP_FILES] = { 0 };
+	char id[32], ptr[96], b1[32], b2[32], lb[ANA_PATH_BUF];
+	static const char *const names[] = { "read", "written" };
+	long lim = ana_json_list_limit(a);
+
+	nt = top_by_bytes(a, top, &nl);
 	size_t nf = lim >= 0 && nl > (size_t)lim ? (size_t)lim : nl;	/* /files' length */
 	if (nt > nf)
 		nt = nf;
@@ -974,9 +981,15 @@ static void sec_files(struct side *sd, FILE *o)
 		cell_u64(sd, o, ptr, ana_file_write_bytes(a, f), U_BYTES);
 		fputs("</tr>\n", o);
 	}
-	fputs("</table></div>\n<div class=\"row\"><figure>\n", o);
+	return nf;
+}
 
-	/* by time in calls on the file (ana_series) */
+/* The files with the most time in calls on them (ana_series), at most
+ * TOP_FILES in tt; their count */
+static size_t top_by_time(const struct ana *a, const struct ana_series *s, uint32_t *tt)
+{
+	size_t ntt = 0;
+
 	for (uint32_t f = 0; f < a->nfiles; f++) {
 		uint64_t ns = s->file_ns[f];
 		if (!ns || ana_file_excluded(a, &a->files[f]))
@@ -993,18 +1006,15 @@ static void sec_files(struct side *sd, FILE *o)
 		}
 		tt[k] = f;
 	}
-	/* their entries in /files: the first of their label, its place the
-	 * files listed before it */
-	char *lbl[TOP_FILES], *nm[TOP_FILES];
-	uint32_t first[TOP_FILES];
-	long jx[TOP_FILES];
-	for (size_t k = 0; k < ntt; k++) {
-		const struct ana_file *f = &a->files[tt[k]];
-		lbl[k] = ana_xstrdup(ana_file_label(a, f, lb));
-		nm[k] = f->path ? ana_xstrdup(ana_path_name(a, f->path)) : NULL;
-		first[k] = ANA_NONE;
-		jx[k] = 0;
-	}
+	return ntt;
+}
+
+/* The entries in /files (nf long) of the ntt files labelled lbl (named
+ * nm): the first of their label (first), its place the files listed
+ * before it (jx; -1: none, or past nf).  lb: a buffer. */
+static void files_places(const struct ana *a, size_t ntt, char *const *lbl, char *const *nm,
+			 uint32_t *first, long *jx, size_t nf, char *lb)
+{
 	for (uint32_t i = 0; ntt && i < a->nfiles; i++) {
 		if (!ana_file_listed(a, i))
 			continue;
@@ -1023,6 +1033,33 @@ static void sec_files(struct side *sd, FILE *o)
 	for (size_t k = 0; k < ntt; k++)
 		if (first[k] == ANA_NONE || (size_t)jx[k] >= nf)
 			jx[k] = -1;
+}
+
+/* The top files by time in calls on them (ana_series), figure and table,
+ * their cells those of their entries in /files (nf long) */
+static void files_by_time(struct side *sd, FILE *o, size_t nf)
+{
+	struct ana *a = sd->a;
+	struct ana_series *s = &sd->s;
+	uint32_t tt[TOP_FILES];
+	double v1[TOP_FILES] = { 0 };
+	char *tips[TOP_FILES] = { 0 };
+	char id[32], ptr[96], b1[32], lb[ANA_PATH_BUF];
+
+	size_t ntt = top_by_time(a, s, tt);
+	/* their entries in /files: the first of their label, its place the
+	 * files listed before it */
+	char *lbl[TOP_FILES], *nm[TOP_FILES];
+	uint32_t first[TOP_FILES];
+	long jx[TOP_FILES];
+	for (size_t k = 0; k < ntt; k++) {
+		const struct ana_file *f = &a->files[tt[k]];
+		lbl[k] = ana_xstrdup(ana_file_label(a, f, lb));
+		nm[k] = f->path ? ana_xstrdup(ana_path_name(a, f->path)) : NULL;
+		first[k] = ANA_NONE;
+		jx[k] = 0;
+	}
+	files_places(a, ntt, lbl, nm, first, jx, nf, lb);
 	for (size_t k = 0; k < ntt; k++) {
 		v1[k] = (double)s->file_ns[tt[k]] / 1e9;
 		cm_fmt_ns(b1, sizeof(b1), s->file_ns[tt[k]]);
@@ -1058,6 +1095,15 @@ static void sec_files(struct side *sd, FILE *o)
 		free(lbl[k]);
 		free(nm[k]);
 	}
+}
+
+/* The top files by bytes and by time in calls */
+static void sec_files(struct side *sd, FILE *o)
+{
+	size_t nf = files_by_bytes(sd, o);
+
+	fputs("</table></div>\n<div class=\"row\"><figure>\n", o);
+	files_by_time(sd, o, nf);
 }
 
 /* -------------------------------------------------------------- the page */

@@ -110,16 +110,26 @@ static void setu(struct model *m, int key, uint64_t v, const char *note)
 	set(m, key, b, "%s", note);
 }
 
-/* The data set's files: their directory (common to all), names, sizes.
- * *dsdir: in m->dsdir. */
-static void model_dataset(struct model *m, const char **dsdir, size_t *dslen)
+/* model_dataset()'s data set: its files' directory (dir, dl long), the
+ * start their names share (pre, pl long) and their suffix (suf, NULL:
+ * none), their count (n) and sizes (nsz of them known: their sum, sum of
+ * squares, least and most; next: by their extent) */
+struct dsfiles {
+	const char *dir, *pre, *suf;
+	size_t dl, pl, n, nsz;
+	double sum, sq;
+	uint64_t mn, mx, next;
+};
+
+/* The data set's files (those faulted in, with mmap): ds */
+static void dataset_files(struct model *m, struct dsfiles *ds)
 {
 	const struct ana *a = m->a;
 	const char *dir = NULL, *pre = NULL, *suf = NULL;
-	size_t dl = 0, pl = 0, n = 0, nsz = 0, nsub = 0;
+	size_t dl = 0, pl = 0, n = 0, nsz = 0;
 	double sum = 0, sq = 0;
 	uint64_t mn = UINT64_MAX, mx = 0, next = 0;
-	char b[64], note[256], buf[ANA_PATH_BUF];
+	char buf[ANA_PATH_BUF];
 
 	for (size_t i = 0; i < a->nfiles; i++) {
 		const struct ana_file *f = &a->files[i];
@@ -174,13 +184,17 @@ static void model_dataset(struct model *m, const char **dsdir, size_t *dslen)
 				mx = sz;
 		}
 	}
-	if (!n) {
-		set(m, CM_JOB_K_NUM_FILES, "0", "no data set: the trace reads no file "
-		    "again, nor any that may be data");
-		return;
-	}
-	/* the subfolders: the distinct first components under dir, by the
-	 * files' directories (each looked at once), paths kept whole alone */
+	*ds = (struct dsfiles){ dir, pre, suf, dl, pl, n, nsz, sum, sq, mn, mx, next };
+}
+
+/* The subfolders of the data set's directory (dl long): the distinct
+ * first components under it, by the files' directories (each looked at
+ * once), paths kept whole alone; their count */
+static size_t dataset_subfolders(const struct model *m, size_t dl)
+{
+	const struct ana *a = m->a;
+	char buf[ANA_PATH_BUF];
+	size_t nsub;
 	struct cm_strtab subs = { 0 };
 	size_t nd = cm_strtab_count(&a->paths.dirs);
 	uint8_t *seen = dl ? ana_tmp_calloc(nd + 1, 1) : NULL;
@@ -211,51 +225,77 @@ static void model_dataset(struct model *m, const char **dsdir, size_t *dslen)
 	nsub = cm_strtab_count(&subs);
 	cm_strtab_release(&subs);
 	ana_tmp_free(seen);
-	*dsdir = dir;
-	*dslen = dl;
+	return nsub;
+}
+
+/* The record sizes of the data set ds, which knows some of its files'
+ * sizes: theirs, or with mmap in samples of pages */
+static void dataset_sizes(struct model *m, const struct dsfiles *ds)
+{
+	const struct ana *a = m->a;
+	double mean = ds->sum / (double)ds->nsz, v = ds->sq / (double)ds->nsz - mean * mean, S = 1;
+	char b[64], note[256], per[96] = "";
+
+	if (ds->next)
+		snprintf(per, sizeof(per), " (%llu by the end of their furthest read or "
+			 "write)", (unsigned long long)ds->next);
+
+	if (m->mmap) {	/* a sample per page: what a fault reaches */
+		m->spf = (uint64_t)llround(mean / (double)a->page_size);
+		if (!m->spf)
+			m->spf = 1;
+		S = (double)m->spf;
+		strcat(per, " over the samples per file");
+		setu(m, CM_JOB_K_SAMPLES_PER_FILE, m->spf, "the mean file size in pages: a "
+		     "sample is a page, what a page fault reaches (the job's own records "
+		     "are not seen through a map)");
+	}
+	snprintf(b, sizeof(b), "%.0f", round(mean / S));
+	set(m, CM_JOB_K_RECORD_LENGTH, b, "mean of %zu file sizes%s", ds->nsz, per);
+	snprintf(b, sizeof(b), "%.0f", round(v > 0 ? sqrt(v) / S : 0));
+	set(m, CM_JOB_K_RECORD_STDEV, b, "standard deviation of %zu file sizes%s", ds->nsz, per);
+	snprintf(note, sizeof(note), "smallest of %zu file sizes%s", ds->nsz, per);
+	setu(m, CM_JOB_K_RECORD_MIN, (uint64_t)llround((double)ds->mn / S), note);
+	snprintf(note, sizeof(note), "largest of %zu file sizes%s", ds->nsz, per);
+	setu(m, CM_JOB_K_RECORD_MAX, (uint64_t)llround((double)ds->mx / S), note);
+}
+
+/* The data set's files: their directory (common to all), names, sizes.
+ * *dsdir: in m->dsdir. */
+static void model_dataset(struct model *m, const char **dsdir, size_t *dslen)
+{
+	struct dsfiles ds;
+	size_t nsub;
+	char b[64], note[256];
+
+	dataset_files(m, &ds);
+	if (!ds.n) {
+		set(m, CM_JOB_K_NUM_FILES, "0", "no data set: the trace reads no file "
+		    "again, nor any that may be data");
+		return;
+	}
+	nsub = dataset_subfolders(m, ds.dl);
+	*dsdir = ds.dir;
+	*dslen = ds.dl;
 	snprintf(note, sizeof(note), "%zu files %s in the data set directory %.*s",
-		 n, m->mmap ? "faulted in through a map" : "read", (int)dl, dir);
-	setu(m, CM_JOB_K_NUM_FILES, n, note);
+		 ds.n, m->mmap ? "faulted in through a map" : "read", (int)ds.dl, ds.dir);
+	setu(m, CM_JOB_K_NUM_FILES, ds.n, note);
 	snprintf(note, sizeof(note), "subdirectories of %.*s holding data set files",
-		 (int)dl, dir);
+		 (int)ds.dl, ds.dir);
 	setu(m, CM_JOB_K_NUM_SUBFOLDERS, nsub, note);
-	while (pl && pre[pl - 1] >= '0' && pre[pl - 1] <= '9')
-		pl--;	/* the index's leading digits are not the prefix */
-	if (pl && (!suf || pre + pl <= suf)) {
-		snprintf(b, sizeof(b), "%.*s", (int)(pl < sizeof(b) - 1 ? pl : sizeof(b) - 1), pre);
-		set(m, CM_JOB_K_FILE_PREFIX, b, "all %zu names begin with it", n);
+	while (ds.pl && ds.pre[ds.pl - 1] >= '0' && ds.pre[ds.pl - 1] <= '9')
+		ds.pl--;	/* the index's leading digits are not the prefix */
+	if (ds.pl && (!ds.suf || ds.pre + ds.pl <= ds.suf)) {
+		snprintf(b, sizeof(b), "%.*s", (int)(ds.pl < sizeof(b) - 1 ? ds.pl : sizeof(b) - 1),
+			 ds.pre);
+		set(m, CM_JOB_K_FILE_PREFIX, b, "all %zu names begin with it", ds.n);
 	}
-	if (suf && suf[1]) {
-		snprintf(b, sizeof(b), "%s", suf);
-		set(m, CM_JOB_K_FILE_SUFFIX, b, "all %zu names end with it", n);
+	if (ds.suf && ds.suf[1]) {
+		snprintf(b, sizeof(b), "%s", ds.suf);
+		set(m, CM_JOB_K_FILE_SUFFIX, b, "all %zu names end with it", ds.n);
 	}
-	if (nsz) {
-		double mean = sum / (double)nsz, v = sq / (double)nsz - mean * mean, S = 1;
-		char per[96] = "";
-
-		if (next)
-			snprintf(per, sizeof(per), " (%llu by the end of their furthest read or "
-				 "write)", (unsigned long long)next);
-
-		if (m->mmap) {	/* a sample per page: what a fault reaches */
-			m->spf = (uint64_t)llround(mean / (double)a->page_size);
-			if (!m->spf)
-				m->spf = 1;
-			S = (double)m->spf;
-			strcat(per, " over the samples per file");
-			setu(m, CM_JOB_K_SAMPLES_PER_FILE, m->spf, "the mean file size in pages: a "
-			     "sample is a page, what a page fault reaches (the job's own records "
-			     "are not seen through a map)");
-		}
-		snprintf(b, sizeof(b), "%.0f", round(mean / S));
-		set(m, CM_JOB_K_RECORD_LENGTH, b, "mean of %zu file sizes%s", nsz, per);
-		snprintf(b, sizeof(b), "%.0f", round(v > 0 ? sqrt(v) / S : 0));
-		set(m, CM_JOB_K_RECORD_STDEV, b, "standard deviation of %zu file sizes%s", nsz, per);
-		snprintf(note, sizeof(note), "smallest of %zu file sizes%s", nsz, per);
-		setu(m, CM_JOB_K_RECORD_MIN, (uint64_t)llround((double)mn / S), note);
-		snprintf(note, sizeof(note), "largest of %zu file sizes%s", nsz, per);
-		setu(m, CM_JOB_K_RECORD_MAX, (uint64_t)llround((double)mx / S), note);
-	}
+	if (ds.nsz)
+		dataset_sizes(m, &ds);
 }
 
 /* The reader of a data set read through mmap: its faults (ana_mmap.c). */

@@ -103,22 +103,13 @@ struct fstream {
 	uint32_t ep1;	  /* 1 + the epoch it is of, 0: none */
 };
 
-static int series_job(void *arg)
+/* The series' shape: its columns (at most maxcol, 0: one), its threads
+ * (the busiest: most time in I/O calls) */
+static void series_shape(struct ana *a, struct ana_series *s, size_t maxcol)
 {
-	struct series_job *j = arg;
-	struct ana *a = j->a;
-	struct ana_series *s = j->s;
 	uint64_t span = ana_trace_end(a) > a->t0 ? ana_trace_end(a) - a->t0 : 1;
-	uint64_t last_end[ANA_SERIES_THREADS] = { 0 };
-	uint32_t tids[ANA_SERIES_THREADS];
-	uint32_t *fg, *dg;
-	struct fstream *fs;
-	tape_cursor *c;
-	const void *evs;
-	size_t n, ep = 0;
-	int err;
 
-	s->ncol = j->maxcol ? j->maxcol : 1;
+	s->ncol = maxcol ? maxcol : 1;
 	if (s->ncol > span / 1000 + 1)	/* at least a microsecond a column */
 		s->ncol = span / 1000 + 1;
 	s->col_ns = (span + s->ncol - 1) / s->ncol;
@@ -137,6 +128,55 @@ static int series_job(void *arg)
 		}
 		s->thr[k] = (uint32_t)i;
 	}
+}
+
+/* A read e of data-set file f: a pair of reads in its stream (tid, fd on
+ * one file) in the epoch it is in (*ep: the epoch of the reads before),
+ * consecutive or not; fs: the first stream of each file this epoch */
+static void series_stream(struct ana *a, struct ana_series *s, struct fstream *fs,
+			  const struct tape_syscall *e, uint32_t f, size_t *ep)
+{
+	while (*ep < s->nep && e->ts_ns > a->sys.epochs[*ep].end_ns) {
+		(*ep)++;
+		cm_map_clear(&s->streams);
+	}
+	if (*ep == s->nep || e->ts_ns < a->sys.epochs[*ep].start_ns)
+		return;
+	/* a stream: (tid, fd) on one file */
+	uint64_t key = (uint64_t)e->tid << 32 ^ (uint64_t)e->fd, *last;
+	struct fstream *st = &fs[f];
+	int mine = a->files[f].file_id == e->file_id;	/* (f is that id's) */
+	if (mine && st->ep1 != *ep + 1) {	/* the file's first this epoch */
+		st->ep1 = (uint32_t)(*ep + 1);
+		st->key = key;
+		st->last = ANA_NONE;
+	}
+	if (mine && st->key == key)
+		last = &st->last;
+	else
+		last = ana_map_put(&s->streams, key, e->file_id);
+	if (*last != ANA_NONE) {
+		s->ep_pairs[*ep]++;
+		s->ep_nonconsec[*ep] += e->offset != *last;
+	}
+	*last = e->offset + (uint64_t)e->ret;
+}
+
+static int series_job(void *arg)
+{
+	struct series_job *j = arg;
+	struct ana *a = j->a;
+	struct ana_series *s = j->s;
+	uint64_t last_end[ANA_SERIES_THREADS] = { 0 };
+	uint32_t tids[ANA_SERIES_THREADS];
+	uint32_t *fg, *dg;
+	struct fstream *fs;
+	tape_cursor *c;
+	const void *evs;
+	size_t n, ep = 0;
+	int err;
+
+	series_shape(a, s, j->maxcol);
 	for (size_t k = 0; k < s->nthr; k++)
 		tids[k] = a->sys.threads[s->thr[k]].tid;
 	s->tio = ana_xcalloc(s->nthr * s->ncol + 1, sizeof(*s->tio));
@@ -191,32 +231,8 @@ static int series_job(void *arg)
 			s->gbytes[(size_t)g * s->ncol + col] += (uint64_t)e->ret;
 			s->gtotal[g] += (uint64_t)e->ret;
 			/* the data set's read streams, per epoch */
-			if (!a->files[f].dataset || !s->nep)
-				continue;
-			while (ep < s->nep && e->ts_ns > a->sys.epochs[ep].end_ns) {
-				ep++;
-				cm_map_clear(&s->streams);
-			}
-			if (ep == s->nep || e->ts_ns < a->sys.epochs[ep].start_ns)
-				continue;
-			/* a stream: (tid, fd) on one file */
-			uint64_t key = (uint64_t)e->tid << 32 ^ (uint64_t)e->fd, *last;
-			struct fstream *st = &fs[f];
-			int mine = a->files[f].file_id == e->file_id;	/* (f is that id's) */
-			if (mine && st->ep1 != ep + 1) {	/* the file's first this epoch */
-				st->ep1 = (uint32_t)(ep + 1);
-				st->key = key;
-				st->last = ANA_NONE;
-			}
-			if (mine && st->key == key)
-				last = &st->last;
-			else
-				last = ana_map_put(&s->streams, key, e->file_id);
-			if (*last != ANA_NONE) {
-				s->ep_pairs[ep]++;
-				s->ep_nonconsec[ep] += e->offset != *last;
-			}
-			*last = e->offset + (uint64_t)e->ret;
+			if (a->files[f].dataset && s->nep)
+				series_stream(a, s, fs, e, f, &ep);
 		}
 	}
 	ana_cursor_free(c);

@@ -852,20 +852,286 @@ static void on_sync(struct ana *a, const struct tape_syscall *e)
 	}
 }
 
-int ana_pass_syscall(struct ana *a, tape_reader *r)
+/* ana_pass_syscall()'s tables by op: its class (cls), its metadata kind
+ * (meta: common/ops.h; left 0 for the rest) */
+static void op_tables(unsigned char *cls, unsigned char *meta)
 {
-	struct ana_sys *s = &a->sys;
-	unsigned char cls[TAPE_OP_MAX + 1];
 	for (unsigned op = 0; op <= TAPE_OP_MAX; op++)
 		cls[op] = op < TAPE_OP_MAX ? (unsigned char)tape_op_class(op) : TAPE_OPC_OTHER;
 	cls[TAPE_OP_FTRUNCATE] = cls[TAPE_OP_FALLOCATE] = TAPE_OPC_META; /* no bytes */
 	for (unsigned op = 0; op < TAPE_OP_MAX; op++)
 		if (tape_op_has_output(op))
 			cls[op] = OPC_COPY;
-	unsigned char meta[TAPE_OP_MAX + 1] = { 0 };	/* its metadata kind, 0 */
 	for (unsigned op = 0; op < TAPE_OP_MAX; op++)
 		if (cm_kind_is_meta(cm_op_rule(op).kind))
 			meta[op] = (unsigned char)cm_op_rule(op).kind;
+}
+
+/*
+ * Per-file state is the cache miss of ana_pass_syscall()'s loop (the
+ * decoder's output sweeps the caches between blocks): fetch the index
+ * entry of the file an event names 32 events ahead, the file itself 16
+ * ahead (a hit but for the first event of a visit, and cheaper than a
+ * test).  e0: the block's n events, i: the one now.
+ */
+static inline __attribute__((always_inline)) void
+prefetch_files(const struct ana *a, const struct tape_syscall *e0, size_t i, size_t n)
+{
+	if (i + 32 < n && e0[i + 32].file_id < a->fid_idx.n)
+		__builtin_prefetch(&a->fid_idx.v[e0[i + 32].file_id]);
+	if (i + 16 < n) {
+		uint32_t v = ana_idx_get(&a->fid_idx, e0[i + 16].file_id);
+		if (v != ANA_NONE) {	/* reads, opens: see struct ana_file */
+			__builtin_prefetch(&a->files[v], 1);
+			__builtin_prefetch((char *)&a->files[v] + 64, 1);
+		}
+	}
+}
+
+/* a path lookup coming (prefetch_paths), in a ring of 32 by event */
+struct pahead {
+	const char *path;
+	uint64_t h;
+	uint32_t fi;
+};
+
+/*
+ * Events that name a file by its path alone (a stat) look it up by path
+ * once the path index is made (compare): its hash 16 events ahead and its
+ * slot fetched, the file there 8 ahead, its path's entry 4 ahead, its
+ * name 2 ahead; event i's hash is left in a->pidx's hint.  e0: the
+ * block's n events.
+ */
+static inline __attribute__((always_inline)) void
+prefetch_paths(struct ana *a, const struct tape_syscall *e0, size_t i, size_t n,
+	       struct pahead *ahead)
+{
+	const struct tape_syscall *e = &e0[i];
+
+	if (i + 16 < n && !e0[i + 16].file_id && e0[i + 16].path &&
+	    *e0[i + 16].path) {
+		struct pahead *p = &ahead[(i + 16) & 31];
+		p->path = e0[i + 16].path;
+		p->h = cm_hash_str(p->path);
+		p->fi = ANA_NONE;
+		ana_pidx_ahead(a, p->h, 0, &p->fi);
+	}
+	if (i + 8 < n && ahead[(i + 8) & 31].path == e0[i + 8].path &&
+	    e0[i + 8].path)
+		ana_pidx_ahead(a, ahead[(i + 8) & 31].h, 1, &ahead[(i + 8) & 31].fi);
+	if (i + 4 < n && ahead[(i + 4) & 31].path == e0[i + 4].path &&
+	    e0[i + 4].path)
+		ana_pidx_ahead(a, ahead[(i + 4) & 31].h, 2, &ahead[(i + 4) & 31].fi);
+	if (i + 2 < n && ahead[(i + 2) & 31].path == e0[i + 2].path &&
+	    e0[i + 2].path)
+		ana_pidx_ahead(a, ahead[(i + 2) & 31].h, 3, &ahead[(i + 2) & 31].fi);
+	/* (a block's string is one pointer: the same
+	 * pointer, the same path) */
+	a->pidx.hint = NULL;
+	if (ahead[i & 31].path == e->path && e->path) {
+		a->pidx.hint = e->path;
+		a->pidx.hint_h = ahead[i & 31].h;
+	}
+}
+
+/* Compute vs I/O: thread t's I/O call e, ending at end: the thread's I/O
+ * time, its gap before e (its work and waits; a step when the work is
+ * ANA_STEP_GAP_NS or more) and the job's busy time (every thread's calls'
+ * union). */
+static inline __attribute__((always_inline)) void
+thread_io(struct ana_sys *s, struct ana_thread *t, const struct tape_syscall *e,
+	  uint64_t end)
+{
+	if (!t->ops) {
+		t->first_ns = e->ts_ns;
+		t->last_end = e->ts_ns;
+	}
+	uint64_t gap = io_advance(&t->last_end, e, &t->io_ns);
+
+	if (gap != NO_GAP) {
+		/* the gap less the waits for other
+		 * threads in it is the thread's work */
+		uint64_t w = t->wait_pend < gap ? t->wait_pend : gap;
+		uint64_t work = gap - w;
+
+		t->wait_pend = 0;
+		t->gap_ns += gap;
+		t->wait_ns += w;
+		t->work_ns += work;
+		if (t->ops && work >= ANA_STEP_GAP_NS) {
+			t->steps++;
+			t->step_ns += work;
+			t->step_sq_ms += (work / 1e6) * (work / 1e6);
+		}
+	}
+	t->ops++;
+	if (e->ts_ns > s->busy_e) {
+		s->busy_ns += s->busy_e - s->busy_s;
+		s->busy_s = e->ts_ns;
+		s->busy_e = end;
+	} else if (end > s->busy_e) {
+		s->busy_e = end;
+	}
+}
+
+/* An open: the file it returned (its fd, ret) and the file's opens. */
+static void on_open(struct ana *a, const struct tape_syscall *e)
+{
+	uint32_t fi = file_of_event(a, e);
+	if (fi == ANA_NONE)
+		fi = file_for_unknown_fd(a, e->pid, e->ret);
+	if (!++a->files[fi].opens)	/* (wrapped) */
+		ana_file_ext_get(a, &a->files[fi])->opens_hi += 1ull << 32;
+	fd_put(&a->sys, e->pid, e->ret, fi);
+}
+
+/* A dup: the new fd (ret) refers to the old one's file, visited alike. */
+static void on_dup(struct ana_sys *s, const struct tape_syscall *e)
+{
+	struct ana_fd *old = fd_get(s, e->pid, e->fd);
+	if (old && old->file != ANA_NONE) {
+		uint32_t fi = old->file, vis = old->visited;
+		fd_put(s, e->pid, e->ret, fi)->visited = vis;
+	}
+}
+
+/* An mmap: prot | flags << 32: a data file is mapped shared and
+ * readable, libraries privately and executable */
+static void on_mmap(struct ana *a, const struct tape_syscall *e)
+{
+	int shared = e->flags >> 32 & 1, prot = (int)(e->flags & 7);
+	struct ana_fd *fe = shared || prot & 4 ?
+			    fd_get(&a->sys, e->pid, e->fd) : NULL;
+	uint32_t fi = fe ? fe->file : ANA_NONE;
+	if (fi == ANA_NONE && e->file_id && (shared || prot & 4))
+		fi = ana_file_by_id(a, e->file_id);
+	if (fi != ANA_NONE && shared && (prot & 5) == 1)
+		a->files[fi].shared_map = 1;
+	if (fi != ANA_NONE && prot & 4)
+		a->files[fi].exec_map = 1;
+}
+
+/* A close by thread t: its file's write burst closed (the thread's last
+ * closed file), an epoch undo pending on the fd confirmed, the fd free. */
+static void on_close(struct ana *a, const struct tape_syscall *e, struct ana_thread *t)
+{
+	struct ana_sys *s = &a->sys;
+	struct ana_fd *fe = fd_get(s, e->pid, e->fd);
+	struct ana_wburst *w = fe && fe->file != ANA_NONE ?
+			       wburst(a, &a->files[fe->file]) : NULL;
+	if (w) {
+		w->closed = 1;
+		t->last_closed = fe->file;
+	}
+	if (fe && fe->undo && fe->file != ANA_NONE)
+		front_note(s, a->files[fe->file].pass);
+	if (fe) {
+		fe->file = ANA_NONE;
+		fe->undo = 0;
+	}
+}
+
+/* An unlink of the file thread t just wrote and closed: a temporary
+ * file, not a checkpoint */
+static void on_unlink(struct ana *a, const struct tape_syscall *e, struct ana_thread *t)
+{
+	char ub[ANA_PATH_BUF];
+	if (t->last_closed != ANA_NONE && e->path &&
+	    a->files[t->last_closed].path &&
+	    !strcmp(e->path, ana_file_path(a, &a->files[t->last_closed], ub))) {
+		struct ana_wburst *w = wburst(a, &a->files[t->last_closed]);
+		w->unlinked = w->ops > 0;
+		t->last_closed = ANA_NONE;
+	}
+}
+
+/* Event e of thread t, in the pass: the job's span and latencies, the
+ * thread's compute vs I/O, then by its class (op_tables: cls, meta). */
+static inline __attribute__((always_inline)) void
+sys_event(struct ana *a, const struct tape_syscall *e, struct ana_thread *t,
+	  const unsigned char *cls, const unsigned char *meta)
+{
+	struct ana_sys *s = &a->sys;
+	unsigned op = e->op < TAPE_OP_MAX ? e->op : TAPE_OP_UNKNOWN;
+	uint64_t end = e->ts_ns + e->dur_ns;
+	if (e->ts_ns < s->first_ns)
+		s->first_ns = e->ts_ns;
+	if (end > s->last_ns)
+		s->last_ns = end;
+	ana_lat_add(&s->lat[op], e->dur_ns, &s->lat_budget);
+	s->ops++;
+
+	/* compute vs I/O: io_uring completions do not block */
+	if (is_io(a, e, op))
+		thread_io(s, t, e, end);
+	if (meta[op] && cm_op_replayed(op, 1, e->ret < 0))
+		count_meta(a, e, meta[op]);
+	if (e->ret < 0) {
+		s->errors++;
+		return;
+	}
+	switch (cls[op]) {
+	case TAPE_OPC_READ:
+		on_read(a, e, t);
+		break;
+	case TAPE_OPC_WRITE:
+		on_write(a, e, t, 1);
+		break;
+	case OPC_COPY:
+		on_copy(a, e, t);
+		break;
+	case TAPE_OPC_SYNC:
+		s->sync_ops++;
+		on_sync(a, e);
+		break;
+	case TAPE_OPC_OPEN:
+		on_open(a, e);
+		break;
+	case TAPE_OPC_DUP:
+		on_dup(s, e);
+		break;
+	case TAPE_OPC_MMAP:
+		if (op == TAPE_OP_MMAP)
+			on_mmap(a, e);
+		break;
+	case TAPE_OPC_CLOSE:
+		on_close(a, e, t);
+		break;
+	case TAPE_OPC_NAMESPACE:
+		if (op == TAPE_OP_UNLINK || op == TAPE_OP_UNLINKAT)
+			on_unlink(a, e, t);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The pass's end (err: the cursor's last answer): its cursor and sched
+ * feed freed, the busy time, streams and write bursts still open closed. */
+static int syscall_done(struct ana *a, tape_cursor *c, struct ana_sched_feed *waits, int err)
+{
+	struct ana_sys *s = &a->sys;
+
+	a->pidx.hint = NULL;
+	if (err < 0)
+		ana_note_damage(a, TAPE_TABLE_SYSCALL, err);
+	ana_cursor_free(c);
+	ana_sched_close(a, waits);
+	s->busy_ns += s->busy_e - s->busy_s;
+	for (size_t i = 0; i < s->nstreams; i++)
+		ana_stream_fold(a, &s->streams[i]);
+	for (size_t i = 0; i < s->nwbs; i++)
+		if (s->wbs[i].ops)
+			burst_close(a, &s->wbs[i]);
+	return 0;
+}
+
+int ana_pass_syscall(struct ana *a, tape_reader *r)
+{
+	struct ana_sys *s = &a->sys;
+	unsigned char cls[TAPE_OP_MAX + 1];
+	unsigned char meta[TAPE_OP_MAX + 1] = { 0 };	/* its metadata kind, 0 */
+	op_tables(cls, meta);
 
 	s->lat_budget = 4u << 20;	/* exact latency samples, all ops (32 MiB) */
 	s->first_ns = UINT64_MAX;
@@ -884,12 +1150,7 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 		ana_cursor_free(c);
 		return err;
 	}
-	/* path lookups coming (see below) */
-	struct pahead {
-		const char *path;
-		uint64_t h;
-		uint32_t fi;
-	} ahead[32];
+	struct pahead ahead[32];	/* path lookups coming */
 	while ((err = tape_cursor_next_block(c, &evs, &n)) > 0) {
 		const struct tape_syscall *e0 = evs, *e = e0;
 		memset(ahead, 0, sizeof(ahead));	/* (the block's strings go) */
@@ -897,51 +1158,9 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 			/* the waits written by the time this call began */
 			if (waits)
 				ana_sched_until(a, waits, e->ts_ns);
-			/* Per-file state is the cache miss of this loop (the
-			 * decoder's output sweeps the caches between blocks):
-			 * fetch the index entry of the file an event names 32
-			 * events ahead, the file itself 16 ahead (a hit but for
-			 * the first event of a visit, and cheaper than a test) */
-			if (i + 32 < n && e0[i + 32].file_id < a->fid_idx.n)
-				__builtin_prefetch(&a->fid_idx.v[e0[i + 32].file_id]);
-			if (i + 16 < n) {
-				uint32_t v = ana_idx_get(&a->fid_idx, e0[i + 16].file_id);
-				if (v != ANA_NONE) {	/* reads, opens: see struct ana_file */
-					__builtin_prefetch(&a->files[v], 1);
-					__builtin_prefetch((char *)&a->files[v] + 64, 1);
-				}
-			}
-			/* Events that name a file by its path alone (a stat)
-			 * look it up by path once the path index is made
-			 * (compare): its hash 16 events ahead and its slot
-			 * fetched, the file there 8 ahead, its path's entry 4
-			 * ahead, its name 2 ahead */
-			if (a->path_map_built) {
-				if (i + 16 < n && !e0[i + 16].file_id && e0[i + 16].path &&
-				    *e0[i + 16].path) {
-					struct pahead *p = &ahead[(i + 16) & 31];
-					p->path = e0[i + 16].path;
-					p->h = cm_hash_str(p->path);
-					p->fi = ANA_NONE;
-					ana_pidx_ahead(a, p->h, 0, &p->fi);
-				}
-				if (i + 8 < n && ahead[(i + 8) & 31].path == e0[i + 8].path &&
-				    e0[i + 8].path)
-					ana_pidx_ahead(a, ahead[(i + 8) & 31].h, 1, &ahead[(i + 8) & 31].fi);
-				if (i + 4 < n && ahead[(i + 4) & 31].path == e0[i + 4].path &&
-				    e0[i + 4].path)
-					ana_pidx_ahead(a, ahead[(i + 4) & 31].h, 2, &ahead[(i + 4) & 31].fi);
-				if (i + 2 < n && ahead[(i + 2) & 31].path == e0[i + 2].path &&
-				    e0[i + 2].path)
-					ana_pidx_ahead(a, ahead[(i + 2) & 31].h, 3, &ahead[(i + 2) & 31].fi);
-				/* (a block's string is one pointer: the same
-				 * pointer, the same path) */
-				a->pidx.hint = NULL;
-				if (ahead[i & 31].path == e->path && e->path) {
-					a->pidx.hint = e->path;
-					a->pidx.hint_h = ahead[i & 31].h;
-				}
-			}
+			prefetch_files(a, e0, i, n);
+			if (a->path_map_built)
+				prefetch_paths(a, e0, i, n, ahead);
 			if (ANA_HOST_SKIP(a, TAPE_TABLE_SYSCALL, e))
 				continue;
 			if (a->o.has_pid) {
@@ -958,147 +1177,8 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 				t = thread_get(s, e->tid, e->pid);
 				last_tid = e->tid;
 			}
-			unsigned op = e->op < TAPE_OP_MAX ? e->op : TAPE_OP_UNKNOWN;
-			uint64_t end = e->ts_ns + e->dur_ns;
-			if (e->ts_ns < s->first_ns)
-				s->first_ns = e->ts_ns;
-			if (end > s->last_ns)
-				s->last_ns = end;
-			ana_lat_add(&s->lat[op], e->dur_ns, &s->lat_budget);
-			s->ops++;
-
-			/* compute vs I/O: io_uring completions do not block */
-			if (is_io(a, e, op)) {
-				if (!t->ops) {
-					t->first_ns = e->ts_ns;
-					t->last_end = e->ts_ns;
-				}
-				uint64_t gap = io_advance(&t->last_end, e, &t->io_ns);
-
-				if (gap != NO_GAP) {
-					/* the gap less the waits for other
-					 * threads in it is the thread's work */
-					uint64_t w = t->wait_pend < gap ? t->wait_pend : gap;
-					uint64_t work = gap - w;
-
-					t->wait_pend = 0;
-					t->gap_ns += gap;
-					t->wait_ns += w;
-					t->work_ns += work;
-					if (t->ops && work >= ANA_STEP_GAP_NS) {
-						t->steps++;
-						t->step_ns += work;
-						t->step_sq_ms += (work / 1e6) * (work / 1e6);
-					}
-				}
-				t->ops++;
-				if (e->ts_ns > s->busy_e) {
-					s->busy_ns += s->busy_e - s->busy_s;
-					s->busy_s = e->ts_ns;
-					s->busy_e = end;
-				} else if (end > s->busy_e) {
-					s->busy_e = end;
-				}
-			}
-			if (meta[op] && cm_op_replayed(op, 1, e->ret < 0))
-				count_meta(a, e, meta[op]);
-			if (e->ret < 0) {
-				s->errors++;
-				continue;
-			}
-			switch (cls[op]) {
-			case TAPE_OPC_READ:
-				on_read(a, e, t);
-				break;
-			case TAPE_OPC_WRITE:
-				on_write(a, e, t, 1);
-				break;
-			case OPC_COPY:
-				on_copy(a, e, t);
-				break;
-			case TAPE_OPC_SYNC:
-				s->sync_ops++;
-				on_sync(a, e);
-				break;
-			case TAPE_OPC_OPEN: {
-				uint32_t fi = file_of_event(a, e);
-				if (fi == ANA_NONE)
-					fi = file_for_unknown_fd(a, e->pid, e->ret);
-				if (!++a->files[fi].opens)	/* (wrapped) */
-					ana_file_ext_get(a, &a->files[fi])->opens_hi += 1ull << 32;
-				fd_put(s, e->pid, e->ret, fi);
-				break;
-			}
-			case TAPE_OPC_DUP: {
-				struct ana_fd *old = fd_get(s, e->pid, e->fd);
-				if (old && old->file != ANA_NONE) {
-					uint32_t fi = old->file, vis = old->visited;
-					fd_put(s, e->pid, e->ret, fi)->visited = vis;
-				}
-				break;
-			}
-			case TAPE_OPC_MMAP:
-				/* prot | flags << 32: a data file is mapped
-				 * shared and readable, libraries privately and
-				 * executable */
-				if (op == TAPE_OP_MMAP) {
-					int shared = e->flags >> 32 & 1, prot = (int)(e->flags & 7);
-					struct ana_fd *fe = shared || prot & 4 ?
-							    fd_get(s, e->pid, e->fd) : NULL;
-					uint32_t fi = fe ? fe->file : ANA_NONE;
-					if (fi == ANA_NONE && e->file_id && (shared || prot & 4))
-						fi = ana_file_by_id(a, e->file_id);
-					if (fi != ANA_NONE && shared && (prot & 5) == 1)
-						a->files[fi].shared_map = 1;
-					if (fi != ANA_NONE && prot & 4)
-						a->files[fi].exec_map = 1;
-				}
-				break;
-			case TAPE_OPC_CLOSE: {
-				struct ana_fd *fe = fd_get(s, e->pid, e->fd);
-				struct ana_wburst *w = fe && fe->file != ANA_NONE ?
-						       wburst(a, &a->files[fe->file]) : NULL;
-				if (w) {
-					w->closed = 1;
-					t->last_closed = fe->file;
-				}
-				if (fe && fe->undo && fe->file != ANA_NONE)
-					front_note(s, a->files[fe->file].pass);
-				if (fe) {
-					fe->file = ANA_NONE;
-					fe->undo = 0;
-				}
-				break;
-			}
-			case TAPE_OPC_NAMESPACE: {
-				/* the file this thread just wrote and closed,
-				 * deleted: a temporary file, not a checkpoint */
-				char ub[ANA_PATH_BUF];
-				if ((op == TAPE_OP_UNLINK || op == TAPE_OP_UNLINKAT) &&
-				    t->last_closed != ANA_NONE && e->path &&
-				    a->files[t->last_closed].path &&
-				    !strcmp(e->path, ana_file_path(a, &a->files[t->last_closed], ub))) {
-					struct ana_wburst *w = wburst(a, &a->files[t->last_closed]);
-					w->unlinked = w->ops > 0;
-					t->last_closed = ANA_NONE;
-				}
-				break;
-			}
-			default:
-				break;
-			}
+			sys_event(a, e, t, cls, meta);
 		}
 	}
-	a->pidx.hint = NULL;
-	if (err < 0)
-		ana_note_damage(a, TAPE_TABLE_SYSCALL, err);
-	ana_cursor_free(c);
-	ana_sched_close(a, waits);
-	s->busy_ns += s->busy_e - s->busy_s;
-	for (size_t i = 0; i < s->nstreams; i++)
-		ana_stream_fold(a, &s->streams[i]);
-	for (size_t i = 0; i < s->nwbs; i++)
-		if (s->wbs[i].ops)
-			burst_close(a, &s->wbs[i]);
-	return 0;
+	return syscall_done(a, c, waits, err);
 }

@@ -398,6 +398,116 @@ static void step(struct ana_train *tr, struct steps *st, uint64_t start, uint64_
 	}
 }
 
+/* trainer_pass()'s state: the calls' and waits' readers, the steps so far
+ * and the open one's */
+struct tpass {
+	struct ana_train *tr;
+	struct colrd sc, wt;
+	struct steps st;
+	uint64_t last_end, pend, last_fid;
+	uint64_t work, wstart, wend;	/* the open step's */
+	struct run run;		/* by_batch: its gaps */
+	int by_batch;
+	int in_batch;		/* by_batch: a batch was taken */
+	int closed;		/* by_batch: a wait ended the step's work */
+	int have_w, rw, pwait;
+	size_t nforks, fk;
+	uint64_t *forks;	/* by_batch: the loaders' starts */
+};
+
+/* The trainer's waits for the job written by the time its call at ts
+ * began: in a gap between its calls, pending (1: one was); in a call of
+ * the open step, by_batch, its batch's exchange. */
+static int tp_waits(struct tpass *p, uint64_t ts)
+{
+	int gap_waits = 0;
+
+	while (p->rw > 0 && colrd_get(&p->wt, 0) + colrd_get(&p->wt, 1) + colrd_get(&p->wt, 5) <= ts) {
+		uint64_t wts = colrd_get(&p->wt, 0);
+
+		if (colrd_get(&p->wt, 2) != p->tr->tid || colrd_get(&p->wt, 3) != TAPE_WAKE_JOB) {
+		} else if (wts >= p->last_end && in_gap((unsigned)colrd_get(&p->wt, 4))) {
+			p->pend += colrd_get(&p->wt, 1);
+			gap_waits = 1;
+		} else if (p->by_batch && !p->closed && wts >= p->wstart) {
+			p->work = 0;	/* the batch's exchange: what came
+					 * before was its hand-over too */
+			p->run.n = 0;
+		}
+		p->rw = colrd_next(&p->wt, 0);
+	}
+	return gap_waits;
+}
+
+/* The gap before the trainer's call at ts (gap_waits: with a wait for the
+ * job in it): its work, less its waits, in the open step. */
+static void tp_gap(struct tpass *p, uint64_t ts, int gap_waits)
+{
+	uint64_t gap = ts - p->last_end, w = p->pend < gap ? p->pend : gap;
+
+	if (!p->by_batch) {
+		p->work = gap - w;
+		p->wstart = p->last_end;
+		p->wend = p->last_end + p->work;
+	} else {
+		uint64_t own = gap - w;
+
+		/* a loader started in the gap: the batch's work
+		 * ended there (its epoch is over) */
+		while (p->fk < p->nforks && p->forks[p->fk] < p->last_end)
+			p->fk++;
+		if (p->fk < p->nforks && p->forks[p->fk] < ts) {
+			if (own > p->forks[p->fk] - p->last_end)
+				own = p->forks[p->fk] - p->last_end;
+			if (!p->work)
+				p->closed = 1;
+		}
+		if (own >= ANA_STEP_GAP_NS && !p->closed) {
+			if (!p->work)
+				p->wstart = p->last_end;
+			p->work += own;
+			p->wend = p->last_end + own;
+			run_add(&p->run, own);
+		}
+		if (p->fk < p->nforks && p->forks[p->fk] < ts)
+			p->closed = 1;
+	}
+	if (p->by_batch && p->work && gap_waits)
+		p->closed = 1;	/* the work, then a wait */
+	p->pend = 0;
+}
+
+/* The trainer's call at ts, of class cls on file fid: the end of a step
+ * (a batch taken, or any call) */
+static void tp_bound(struct tpass *p, uint64_t ts, unsigned cls, uint64_t fid)
+{
+	if (!p->by_batch) {
+		if (p->work >= ANA_STEP_GAP_NS)
+			step(p->tr, &p->st, p->wstart, p->wend, p->work, ts);
+		p->work = 0;
+	} else if (cls == TAPE_OPC_READ && fid != p->last_fid && feeds(p->tr, fid)) {
+		if (p->in_batch)
+			step(p->tr, &p->st, p->work ? p->wstart : p->last_end,
+			     p->work ? p->wend : p->last_end, run_work(&p->run), ts);
+		p->in_batch = 1;
+		p->work = 0;
+		p->run.n = 0;
+		p->closed = 0;
+	}
+}
+
+/* The trainer's steps' count, mean and deviation (ms) */
+static void tp_stats(struct ana_train *tr, const struct steps *st)
+{
+	tr->steps = st->n;
+	if (st->n) {
+		double m = st->sum / (double)st->n, v = st->sq / (double)st->n - m * m;
+
+		tr->step_mean_ms = m;
+		tr->step_sd_ms = v > 0 ? sqrt(v) : 0;
+	}
+}
+
 /*
  * The trainer's rows, its calls and its waits for the job merged in time
  * (a wait is taken once the calls reach the time it was written at, as in
@@ -414,144 +524,72 @@ static int trainer_pass(struct ana *a, struct ana_train *tr)
 {
 	static const char *const scn[] = { "ts_ns", "dur_ns", "tid", "op", "file_id" };
 	static const char *const wcn[] = { "ts_ns", "dur_ns", "tid", "kind", "call", "run_ns" };
-	struct colrd sc, wt;
-	struct steps st = { 0 };
-	uint64_t last_end = 0, pend = 0, last_fid = 0;
-	uint64_t work = 0, wstart = 0, wend = 0;	/* the open step's */
-	struct run run = { { 0 }, 0 };	/* by_batch: its gaps */
-	int by_batch = tr->how == ANA_TRAIN_PIPE;
-	int in_batch = 0;	/* by_batch: a batch was taken */
-	int closed = 0;		/* by_batch: a wait ended the step's work */
-	int have_w = a->sched.have, err, rw = 0, first = 1, pwait = 0;
-	size_t nforks = 0, fk = 0;
-	uint64_t *forks = by_batch ? loader_starts(a, tr, &nforks) : NULL;
+	struct tpass p = { .tr = tr, .run = { { 0 }, 0 } };
+	int err, first = 1;
 
-	if ((err = colrd_open(&sc, a->r, TAPE_TABLE_SYSCALL, a->t0, a->t1, scn, 5)))
+	p.by_batch = tr->how == ANA_TRAIN_PIPE;
+	p.have_w = a->sched.have;
+	p.forks = p.by_batch ? loader_starts(a, tr, &p.nforks) : NULL;
+	if ((err = colrd_open(&p.sc, a->r, TAPE_TABLE_SYSCALL, a->t0, a->t1, scn, 5)))
 		goto out_sc;
 	/* the syscall table is the trace's longest: its blocks decoded on a
 	 * second thread too (the name ranks beside this pass end first) */
 	if (a->o.threads > 1)
-		(void)tape_cursor_set_threads(sc.c, 2);
-	if (have_w && (err = colrd_open(&wt, a->r, TAPE_TABLE_SCHED, 0, a->t1, wcn, 6)))
+		(void)tape_cursor_set_threads(p.sc.c, 2);
+	if (p.have_w && (err = colrd_open(&p.wt, a->r, TAPE_TABLE_SCHED, 0, a->t1, wcn, 6)))
 		goto out_w;
-	if (have_w && (rw = colrd_next(&wt, 1)) < 0)
+	if (p.have_w && (p.rw = colrd_next(&p.wt, 1)) < 0)
 		goto done;
-	for (int rc = colrd_next(&sc, 1); rc > 0; rc = colrd_next(&sc, 0)) {
-		uint64_t ts = colrd_get(&sc, 0), end = ts + colrd_get(&sc, 1);
-		int gap_waits = pwait;
+	for (int rc = colrd_next(&p.sc, 1); rc > 0; rc = colrd_next(&p.sc, 0)) {
+		uint64_t ts = colrd_get(&p.sc, 0), end = ts + colrd_get(&p.sc, 1);
 
-		if (colrd_get(&sc, 2) != tr->tid)
+		if (colrd_get(&p.sc, 2) != tr->tid)
 			continue;
-		if (colrd_get(&sc, 3) >= TAPE_OP_URING_READ) {
+		if (colrd_get(&p.sc, 3) >= TAPE_OP_URING_READ) {
 			/* not a bound (io_uring's, poll's), but what it
 			 * waited for comes in another call than a read;
 			 * without the waits recorded, a poll's time is the
 			 * wait for the job it most likely was */
-			if (!have_w && ts >= last_end &&
-			    tape_op_class((unsigned)colrd_get(&sc, 3)) == TAPE_OPC_WAIT) {
-				pend += colrd_get(&sc, 1);
-				pwait = 1;
+			if (!p.have_w && ts >= p.last_end &&
+			    tape_op_class((unsigned)colrd_get(&p.sc, 3)) == TAPE_OPC_WAIT) {
+				p.pend += colrd_get(&p.sc, 1);
+				p.pwait = 1;
 			}
-			last_fid = 0;
+			p.last_fid = 0;
 			continue;
 		}
-		/* its waits for the job written by the time this call began */
-		while (rw > 0 && colrd_get(&wt, 0) + colrd_get(&wt, 1) + colrd_get(&wt, 5) <= ts) {
-			uint64_t wts = colrd_get(&wt, 0);
-
-			if (colrd_get(&wt, 2) != tr->tid || colrd_get(&wt, 3) != TAPE_WAKE_JOB) {
-			} else if (wts >= last_end && in_gap((unsigned)colrd_get(&wt, 4))) {
-				pend += colrd_get(&wt, 1);
-				gap_waits = 1;
-			} else if (by_batch && !closed && wts >= wstart) {
-				work = 0;	/* the batch's exchange: what came
-						 * before was its hand-over too */
-				run.n = 0;
-			}
-			rw = colrd_next(&wt, 0);
-		}
-		uint64_t fid = colrd_get(&sc, 4);
-		unsigned cls = tape_op_class((unsigned)colrd_get(&sc, 3));
+		int gap_waits = tp_waits(&p, ts) | p.pwait;
+		uint64_t fid = colrd_get(&p.sc, 4);
+		unsigned cls = tape_op_class((unsigned)colrd_get(&p.sc, 3));
 		if (first) {
 			first = 0;
-			last_end = end;
-			pend = 0;
-			last_fid = cls == TAPE_OPC_READ ? fid : 0;
+			p.last_end = end;
+			p.pend = 0;
+			p.last_fid = cls == TAPE_OPC_READ ? fid : 0;
 			continue;
 		}
-		if (ts > last_end) {
-			uint64_t gap = ts - last_end, w = pend < gap ? pend : gap;
-
-			if (!by_batch) {
-				work = gap - w;
-				wstart = last_end;
-				wend = last_end + work;
-			} else {
-				uint64_t own = gap - w;
-
-				/* a loader started in the gap: the batch's work
-				 * ended there (its epoch is over) */
-				while (fk < nforks && forks[fk] < last_end)
-					fk++;
-				if (fk < nforks && forks[fk] < ts) {
-					if (own > forks[fk] - last_end)
-						own = forks[fk] - last_end;
-					if (!work)
-						closed = 1;
-				}
-				if (own >= ANA_STEP_GAP_NS && !closed) {
-					if (!work)
-						wstart = last_end;
-					work += own;
-					wend = last_end + own;
-					run_add(&run, own);
-				}
-				if (fk < nforks && forks[fk] < ts)
-					closed = 1;
-			}
-			if (by_batch && work && gap_waits)
-				closed = 1;	/* the work, then a wait */
-			pend = 0;
-		}
-		pwait = 0;
-		/* the end of a step: a batch taken, or any call */
-		if (!by_batch) {
-			if (work >= ANA_STEP_GAP_NS)
-				step(tr, &st, wstart, wend, work, ts);
-			work = 0;
-		} else if (cls == TAPE_OPC_READ && fid != last_fid && feeds(tr, fid)) {
-			if (in_batch)
-				step(tr, &st, work ? wstart : last_end, work ? wend : last_end,
-				     run_work(&run), ts);
-			in_batch = 1;
-			work = 0;
-			run.n = 0;
-			closed = 0;
-		}
-		last_fid = cls == TAPE_OPC_READ ? fid : 0;
-		if (end > last_end)
-			last_end = end;
+		if (ts > p.last_end)
+			tp_gap(&p, ts, gap_waits);
+		p.pwait = 0;
+		tp_bound(&p, ts, cls, fid);
+		p.last_fid = cls == TAPE_OPC_READ ? fid : 0;
+		if (end > p.last_end)
+			p.last_end = end;
 	}
-	if (by_batch ? in_batch : work >= ANA_STEP_GAP_NS)
-		step(tr, &st, work ? wstart : last_end, work ? wend : last_end,
-		     by_batch ? run_work(&run) : work, ANA_STEP_LAST);
+	if (p.by_batch ? p.in_batch : p.work >= ANA_STEP_GAP_NS)
+		step(tr, &p.st, p.work ? p.wstart : p.last_end, p.work ? p.wend : p.last_end,
+		     p.by_batch ? run_work(&p.run) : p.work, ANA_STEP_LAST);
 done:
 	/* a damaged block ends the pass where it is, as it ended the main
 	 * passes (which noted it): the steps before it stand */
 	err = 0;
-	tr->steps = st.n;
-	if (st.n) {
-		double m = st.sum / (double)st.n, v = st.sq / (double)st.n - m * m;
-
-		tr->step_mean_ms = m;
-		tr->step_sd_ms = v > 0 ? sqrt(v) : 0;
-	}
-	if (have_w)
-		colrd_close(&wt);
+	tp_stats(tr, &p.st);
+	if (p.have_w)
+		colrd_close(&p.wt);
 out_w:
-	colrd_close(&sc);
+	colrd_close(&p.sc);
 out_sc:
-	free(forks);
+	free(p.forks);
 	return err;
 }
 
