@@ -61,7 +61,7 @@ int ana_cache_prepare(struct ana *a)
 	c->cst = ana_xcalloc(n, sizeof(*c->cst));
 	c->ncst = n;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t eof = (a->files[i].size + a->page_size - 1) / a->page_size;
+		uint64_t eof = (ana_file_size(a, &a->files[i]) + a->page_size - 1) / a->page_size;
 		if (eof >= ANA_CST_EOF) {
 			*ana_map_put(&c->eofs, i, 0) = eof;
 			eof = ANA_CST_EOF;

@@ -225,6 +225,33 @@ struct ana_fext *ana_file_ext_get(struct ana *a, struct ana_file *f)
 	return &a->ext[f->ext - 1];
 }
 
+void ana_file_fw_wide(struct ana *a, struct ana_file *f, int k, uint64_t v)
+{
+	if (!f->wide) {
+		struct ana_fext *x = ana_file_ext_get(a, f);
+		ANA_VEC_GROW(a->wides, a->capwides, a->nwides);
+		for (int j = 0; j < ANA_FW_N; j++)
+			a->wides[a->nwides].v[j] = f->fw[j];
+		x->wide = (uint32_t)++a->nwides;
+		f->wide = 1;
+	}
+	a->wides[a->ext[f->ext - 1].wide - 1].v[k] = v;
+}
+
+void ana_file_fid_put(struct ana *a, size_t i, uint64_t id)
+{
+	if (!a->fids) {
+		if (id == (uint64_t)i + 1)
+			return;
+		size_t n = a->nfiles > i ? a->nfiles : i + 1;
+		ANA_VEC_GROW(a->fids, a->capfids, n - 1);
+		for (size_t j = 0; j < n; j++)
+			a->fids[j] = j + 1;
+	}
+	ANA_VEC_GROW(a->fids, a->capfids, i);
+	a->fids[i] = id;
+}
+
 void ana_file_id_set(struct ana *a, uint64_t file_id, uint32_t f)
 {
 	uint64_t *m = NULL;
@@ -244,7 +271,8 @@ void ana_file_id_set(struct ana *a, uint64_t file_id, uint32_t f)
 const char *ana_file_label(const struct ana *a, const struct ana_file *f, char *buf)
 {
 	const size_t len = ANA_PATH_BUF;
-	struct ana_ident id = ana_file_ident(a, (size_t)(f - a->files));
+	size_t i = (size_t)(f - a->files);
+	struct ana_ident id = ana_file_ident(a, i);
 	if (f->path)
 		return ana_path_str(a, f->path, buf);
 	if (id.inode)
@@ -252,8 +280,8 @@ const char *ana_file_label(const struct ana *a, const struct ana_file *f, char *
 			 (unsigned long long)(id.dev >> 20),
 			 (unsigned long long)(id.dev & 0xfffff),
 			 (unsigned long long)id.inode);
-	else if (f->file_id)
-		snprintf(buf, len, "[file id %llu]", (unsigned long long)f->file_id);
+	else if (ana_file_fid(a, i))
+		snprintf(buf, len, "[file id %llu]", (unsigned long long)ana_file_fid(a, i));
 	else
 		snprintf(buf, len, "[unknown]");
 	return buf;
@@ -299,6 +327,7 @@ int ana_pass_file(struct ana *a)
 				ANA_VEC_CLEAR(a->ident, a->nfiles, a->nfiles);
 				a->nfiles++;
 				a->nident = a->nfiles;
+				ana_file_fid_put(a, v, e->file_id);
 			}
 			struct ana_file *f = &a->files[v];
 			struct ana_ident *id = &a->ident[v];
@@ -309,10 +338,9 @@ int ana_pass_file(struct ana *a)
 				devino_del(a, devino_find(a, id->dev, id->inode));
 				*ana_map_put(&a->devino_old, id->dev, id->inode) = v;
 			}
-			f->file_id = e->file_id;
 			id->dev = e->dev;
 			id->inode = e->inode;
-			f->size = e->size;
+			ana_file_fw_set(a, f, ANA_FW_SIZE, e->size);
 			f->from_table = 1;
 			/* sockets come without a mode and without a path */
 			f->not_regular = e->mode ? !S_ISREG(e->mode) : !e->path || !*e->path;
@@ -498,7 +526,7 @@ static void *rank_main(void *arg)
 	ana_oom_catch(&jb);
 	j->rank = ana_xcalloc(j->a->nfiles + 1, sizeof(*j->rank));
 	ana_name_ranks(j->a, j->rank);
-	/* files[].name_rank and the epochs' orders as ranks, beside the
+	/* the epochs' orders as ranks, beside the
 	 * trainer's pass too (it reads neither: the epochs' start times) */
 	ana_join_ranks(j->a, j->rank);
 	if (j->a->o.json || j->a->o.per_file || j->a->o.path_order) {
@@ -570,6 +598,8 @@ static int run_passes(struct ana *a)
 	if (!err && !(err = rj.err)) {
 		a->sorder = rj.sorder;
 		rj.sorder = NULL;
+		a->name_rank = rj.rank;
+		rj.rank = NULL;
 	}
 	free(rj.rank);
 	free(rj.sorder);
@@ -631,7 +661,7 @@ static void join_cache(struct ana *a)
 			}
 			a->ident[fi].dev = cf->dev;
 			a->ident[fi].inode = cf->inode;
-			a->files[fi].file_id = cf->file_id;
+			ana_file_fid_put(a, fi, cf->file_id);
 		}
 		fis[i] = fi;
 	}
@@ -713,12 +743,11 @@ void ana_join(struct ana *a)
 	cm_lat_finish(&a->blk.wlat);
 }
 
-/* The name ranks (natural order of the paths): files[].name_rank, and
- * the epochs' visit orders as ranks and their randomness. */
+/* The name ranks (natural order of the paths): the epochs' visit orders
+ * as ranks and their randomness (a->name_rank becomes rank once the
+ * trainer's pass beside it is done). */
 void ana_join_ranks(struct ana *a, const uint32_t *rank)
 {
-	for (size_t i = 0; i < a->nfiles; i++)
-		a->files[i].name_rank = rank[i];
 	ana_epochs_order(a, rank);
 }
 
@@ -810,6 +839,14 @@ void ana_release_files(struct ana *a)
 	free(a->ext);
 	a->ext = NULL;
 	a->next = a->capext = 0;
+	free(a->wides);
+	a->wides = NULL;
+	a->nwides = a->capwides = 0;
+	free(a->fids);
+	a->fids = NULL;
+	a->capfids = 0;
+	free(a->name_rank);
+	a->name_rank = NULL;
 	free(a->ident);
 	a->ident = NULL;
 	a->nident = a->capident = 0;
@@ -855,6 +892,9 @@ void ana_release(struct ana *a)
 	ana_paths_release(&a->paths);
 	free(a->dircode);
 	free(a->ext);
+	free(a->wides);
+	free(a->fids);
+	free(a->name_rank);
 	free(a->ident);
 	free(a->pages);
 	free(a->devino);

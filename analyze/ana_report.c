@@ -104,7 +104,7 @@ uint64_t ana_trace_end(const struct ana *a)
 
 static uint64_t tot_bytes(const struct ana *a, const struct ana_file *f)
 {
-	return f->read_bytes + ana_file_write_bytes(a, f);
+	return ana_file_read_bytes(a, f) + ana_file_write_bytes(a, f);
 }
 
 static const struct ana *sort_a;
@@ -127,8 +127,8 @@ static int cmp_file_bytes(const void *x, const void *y, void *arg)
 	q = ana_file_pages(fs->a, j).accessed;
 	if (p != q)
 		return p > q ? -1 : 1;
-	p = fs->a->files[i].name_rank;
-	q = fs->a->files[j].name_rank;
+	p = ana_file_name_rank(fs->a, i);
+	q = ana_file_name_rank(fs->a, j);
 	return p < q ? -1 : p > q;
 }
 
@@ -154,7 +154,8 @@ static int cmp_thread_io(const void *x, const void *y)
 int ana_file_listed(const struct ana *a, size_t i)
 {
 	const struct ana_file *f = &a->files[i];
-	return f->read_ops || f->opens || ana_file_write_ops(a, f) || ana_file_pages(a, i).accessed;
+	return ana_file_read_ops(a, f) || f->opens || ana_file_write_ops(a, f) ||
+	       ana_file_pages(a, i).accessed;
 }
 
 int ana_file_list_cmp(const struct ana *a, uint32_t i, uint32_t j)
@@ -166,8 +167,8 @@ int ana_file_list_cmp(const struct ana *a, uint32_t i, uint32_t j)
 	q = ana_file_pages(a, j).accessed;
 	if (p != q)
 		return p > q ? -1 : 1;
-	p = a->files[i].name_rank;
-	q = a->files[j].name_rank;
+	p = ana_file_name_rank(a, i);
+	q = ana_file_name_rank(a, j);
 	return p < q ? -1 : p > q;
 }
 
@@ -217,14 +218,14 @@ static uint32_t *files_sorted(const struct ana *a, size_t *n)
 	int perm = 1;
 	memset(by, 0xff, (a->nfiles + 1) * sizeof(*by));
 	for (size_t i = 0; i < a->nfiles; i++) {
-		const struct ana_file *f = &a->files[i];
-		bytes[i] = tot_bytes(a, f);
+		uint32_t nr = ana_file_name_rank(a, i);
+		bytes[i] = tot_bytes(a, &a->files[i]);
 		if (ana_file_listed(a, i)) {
 			idx[k++] = (uint32_t)i;
-			if (f->name_rank >= a->nfiles || by[f->name_rank] != ANA_NONE)
+			if (nr >= a->nfiles || by[nr] != ANA_NONE)
 				perm = 0;
 			else
-				by[f->name_rank] = (uint32_t)i;
+				by[nr] = (uint32_t)i;
 		}
 	}
 	if (perm) {
@@ -350,7 +351,7 @@ static void summary_counts(const struct ana *a, uint64_t *files_r, uint64_t *fil
 {
 	*files_r = *files_w = *procs = 0;
 	for (size_t i = 0; i < a->nfiles; i++) {
-		*files_r += a->files[i].read_ops > 0;
+		*files_r += ana_file_read_ops(a, &a->files[i]) > 0;
 		*files_w += ana_file_write_ops(a, &a->files[i]) > 0;
 	}
 	for (size_t i = 0; i < a->nprocs; i++)
@@ -1048,9 +1049,9 @@ static void jw_files(struct jw *w, struct ana *a, int none)
 		rb_str(&r, p);
 		rb_s(&r, f->path && p[0] != '[' ? ",\"path_known\":true,\"file_id\":"
 						: ",\"path_known\":false,\"file_id\":");
-		rb_u64(&r, f->file_id);
+		rb_u64(&r, ana_file_fid(a, idx[i]));
 		rb_s(&r, ",\"size\":");
-		rb_u64_or_null(&r, f->from_table, f->size);
+		rb_u64_or_null(&r, f->from_table, ana_file_size(a, f));
 		rb_s(&r, ",\"extent\":");
 		rb_u64(&r, ana_file_extent(a, idx[i]));
 		const struct ana_fext *x = ana_file_ext(a, f);
@@ -1058,9 +1059,9 @@ static void jw_files(struct jw *w, struct ana *a, int none)
 		rb_s(&r, ",\"opens\":");
 		rb_u64(&r, ana_file_opens(a, f));
 		rb_s(&r, ",\"read_ops\":");
-		rb_u64(&r, f->read_ops);
+		rb_u64(&r, ana_file_read_ops(a, f));
 		rb_s(&r, ",\"read_bytes\":");
-		rb_u64(&r, f->read_bytes);
+		rb_u64(&r, ana_file_read_bytes(a, f));
 		rb_s(&r, ",\"write_ops\":");
 		rb_u64(&r, x->write_ops);
 		rb_s(&r, ",\"write_bytes\":");
@@ -1870,8 +1871,10 @@ static void t_files(FILE *o, const struct ana *a)
 		"random", "hit", "data", "path");
 	for (size_t i = 0; i < n && (lim < 0 || (long)i < lim); i++) {
 		const struct ana_file *f = &a->files[idx[i]];
-		fprintf(o, "  %10s %10s %10s %10s %8s %8s %4s  ", ana_fmt_count(b1, f->read_ops),
-			t_bytes(b2, f->read_bytes), ana_fmt_count(b3, ana_file_write_ops(a, f)),
+		fprintf(o, "  %10s %10s %10s %10s %8s %8s %4s  ",
+			ana_fmt_count(b1, ana_file_read_ops(a, f)),
+			t_bytes(b2, ana_file_read_bytes(a, f)),
+			ana_fmt_count(b3, ana_file_write_ops(a, f)),
 			t_bytes(b4, ana_file_write_bytes(a, f)), ana_fmt_ratio(b5, file_randomness(a, f)),
 			ana_fmt_ratio(b6, file_hit(a, idx[i])), f->dataset ? "yes" : "");
 		cm_put_escaped(o, ana_file_label(a, f, lb), 0);

@@ -21,13 +21,15 @@ const unsigned ana_stage_pcts[ANA_STAGE_LEVELS] = { 50, 80, 95 };
  * replay reads as it faulted them). */
 static uint64_t stage_reads(const struct ana *a, const struct ana_file *f)
 {
-	return f->read_bytes + (f->shared_map ? ana_file_mapped(a, f) * a->page_size : 0);
+	return ana_file_read_bytes(a, f) +
+	       (f->shared_map ? ana_file_mapped(a, f) * a->page_size : 0);
 }
 
 struct ana_stage_file ana_stage_of(const struct ana *a, uint32_t i)
 {
 	const struct ana_file *f = &a->files[i];
-	struct ana_stage_file s = { .read_bytes = stage_reads(a, f), .size = f->size, .file = i };
+	struct ana_stage_file s = { .read_bytes = stage_reads(a, f), .size = ana_file_size(a, f),
+				    .file = i };
 
 	if (!s.size) {	/* a read moved bytes: its end is past 0 */
 		s.size = ana_file_extent(a, i);
@@ -152,7 +154,7 @@ static int staging_job(void *arg)
 			continue;
 		struct ana_stage_file s = ana_stage_of(a, (uint32_t)i);
 		st->f[st->n++] = (uint32_t)i;
-		st->by_extent += !f->size;
+		st->by_extent += !ana_file_size(a, f);
 		st->read_bytes += s.read_bytes;
 		st->bytes += s.size;
 	}

@@ -131,6 +131,52 @@ static void shuffle(uint32_t *v, size_t n)
 
 /* ------------------------------------------------------------------ tests */
 
+/* A file's figures past 32 bits (ana_file.wide): a 6 GiB file read whole
+ * twice, in 1 GiB reads, beside a small one; the file table's ids not
+ * files[i]'s i + 1 (ana_file_fid). */
+static void test_file_wide(void **state)
+{
+	const uint64_t G = 1ull << 30;
+	struct tw t;
+	tw_open(&t);
+	file_row(&t, 1, "/data/big.bin", 8u << 20, 11, 6 * G);
+	file_row(&t, 9, "/data/small.bin", 8u << 20, 12, 4096);
+	for (int ep = 0; ep < 2; ep++) {
+		uint64_t t0 = (uint64_t)ep * 100 * MS;
+		sc(&t, t0, 1000, 100, 100, TAPE_OP_OPENAT, -100, 1, 0, 0, 3, "/data/big.bin");
+		for (int i = 0; i < 6; i++)
+			sc(&t, t0 + (i + 1) * MS, 1000, 100, 100, TAPE_OP_READ, 3, 1,
+			   (uint64_t)i * G, G, (int64_t)G, "");
+		sc(&t, t0 + 8 * MS, 1000, 100, 100, TAPE_OP_CLOSE, 3, 1, 0, 0, 0, "");
+		sc(&t, t0 + 9 * MS, 1000, 100, 100, TAPE_OP_OPENAT, -100, 9, 0, 0, 4,
+		   "/data/small.bin");
+		sc(&t, t0 + 10 * MS, 1000, 100, 100, TAPE_OP_READ, 4, 9, 0, 4096, 4096, "");
+		sc(&t, t0 + 11 * MS, 1000, 100, 100, TAPE_OP_CLOSE, 4, 9, 0, 0, 0, "");
+	}
+	tw_close(&t);
+
+	struct ana a;
+	run(&a, &t, NULL);
+	assert_int_equal(a.nfiles, 2);
+	const struct ana_file *b = &a.files[0], *s = &a.files[1];
+	assert_true(b->wide);
+	assert_false(s->wide);
+	assert_int_equal(ana_file_fid(&a, 0), 1);
+	assert_int_equal(ana_file_fid(&a, 1), 9);
+	assert_int_equal(ana_file_size(&a, b), 6 * G);
+	assert_int_equal(ana_file_read_ops(&a, b), 12);
+	assert_int_equal(ana_file_read_bytes(&a, b), 12 * G);
+	assert_int_equal(ana_file_extent(&a, 0), 6 * G);
+	assert_int_equal(ana_file_read_bytes(&a, s), 8192);
+	assert_int_equal(ana_file_extent(&a, 1), 4096);
+	assert_int_equal(ana_epoch_count(&a), 2);
+	assert_int_equal(a.sys.epochs[0].bytes, 6 * G + 4096);
+	assert_int_equal(a.sys.epochs[1].bytes, 6 * G + 4096);
+	assert_int_equal(a.ds.size, 6 * G + 4096);
+	assert_int_equal(a.ds.read_bytes, 12 * G + 8192);
+	ana_release(&a);
+}
+
 static void test_sequential_1mib(void **state)
 {
 	struct tw t;
@@ -868,7 +914,8 @@ static void test_dataset_python_job(void **state)
 	assert_int_equal(a.ds.size, N * 8192 + 100);
 	for (size_t i = 0; i < a.nfiles; i++) {
 		const struct ana_file *f = &a.files[i];
-		int want = f->file_id == 100 || (f->file_id >= 1 && f->file_id <= N);
+		uint64_t id = ana_file_fid(&a, i);
+		int want = id == 100 || (id >= 1 && id <= N);
 		if (f->dataset != want)
 		{
 			char buf[ANA_PATH_BUF];
@@ -1604,6 +1651,7 @@ int main(void)
 	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sequential_1mib),
+		cmocka_unit_test(test_file_wide),
 		cmocka_unit_test(test_random_4k),
 		cmocka_unit_test(test_strided),
 		cmocka_unit_test(test_file_order),
