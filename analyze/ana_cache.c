@@ -368,7 +368,7 @@ int ana_pass_cache(struct ana *a, tape_reader *r)
 				uint32_t v = ana_devino_file(a, *ana_devino_home(a, e0[i + PF_FILE].dev,
 										 e0[i + PF_FILE].inode));
 				if (v < c->ncst) {
-					__builtin_prefetch(&a->ident[v]);
+					__builtin_prefetch(ana_file_ident_at(a, v));
 					__builtin_prefetch(&c->cst[v], 1);
 				}
 			}

@@ -140,13 +140,13 @@ static uint32_t *devino_find(const struct ana *a, uint64_t dev, uint64_t ino)
 	uint32_t tag = devino_tag(a, h), tm = a->devino_tag ? 0xff000000u : 0;
 	size_t mask = a->capdevino - 1;
 	for (size_t i = h & mask;; i = (i + 1) & mask) {
-		uint32_t *v = &a->devino[i], f;
+		uint32_t *v = &a->devino[i];
 		if (*v == ANA_NONE)
 			return v;
 		if ((*v & tm) != tag)
 			continue;
-		f = ana_devino_file(a, *v);
-		if (a->ident[f].inode == ino && a->ident[f].dev == dev)
+		struct ana_ident id = ana_file_ident(a, ana_devino_file(a, *v));
+		if (id.inode == ino && id.dev == dev)
 			return v;
 	}
 }
@@ -161,8 +161,8 @@ static void devino_put(struct ana *a, uint64_t dev, uint64_t ino, uint32_t f)
 		a->capdevino = nc;
 		for (size_t i = 0; i < oc; i++)
 			if (old[i] != ANA_NONE) {
-				struct ana_ident *id = &a->ident[ana_devino_file(a, old[i])];
-				*devino_find(a, id->dev, id->inode) = old[i];
+				struct ana_ident id = ana_file_ident(a, ana_devino_file(a, old[i]));
+				*devino_find(a, id.dev, id.inode) = old[i];
 			}
 		free(old);
 	}
@@ -184,8 +184,8 @@ static void devino_del(struct ana *a, uint32_t *slot)
 		uint32_t v = a->devino[j];
 		if (v == ANA_NONE)
 			return;
-		struct ana_ident *id = &a->ident[ana_devino_file(a, v)];
-		size_t k = devino_hash(id->dev, id->inode) & mask;
+		struct ana_ident id = ana_file_ident(a, ana_devino_file(a, v));
+		size_t k = devino_hash(id.dev, id.inode) & mask;
 		/* its home k is not in (i, j] (cyclically): it moves to i */
 		if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
 			a->devino[i] = v;
@@ -193,6 +193,62 @@ static void devino_del(struct ana *a, uint32_t *slot)
 			i = j;
 		}
 	}
+}
+
+/* Identities [nident, n) made, zero. */
+static void ident_grow(struct ana *a, size_t n)
+{
+	if (n <= a->nident)
+		return;
+	if (a->identw) {
+		ANA_VEC_GROW(a->identw, a->capident, n - 1);
+		ANA_VEC_CLEAR(a->identw, a->nident, n - 1);
+	} else {
+		ANA_VEC_GROW(a->ident, a->capident, n - 1);
+		ANA_VEC_CLEAR(a->ident, a->nident, n - 1);
+	}
+	a->nident = n;
+}
+
+/* dev's index in devs[] (added when new), 0 for dev 0; -1 when there are
+ * as many as an identity's bits can say */
+static int64_t dev_index(struct ana *a, uint64_t dev)
+{
+	if (!dev)
+		return 0;
+	if (a->dev_last < a->ndevs && a->devs[a->dev_last] == dev)
+		return (int64_t)a->dev_last;
+	for (size_t d = 1; d < a->ndevs; d++)
+		if (a->devs[d] == dev)
+			return (int64_t)(a->dev_last = d);
+	if (a->ndevs >= (1u << (64 - ANA_IDENT_INO_BITS)) - 1)
+		return -1;
+	if (!a->ndevs) {
+		a->devs = ana_xrealloc(NULL, (1u << (64 - ANA_IDENT_INO_BITS)) * sizeof(*a->devs));
+		a->devs[a->ndevs++] = 0;
+	}
+	a->devs[a->ndevs] = dev;
+	return (int64_t)(a->dev_last = a->ndevs++);
+}
+
+/* files[i]'s identity (i < nident): packed while it fits, else every
+ * identity from then on in identw. */
+static void ident_set(struct ana *a, size_t i, uint64_t dev, uint64_t ino)
+{
+	if (!a->identw) {
+		int64_t d = ino >> ANA_IDENT_INO_BITS ? -1 : dev_index(a, dev);
+		if (d >= 0) {
+			a->ident[i] = (uint64_t)d << ANA_IDENT_INO_BITS | ino;
+			return;
+		}
+		struct ana_ident *w = ana_xcalloc(a->capident ? a->capident : 1, sizeof(*w));
+		for (size_t j = 0; j < a->nident; j++)
+			w[j] = ana_file_ident(a, j);
+		a->identw = w;
+		free(a->ident);
+		a->ident = NULL;
+	}
+	a->identw[i] = (struct ana_ident){ dev, ino };
 }
 
 uint32_t ana_file_by_devino(const struct ana *a, uint64_t dev, uint64_t ino)
@@ -297,7 +353,7 @@ int ana_pass_file(struct ana *a)
 	size_t rows = a->st[TAPE_TABLE_FILE].events;
 	if (rows) {
 		ANA_VEC_GROW_LINES(a->files, a->capfiles, rows);
-		ANA_VEC_GROW(a->ident, a->capident, rows);
+		ANA_VEC_GROW(a->ident, a->capident, rows);	/* (none wide yet) */
 		ana_idx_reserve(&a->fid_idx, rows + 2);	/* (the recorder's ids: 1, 2, ...) */
 		size_t cap = 1024;
 		while (cap * 3 < rows * 4)
@@ -323,23 +379,20 @@ int ana_pass_file(struct ana *a)
 				ana_file_id_set(a, e->file_id, v);
 				ANA_VEC_GROW_LINES(a->files, a->capfiles, a->nfiles);
 				ANA_VEC_CLEAR(a->files, a->nfiles, a->nfiles);
-				ANA_VEC_GROW(a->ident, a->capident, a->nfiles);
-				ANA_VEC_CLEAR(a->ident, a->nfiles, a->nfiles);
+				ident_grow(a, a->nfiles + 1);
 				a->nfiles++;
-				a->nident = a->nfiles;
 				ana_file_fid_put(a, v, e->file_id);
 			}
 			struct ana_file *f = &a->files[v];
-			struct ana_ident *id = &a->ident[v];
-			if (id->inode && (id->dev != e->dev || id->inode != e->inode) &&
-			    a->capdevino && *devino_find(a, id->dev, id->inode) != ANA_NONE &&
-			    ana_devino_file(a, *devino_find(a, id->dev, id->inode)) == v) {
+			struct ana_ident id = ana_file_ident(a, v);
+			if (id.inode && (id.dev != e->dev || id.inode != e->inode) &&
+			    a->capdevino && *devino_find(a, id.dev, id.inode) != ANA_NONE &&
+			    ana_devino_file(a, *devino_find(a, id.dev, id.inode)) == v) {
 				/* its old key still finds it, as a map's would */
-				devino_del(a, devino_find(a, id->dev, id->inode));
-				*ana_map_put(&a->devino_old, id->dev, id->inode) = v;
+				devino_del(a, devino_find(a, id.dev, id.inode));
+				*ana_map_put(&a->devino_old, id.dev, id.inode) = v;
 			}
-			id->dev = e->dev;
-			id->inode = e->inode;
+			ident_set(a, v, e->dev, e->inode);
 			ana_file_fw_set(a, f, ANA_FW_SIZE, e->size);
 			f->from_table = 1;
 			/* sockets come without a mode and without a path */
@@ -654,13 +707,8 @@ static void join_cache(struct ana *a)
 			ANA_VEC_GROW_LINES(a->files, a->capfiles, a->nfiles);
 			ANA_VEC_CLEAR(a->files, a->nfiles, a->nfiles);
 			a->nfiles++;
-			if (fi >= a->nident) {
-				ANA_VEC_GROW(a->ident, a->capident, fi);
-				ANA_VEC_CLEAR(a->ident, a->nident, fi);
-				a->nident = (size_t)fi + 1;
-			}
-			a->ident[fi].dev = cf->dev;
-			a->ident[fi].inode = cf->inode;
+			ident_grow(a, (size_t)fi + 1);
+			ident_set(a, fi, cf->dev, cf->inode);
 			ana_file_fid_put(a, fi, cf->file_id);
 		}
 		fis[i] = fi;
@@ -849,7 +897,12 @@ void ana_release_files(struct ana *a)
 	a->name_rank = NULL;
 	free(a->ident);
 	a->ident = NULL;
+	free(a->identw);
+	a->identw = NULL;
 	a->nident = a->capident = 0;
+	free(a->devs);
+	a->devs = NULL;
+	a->ndevs = a->dev_last = 0;
 	free(a->pages);
 	a->pages = NULL;
 	a->npages = 0;
@@ -896,6 +949,8 @@ void ana_release(struct ana *a)
 	free(a->fids);
 	free(a->name_rank);
 	free(a->ident);
+	free(a->identw);
+	free(a->devs);
 	free(a->pages);
 	free(a->devino);
 	cm_map_release(&a->devino_old);

@@ -843,8 +843,12 @@ struct ana {
 	 * after ana_run (NULL before) */
 	uint32_t *name_rank;
 	/* files[i]'s identity for i < nident (the others': none), frozen
-	 * while the passes run (the cache pass reads it) */
-	struct ana_ident *ident; size_t nident, capident;
+	 * while the passes run (the cache pass reads it): 8 bytes each, its
+	 * dev's index in devs[] (devs[0] = 0) above ANA_IDENT_INO_BITS of
+	 * inode, until one does not fit; from then on 16, in identw */
+	uint64_t *ident; size_t nident, capident;
+	struct ana_ident *identw;
+	uint64_t *devs; size_t ndevs, dev_last;
 	struct ana_pages *pages; size_t npages;	/* files[i]'s, after ana_join */
 	size_t nfiles_table;		/* files[0..n) come from the file table */
 	uint64_t page_size;		/* "page_size" meta key, else 4096 */
@@ -1064,9 +1068,20 @@ static inline struct ana_pages ana_file_pages(const struct ana *a, size_t i)
 	return i < a->npages ? a->pages[i] : (struct ana_pages){ 0, 0 };
 }
 /* Its identity (dev, inode; zero when not known). */
+#define ANA_IDENT_INO_BITS 52
 static inline struct ana_ident ana_file_ident(const struct ana *a, size_t i)
 {
-	return i < a->nident ? a->ident[i] : (struct ana_ident){ 0, 0 };
+	if (i >= a->nident)
+		return (struct ana_ident){ 0, 0 };
+	if (a->identw)
+		return a->identw[i];
+	uint64_t k = a->ident[i], d = k >> ANA_IDENT_INO_BITS;
+	return (struct ana_ident){ d ? a->devs[d] : 0, k & ((1ull << ANA_IDENT_INO_BITS) - 1) };
+}
+/* Where files[i]'s identity is (to prefetch). */
+static inline const void *ana_file_ident_at(const struct ana *a, size_t i)
+{
+	return a->identw ? (const void *)&a->identw[i] : (const void *)&a->ident[i];
 }
 /* Text label of a file: its path or "[dev 8:1 inode 42]". buf: ANA_PATH_BUF. */
 const char *ana_file_label(const struct ana *a, const struct ana_file *f, char *buf);

@@ -335,6 +335,40 @@ static void test_cache_exact(void **state)
 	ana_release(&a);
 }
 
+/* Identities (dev, inode) kept in 8 bytes while they fit, in 16 once an
+ * inode does not: the cache pass finds each file by its identity either
+ * way. */
+static void test_ident_wide(void **state)
+{
+	const uint64_t dev = (8u << 20) | 1, big = (1ull << 60) + 5;
+	struct tw t;
+	tw_open(&t);
+	file_row(&t, 1, "/data/a", dev, 42, 1 << 20);
+	file_row(&t, 2, "/data/b", dev, big, 1 << 20);
+	file_row(&t, 3, "/data/c", dev, 44, 1 << 20);
+	cache_ev(&t, 1 * MS, 7, TAPE_CACHE_INSERT, 42, 0, 4);
+	cache_ev(&t, 1 * MS + 10, 7, TAPE_CACHE_ACCESS, 42, 0, 8);
+	cache_ev(&t, 2 * MS, 7, TAPE_CACHE_ACCESS, big, 0, 16);
+	cache_ev(&t, 3 * MS, 7, TAPE_CACHE_INSERT, 44, 0, 2);
+	cache_ev(&t, 3 * MS + 10, 7, TAPE_CACHE_ACCESS, 44, 0, 32);
+	tw_close(&t);
+
+	struct ana a;
+	run(&a, &t, NULL);
+	assert_non_null(a.identw);
+	assert_int_equal(a.nfiles, 3);
+	const uint64_t ino[3] = { 42, big, 44 }, acc[3] = { 8, 16, 32 }, miss[3] = { 4, 0, 2 };
+	for (uint32_t i = 0; i < 3; i++) {
+		assert_int_equal(ana_file_ident(&a, i).dev, dev);
+		assert_int_equal(ana_file_ident(&a, i).inode, ino[i]);
+		assert_int_equal(ana_file_by_devino(&a, dev, ino[i]), i);
+		assert_int_equal(ana_file_pages(&a, i).accessed, acc[i]);
+		assert_int_equal(ana_file_pages(&a, i).missed, miss[i]);
+	}
+	assert_int_equal(ana_file_by_devino(&a, dev + 1, 42), ANA_NONE);
+	ana_release(&a);
+}
+
 /* A read() asking for more than is left: the access event names the pages
  * asked for; those past the end of the file are not counted (a file of 10
  * pages read twice after drop_caches has hit ratio 0.5, not 0.69). */
@@ -1652,6 +1686,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sequential_1mib),
 		cmocka_unit_test(test_file_wide),
+		cmocka_unit_test(test_ident_wide),
 		cmocka_unit_test(test_random_4k),
 		cmocka_unit_test(test_strided),
 		cmocka_unit_test(test_file_order),
