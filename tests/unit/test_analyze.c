@@ -335,6 +335,73 @@ static void test_cache_exact(void **state)
 	ana_release(&a);
 }
 
+static int cmp_desc_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return (a < b) - (a > b);
+}
+
+/* Staging's levels against the definition (iotape-analyze(1), STAGING):
+ * the files by bytes read, most first, the fewest whose reads reach 50,
+ * 80 and 95 %, of the ties the smallest; files of many equal reads, of
+ * reads that differ in their low bytes, their middle ones, their top. */
+static void test_staging_levels(void **state)
+{
+	enum { N = 300 };
+	uint64_t rd[N], sz[N];
+	struct tw t;
+	tw_open(&t);
+	for (int i = 0; i < N; i++) {
+		char p[64];
+		uint64_t r = i < 120 ? 4096 : i < 200 ? 1 + rnd() % 5000 :
+			     i < 260 ? (rnd() % 7 + 1) << 20 : (rnd() % 3 + 1) << 40;
+		snprintf(p, sizeof(p), "/data/f%03d", i);
+		rd[i] = r;
+		sz[i] = r + rnd() % 4096;
+		file_row(&t, (uint64_t)i + 1, p, 8u << 20, (uint64_t)i + 100, sz[i]);
+		sc(&t, (uint64_t)i * MS, 1000, 100, 100, TAPE_OP_OPENAT, -100, (uint64_t)i + 1,
+		   0, 0, 3, p);
+		sc(&t, (uint64_t)i * MS + 2000, 1000, 100, 100, TAPE_OP_READ, 3, (uint64_t)i + 1,
+		   0, r, (int64_t)r, "");
+		sc(&t, (uint64_t)i * MS + 4000, 1000, 100, 100, TAPE_OP_CLOSE, 3, (uint64_t)i + 1,
+		   0, 0, 0, "");
+	}
+	tw_close(&t);
+
+	struct ana a;
+	struct ana_staging st;
+	run(&a, &t, NULL);
+	assert_int_equal(ana_staging_build(&a, &st), 0);
+	assert_int_equal(st.n, N);
+	uint64_t sorted[N], total = 0;
+	memcpy(sorted, rd, sizeof(rd));
+	qsort(sorted, N, sizeof(*sorted), cmp_desc_u64);
+	for (int i = 0; i < N; i++)
+		total += rd[i];
+	assert_int_equal(st.read_bytes, total);
+	for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++) {
+		uint64_t sum = 0, bytes = 0, ties[N];
+		size_t m = 0, nt = 0, gt = 0;
+		while ((unsigned __int128)sum * 100 < (unsigned __int128)total * st.lv[k].pct)
+			sum += sorted[m++];
+		for (int i = 0; i < N; i++)
+			if (rd[i] > sorted[m - 1]) {
+				bytes += sz[i];
+				gt++;
+			} else if (rd[i] == sorted[m - 1]) {
+				ties[nt++] = sz[i];
+			}
+		qsort(ties, nt, sizeof(*ties), cmp_desc_u64);
+		for (size_t i = 0; i < m - gt; i++)
+			bytes += ties[nt - 1 - i];	/* the smallest */
+		assert_int_equal(st.lv[k].files, m);
+		assert_int_equal(st.lv[k].read_bytes, sum);
+		assert_int_equal(st.lv[k].bytes, bytes);
+	}
+	ana_staging_release(&st);
+	ana_release(&a);
+}
+
 /* Identities (dev, inode) kept in 8 bytes while they fit, in 16 once an
  * inode does not: the cache pass finds each file by its identity either
  * way. */
@@ -1687,6 +1754,7 @@ int main(void)
 		cmocka_unit_test(test_sequential_1mib),
 		cmocka_unit_test(test_file_wide),
 		cmocka_unit_test(test_ident_wide),
+		cmocka_unit_test(test_staging_levels),
 		cmocka_unit_test(test_random_4k),
 		cmocka_unit_test(test_strided),
 		cmocka_unit_test(test_file_order),
