@@ -313,6 +313,18 @@ void ana_file_id_set(struct ana *a, uint64_t file_id, uint32_t f)
 	uint64_t *m = NULL;
 	uint32_t *v;
 
+	if (file_id == a->fid_implied + 1 && f == a->fid_implied && !a->fid_idx.n &&
+	    !a->fileid_map.n) {
+		a->fid_implied++;	/* the next of 1, 2, 3, ... */
+		return;
+	}
+	if (a->fid_implied) {	/* the ids so far into the index */
+		size_t rows = a->st[TAPE_TABLE_FILE].events;
+		ana_idx_reserve(&a->fid_idx, (rows > a->fid_implied ? rows : a->fid_implied) + 2);
+		for (size_t k = 0; k < a->fid_implied; k++)
+			a->fid_idx.v[k + 1] = (uint32_t)k;
+		a->fid_implied = 0;
+	}
 	/* an id stored in the map before the dense index reached it stays
 	 * there: an id is in one of the two */
 	if (ana_idx_get(&a->fid_idx, file_id) == ANA_NONE && a->fileid_map.n)
@@ -354,7 +366,6 @@ int ana_pass_file(struct ana *a)
 	if (rows) {
 		ANA_VEC_GROW_LINES(a->files, a->capfiles, rows);
 		ANA_VEC_GROW(a->ident, a->capident, rows);	/* (none wide yet) */
-		ana_idx_reserve(&a->fid_idx, rows + 2);	/* (the recorder's ids: 1, 2, ...) */
 		size_t cap = 1024;
 		while (cap * 3 < rows * 4)
 			cap *= 2;
@@ -913,6 +924,7 @@ void ana_release_files(struct ana *a)
 	cm_map_release(&a->devino_old);
 	cm_map_release(&a->fileid_map);
 	ana_idx_release(&a->fid_idx);
+	a->fid_implied = 0;
 	ana_pidx_release(&a->pidx);
 	a->path_map_built = 0;
 	for (size_t e = 0; e < a->sys.nepochs; e++) {

@@ -914,7 +914,7 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 			if (i + 32 < n && e0[i + 32].file_id < a->fid_idx.n)
 				__builtin_prefetch(&a->fid_idx.v[e0[i + 32].file_id]);
 			if (i + 16 < n) {
-				uint32_t v = ana_idx_get(&a->fid_idx, e0[i + 16].file_id);
+				uint32_t v = ana_file_id_dense(a, e0[i + 16].file_id);
 				if (v != ANA_NONE) {	/* reads, opens: see struct ana_file */
 					__builtin_prefetch(&a->files[v], 1);
 					__builtin_prefetch((char *)&a->files[v] + 64, 1);

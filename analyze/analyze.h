@@ -860,6 +860,9 @@ struct ana {
 	int devino_tag;		/* slots hold a tag (see ana_core.c) */
 	struct cm_map devino_old;
 	struct ana_idx fid_idx;		/* file id -> files[] (see ana_file_id_slot) */
+	/* ids 1 .. fid_implied name files[0 .. fid_implied): while the
+	 * ids come so (the recorder's file table), fid_idx holds none */
+	size_t fid_implied;
 	struct ana_pidx pidx;	/* path -> files[], built on first use (events
 				 * with a path only) */
 	int path_map_built;
@@ -968,10 +971,17 @@ static inline uint32_t ana_devino_file(const struct ana *a, uint32_t slot)
 {
 	return a->devino_tag && slot != ANA_NONE ? slot & 0xffffffu : slot;
 }
+/* files[] index of a file id in the dense index (ANA_NONE: not there). */
+static inline uint32_t ana_file_id_dense(const struct ana *a, uint64_t file_id)
+{
+	if (file_id - 1 < a->fid_implied)
+		return (uint32_t)(file_id - 1);
+	return ana_idx_get(&a->fid_idx, file_id);
+}
 /* files[] index of a file id (0 included), ANA_NONE when unknown. */
 static inline uint32_t ana_file_id_lookup(const struct ana *a, uint64_t file_id)
 {
-	uint32_t v = ana_idx_get(&a->fid_idx, file_id);
+	uint32_t v = ana_file_id_dense(a, file_id);
 	if (v != ANA_NONE || !a->fileid_map.n)
 		return v;
 	uint64_t *m = cm_map_get(&a->fileid_map, file_id, 0);
