@@ -110,26 +110,10 @@ static uint64_t tot_bytes(const struct ana *a, const struct ana_file *f)
 static const struct ana *sort_a;
 
 /* Files: most bytes read and written first, then most pages accessed,
- * then by name (ranks are distinct: a total order) */
-struct fsort {
-	const struct ana *a;
-	const uint64_t *bytes;	/* files[i]'s bytes read and written */
-};
-
+ * then by name (ranks are distinct: a total order): ana_file_list_cmp */
 static int cmp_file_bytes(const void *x, const void *y, void *arg)
 {
-	const struct fsort *fs = arg;
-	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
-	uint64_t p = fs->bytes[i], q = fs->bytes[j];
-	if (p != q)
-		return p > q ? -1 : 1;
-	p = ana_file_pages(fs->a, i).accessed;
-	q = ana_file_pages(fs->a, j).accessed;
-	if (p != q)
-		return p > q ? -1 : 1;
-	p = ana_file_name_rank(fs->a, i);
-	q = ana_file_name_rank(fs->a, j);
-	return p < q ? -1 : p > q;
+	return ana_file_list_cmp(arg, *(const uint32_t *)x, *(const uint32_t *)y);
 }
 
 static int cmp_proc_bytes(const void *x, const void *y)
@@ -174,11 +158,10 @@ int ana_file_list_cmp(const struct ana *a, uint32_t i, uint32_t j)
 
 /* Stable radix sort of v[0..n) (files[] indexes) by key(i) ascending,
  * a byte at a time, only the bytes in which the keys differ; tmp: n. */
-static void radix_by(uint32_t *v, uint32_t *tmp, size_t n, const struct ana *a,
-		     const uint64_t *bytes, int which)
+static void radix_by(uint32_t *v, uint32_t *tmp, size_t n, const struct ana *a, int which)
 {
 	uint64_t or_ = 0, and_ = ~0ull;
-#define KEY(i) (which ? ~bytes[i] : ~ana_file_pages(a, i).accessed)
+#define KEY(i) (which ? ~tot_bytes(a, &a->files[i]) : ~ana_file_pages(a, i).accessed)
 	for (size_t j = 0; j < n; j++) {
 		uint64_t k = KEY(v[j]);
 		or_ |= k;
@@ -202,9 +185,9 @@ static void radix_by(uint32_t *v, uint32_t *tmp, size_t n, const struct ana *a,
 #undef KEY
 }
 
-/* Indexes of the files worth listing (any I/O), sorted by bytes: the
- * bytes in an array of their own, which the sort reads (not the files'
- * records), out of memory jumps.  The order (ana_file_list_cmp: bytes,
+/* Indexes of the files worth listing (any I/O), sorted by bytes (the
+ * keys read from the files' records, no array of them: 8 bytes a file
+ * in all), out of memory jumps.  The order (ana_file_list_cmp: bytes,
  * then pages accessed, most first, then name rank) by radix sorts: the
  * files put in name rank order (ranks are the places of a permutation),
  * then sorted stably by pages, then by bytes; qsort where the ranks are
@@ -212,14 +195,12 @@ static void radix_by(uint32_t *v, uint32_t *tmp, size_t n, const struct ana *a,
 static uint32_t *files_sorted(const struct ana *a, size_t *n)
 {
 	uint32_t *idx = ana_xrealloc(NULL, (a->nfiles + 1) * sizeof(*idx));
-	uint64_t *bytes = ana_tmp_calloc(a->nfiles + 1, sizeof(*bytes));
 	uint32_t *by = ana_tmp_calloc(a->nfiles + 1, sizeof(*by));
 	size_t k = 0;
 	int perm = 1;
 	memset(by, 0xff, (a->nfiles + 1) * sizeof(*by));
 	for (size_t i = 0; i < a->nfiles; i++) {
 		uint32_t nr = ana_file_name_rank(a, i);
-		bytes[i] = tot_bytes(a, &a->files[i]);
 		if (ana_file_listed(a, i)) {
 			idx[k++] = (uint32_t)i;
 			if (nr >= a->nfiles || by[nr] != ANA_NONE)
@@ -233,14 +214,12 @@ static uint32_t *files_sorted(const struct ana *a, size_t *n)
 		for (size_t r = 0; r < a->nfiles; r++)
 			if (by[r] != ANA_NONE)
 				idx[m++] = by[r];
-		radix_by(idx, by, k, a, bytes, 0);
-		radix_by(idx, by, k, a, bytes, 1);
+		radix_by(idx, by, k, a, 0);
+		radix_by(idx, by, k, a, 1);
 	} else {
-		struct fsort fs = { a, bytes };
-		qsort_r(idx, k, sizeof(*idx), cmp_file_bytes, &fs);
+		qsort_r(idx, k, sizeof(*idx), cmp_file_bytes, (void *)a);
 	}
 	ana_tmp_free(by);
-	ana_tmp_free(bytes);
 	*n = k;
 	return idx;
 }
