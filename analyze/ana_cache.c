@@ -61,7 +61,7 @@ int ana_cache_prepare(struct ana *a)
 	c->cst = ana_xcalloc(n, sizeof(*c->cst));
 	c->ncst = n;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t eof = (a->files[i].size + a->page_size - 1) / a->page_size;
+		uint64_t eof = (ana_file_size(a, &a->files[i]) + a->page_size - 1) / a->page_size;
 		if (eof >= ANA_CST_EOF) {
 			*ana_map_put(&c->eofs, i, 0) = eof;
 			eof = ANA_CST_EOF;
@@ -368,7 +368,7 @@ int ana_pass_cache(struct ana *a, tape_reader *r)
 				uint32_t v = ana_devino_file(a, *ana_devino_home(a, e0[i + PF_FILE].dev,
 										 e0[i + PF_FILE].inode));
 				if (v < c->ncst) {
-					__builtin_prefetch(&a->ident[v]);
+					__builtin_prefetch(ana_file_ident_at(a, v));
 					__builtin_prefetch(&c->cst[v], 1);
 				}
 			}

@@ -235,7 +235,7 @@ static void cmp_collect(struct ana_cmp *c, int k)
 		const struct ana_file *f = &a->files[i];
 		const struct ana_fext *x = ana_file_ext(a, f);
 		struct ana_pages pg = ana_file_pages(a, i);
-		if (!f->read_ops && !x->write_ops && !pg.accessed)
+		if (!ana_file_read_ops(a, f) && !x->write_ops && !pg.accessed)
 			continue;
 		int in = k == 1 && under;
 		const char *path = ana_file_path(a, f, buf);
@@ -244,7 +244,7 @@ static void cmp_collect(struct ana_cmp *c, int k)
 			 * replayer's own */
 			if (in && (!path || !is_under(path, under) || is_marker(path + ul)))
 				continue;
-			if (f->read_ops + x->write_ops)
+			if (ana_file_read_ops(a, f) + x->write_ops)
 				c->excluded[k]++;
 			if (k == 0 && path && !f->anon) {
 				char *key = key_of(c, k, path);
@@ -263,8 +263,8 @@ static void cmp_collect(struct ana_cmp *c, int k)
 		if (k == 0)
 			e->dataset |= f->dataset;
 		e->seen[k] = 1;
-		e->rops[k] += f->read_ops;
-		e->rbytes[k] += f->read_bytes;
+		e->rops[k] += ana_file_read_ops(a, f);
+		e->rbytes[k] += ana_file_read_bytes(a, f);
 		e->wops[k] += x->write_ops;
 		e->wbytes[k] += x->write_bytes;
 		/* the pages B can see: with under, not the ones A's page faults

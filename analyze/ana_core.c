@@ -13,6 +13,7 @@
  * its state of the file table's files in its own array by their index).
  */
 #include <errno.h>
+#include <malloc.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -139,13 +140,13 @@ static uint32_t *devino_find(const struct ana *a, uint64_t dev, uint64_t ino)
 	uint32_t tag = devino_tag(a, h), tm = a->devino_tag ? 0xff000000u : 0;
 	size_t mask = a->capdevino - 1;
 	for (size_t i = h & mask;; i = (i + 1) & mask) {
-		uint32_t *v = &a->devino[i], f;
+		uint32_t *v = &a->devino[i];
 		if (*v == ANA_NONE)
 			return v;
 		if ((*v & tm) != tag)
 			continue;
-		f = ana_devino_file(a, *v);
-		if (a->ident[f].inode == ino && a->ident[f].dev == dev)
+		struct ana_ident id = ana_file_ident(a, ana_devino_file(a, *v));
+		if (id.inode == ino && id.dev == dev)
 			return v;
 	}
 }
@@ -160,8 +161,8 @@ static void devino_put(struct ana *a, uint64_t dev, uint64_t ino, uint32_t f)
 		a->capdevino = nc;
 		for (size_t i = 0; i < oc; i++)
 			if (old[i] != ANA_NONE) {
-				struct ana_ident *id = &a->ident[ana_devino_file(a, old[i])];
-				*devino_find(a, id->dev, id->inode) = old[i];
+				struct ana_ident id = ana_file_ident(a, ana_devino_file(a, old[i]));
+				*devino_find(a, id.dev, id.inode) = old[i];
 			}
 		free(old);
 	}
@@ -183,8 +184,8 @@ static void devino_del(struct ana *a, uint32_t *slot)
 		uint32_t v = a->devino[j];
 		if (v == ANA_NONE)
 			return;
-		struct ana_ident *id = &a->ident[ana_devino_file(a, v)];
-		size_t k = devino_hash(id->dev, id->inode) & mask;
+		struct ana_ident id = ana_file_ident(a, ana_devino_file(a, v));
+		size_t k = devino_hash(id.dev, id.inode) & mask;
 		/* its home k is not in (i, j] (cyclically): it moves to i */
 		if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
 			a->devino[i] = v;
@@ -192,6 +193,62 @@ static void devino_del(struct ana *a, uint32_t *slot)
 			i = j;
 		}
 	}
+}
+
+/* Identities [nident, n) made, zero. */
+static void ident_grow(struct ana *a, size_t n)
+{
+	if (n <= a->nident)
+		return;
+	if (a->identw) {
+		ANA_VEC_GROW(a->identw, a->capident, n - 1);
+		ANA_VEC_CLEAR(a->identw, a->nident, n - 1);
+	} else {
+		ANA_VEC_GROW(a->ident, a->capident, n - 1);
+		ANA_VEC_CLEAR(a->ident, a->nident, n - 1);
+	}
+	a->nident = n;
+}
+
+/* dev's index in devs[] (added when new), 0 for dev 0; -1 when there are
+ * as many as an identity's bits can say */
+static int64_t dev_index(struct ana *a, uint64_t dev)
+{
+	if (!dev)
+		return 0;
+	if (a->dev_last < a->ndevs && a->devs[a->dev_last] == dev)
+		return (int64_t)a->dev_last;
+	for (size_t d = 1; d < a->ndevs; d++)
+		if (a->devs[d] == dev)
+			return (int64_t)(a->dev_last = d);
+	if (a->ndevs >= (1u << (64 - ANA_IDENT_INO_BITS)) - 1)
+		return -1;
+	if (!a->ndevs) {
+		a->devs = ana_xrealloc(NULL, (1u << (64 - ANA_IDENT_INO_BITS)) * sizeof(*a->devs));
+		a->devs[a->ndevs++] = 0;
+	}
+	a->devs[a->ndevs] = dev;
+	return (int64_t)(a->dev_last = a->ndevs++);
+}
+
+/* files[i]'s identity (i < nident): packed while it fits, else every
+ * identity from then on in identw. */
+static void ident_set(struct ana *a, size_t i, uint64_t dev, uint64_t ino)
+{
+	if (!a->identw) {
+		int64_t d = ino >> ANA_IDENT_INO_BITS ? -1 : dev_index(a, dev);
+		if (d >= 0) {
+			a->ident[i] = (uint64_t)d << ANA_IDENT_INO_BITS | ino;
+			return;
+		}
+		struct ana_ident *w = ana_xcalloc(a->capident ? a->capident : 1, sizeof(*w));
+		for (size_t j = 0; j < a->nident; j++)
+			w[j] = ana_file_ident(a, j);
+		a->identw = w;
+		free(a->ident);
+		a->ident = NULL;
+	}
+	a->identw[i] = (struct ana_ident){ dev, ino };
 }
 
 uint32_t ana_file_by_devino(const struct ana *a, uint64_t dev, uint64_t ino)
@@ -224,11 +281,50 @@ struct ana_fext *ana_file_ext_get(struct ana *a, struct ana_file *f)
 	return &a->ext[f->ext - 1];
 }
 
+void ana_file_fw_wide(struct ana *a, struct ana_file *f, int k, uint64_t v)
+{
+	if (!f->wide) {
+		struct ana_fext *x = ana_file_ext_get(a, f);
+		ANA_VEC_GROW(a->wides, a->capwides, a->nwides);
+		for (int j = 0; j < ANA_FW_N; j++)
+			a->wides[a->nwides].v[j] = f->fw[j];
+		x->wide = (uint32_t)++a->nwides;
+		f->wide = 1;
+	}
+	a->wides[a->ext[f->ext - 1].wide - 1].v[k] = v;
+}
+
+void ana_file_fid_put(struct ana *a, size_t i, uint64_t id)
+{
+	if (!a->fids) {
+		if (id == (uint64_t)i + 1)
+			return;
+		size_t n = a->nfiles > i ? a->nfiles : i + 1;
+		ANA_VEC_GROW(a->fids, a->capfids, n - 1);
+		for (size_t j = 0; j < n; j++)
+			a->fids[j] = j + 1;
+	}
+	ANA_VEC_GROW(a->fids, a->capfids, i);
+	a->fids[i] = id;
+}
+
 void ana_file_id_set(struct ana *a, uint64_t file_id, uint32_t f)
 {
 	uint64_t *m = NULL;
 	uint32_t *v;
 
+	if (file_id == a->fid_implied + 1 && f == a->fid_implied && !a->fid_idx.n &&
+	    !a->fileid_map.n) {
+		a->fid_implied++;	/* the next of 1, 2, 3, ... */
+		return;
+	}
+	if (a->fid_implied) {	/* the ids so far into the index */
+		size_t rows = a->st[TAPE_TABLE_FILE].events;
+		ana_idx_reserve(&a->fid_idx, (rows > a->fid_implied ? rows : a->fid_implied) + 2);
+		for (size_t k = 0; k < a->fid_implied; k++)
+			a->fid_idx.v[k + 1] = (uint32_t)k;
+		a->fid_implied = 0;
+	}
 	/* an id stored in the map before the dense index reached it stays
 	 * there: an id is in one of the two */
 	if (ana_idx_get(&a->fid_idx, file_id) == ANA_NONE && a->fileid_map.n)
@@ -243,7 +339,8 @@ void ana_file_id_set(struct ana *a, uint64_t file_id, uint32_t f)
 const char *ana_file_label(const struct ana *a, const struct ana_file *f, char *buf)
 {
 	const size_t len = ANA_PATH_BUF;
-	struct ana_ident id = ana_file_ident(a, (size_t)(f - a->files));
+	size_t i = (size_t)(f - a->files);
+	struct ana_ident id = ana_file_ident(a, i);
 	if (f->path)
 		return ana_path_str(a, f->path, buf);
 	if (id.inode)
@@ -251,8 +348,8 @@ const char *ana_file_label(const struct ana *a, const struct ana_file *f, char *
 			 (unsigned long long)(id.dev >> 20),
 			 (unsigned long long)(id.dev & 0xfffff),
 			 (unsigned long long)id.inode);
-	else if (f->file_id)
-		snprintf(buf, len, "[file id %llu]", (unsigned long long)f->file_id);
+	else if (ana_file_fid(a, i))
+		snprintf(buf, len, "[file id %llu]", (unsigned long long)ana_file_fid(a, i));
 	else
 		snprintf(buf, len, "[unknown]");
 	return buf;
@@ -268,8 +365,7 @@ int ana_pass_file(struct ana *a)
 	size_t rows = a->st[TAPE_TABLE_FILE].events;
 	if (rows) {
 		ANA_VEC_GROW_LINES(a->files, a->capfiles, rows);
-		ANA_VEC_GROW(a->ident, a->capident, rows);
-		ana_idx_reserve(&a->fid_idx, rows + 2);	/* (the recorder's ids: 1, 2, ...) */
+		ANA_VEC_GROW(a->ident, a->capident, rows);	/* (none wide yet) */
 		size_t cap = 1024;
 		while (cap * 3 < rows * 4)
 			cap *= 2;
@@ -294,24 +390,21 @@ int ana_pass_file(struct ana *a)
 				ana_file_id_set(a, e->file_id, v);
 				ANA_VEC_GROW_LINES(a->files, a->capfiles, a->nfiles);
 				ANA_VEC_CLEAR(a->files, a->nfiles, a->nfiles);
-				ANA_VEC_GROW(a->ident, a->capident, a->nfiles);
-				ANA_VEC_CLEAR(a->ident, a->nfiles, a->nfiles);
+				ident_grow(a, a->nfiles + 1);
 				a->nfiles++;
-				a->nident = a->nfiles;
+				ana_file_fid_put(a, v, e->file_id);
 			}
 			struct ana_file *f = &a->files[v];
-			struct ana_ident *id = &a->ident[v];
-			if (id->inode && (id->dev != e->dev || id->inode != e->inode) &&
-			    a->capdevino && *devino_find(a, id->dev, id->inode) != ANA_NONE &&
-			    ana_devino_file(a, *devino_find(a, id->dev, id->inode)) == v) {
+			struct ana_ident id = ana_file_ident(a, v);
+			if (id.inode && (id.dev != e->dev || id.inode != e->inode) &&
+			    a->capdevino && *devino_find(a, id.dev, id.inode) != ANA_NONE &&
+			    ana_devino_file(a, *devino_find(a, id.dev, id.inode)) == v) {
 				/* its old key still finds it, as a map's would */
-				devino_del(a, devino_find(a, id->dev, id->inode));
-				*ana_map_put(&a->devino_old, id->dev, id->inode) = v;
+				devino_del(a, devino_find(a, id.dev, id.inode));
+				*ana_map_put(&a->devino_old, id.dev, id.inode) = v;
 			}
-			f->file_id = e->file_id;
-			id->dev = e->dev;
-			id->inode = e->inode;
-			f->size = e->size;
+			ident_set(a, v, e->dev, e->inode);
+			ana_file_fw_set(a, f, ANA_FW_SIZE, e->size);
 			f->from_table = 1;
 			/* sockets come without a mode and without a path */
 			f->not_regular = e->mode ? !S_ISREG(e->mode) : !e->path || !*e->path;
@@ -424,6 +517,11 @@ int ana_hosts(struct ana *a)
 
 int ana_run(struct ana *a, const char *path, const struct ana_opts *o)
 {
+	/* Blocks of 128 KiB and more mapped, and given back when freed:
+	 * glibc's default raises that bound to the largest block freed (the
+	 * latency samples', 4 MiB), after which the blocks freed below it
+	 * stay in the heap, resident (20 MiB of an ImageNet job's peak). */
+	mallopt(M_MMAP_THRESHOLD, 128 << 10);
 	memset(a, 0, sizeof(*a));
 	a->mmap_file = ANA_NONE;
 	a->o = *o;
@@ -492,7 +590,7 @@ static void *rank_main(void *arg)
 	ana_oom_catch(&jb);
 	j->rank = ana_xcalloc(j->a->nfiles + 1, sizeof(*j->rank));
 	ana_name_ranks(j->a, j->rank);
-	/* files[].name_rank and the epochs' orders as ranks, beside the
+	/* the epochs' orders as ranks, beside the
 	 * trainer's pass too (it reads neither: the epochs' start times) */
 	ana_join_ranks(j->a, j->rank);
 	if (j->a->o.json || j->a->o.per_file || j->a->o.path_order) {
@@ -564,6 +662,8 @@ static int run_passes(struct ana *a)
 	if (!err && !(err = rj.err)) {
 		a->sorder = rj.sorder;
 		rj.sorder = NULL;
+		a->name_rank = rj.rank;
+		rj.rank = NULL;
 	}
 	free(rj.rank);
 	free(rj.sorder);
@@ -618,14 +718,9 @@ static void join_cache(struct ana *a)
 			ANA_VEC_GROW_LINES(a->files, a->capfiles, a->nfiles);
 			ANA_VEC_CLEAR(a->files, a->nfiles, a->nfiles);
 			a->nfiles++;
-			if (fi >= a->nident) {
-				ANA_VEC_GROW(a->ident, a->capident, fi);
-				ANA_VEC_CLEAR(a->ident, a->nident, fi);
-				a->nident = (size_t)fi + 1;
-			}
-			a->ident[fi].dev = cf->dev;
-			a->ident[fi].inode = cf->inode;
-			a->files[fi].file_id = cf->file_id;
+			ident_grow(a, (size_t)fi + 1);
+			ident_set(a, fi, cf->dev, cf->inode);
+			ana_file_fid_put(a, fi, cf->file_id);
 		}
 		fis[i] = fi;
 	}
@@ -707,12 +802,11 @@ void ana_join(struct ana *a)
 	cm_lat_finish(&a->blk.wlat);
 }
 
-/* The name ranks (natural order of the paths): files[].name_rank, and
- * the epochs' visit orders as ranks and their randomness. */
+/* The name ranks (natural order of the paths): the epochs' visit orders
+ * as ranks and their randomness (a->name_rank becomes rank once the
+ * trainer's pass beside it is done). */
 void ana_join_ranks(struct ana *a, const uint32_t *rank)
 {
-	for (size_t i = 0; i < a->nfiles; i++)
-		a->files[i].name_rank = rank[i];
 	ana_epochs_order(a, rank);
 }
 
@@ -804,9 +898,22 @@ void ana_release_files(struct ana *a)
 	free(a->ext);
 	a->ext = NULL;
 	a->next = a->capext = 0;
+	free(a->wides);
+	a->wides = NULL;
+	a->nwides = a->capwides = 0;
+	free(a->fids);
+	a->fids = NULL;
+	a->capfids = 0;
+	free(a->name_rank);
+	a->name_rank = NULL;
 	free(a->ident);
 	a->ident = NULL;
+	free(a->identw);
+	a->identw = NULL;
 	a->nident = a->capident = 0;
+	free(a->devs);
+	a->devs = NULL;
+	a->ndevs = a->dev_last = 0;
 	free(a->pages);
 	a->pages = NULL;
 	a->npages = 0;
@@ -817,6 +924,7 @@ void ana_release_files(struct ana *a)
 	cm_map_release(&a->devino_old);
 	cm_map_release(&a->fileid_map);
 	ana_idx_release(&a->fid_idx);
+	a->fid_implied = 0;
 	ana_pidx_release(&a->pidx);
 	a->path_map_built = 0;
 	for (size_t e = 0; e < a->sys.nepochs; e++) {
@@ -849,7 +957,12 @@ void ana_release(struct ana *a)
 	ana_paths_release(&a->paths);
 	free(a->dircode);
 	free(a->ext);
+	free(a->wides);
+	free(a->fids);
+	free(a->name_rank);
 	free(a->ident);
+	free(a->identw);
+	free(a->devs);
 	free(a->pages);
 	free(a->devino);
 	cm_map_release(&a->devino_old);

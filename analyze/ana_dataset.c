@@ -164,22 +164,23 @@ static uint64_t shared_pages(const struct ana *a, const struct ana_file *f)
 /* Bytes of f the job reached: read, and faulted in through its mapping. */
 static uint64_t reached(const struct ana *a, const struct ana_file *f)
 {
-	return f->read_bytes + shared_pages(a, f) * a->page_size;
+	return ana_file_read_bytes(a, f) + shared_pages(a, f) * a->page_size;
 }
 
 /* Whether f was read again: in a second round (a second pass), through a
  * second open, or more of it read or faulted in than it holds. */
 static int read_again(const struct ana *a, const struct ana_file *f)
 {
-	uint64_t pages = (f->size + a->page_size - 1) / a->page_size;
+	uint64_t size = ana_file_size(a, f), pages = (size + a->page_size - 1) / a->page_size;
 	return f->again || f->visits >= 2 ||
-	       (f->size && (f->read_bytes > f->size || shared_pages(a, f) > pages));
+	       (size && (ana_file_read_bytes(a, f) > size || shared_pages(a, f) > pages));
 }
 
 /* A file that may be data and was read (or faulted in). */
 static int candidate(const struct ana *a, struct ana_file *f)
 {
-	return ana_file_kind(a, f) == ANA_FK_DATA && (f->read_bytes || shared_pages(a, f));
+	return ana_file_kind(a, f) == ANA_FK_DATA &&
+	       (ana_file_read_bytes(a, f) || shared_pages(a, f));
 }
 
 /* Whether path is under the directory dir[0..n) (n 0: "/", everything). */
@@ -375,9 +376,9 @@ static void group_add(const struct ana *a, struct ana_group *g, size_t i)
 	const struct ana_fext *x = ana_file_ext(a, f);
 	struct ana_pages pg = ana_file_pages(a, i);
 	g->files++;
-	g->size += f->size;
-	g->read_ops += f->read_ops;
-	g->read_bytes += f->read_bytes;
+	g->size += ana_file_size(a, f);
+	g->read_ops += ana_file_read_ops(a, f);
+	g->read_bytes += ana_file_read_bytes(a, f);
 	g->write_ops += x->write_ops;
 	g->write_bytes += x->write_bytes;
 	g->rd_pairs += x->rd_pairs;
@@ -405,10 +406,11 @@ static void groups(struct ana *a)
 		const struct ana_file *f = &a->files[i];
 		if (f->dataset)
 			group_add(a, d, i);
-		if ((f->read_ops || ana_file_write_ops(a, f) || ana_file_pages(a, i).accessed) &&
+		if ((ana_file_read_ops(a, f) || ana_file_write_ops(a, f) ||
+		     ana_file_pages(a, i).accessed) &&
 		    !(a->o.files_only && ana_file_excluded(a, f))) {
 			t->files++;
-			t->size += f->size;
+			t->size += ana_file_size(a, f);
 		}
 	}
 	/* request sizes: of the files read again, then the others' per file */
@@ -465,8 +467,8 @@ static void epochs(struct ana *a)
 		const struct ana_file *f = &a->files[i];
 		if (f->in_round && !f->dataset) {	/* one round: not read again */
 			struct ana_epoch *ep = &s->epochs[f->pass];
-			ep->bytes -= f->read_bytes;
-			ep->reads -= f->read_ops - eof_reads(a, i);
+			ep->bytes -= ana_file_read_bytes(a, f);
+			ep->reads -= ana_file_read_ops(a, f) - eof_reads(a, i);
 		}
 	}
 	a->npasses = 0;

@@ -923,7 +923,7 @@ static size_t top_by_bytes(struct ana *a, uint32_t *top, size_t *nl)
 			continue;
 		(*nl)++;
 		const struct ana_file *f = &a->files[i];
-		if (!(jint(f->read_bytes) + jint(ana_file_write_bytes(a, f)) > 0))
+		if (!(jint(ana_file_read_bytes(a, f)) + jint(ana_file_write_bytes(a, f)) > 0))
 			continue;
 		size_t k = nt < TOP_FILES ? nt++ : TOP_FILES;
 		if (k == TOP_FILES) {
@@ -958,7 +958,7 @@ static size_t files_by_bytes(struct side *sd, FILE *o)
 		nt = nf;
 	for (size_t k = 0; k < nt; k++) {
 		const struct ana_file *f = &a->files[top[k]];
-		v1[k] = jint(f->read_bytes);
+		v1[k] = jint(ana_file_read_bytes(a, f));
 		v2[k] = jint(ana_file_write_bytes(a, f));
 		cm_fmt_bytes(b1, sizeof(b1), (uint64_t)v1[k]);
 		cm_fmt_bytes(b2, sizeof(b2), (uint64_t)v2[k]);
@@ -976,7 +976,7 @@ static size_t files_by_bytes(struct side *sd, FILE *o)
 		ana_svg_esc(o, ana_file_label(a, f, lb));
 		fputs("</td>", o);
 		snprintf(ptr, sizeof(ptr), "/files/%zu/read_bytes", k);
-		cell_u64(sd, o, ptr, f->read_bytes, U_BYTES);
+		cell_u64(sd, o, ptr, ana_file_read_bytes(a, f), U_BYTES);
 		snprintf(ptr, sizeof(ptr), "/files/%zu/write_bytes", k);
 		cell_u64(sd, o, ptr, ana_file_write_bytes(a, f), U_BYTES);
 		fputs("</tr>\n", o);
@@ -1082,7 +1082,7 @@ static void files_by_time(struct side *sd, FILE *o, size_t nf)
 		if (j >= 0) {
 			const struct ana_file *f = &a->files[first[k]];
 			snprintf(ptr, sizeof(ptr), "/files/%ld/read_bytes", j);
-			cell_u64(sd, o, ptr, f->read_bytes, U_BYTES);
+			cell_u64(sd, o, ptr, ana_file_read_bytes(a, f), U_BYTES);
 			snprintf(ptr, sizeof(ptr), "/files/%ld/opens", j);
 			cell_u64(sd, o, ptr, ana_file_opens(a, f), U_COUNT);
 		} else {

@@ -168,7 +168,7 @@ static void dataset_files(struct model *m, struct dsfiles *ds)
 		/* its size: the file table's (at its open: 0 for a file the
 		 * job created), or where larger (no file table: an import)
 		 * the end of its furthest read or write */
-		uint64_t sz = f->from_table ? f->size : 0, ext = ana_file_extent(a, i);
+		uint64_t sz = f->from_table ? ana_file_size(a, f) : 0, ext = ana_file_extent(a, i);
 		if (ext > sz) {
 			sz = ext;
 			next++;

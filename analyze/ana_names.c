@@ -496,88 +496,86 @@ static int cmp_any_q(const void *x, const void *y, void *arg)
 }
 
 /*
- * Sort f (n files[] indexes) by path: in strverscmp order (nat) or
- * strcmp's, equal paths by index, the files without a path last (by
- * index).  The files of each directory are sorted among themselves;
- * directories come in the order of "dir/", which is the paths' order but
- * where a directory's files sit among those of a directory under it
- * ("/d/x" and "/d/e/y"): those directories' files (and paths kept whole)
- * are sorted apart by whole path, and merged in.
+ * The directories in order (dord[], and each one's place in it, drank[]),
+ * and those another is under (outer[]: its name and '/' begin the
+ * other's; in either order, the directories under one come right after
+ * it).
  */
-void ana_path_sort(const struct ana *a, uint32_t *f, size_t n, int nat)
+static void dirs_order(const struct sorter *so, uint32_t *dord, uint32_t *drank, uint8_t *outer)
 {
-	const struct cm_strtab *dirs = &a->paths.dirs;
+	const struct cm_strtab *dirs = &so->a->paths.dirs;
 	size_t nd = cm_strtab_count(dirs);
-	struct sorter so = { a, nat };
-	uint32_t *dord = ana_tmp_calloc(nd + 1, sizeof(*dord));
-	uint32_t *drank = ana_tmp_calloc(nd + 1, sizeof(*drank));
-	uint8_t *outer = ana_tmp_calloc(nd + 1, 1);
-	size_t *start = ana_tmp_calloc(nd + 2, sizeof(*start));
 
-	/* the directories in order; those another is under (its name and '/'
-	 * begin the other's: in either order, the directories under one come
-	 * right after it) */
 	for (size_t d = 0; d < nd; d++)
 		dord[d] = (uint32_t)d;
 	if (nd > 1)
-		qsort_r(dord, nd, sizeof(*dord), cmp_dir_rank, &so);
+		qsort_r(dord, nd, sizeof(*dord), cmp_dir_rank, (void *)so);
 	for (size_t k = 0; k < nd; k++)
 		drank[dord[k]] = (uint32_t)k;
-	{
-		/* a stack of the directories the current one is under */
-		uint32_t *st = ana_tmp_calloc(nd + 1, sizeof(*st));
-		size_t sp = 0;
-		for (size_t k = 0; k < nd; k++) {
-			const char *s = cm_strtab_str(dirs, dord[k]);
-			while (sp) {
-				const char *p = cm_strtab_str(dirs, st[sp - 1]);
-				size_t pl = strlen(p);
-				if (!strncmp(s, p, pl) && s[pl] == '/')
-					break;
-				sp--;
-			}
-			for (size_t q = 0; q < sp; q++)
-				outer[st[q]] = 1;
-			st[sp++] = dord[k];
+	/* a stack of the directories the current one is under */
+	uint32_t *st = ana_tmp_calloc(nd + 1, sizeof(*st));
+	size_t sp = 0;
+	for (size_t k = 0; k < nd; k++) {
+		const char *s = cm_strtab_str(dirs, dord[k]);
+		while (sp) {
+			const char *p = cm_strtab_str(dirs, st[sp - 1]);
+			size_t pl = strlen(p);
+			if (!strncmp(s, p, pl) && s[pl] == '/')
+				break;
+			sp--;
 		}
-		ana_tmp_free(st);
+		for (size_t q = 0; q < sp; q++)
+			outer[st[q]] = 1;
+		st[sp++] = dord[k];
 	}
-	/* files by directory rank (a counting sort): the outer directories'
-	 * and the whole paths apart; no path: last */
-	uint32_t *by = ana_tmp_calloc(n + 1, sizeof(*by));
-	uint32_t *apart = ana_tmp_calloc(n + 1, sizeof(*apart));
-	size_t napart = 0, nnone = 0;
+	ana_tmp_free(st);
+}
+
+/* The files of f by directory rank (a counting sort) into by, those of
+ * directory rank k at [start[k], start[k + 1]); the outer directories'
+ * and the whole paths into apart (*napart); *nnone: those without a path.
+ * Returns the files in by. */
+static size_t files_by_dir(const struct ana *a, const uint32_t *f, size_t n,
+			   const uint32_t *drank, const uint8_t *outer, size_t *start,
+			   uint32_t *by, uint32_t *apart, size_t *napart, size_t *nnone)
+{
+	size_t nd = cm_strtab_count(&a->paths.dirs);
+
+	*napart = *nnone = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t id = a->files[f[i]].path;
 		if (!id) {
-			nnone++;
+			(*nnone)++;
 			continue;
 		}
 		uint32_t d = pent(&a->paths, id)->dir;
 		if (d == WHOLE || outer[d])
-			apart[napart++] = f[i];
+			apart[(*napart)++] = f[i];
 		else
 			start[drank[d] + 1]++;
 	}
 	for (size_t k = 0; k < nd; k++)
 		start[k + 1] += start[k];
-	size_t nin = start[nd];
-	{
-		size_t *pos = ana_tmp_calloc(nd + 1, sizeof(*pos));
-		memcpy(pos, start, nd * sizeof(*pos));
-		for (size_t i = 0; i < n; i++) {
-			uint32_t id = a->files[f[i]].path;
-			if (!id)
-				continue;
-			uint32_t d = pent(&a->paths, id)->dir;
-			if (d != WHOLE && !outer[d])
-				by[pos[drank[d]]++] = f[i];
-		}
-		ana_tmp_free(pos);
+	size_t *pos = ana_tmp_calloc(nd + 1, sizeof(*pos));
+	memcpy(pos, start, nd * sizeof(*pos));
+	for (size_t i = 0; i < n; i++) {
+		uint32_t id = a->files[f[i]].path;
+		if (!id)
+			continue;
+		uint32_t d = pent(&a->paths, id)->dir;
+		if (d != WHOLE && !outer[d])
+			by[pos[drank[d]]++] = f[i];
 	}
-	/* each directory's files by name: their names beside them, so the
-	 * sort reads one array */
-	size_t big = 0;
+	ana_tmp_free(pos);
+	return start[nd];
+}
+
+/* Each directory's files in by (as files_by_dir left them) by name: their
+ * names beside them, so the sort reads one array. */
+static void sort_in_dirs(const struct ana *a, uint32_t *by, const size_t *start, int nat)
+{
+	size_t nd = cm_strtab_count(&a->paths.dirs), big = 0;
+
 	for (size_t k = 0; k < nd; k++)
 		if (start[k + 1] - start[k] > big)
 			big = start[k + 1] - start[k];
@@ -608,23 +606,18 @@ void ana_path_sort(const struct ana *a, uint32_t *f, size_t n, int nat)
 	}
 	ana_tmp_free(ky);
 	ana_tmp_free(nm);
-	if (napart > 1)
-		qsort_r(apart, napart, sizeof(*apart), cmp_any_q, &so);
-	/* the pathless (in index order, kept in f's tail) */
-	uint32_t *none = ana_tmp_calloc(nnone + 1, sizeof(*none));
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!a->files[f[i]].path)
-			none[k++] = f[i];
-	if (nnone > 1)
-		qsort(none, nnone, sizeof(*none), cmp_u32);
-	/* merge: each of apart (usually few) where it goes in by (found by
-	 * galloping, then halving) */
-	size_t i = 0;
-	k = 0;
+}
+
+/* Into f: by (nin, sorted) with each of apart (sorted, usually few) where
+ * it goes in (found by galloping, then halving), then none (nnone). */
+static void merge_apart(const struct sorter *so, uint32_t *f, const uint32_t *by, size_t nin,
+			const uint32_t *apart, size_t napart, const uint32_t *none, size_t nnone)
+{
+	size_t i = 0, k = 0;
+
 	for (size_t j = 0; j < napart; j++) {
 		size_t lo = i, step = 1, hi = i;
-		while (hi < nin && cmp_any(&so, by[hi], apart[j]) < 0) {
+		while (hi < nin && cmp_any(so, by[hi], apart[j]) < 0) {
 			lo = hi + 1;
 			hi += step;
 			step *= 2;
@@ -633,7 +626,7 @@ void ana_path_sort(const struct ana *a, uint32_t *f, size_t n, int nat)
 			hi = nin;
 		while (lo < hi) {	/* the first of by[lo, hi) after apart[j] */
 			size_t mid = lo + (hi - lo) / 2;
-			if (cmp_any(&so, by[mid], apart[j]) < 0)
+			if (cmp_any(so, by[mid], apart[j]) < 0)
 				lo = mid + 1;
 			else
 				hi = mid;
@@ -646,6 +639,45 @@ void ana_path_sort(const struct ana *a, uint32_t *f, size_t n, int nat)
 	memcpy(f + k, by + i, (nin - i) * sizeof(*f));
 	k += nin - i;
 	memcpy(f + k, none, nnone * sizeof(*none));
+}
+
+/*
+ * Sort f (n files[] indexes) by path: in strverscmp order (nat) or
+ * strcmp's, equal paths by index, the files without a path last (by
+ * index).  The files of each directory are sorted among themselves;
+ * directories come in the order of "dir/", which is the paths' order but
+ * where a directory's files sit among those of a directory under it
+ * ("/d/x" and "/d/e/y"): those directories' files (and paths kept whole)
+ * are sorted apart by whole path, and merged in.
+ */
+void ana_path_sort(const struct ana *a, uint32_t *f, size_t n, int nat)
+{
+	size_t nd = cm_strtab_count(&a->paths.dirs);
+	struct sorter so = { a, nat };
+	uint32_t *dord = ana_tmp_calloc(nd + 1, sizeof(*dord));
+	uint32_t *drank = ana_tmp_calloc(nd + 1, sizeof(*drank));
+	uint8_t *outer = ana_tmp_calloc(nd + 1, 1);
+	size_t *start = ana_tmp_calloc(nd + 2, sizeof(*start));
+
+	dirs_order(&so, dord, drank, outer);
+	/* files by directory rank: the outer directories' and the whole
+	 * paths apart; no path: last */
+	uint32_t *by = ana_tmp_calloc(n + 1, sizeof(*by));
+	uint32_t *apart = ana_tmp_calloc(n + 1, sizeof(*apart));
+	size_t napart, nnone;
+	size_t nin = files_by_dir(a, f, n, drank, outer, start, by, apart, &napart, &nnone);
+	sort_in_dirs(a, by, start, nat);
+	if (napart > 1)
+		qsort_r(apart, napart, sizeof(*apart), cmp_any_q, &so);
+	/* the pathless (in index order, kept in f's tail) */
+	uint32_t *none = ana_tmp_calloc(nnone + 1, sizeof(*none));
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!a->files[f[i]].path)
+			none[k++] = f[i];
+	if (nnone > 1)
+		qsort(none, nnone, sizeof(*none), cmp_u32);
+	merge_apart(&so, f, by, nin, apart, napart, none, nnone);
 	ana_tmp_free(none);
 	ana_tmp_free(apart);
 	ana_tmp_free(by);

@@ -104,32 +104,16 @@ uint64_t ana_trace_end(const struct ana *a)
 
 static uint64_t tot_bytes(const struct ana *a, const struct ana_file *f)
 {
-	return f->read_bytes + ana_file_write_bytes(a, f);
+	return ana_file_read_bytes(a, f) + ana_file_write_bytes(a, f);
 }
 
 static const struct ana *sort_a;
 
 /* Files: most bytes read and written first, then most pages accessed,
- * then by name (ranks are distinct: a total order) */
-struct fsort {
-	const struct ana *a;
-	const uint64_t *bytes;	/* files[i]'s bytes read and written */
-};
-
+ * then by name (ranks are distinct: a total order): ana_file_list_cmp */
 static int cmp_file_bytes(const void *x, const void *y, void *arg)
 {
-	const struct fsort *fs = arg;
-	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
-	uint64_t p = fs->bytes[i], q = fs->bytes[j];
-	if (p != q)
-		return p > q ? -1 : 1;
-	p = ana_file_pages(fs->a, i).accessed;
-	q = ana_file_pages(fs->a, j).accessed;
-	if (p != q)
-		return p > q ? -1 : 1;
-	p = fs->a->files[i].name_rank;
-	q = fs->a->files[j].name_rank;
-	return p < q ? -1 : p > q;
+	return ana_file_list_cmp(arg, *(const uint32_t *)x, *(const uint32_t *)y);
 }
 
 static int cmp_proc_bytes(const void *x, const void *y)
@@ -154,7 +138,8 @@ static int cmp_thread_io(const void *x, const void *y)
 int ana_file_listed(const struct ana *a, size_t i)
 {
 	const struct ana_file *f = &a->files[i];
-	return f->read_ops || f->opens || ana_file_write_ops(a, f) || ana_file_pages(a, i).accessed;
+	return ana_file_read_ops(a, f) || f->opens || ana_file_write_ops(a, f) ||
+	       ana_file_pages(a, i).accessed;
 }
 
 int ana_file_list_cmp(const struct ana *a, uint32_t i, uint32_t j)
@@ -166,18 +151,17 @@ int ana_file_list_cmp(const struct ana *a, uint32_t i, uint32_t j)
 	q = ana_file_pages(a, j).accessed;
 	if (p != q)
 		return p > q ? -1 : 1;
-	p = a->files[i].name_rank;
-	q = a->files[j].name_rank;
+	p = ana_file_name_rank(a, i);
+	q = ana_file_name_rank(a, j);
 	return p < q ? -1 : p > q;
 }
 
 /* Stable radix sort of v[0..n) (files[] indexes) by key(i) ascending,
  * a byte at a time, only the bytes in which the keys differ; tmp: n. */
-static void radix_by(uint32_t *v, uint32_t *tmp, size_t n, const struct ana *a,
-		     const uint64_t *bytes, int which)
+static void radix_by(uint32_t *v, uint32_t *tmp, size_t n, const struct ana *a, int which)
 {
 	uint64_t or_ = 0, and_ = ~0ull;
-#define KEY(i) (which ? ~bytes[i] : ~ana_file_pages(a, i).accessed)
+#define KEY(i) (which ? ~tot_bytes(a, &a->files[i]) : ~ana_file_pages(a, i).accessed)
 	for (size_t j = 0; j < n; j++) {
 		uint64_t k = KEY(v[j]);
 		or_ |= k;
@@ -201,9 +185,9 @@ static void radix_by(uint32_t *v, uint32_t *tmp, size_t n, const struct ana *a,
 #undef KEY
 }
 
-/* Indexes of the files worth listing (any I/O), sorted by bytes: the
- * bytes in an array of their own, which the sort reads (not the files'
- * records), out of memory jumps.  The order (ana_file_list_cmp: bytes,
+/* Indexes of the files worth listing (any I/O), sorted by bytes (the
+ * keys read from the files' records, no array of them: 8 bytes a file
+ * in all), out of memory jumps.  The order (ana_file_list_cmp: bytes,
  * then pages accessed, most first, then name rank) by radix sorts: the
  * files put in name rank order (ranks are the places of a permutation),
  * then sorted stably by pages, then by bytes; qsort where the ranks are
@@ -211,20 +195,18 @@ static void radix_by(uint32_t *v, uint32_t *tmp, size_t n, const struct ana *a,
 static uint32_t *files_sorted(const struct ana *a, size_t *n)
 {
 	uint32_t *idx = ana_xrealloc(NULL, (a->nfiles + 1) * sizeof(*idx));
-	uint64_t *bytes = ana_tmp_calloc(a->nfiles + 1, sizeof(*bytes));
 	uint32_t *by = ana_tmp_calloc(a->nfiles + 1, sizeof(*by));
 	size_t k = 0;
 	int perm = 1;
 	memset(by, 0xff, (a->nfiles + 1) * sizeof(*by));
 	for (size_t i = 0; i < a->nfiles; i++) {
-		const struct ana_file *f = &a->files[i];
-		bytes[i] = tot_bytes(a, f);
+		uint32_t nr = ana_file_name_rank(a, i);
 		if (ana_file_listed(a, i)) {
 			idx[k++] = (uint32_t)i;
-			if (f->name_rank >= a->nfiles || by[f->name_rank] != ANA_NONE)
+			if (nr >= a->nfiles || by[nr] != ANA_NONE)
 				perm = 0;
 			else
-				by[f->name_rank] = (uint32_t)i;
+				by[nr] = (uint32_t)i;
 		}
 	}
 	if (perm) {
@@ -232,14 +214,12 @@ static uint32_t *files_sorted(const struct ana *a, size_t *n)
 		for (size_t r = 0; r < a->nfiles; r++)
 			if (by[r] != ANA_NONE)
 				idx[m++] = by[r];
-		radix_by(idx, by, k, a, bytes, 0);
-		radix_by(idx, by, k, a, bytes, 1);
+		radix_by(idx, by, k, a, 0);
+		radix_by(idx, by, k, a, 1);
 	} else {
-		struct fsort fs = { a, bytes };
-		qsort_r(idx, k, sizeof(*idx), cmp_file_bytes, &fs);
+		qsort_r(idx, k, sizeof(*idx), cmp_file_bytes, (void *)a);
 	}
 	ana_tmp_free(by);
-	ana_tmp_free(bytes);
 	*n = k;
 	return idx;
 }
@@ -350,7 +330,7 @@ static void summary_counts(const struct ana *a, uint64_t *files_r, uint64_t *fil
 {
 	*files_r = *files_w = *procs = 0;
 	for (size_t i = 0; i < a->nfiles; i++) {
-		*files_r += a->files[i].read_ops > 0;
+		*files_r += ana_file_read_ops(a, &a->files[i]) > 0;
 		*files_w += ana_file_write_ops(a, &a->files[i]) > 0;
 	}
 	for (size_t i = 0; i < a->nprocs; i++)
@@ -1048,9 +1028,9 @@ static void jw_files(struct jw *w, struct ana *a, int none)
 		rb_str(&r, p);
 		rb_s(&r, f->path && p[0] != '[' ? ",\"path_known\":true,\"file_id\":"
 						: ",\"path_known\":false,\"file_id\":");
-		rb_u64(&r, f->file_id);
+		rb_u64(&r, ana_file_fid(a, idx[i]));
 		rb_s(&r, ",\"size\":");
-		rb_u64_or_null(&r, f->from_table, f->size);
+		rb_u64_or_null(&r, f->from_table, ana_file_size(a, f));
 		rb_s(&r, ",\"extent\":");
 		rb_u64(&r, ana_file_extent(a, idx[i]));
 		const struct ana_fext *x = ana_file_ext(a, f);
@@ -1058,9 +1038,9 @@ static void jw_files(struct jw *w, struct ana *a, int none)
 		rb_s(&r, ",\"opens\":");
 		rb_u64(&r, ana_file_opens(a, f));
 		rb_s(&r, ",\"read_ops\":");
-		rb_u64(&r, f->read_ops);
+		rb_u64(&r, ana_file_read_ops(a, f));
 		rb_s(&r, ",\"read_bytes\":");
-		rb_u64(&r, f->read_bytes);
+		rb_u64(&r, ana_file_read_bytes(a, f));
 		rb_s(&r, ",\"write_ops\":");
 		rb_u64(&r, x->write_ops);
 		rb_s(&r, ",\"write_bytes\":");
@@ -1870,8 +1850,10 @@ static void t_files(FILE *o, const struct ana *a)
 		"random", "hit", "data", "path");
 	for (size_t i = 0; i < n && (lim < 0 || (long)i < lim); i++) {
 		const struct ana_file *f = &a->files[idx[i]];
-		fprintf(o, "  %10s %10s %10s %10s %8s %8s %4s  ", ana_fmt_count(b1, f->read_ops),
-			t_bytes(b2, f->read_bytes), ana_fmt_count(b3, ana_file_write_ops(a, f)),
+		fprintf(o, "  %10s %10s %10s %10s %8s %8s %4s  ",
+			ana_fmt_count(b1, ana_file_read_ops(a, f)),
+			t_bytes(b2, ana_file_read_bytes(a, f)),
+			ana_fmt_count(b3, ana_file_write_ops(a, f)),
 			t_bytes(b4, ana_file_write_bytes(a, f)), ana_fmt_ratio(b5, file_randomness(a, f)),
 			ana_fmt_ratio(b6, file_hit(a, idx[i])), f->dataset ? "yes" : "");
 		cm_put_escaped(o, ana_file_label(a, f, lb), 0);

@@ -145,7 +145,7 @@ static void series_stream(struct ana *a, struct ana_series *s, struct fstream *f
 	/* a stream: (tid, fd) on one file */
 	uint64_t key = (uint64_t)e->tid << 32 ^ (uint64_t)e->fd, *last;
 	struct fstream *st = &fs[f];
-	int mine = a->files[f].file_id == e->file_id;	/* (f is that id's) */
+	int mine = ana_file_fid(a, f) == e->file_id;	/* (f is that id's) */
 	if (mine && st->ep1 != *ep + 1) {	/* the file's first this epoch */
 		st->ep1 = (uint32_t)(*ep + 1);
 		st->key = key;

@@ -21,13 +21,15 @@ const unsigned ana_stage_pcts[ANA_STAGE_LEVELS] = { 50, 80, 95 };
  * replay reads as it faulted them). */
 static uint64_t stage_reads(const struct ana *a, const struct ana_file *f)
 {
-	return f->read_bytes + (f->shared_map ? ana_file_mapped(a, f) * a->page_size : 0);
+	return ana_file_read_bytes(a, f) +
+	       (f->shared_map ? ana_file_mapped(a, f) * a->page_size : 0);
 }
 
 struct ana_stage_file ana_stage_of(const struct ana *a, uint32_t i)
 {
 	const struct ana_file *f = &a->files[i];
-	struct ana_stage_file s = { .read_bytes = stage_reads(a, f), .size = f->size, .file = i };
+	struct ana_stage_file s = { .read_bytes = stage_reads(a, f), .size = ana_file_size(a, f),
+				    .file = i };
 
 	if (!s.size) {	/* a read moved bytes: its end is past 0 */
 		s.size = ana_file_extent(a, i);
@@ -47,39 +49,6 @@ static int cmp_density(uint32_t i, uint32_t j, void *arg)
 	unsigned __int128 r = (unsigned __int128)b.read_bytes * a.size;
 
 	return l != r ? (l > r ? -1 : 1) : 0;
-}
-
-/* v[0..n) largest first: a radix sort of the bytes that vary (a million
- * files' reads: two or three of the eight) */
-static void sort_u64_desc(uint64_t *v, size_t n)
-{
-	size_t (*cnt)[256] = ana_tmp_calloc(8, sizeof(*cnt));
-	uint64_t *tmp = ana_tmp_calloc(n + 1, sizeof(*tmp)), *src = v, *dst = tmp;
-
-	for (size_t i = 0; i < n; i++) {
-		uint64_t k = ~v[i];	/* ascending ~v: descending v */
-		for (unsigned b = 0; b < 8; b++)
-			cnt[b][(k >> (8 * b)) & 0xff]++;
-	}
-	for (unsigned b = 0; b < 8; b++) {
-		size_t sum = 0, *c = cnt[b];
-		if (c[(~src[0] >> (8 * b)) & 0xff] == n)
-			continue;	/* the same byte everywhere */
-		for (unsigned d = 0; d < 256; d++) {
-			size_t x = c[d];
-			c[d] = sum;
-			sum += x;
-		}
-		for (size_t i = 0; i < n; i++)
-			dst[c[(~src[i] >> (8 * b)) & 0xff]++] = src[i];
-		uint64_t *t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
-	ana_tmp_free(tmp);
-	ana_tmp_free(cnt);
 }
 
 static int cmp_u64(const void *x, const void *y)
@@ -130,6 +99,69 @@ static int stageable(const struct ana *a, const struct ana_file *f)
 	       !ana_file_excluded(a, f);
 }
 
+/*
+ * Each level's prefix of st's files by bytes read, most first, without
+ * sorting them (a million files: no array of their reads): the reads of
+ * the prefix's last file (last[k]) found a byte at a time, most
+ * significant first, as the value v whose files, with those of more
+ * reads, reach the level's share while those of more reads alone do not
+ * (a radix select, over the bytes in which the reads differ); then the
+ * files of v it takes (mk[k] in all), and their sum.
+ */
+static void level_reads(const struct ana *a, struct ana_staging *st, size_t *mk,
+			uint64_t *last)
+{
+	uint64_t or_ = 0, and_ = ~0ull, above[ANA_STAGE_LEVELS] = { 0 };
+	size_t n = st->n, gt[ANA_STAGE_LEVELS] = { 0 };
+	unsigned __int128 want[ANA_STAGE_LEVELS];
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = ana_stage_of(a, st->f[i]).read_bytes;
+		or_ |= r;
+		and_ &= r;
+	}
+	uint64_t same = 0;	/* the bytes all reads share */
+	for (unsigned b = 0; b < 8; b++)
+		if (!(((or_ ^ and_) >> (8 * b)) & 0xff))
+			same |= 0xffull << (8 * b);
+	for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++) {
+		want[k] = (unsigned __int128)st->read_bytes * st->lv[k].pct;
+		last[k] = and_ & same;
+	}
+	for (int b = 7; b >= 0; b--) {
+		size_t cnt[ANA_STAGE_LEVELS][256] = { { 0 } };
+		uint64_t sum[ANA_STAGE_LEVELS][256] = { { 0 } };
+		unsigned sh = 8 * (unsigned)b;
+		if (!(((or_ ^ and_) >> sh) & 0xff))
+			continue;	/* the same byte everywhere */
+		for (size_t i = 0; i < n; i++) {
+			uint64_t r = ana_stage_of(a, st->f[i]).read_bytes;
+			for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++)
+				if (b == 7 || r >> (sh + 8) == last[k] >> (sh + 8)) {
+					cnt[k][(r >> sh) & 0xff]++;
+					sum[k][(r >> sh) & 0xff] += r;
+				}
+		}
+		for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++)
+			for (unsigned d = 256; d-- > 0;) {
+				if ((unsigned __int128)(above[k] + sum[k][d]) * 100 >= want[k] || !d) {
+					last[k] |= (uint64_t)d << sh;
+					break;
+				}
+				above[k] += sum[k][d];
+				gt[k] += cnt[k][d];
+			}
+	}
+	for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++) {
+		/* the files of last[k] reads it takes: the fewest that reach */
+		unsigned __int128 v = (unsigned __int128)last[k] * 100;
+		uint64_t j = (uint64_t)((want[k] - (unsigned __int128)above[k] * 100 + v - 1) / v);
+		st->lv[k].files = mk[k] = gt[k] + j;
+		st->lv[k].read_bytes = above[k] + j * last[k];
+		st->lv[k].bytes = 0;
+	}
+}
+
 struct stage_job {
 	const struct ana *a;
 	struct ana_staging *st;
@@ -152,30 +184,18 @@ static int staging_job(void *arg)
 			continue;
 		struct ana_stage_file s = ana_stage_of(a, (uint32_t)i);
 		st->f[st->n++] = (uint32_t)i;
-		st->by_extent += !f->size;
+		st->by_extent += !ana_file_size(a, f);
 		st->read_bytes += s.read_bytes;
 		st->bytes += s.size;
 	}
 	/* the levels: the files by bytes read, most first (ties: the smaller,
 	 * then by path), the prefix whose reads reach pct %.  Which of the
 	 * files of equal reads and size it takes changes none of its sums:
-	 * the reads alone, sorted, say how many it takes, and the sizes of
-	 * those of the last one's reads which are taken */
-	uint64_t *rd = ana_tmp_calloc(n, sizeof(*rd));
-	for (size_t i = 0; i < n; i++)
-		rd[i] = ana_stage_of(a, st->f[i]).read_bytes;
-	sort_u64_desc(rd, n);
-	size_t m = 0, mk[ANA_STAGE_LEVELS];
-	uint64_t sum = 0, last[ANA_STAGE_LEVELS];
-	for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++) {
-		unsigned __int128 want = (unsigned __int128)st->read_bytes * st->lv[k].pct;
-		while (m < n && (unsigned __int128)sum * 100 < want)
-			sum += rd[m++];
-		st->lv[k].files = mk[k] = m;
-		st->lv[k].read_bytes = sum;
-		st->lv[k].bytes = 0;
-		last[k] = m ? rd[m - 1] : UINT64_MAX;
-	}
+	 * the reads alone say how many it takes (level_reads), and the sizes
+	 * of those of the last one's reads which are taken */
+	size_t mk[ANA_STAGE_LEVELS];
+	uint64_t last[ANA_STAGE_LEVELS];
+	level_reads(a, st, mk, last);
 	/* the sizes: of the files of more reads than a level's last, and of
 	 * its ties, the smallest it takes (one pass for all levels) */
 	size_t gt[ANA_STAGE_LEVELS] = { 0 }, neq[ANA_STAGE_LEVELS] = { 0 };
@@ -206,7 +226,6 @@ static int staging_job(void *arg)
 			st->lv[k].bytes += sz[k][i];
 		ana_tmp_free(sz[k]);
 	}
-	ana_tmp_free(rd);
 	return 0;
 }
 

@@ -85,7 +85,9 @@ static uint32_t file_new(struct ana *a)
 {
 	ANA_VEC_GROW_LINES(a->files, a->capfiles, a->nfiles);
 	ANA_VEC_CLEAR(a->files, a->nfiles, a->nfiles);
-	return (uint32_t)a->nfiles++;
+	a->nfiles++;
+	ana_file_fid_put(a, a->nfiles - 1, 0);
+	return (uint32_t)a->nfiles - 1;
 }
 
 static uint32_t file_for_path(struct ana *a, const char *path)
@@ -120,7 +122,8 @@ static uint32_t file_for_id(struct ana *a, uint64_t file_id, const char *path)
 	uint32_t f;
 	if (path && *path) {
 		f = file_for_path(a, path);
-		if (a->files[f].file_id && a->files[f].file_id != file_id) {
+		uint64_t had = ana_file_fid(a, f);
+		if (had && had != file_id) {
 			/* same path, another file (replaced): a new entry */
 			f = file_new(a);
 			a->files[f].path = ana_path_add(a, path);
@@ -128,7 +131,7 @@ static uint32_t file_for_id(struct ana *a, uint64_t file_id, const char *path)
 	} else {
 		f = file_new(a);
 	}
-	a->files[f].file_id = file_id;
+	ana_file_fid_put(a, f, file_id);
 	ana_file_id_set(a, file_id, f);
 	return f;
 }
@@ -198,7 +201,7 @@ static uint32_t file_of_io(struct ana *a, const struct tape_syscall *e, struct a
 	}
 	uint32_t f;
 	if (e->file_id) {
-		if (fe && fe->file != ANA_NONE && a->files[fe->file].file_id == e->file_id)
+		if (fe && fe->file != ANA_NONE && ana_file_fid(a, fe->file) == e->file_id)
 			f = fe->file;
 		else
 			f = file_for_id(a, e->file_id, e->path);
@@ -414,8 +417,8 @@ count_io(struct ana *a, const struct tape_syscall *e, struct ana_thread *t,
 		x->write_ops++;
 		x->write_bytes += n;
 	} else {
-		f->read_ops++;
-		f->read_bytes += n;
+		ana_file_fw_add(a, f, ANA_FW_READ_OPS, 1);
+		ana_file_fw_add(a, f, ANA_FW_READ_BYTES, n);
 	}
 	if (a->o.files_only && ana_file_excluded(a, f))
 		return 0;
@@ -423,7 +426,8 @@ count_io(struct ana *a, const struct tape_syscall *e, struct ana_thread *t,
 		ana_file_kind(a, f);
 	if (f->kind == ANA_FK_DATA) {
 		unsigned b = ana_sz_bucket(n);
-		if (f->again || f->visits >= 2 || (f->size && f->read_bytes > f->size))
+		uint64_t size = ana_file_size(a, f);
+		if (f->again || f->visits >= 2 || (size && ana_file_read_bytes(a, f) > size))
 			(write ? s->wr_again : s->rd_again)[b]++;	/* read again: data */
 		else
 			size_count(a, f, (uint32_t)(f - a->files), b | write << 7);
@@ -516,14 +520,15 @@ static void front_note(struct ana_sys *s, uint32_t k)
  * round holds) goes back to the pass the file left, and the file's byte
  * count no longer says when a round covered it.
  */
-static void epoch_undo(struct ana_sys *s, struct ana_file *f, uint32_t fi,
+static void epoch_undo(struct ana *a, struct ana_file *f, uint32_t fi,
 		       struct ana_fd *fe, uint64_t len)
 {
+	struct ana_sys *s = &a->sys;
 	struct ana_epoch *ep = &s->epochs[f->pass], *to;
 	uint32_t k = (fe->undo & ~(1u << 31)) - 1, again = fe->undo >> 31;
 
 	fe->undo = 0;
-	if (k >= s->nepochs || f->cov != len)
+	if (k >= s->nepochs || ana_file_fw(a, f, ANA_FW_COV) != len)
 		return;
 	to = &s->epochs[k];
 	ep->bytes -= len;
@@ -559,13 +564,16 @@ static void epoch_undo(struct ana_sys *s, struct ana_file *f, uint32_t fi,
  * files as pass 0): then it joins the newest.  One started by the first
  * read through an open may be undone by its second (epoch_undo).
  */
-static void epoch_read(struct ana_sys *s, struct ana_file *f, uint32_t fi,
+static void epoch_read(struct ana *a, struct ana_file *f, uint32_t fi,
 		       const struct tape_syscall *e, uint64_t n, uint64_t end, uint64_t hi,
 		       uint64_t before, int jump, int overlap, struct ana_fd *fe)
 {
+	struct ana_sys *s = &a->sys;
 	uint32_t h = range_hash(e->offset, n);
-	uint32_t now = (uint32_t)((f->read_bytes - n) >> ANA_RM_UNIT_SHIFT) & ANA_RM_CLOCK;
-	uint64_t F = hi > f->size ? hi : f->size;
+	uint64_t size = ana_file_size(a, f);
+	uint32_t now = (uint32_t)((ana_file_read_bytes(a, f) - n) >> ANA_RM_UNIT_SHIFT) &
+		       ANA_RM_CLOCK;
+	uint64_t F = hi > size ? hi : size;
 	uint32_t far = (uint32_t)((F / 2) >> ANA_RM_UNIT_SHIFT) + 1;
 	struct ana_sketch *sk = NULL;
 	uint32_t *m = NULL;
@@ -601,7 +609,7 @@ static void epoch_read(struct ana_sys *s, struct ana_file *f, uint32_t fi,
 		f->again |= f->in_round;
 		f->in_round = 1;
 		f->pass = k;
-		f->cov = 0;
+		ana_file_fw_set(a, f, ANA_FW_COV, 0);
 		f->rh0 = h;
 		f->rm0 = now;
 		if (sk)
@@ -612,10 +620,11 @@ static void epoch_read(struct ana_sys *s, struct ana_file *f, uint32_t fi,
 	} else if (sk && !m) {
 		sketch_add(sk, h, now);
 	}
-	f->cov += n;
-	if (f->cov > hi)
+	uint64_t cov = ana_file_fw(a, f, ANA_FW_COV) + n;
+	ana_file_fw_set(a, f, ANA_FW_COV, cov);
+	if (cov > hi)
 		f->ovl = 1;	/* more bytes than its extent: some read twice */
-	f->covered = !f->ovl && f->cov == hi && hi >= f->size;
+	f->covered = !f->ovl && cov == hi && hi >= size;
 	struct ana_epoch *ep = &s->epochs[f->pass];
 	ep->bytes += n;
 	ep->reads++;
@@ -624,11 +633,11 @@ static void epoch_read(struct ana_sys *s, struct ana_file *f, uint32_t fi,
 }
 
 /* A read or write of file f ends at end: its extent; the one before. */
-static inline uint64_t extent_note(struct ana_file *f, uint64_t end)
+static inline uint64_t extent_note(struct ana *a, struct ana_file *f, uint64_t end)
 {
-	uint64_t old = f->extent;
+	uint64_t old = ana_file_fw(a, f, ANA_FW_EXTENT);
 	if (end > old)
-		f->extent = end;
+		ana_file_fw_set(a, f, ANA_FW_EXTENT, end);
 	return old;
 }
 
@@ -651,7 +660,7 @@ static void on_read(struct ana *a, const struct tape_syscall *e, struct ana_thre
 	if (f->not_regular)
 		return;	/* pipes and sockets (DataLoader queues) have no offsets
 			 * and are no dataset: counted, but no pattern, no visit */
-	uint64_t before = extent_note(f, e->offset + n);
+	uint64_t before = extent_note(a, f, e->offset + n);
 
 	/* the first read through an open file is a visit */
 	if (!fe->visited++)
@@ -667,11 +676,11 @@ static void on_read(struct ana *a, const struct tape_syscall *e, struct ana_thre
 			      e->offset + n > st->last_start;
 		uint64_t hi = before > e->offset + n ? before : e->offset + n;
 		if (fe->undo && e->offset + n > before)
-			epoch_undo(s, f, fi, fe, st->last_end - st->last_start);
+			epoch_undo(a, f, fi, fe, st->last_end - st->last_start);
 		else if (fe->undo)
 			front_note(s, f->pass);
 		fe->undo = 0;
-		epoch_read(s, f, fi, e, n, end, hi, before, jump, overlap, fe);
+		epoch_read(a, f, fi, e, n, end, hi, before, jump, overlap, fe);
 		if (!t->data_reads++)
 			t->data_first = e->ts_ns;
 		if (end > t->data_last)
@@ -790,7 +799,7 @@ static void on_write(struct ana *a, const struct tape_syscall *e, struct ana_thr
 	if (!count_io(a, e, t, f, n, 1, byop))
 		return;
 	if (n && !f->not_regular)
-		extent_note(f, e->offset + n);
+		extent_note(a, f, e->offset + n);
 
 	struct ana_wburst *w = wburst_of(a, f, fi);
 	if (w->ops && e->ts_ns > w->end + CKPT_GAP_NS)
@@ -880,7 +889,7 @@ prefetch_files(const struct ana *a, const struct tape_syscall *e0, size_t i, siz
 	if (i + 32 < n && e0[i + 32].file_id < a->fid_idx.n)
 		__builtin_prefetch(&a->fid_idx.v[e0[i + 32].file_id]);
 	if (i + 16 < n) {
-		uint32_t v = ana_idx_get(&a->fid_idx, e0[i + 16].file_id);
+		uint32_t v = ana_file_id_dense(a, e0[i + 16].file_id);
 		if (v != ANA_NONE) {	/* reads, opens: see struct ana_file */
 			__builtin_prefetch(&a->files[v], 1);
 			__builtin_prefetch((char *)&a->files[v] + 64, 1);

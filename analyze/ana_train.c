@@ -129,7 +129,7 @@ static void feed_pipes(const struct ana *a, const uint8_t *dp, const struct ana_
 			if (w->e[j].v < CM_MAP_DEAD && w->e[j].a == r->e[i].a &&
 			    w->e[j].b != t->pid && proc_reads_data(a, dp, (uint32_t)w->e[j].b)) {
 				ANA_VEC_GROW(tr->feeds, tr->capfeeds, tr->nfeeds);
-				tr->feeds[tr->nfeeds++] = a->files[r->e[i].a].file_id;
+				tr->feeds[tr->nfeeds++] = ana_file_fid(a, r->e[i].a);
 				break;
 			}
 	}

@@ -376,59 +376,69 @@ enum {
 };
 
 /*
- * One per file: 96 bytes, all that the syscall pass touches on a read (its
- * counters, its extent and its epoch round; files[] is on huge pages, the
- * pass prefetches a record's two lines), the rest where a file has them:
- * its identity in a->ident (dev, inode: the file table's), what the cache
+ * One per file: 64 bytes, a cache line, all that the syscall pass touches
+ * on a read (its counters, its extent and its epoch round; files[] is on
+ * huge pages), the rest where a file has them: its file id (implied while
+ * files[i]'s is i + 1: see ana_file_fid), its identity in a->ident (dev,
+ * inode: the file table's), its name rank in a->name_rank, what the cache
  * pass found in a->pages, and what few files have (writes, read streams
  * of more than one read, pages faulted in) in a->ext (struct ana_fext).
+ * Its 64-bit figures (enum ana_fw: read ops and bytes, size, extent,
+ * bytes of its round) are here in 32 bits each while all fit, else
+ * (wide) in a->wides: read them with ana_file_fw, change them with
+ * ana_file_fw_set.
  * Memory: this, its path's name (struct ana_paths), its entries in the
  * indexes (file id, dev and inode), 8 bytes a visit (epochs), and while
  * the passes run 24 bytes of cache state: that is all that grows with
  * files.
  */
-struct ana_file {
-	_Alignas(32) uint64_t file_id;
-	/* syscall pass, every read */
-	uint64_t read_ops, read_bytes;
-	uint64_t size;	  /* in the file table (from_table), else 0 */
-	uint64_t extent;  /* the end of its furthest read or write (0: none)
+enum ana_fw {
+	ANA_FW_READ_OPS,
+	ANA_FW_READ_BYTES,
+	ANA_FW_SIZE,	  /* in the file table (from_table), else 0 */
+	ANA_FW_EXTENT,	  /* the end of its furthest read or write (0: none)
 			   * (iotape-analyze(1) files[].extent) */
-	uint64_t cov;	  /* epochs: bytes read in its current round */
+	ANA_FW_COV,	  /* epochs: bytes read in its current round */
+	ANA_FW_N
+};
+struct ana_file {
+	_Alignas(64) uint32_t fw[ANA_FW_N];	/* while !wide (ana_file_fw) */
+	/* syscall pass, every read */
 	uint32_t rh0, rm0;	/* epochs: its round's first range (struct ana_sketch) */
 	uint32_t visits;
 	uint32_t pass;	  /* epochs: the pass of its current round (in_round) */
-	uint16_t not_regular : 1;	/* its mode says pipe, socket, device, ... */
-	uint16_t from_table : 1;	/* listed in the file table */
-	uint16_t has_cache : 1;
-	uint16_t shared_map : 1;	/* mapped shared and readable, not executable */
-	uint16_t anon : 1;	/* "[pid P fd N]": an fd of unknown origin */
-	uint16_t kind : 2;	/* ANA_FK_*, by ana_file_kind */
-	uint16_t in_round : 1;	/* epochs: has entered a pass */
-	uint16_t covered : 1;	/* epochs: its round read its extent, each byte once */
-	uint16_t ovl : 1;	/* epochs: bytes of it read twice in a round: ranges only */
-	uint16_t again : 1;	/* epochs: entered a second round */
-	uint16_t dataset : 1;	/* in the data set (ana_join) */
-	uint16_t exec_map : 1;	/* mapped executable: code, its faults the loader's */
-	uint16_t dir : 1;	/* its mode says directory */
-	uint16_t memfs : 1;	/* its fstype is a memory or pseudo fs (tmpfs, ...) */
-	uint16_t sketch : 1;	/* epochs: has a sketch (sys.sketches) */
-	/* reads and writes of a file that may be data and was not read again
-	 * yet, by size class (see ana_sys.fhist): two classes here, hc[i]
-	 * of class hk[i] (| 1 << 7: writes); 0: slot free */
-	uint8_t hk[2];
-	uint16_t hc[2];
 	/* opens, folded streams */
 	uint32_t opens;	  /* (beyond 2^32: ana_fext.opens_hi) */
 	uint32_t st_single;	/* its streams of one read (ana_stream_class 0) */
 	uint32_t path;	  /* in a->paths; 0 = unknown (see ana_file_label) */
-	uint32_t name_rank;
 	uint32_t ext;	  /* 1 + its index in a->ext, 0 = none */
-	uint8_t excl;	  /* files_only, once known: ana_file_excluded (bits 0-1:
-			   * 1 no, 2 yes), and whether its metadata ops are left
-			   * out (bits 2-3: 1 no, 2 yes) */
+	uint32_t not_regular : 1;	/* its mode says pipe, socket, device, ... */
+	uint32_t from_table : 1;	/* listed in the file table */
+	uint32_t has_cache : 1;
+	uint32_t shared_map : 1;	/* mapped shared and readable, not executable */
+	uint32_t anon : 1;	/* "[pid P fd N]": an fd of unknown origin */
+	uint32_t kind : 2;	/* ANA_FK_*, by ana_file_kind */
+	uint32_t in_round : 1;	/* epochs: has entered a pass */
+	uint32_t covered : 1;	/* epochs: its round read its extent, each byte once */
+	uint32_t ovl : 1;	/* epochs: bytes of it read twice in a round: ranges only */
+	uint32_t again : 1;	/* epochs: entered a second round */
+	uint32_t dataset : 1;	/* in the data set (ana_join) */
+	uint32_t exec_map : 1;	/* mapped executable: code, its faults the loader's */
+	uint32_t dir : 1;	/* its mode says directory */
+	uint32_t memfs : 1;	/* its fstype is a memory or pseudo fs (tmpfs, ...) */
+	uint32_t sketch : 1;	/* epochs: has a sketch (sys.sketches) */
+	uint32_t wide : 1;	/* its fw[] are in a->wides (ana_fext.wide) */
+	/* files_only, once known: ana_file_excluded (bits 0-1: 1 no, 2
+	 * yes), and whether its metadata ops are left out (bits 2-3: 1 no,
+	 * 2 yes) */
+	uint32_t excl : 4;
+	/* reads and writes of a file that may be data and was not read again
+	 * yet, by size class (see ana_sys.fhist): two classes here, hc[i]
+	 * of class hk[i] (| 1 << 7: writes); 0: slot free */
+	uint16_t hc[2];
+	uint8_t hk[2];
 };
-_Static_assert(sizeof(struct ana_file) == 96, "96 bytes");
+_Static_assert(sizeof(struct ana_file) == 64, "64 bytes");
 
 /* What few files have: created by the syscall pass (writes, streams of
  * more than one read) or the join (pages faulted in). */
@@ -441,6 +451,12 @@ struct ana_fext {
 	uint64_t mapped_missed;	/* of mapped, the pages missed */
 	uint64_t opens_hi;	/* opens beyond ana_file.opens */
 	uint32_t wb;	  /* 1 + index of its write burst in sys.wbs, 0 = none */
+	uint32_t wide;	  /* 1 + index of its figures in a->wides, 0 = none */
+};
+
+/* A file's 64-bit figures once one outgrows 32 bits (ana_file.wide). */
+struct ana_fwide {
+	uint64_t v[ANA_FW_N];
 };
 
 /* A file's identity: the file table's dev and inode (0: not known). */
@@ -820,9 +836,19 @@ struct ana {
 					 * o.per_file); else NULL */
 	uint8_t *dircode; size_t ndircode;	/* per paths.dirs: 0 ?, 1 data, 2 code */
 	struct ana_fext *ext; size_t next, capext;	/* files[].ext */
+	struct ana_fwide *wides; size_t nwides, capwides;	/* ana_fext.wide */
+	/* files[i]'s file id, once one is not i + 1 (else NULL) */
+	uint64_t *fids; size_t capfids;
+	/* files[i]'s place in strverscmp order of the paths (ana_name_ranks),
+	 * after ana_run (NULL before) */
+	uint32_t *name_rank;
 	/* files[i]'s identity for i < nident (the others': none), frozen
-	 * while the passes run (the cache pass reads it) */
-	struct ana_ident *ident; size_t nident, capident;
+	 * while the passes run (the cache pass reads it): 8 bytes each, its
+	 * dev's index in devs[] (devs[0] = 0) above ANA_IDENT_INO_BITS of
+	 * inode, until one does not fit; from then on 16, in identw */
+	uint64_t *ident; size_t nident, capident;
+	struct ana_ident *identw;
+	uint64_t *devs; size_t ndevs, dev_last;
 	struct ana_pages *pages; size_t npages;	/* files[i]'s, after ana_join */
 	size_t nfiles_table;		/* files[0..n) come from the file table */
 	uint64_t page_size;		/* "page_size" meta key, else 4096 */
@@ -834,6 +860,9 @@ struct ana {
 	int devino_tag;		/* slots hold a tag (see ana_core.c) */
 	struct cm_map devino_old;
 	struct ana_idx fid_idx;		/* file id -> files[] (see ana_file_id_slot) */
+	/* ids 1 .. fid_implied name files[0 .. fid_implied): while the
+	 * ids come so (the recorder's file table), fid_idx holds none */
+	size_t fid_implied;
 	struct ana_pidx pidx;	/* path -> files[], built on first use (events
 				 * with a path only) */
 	int path_map_built;
@@ -908,9 +937,10 @@ void ana_cache_release(struct ana_cache *c);
 int ana_pass_block(struct ana *a, tape_reader *r);
 int ana_pass_sample(struct ana *a);	/* main thread, before the others */
 void ana_join(struct ana *a);
-/* The join's last step, once rank[] holds the name ranks (ana_name_ranks):
- * files[].name_rank, the epochs' visit orders as ranks (ana_dataset left
- * files[] indexes) and their randomness (ana_epochs_order). */
+/* The join's last step, once rank[] holds the name ranks (ana_name_ranks,
+ * a->name_rank when ana_run ends): the epochs' visit orders as ranks
+ * (ana_dataset left files[] indexes) and their randomness
+ * (ana_epochs_order). */
 void ana_join_ranks(struct ana *a, const uint32_t *rank);
 void ana_epochs_order(struct ana *a, const uint32_t *rank);
 /* Record that table's cursor failed with err after the events it gave:
@@ -941,10 +971,17 @@ static inline uint32_t ana_devino_file(const struct ana *a, uint32_t slot)
 {
 	return a->devino_tag && slot != ANA_NONE ? slot & 0xffffffu : slot;
 }
+/* files[] index of a file id in the dense index (ANA_NONE: not there). */
+static inline uint32_t ana_file_id_dense(const struct ana *a, uint64_t file_id)
+{
+	if (file_id - 1 < a->fid_implied)
+		return (uint32_t)(file_id - 1);
+	return ana_idx_get(&a->fid_idx, file_id);
+}
 /* files[] index of a file id (0 included), ANA_NONE when unknown. */
 static inline uint32_t ana_file_id_lookup(const struct ana *a, uint64_t file_id)
 {
-	uint32_t v = ana_idx_get(&a->fid_idx, file_id);
+	uint32_t v = ana_file_id_dense(a, file_id);
 	if (v != ANA_NONE || !a->fileid_map.n)
 		return v;
 	uint64_t *m = cm_map_get(&a->fileid_map, file_id, 0);
@@ -956,11 +993,58 @@ static inline uint32_t ana_file_by_id(const struct ana *a, uint64_t file_id)
 }
 /* Make file_id name files[f]. */
 void ana_file_id_set(struct ana *a, uint64_t file_id, uint32_t f);
+/* A 64-bit figure of file f (enum ana_fw). */
+static inline uint64_t ana_file_fw(const struct ana *a, const struct ana_file *f, int k)
+{
+	return f->wide ? a->wides[a->ext[f->ext - 1].wide - 1].v[k] : f->fw[k];
+}
+/* Set it (out of memory jumps: a file's first figure past 32 bits makes
+ * its ext, which moves the pointers into a->ext). */
+void ana_file_fw_wide(struct ana *a, struct ana_file *f, int k, uint64_t v);
+static inline void ana_file_fw_set(struct ana *a, struct ana_file *f, int k, uint64_t v)
+{
+	if (!f->wide && v <= UINT32_MAX)
+		f->fw[k] = (uint32_t)v;
+	else
+		ana_file_fw_wide(a, f, k, v);
+}
+static inline void ana_file_fw_add(struct ana *a, struct ana_file *f, int k, uint64_t n)
+{
+	if (!f->wide && (uint64_t)f->fw[k] + n <= UINT32_MAX)
+		f->fw[k] += (uint32_t)n;
+	else
+		ana_file_fw_wide(a, f, k, ana_file_fw(a, f, k) + n);
+}
+static inline uint64_t ana_file_read_ops(const struct ana *a, const struct ana_file *f)
+{
+	return ana_file_fw(a, f, ANA_FW_READ_OPS);
+}
+static inline uint64_t ana_file_read_bytes(const struct ana *a, const struct ana_file *f)
+{
+	return ana_file_fw(a, f, ANA_FW_READ_BYTES);
+}
+/* Its size in the file table (from_table), else 0. */
+static inline uint64_t ana_file_size(const struct ana *a, const struct ana_file *f)
+{
+	return ana_file_fw(a, f, ANA_FW_SIZE);
+}
 /* The extent of files[i]: the end of its furthest read or write, 0 for
  * none (iotape-analyze(1) files[].extent). */
 static inline uint64_t ana_file_extent(const struct ana *a, size_t i)
 {
-	return a->files[i].extent;
+	return ana_file_fw(a, &a->files[i], ANA_FW_EXTENT);
+}
+/* files[i]'s file id (0: none). */
+static inline uint64_t ana_file_fid(const struct ana *a, size_t i)
+{
+	return a->fids ? a->fids[i] : i + 1;
+}
+/* Make it id: for each file as it is made, then where it changes. */
+void ana_file_fid_put(struct ana *a, size_t i, uint64_t id);
+/* files[i]'s name rank (ana_name_ranks; 0 before ana_run ends). */
+static inline uint32_t ana_file_name_rank(const struct ana *a, size_t i)
+{
+	return a->name_rank ? a->name_rank[i] : 0;
 }
 /* What few files have (struct ana_fext): its own, or all zero. */
 extern const struct ana_fext ana_fext_none;
@@ -994,9 +1078,20 @@ static inline struct ana_pages ana_file_pages(const struct ana *a, size_t i)
 	return i < a->npages ? a->pages[i] : (struct ana_pages){ 0, 0 };
 }
 /* Its identity (dev, inode; zero when not known). */
+#define ANA_IDENT_INO_BITS 52
 static inline struct ana_ident ana_file_ident(const struct ana *a, size_t i)
 {
-	return i < a->nident ? a->ident[i] : (struct ana_ident){ 0, 0 };
+	if (i >= a->nident)
+		return (struct ana_ident){ 0, 0 };
+	if (a->identw)
+		return a->identw[i];
+	uint64_t k = a->ident[i], d = k >> ANA_IDENT_INO_BITS;
+	return (struct ana_ident){ d ? a->devs[d] : 0, k & ((1ull << ANA_IDENT_INO_BITS) - 1) };
+}
+/* Where files[i]'s identity is (to prefetch). */
+static inline const void *ana_file_ident_at(const struct ana *a, size_t i)
+{
+	return a->identw ? (const void *)&a->identw[i] : (const void *)&a->ident[i];
 }
 /* Text label of a file: its path or "[dev 8:1 inode 42]". buf: ANA_PATH_BUF. */
 const char *ana_file_label(const struct ana *a, const struct ana_file *f, char *buf);

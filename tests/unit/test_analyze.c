@@ -131,6 +131,52 @@ static void shuffle(uint32_t *v, size_t n)
 
 /* ------------------------------------------------------------------ tests */
 
+/* A file's figures past 32 bits (ana_file.wide): a 6 GiB file read whole
+ * twice, in 1 GiB reads, beside a small one; the file table's ids not
+ * files[i]'s i + 1 (ana_file_fid). */
+static void test_file_wide(void **state)
+{
+	const uint64_t G = 1ull << 30;
+	struct tw t;
+	tw_open(&t);
+	file_row(&t, 1, "/data/big.bin", 8u << 20, 11, 6 * G);
+	file_row(&t, 9, "/data/small.bin", 8u << 20, 12, 4096);
+	for (int ep = 0; ep < 2; ep++) {
+		uint64_t t0 = (uint64_t)ep * 100 * MS;
+		sc(&t, t0, 1000, 100, 100, TAPE_OP_OPENAT, -100, 1, 0, 0, 3, "/data/big.bin");
+		for (int i = 0; i < 6; i++)
+			sc(&t, t0 + (i + 1) * MS, 1000, 100, 100, TAPE_OP_READ, 3, 1,
+			   (uint64_t)i * G, G, (int64_t)G, "");
+		sc(&t, t0 + 8 * MS, 1000, 100, 100, TAPE_OP_CLOSE, 3, 1, 0, 0, 0, "");
+		sc(&t, t0 + 9 * MS, 1000, 100, 100, TAPE_OP_OPENAT, -100, 9, 0, 0, 4,
+		   "/data/small.bin");
+		sc(&t, t0 + 10 * MS, 1000, 100, 100, TAPE_OP_READ, 4, 9, 0, 4096, 4096, "");
+		sc(&t, t0 + 11 * MS, 1000, 100, 100, TAPE_OP_CLOSE, 4, 9, 0, 0, 0, "");
+	}
+	tw_close(&t);
+
+	struct ana a;
+	run(&a, &t, NULL);
+	assert_int_equal(a.nfiles, 2);
+	const struct ana_file *b = &a.files[0], *s = &a.files[1];
+	assert_true(b->wide);
+	assert_false(s->wide);
+	assert_int_equal(ana_file_fid(&a, 0), 1);
+	assert_int_equal(ana_file_fid(&a, 1), 9);
+	assert_int_equal(ana_file_size(&a, b), 6 * G);
+	assert_int_equal(ana_file_read_ops(&a, b), 12);
+	assert_int_equal(ana_file_read_bytes(&a, b), 12 * G);
+	assert_int_equal(ana_file_extent(&a, 0), 6 * G);
+	assert_int_equal(ana_file_read_bytes(&a, s), 8192);
+	assert_int_equal(ana_file_extent(&a, 1), 4096);
+	assert_int_equal(ana_epoch_count(&a), 2);
+	assert_int_equal(a.sys.epochs[0].bytes, 6 * G + 4096);
+	assert_int_equal(a.sys.epochs[1].bytes, 6 * G + 4096);
+	assert_int_equal(a.ds.size, 6 * G + 4096);
+	assert_int_equal(a.ds.read_bytes, 12 * G + 8192);
+	ana_release(&a);
+}
+
 static void test_sequential_1mib(void **state)
 {
 	struct tw t;
@@ -286,6 +332,107 @@ static void test_cache_exact(void **state)
 	assert_int_equal(a.ntl, 2);	/* two 1 s buckets */
 	assert_int_equal(a.tl[1].pages_accessed, 106);
 	assert_int_equal(a.tl[1].pages_missed, 6);
+	ana_release(&a);
+}
+
+static int cmp_desc_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return (a < b) - (a > b);
+}
+
+/* Staging's levels against the definition (iotape-analyze(1), STAGING):
+ * the files by bytes read, most first, the fewest whose reads reach 50,
+ * 80 and 95 %, of the ties the smallest; files of many equal reads, of
+ * reads that differ in their low bytes, their middle ones, their top. */
+static void test_staging_levels(void **state)
+{
+	enum { N = 300 };
+	uint64_t rd[N], sz[N];
+	struct tw t;
+	tw_open(&t);
+	for (int i = 0; i < N; i++) {
+		char p[64];
+		uint64_t r = i < 120 ? 4096 : i < 200 ? 1 + rnd() % 5000 :
+			     i < 260 ? (rnd() % 7 + 1) << 20 : (rnd() % 3 + 1) << 40;
+		snprintf(p, sizeof(p), "/data/f%03d", i);
+		rd[i] = r;
+		sz[i] = r + rnd() % 4096;
+		file_row(&t, (uint64_t)i + 1, p, 8u << 20, (uint64_t)i + 100, sz[i]);
+		sc(&t, (uint64_t)i * MS, 1000, 100, 100, TAPE_OP_OPENAT, -100, (uint64_t)i + 1,
+		   0, 0, 3, p);
+		sc(&t, (uint64_t)i * MS + 2000, 1000, 100, 100, TAPE_OP_READ, 3, (uint64_t)i + 1,
+		   0, r, (int64_t)r, "");
+		sc(&t, (uint64_t)i * MS + 4000, 1000, 100, 100, TAPE_OP_CLOSE, 3, (uint64_t)i + 1,
+		   0, 0, 0, "");
+	}
+	tw_close(&t);
+
+	struct ana a;
+	struct ana_staging st;
+	run(&a, &t, NULL);
+	assert_int_equal(ana_staging_build(&a, &st), 0);
+	assert_int_equal(st.n, N);
+	uint64_t sorted[N], total = 0;
+	memcpy(sorted, rd, sizeof(rd));
+	qsort(sorted, N, sizeof(*sorted), cmp_desc_u64);
+	for (int i = 0; i < N; i++)
+		total += rd[i];
+	assert_int_equal(st.read_bytes, total);
+	for (unsigned k = 0; k < ANA_STAGE_LEVELS; k++) {
+		uint64_t sum = 0, bytes = 0, ties[N];
+		size_t m = 0, nt = 0, gt = 0;
+		while ((unsigned __int128)sum * 100 < (unsigned __int128)total * st.lv[k].pct)
+			sum += sorted[m++];
+		for (int i = 0; i < N; i++)
+			if (rd[i] > sorted[m - 1]) {
+				bytes += sz[i];
+				gt++;
+			} else if (rd[i] == sorted[m - 1]) {
+				ties[nt++] = sz[i];
+			}
+		qsort(ties, nt, sizeof(*ties), cmp_desc_u64);
+		for (size_t i = 0; i < m - gt; i++)
+			bytes += ties[nt - 1 - i];	/* the smallest */
+		assert_int_equal(st.lv[k].files, m);
+		assert_int_equal(st.lv[k].read_bytes, sum);
+		assert_int_equal(st.lv[k].bytes, bytes);
+	}
+	ana_staging_release(&st);
+	ana_release(&a);
+}
+
+/* Identities (dev, inode) kept in 8 bytes while they fit, in 16 once an
+ * inode does not: the cache pass finds each file by its identity either
+ * way. */
+static void test_ident_wide(void **state)
+{
+	const uint64_t dev = (8u << 20) | 1, big = (1ull << 60) + 5;
+	struct tw t;
+	tw_open(&t);
+	file_row(&t, 1, "/data/a", dev, 42, 1 << 20);
+	file_row(&t, 2, "/data/b", dev, big, 1 << 20);
+	file_row(&t, 3, "/data/c", dev, 44, 1 << 20);
+	cache_ev(&t, 1 * MS, 7, TAPE_CACHE_INSERT, 42, 0, 4);
+	cache_ev(&t, 1 * MS + 10, 7, TAPE_CACHE_ACCESS, 42, 0, 8);
+	cache_ev(&t, 2 * MS, 7, TAPE_CACHE_ACCESS, big, 0, 16);
+	cache_ev(&t, 3 * MS, 7, TAPE_CACHE_INSERT, 44, 0, 2);
+	cache_ev(&t, 3 * MS + 10, 7, TAPE_CACHE_ACCESS, 44, 0, 32);
+	tw_close(&t);
+
+	struct ana a;
+	run(&a, &t, NULL);
+	assert_non_null(a.identw);
+	assert_int_equal(a.nfiles, 3);
+	const uint64_t ino[3] = { 42, big, 44 }, acc[3] = { 8, 16, 32 }, miss[3] = { 4, 0, 2 };
+	for (uint32_t i = 0; i < 3; i++) {
+		assert_int_equal(ana_file_ident(&a, i).dev, dev);
+		assert_int_equal(ana_file_ident(&a, i).inode, ino[i]);
+		assert_int_equal(ana_file_by_devino(&a, dev, ino[i]), i);
+		assert_int_equal(ana_file_pages(&a, i).accessed, acc[i]);
+		assert_int_equal(ana_file_pages(&a, i).missed, miss[i]);
+	}
+	assert_int_equal(ana_file_by_devino(&a, dev + 1, 42), ANA_NONE);
 	ana_release(&a);
 }
 
@@ -898,7 +1045,8 @@ static void pyjob_check(struct tw *t, uint64_t t_classes, uint64_t t_ep1)
 	assert_int_equal(a.ds.size, N * 8192 + 100);
 	for (size_t i = 0; i < a.nfiles; i++) {
 		const struct ana_file *f = &a.files[i];
-		int want = f->file_id == 100 || (f->file_id >= 1 && f->file_id <= N);
+		uint64_t id = ana_file_fid(&a, i);
+		int want = id == 100 || (id >= 1 && id <= N);
 		if (f->dataset != want)
 		{
 			char buf[ANA_PATH_BUF];
@@ -1655,6 +1803,9 @@ int main(void)
 	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sequential_1mib),
+		cmocka_unit_test(test_file_wide),
+		cmocka_unit_test(test_ident_wide),
+		cmocka_unit_test(test_staging_levels),
 		cmocka_unit_test(test_random_4k),
 		cmocka_unit_test(test_strided),
 		cmocka_unit_test(test_file_order),
