@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rp_engine.h - the replay engine (libreplay; replay.h includes it): its
- * knobs (rp_opts), its results and the scale-out figures made of them,
- * and the --mem-limit cgroup it runs in.
+ * knobs (rp_opts: what the engine reads, nothing else; what else a run is
+ * asked is the session's, and the report's to state: rp_report_opts), its
+ * results and the scale-out figures made of them, and the --mem-limit
+ * cgroup it runs in.
  */
 #ifndef IOTAPE_RP_ENGINE_H
 #define IOTAPE_RP_ENGINE_H
@@ -21,24 +23,7 @@ struct rp_opts {
 	unsigned loops;
 	unsigned scale;		/* --scale-dataset K (1: no copies): loop l
 				 * reads copy l % K of the dataset files */
-	uint64_t mem_limit;	/* --mem-limit bytes, 0 none (the report) */
 	int sparse;		/* prepared as holes (loops restore files so) */
-	/* the scale-out questions (the source and the report; the engine
-	 * runs the threads it is given) */
-	unsigned accelerators;	/* --accelerators N; 0: not asked (1) */
-	int writers;		/* --checkpoint-writers: 0 all, 1 one */
-	double au;		/* --au: the AU a run must reach */
-	uint64_t runtime_ns;	/* --runtime: ops end after this (0: none) */
-	int sync_steps;		/* --sync-steps (the report says which) */
-	unsigned ranks;		/* --mpi: ranks whose results these are (the
-				 * report gives per host figures, and no
-				 * per-file list: each rank has its own) */
-	/* the reader what-ifs: --reader-threads N, --prefetch K (0: not
-	 * asked; the source does them), and what the job had (0: not known),
-	 * for the report's statement of the model */
-	unsigned reader_threads, prefetch;
-	unsigned readers_recorded, prefetch_recorded;
-	int readers_trace;	/* a trace's readers (else a job file's) */
 };
 
 

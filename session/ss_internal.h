@@ -128,14 +128,14 @@ struct ana;
  * block (the caller's to free), or NULL: out of memory. */
 void *ss_dataset_paths(const struct ana *a, size_t head, const char ***ds, size_t *n);
 int ss_merged_host(struct ss_replay *s);
-int ss_open_source(struct ss_replay *s, const struct rp_opts *o, unsigned n,
+int ss_open_source(struct ss_replay *s, const struct rp_report_opts *r, unsigned n,
 		   struct rp_source **src);
 
 /* ss_run.c */
-int ss_setup_dir(struct ss_replay *s, const struct rp_opts *o, int prep_only);
-int ss_shared_dir(struct ss_replay *s, const struct rp_opts *o, unsigned n, int prep_only);
+int ss_setup_dir(struct ss_replay *s, const struct rp_report_opts *r, int prep_only);
+int ss_shared_dir(struct ss_replay *s, const struct rp_report_opts *r, unsigned n, int prep_only);
 int ss_prepare(struct ss_replay *s, int dirfd, const struct rp_layout *l, unsigned scale);
-int ss_run(struct ss_replay *s, struct rp_source *src, int dirfd, const struct rp_opts *o,
+int ss_run(struct ss_replay *s, struct rp_source *src, int dirfd, const struct rp_report_opts *r,
 	   struct rp_result *res);
 int ss_drop_caches(void);
 

@@ -170,7 +170,7 @@ static int stage_check(struct ss_replay *s)
 	if (c->mpi || c->find)
 		return ss_usage(s, "--stage-hot and %s exclude each other",
 				c->mpi ? "--mpi" : "--find-max");
-	if ((c->acc_given && c->o.accelerators > 1) || c->o.scale > 1)
+	if ((c->acc_given && c->r.accelerators > 1) || c->o.scale > 1)
 		return ss_usage(s, "--stage-hot and %s exclude each other (copies of the "
 				"data set: which would FAST_DIR hold?)",
 				c->o.scale > 1 ? "--scale-dataset" : "-n above 1");

@@ -446,7 +446,7 @@ static void test_failures(void **state)
 
 	FILE *f = open_memstream(&text, &len);
 	assert_non_null(f);
-	assert_int_equal(rp_report_text(f, &m.s.layout, &o, &res), 0);
+	assert_int_equal(rp_report_text(f, &m.s.layout, &o, &(struct rp_report_opts){ 0 }, &res), 0);
 	assert_int_equal(fclose(f), 0);
 	if (!strstr(text, "failed in the replay: 3 ops:") ||
 	    !strstr(text, "open 1 (first: missing.bin: No such file or directory)") ||
