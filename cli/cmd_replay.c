@@ -65,7 +65,7 @@ static const struct opt replay_opts[] = {
 	{ O_MEMLIMIT, "mem-limit", "SIZE", "run in a cgroup limited to SIZE bytes of memory, k/m/g suffixes (root)",
 	  OPT_T_SIZE(CFG, r.mem_limit, 8 << 20, CM_OPT_NOMAX) },
 	{ O_SCALE_DS, "scale-dataset", "K", "prepare K copies of the read-only files; loop L reads copy L % K", NULL, "1",
-	  OPT_T_UINT(CFG, o.scale, 1, 1024) },
+	  OPT_T_UINT(CFG, r.scale, 1, 1024) },
 	{ O_FMT, "output-format", "FORMAT", "report format", "normal|json", "normal" },
 	{ 'o', "output", "FILE", "write the report to FILE instead of stdout", NULL, NULL, OPT_PATH },
 	{ 'f', "force", NULL, "use a DIR that is neither empty nor prepared by iotape" },
@@ -200,7 +200,7 @@ static int parse(struct opt_parser *p, struct ss_cfg *c, const char **output, co
 		case 'd': c->dir = p->arg; break;
 		case O_PREP_ONLY: c->prep_only = 1; break;
 		case O_NO_PREP: c->no_prep = 1; break;
-		case O_SPARSE: c->sparse = c->o.sparse = 1; break;
+		case O_SPARSE: c->sparse = 1; break;
 		case O_DROP: c->drop = 1; break;
 		case O_DIRECT_OPT: c->direct = 1; break;
 		case O_LOOPS: c->loops_given = 1; break;

@@ -633,10 +633,10 @@ static json_t *replay_json(const struct rp_layout *l, const struct rp_opts *o,
 	json_object_set_new(rp, "faults_code", cm_json_u64(l->faults_code));
 	json_object_set_new(rp, "faults_shm", cm_json_u64(l->faults_shm));
 	json_object_set_new(rp, "storage_read_bytes", cm_json_u64(res->dev_read_bytes));
-	json_object_set_new(rp, "scale_dataset", json_integer(o->scale ? o->scale : 1));
+	json_object_set_new(rp, "scale_dataset", json_integer(r->scale ? r->scale : 1));
 	json_object_set_new(rp, "dataset_bytes", cm_json_u64(l->dataset_bytes));
 	json_t *cb = json_array();
-	for (unsigned k = 0; k < (o->scale ? o->scale : 1); k++)
+	for (unsigned k = 0; k < (r->scale ? r->scale : 1); k++)
 		json_array_append_new(cb, cm_json_u64(copy_bytes(res, k)));
 	json_object_set_new(rp, "copy_read_bytes", cb);
 	if (r->mem_limit) {
@@ -908,10 +908,10 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 		fprintf(f, "  aligned for O_DIRECT: %" PRIu64 " ops\n", t.adjusted);
 	cm_fmt_bytes(b1, sizeof(b1), res->dev_read_bytes);
 	fprintf(f, "  read from storage: %s\n", b1);
-	if (o->scale > 1) {
+	if (r->scale > 1) {
 		cm_fmt_bytes(b1, sizeof(b1), l->dataset_bytes);
-		fprintf(f, "  dataset x%u (%s read per copy per loop), read per copy:", o->scale, b1);
-		for (unsigned k = 0; k < o->scale; k++) {
+		fprintf(f, "  dataset x%u (%s read per copy per loop), read per copy:", r->scale, b1);
+		for (unsigned k = 0; k < r->scale; k++) {
 			cm_fmt_bytes(b1, sizeof(b1), copy_bytes(res, k));
 			fprintf(f, " %s", b1);
 		}

@@ -16,6 +16,9 @@
  * cgroup), the engine never reads it.
  */
 struct rp_report_opts {
+	unsigned scale;		/* --scale-dataset K (1: no copies): loop l
+				 * reads copy l % K of the dataset files
+				 * (the session's rp_places) */
 	uint64_t mem_limit;	/* --mem-limit bytes, 0 none */
 	/* the scale-out questions (the source runs them; the engine runs
 	 * the threads it is given) */

@@ -244,7 +244,7 @@ static int find_on(const struct ss_replay *s)
 
 static int find_check(struct ss_replay *s)
 {
-	if ((s->c.acc_given || s->c.find) && s->c.o.scale > 1)
+	if ((s->c.acc_given || s->c.find) && s->c.r.scale > 1)
 		return ss_usage(s, "--scale-dataset and --accelerators/--find-max exclude each "
 				"other (each accelerator reads a copy of its own)");
 	if (s->c.find && s->c.prep_only)
@@ -263,7 +263,7 @@ static int mpi_on(const struct ss_replay *s)
 
 static int mpi_check(struct ss_replay *s)
 {
-	if (s->c.mpi && s->c.o.scale > 1)
+	if (s->c.mpi && s->c.r.scale > 1)
 		return ss_usage(s, "--scale-dataset and --mpi exclude each other");
 	if (s->c.mpi && s->c.r.sync_steps && s->c.r.runtime_ns)
 		return ss_usage(s, "--mpi --sync-steps and --runtime exclude each other (ranks "

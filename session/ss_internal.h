@@ -149,6 +149,8 @@ int ss_mpi_open(struct ss_replay *s);
 /* ss_place.c, ss_burst.c */
 int ss_place_dirs_check(struct ss_replay *s);
 int ss_place_open(struct ss_replay *s);
+int ss_place_dirs(struct ss_replay *s, struct rp_source *src, int dirfd,
+		  struct rp_places **out);
 unsigned ss_place_add(struct ss_replay *s, const char *dir);
 int ss_burst_failed(struct ss_replay *s);
 int ss_has_ops(const struct rp_layout *l);

@@ -142,38 +142,44 @@ int ss_run(struct ss_replay *s, struct rp_source *src, int dirfd, const struct r
 	   struct rp_result *res)
 {
 	struct rp_cgroup *cg = &s->cg;
-	struct rp_hooks hooks = { .arg = s->ui.arg, .progress = s->ui.run_progress };
+	struct rp_hooks hooks = { .arg = s->ui.arg, .progress = s->ui.run_progress }, ph;
 	int progress = s->progress && s->ui.run_progress;
+	struct rp_places *pl;
 	struct rp_engine *e;
 	char err[512];
 	uint64_t rb0;
 	int rc;
 
+	if (ss_place_dirs(s, src, dirfd, &pl))	/* where the files are */
+		return -1;
 	if (rp_engine_init(&e, src, dirfd, &s->c.o, err, sizeof(err))) {
+		rp_places_free(pl);
 		ss_error(s, "%s", err);
 		return -1;
 	}
-	if (s->pl.n > 1 && (rc = rp_engine_set_places(e, s->pl.fd, s->pl.n))) {
+	rp_places_hooks(pl, &ph);
+	if (rp_engine_add_hooks(e, &ph) || (progress && rp_engine_add_hooks(e, &hooks))) {
 		rp_engine_free(e);
-		ss_error(s, "--place: %s", strerror(-rc));
-		return -1;
-	}
-	if (progress && rp_engine_add_hooks(e, &hooks)) {
-		rp_engine_free(e);
+		rp_places_free(pl);
 		ss_error(s, "out of memory");
 		return -1;
 	}
 	if (ss_scen_hooks(s, e)) {	/* the scenarios' (their own errors) */
 		rp_engine_free(e);
+		rp_places_free(pl);
 		return -1;
 	}
 	rb0 = io_read_bytes();
 	rc = rp_engine_run(e, err, sizeof(err));
 	if (progress && s->ui.progress_end)
 		s->ui.progress_end(s->ui.arg);
-	if (!rc)
+	if (!rc) {
 		rp_engine_finish(e, res);
+		if (rp_places_result(pl, res))
+			snprintf(err, sizeof(err), "out of memory"), rc = -ENOMEM;
+	}
 	ss_scen_after(s, res);	/* (on the result finish made) */
+	rp_places_free(pl);
 	if (rc) {
 		ss_error(s, "%s", err);
 		rp_engine_free(e);
@@ -191,7 +197,7 @@ int ss_run(struct ss_replay *s, struct rp_source *src, int dirfd, const struct r
 		res->mem_peak = cg->peak;
 		res->mem_limit_hits = cg->limit_hits;
 	}
-	res->dataset_bytes = dataset_bytes(&src->layout, s->c.o.scale);
+	res->dataset_bytes = dataset_bytes(&src->layout, s->c.r.scale);
 	res->mem_bytes = memory_bytes(r);
 	if (s->m.on && (rp_mpi_hook_error(err, sizeof(err)) ||
 		     rp_mpi_gather(res, NULL, err, sizeof(err)))) {
@@ -299,7 +305,7 @@ static void mem_warning(struct ss_replay *s, const struct rp_result *res,
 			      r->mem_limit ? "--mem-limit" : "MemTotal");
 	uint64_t limit = res->dataset_bytes / 5 & ~((1ull << 20) - 1);
 	unsigned n = r->accelerators ? r->accelerators : 1;
-	uint64_t per_copy = res->dataset_bytes / (n * (s->c.o.scale ? s->c.o.scale : 1));
+	uint64_t per_copy = res->dataset_bytes / (n * (s->c.r.scale ? s->c.r.scale : 1));
 	uint64_t k = per_copy ? (5 * res->mem_bytes + per_copy - 1) / per_copy : 0;
 	char *p = line + (n0 < sizeof(line) ? n0 : sizeof(line) - 1);
 	size_t left = sizeof(line) - (size_t)(p - line);
@@ -414,7 +420,7 @@ int ss_replay_go(struct ss_replay *s, FILE *out, const char *out_name)
 	struct rp_result *res = &s->res;
 	int rc;
 
-	res->dataset_bytes = dataset_bytes(&s->src->layout, s->c.o.scale);
+	res->dataset_bytes = dataset_bytes(&s->src->layout, s->c.r.scale);
 	res->mem_bytes = memory_bytes(&s->c.r);
 	if (!s->m.on || s->m.rank == 0)
 		mem_warning(s, res, &s->c.r);

@@ -83,7 +83,7 @@ int ss_replay_setup(struct ss_replay *s)
 	if ((rc = ss_mpi_open(s)))
 		return rc;
 	if (!s->c.loops_given)
-		s->c.o.loops = s->c.o.scale;	/* each copy read once */
+		s->c.o.loops = s->c.r.scale;	/* each copy read once */
 	s->progress = isatty(STDERR_FILENO);
 	s->usage = 0;
 	return setup_source(s);
@@ -107,7 +107,7 @@ static int open_placed(struct ss_replay *s)
 	/* a bounded run of a job file waits for no file it does not read: its
 	 * data set is made as the run reaches it, in the order it reads it */
 	s->sa.lazy = s->sa.job && r->runtime_ns && !s->m.on && r->accelerators <= 1 &&
-		     s->c.o.scale <= 1 && s->pl.n <= 1 && !s->c.prep_only && !s->c.no_prep &&
+		     s->c.r.scale <= 1 && s->pl.n <= 1 && !s->c.prep_only && !s->c.no_prep &&
 		     !s->c.burst_dir && !s->c.stage_dir;
 	s->sa.sparse = s->c.sparse;
 	s->sa.dirfd = &s->dirfd;
@@ -133,7 +133,7 @@ static int open_dirs(struct ss_replay *s, FILE *out)
 		return SS_FAIL;
 	if (s->pl.n > 1 && ss_place_open(s))
 		return SS_FAIL;
-	if (!s->c.no_prep && !s->m.shared && ss_prepare(s, s->dirfd, &s->src->layout, s->c.o.scale))
+	if (!s->c.no_prep && !s->m.shared && ss_prepare(s, s->dirfd, &s->src->layout, s->c.r.scale))
 		return SS_FAIL;
 	return ss_scen_prepared(s, out);
 }

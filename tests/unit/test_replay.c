@@ -262,7 +262,7 @@ static void replay(struct memsrc *m, const struct rp_opts *o, struct log *log,
 static struct rp_opts opts(int timing)
 {
 	struct rp_opts o = { .timing = timing, .speed = 1, .compute_scale = 1, .iodepth = 1,
-			     .loops = 1, .scale = 1 };
+			     .loops = 1 };
 	return o;
 }
 
