@@ -822,13 +822,12 @@ static void failed_text(FILE *f, const struct rp_layout *l, const struct rp_job 
 	fputc('\n', f);
 }
 
-int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
-		   const struct rp_report_opts *r, struct rp_result *res)
+/* Each job, all of them, and each placement, in fio's shape. */
+static void jobs_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
+		      const struct rp_report_opts *r, struct rp_result *res, struct rp_job *t)
 {
-	struct rp_job t;
-	char b1[32], b2[32];
+	char b1[32];
 
-	total_job(res, &t);
 	for (size_t i = 0; i < res->njobs; i++) {
 		struct rp_job *j = &res->jobs[i];
 		char name[48];
@@ -839,7 +838,7 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 	}
 	fprintf(f, "\nAll jobs:\n");
 	for (int d = 0; d < 3; d++)
-		dir_text(f, dir_names[d], &t.d[d], res->wall_ns);
+		dir_text(f, dir_names[d], &t->d[d], res->wall_ns);
 	for (unsigned p = 0; res->nplaces > 1 && p < res->nplaces; p++) {
 		struct rp_dir_stats d[3];
 		uint64_t nf, rb;
@@ -851,35 +850,30 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 			dir_text(f, dir_names[k], &d[k], res->wall_ns);
 		place_release(d);
 	}
-	for (unsigned i = 0; i < res->nsections; i++)
-		if (res->sections[i].text)
-			res->sections[i].text(res->sections[i].arg, f, l, res);
-	cm_fmt_ns(b1, sizeof(b1), l->span);
-	cm_fmt_ns(b2, sizeof(b2), res->wall_ns);
-	fprintf(f, "\nReplay (%s timing): recorded %s, replayed %s, %zu threads\n",
-		timing_names[o->timing], b1, b2, res->njobs);
-	{
-		char m[512];
-		if (readers_model(r, m, sizeof(m)))
-			fprintf(f, "  reader what-if: %s\n", m);
-	}
+}
+
+/* The replay's ops: those done of those expected, and what the recording
+ * had that was not replayed. */
+static void ops_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
+		     const struct rp_result *res, const struct rp_job *t)
+{
 	fprintf(f, "  ops:");
 	for (unsigned k = 1; k < RP_KIND_MAX; k++) {
 		if (!l->expected[k])
 			continue;
-		fprintf(f, " %s %" PRIu64 "/%" PRIu64, rp_kind_name(k), t.done[k],
-			l->expected[k] * o->loops - t.unissued[k]);
-		if (k == CM_MKDIR && t.mkdir_existed)
-			fprintf(f, " (%" PRIu64 " existed)", t.mkdir_existed);
+		fprintf(f, " %s %" PRIu64 "/%" PRIu64, rp_kind_name(k), t->done[k],
+			l->expected[k] * o->loops - t->unissued[k]);
+		if (k == CM_MKDIR && t->mkdir_existed)
+			fprintf(f, " (%" PRIu64 " existed)", t->mkdir_existed);
 	}
 	fputc('\n', f);
-	if (t.meta_unlike)
+	if (t->meta_unlike)
 		fprintf(f, "  metadata ops that succeeded where the recording's failed: %" PRIu64 "\n",
-			t.meta_unlike);
-	if (t.absent)
+			t->meta_unlike);
+	if (t->absent)
 		fprintf(f, "  ops on what the job made by ops not replayed (a socket's bind), "
-			"failed as expected: %" PRIu64 "\n", t.absent);
-	failed_text(f, l, &t);
+			"failed as expected: %" PRIu64 "\n", t->absent);
+	failed_text(f, l, t);
 	fprintf(f, "  not replayed from the recording: %" PRIu64 " skipped, %" PRIu64
 		" that failed when recorded, %" PRIu64 " unmatched, %" PRIu64
 		" on pipes, sockets and devices\n",
@@ -905,7 +899,17 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 			l->fault_reads * o->loops, l->fault_pages, l->faults_unmatched,
 			l->faults_code, l->faults_shm);
 	if (l->direct)
-		fprintf(f, "  aligned for O_DIRECT: %" PRIu64 " ops\n", t.adjusted);
+		fprintf(f, "  aligned for O_DIRECT: %" PRIu64 " ops\n", t->adjusted);
+}
+
+/* What the run read and held: the storage's bytes, the data set's copies,
+ * the memory limit, the timing error, the ops not issued, the bound, the
+ * data set against memory. */
+static void run_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
+		     const struct rp_report_opts *r, const struct rp_result *res, struct rp_job *t)
+{
+	char b1[32], b2[32];
+
 	cm_fmt_bytes(b1, sizeof(b1), res->dev_read_bytes);
 	fprintf(f, "  read from storage: %s\n", b1);
 	if (r->scale > 1) {
@@ -924,14 +928,14 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 			b1, res->cgroup, b2, res->mem_limit_hits);
 	}
 	if (o->timing == RP_TIME_ORIGINAL) {
-		cm_lat_finish(&t.terr);
-		cm_fmt_ns(b1, sizeof(b1), cm_lat_pct(&t.terr, 50));
-		cm_fmt_ns(b2, sizeof(b2), cm_lat_pct(&t.terr, 99));
+		cm_lat_finish(&t->terr);
+		cm_fmt_ns(b1, sizeof(b1), cm_lat_pct(&t->terr, 50));
+		cm_fmt_ns(b2, sizeof(b2), cm_lat_pct(&t->terr, 99));
 		fprintf(f, "  timing error: p50=%s, p99=%s\n", b1, b2);
 	}
 	uint64_t unissued = 0;
 	for (unsigned k = 0; k < RP_KIND_MAX; k++)
-		unissued += t.unissued[k];
+		unissued += t->unissued[k];
 	if (unissued)
 		fprintf(f, "  not issued (--checkpoint-writers one: accelerators 1.. skip the "
 			"files the job writes): %" PRIu64 " ops\n", unissued);
@@ -948,82 +952,121 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 		fprintf(f, "  data set: %s prepared, %.2fx the %s of memory the replay may use (%s)\n",
 			b1, mem_ratio(res), b2, r->mem_limit ? "--mem-limit" : "MemTotal");
 	}
-	if (!r->accelerators) {
-		struct rp_scale s1;
+}
 
-		if (rp_layout_no_compute(l)) {
-			fputs("  accelerator utilization: n/a (the job has no compute)\n", f);
-		} else if (!rp_scale_stats(res, l, 0, &s1)) {
-			const struct rp_scale_acc *x = &s1.acc[0];
+/* A run no accelerators were asked of: its AU, in a line. */
+static void au_text(FILE *f, const struct rp_layout *l, const struct rp_result *res)
+{
+	struct rp_scale s1;
 
-			if (s1.n == 1 && !isnan(x->au_dlio)) {
-				fprintf(f, "  accelerator utilization: %.1f%% as DLIO computes it (per "
-					"epoch:", 100.0 * x->au);
-				for (unsigned e = 0; e < x->nep; e++)
-					fprintf(f, isnan(x->au_ep[e]) ? " n/a" : " %.1f%%",
-						100.0 * x->au_ep[e]);
-				fprintf(f, "), %.1f%% over the whole run\n", 100.0 * x->au_run);
-			} else {
-				fprintf(f, "  accelerator utilization: %.1f%%\n", 100.0 * s1.au_min);
-			}
-			rp_scale_release(&s1);
+	if (rp_layout_no_compute(l)) {
+		fputs("  accelerator utilization: n/a (the job has no compute)\n", f);
+	} else if (!rp_scale_stats(res, l, 0, &s1)) {
+		const struct rp_scale_acc *x = &s1.acc[0];
+
+		if (s1.n == 1 && !isnan(x->au_dlio)) {
+			fprintf(f, "  accelerator utilization: %.1f%% as DLIO computes it (per "
+				"epoch:", 100.0 * x->au);
+			for (unsigned e = 0; e < x->nep; e++)
+				fprintf(f, isnan(x->au_ep[e]) ? " n/a" : " %.1f%%",
+					100.0 * x->au_ep[e]);
+			fprintf(f, "), %.1f%% over the whole run\n", 100.0 * x->au_run);
+		} else {
+			fprintf(f, "  accelerator utilization: %.1f%%\n", 100.0 * s1.au_min);
 		}
-		total_release(&t);
-		return 0;
+		rp_scale_release(&s1);
 	}
+}
+
+/* One accelerator's line of the Scale section. */
+static void acc_text(FILE *f, const struct rp_scale *st, unsigned a)
+{
+	const struct rp_scale_acc *x = &st->acc[a];
+	char au[80] = "n/a", b1[32], b2[32], b3[32];
+
+	cm_fmt_bytes(b1, sizeof(b1), x->read_bytes);
+	cm_fmt_bytes(b2, sizeof(b2), x->write_bytes);
+	cm_fmt_ns(b3, sizeof(b3), x->wall_ns);
+	if (!st->au_na && !isnan(x->au_dlio))
+		snprintf(au, sizeof(au), "%.1f%% (DLIO's, %u epoch%s; run %.1f%%)",
+			 100.0 * x->au, x->nep, x->nep == 1 ? "" : "s",
+			 100.0 * x->au_run);
+	else if (!st->au_na)
+		snprintf(au, sizeof(au), "%.1f%%%s", 100.0 * x->au,
+			 x->first_step_out ? " (first step out)" : "");
+	fprintf(f, "  accel-%u%s%s: AU=%s, read %s, written %s, %" PRIu64
+		" ios, %s\n", a, x->host && x->host[0] ? " on " : "",
+		x->host ? x->host : "", au, b1, b2, x->ios, b3);
+}
+
+/* The scale-out: each accelerator, each rank, all of them, and the verdict. */
+static void scale_text(FILE *f, const struct rp_layout *l, const struct rp_report_opts *r,
+		       const struct rp_result *res)
+{
 	struct rp_scale st;
-	if (!rp_scale_stats(res, l, au_threshold(r), &st)) {
-		char b3[32];
-		size_t tt = rp_train_thread(l);
-		fprintf(f, "\nScale: %u accelerators (checkpoint writers: %s, steps ", st.n,
-			r->writers ? "one" : "all");
-		if (r->sync_steps && tt < l->nthreads)
-			fprintf(f, "synchronized: %" PRIu64 " a loop, thread %u's %s)\n",
-				l->threads[tt].steps, l->threads[tt].tid, l->steps_marked ?
-				"steps" : "compute gaps of 1 ms or more");
-		else
-			fputs("not synchronized)\n", f);
-		for (unsigned a = 0; a < st.n; a++) {
-			const struct rp_scale_acc *x = &st.acc[a];
-			char au[80] = "n/a";
-			cm_fmt_bytes(b1, sizeof(b1), x->read_bytes);
-			cm_fmt_bytes(b2, sizeof(b2), x->write_bytes);
-			cm_fmt_ns(b3, sizeof(b3), x->wall_ns);
-			if (!st.au_na && !isnan(x->au_dlio))
-				snprintf(au, sizeof(au), "%.1f%% (DLIO's, %u epoch%s; run %.1f%%)",
-					 100.0 * x->au, x->nep, x->nep == 1 ? "" : "s",
-					 100.0 * x->au_run);
-			else if (!st.au_na)
-				snprintf(au, sizeof(au), "%.1f%%%s", 100.0 * x->au,
-					 x->first_step_out ? " (first step out)" : "");
-			fprintf(f, "  accel-%u%s%s: AU=%s, read %s, written %s, %" PRIu64
-				" ios, %s\n", a, x->host && x->host[0] ? " on " : "",
-				x->host ? x->host : "", au, b1, b2, x->ios, b3);
-		}
-		for (unsigned i = 0; r->ranks > 1 && i < st.nranks; i++) {
-			const struct rp_scale_rank *rk = &st.ranks[i];
-			cm_fmt_bytes(b1, sizeof(b1), rk->read_bytes);
-			cm_fmt_bytes(b2, sizeof(b2), rk->write_bytes);
-			char au[32] = "n/a";
-			if (!st.au_na)
-				snprintf(au, sizeof(au), "%.1f%%", 100 * rk->au_min);
-			fprintf(f, "  rank %d on %s: %u accelerator%s, read %s, written %s, AU min %s\n",
-				rk->rank, rk->host ? rk->host : "", rk->accelerators,
-				rk->accelerators == 1 ? "" : "s", b1, b2, au);
-		}
-		cm_fmt_bytes(b1, sizeof(b1), (uint64_t)st.read_bw);
-		cm_fmt_bytes(b2, sizeof(b2), (uint64_t)st.write_bw);
-		fprintf(f, "  all: read %s/s, write %s/s, %.0f IOPS, %.1f files/s\n", b1, b2,
-			st.iops, st.files_per_s);
-		if (st.au_na)
-			fputs("  AU n/a: the job has no compute (AU is compute time over wall "
-			      "time), so no PASS or FAIL\n", f);
-		else
-			fprintf(f, "  AU min %.1f%%, mean %.1f%%, max %.1f%%: %s (AU >= %.0f%%)\n",
-				100 * st.au_min, 100 * st.au_mean, 100 * st.au_max,
-				st.pass ? "PASS" : "FAIL", 100 * au_threshold(r));
-		rp_scale_release(&st);
+	char b1[32], b2[32];
+
+	if (rp_scale_stats(res, l, au_threshold(r), &st))
+		return;
+	size_t tt = rp_train_thread(l);
+	fprintf(f, "\nScale: %u accelerators (checkpoint writers: %s, steps ", st.n,
+		r->writers ? "one" : "all");
+	if (r->sync_steps && tt < l->nthreads)
+		fprintf(f, "synchronized: %" PRIu64 " a loop, thread %u's %s)\n",
+			l->threads[tt].steps, l->threads[tt].tid, l->steps_marked ?
+			"steps" : "compute gaps of 1 ms or more");
+	else
+		fputs("not synchronized)\n", f);
+	for (unsigned a = 0; a < st.n; a++)
+		acc_text(f, &st, a);
+	for (unsigned i = 0; r->ranks > 1 && i < st.nranks; i++) {
+		const struct rp_scale_rank *rk = &st.ranks[i];
+		cm_fmt_bytes(b1, sizeof(b1), rk->read_bytes);
+		cm_fmt_bytes(b2, sizeof(b2), rk->write_bytes);
+		char au[32] = "n/a";
+		if (!st.au_na)
+			snprintf(au, sizeof(au), "%.1f%%", 100 * rk->au_min);
+		fprintf(f, "  rank %d on %s: %u accelerator%s, read %s, written %s, AU min %s\n",
+			rk->rank, rk->host ? rk->host : "", rk->accelerators,
+			rk->accelerators == 1 ? "" : "s", b1, b2, au);
 	}
+	cm_fmt_bytes(b1, sizeof(b1), (uint64_t)st.read_bw);
+	cm_fmt_bytes(b2, sizeof(b2), (uint64_t)st.write_bw);
+	fprintf(f, "  all: read %s/s, write %s/s, %.0f IOPS, %.1f files/s\n", b1, b2,
+		st.iops, st.files_per_s);
+	if (st.au_na)
+		fputs("  AU n/a: the job has no compute (AU is compute time over wall "
+		      "time), so no PASS or FAIL\n", f);
+	else
+		fprintf(f, "  AU min %.1f%%, mean %.1f%%, max %.1f%%: %s (AU >= %.0f%%)\n",
+			100 * st.au_min, 100 * st.au_mean, 100 * st.au_max,
+			st.pass ? "PASS" : "FAIL", 100 * au_threshold(r));
+	rp_scale_release(&st);
+}
+
+int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
+		   const struct rp_report_opts *r, struct rp_result *res)
+{
+	struct rp_job t;
+	char b1[32], b2[32], m[512];
+
+	total_job(res, &t);
+	jobs_text(f, l, o, r, res, &t);
+	for (unsigned i = 0; i < res->nsections; i++)
+		if (res->sections[i].text)
+			res->sections[i].text(res->sections[i].arg, f, l, res);
+	cm_fmt_ns(b1, sizeof(b1), l->span);
+	cm_fmt_ns(b2, sizeof(b2), res->wall_ns);
+	fprintf(f, "\nReplay (%s timing): recorded %s, replayed %s, %zu threads\n",
+		timing_names[o->timing], b1, b2, res->njobs);
+	if (readers_model(r, m, sizeof(m)))
+		fprintf(f, "  reader what-if: %s\n", m);
+	ops_text(f, l, o, res, &t);
+	run_text(f, l, o, r, res, &t);
+	if (!r->accelerators)
+		au_text(f, l, res);
+	else
+		scale_text(f, l, r, res);
 	total_release(&t);
 	return 0;
 }

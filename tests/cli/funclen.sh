@@ -21,7 +21,7 @@ trap 'exit 1' INT TERM HUP
 cd "$TOP" || exit 1
 
 MAX=${FUNCLEN_MAX:-120}
-ENFORCED="format common import export record bpf python"
+ENFORCED="format common import export record bpf python replay session"
 
 # measure FILE...: "LINES FILE:LINE NAME" per function
 measure() {
