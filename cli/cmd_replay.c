@@ -27,8 +27,9 @@ enum {
 	O_STAGE_HOT, O_STAGE_SIZE, O_NO_HANDOVER, O_LOADER_SCALE,
 };
 
-/* Typed options go to struct rp_opts; the others to struct ss_cfg in cmd_replay(). */
-#define CFG struct rp_opts
+/* Typed options go to struct ss_cfg (the engine's knobs to its rp_opts o, what else
+ * a run is asked to its rp_report_opts r); the others are parse()'s. */
+#define CFG struct ss_cfg
 static const struct opt replay_opts[] = {
 	{ 'd', "dir", "DIR", "replay under DIR (every trace path is mapped into it)",
 	  NULL, NULL, OPT_REQUIRED | OPT_PATH },
@@ -45,47 +46,47 @@ static const struct opt replay_opts[] = {
 	{ O_NO_PREP, "no-prepare", NULL, "do not create the dataset (it must be there)" },
 	{ O_SPARSE, "sparse", NULL, "prepare files as holes instead of random data" },
 	{ O_TIMING, "timing", "MODE", "when ops are issued", "original|think|afap", "think",
-	  OPT_T_CHOICE(CFG, timing) },
+	  OPT_T_CHOICE(CFG, o.timing) },
 	{ O_SPEED, "speed", "X", "run X times faster (all recorded times / X)", NULL, "1",
-	  OPT_T_DOUBLE(CFG, speed, 1e-3, 1e6) },
+	  OPT_T_DOUBLE(CFG, o.speed, 1e-3, 1e6) },
 	{ O_SCALE, "compute-scale", "X", "scale think-time compute delays by X", NULL, "1",
-	  OPT_T_DOUBLE(CFG, compute_scale, 0, 1000) },
+	  OPT_T_DOUBLE(CFG, o.compute_scale, 0, 1000) },
 	{ O_LOADER_SCALE, "loader-cpu-scale", "X", "what-if: the data loaders' own work (the threads that hand the training thread its data) X times faster", NULL, "1",
-	  OPT_T_DOUBLE(CFG, loader_scale, 1e-3, 1000) },
+	  OPT_T_DOUBLE(CFG, o.loader_scale, 1e-3, 1000) },
 	{ O_NO_HANDOVER, "no-handover", NULL, "replay a thread's waits for the job's other threads as delays, not as waits for them (a trace with a sched table)" },
 	{ O_IODEPTH, "iodepth", "N", "at most N ops in flight per thread where the recording overlapped them", NULL, "32",
-	  OPT_T_UINT(CFG, iodepth, 1, 65536) },
+	  OPT_T_UINT(CFG, o.iodepth, 1, 65536) },
 	{ O_DIRECT_OPT, "direct", NULL, "open files O_DIRECT (ops aligned to 4 KiB)" },
 	{ O_DROP, "drop-caches", NULL, "drop the page cache before replaying (root)" },
 	{ O_LOOPS, "loops", "N", "replay N times", NULL, "1; K with --scale-dataset",
-	  OPT_T_UINT(CFG, loops, 1, 65536) },
+	  OPT_T_UINT(CFG, o.loops, 1, 65536) },
 	/* the replayer's own memory (code, rings, plan) is a few MiB: under a
 	 * 1 MiB limit it is OOM-killed before the first op */
 	{ O_MEMLIMIT, "mem-limit", "SIZE", "run in a cgroup limited to SIZE bytes of memory, k/m/g suffixes (root)",
-	  OPT_T_SIZE(CFG, mem_limit, 8 << 20, CM_OPT_NOMAX) },
+	  OPT_T_SIZE(CFG, r.mem_limit, 8 << 20, CM_OPT_NOMAX) },
 	{ O_SCALE_DS, "scale-dataset", "K", "prepare K copies of the read-only files; loop L reads copy L % K", NULL, "1",
-	  OPT_T_UINT(CFG, scale, 1, 1024) },
+	  OPT_T_UINT(CFG, r.scale, 1, 1024) },
 	{ O_FMT, "output-format", "FORMAT", "report format", "normal|json", "normal" },
 	{ 'o', "output", "FILE", "write the report to FILE instead of stdout", NULL, NULL, OPT_PATH },
 	{ 'f', "force", NULL, "use a DIR that is neither empty nor prepared by iotape" },
 	{ O_IGNORE, "ignore-errors", NULL, "exit 0 even when ops failed in the replay" },
 	{ O_NO_META, "no-metadata", NULL, "leave the metadata ops (stat, getdents, ...) out" },
 	{ 'n', "accelerators", "N", "N simulated accelerators run the job at once, each on its own copy of the data set (--find-max: at most N)",
-	  NULL, "1", OPT_T_UINT(CFG, accelerators, 1, 1024) },
+	  NULL, "1", OPT_T_UINT(CFG, r.accelerators, 1, 1024) },
 	{ O_WRITERS, "checkpoint-writers", "WHO", "which accelerators write the files the job writes",
-	  "all|one", "all", OPT_T_CHOICE(CFG, writers) },
+	  "all|one", "all", OPT_T_CHOICE(CFG, r.writers) },
 	{ O_AU, "au", "X", "the accelerator utilization a run must reach (pass/fail)", NULL, "0.90",
-	  OPT_T_DOUBLE(CFG, au, 1e-3, 1) },
+	  OPT_T_DOUBLE(CFG, r.au, 1e-3, 1) },
 	{ O_RUNTIME, "runtime", "T", "stop taking ops after T (12, 1.5s, 2m): bounds each run",
-	  OPT_T_DURATION(CFG, runtime_ns, 1000000, CM_OPT_NOMAX) },
+	  OPT_T_DURATION(CFG, r.runtime_ns, 1000000, CM_OPT_NOMAX) },
 	{ O_FIND_MAX, "find-max", NULL, "search the most accelerators whose every AU reaches --au" },
 	{ O_SYNC_STEPS, "sync-steps", NULL, "accelerators wait for each other at every training step",
-	  OPT_T_FLAG(CFG, sync_steps) },
+	  OPT_T_FLAG(CFG, r.sync_steps) },
 	{ O_MPI, "mpi", NULL, "under mpirun: each rank runs its share of the accelerators, rank 0 reports" },
 	{ O_READERS, "reader-threads", "N", "what-if: the data set's reads dealt over N reader threads (a job file: reader.read_threads)",
-	  NULL, NULL, OPT_T_UINT(CFG, reader_threads, 1, 1024) },
+	  NULL, NULL, OPT_T_UINT(CFG, r.reader_threads, 1, 1024) },
 	{ O_PREFETCH, "prefetch", "K", "what-if: reads run up to K batches ahead of compute (a job file: reader.prefetch_size)",
-	  NULL, NULL, OPT_T_UINT(CFG, prefetch, 1, 1000000) },
+	  NULL, NULL, OPT_T_UINT(CFG, r.prefetch, 1, 1000000) },
 	{ O_SET, "set", "SECTION.KEY=VALUE", "a job file: override a key (iotape-job(5))",
 	  NULL, NULL, OPT_MULTI },
 	{ O_SEED, "seed", "N", "a job file: its seed (train.seed)" },
@@ -199,7 +200,7 @@ static int parse(struct opt_parser *p, struct ss_cfg *c, const char **output, co
 		case 'd': c->dir = p->arg; break;
 		case O_PREP_ONLY: c->prep_only = 1; break;
 		case O_NO_PREP: c->no_prep = 1; break;
-		case O_SPARSE: c->sparse = c->o.sparse = 1; break;
+		case O_SPARSE: c->sparse = 1; break;
 		case O_DROP: c->drop = 1; break;
 		case O_DIRECT_OPT: c->direct = 1; break;
 		case O_LOOPS: c->loops_given = 1; break;
@@ -257,7 +258,7 @@ void cli_replay_defaults(struct ss_cfg *c)
 	struct opt_parser p;
 
 	memset(c, 0, sizeof(*c));
-	opt_init_cfg(&p, &replay_cmd, &c->o, 0, NULL);
+	opt_init_cfg(&p, &replay_cmd, c, 0, NULL);
 }
 
 /* Set up, start the endpoint, open the report's file, run. */
@@ -299,7 +300,7 @@ int cmd_replay(int argc, char **argv)
 
 	if (!(c.sets = calloc((size_t)argc + 1, sizeof(*c.sets))))
 		return EXIT_FAIL;
-	opt_init_cfg(&p, &replay_cmd, &c.o, argc, argv);
+	opt_init_cfg(&p, &replay_cmd, &c, argc, argv);
 	if ((ret = parse(&p, &c, &output, &metrics))) {
 		free(c.sets);
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;

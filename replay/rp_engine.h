@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rp_engine.h - the replay engine (libreplay; replay.h includes it): its
- * knobs (rp_opts), its results and the scale-out figures made of them,
- * and the --mem-limit cgroup it runs in.
+ * knobs (rp_opts: what the engine reads, nothing else; what else a run is
+ * asked is the session's, and the report's to state: rp_report_opts), its
+ * results and the scale-out figures made of them, and the --mem-limit
+ * cgroup it runs in.
  */
 #ifndef IOTAPE_RP_ENGINE_H
 #define IOTAPE_RP_ENGINE_H
@@ -19,26 +21,6 @@ struct rp_opts {
 				 * (0: as recorded) */
 	unsigned iodepth;
 	unsigned loops;
-	unsigned scale;		/* --scale-dataset K (1: no copies): loop l
-				 * reads copy l % K of the dataset files */
-	uint64_t mem_limit;	/* --mem-limit bytes, 0 none (the report) */
-	int sparse;		/* prepared as holes (loops restore files so) */
-	/* the scale-out questions (the source and the report; the engine
-	 * runs the threads it is given) */
-	unsigned accelerators;	/* --accelerators N; 0: not asked (1) */
-	int writers;		/* --checkpoint-writers: 0 all, 1 one */
-	double au;		/* --au: the AU a run must reach */
-	uint64_t runtime_ns;	/* --runtime: ops end after this (0: none) */
-	int sync_steps;		/* --sync-steps (the report says which) */
-	unsigned ranks;		/* --mpi: ranks whose results these are (the
-				 * report gives per host figures, and no
-				 * per-file list: each rank has its own) */
-	/* the reader what-ifs: --reader-threads N, --prefetch K (0: not
-	 * asked; the source does them), and what the job had (0: not known),
-	 * for the report's statement of the model */
-	unsigned reader_threads, prefetch;
-	unsigned readers_recorded, prefetch_recorded;
-	int readers_trace;	/* a trace's readers (else a job file's) */
 };
 
 
@@ -97,7 +79,8 @@ struct rp_job {			/* one replay thread */
 	uint64_t ctx, majf, minf;/* its context switches and page faults */
 	struct rp_dir_stats *place;	/* with placements (rp_result.nplaces
 					 * > 1): per placement p, place[3p +
-					 * 0 read, 1 write, 2 sync]; else NULL */
+					 * 0 read, 1 write, 2 sync]; else NULL
+					 * (rp_places_result's) */
 };
 
 struct rp_result {
@@ -105,12 +88,12 @@ struct rp_result {
 	size_t njobs;
 	uint64_t *file_bytes;	/* per layout file: bytes read + written */
 	size_t nfiles;
-	uint64_t *copy_bytes;	/* per dataset copy: bytes read */
-	unsigned ncopies;
 	uint64_t wall_ns;
 	uint64_t implicit_opens;
 	int64_t start_unix;
 	/* filled by the caller, for the report */
+	uint64_t *copy_bytes;	/* per dataset copy: bytes read (rp_places) */
+	unsigned ncopies;
 	uint64_t dev_read_bytes;/* /proc/self/io read_bytes during the run:
 				 * what the storage delivered, page cache
 				 * misses included */
@@ -121,7 +104,8 @@ struct rp_result {
 				 * accelerators' copies) */
 	uint64_t mem_bytes;	/* memory the replay may use: --mem-limit, or
 				 * MemTotal */
-	unsigned nplaces;	/* the layout's placements (rp_job.place) */
+	unsigned nplaces;	/* the layout's placements (rp_job.place;
+				 * rp_places) */
 	const char *const *place_names;	/* per placement, for the report
 					 * (the caller's DIRs; NULL: none) */
 	const struct rp_section *sections;	/* the caller's sections of the
@@ -187,14 +171,12 @@ int rp_scale_stats(const struct rp_result *res, const struct rp_layout *l, doubl
 void rp_scale_release(struct rp_scale *st);
 
 struct rp_engine;
-/* Set up the replay of src's layout under dirfd: threads' rings and
- * buffers.  The source and dirfd must outlive the engine. */
+/* Set up the replay of src's layout under dirfd (where src's directory
+ * resolver, rp_source.dirs, says; none: every file beneath dirfd):
+ * threads' rings and buffers.  The source and dirfd must outlive the
+ * engine. */
 int rp_engine_init(struct rp_engine **out, struct rp_source *src, int dirfd,
 		   const struct rp_opts *o, char *err, size_t errlen);
-/* The layout's placements: dirfds[p] for placement p (n of them, at least
- * the layout's nplaces, dirfds[0] the dirfd of rp_engine_init; copied,
- * the fds must outlive the engine).  Before rp_engine_run; 0, -EINVAL. */
-int rp_engine_set_places(struct rp_engine *e, const int *dirfds, unsigned n);
 /* Add a set of hooks (copied); 0 or -ENOMEM. */
 int rp_engine_add_hooks(struct rp_engine *e, const struct rp_hooks *h);
 /* Run every loop: 0 (failed ops are counted in the results, not an

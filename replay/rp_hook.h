@@ -23,6 +23,8 @@ struct rp_op_done {
 				 * file2: RP_NO_FILE but for namespace ops) */
 	int64_t res;		/* a data op's bytes, else 0; or -errno: it failed */
 	uint64_t lat_ns;	/* from its issue to its completion */
+	uint64_t clat_ns;	/* from its submission to its completion (an
+				 * issued data op's; else lat_ns) */
 	uint64_t compute_ns;	/* the thread's compute so far (rp_job.compute_ns) */
 	uint64_t elapsed_ns;	/* since the first loop started */
 };
@@ -46,6 +48,29 @@ struct rp_hooks {
 	void (*op)(void *arg, const struct rp_op_done *d);
 };
 
+
+/* ---------------------------------------------- placements and copies */
+
+/*
+ * DIR, its placements and the data set's copies (rp_place.c): the
+ * directory resolver (rp_dirs) of a source, and hooks that count per
+ * placement (fio's read / write per DIR) and per copy (the data set's
+ * bytes read) for the report.  Layout l must outlive it, fds[p] (n of
+ * them, n at least l's nplaces; fds[0] the dirfd of rp_engine_init) too.
+ * copies: --scale-dataset K (loop l reads copy l % K, 0 taken as 1);
+ * sparse: files restored as holes.  0, -EINVAL, -ENOMEM.
+ */
+struct rp_places;
+int rp_places_new(struct rp_places **out, const struct rp_layout *l, const int *fds,
+		  unsigned n, unsigned copies, int sparse);
+/* The resolver to set on the source (rp_source.dirs), and the hooks to add
+ * to the engine. */
+struct rp_dirs rp_places_dirs(struct rp_places *p);
+void rp_places_hooks(struct rp_places *p, struct rp_hooks *h);
+/* After rp_engine_finish: the figures into res (rp_result.copy_bytes,
+ * ncopies; with placements, nplaces and each job's place).  0, -ENOMEM. */
+int rp_places_result(struct rp_places *p, struct rp_result *res);
+void rp_places_free(struct rp_places *p);	/* NULL: nothing */
 
 /* --------------------------------------------------------- burst buffer */
 

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rp_place.c - placements: which of several directories each file of a
- * layout lives under (--place GLOB=DIR, --stage-hot).  Data in the layout
- * only; prepare and the engine open each file beneath its placement's
- * dirfd (rp_prep.c, rp_run.c).
+ * layout lives under (--place GLOB=DIR, --stage-hot, --burst-buffer), set
+ * in the layout; prepare opens each file beneath its placement's dirfd
+ * (rp_prep.c).  And rp_places: DIR, its placements and the data set's
+ * copies (--scale-dataset) as the directory resolver the engine opens
+ * files through (rp_dirs), with the hooks that count per placement and
+ * per copy for the report.
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "replay.h"
@@ -97,4 +101,168 @@ int rp_layout_place_done(struct rp_layout *l)
 	l->dir_place = dp;
 	l->nplaces = np;
 	return 0;
+}
+
+/* ------------------------------------------- the resolver, the figures */
+
+struct place_thread {		/* a replay thread's figures */
+	struct rp_dir_stats *d;	/* per placement p, d[3p + 0 read, 1 write,
+				 * 2 sync] (n > 1; else NULL) */
+	size_t budget;		/* cm_lat_add's: 0, histograms from the start */
+};
+
+struct rp_places {
+	const struct rp_layout *l;
+	int fds[RP_PLACE_MAX];	/* per placement; fds[0] DIR's */
+	unsigned n;
+	unsigned copies;	/* --scale-dataset K */
+	unsigned copy;		/* the copy the current loop reads */
+	int sparse;
+	_Atomic uint64_t *copy_bytes;	/* per copy: data set bytes read */
+	struct place_thread *th;	/* per layout thread */
+};
+
+int rp_places_new(struct rp_places **out, const struct rp_layout *l, const int *fds,
+		  unsigned n, unsigned copies, int sparse)
+{
+	struct rp_places *p;
+
+	*out = NULL;
+	if (!n || n < (l->nplaces ? l->nplaces : 1) || n > RP_PLACE_MAX)
+		return -EINVAL;
+	if (!(p = calloc(1, sizeof(*p))))
+		return -ENOMEM;
+	p->l = l;
+	memcpy(p->fds, fds, n * sizeof(*fds));
+	p->n = n;
+	p->copies = copies ? copies : 1;
+	p->sparse = sparse;
+	p->copy_bytes = calloc(p->copies, sizeof(*p->copy_bytes));
+	p->th = calloc(l->nthreads ? l->nthreads : 1, sizeof(*p->th));
+	for (size_t t = 0; n > 1 && p->th && t < l->nthreads; t++)
+		if (!(p->th[t].d = calloc(3u * n, sizeof(*p->th[t].d))))
+			break;
+	if (!p->copy_bytes || !p->th || (n > 1 && l->nthreads && !p->th[l->nthreads - 1].d)) {
+		rp_places_free(p);
+		return -ENOMEM;
+	}
+	*out = p;
+	return 0;
+}
+
+/* The fd of placement pl (one not given: DIR's). */
+static int place_fd(const struct rp_places *p, unsigned pl)
+{
+	return pl < p->n ? p->fds[pl] : p->fds[0];
+}
+
+static int pl_file(void *arg, uint32_t f, const char **path, char *buf, size_t len)
+{
+	const struct rp_places *p = arg;
+
+	if (path)
+		*path = rp_copy_path(p->l, f, p->copy, buf, len);
+	return place_fd(p, f < p->l->nfiles ? p->l->files[f].place : 0);
+}
+
+static int pl_dir(void *arg, uint32_t d)
+{
+	const struct rp_places *p = arg;
+
+	return place_fd(p, p->l->dir_place ? p->l->dir_place[d] : 0);
+}
+
+/* A link cannot lead from one placement to another beneath DIR, and the
+ * links lead to a data set file's copy 0 (that of accelerator 0: a
+ * replica's copies are named RP_COPY_DIR too). */
+static int pl_via(void *arg, uint32_t f, uint32_t g)
+{
+	const struct rp_places *p = arg;
+	const struct rp_file *fi = &p->l->files[f];
+
+	return p->l->files[g].place == fi->place &&
+	       !(fi->dataset && (p->copy || !strncmp(rp_file_path(p->l, f), RP_COPY_DIR,
+						     sizeof(RP_COPY_DIR) - 1)));
+}
+
+static int pl_loop(void *arg, unsigned loop)
+{
+	struct rp_places *p = arg;
+	int clean = !loop;
+
+	p->copy = loop % p->copies;
+	for (unsigned i = 0; i < p->n; i++)	/* (each DIR's marker is taken) */
+		clean = !loop && rp_take_prepared(p->fds[i]) && clean;
+	if (!clean)
+		rp_restore_places(p->fds, p->l, p->sparse);
+	return clean;
+}
+
+struct rp_dirs rp_places_dirs(struct rp_places *p)
+{
+	return (struct rp_dirs){ p, pl_file, pl_dir, pl_via, pl_loop };
+}
+
+/* A data op done: its bytes, and its placement's figures (the thread's own:
+ * no lock). */
+static void pl_op(void *arg, const struct rp_op_done *d)
+{
+	struct rp_places *p = arg;
+	const struct rp_file *fi;
+
+	if ((d->kind != CM_READ && d->kind != CM_WRITE) || d->res < 0 ||
+	    (d->flags & (RP_F_SKIP | RP_F_STEP)) || d->file >= p->l->nfiles)
+		return;
+	fi = &p->l->files[d->file];
+	if (d->kind == CM_READ && fi->dataset)
+		atomic_fetch_add_explicit(&p->copy_bytes[p->copy], (uint64_t)d->res,
+					  memory_order_relaxed);
+	if (p->n > 1 && d->thread < p->l->nthreads) {
+		struct place_thread *t = &p->th[d->thread];
+		struct rp_dir_stats *s = &t->d[3u * fi->place + (d->kind == CM_READ ? 0 : 1)];
+		s->ios++;
+		s->bytes += (uint64_t)d->res;
+		cm_lat_add(&s->clat, d->clat_ns, &t->budget);
+		cm_lat_add(&s->lat, d->lat_ns, &t->budget);
+	}
+}
+
+void rp_places_hooks(struct rp_places *p, struct rp_hooks *h)
+{
+	*h = (struct rp_hooks){ .arg = p, .op = pl_op };
+}
+
+int rp_places_result(struct rp_places *p, struct rp_result *res)
+{
+	free(res->copy_bytes);
+	res->ncopies = 0;
+	if (!(res->copy_bytes = malloc(p->copies * sizeof(*res->copy_bytes))))
+		return -ENOMEM;
+	for (unsigned k = 0; k < p->copies; k++)
+		res->copy_bytes[k] = atomic_load(&p->copy_bytes[k]);
+	res->ncopies = p->copies;
+	if (p->n <= 1)
+		return 0;
+	for (size_t i = 0; i < res->njobs && i < p->l->nthreads; i++) {
+		res->jobs[i].place = p->th[i].d;	/* moved */
+		p->th[i].d = NULL;
+	}
+	res->nplaces = p->n;
+	return 0;
+}
+
+void rp_places_free(struct rp_places *p)
+{
+	if (!p)
+		return;
+	for (size_t t = 0; p->th && t < p->l->nthreads; t++) {
+		for (unsigned k = 0; p->th[t].d && k < 3u * p->n; k++) {
+			cm_lat_release(&p->th[t].d[k].clat);
+			cm_lat_release(&p->th[t].d[k].lat);
+		}
+		free(p->th[t].d);
+	}
+	free(p->th);
+	free((void *)p->copy_bytes);
+	free(p);
 }

@@ -436,11 +436,11 @@ int rp_replica_open(struct rp_source **out, const struct rp_replica_opts *o,
 		}
 	}
 	if (o->sync_steps) {
-		if (!r->prev_end) {
-			replica_free(&r->s);
+		if (!r->prev_end) {	/* (il is freed with r: the message first) */
 			snprintf(err, errlen, "--sync-steps: the trace shows no training steps (%s)",
 				 il->steps_marked ? "its training thread has none" :
 				 "no thread has compute gaps of 1 ms or more between its ops");
+			replica_free(&r->s);
 			return -EINVAL;
 		}
 		pthread_mutex_init(&r->mu, NULL);

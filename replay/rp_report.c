@@ -374,9 +374,9 @@ void rp_scale_release(struct rp_scale *st)
 	memset(st, 0, sizeof(*st));
 }
 
-static double au_threshold(const struct rp_opts *o)
+static double au_threshold(const struct rp_report_opts *r)
 {
-	return o->au > 0 ? o->au : 0.9;
+	return r->au > 0 ? r->au : 0.9;
 }
 
 /* An AU in JSON: null where it is not defined (rp_scale.au_na). */
@@ -392,23 +392,23 @@ static double mem_ratio(const struct rp_result *res)
 	return res->mem_bytes ? (double)res->dataset_bytes / (double)res->mem_bytes : 0;
 }
 
-static json_t *scale_json(const struct rp_layout *l, const struct rp_opts *o,
+static json_t *scale_json(const struct rp_layout *l, const struct rp_report_opts *r,
 			  const struct rp_result *res)
 {
 	struct rp_scale st;
 	json_t *so = json_object(), *pa = json_array();
 
-	if (rp_scale_stats(res, l, au_threshold(o), &st))
+	if (rp_scale_stats(res, l, au_threshold(r), &st))
 		return json_null();
 	size_t tt = rp_train_thread(l);
 	json_object_set_new(so, "accelerators", json_integer(st.n));
-	json_object_set_new(so, "checkpoint_writers", json_string(o->writers ? "one" : "all"));
-	json_object_set_new(so, "sync_steps", json_boolean(o->sync_steps));
+	json_object_set_new(so, "checkpoint_writers", json_string(r->writers ? "one" : "all"));
+	json_object_set_new(so, "sync_steps", json_boolean(r->sync_steps));
 	json_object_set_new(so, "steps_per_loop", cm_json_u64(tt < l->nthreads ?
 							     l->threads[tt].steps : 0));
 	json_object_set_new(so, "step_thread", cm_json_u64(tt < l->nthreads ?
 							  l->threads[tt].tid : 0));
-	json_object_set_new(so, "au_threshold", json_real(au_threshold(o)));
+	json_object_set_new(so, "au_threshold", json_real(au_threshold(r)));
 	json_object_set_new(so, "au_min", au_json(st.au_na, st.au_min));
 	json_object_set_new(so, "au_mean", au_json(st.au_na, st.au_mean));
 	json_object_set_new(so, "au_max", au_json(st.au_na, st.au_max));
@@ -420,7 +420,7 @@ static json_t *scale_json(const struct rp_layout *l, const struct rp_opts *o,
 	json_object_set_new(so, "iops", json_real(st.iops));
 	json_object_set_new(so, "files_per_s", json_real(st.files_per_s));
 	json_object_set_new(so, "runtime_ns", cm_json_u64(res->wall_ns));
-	json_object_set_new(so, "runtime_limit_ns", cm_json_u64(o->runtime_ns));
+	json_object_set_new(so, "runtime_limit_ns", cm_json_u64(r->runtime_ns));
 	json_object_set_new(so, "prepared_dataset_bytes", cm_json_u64(res->dataset_bytes));
 	json_object_set_new(so, "memory_bytes", cm_json_u64(res->mem_bytes));
 	json_object_set_new(so, "dataset_memory_ratio", json_real(mem_ratio(res)));
@@ -446,14 +446,14 @@ static json_t *scale_json(const struct rp_layout *l, const struct rp_opts *o,
 			"write_bytes", cm_json_u64(x->write_bytes), "ios", cm_json_u64(x->ios)));
 	}
 	json_object_set_new(so, "per_accelerator", pa);
-	json_object_set_new(so, "ranks", json_integer(o->ranks ? o->ranks : 1));
+	json_object_set_new(so, "ranks", json_integer(r->ranks ? r->ranks : 1));
 	json_t *ph = json_array();
 	for (unsigned i = 0; i < st.nranks; i++) {
-		const struct rp_scale_rank *r = &st.ranks[i];
+		const struct rp_scale_rank *rk = &st.ranks[i];
 		json_array_append_new(ph, json_pack("{s:s,s:i,s:i,s:o,s:o,s:o,s:o}",
-			"host", r->host ? r->host : "", "rank", r->rank, "accelerators",
-			(int)r->accelerators, "au_min", au_json(st.au_na, r->au_min), "read_bytes", cm_json_u64(r->read_bytes),
-			"write_bytes", cm_json_u64(r->write_bytes), "ios", cm_json_u64(r->ios)));
+			"host", rk->host ? rk->host : "", "rank", rk->rank, "accelerators",
+			(int)rk->accelerators, "au_min", au_json(st.au_na, rk->au_min), "read_bytes", cm_json_u64(rk->read_bytes),
+			"write_bytes", cm_json_u64(rk->write_bytes), "ios", cm_json_u64(rk->ios)));
 	}
 	json_object_set_new(so, "per_host", ph);
 	rp_scale_release(&st);
@@ -464,22 +464,22 @@ static json_t *scale_json(const struct rp_layout *l, const struct rp_opts *o,
 
 /* One job (a replay thread) in fio's shape. */
 /* "tid-T", or "accel-A/tid-T" with accelerators. */
-static const char *job_name(const struct rp_opts *o, const struct rp_job *j, char *buf, size_t len)
+static const char *job_name(const struct rp_report_opts *r, const struct rp_job *j, char *buf, size_t len)
 {
-	if (o->accelerators)
+	if (r->accelerators)
 		snprintf(buf, len, "accel-%u/tid-%u", j->accel, j->tid);
 	else
 		snprintf(buf, len, "tid-%u", j->tid);
 	return buf;
 }
 
-static json_t *job_json(const struct rp_opts *o, struct rp_job *j)
+static json_t *job_json(const struct rp_report_opts *r, struct rp_job *j)
 {
 	json_t *jo = json_object();
 	struct rp_dir_stats trim = { 0 };
 	char buf[48];
 
-	job_name(o, j, buf, sizeof(buf));
+	job_name(r, j, buf, sizeof(buf));
 	json_object_set_new(jo, "jobname", json_string(buf));
 	json_object_set_new(jo, "groupid", json_integer(0));
 	json_object_set_new(jo, "accelerator", json_integer(j->accel));
@@ -534,56 +534,57 @@ static json_t *failed_json(const struct rp_layout *l, const struct rp_job *t)
 
 /* The reader what-if (--reader-threads, --prefetch) as the model the
  * replay used, in words; 0 when none was asked. */
-static int readers_model(const struct rp_opts *o, char *buf, size_t len)
+static int readers_model(const struct rp_report_opts *r, char *buf, size_t len)
 {
 	size_t n = 0;
 
-	if (!o->reader_threads && !o->prefetch)
+	if (!r->reader_threads && !r->prefetch)
 		return 0;
 	buf[0] = 0;
-	if (o->reader_threads) {
+	if (r->reader_threads) {
 		n += (size_t)snprintf(buf + n, len - n, "%u reader thread%s (recorded %u)",
-				      o->reader_threads, o->reader_threads == 1 ? "" : "s",
-				      o->readers_recorded);
-		if (o->readers_trace && n < len)
+				      r->reader_threads, r->reader_threads == 1 ? "" : "s",
+				      r->readers_recorded);
+		if (r->readers_trace && n < len)
 			n += (size_t)snprintf(buf + n, len - n, ", each data set file's open..close "
 					      "dealt round-robin in recorded open order");
 	}
-	if (o->prefetch && n < len) {
-		if (o->readers_trace)
+	if (r->prefetch && n < len) {
+		if (r->readers_trace)
 			n += (size_t)snprintf(buf + n, len - n, "%sprefetch %u batches (a reader's "
 					      "file waits for the trainer's step %u back from the "
 					      "one it was opened in)", n ? ", " : "",
-					      o->prefetch, o->prefetch);
+					      r->prefetch, r->prefetch);
 		else
 			n += (size_t)snprintf(buf + n, len - n, "%sprefetch %u batches (recorded %u)",
-					      n ? ", " : "", o->prefetch, o->prefetch_recorded);
+					      n ? ", " : "", r->prefetch, r->prefetch_recorded);
 	}
 	return 1;
 }
 
-static json_t *readers_json(const struct rp_opts *o)
+static json_t *readers_json(const struct rp_report_opts *r)
 {
 	char m[512];
-	json_t *r;
+	json_t *ro;
 
-	if (!readers_model(o, m, sizeof(m)))
+	if (!readers_model(r, m, sizeof(m)))
 		return json_null();
-	r = json_object();
-	json_object_set_new(r, "source", json_string(o->readers_trace ? "trace" : "job file"));
-	json_object_set_new(r, "reader_threads", o->reader_threads ? json_integer(o->reader_threads)
+	ro = json_object();
+	json_object_set_new(ro, "source", json_string(r->readers_trace ? "trace" : "job file"));
+	json_object_set_new(ro, "reader_threads", r->reader_threads ? json_integer(r->reader_threads)
 								   : json_null());
-	json_object_set_new(r, "recorded_reader_threads", json_integer(o->readers_recorded));
-	json_object_set_new(r, "prefetch", o->prefetch ? json_integer(o->prefetch) : json_null());
-	json_object_set_new(r, "recorded_prefetch", o->prefetch_recorded ?
-				json_integer(o->prefetch_recorded) : json_null());
-	json_object_set_new(r, "model", json_string(m));
-	return r;
+	json_object_set_new(ro, "recorded_reader_threads", json_integer(r->readers_recorded));
+	json_object_set_new(ro, "prefetch", r->prefetch ? json_integer(r->prefetch) : json_null());
+	json_object_set_new(ro, "recorded_prefetch", r->prefetch_recorded ?
+				json_integer(r->prefetch_recorded) : json_null());
+	json_object_set_new(ro, "model", json_string(m));
+	return ro;
 }
 
 /* What fio has no word for: "replay", but its per-file list. */
 static json_t *replay_json(const struct rp_layout *l, const struct rp_opts *o,
-			   const struct rp_result *res, struct rp_job *t)
+			   const struct rp_report_opts *r, const struct rp_result *res,
+			   struct rp_job *t)
 {
 	json_t *rp = json_object(), *exp = json_object(), *done = json_object();
 	json_t *unis = json_object();
@@ -593,7 +594,7 @@ static json_t *replay_json(const struct rp_layout *l, const struct rp_opts *o,
 	json_object_set_new(rp, "compute_scale", json_real(o->compute_scale));
 	json_object_set_new(rp, "iodepth", json_integer(o->iodepth));
 	json_object_set_new(rp, "loops", json_integer(o->loops));
-	json_object_set_new(rp, "reader_whatif", readers_json(o));
+	json_object_set_new(rp, "reader_whatif", readers_json(r));
 	json_object_set_new(rp, "threads", cm_json_u64(res->njobs));
 	json_object_set_new(rp, "recorded_duration_ns", cm_json_u64(l->span));
 	json_object_set_new(rp, "replayed_duration_ns", cm_json_u64(res->wall_ns));
@@ -632,15 +633,15 @@ static json_t *replay_json(const struct rp_layout *l, const struct rp_opts *o,
 	json_object_set_new(rp, "faults_code", cm_json_u64(l->faults_code));
 	json_object_set_new(rp, "faults_shm", cm_json_u64(l->faults_shm));
 	json_object_set_new(rp, "storage_read_bytes", cm_json_u64(res->dev_read_bytes));
-	json_object_set_new(rp, "scale_dataset", json_integer(o->scale ? o->scale : 1));
+	json_object_set_new(rp, "scale_dataset", json_integer(r->scale ? r->scale : 1));
 	json_object_set_new(rp, "dataset_bytes", cm_json_u64(l->dataset_bytes));
 	json_t *cb = json_array();
-	for (unsigned k = 0; k < (o->scale ? o->scale : 1); k++)
+	for (unsigned k = 0; k < (r->scale ? r->scale : 1); k++)
 		json_array_append_new(cb, cm_json_u64(copy_bytes(res, k)));
 	json_object_set_new(rp, "copy_read_bytes", cb);
-	if (o->mem_limit) {
+	if (r->mem_limit) {
 		json_t *m = json_object();
-		json_object_set_new(m, "limit", cm_json_u64(o->mem_limit));
+		json_object_set_new(m, "limit", cm_json_u64(r->mem_limit));
 		json_object_set_new(m, "cgroup_version", json_integer(res->cgroup));
 		json_object_set_new(m, "peak", cm_json_u64(res->mem_peak));
 		json_object_set_new(m, "limit_hits", cm_json_u64(res->mem_limit_hits));
@@ -714,7 +715,7 @@ static int sections_json(FILE *f, const struct rp_layout *l, const struct rp_res
  * objects) one file at a time, so memory does not grow with files here.
  */
 int rp_report_json(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
-		   struct rp_result *res)
+		   const struct rp_report_opts *r, struct rp_result *res)
 {
 	struct rp_job t;
 	char buf[64];
@@ -731,7 +732,7 @@ int rp_report_json(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 	fprintf(f, ",\n  \"jobs\": [");
 	for (size_t i = 0; i < res->njobs; i++) {
 		fputs(i ? ",\n    " : "\n    ", f);
-		rc |= put_json(f, job_json(o, &res->jobs[i]), 4, 0);
+		rc |= put_json(f, job_json(r, &res->jobs[i]), 4, 0);
 	}
 	if (res->nplaces > 1) {
 		fputs("\n  ],\n  \"placements\": [", f);
@@ -754,14 +755,14 @@ int rp_report_json(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 	fputs("\n  ]", f);
 	rc |= sections_json(f, l, res, RP_AT_PLACEMENTS);
 	fputs(",\n  \"scale\": ", f);
-	rc |= put_json(f, scale_json(l, o, res), 2, 0);
+	rc |= put_json(f, scale_json(l, r, res), 2, 0);
 	rc |= sections_json(f, l, res, RP_AT_SCALE);
 	fputs(",\n  \"replay\": ", f);
 	/* "replay" but its last key, then "files": [ ... ] */
-	rc |= put_json(f, replay_json(l, o, res, &t), 2, 1);
+	rc |= put_json(f, replay_json(l, o, r, res, &t), 2, 1);
 	fputs(",\n    \"files\": [", f);
 	/* across ranks, each has files of its own: none listed */
-	for (size_t i = 0; o->ranks <= 1 && i < l->nfiles; i++) {
+	for (size_t i = 0; r->ranks <= 1 && i < l->nfiles; i++) {
 		json_t *fo = json_object();
 		json_object_set_new(fo, "path", cm_json_str(rp_file_path(l, (uint32_t)i)));
 		json_object_set_new(fo, "recorded_bytes",
@@ -821,24 +822,23 @@ static void failed_text(FILE *f, const struct rp_layout *l, const struct rp_job 
 	fputc('\n', f);
 }
 
-int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
-		   struct rp_result *res)
+/* Each job, all of them, and each placement, in fio's shape. */
+static void jobs_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
+		      const struct rp_report_opts *r, struct rp_result *res, struct rp_job *t)
 {
-	struct rp_job t;
-	char b1[32], b2[32];
+	char b1[32];
 
-	total_job(res, &t);
 	for (size_t i = 0; i < res->njobs; i++) {
 		struct rp_job *j = &res->jobs[i];
 		char name[48];
 		fprintf(f, "%s: (groupid=0): err=%3d, ops failed=%" PRIu64 "\n",
-			job_name(o, j, name, sizeof(name)), -j->first_error, j->errors);
+			job_name(r, j, name, sizeof(name)), -j->first_error, j->errors);
 		for (int d = 0; d < 3; d++)
 			dir_text(f, dir_names[d], &j->d[d], j->wall_ns);
 	}
 	fprintf(f, "\nAll jobs:\n");
 	for (int d = 0; d < 3; d++)
-		dir_text(f, dir_names[d], &t.d[d], res->wall_ns);
+		dir_text(f, dir_names[d], &t->d[d], res->wall_ns);
 	for (unsigned p = 0; res->nplaces > 1 && p < res->nplaces; p++) {
 		struct rp_dir_stats d[3];
 		uint64_t nf, rb;
@@ -850,35 +850,30 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 			dir_text(f, dir_names[k], &d[k], res->wall_ns);
 		place_release(d);
 	}
-	for (unsigned i = 0; i < res->nsections; i++)
-		if (res->sections[i].text)
-			res->sections[i].text(res->sections[i].arg, f, l, res);
-	cm_fmt_ns(b1, sizeof(b1), l->span);
-	cm_fmt_ns(b2, sizeof(b2), res->wall_ns);
-	fprintf(f, "\nReplay (%s timing): recorded %s, replayed %s, %zu threads\n",
-		timing_names[o->timing], b1, b2, res->njobs);
-	{
-		char m[512];
-		if (readers_model(o, m, sizeof(m)))
-			fprintf(f, "  reader what-if: %s\n", m);
-	}
+}
+
+/* The replay's ops: those done of those expected, and what the recording
+ * had that was not replayed. */
+static void ops_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
+		     const struct rp_result *res, const struct rp_job *t)
+{
 	fprintf(f, "  ops:");
 	for (unsigned k = 1; k < RP_KIND_MAX; k++) {
 		if (!l->expected[k])
 			continue;
-		fprintf(f, " %s %" PRIu64 "/%" PRIu64, rp_kind_name(k), t.done[k],
-			l->expected[k] * o->loops - t.unissued[k]);
-		if (k == CM_MKDIR && t.mkdir_existed)
-			fprintf(f, " (%" PRIu64 " existed)", t.mkdir_existed);
+		fprintf(f, " %s %" PRIu64 "/%" PRIu64, rp_kind_name(k), t->done[k],
+			l->expected[k] * o->loops - t->unissued[k]);
+		if (k == CM_MKDIR && t->mkdir_existed)
+			fprintf(f, " (%" PRIu64 " existed)", t->mkdir_existed);
 	}
 	fputc('\n', f);
-	if (t.meta_unlike)
+	if (t->meta_unlike)
 		fprintf(f, "  metadata ops that succeeded where the recording's failed: %" PRIu64 "\n",
-			t.meta_unlike);
-	if (t.absent)
+			t->meta_unlike);
+	if (t->absent)
 		fprintf(f, "  ops on what the job made by ops not replayed (a socket's bind), "
-			"failed as expected: %" PRIu64 "\n", t.absent);
-	failed_text(f, l, &t);
+			"failed as expected: %" PRIu64 "\n", t->absent);
+	failed_text(f, l, t);
 	fprintf(f, "  not replayed from the recording: %" PRIu64 " skipped, %" PRIu64
 		" that failed when recorded, %" PRIu64 " unmatched, %" PRIu64
 		" on pipes, sockets and devices\n",
@@ -904,39 +899,49 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 			l->fault_reads * o->loops, l->fault_pages, l->faults_unmatched,
 			l->faults_code, l->faults_shm);
 	if (l->direct)
-		fprintf(f, "  aligned for O_DIRECT: %" PRIu64 " ops\n", t.adjusted);
+		fprintf(f, "  aligned for O_DIRECT: %" PRIu64 " ops\n", t->adjusted);
+}
+
+/* What the run read and held: the storage's bytes, the data set's copies,
+ * the memory limit, the timing error, the ops not issued, the bound, the
+ * data set against memory. */
+static void run_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
+		     const struct rp_report_opts *r, const struct rp_result *res, struct rp_job *t)
+{
+	char b1[32], b2[32];
+
 	cm_fmt_bytes(b1, sizeof(b1), res->dev_read_bytes);
 	fprintf(f, "  read from storage: %s\n", b1);
-	if (o->scale > 1) {
+	if (r->scale > 1) {
 		cm_fmt_bytes(b1, sizeof(b1), l->dataset_bytes);
-		fprintf(f, "  dataset x%u (%s read per copy per loop), read per copy:", o->scale, b1);
-		for (unsigned k = 0; k < o->scale; k++) {
+		fprintf(f, "  dataset x%u (%s read per copy per loop), read per copy:", r->scale, b1);
+		for (unsigned k = 0; k < r->scale; k++) {
 			cm_fmt_bytes(b1, sizeof(b1), copy_bytes(res, k));
 			fprintf(f, " %s", b1);
 		}
 		fputc('\n', f);
 	}
-	if (o->mem_limit) {
-		cm_fmt_bytes(b1, sizeof(b1), o->mem_limit);
+	if (r->mem_limit) {
+		cm_fmt_bytes(b1, sizeof(b1), r->mem_limit);
 		cm_fmt_bytes(b2, sizeof(b2), res->mem_peak);
 		fprintf(f, "  memory limit: %s (cgroup v%d), peak %s, limit hit %" PRIu64 " times\n",
 			b1, res->cgroup, b2, res->mem_limit_hits);
 	}
 	if (o->timing == RP_TIME_ORIGINAL) {
-		cm_lat_finish(&t.terr);
-		cm_fmt_ns(b1, sizeof(b1), cm_lat_pct(&t.terr, 50));
-		cm_fmt_ns(b2, sizeof(b2), cm_lat_pct(&t.terr, 99));
+		cm_lat_finish(&t->terr);
+		cm_fmt_ns(b1, sizeof(b1), cm_lat_pct(&t->terr, 50));
+		cm_fmt_ns(b2, sizeof(b2), cm_lat_pct(&t->terr, 99));
 		fprintf(f, "  timing error: p50=%s, p99=%s\n", b1, b2);
 	}
 	uint64_t unissued = 0;
 	for (unsigned k = 0; k < RP_KIND_MAX; k++)
-		unissued += t.unissued[k];
+		unissued += t->unissued[k];
 	if (unissued)
 		fprintf(f, "  not issued (--checkpoint-writers one: accelerators 1.. skip the "
 			"files the job writes): %" PRIu64 " ops\n", unissued);
-	if (o->runtime_ns) {
-		cm_fmt_ns(b1, sizeof(b1), o->runtime_ns);
-		fprintf(f, "  runtime bound: %s%s\n", b1, res->wall_ns >= o->runtime_ns ?
+	if (r->runtime_ns) {
+		cm_fmt_ns(b1, sizeof(b1), r->runtime_ns);
+		fprintf(f, "  runtime bound: %s%s\n", b1, res->wall_ns >= r->runtime_ns ?
 			" (reached: the ops after it were not taken)" : "");
 	}
 	if (!res->dataset_bytes) {
@@ -945,84 +950,123 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 		cm_fmt_bytes(b1, sizeof(b1), res->dataset_bytes);
 		cm_fmt_bytes(b2, sizeof(b2), res->mem_bytes);
 		fprintf(f, "  data set: %s prepared, %.2fx the %s of memory the replay may use (%s)\n",
-			b1, mem_ratio(res), b2, o->mem_limit ? "--mem-limit" : "MemTotal");
+			b1, mem_ratio(res), b2, r->mem_limit ? "--mem-limit" : "MemTotal");
 	}
-	if (!o->accelerators) {
-		struct rp_scale s1;
+}
 
-		if (rp_layout_no_compute(l)) {
-			fputs("  accelerator utilization: n/a (the job has no compute)\n", f);
-		} else if (!rp_scale_stats(res, l, 0, &s1)) {
-			const struct rp_scale_acc *x = &s1.acc[0];
+/* A run no accelerators were asked of: its AU, in a line. */
+static void au_text(FILE *f, const struct rp_layout *l, const struct rp_result *res)
+{
+	struct rp_scale s1;
 
-			if (s1.n == 1 && !isnan(x->au_dlio)) {
-				fprintf(f, "  accelerator utilization: %.1f%% as DLIO computes it (per "
-					"epoch:", 100.0 * x->au);
-				for (unsigned e = 0; e < x->nep; e++)
-					fprintf(f, isnan(x->au_ep[e]) ? " n/a" : " %.1f%%",
-						100.0 * x->au_ep[e]);
-				fprintf(f, "), %.1f%% over the whole run\n", 100.0 * x->au_run);
-			} else {
-				fprintf(f, "  accelerator utilization: %.1f%%\n", 100.0 * s1.au_min);
-			}
-			rp_scale_release(&s1);
+	if (rp_layout_no_compute(l)) {
+		fputs("  accelerator utilization: n/a (the job has no compute)\n", f);
+	} else if (!rp_scale_stats(res, l, 0, &s1)) {
+		const struct rp_scale_acc *x = &s1.acc[0];
+
+		if (s1.n == 1 && !isnan(x->au_dlio)) {
+			fprintf(f, "  accelerator utilization: %.1f%% as DLIO computes it (per "
+				"epoch:", 100.0 * x->au);
+			for (unsigned e = 0; e < x->nep; e++)
+				fprintf(f, isnan(x->au_ep[e]) ? " n/a" : " %.1f%%",
+					100.0 * x->au_ep[e]);
+			fprintf(f, "), %.1f%% over the whole run\n", 100.0 * x->au_run);
+		} else {
+			fprintf(f, "  accelerator utilization: %.1f%%\n", 100.0 * s1.au_min);
 		}
-		total_release(&t);
-		return 0;
+		rp_scale_release(&s1);
 	}
+}
+
+/* One accelerator's line of the Scale section. */
+static void acc_text(FILE *f, const struct rp_scale *st, unsigned a)
+{
+	const struct rp_scale_acc *x = &st->acc[a];
+	char au[80] = "n/a", b1[32], b2[32], b3[32];
+
+	cm_fmt_bytes(b1, sizeof(b1), x->read_bytes);
+	cm_fmt_bytes(b2, sizeof(b2), x->write_bytes);
+	cm_fmt_ns(b3, sizeof(b3), x->wall_ns);
+	if (!st->au_na && !isnan(x->au_dlio))
+		snprintf(au, sizeof(au), "%.1f%% (DLIO's, %u epoch%s; run %.1f%%)",
+			 100.0 * x->au, x->nep, x->nep == 1 ? "" : "s",
+			 100.0 * x->au_run);
+	else if (!st->au_na)
+		snprintf(au, sizeof(au), "%.1f%%%s", 100.0 * x->au,
+			 x->first_step_out ? " (first step out)" : "");
+	fprintf(f, "  accel-%u%s%s: AU=%s, read %s, written %s, %" PRIu64
+		" ios, %s\n", a, x->host && x->host[0] ? " on " : "",
+		x->host ? x->host : "", au, b1, b2, x->ios, b3);
+}
+
+/* The scale-out: each accelerator, each rank, all of them, and the verdict. */
+static void scale_text(FILE *f, const struct rp_layout *l, const struct rp_report_opts *r,
+		       const struct rp_result *res)
+{
 	struct rp_scale st;
-	if (!rp_scale_stats(res, l, au_threshold(o), &st)) {
-		char b3[32];
-		size_t tt = rp_train_thread(l);
-		fprintf(f, "\nScale: %u accelerators (checkpoint writers: %s, steps ", st.n,
-			o->writers ? "one" : "all");
-		if (o->sync_steps && tt < l->nthreads)
-			fprintf(f, "synchronized: %" PRIu64 " a loop, thread %u's %s)\n",
-				l->threads[tt].steps, l->threads[tt].tid, l->steps_marked ?
-				"steps" : "compute gaps of 1 ms or more");
-		else
-			fputs("not synchronized)\n", f);
-		for (unsigned a = 0; a < st.n; a++) {
-			const struct rp_scale_acc *x = &st.acc[a];
-			char au[80] = "n/a";
-			cm_fmt_bytes(b1, sizeof(b1), x->read_bytes);
-			cm_fmt_bytes(b2, sizeof(b2), x->write_bytes);
-			cm_fmt_ns(b3, sizeof(b3), x->wall_ns);
-			if (!st.au_na && !isnan(x->au_dlio))
-				snprintf(au, sizeof(au), "%.1f%% (DLIO's, %u epoch%s; run %.1f%%)",
-					 100.0 * x->au, x->nep, x->nep == 1 ? "" : "s",
-					 100.0 * x->au_run);
-			else if (!st.au_na)
-				snprintf(au, sizeof(au), "%.1f%%%s", 100.0 * x->au,
-					 x->first_step_out ? " (first step out)" : "");
-			fprintf(f, "  accel-%u%s%s: AU=%s, read %s, written %s, %" PRIu64
-				" ios, %s\n", a, x->host && x->host[0] ? " on " : "",
-				x->host ? x->host : "", au, b1, b2, x->ios, b3);
-		}
-		for (unsigned i = 0; o->ranks > 1 && i < st.nranks; i++) {
-			const struct rp_scale_rank *r = &st.ranks[i];
-			cm_fmt_bytes(b1, sizeof(b1), r->read_bytes);
-			cm_fmt_bytes(b2, sizeof(b2), r->write_bytes);
-			char au[32] = "n/a";
-			if (!st.au_na)
-				snprintf(au, sizeof(au), "%.1f%%", 100 * r->au_min);
-			fprintf(f, "  rank %d on %s: %u accelerator%s, read %s, written %s, AU min %s\n",
-				r->rank, r->host ? r->host : "", r->accelerators,
-				r->accelerators == 1 ? "" : "s", b1, b2, au);
-		}
-		cm_fmt_bytes(b1, sizeof(b1), (uint64_t)st.read_bw);
-		cm_fmt_bytes(b2, sizeof(b2), (uint64_t)st.write_bw);
-		fprintf(f, "  all: read %s/s, write %s/s, %.0f IOPS, %.1f files/s\n", b1, b2,
-			st.iops, st.files_per_s);
-		if (st.au_na)
-			fputs("  AU n/a: the job has no compute (AU is compute time over wall "
-			      "time), so no PASS or FAIL\n", f);
-		else
-			fprintf(f, "  AU min %.1f%%, mean %.1f%%, max %.1f%%: %s (AU >= %.0f%%)\n",
-				100 * st.au_min, 100 * st.au_mean, 100 * st.au_max,
-				st.pass ? "PASS" : "FAIL", 100 * au_threshold(o));
-		rp_scale_release(&st);
+	char b1[32], b2[32];
+
+	if (rp_scale_stats(res, l, au_threshold(r), &st))
+		return;
+	size_t tt = rp_train_thread(l);
+	fprintf(f, "\nScale: %u accelerators (checkpoint writers: %s, steps ", st.n,
+		r->writers ? "one" : "all");
+	if (r->sync_steps && tt < l->nthreads)
+		fprintf(f, "synchronized: %" PRIu64 " a loop, thread %u's %s)\n",
+			l->threads[tt].steps, l->threads[tt].tid, l->steps_marked ?
+			"steps" : "compute gaps of 1 ms or more");
+	else
+		fputs("not synchronized)\n", f);
+	for (unsigned a = 0; a < st.n; a++)
+		acc_text(f, &st, a);
+	for (unsigned i = 0; r->ranks > 1 && i < st.nranks; i++) {
+		const struct rp_scale_rank *rk = &st.ranks[i];
+		cm_fmt_bytes(b1, sizeof(b1), rk->read_bytes);
+		cm_fmt_bytes(b2, sizeof(b2), rk->write_bytes);
+		char au[32] = "n/a";
+		if (!st.au_na)
+			snprintf(au, sizeof(au), "%.1f%%", 100 * rk->au_min);
+		fprintf(f, "  rank %d on %s: %u accelerator%s, read %s, written %s, AU min %s\n",
+			rk->rank, rk->host ? rk->host : "", rk->accelerators,
+			rk->accelerators == 1 ? "" : "s", b1, b2, au);
 	}
+	cm_fmt_bytes(b1, sizeof(b1), (uint64_t)st.read_bw);
+	cm_fmt_bytes(b2, sizeof(b2), (uint64_t)st.write_bw);
+	fprintf(f, "  all: read %s/s, write %s/s, %.0f IOPS, %.1f files/s\n", b1, b2,
+		st.iops, st.files_per_s);
+	if (st.au_na)
+		fputs("  AU n/a: the job has no compute (AU is compute time over wall "
+		      "time), so no PASS or FAIL\n", f);
+	else
+		fprintf(f, "  AU min %.1f%%, mean %.1f%%, max %.1f%%: %s (AU >= %.0f%%)\n",
+			100 * st.au_min, 100 * st.au_mean, 100 * st.au_max,
+			st.pass ? "PASS" : "FAIL", 100 * au_threshold(r));
+	rp_scale_release(&st);
+}
+
+int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
+		   const struct rp_report_opts *r, struct rp_result *res)
+{
+	struct rp_job t;
+	char b1[32], b2[32], m[512];
+
+	total_job(res, &t);
+	jobs_text(f, l, o, r, res, &t);
+	for (unsigned i = 0; i < res->nsections; i++)
+		if (res->sections[i].text)
+			res->sections[i].text(res->sections[i].arg, f, l, res);
+	cm_fmt_ns(b1, sizeof(b1), l->span);
+	cm_fmt_ns(b2, sizeof(b2), res->wall_ns);
+	fprintf(f, "\nReplay (%s timing): recorded %s, replayed %s, %zu threads\n",
+		timing_names[o->timing], b1, b2, res->njobs);
+	if (readers_model(r, m, sizeof(m)))
+		fprintf(f, "  reader what-if: %s\n", m);
+	ops_text(f, l, o, res, &t);
+	run_text(f, l, o, r, res, &t);
+	if (!r->accelerators)
+		au_text(f, l, res);
+	else
+		scale_text(f, l, r, res);
 	total_release(&t);
 	return 0;
 }

@@ -11,6 +11,34 @@
 /* ---------------------------------------------------------------- report */
 
 /*
+ * What a run was asked besides the engine's knobs (rp_opts), which the
+ * report states: the session acts on it (the sources it opens, the
+ * cgroup), the engine never reads it.
+ */
+struct rp_report_opts {
+	unsigned scale;		/* --scale-dataset K (1: no copies): loop l
+				 * reads copy l % K of the dataset files
+				 * (the session's rp_places) */
+	uint64_t mem_limit;	/* --mem-limit bytes, 0 none */
+	/* the scale-out questions (the source runs them; the engine runs
+	 * the threads it is given) */
+	unsigned accelerators;	/* --accelerators N; 0: not asked (1) */
+	int writers;		/* --checkpoint-writers: 0 all, 1 one */
+	double au;		/* --au: the AU a run must reach */
+	uint64_t runtime_ns;	/* --runtime: ops end after this (0: none) */
+	int sync_steps;		/* --sync-steps (the report says which) */
+	unsigned ranks;		/* --mpi: ranks whose results these are (the
+				 * report gives per host figures, and no
+				 * per-file list: each rank has its own) */
+	/* the reader what-ifs: --reader-threads N, --prefetch K (0: not
+	 * asked; the source does them), and what the job had (0: not known),
+	 * for the report's statement of the model */
+	unsigned reader_threads, prefetch;
+	unsigned readers_recorded, prefetch_recorded;
+	int readers_trace;	/* a trace's readers (else a job file's) */
+};
+
+/*
  * A section of the report that is not the engine's (a scenario's, a
  * hook's: --stage-hot's "staging", the burst buffer's "burst_buffer"),
  * named by the caller in rp_result.sections: the report writes each where
@@ -30,9 +58,10 @@ struct rp_section {
 	struct json_t *(*json)(void *arg, const struct rp_layout *l, const struct rp_result *res);
 };
 
+/* The report of res: the engine's knobs o, what else was asked r. */
 int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
-		   struct rp_result *res);
+		   const struct rp_report_opts *r, struct rp_result *res);
 int rp_report_json(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
-		   struct rp_result *res);
+		   const struct rp_report_opts *r, struct rp_result *res);
 
 #endif /* IOTAPE_RP_REPORT_H */

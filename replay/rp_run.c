@@ -25,11 +25,13 @@
  *             a sleep that wakes late shortens the thread's next ones by
  *             as much, so its compute sums to the recorded;
  *   afap      no delays.
- * --scale-dataset K: loop l opens copy l % K of every dataset file
- * (rp_copy_path), so K loops read K distinct copies, as K epochs over a
- * dataset K times the recorded one do.
- * Opens go through IORING_OP_OPENAT2 with RESOLVE_BENEATH on DIR's fd;
- * unlink, rename and mkdir through the parent fd (rp_parent_beneath).
+ * Where each file is, the source's directory resolver says (rp_dirs:
+ * placements under other DIRs, the data set's copies a loop reads), and
+ * it restores the prepared files before each loop; without one, every
+ * file is at its path beneath DIR.
+ * Opens go through IORING_OP_OPENAT2 with RESOLVE_BENEATH on the fd the
+ * resolver gives; unlink, rename and mkdir through the parent fd
+ * (rp_parent_beneath).
  * Memory: per thread a ring, its buffers and fixed-size latency
  * histograms; per file one counter; nothing per op.
  */
@@ -94,8 +96,7 @@ struct rp_engine {
 	const struct rp_layout *l;
 	struct rp_opts o;
 	int dirfd;
-	int *pfds;		/* per placement: its dirfd (pfds[0] dirfd) */
-	unsigned npfds;
+	struct rp_dirs dirs;	/* the source's resolver, or DIR's (plain_*) */
 	struct rp_hooks hooks[MAX_HOOKS];
 	unsigned nhooks;
 	unsigned op_hooks;	/* of those, with an op hook */
@@ -110,14 +111,12 @@ struct rp_engine {
 	_Atomic uint64_t *done;	/* per thread: loop << 32 | ops done in order */
 	_Atomic uint32_t *waiters;/* per thread: threads waiting on it */
 	_Atomic uint64_t *file_bytes;
-	_Atomic uint64_t *copy_bytes;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	pthread_barrier_t bar;
 	int go, abort;		/* the start gate (under mu) */
 	uint64_t t0;		/* start of the current loop */
 	uint64_t start;		/* start of the first loop */
-	unsigned copy;		/* dataset copy of the current loop */
 	int quit;		/* stop after this loop (set by the serial thread) */
 	_Atomic uint64_t ops_done;
 	_Atomic int finished;
@@ -158,18 +157,58 @@ static void lat_add(struct tctx *c, struct cm_lat *l, uint64_t v)
 	cm_lat_add(l, v, &c->lat_budget);	/* a failure is counted in l */
 }
 
-/* The dirfd of the placement layout file f lives under. */
-static int file_dirfd(const struct rp_engine *e, uint32_t f)
+/* The fd file f is resolved beneath, and (path) its path there. */
+static int file_at(const struct rp_engine *e, uint32_t f, const char **path, char *buf,
+		   size_t len)
 {
-	unsigned p = f < e->l->nfiles ? e->l->files[f].place : 0;
-	return p < e->npfds ? e->pfds[p] : e->dirfd;
+	return e->dirs.file(e->dirs.arg, f, path, buf, len);
 }
 
-/* The dirfd of the placement of layout dir d. */
+static int file_dirfd(const struct rp_engine *e, uint32_t f)
+{
+	return file_at(e, f, NULL, NULL, 0);
+}
+
+/* The fd layout dir d is resolved beneath. */
 static int dir_dirfd(const struct rp_engine *e, uint32_t d)
 {
-	unsigned p = e->l->dir_place ? e->l->dir_place[d] : 0;
-	return p < e->npfds ? e->pfds[p] : e->dirfd;
+	return e->dirs.dir(e->dirs.arg, d);
+}
+
+/* Without a resolver: every file at its path beneath DIR; the loops
+ * restore DIR (not as holes: a caller that prepared holes sets one). */
+static int plain_file(void *arg, uint32_t f, const char **path, char *buf, size_t len)
+{
+	const struct rp_engine *e = arg;
+
+	(void)buf, (void)len;
+	if (path)
+		*path = rp_file_path(e->l, f);
+	return e->dirfd;
+}
+
+static int plain_dir(void *arg, uint32_t d)
+{
+	const struct rp_engine *e = arg;
+
+	(void)d;
+	return e->dirfd;
+}
+
+static int plain_via(void *arg, uint32_t f, uint32_t g)
+{
+	(void)arg, (void)f, (void)g;
+	return 1;
+}
+
+static int plain_loop(void *arg, unsigned loop)
+{
+	const struct rp_engine *e = arg;
+
+	if (!loop && rp_take_prepared(e->dirfd))
+		return 1;
+	rp_restore(e->dirfd, e->l, 0);
+	return 0;
 }
 
 /* An op of kind on file failed in the replay with -errno err (or was not
@@ -210,12 +249,12 @@ static void publish(struct tctx *c)
 /* The op hooks, for an op done (res: bytes or -errno; lat: issue to
  * completion). */
 static void tell_hooks(struct tctx *c, uint32_t kind, uint32_t flags, uint32_t file,
-		       uint32_t file2, int64_t res, uint64_t lat)
+		       uint32_t file2, int64_t res, uint64_t lat, uint64_t clat)
 {
 	struct rp_engine *e = c->e;
 	struct rp_op_done d = {
 		.thread = c->idx, .kind = kind, .flags = flags, .file = file, .file2 = file2,
-		.res = res, .lat_ns = lat,
+		.res = res, .lat_ns = lat, .clat_ns = clat,
 		.compute_ns = c->job->compute_ns, .elapsed_ns = now_ns() - e->start,
 	};
 
@@ -230,7 +269,7 @@ static void op_done(struct tctx *c, const struct rp_op *op, int64_t res, uint64_
 {
 	if (c->e->op_hooks)
 		tell_hooks(c, op->kind, op->flags, op->file,
-			   op->kind == CM_RENAME ? op->file2 : RP_NO_FILE, res, lat);
+			   op->kind == CM_RENAME ? op->file2 : RP_NO_FILE, res, lat, lat);
 	c->taken++;
 	atomic_fetch_add_explicit(&c->e->ops_done, 1, memory_order_relaxed);
 	publish(c);
@@ -258,20 +297,9 @@ static void complete(struct tctx *c, struct inflight *f, int res, uint64_t t)
 		lat_add(c, &d->lat, t - f->t_prep);
 		atomic_fetch_add_explicit(&e->file_bytes[f->file], (uint64_t)res,
 					  memory_order_relaxed);
-		if (f->kind == CM_READ && e->l->files[f->file].dataset)
-			atomic_fetch_add_explicit(&e->copy_bytes[e->copy], (uint64_t)res,
-						  memory_order_relaxed);
 		if (f->flags & RP_F_FAULT)
 			c->job->fault_reads++;
 		c->job->done[f->kind]++;
-		if (c->job->place) {
-			struct rp_dir_stats *pd = &c->job->place[3u * e->l->files[f->file].place +
-								 (unsigned)dir_of(f->kind)];
-			pd->ios++;
-			pd->bytes += (uint64_t)res;
-			lat_add(c, &pd->clat, t - f->t_sub);
-			lat_add(c, &pd->lat, t - f->t_prep);
-		}
 	}
 	if (t > c->last_done)
 		c->last_done = t;
@@ -283,7 +311,8 @@ static void complete(struct tctx *c, struct inflight *f, int res, uint64_t t)
 		c->on--;
 	}
 	if (e->op_hooks)
-		tell_hooks(c, f->kind, f->flags, f->file, RP_NO_FILE, res, t - f->t_prep);
+		tell_hooks(c, f->kind, f->flags, f->file, RP_NO_FILE, res, t - f->t_prep,
+			   t - f->t_sub);
 	atomic_fetch_add_explicit(&e->ops_done, 1, memory_order_relaxed);
 	publish(c);
 }
@@ -395,7 +424,7 @@ static int parent_fd(struct rp_engine *e, uint32_t file, const char **base, int 
 	*base = slash ? slash + 1 : rel;
 	if (!slash)
 		return file_dirfd(e, file);
-	if (d == RP_NO_DIR) {	/* not noted by the source (or placed apart
+	if (d == RP_NO_DIR) {	/* not noted by the source (or resolved apart
 				 * from its dir): resolve it now */
 		*own = 1;
 		return rp_parent_beneath(file_dirfd(e, file), rel, 0, base);
@@ -456,10 +485,10 @@ static void dirs_moved(struct rp_engine *e, uint32_t file)
 static int fault_slot_open(struct rp_engine *e, const struct rp_op *op)
 {
 	char cpath[4096 + 32];
-	int fd = rp_open_beneath(file_dirfd(e, op->file),
-				 rp_copy_path(e->l, op->file, e->copy, cpath, sizeof(cpath)),
-				 (int)atomic_load(&e->slot_oflags[op->slot]), 0644), old = -1;
+	const char *path;
+	int fd = file_at(e, op->file, &path, cpath, sizeof(cpath)), old = -1;
 
+	fd = rp_open_beneath(fd, path, (int)atomic_load(&e->slot_oflags[op->slot]), 0644);
 	if (fd < 0)
 		return -1;
 	if (!atomic_compare_exchange_strong(&e->slot_fd[op->slot], &old, fd)) {
@@ -472,19 +501,12 @@ static int fault_slot_open(struct rp_engine *e, const struct rp_op *op)
 /*
  * Whether an open is made by the path the job opened (RP_F_VIA: through
  * its symlinks, which prepare made under DIR) rather than by its file's
- * own path: not when the link is under another placement than its file
- * (a link cannot lead from one to the other beneath DIR), nor for a data
- * set file's copy (the links lead to copy 0).
+ * own path: where the resolver says the link leads to the file.
  */
 static int via_open(const struct rp_engine *e, const struct rp_op *op)
 {
-	const struct rp_layout *l = e->l;
-	const struct rp_file *f = &l->files[op->file];
-
-	return (op->flags & RP_F_VIA) && op->file2 < l->nfiles &&
-	       l->files[op->file2].place == f->place &&
-	       !(f->dataset && (e->copy || !strncmp(rp_file_path(l, op->file), RP_COPY_DIR,
-						    sizeof(RP_COPY_DIR) - 1)));
+	return (op->flags & RP_F_VIA) && op->file2 < e->l->nfiles &&
+	       e->dirs.via(e->dirs.arg, op->file, op->file2);
 }
 
 static void do_data(struct tctx *c, const struct rp_op *op, uint64_t t_prep)
@@ -574,9 +596,8 @@ static int do_meta(struct tctx *c, const struct rp_op *op)
 		at = (int)op->oflags;
 		fd = file_dirfd(e, op->file2);
 	} else {
-		p = rp_copy_path(e->l, op->file, e->copy, cpath, sizeof(cpath));
 		at = (int)op->oflags;
-		fd = file_dirfd(e, op->file);
+		fd = file_at(e, op->file, &p, cpath, sizeof(cpath));
 	}
 	switch (op->kind) {
 	case CM_GETDENTS:
@@ -605,11 +626,10 @@ static int do_open(struct tctx *c, const struct rp_op *op)
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
 	};
 	uint64_t t_sub, t_done;
-	int rc, fd, own = 0, pfd = file_dirfd(e, op->file);
 	const char *base;
 	char cpath[4096 + 32];
+	int rc, fd, own = 0, pfd = file_at(e, op->file, &base, cpath, sizeof(cpath));
 
-	base = rp_copy_path(e->l, op->file, e->copy, cpath, sizeof(cpath));
 	if (via_open(e, op)) {
 		/* the path the job opened, through its symlinks as prepare
 		 * made them (beneath DIR, create included) */
@@ -798,17 +818,12 @@ static void loop_setup(struct rp_engine *e, unsigned loop)
 	char cpath[4096 + 32];
 	int clean;
 
-	e->copy = loop % (e->o.scale ? e->o.scale : 1);
 	/* every loop starts from the prepared state: files a previous loop
-	 * (or replay: --no-prepare) changed are put back, and what the job
-	 * made with O_EXCL must not be there.  Right after prepare, that is
-	 * the state already: a recording of the replay sees only the job's
-	 * ops on DIR. */
-	clean = !loop;
-	for (unsigned p = 0; p < e->npfds; p++)	/* (each DIR's marker is taken) */
-		clean = !loop && rp_take_prepared(e->pfds[p]) && clean;
-	if (!clean)
-		rp_restore_places(e->pfds, l, e->o.sparse);
+	 * (or replay: --no-prepare) changed are put back (the resolver's
+	 * loop), and what the job made with O_EXCL must not be there.  Right
+	 * after prepare, that is the state already: a recording of the replay
+	 * sees only the job's ops on DIR. */
+	clean = e->dirs.loop(e->dirs.arg, loop);
 	for (uint32_t f = 0; !clean && f < l->nfiles; f++) {
 		const char *base;
 		int pfd;
@@ -827,9 +842,10 @@ static void loop_setup(struct rp_engine *e, unsigned loop)
 	dirs_open(e);
 	for (size_t i = 0; i < l->nslot0; i++) {
 		const struct rp_slot0 *s = &l->slot0[i];
-		int fd = rp_open_beneath(file_dirfd(e, s->file), rp_copy_path(l, s->file, e->copy, cpath,
-								  sizeof(cpath)),
-					 (int)s->oflags, 0644);
+		const char *path;
+		int fd = file_at(e, s->file, &path, cpath, sizeof(cpath));
+
+		fd = rp_open_beneath(fd, path, (int)s->oflags, 0644);
 		atomic_store(&e->slot_oflags[s->slot], s->oflags);
 		if (fd >= 0) {
 			atomic_store(&e->slot_fd[s->slot], fd);
@@ -1083,7 +1099,6 @@ int rp_engine_init(struct rp_engine **out, struct rp_source *src, int dirfd,
 {
 	const struct rp_layout *l = &src->layout;
 	struct rp_engine *e = calloc(1, sizeof(*e));
-	unsigned ncopies = o->scale ? o->scale : 1;
 	int rc = -ENOMEM;
 
 	*out = NULL;
@@ -1097,8 +1112,9 @@ int rp_engine_init(struct rp_engine **out, struct rp_source *src, int dirfd,
 	if (!e->o.loops)
 		e->o.loops = 1;
 	e->dirfd = dirfd;
-	e->pfds = &e->dirfd;
-	e->npfds = 1;
+	e->dirs = src->dirs;
+	if (!e->dirs.file)	/* none: DIR alone */
+		e->dirs = (struct rp_dirs){ e, plain_file, plain_dir, plain_via, plain_loop };
 	e->n = l->nthreads;
 	pthread_mutex_init(&e->mu, NULL);
 	pthread_cond_init(&e->cv, NULL);
@@ -1110,19 +1126,17 @@ int rp_engine_init(struct rp_engine **out, struct rp_source *src, int dirfd,
 	e->done = calloc(e->n ? e->n : 1, sizeof(*e->done));
 	e->waiters = calloc(e->n ? e->n : 1, sizeof(*e->waiters));
 	e->file_bytes = calloc(l->nfiles ? l->nfiles : 1, sizeof(*e->file_bytes));
-	e->copy_bytes = calloc(ncopies, sizeof(*e->copy_bytes));
 	e->ctx = calloc(e->n ? e->n : 1, sizeof(*e->ctx));
 	e->th = calloc(e->n ? e->n : 1, sizeof(*e->th));
 	e->res.jobs = calloc(e->n ? e->n : 1, sizeof(*e->res.jobs));
 	if (!e->slot_fd || !e->slot_oflags || !e->dir_fd || !e->done || !e->waiters || !e->file_bytes ||
-	    !e->copy_bytes || !e->ctx || !e->th || !e->res.jobs) {
+	    !e->ctx || !e->th || !e->res.jobs) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
 	for (size_t s = 0; s < l->nslots; s++)
 		atomic_init(&e->slot_fd[s], -1);
 	e->res.njobs = e->n;
-	e->res.ncopies = ncopies;
 	for (size_t i = 0; i < e->n; i++) {
 		struct tctx *c = &e->ctx[i];
 		c->e = e;
@@ -1155,31 +1169,6 @@ int rp_engine_init(struct rp_engine **out, struct rp_source *src, int dirfd,
 fail:
 	rp_engine_free(e);
 	return rc;
-}
-
-int rp_engine_set_places(struct rp_engine *e, const int *dirfds, unsigned n)
-{
-	const struct rp_layout *l = e->l;
-	int *fds;
-
-	if (n < (l->nplaces ? l->nplaces : 1) || n > RP_PLACE_MAX || dirfds[0] != e->dirfd)
-		return -EINVAL;
-	if (n == 1)
-		return 0;
-	if (!(fds = malloc(n * sizeof(*fds))))
-		return -ENOMEM;
-	memcpy(fds, dirfds, n * sizeof(*fds));
-	for (size_t i = 0; i < e->n; i++)
-		if (!(e->res.jobs[i].place = calloc(3u * n, sizeof(struct rp_dir_stats)))) {
-			free(fds);
-			return -ENOMEM;	/* (the jobs' are freed with the engine) */
-		}
-	if (e->pfds != &e->dirfd)
-		free(e->pfds);
-	e->pfds = fds;
-	e->npfds = n;
-	e->res.nplaces = n;
-	return 0;
 }
 
 int rp_engine_add_hooks(struct rp_engine *e, const struct rp_hooks *h)
@@ -1275,15 +1264,10 @@ void rp_engine_finish(struct rp_engine *e, struct rp_result *res)
 	memset(&e->res, 0, sizeof(e->res));
 	res->nfiles = l->nfiles;
 	res->file_bytes = malloc((l->nfiles ? l->nfiles : 1) * sizeof(*res->file_bytes));
-	res->copy_bytes = malloc(res->ncopies * sizeof(*res->copy_bytes));
 	for (size_t i = 0; res->file_bytes && i < l->nfiles; i++)
 		res->file_bytes[i] = atomic_load(&e->file_bytes[i]);
-	for (unsigned k = 0; res->copy_bytes && k < res->ncopies; k++)
-		res->copy_bytes[k] = atomic_load(&e->copy_bytes[k]);
 	if (!res->file_bytes)
 		res->nfiles = 0;
-	if (!res->copy_bytes)
-		res->ncopies = 0;
 }
 
 void rp_engine_free(struct rp_engine *e)
@@ -1305,10 +1289,7 @@ void rp_engine_free(struct rp_engine *e)
 	free((void *)e->done);
 	free((void *)e->waiters);
 	free((void *)e->file_bytes);
-	free((void *)e->copy_bytes);
 	rp_result_release(&e->res);
-	if (e->pfds != &e->dirfd)
-		free(e->pfds);
 	pthread_mutex_destroy(&e->mu);
 	pthread_cond_destroy(&e->cv);
 	free(e);

@@ -326,9 +326,39 @@ struct rp_source_ops {
 	void (*free)(struct rp_source *s);
 };
 
+/*
+ * The directory resolver: where the engine finds each file of a layout.
+ * The engine opens, creates, renames and restores through it, and knows
+ * of directories no more than the dirfd it was given: placements (a file
+ * under another DIR: --place, --stage-hot, --burst-buffer) and the data
+ * set's copies (--scale-dataset K: loop l reads copy l % K) are a
+ * resolver's.  rp_places (rp_hook.h) is the one of DIR, its placements
+ * and copies; the caller sets it on the source before rp_engine_init.
+ * None (file NULL): every file at its path beneath the engine's dirfd.
+ * Called from the replay threads at once (loop: no replay thread runs).
+ */
+struct rp_dirs {
+	void *arg;
+	/* The fd file f is resolved beneath in the current loop; with path,
+	 * *path: its path there (the layout's, or a copy's written into buf,
+	 * len bytes). */
+	int (*file)(void *arg, uint32_t f, const char **path, char *buf, size_t len);
+	/* The fd layout directory d (rp_layout.dirs) is resolved beneath. */
+	int (*dir)(void *arg, uint32_t d);
+	/* Whether file f may be opened by the path of link g (RP_F_VIA): g
+	 * resolves beneath f's fd, and leads to the f this loop reads. */
+	int (*via)(void *arg, uint32_t f, uint32_t g);
+	/* Loop `loop` is about to start: the files as prepare made them
+	 * (restored, but in the first loop after prepare, which the marker of
+	 * each DIR tells, rp_take_prepared).  1: they were so already (nothing
+	 * restored), 0: restored. */
+	int (*loop)(void *arg, unsigned loop);
+};
+
 struct rp_source {
 	const struct rp_source_ops *ops;
 	struct rp_layout layout;
+	struct rp_dirs dirs;	/* the caller's (zero: none) */
 	char err[256];		/* what stop()'s error was about */
 };
 

@@ -2672,7 +2672,8 @@ static int extra_rows(struct trace_src *t)
 	cm_map_release(&procs);
 	if (rc < 0)
 		return rc;
-	qsort(t->extra, t->nextra, sizeof(*t->extra), cmp_row_ts);
+	if (t->nextra)	/* (qsort of NULL: undefined, even for none) */
+		qsort(t->extra, t->nextra, sizeof(*t->extra), cmp_row_ts);
 	return 0;
 }
 

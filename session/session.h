@@ -77,7 +77,11 @@ struct ss_ext {
 /* What a replay is asked: the options of iotape-replay(1). */
 struct ss_cfg {
 	const char *trace, *dir;
-	struct rp_opts o;	/* engine knobs and the scale-out questions */
+	struct rp_opts o;	/* the engine's knobs */
+	struct rp_report_opts r;	/* what else the run is asked: the
+					 * scale-out questions, --mem-limit,
+					 * the reader what-ifs (the report
+					 * states them) */
 	int prep_only, no_prep, sparse, drop, force, ignore, no_meta, no_handover;
 	int loops_given, acc_given, find, mpi, verbose, json;
 	int direct;		/* --direct: the source's (rp_layout.direct) */

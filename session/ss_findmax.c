@@ -22,7 +22,7 @@ struct trial {
 
 /* One trial of --find-max with n accelerators: prepare, drop the caches
  * (root), run; 0 with t filled, or -1 after one error line. */
-static int trial(struct ss_replay *s, struct rp_opts o, unsigned n, struct trial *t)
+static int trial(struct ss_replay *s, struct rp_report_opts r, unsigned n, struct trial *t)
 {
 	struct rp_source *src = NULL;
 	struct rp_result res = { 0 };
@@ -30,12 +30,12 @@ static int trial(struct ss_replay *s, struct rp_opts o, unsigned n, struct trial
 	int dirfd = -1, ret = -1;
 
 	unsigned mine = n;
-	o.accelerators = n;
+	r.accelerators = n;
 	if (s->m.on && rp_mpi_split(n, s->m.rank, s->m.size, &mine, &s->m.first))
 		return -1;
-	if (ss_open_source(s, &o, mine, &src))
+	if (ss_open_source(s, &r, mine, &src))
 		return -1;
-	if ((dirfd = s->m.shared ? ss_shared_dir(s, &o, n, 1) : ss_setup_dir(s, &o, 1)) < 0)
+	if ((dirfd = s->m.shared ? ss_shared_dir(s, &r, n, 1) : ss_setup_dir(s, &r, 1)) < 0)
 		goto out;
 	if (!s->c.no_prep && !s->m.shared && ss_prepare(s, dirfd, &src->layout, 1))
 		goto out;
@@ -43,9 +43,9 @@ static int trial(struct ss_replay *s, struct rp_opts o, unsigned n, struct trial
 		ss_error(s, "--find-max: dropping the page cache failed");
 		goto out;
 	}
-	if (ss_run(s, src, dirfd, &o, &res))
+	if (ss_run(s, src, dirfd, &r, &res))
 		goto out;
-	if (rp_scale_stats(&res, &src->layout, o.au, &st)) {
+	if (rp_scale_stats(&res, &src->layout, r.au, &st)) {
 		ss_error(s, "out of memory");
 		goto out;
 	}
@@ -84,7 +84,7 @@ out:
  * the least room).  SS_OK, or the verdict after one error line. */
 static int search_limit(struct ss_replay *s, int talk, unsigned *limitp)
 {
-	const struct rp_opts *o = &s->c.o;
+	const struct rp_report_opts *r = &s->c.r;
 	const char *dir = s->dir;
 	unsigned limit = *limitp;
 	int no_prep = s->c.no_prep;
@@ -93,7 +93,7 @@ static int search_limit(struct ss_replay *s, int talk, unsigned *limitp)
 	char b1[32], b2[32];
 
 	/* what one accelerator prepares, against the room in DIR */
-	if (ss_open_source(s, o, 1, &one))
+	if (ss_open_source(s, r, 1, &one))
 		return SS_FAIL;
 	if (rp_layout_no_compute(&one->layout)) {
 		rp_source_free(one);
@@ -151,7 +151,7 @@ static int search_limit(struct ss_replay *s, int talk, unsigned *limitp)
 }
 
 /*
- * --find-max: the most accelerators whose every AU reaches o->au.  N grows
+ * --find-max: the most accelerators whose every AU reaches r->au.  N grows
  * 1, 2, 4, ... until a trial fails, then the gap between the last that
  * passed and the first that failed is bisected.  The data set of each
  * accelerator must fit in DIR: the search says how many fit and stops
@@ -159,15 +159,15 @@ static int search_limit(struct ss_replay *s, int talk, unsigned *limitp)
  */
 int ss_find_max(struct ss_replay *s, FILE *out)
 {
-	const struct rp_opts *o = &s->c.o;
+	const struct rp_report_opts *r = &s->c.r;
 	int json = s->c.json;
 	struct trial tr[64];
-	unsigned ntr = 0, lo = 0, hi = 0, limit = o->accelerators ? o->accelerators : 1024;
+	unsigned ntr = 0, lo = 0, hi = 0, limit = r->accelerators ? r->accelerators : 1024;
 	unsigned n = s->m.on ? (unsigned)s->m.size : 1;	/* --mpi: one a rank at least */
 	const unsigned n0 = n;
 	int talk = !s->m.on || s->m.rank == 0;	/* rank 0 prints */
 	int progress = isatty(STDERR_FILENO) && (!s->m.on || s->m.rank == 0), low_mem = 0, rc;
-	double au = o->au;
+	double au = r->au;
 
 	s->progress = progress;
 
@@ -180,7 +180,7 @@ int ss_find_max(struct ss_replay *s, FILE *out)
 	}
 	if (!json && talk)
 		fprintf(out, "find-max: AU >= %.0f%%%s%s\n%12s %8s %8s %12s %10s %9s %5s\n",
-			100 * au, o->runtime_ns ? ", each trial bounded by --runtime" : "",
+			100 * au, r->runtime_ns ? ", each trial bounded by --runtime" : "",
 			geteuid() == 0 ? ", page cache dropped before each" : "",
 			"accelerators", "AU min", "AU mean", "read MiB/s", "IOPS", "data/mem", "pass");
 	while (ntr < 64) {
@@ -188,7 +188,7 @@ int ss_find_max(struct ss_replay *s, FILE *out)
 		if (progress)
 			ss_note(s, "iotape replay: --find-max: trial %u, %u accelerators\n",
 				ntr + 1, n);
-		if (trial(s, *o, n, t))
+		if (trial(s, *r, n, t))
 			return SS_FAIL;
 		ntr++;
 		low_mem |= t->mem_ratio > 0 && t->mem_ratio < 5 && !s->c.direct;
@@ -244,7 +244,7 @@ static int find_on(const struct ss_replay *s)
 
 static int find_check(struct ss_replay *s)
 {
-	if ((s->c.acc_given || s->c.find) && s->c.o.scale > 1)
+	if ((s->c.acc_given || s->c.find) && s->c.r.scale > 1)
 		return ss_usage(s, "--scale-dataset and --accelerators/--find-max exclude each "
 				"other (each accelerator reads a copy of its own)");
 	if (s->c.find && s->c.prep_only)
@@ -263,9 +263,9 @@ static int mpi_on(const struct ss_replay *s)
 
 static int mpi_check(struct ss_replay *s)
 {
-	if (s->c.mpi && s->c.o.scale > 1)
+	if (s->c.mpi && s->c.r.scale > 1)
 		return ss_usage(s, "--scale-dataset and --mpi exclude each other");
-	if (s->c.mpi && s->c.o.sync_steps && s->c.o.runtime_ns)
+	if (s->c.mpi && s->c.r.sync_steps && s->c.r.runtime_ns)
 		return ss_usage(s, "--mpi --sync-steps and --runtime exclude each other (ranks "
 				"would stop at different steps)");
 	return SS_OK;
@@ -309,9 +309,9 @@ int ss_mpi_open(struct ss_replay *s)
 	} else {
 		s->m.shared = s->m.size > 1;
 	}
-	s->c.o.ranks = (unsigned)s->m.size;
+	s->c.r.ranks = (unsigned)s->m.size;
 	if (!s->c.find) {
-		unsigned total = s->c.acc_given ? s->c.o.accelerators : (unsigned)s->m.size;
+		unsigned total = s->c.acc_given ? s->c.r.accelerators : (unsigned)s->m.size;
 		if (total < (unsigned)s->m.size) {
 			if (s->m.rank == 0)
 				ss_usage(s, "--mpi: %u accelerators for %d ranks: one a rank at least",
@@ -321,7 +321,7 @@ int ss_mpi_open(struct ss_replay *s)
 			return SS_USAGE;
 		}
 		rp_mpi_split(total, s->m.rank, s->m.size, &s->m.count, &s->m.first);
-		s->c.o.accelerators = total;
+		s->c.r.accelerators = total;
 	}
 	return SS_OK;
 }
@@ -334,8 +334,8 @@ const struct ss_scenario ss_mpi = { "mpi", mpi_on, mpi_check, .hooks = mpi_hooks
  * file's: its keys, ss_job_file) */
 static int readers_layout(struct ss_replay *s, struct rp_layout *l)
 {
-	if (s->c.o.readers_trace)
-		s->c.o.readers_recorded = l->readers_recorded;
+	if (s->c.r.readers_trace)
+		s->c.r.readers_recorded = l->readers_recorded;
 	return SS_OK;
 }
 

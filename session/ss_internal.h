@@ -128,14 +128,14 @@ struct ana;
  * block (the caller's to free), or NULL: out of memory. */
 void *ss_dataset_paths(const struct ana *a, size_t head, const char ***ds, size_t *n);
 int ss_merged_host(struct ss_replay *s);
-int ss_open_source(struct ss_replay *s, const struct rp_opts *o, unsigned n,
+int ss_open_source(struct ss_replay *s, const struct rp_report_opts *r, unsigned n,
 		   struct rp_source **src);
 
 /* ss_run.c */
-int ss_setup_dir(struct ss_replay *s, const struct rp_opts *o, int prep_only);
-int ss_shared_dir(struct ss_replay *s, const struct rp_opts *o, unsigned n, int prep_only);
+int ss_setup_dir(struct ss_replay *s, const struct rp_report_opts *r, int prep_only);
+int ss_shared_dir(struct ss_replay *s, const struct rp_report_opts *r, unsigned n, int prep_only);
 int ss_prepare(struct ss_replay *s, int dirfd, const struct rp_layout *l, unsigned scale);
-int ss_run(struct ss_replay *s, struct rp_source *src, int dirfd, const struct rp_opts *o,
+int ss_run(struct ss_replay *s, struct rp_source *src, int dirfd, const struct rp_report_opts *r,
 	   struct rp_result *res);
 int ss_drop_caches(void);
 
@@ -149,6 +149,8 @@ int ss_mpi_open(struct ss_replay *s);
 /* ss_place.c, ss_burst.c */
 int ss_place_dirs_check(struct ss_replay *s);
 int ss_place_open(struct ss_replay *s);
+int ss_place_dirs(struct ss_replay *s, struct rp_source *src, int dirfd,
+		  struct rp_places **out);
 unsigned ss_place_add(struct ss_replay *s, const char *dir);
 int ss_burst_failed(struct ss_replay *s);
 int ss_has_ops(const struct rp_layout *l);

@@ -82,6 +82,25 @@ int ss_place_open(struct ss_replay *s)
 	return SS_OK;
 }
 
+/* The directory resolver of a run of src under dirfd (rp_places: DIR,
+ * the placements, --scale-dataset's copies), set on src: *out, to free
+ * after the run (its hooks and figures, rp_places_hooks and _result).  0,
+ * or -1 after one error line. */
+int ss_place_dirs(struct ss_replay *s, struct rp_source *src, int dirfd,
+		  struct rp_places **out)
+{
+	int rc = s->pl.n > 1 ? rp_places_new(out, &src->layout, s->pl.fd, s->pl.n, s->c.r.scale,
+					       s->c.sparse) :
+			       rp_places_new(out, &src->layout, &dirfd, 1, s->c.r.scale, s->c.sparse);
+
+	if (rc) {
+		ss_error(s, "--place: %s", strerror(-rc));
+		return -1;
+	}
+	src->dirs = rp_places_dirs(*out);
+	return 0;
+}
+
 /* A placement more (--stage-hot's, --burst-buffer's: no glob): its index. */
 unsigned ss_place_add(struct ss_replay *s, const char *dir)
 {

@@ -65,14 +65,16 @@ int ss_has_ops(const struct rp_layout *l)
  * --mem-limit, enter the memory cgroup before prepare, so that the page
  * cache the prepared data fills is charged to it.  The dirfd, or -1
  * after one error line. */
-static int setup_dir_as(struct ss_replay *s, const struct rp_opts *o, int prep_only, int force);
+static int setup_dir_as(struct ss_replay *s, const struct rp_report_opts *r, int prep_only,
+			int force);
 
-int ss_setup_dir(struct ss_replay *s, const struct rp_opts *o, int prep_only)
+int ss_setup_dir(struct ss_replay *s, const struct rp_report_opts *r, int prep_only)
 {
-	return setup_dir_as(s, o, prep_only, s->c.force);
+	return setup_dir_as(s, r, prep_only, s->c.force);
 }
 
-static int setup_dir_as(struct ss_replay *s, const struct rp_opts *o, int prep_only, int force)
+static int setup_dir_as(struct ss_replay *s, const struct rp_report_opts *r, int prep_only,
+			int force)
 {
 	struct rp_cgroup *cg = &s->cg;
 	char err[512];
@@ -82,7 +84,7 @@ static int setup_dir_as(struct ss_replay *s, const struct rp_opts *o, int prep_o
 		ss_error(s, "%s", err);
 		return -1;
 	}
-	if (o->mem_limit && !prep_only && rp_cgroup_enter(cg, o->mem_limit, err, sizeof(err))) {
+	if (r->mem_limit && !prep_only && rp_cgroup_enter(cg, r->mem_limit, err, sizeof(err))) {
 		ss_error(s, "%s", err);
 		close(dirfd);
 		return -1;
@@ -124,54 +126,60 @@ static uint64_t dataset_bytes(const struct rp_layout *l, unsigned scale)
 }
 
 /* The memory the replay may use: --mem-limit, else the machine's. */
-static uint64_t memory_bytes(const struct rp_opts *o)
+static uint64_t memory_bytes(const struct rp_report_opts *r)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
 
-	if (o->mem_limit)
-		return o->mem_limit;
+	if (r->mem_limit)
+		return r->mem_limit;
 	return pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
 }
 
 /* Replay src under dirfd into res, with what /proc/self/io and the cgroup
  * say about it (with --mpi: every rank started together, and on rank 0
  * every rank's results): 0, or -1 after one error line. */
-int ss_run(struct ss_replay *s, struct rp_source *src, int dirfd, const struct rp_opts *o,
+int ss_run(struct ss_replay *s, struct rp_source *src, int dirfd, const struct rp_report_opts *r,
 	   struct rp_result *res)
 {
 	struct rp_cgroup *cg = &s->cg;
-	struct rp_hooks hooks = { .arg = s->ui.arg, .progress = s->ui.run_progress };
+	struct rp_hooks hooks = { .arg = s->ui.arg, .progress = s->ui.run_progress }, ph;
 	int progress = s->progress && s->ui.run_progress;
+	struct rp_places *pl;
 	struct rp_engine *e;
 	char err[512];
 	uint64_t rb0;
 	int rc;
 
-	if (rp_engine_init(&e, src, dirfd, o, err, sizeof(err))) {
+	if (ss_place_dirs(s, src, dirfd, &pl))	/* where the files are */
+		return -1;
+	if (rp_engine_init(&e, src, dirfd, &s->c.o, err, sizeof(err))) {
+		rp_places_free(pl);
 		ss_error(s, "%s", err);
 		return -1;
 	}
-	if (s->pl.n > 1 && (rc = rp_engine_set_places(e, s->pl.fd, s->pl.n))) {
+	rp_places_hooks(pl, &ph);
+	if (rp_engine_add_hooks(e, &ph) || (progress && rp_engine_add_hooks(e, &hooks))) {
 		rp_engine_free(e);
-		ss_error(s, "--place: %s", strerror(-rc));
-		return -1;
-	}
-	if (progress && rp_engine_add_hooks(e, &hooks)) {
-		rp_engine_free(e);
+		rp_places_free(pl);
 		ss_error(s, "out of memory");
 		return -1;
 	}
 	if (ss_scen_hooks(s, e)) {	/* the scenarios' (their own errors) */
 		rp_engine_free(e);
+		rp_places_free(pl);
 		return -1;
 	}
 	rb0 = io_read_bytes();
 	rc = rp_engine_run(e, err, sizeof(err));
 	if (progress && s->ui.progress_end)
 		s->ui.progress_end(s->ui.arg);
-	if (!rc)
+	if (!rc) {
 		rp_engine_finish(e, res);
+		if (rp_places_result(pl, res))
+			snprintf(err, sizeof(err), "out of memory"), rc = -ENOMEM;
+	}
 	ss_scen_after(s, res);	/* (on the result finish made) */
+	rp_places_free(pl);
 	if (rc) {
 		ss_error(s, "%s", err);
 		rp_engine_free(e);
@@ -189,8 +197,8 @@ int ss_run(struct ss_replay *s, struct rp_source *src, int dirfd, const struct r
 		res->mem_peak = cg->peak;
 		res->mem_limit_hits = cg->limit_hits;
 	}
-	res->dataset_bytes = dataset_bytes(&src->layout, o->scale);
-	res->mem_bytes = memory_bytes(o);
+	res->dataset_bytes = dataset_bytes(&src->layout, s->c.r.scale);
+	res->mem_bytes = memory_bytes(r);
 	if (s->m.on && (rp_mpi_hook_error(err, sizeof(err)) ||
 		     rp_mpi_gather(res, NULL, err, sizeof(err)))) {
 		ss_error(s, "--mpi: %s", err);
@@ -234,7 +242,7 @@ static int failures(struct ss_replay *s, const struct rp_layout *l, const struct
  * dirfd, or -1 after one error line (rank 0's failure ends the run: the
  * others wait for it at the barrier until the abort).
  */
-int ss_shared_dir(struct ss_replay *s, const struct rp_opts *o, unsigned n, int prep_only)
+int ss_shared_dir(struct ss_replay *s, const struct rp_report_opts *r, unsigned n, int prep_only)
 {
 	char err[512];
 	int dirfd = -1;
@@ -244,9 +252,9 @@ int ss_shared_dir(struct ss_replay *s, const struct rp_opts *o, unsigned n, int 
 			ss_error(s, "--mpi: %s", err);
 			return -1;
 		}
-		return setup_dir_as(s, o, prep_only, s->c.force | RP_DIR_SHARED);
+		return setup_dir_as(s, r, prep_only, s->c.force | RP_DIR_SHARED);
 	}
-	if ((dirfd = ss_setup_dir(s, o, prep_only)) < 0)
+	if ((dirfd = ss_setup_dir(s, r, prep_only)) < 0)
 		return -1;
 	if (!s->c.no_prep) {
 		struct rp_source *all = NULL;
@@ -254,7 +262,7 @@ int ss_shared_dir(struct ss_replay *s, const struct rp_opts *o, unsigned n, int 
 		int rc;
 
 		s->m.first = 0;
-		rc = ss_open_source(s, o, n, &all);
+		rc = ss_open_source(s, r, n, &all);
 		s->m.first = first;
 		if (!rc)
 			rc = ss_prepare(s, dirfd, &all->layout, 1);
@@ -276,13 +284,14 @@ int ss_shared_dir(struct ss_replay *s, const struct rp_opts *o, unsigned n, int 
 /* MLPerf Storage asks for a data set of 5x the client's memory at least,
  * so that the page cache cannot hide the storage: below that, a run that
  * measures accelerators (-n) gets one warning with what would reach it. */
-static void mem_warning(struct ss_replay *s, const struct rp_result *res, const struct rp_opts *o)
+static void mem_warning(struct ss_replay *s, const struct rp_result *res,
+			const struct rp_report_opts *r)
 {
 	char d[32], m[32], want[32], line[512];
 	double ratio;
 	size_t n0;
 
-	if (!res->mem_bytes || !res->dataset_bytes || !o->accelerators || s->c.direct)
+	if (!res->mem_bytes || !res->dataset_bytes || !r->accelerators || s->c.direct)
 		return;	/* a plain replay reproduces a job: the report has the
 			 * ratio; O_DIRECT reads bypass the page cache */
 	ratio = (double)res->dataset_bytes / (double)res->mem_bytes;
@@ -293,10 +302,10 @@ static void mem_warning(struct ss_replay *s, const struct rp_result *res, const 
 	n0 = (size_t)snprintf(line, sizeof(line), "iotape replay: warning: the data set (%s) is "
 			      "%.2fx the memory the replay may use (%s, %s): the page cache can "
 			      "hide the storage; MLPerf Storage asks for 5x", d, ratio, m,
-			      o->mem_limit ? "--mem-limit" : "MemTotal");
+			      r->mem_limit ? "--mem-limit" : "MemTotal");
 	uint64_t limit = res->dataset_bytes / 5 & ~((1ull << 20) - 1);
-	unsigned n = o->accelerators ? o->accelerators : 1;
-	uint64_t per_copy = res->dataset_bytes / (n * (o->scale ? o->scale : 1));
+	unsigned n = r->accelerators ? r->accelerators : 1;
+	uint64_t per_copy = res->dataset_bytes / (n * (s->c.r.scale ? s->c.r.scale : 1));
 	uint64_t k = per_copy ? (5 * res->mem_bytes + per_copy - 1) / per_copy : 0;
 	char *p = line + (n0 < sizeof(line) ? n0 : sizeof(line) - 1);
 	size_t left = sizeof(line) - (size_t)(p - line);
@@ -340,18 +349,19 @@ static int summary(const struct ss_replay *s, struct ss_summary *sum)
 	const struct rp_result *res = &s->res;
 	const struct rp_layout *l = &s->src->layout;
 	const struct rp_opts *o = &s->c.o;
+	const struct rp_report_opts *r = &s->c.r;
 	struct rp_scale st;
 	uint64_t unissued = 0;
 
 	memset(sum, 0, sizeof(*sum));
-	if (rp_scale_stats(res, l, o->au > 0 ? o->au : 0.9, &st))
+	if (rp_scale_stats(res, l, r->au > 0 ? r->au : 0.9, &st))
 		return -ENOMEM;
 	sum->au_na = st.au_na;
 	sum->au_min = st.au_min;
 	sum->read_bw = (uint64_t)st.read_bw;
 	rp_scale_release(&st);
 	sum->wall_ns = res->wall_ns;
-	sum->runtime_limit_ns = o->runtime_ns;
+	sum->runtime_limit_ns = r->runtime_ns;
 	for (size_t i = 0; i < res->njobs; i++) {
 		for (unsigned k = 1; k < RP_KIND_MAX; k++) {
 			sum->ops_done += res->jobs[i].done[k];
@@ -397,8 +407,8 @@ static int report(struct ss_replay *s, FILE *out)
 							 sec_text, sec_json };
 		}
 	res->sections = s->sec;
-	rc = s->c.json ? rp_report_json(out, &s->src->layout, &s->c.o, res) :
-			 rp_report_text(out, &s->src->layout, &s->c.o, res);
+	rc = s->c.json ? rp_report_json(out, &s->src->layout, &s->c.o, &s->c.r, res) :
+			 rp_report_text(out, &s->src->layout, &s->c.o, &s->c.r, res);
 	res->sections = NULL;
 	res->nsections = 0;
 	return rc ? -1 : SS_OK;
@@ -410,11 +420,11 @@ int ss_replay_go(struct ss_replay *s, FILE *out, const char *out_name)
 	struct rp_result *res = &s->res;
 	int rc;
 
-	res->dataset_bytes = dataset_bytes(&s->src->layout, s->c.o.scale);
-	res->mem_bytes = memory_bytes(&s->c.o);
+	res->dataset_bytes = dataset_bytes(&s->src->layout, s->c.r.scale);
+	res->mem_bytes = memory_bytes(&s->c.r);
 	if (!s->m.on || s->m.rank == 0)
-		mem_warning(s, res, &s->c.o);
-	if (ss_run(s, s->src, s->dirfd, &s->c.o, res))
+		mem_warning(s, res, &s->c.r);
+	if (ss_run(s, s->src, s->dirfd, &s->c.r, res))
 		return SS_FAIL;
 	if (s->m.on) {
 		if (s->m.rank) {	/* rank 0 reports, and says how it went */
@@ -422,7 +432,7 @@ int ss_replay_go(struct ss_replay *s, FILE *out, const char *out_name)
 			return SS_OK;
 		}
 		/* rank 0's layout counts its own accelerators; the report, all */
-		rp_layout_scale_counts(&s->src->layout, s->c.o.accelerators, s->m.count);
+		rp_layout_scale_counts(&s->src->layout, s->c.r.accelerators, s->m.count);
 	}
 	if ((rc = report(s, out)) > 0)
 		return rc;

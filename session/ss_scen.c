@@ -76,10 +76,10 @@ static int core_check(struct ss_replay *s)
 
 static int memlimit_check(struct ss_replay *s)
 {
-	if (s->c.o.mem_limit && geteuid() != 0)
+	if (s->c.r.mem_limit && geteuid() != 0)
 		return ss_error(s, "--mem-limit needs root (it creates a cgroup)");
 	if (!s->c.acc_given)		/* not asked: the report says nothing of it; */
-		s->c.o.accelerators = 0;	/* find-max searches up to 1024 */
+		s->c.r.accelerators = 0;	/* find-max searches up to 1024 */
 	return SS_OK;
 }
 

@@ -34,12 +34,12 @@ int ss_replay_new(struct ss_replay **out, const struct ss_cfg *cfg, const struct
 /* The trace source's options, its training thread, a job file's room. */
 static int setup_source(struct ss_replay *s)
 {
-	struct rp_opts *o = &s->c.o;
+	struct rp_report_opts *r = &s->c.r;
 	int rc;
 
 	/* under a memory limit, the queued ops take a quarter of it at most */
 	s->sa.to = (struct rp_trace_opts){ .direct = s->c.direct, .no_metadata = s->c.no_meta,
-					   .queue_bytes = o->mem_limit ? o->mem_limit / 4 : 0 };
+					   .queue_bytes = r->mem_limit ? r->mem_limit / 4 : 0 };
 	if (s->sa.to.queue_bytes > (64ull << 20))
 		s->sa.to.queue_bytes = 64ull << 20;
 	if (s->m.on && !s->sa.job && (rc = ss_merged_host(s))) {
@@ -48,10 +48,10 @@ static int setup_source(struct ss_replay *s)
 		return rc;
 	}
 	if (!s->sa.job) {	/* a job file's are its keys (ss_job_file) */
-		s->sa.to.reader_threads = o->reader_threads;
-		s->sa.to.prefetch = o->prefetch;
+		s->sa.to.reader_threads = r->reader_threads;
+		s->sa.to.prefetch = r->prefetch;
 		s->sa.to.no_handover = s->c.no_handover;
-		o->readers_trace = 1;
+		r->readers_trace = 1;
 		if (ss_trace_trainer(s))
 			return SS_FAIL;
 	}
@@ -60,7 +60,7 @@ static int setup_source(struct ss_replay *s)
 	if (s->sa.job && !s->c.no_prep) {
 		char err[768];
 		unsigned copies = s->c.find ? 1 : s->m.on ? s->m.count :
-				  o->accelerators ? o->accelerators : 1;
+				  r->accelerators ? r->accelerators : 1;
 
 		if (rp_jobspec_room(s->sa.job, s->dir, copies, s->c.sparse, err, sizeof(err)))
 			return ss_error(s, "%s", err);
@@ -83,7 +83,7 @@ int ss_replay_setup(struct ss_replay *s)
 	if ((rc = ss_mpi_open(s)))
 		return rc;
 	if (!s->c.loops_given)
-		s->c.o.loops = s->c.o.scale;	/* each copy read once */
+		s->c.o.loops = s->c.r.scale;	/* each copy read once */
 	s->progress = isatty(STDERR_FILENO);
 	s->usage = 0;
 	return setup_source(s);
@@ -102,16 +102,16 @@ int ss_replay_done(const struct ss_replay *s)
 /* The source, its layout placed by the scenarios. */
 static int open_placed(struct ss_replay *s)
 {
-	const struct rp_opts *o = &s->c.o;
+	const struct rp_report_opts *r = &s->c.r;
 
 	/* a bounded run of a job file waits for no file it does not read: its
 	 * data set is made as the run reaches it, in the order it reads it */
-	s->sa.lazy = s->sa.job && o->runtime_ns && !s->m.on && o->accelerators <= 1 &&
-		     o->scale <= 1 && s->pl.n <= 1 && !s->c.prep_only && !s->c.no_prep &&
+	s->sa.lazy = s->sa.job && r->runtime_ns && !s->m.on && r->accelerators <= 1 &&
+		     s->c.r.scale <= 1 && s->pl.n <= 1 && !s->c.prep_only && !s->c.no_prep &&
 		     !s->c.burst_dir && !s->c.stage_dir;
 	s->sa.sparse = s->c.sparse;
 	s->sa.dirfd = &s->dirfd;
-	if (ss_open_source(s, o, s->m.on ? s->m.count : o->accelerators, &s->src))
+	if (ss_open_source(s, r, s->m.on ? s->m.count : r->accelerators, &s->src))
 		return SS_FAIL;
 	const struct rp_layout *l = &s->src->layout;
 	if (!ss_has_ops(l))
@@ -126,14 +126,14 @@ static int open_placed(struct ss_replay *s)
 /* DIR and the placements open, the data set prepared. */
 static int open_dirs(struct ss_replay *s, FILE *out)
 {
-	const struct rp_opts *o = &s->c.o;
+	const struct rp_report_opts *r = &s->c.r;
 
-	if ((s->dirfd = s->m.shared ? ss_shared_dir(s, o, o->accelerators, s->c.prep_only) :
-				      ss_setup_dir(s, o, s->c.prep_only)) < 0)
+	if ((s->dirfd = s->m.shared ? ss_shared_dir(s, r, r->accelerators, s->c.prep_only) :
+				      ss_setup_dir(s, r, s->c.prep_only)) < 0)
 		return SS_FAIL;
 	if (s->pl.n > 1 && ss_place_open(s))
 		return SS_FAIL;
-	if (!s->c.no_prep && !s->m.shared && ss_prepare(s, s->dirfd, &s->src->layout, o->scale))
+	if (!s->c.no_prep && !s->m.shared && ss_prepare(s, s->dirfd, &s->src->layout, s->c.r.scale))
 		return SS_FAIL;
 	return ss_scen_prepared(s, out);
 }
@@ -143,9 +143,9 @@ int ss_replay_run(struct ss_replay *s, FILE *out, const char *out_name)
 	int rc;
 
 	if (s->c.find) {
-		if (s->c.o.mem_limit) {
+		if (s->c.r.mem_limit) {
 			char err[512];
-			if (rp_cgroup_enter(&s->cg, s->c.o.mem_limit, err, sizeof(err)))
+			if (rp_cgroup_enter(&s->cg, s->c.r.mem_limit, err, sizeof(err)))
 				return ss_error(s, "%s", err);
 		}
 		rc = ss_find_max(s, out);

@@ -26,7 +26,7 @@ int ss_job_file(struct ss_replay *s)
 	struct rp_jobspec *job = &s->job;
 	const char **sets = s->c.sets, *seed = s->c.seed;
 	int nsets = s->c.nsets;
-	struct rp_opts *o = &s->c.o;
+	struct rp_report_opts *r = &s->c.r;
 	char err[768], what[1100];
 	int rc;
 
@@ -73,17 +73,17 @@ int ss_job_file(struct ss_replay *s)
 		}
 	}
 	/* the reader what-ifs are the job's own keys (after --set: they win) */
-	o->readers_recorded = (unsigned)job->read_threads;
-	o->prefetch_recorded = (unsigned)job->prefetch_size;
-	if (o->reader_threads) {
-		snprintf(what, sizeof(what), "reader.read_threads=%u", o->reader_threads);
+	r->readers_recorded = (unsigned)job->read_threads;
+	r->prefetch_recorded = (unsigned)job->prefetch_size;
+	if (r->reader_threads) {
+		snprintf(what, sizeof(what), "reader.read_threads=%u", r->reader_threads);
 		if (rp_jobspec_set(job, what, "--reader-threads", err, sizeof(err))) {
 			ss_error(s, "%s", err);
 			return SS_USAGE;
 		}
 	}
-	if (o->prefetch) {
-		snprintf(what, sizeof(what), "reader.prefetch_size=%u", o->prefetch);
+	if (r->prefetch) {
+		snprintf(what, sizeof(what), "reader.prefetch_size=%u", r->prefetch);
 		if (rp_jobspec_set(job, what, "--prefetch", err, sizeof(err))) {
 			ss_error(s, "%s", err);
 			return SS_USAGE;
@@ -239,21 +239,21 @@ static void mpi_step(void *arg)
 
 /* The source of a run of n accelerators (the trace itself for one with no
  * bound): SS_OK, or SS_FAIL after one error line. */
-int ss_open_source(struct ss_replay *s, const struct rp_opts *o, unsigned n,
+int ss_open_source(struct ss_replay *s, const struct rp_report_opts *r, unsigned n,
 		   struct rp_source **src)
 {
 	const struct ss_src *sa = &s->sa;
 	char err[512];
 	int rc;
 
-	if (!n && !o->runtime_ns && !s->m.on) {	/* no accelerators asked for */
+	if (!n && !r->runtime_ns && !s->m.on) {	/* no accelerators asked for */
 		rc = open_trace((void *)sa, 0, src, err, sizeof(err));
 	} else {
 		/* n instances share the bound of the queued ops */
 		struct ss_src one = *sa;
-		struct rp_replica_opts ro = { .accelerators = n ? n : 1, .writers_one = o->writers == 1,
-					      .runtime_ns = o->runtime_ns,
-					      .sync_steps = o->sync_steps, .base = s->m.first,
+		struct rp_replica_opts ro = { .accelerators = n ? n : 1, .writers_one = r->writers == 1,
+					      .runtime_ns = r->runtime_ns,
+					      .sync_steps = r->sync_steps, .base = s->m.first,
 					      .step = s->m.on ? mpi_step : NULL };
 		uint64_t q = sa->to.queue_bytes ? sa->to.queue_bytes : 64ull << 20;
 		one.to.queue_bytes = q / ro.accelerators > (1u << 20) ? q / ro.accelerators : 1u << 20;

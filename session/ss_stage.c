@@ -170,10 +170,10 @@ static int stage_check(struct ss_replay *s)
 	if (c->mpi || c->find)
 		return ss_usage(s, "--stage-hot and %s exclude each other",
 				c->mpi ? "--mpi" : "--find-max");
-	if ((c->acc_given && c->o.accelerators > 1) || c->o.scale > 1)
+	if ((c->acc_given && c->r.accelerators > 1) || c->r.scale > 1)
 		return ss_usage(s, "--stage-hot and %s exclude each other (copies of the "
 				"data set: which would FAST_DIR hold?)",
-				c->o.scale > 1 ? "--scale-dataset" : "-n above 1");
+				c->r.scale > 1 ? "--scale-dataset" : "-n above 1");
 	ss_place_add(s, c->stage_dir);
 	return SS_OK;
 }

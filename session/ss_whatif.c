@@ -185,7 +185,7 @@ static void wi_cfg(const struct ss_whatif *w, const struct ss_wi_run *r, struct 
 {
 	c->trace = w->trace;
 	c->dir = w->dir;
-	c->o.runtime_ns = w->runtime_ns;
+	c->r.runtime_ns = w->runtime_ns;
 	c->json = 1;
 	c->force = w->force;
 	c->drop = w->drop;
@@ -199,7 +199,7 @@ static void wi_cfg(const struct ss_whatif *w, const struct ss_wi_run *r, struct 
 		c->drain = 1;
 		break;
 	case SS_WI_READERS:
-		c->o.reader_threads = r->readers;
+		c->r.reader_threads = r->readers;
 		break;
 	case SS_WI_LOADERS:
 		c->o.loader_scale = 2;

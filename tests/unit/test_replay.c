@@ -16,7 +16,10 @@
  *               counted by kind, with the first one's error and file, and
  *               the text report names the file; the run itself succeeds;
  *   hooks       every set of hooks sees every op done once, in the order
- *               the sets were added, and each loop's start.
+ *               the sets were added, and each loop's start;
+ *   resolver    the source's directory resolver (rp_dirs) says where each
+ *               file is: a file it puts under another directory, at
+ *               another path, is read there, and it is told of each loop.
  *
  * Each test prepares its files (rp_prepare) in a directory of its own
  * under /tmp and removes it.  Exit 0 pass, 1 fail, 77 without io_uring.
@@ -262,7 +265,7 @@ static void replay(struct memsrc *m, const struct rp_opts *o, struct log *log,
 static struct rp_opts opts(int timing)
 {
 	struct rp_opts o = { .timing = timing, .speed = 1, .compute_scale = 1, .iodepth = 1,
-			     .loops = 1, .scale = 1 };
+			     .loops = 1 };
 	return o;
 }
 
@@ -446,7 +449,7 @@ static void test_failures(void **state)
 
 	FILE *f = open_memstream(&text, &len);
 	assert_non_null(f);
-	assert_int_equal(rp_report_text(f, &m.s.layout, &o, &res), 0);
+	assert_int_equal(rp_report_text(f, &m.s.layout, &o, &(struct rp_report_opts){ 0 }, &res), 0);
 	assert_int_equal(fclose(f), 0);
 	if (!strstr(text, "failed in the replay: 3 ops:") ||
 	    !strstr(text, "open 1 (first: missing.bin: No such file or directory)") ||
@@ -501,6 +504,94 @@ static void test_hooks(void **state)
 	free(g);
 }
 
+/* A resolver that puts F1 under another directory, as "elsewhere.bin". */
+struct tdirs {
+	int fd[2];		/* DIR's, the other's */
+	unsigned loops[4], nloops;
+	unsigned f1_paths;	/* F1's paths asked */
+};
+
+static int td_file(void *arg, uint32_t f, const char **path, char *buf, size_t len)
+{
+	struct tdirs *t = arg;
+	static const char *const names[NFILES] = { "f0.bin", "elsewhere.bin", "missing.bin" };
+
+	(void)buf, (void)len;
+	if (path && f == F1)
+		__atomic_fetch_add(&t->f1_paths, 1, __ATOMIC_RELAXED);
+	if (path)
+		*path = names[f];
+	return t->fd[f == F1];
+}
+
+static int td_dir(void *arg, uint32_t d)
+{
+	(void)d;
+	return ((struct tdirs *)arg)->fd[0];
+}
+
+static int td_via(void *arg, uint32_t f, uint32_t g)
+{
+	(void)arg, (void)f, (void)g;
+	return 0;
+}
+
+static int td_loop(void *arg, unsigned loop)	/* (no replay thread runs) */
+{
+	struct tdirs *t = arg;
+
+	if (t->nloops < 4)
+		t->loops[t->nloops++] = loop;
+	return 1;	/* nothing to restore */
+}
+
+static void test_resolver(void **state)
+{
+	struct memsrc m;
+	struct rp_result res;
+	struct rp_opts o = opts(RP_TIME_AFAP);
+	struct tdirs td = { .nloops = 0 };
+	struct rp_engine *e = NULL;
+	char err[256] = "", *dir = mkdir_tmp(), *other = mkdir_tmp();
+	int fd;
+
+	(void)state;
+	o.loops = 2;
+	ms_init(&m, 1);
+	ms_reads(&m, 0, F1, 4, 0, 0);
+	td.fd[0] = rp_dir_open(dir, 0, err, sizeof(err));
+	td.fd[1] = open(other, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(td.fd[0] >= 0 && td.fd[1] >= 0);
+	fd = openat(td.fd[1], "elsewhere.bin", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 4 * LEN), 0);
+	close(fd);
+	m.s.dirs = (struct rp_dirs){ &td, td_file, td_dir, td_via, td_loop };
+	assert_int_equal(rp_engine_init(&e, &m.s, td.fd[0], &o, err, sizeof(err)), 0);
+	if (rp_engine_run(e, err, sizeof(err)))
+		fail_msg("rp_engine_run: %s", err);
+	rp_engine_finish(e, &res);
+	rp_engine_free(e);
+	/* read where the resolver said, each loop; nothing of F1 under DIR */
+	assert_int_equal(res.jobs[0].errors, 0);
+	assert_int_equal(res.jobs[0].d[0].ios, 8);
+	assert_int_equal(res.file_bytes[F1], 8 * LEN);
+	assert_int_equal(faccessat(td.fd[0], "f1.bin", F_OK, 0), -1);
+	assert_int_equal(faccessat(td.fd[0], "elsewhere.bin", F_OK, 0), -1);
+	assert_int_equal(td.nloops, 2);
+	assert_int_equal(td.loops[0], 0);
+	assert_int_equal(td.loops[1], 1);
+	assert_int_equal(td.f1_paths, 2);	/* its open, each loop */
+	close(td.fd[0]);
+	close(td.fd[1]);
+	assert_int_equal(nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	assert_int_equal(nftw(other, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	free(dir);
+	free(other);
+	rp_result_release(&res);
+	rp_layout_release(&m.s.layout);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +601,7 @@ int main(void)
 		cmocka_unit_test(test_timing),
 		cmocka_unit_test(test_failures),
 		cmocka_unit_test(test_hooks),
+		cmocka_unit_test(test_resolver),
 	};
 	struct io_uring ring;
 	int rc = io_uring_queue_init(8, &ring, 0);
