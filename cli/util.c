@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "fmt.h"
+#include "session.h"
 #include "tape.h"
 #include "trace.h"
 
@@ -112,6 +113,25 @@ void cli_trace_abandon(tape_writer *w, const char *out, const char *tmp)
 {
 	tape_writer_free(w);
 	unlink(tmp ? tmp : out);
+}
+
+/* cli_replay_log: a replay session's messages into a log (arg), as
+ * iotape replay says them */
+static void log_error(void *arg, int usage, const char *msg)
+{
+	fprintf(arg, "iotape replay: ");
+	cm_put_escaped(arg, msg, 0);
+	fprintf(arg, "%s\n", usage ? " (see 'iotape replay -h')" : "");
+}
+
+static void log_note(void *arg, const char *text)
+{
+	fputs(text, arg);
+}
+
+void cli_replay_log(struct ss_ui *ui, FILE *log)
+{
+	*ui = (struct ss_ui){ .arg = log, .error = log_error, .note = log_note };
 }
 
 /* Run this program with args (NULL-terminated, args[0] the command) with
