@@ -135,21 +135,6 @@ void cli_verror(const char *cmd, const char *tail, const char *fmt, va_list ap)
  * leaving out the parts the detail already holds. */
 void cli_tape_error(const char *what, int err);
 
-/* Run this program (/proc/self/exe) with args (NULL-terminated, args[0]
- * the command; an arg "@self" becomes the program's path) with stdout and
- * stderr to the file log: its exit status (128 + signal when killed), or
- * -1 after one error line.  For commands made of other commands' runs
- * (model --check, whatif). */
-int cli_run_self(const char *log, char *const args[]);
-/* From now on, SIGINT, SIGTERM and SIGHUP do not end this process: the
- * first is remembered (cli_run_signal) and each is forwarded to the child
- * cli_run_self is waiting for, if any; cli_run_self runs nothing more
- * once one came (it returns 128 + that signal).  The caller checks
- * cli_run_signal after each run, removes what it made and exits with 128
- * + the signal.  The child gets SIGTERM if this process dies without a
- * word (SIGKILL). */
-void cli_run_catch(void);
-int cli_run_signal(void);	/* the signal caught, 0: none */
 /* Should SIGINT, SIGTERM or SIGHUP (those not ignored or handled) end this
  * process, remove path first (a file it is writing and would leave
  * incomplete); path must live until exit or until cli_rm_on_signal(NULL),
