@@ -16,7 +16,9 @@
  *
  * Each run's messages go to its log, as iotape replay says them (the
  * child's stdout and stderr too); the recorder's errors are one line on
- * stderr.
+ * stderr.  SIGINT and SIGTERM end this process whenever they come: during
+ * the recording the recorder catches them, the child gets the signal, and
+ * once it has ended the signal is raised again.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -204,7 +206,12 @@ int model_replay_recorded(const char *job, const char *dir, const char *report,
 			cli_error("waitpid: %s", strerror(errno));
 			return -1;
 		}
-	if (rc)
-		return rc < 0 ? -1 : 128 + rc;
+	if (rc > 0) {	/* SIGINT or SIGTERM: it ends this process, as before
+			 * the recording (the recorder's handlers are gone) */
+		raise(rc);
+		return 128 + rc;
+	}
+	if (rc < 0)
+		return -1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
