@@ -93,11 +93,25 @@ int compare_checks(const char *a, const char *b, const char *map, int no_metadat
  * file job derived from it under dir, recorded, and print the fidelity
  * checks: EXIT_OK when they pass, else EXIT_FAIL (after one error line). */
 int model_check(const char *trace, const char *dir, const char *job);
+/* Its runs (cli/model_run.c): job (a trace or a job file) replayed under
+ * dir as `iotape replay -d DIR --timing think --output-format json -o
+ * REPORT JOB` would, a replay session in this process, its messages to
+ * the file log; _recorded: in a child process, recorded into the trace
+ * trace (syscall layer).  The replay's exit status (128 + the signal that
+ * stopped it), or -1 after one error line (the replay could not run, or
+ * its recording failed). */
+int model_replay(const char *job, const char *dir, const char *report, const char *log);
+int model_replay_recorded(const char *job, const char *dir, const char *report,
+			  const char *log, const char *trace);
 
 struct ss_cfg;
+struct ss_ui;
 /* A replay session's options as iotape replay's defaults (replay_cmd's
  * table) make them: a run with no option (cli/cmd_replay.c). */
 void cli_replay_defaults(struct ss_cfg *c);
+/* A replay session's voice (errors and notes) into log, as iotape replay
+ * says them on stderr (cli/util.c). */
+void cli_replay_log(struct ss_ui *ui, FILE *log);
 
 struct cm_job;
 /* The job a DLIO workload YAML runs (cli/model_dlio.c, rp_dlio_job()) for
@@ -121,21 +135,6 @@ void cli_verror(const char *cmd, const char *tail, const char *fmt, va_list ap)
  * leaving out the parts the detail already holds. */
 void cli_tape_error(const char *what, int err);
 
-/* Run this program (/proc/self/exe) with args (NULL-terminated, args[0]
- * the command; an arg "@self" becomes the program's path) with stdout and
- * stderr to the file log: its exit status (128 + signal when killed), or
- * -1 after one error line.  For commands made of other commands' runs
- * (model --check, whatif). */
-int cli_run_self(const char *log, char *const args[]);
-/* From now on, SIGINT, SIGTERM and SIGHUP do not end this process: the
- * first is remembered (cli_run_signal) and each is forwarded to the child
- * cli_run_self is waiting for, if any; cli_run_self runs nothing more
- * once one came (it returns 128 + that signal).  The caller checks
- * cli_run_signal after each run, removes what it made and exits with 128
- * + the signal.  The child gets SIGTERM if this process dies without a
- * word (SIGKILL). */
-void cli_run_catch(void);
-int cli_run_signal(void);	/* the signal caught, 0: none */
 /* Should SIGINT, SIGTERM or SIGHUP (those not ignored or handled) end this
  * process, remove path first (a file it is writing and would leave
  * incomplete); path must live until exit or until cli_rm_on_signal(NULL),

@@ -99,19 +99,6 @@ static void last_line(const char *log, char *buf, size_t len)
 	fclose(f);
 }
 
-/* A run's voice: its messages into its log, as iotape replay says them. */
-static void wv_error(void *arg, int usage, const char *msg)
-{
-	fprintf(arg, "iotape replay: ");
-	cm_put_escaped(arg, msg, 0);
-	fprintf(arg, "%s\n", usage ? " (see 'iotape replay -h')" : "");
-}
-
-static void wv_note(void *arg, const char *text)
-{
-	fputs(text, arg);
-}
-
 /* Run one replay: 0 (r filled, or r->status/err saying how it failed), or
  * -1 after one error line (nothing could be run). */
 static int wi_run_one(struct wi *w, struct ss_wi_run *r, size_t i)
@@ -129,7 +116,8 @@ static int wi_run_one(struct wi *w, struct ss_wi_run *r, size_t i)
 		return -1;
 	}
 	setvbuf(lf, NULL, _IOLBF, 0);
-	struct ss_ui ui = { lf, wv_error, wv_note, NULL, NULL, NULL };
+	struct ss_ui ui;
+	cli_replay_log(&ui, lf);	/* as iotape replay says them */
 	cli_replay_defaults(&base);
 	if (!(jf = fopen(rep, "w"))) {
 		fprintf(lf, "iotape replay: %s: %s\n", rep, strerror(errno));

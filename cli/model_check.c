@@ -3,11 +3,11 @@
  * model_check.c - `iotape model --check TRACE` (iotape-model(1), CHECK):
  * is the job file derived from a trace faithful to it?
  *
- * In a work directory W: the trace is replayed (`iotape replay --timing
+ * In a work directory W: the trace is replayed (as `iotape replay --timing
  * think`, report W/trace.json), the model W/model.ini is replayed the same
- * way while `iotape record` records it (W/model.iotape, report
- * W/model.json), both by this very program (/proc/self/exe), each run's
- * output in W/NAME.log.  Then the trace (A) and the recording (B, its files
+ * way and recorded (W/model.iotape, report W/model.json), each a replay
+ * session (model_run.c: the model's in a child process this one records),
+ * each run's messages in W/NAME.log.  Then the trace (A) and the recording (B, its files
  * under W/model only) go through the analysis, and the fidelity checks of
  * issue 17 compare them: the data set's read bytes per epoch, its files, its
  * request sizes (total variation distance), read and file-order
@@ -274,9 +274,7 @@ int model_check(const char *trace, const char *dir, const char *job)
 	snprintf(p[5], PATH_MAX, "%s/model.log", dir);
 
 	fprintf(stderr, "iotape model: replaying the trace (--timing think) under %s\n", p[0]);
-	char *ra[] = { "replay", "-d", p[0], "--timing", "think", "--output-format", "json",
-		       "-o", p[1], (char *)trace, NULL };
-	if ((rc = cli_run_self(p[2], ra)) != 0) {
+	if ((rc = model_replay(trace, p[0], p[1], p[2])) != 0) {
 		if (rc > 0)
 			cli_error("the replay of the trace failed (exit %d): see %s", rc, p[2]);
 		return EXIT_FAIL;
@@ -284,10 +282,7 @@ int model_check(const char *trace, const char *dir, const char *job)
 	char rec[PATH_MAX];
 	snprintf(rec, sizeof(rec), "%s/model.iotape", dir);
 	fprintf(stderr, "iotape model: replaying the model %s under %s, recorded\n", job, p[3]);
-	char *rb[] = { "record", "-q", "-e", "syscall", "-o", rec, "--", "@self", "replay",
-		       "-d", p[3], "--timing", "think", "--output-format", "json", "-o", p[4],
-		       (char *)job, NULL };
-	if ((rc = cli_run_self(p[5], rb)) != 0) {
+	if ((rc = model_replay_recorded(job, p[3], p[4], p[5], rec)) != 0) {
 		if (rc > 0)
 			cli_error("the recorded replay of the model failed (exit %d): see %s",
 				  rc, p[5]);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * util.c - error lines and trace creation shared by the
- * subcommands (the creation itself is common/trace.c's, here with the
- * messages).
+ * util.c - error lines, trace creation, the signals that end a command
+ * and a replay session's voice in a log, shared by the subcommands (the
+ * creation itself is common/trace.c's, here with the messages).
  *
  * Every message a subcommand prints on stderr goes through cli_error(), so
  * each one is a single line starting "iotape CMD: ": the message's control
@@ -16,15 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include "cli.h"
 #include "fmt.h"
+#include "session.h"
 #include "tape.h"
 #include "trace.h"
 
@@ -114,46 +112,29 @@ void cli_trace_abandon(tape_writer *w, const char *out, const char *tmp)
 	unlink(tmp ? tmp : out);
 }
 
-/* Run this program with args (NULL-terminated, args[0] the command) with
- * stdout and stderr to log: its exit status, or -1 after one error line. */
-/* cli_run_catch: the first signal got (0: none), and the child that
- * cli_run_self waits for (0: none), which the handler forwards it to */
-static volatile sig_atomic_t run_sig;
-static volatile pid_t run_child;
-
-static void run_forward(int sig)
+/* cli_replay_log: a replay session's messages into a log (arg), as
+ * iotape replay says them */
+static void log_error(void *arg, int usage, const char *msg)
 {
-	int e = errno;
-
-	if (!run_sig)
-		run_sig = sig;
-	if (run_child > 0)
-		kill(run_child, sig);
-	errno = e;
+	fprintf(arg, "iotape replay: ");
+	cm_put_escaped(arg, msg, 0);
+	fprintf(arg, "%s\n", usage ? " (see 'iotape replay -h')" : "");
 }
 
-#define RUN_NSIGS 3
-static const int run_sigs[RUN_NSIGS] = { SIGINT, SIGTERM, SIGHUP };
-static struct sigaction run_old[RUN_NSIGS];	/* what cli_run_catch replaced */
-static int run_caught;
-
-void cli_run_catch(void)
+static void log_note(void *arg, const char *text)
 {
-	struct sigaction sa = { .sa_handler = run_forward };
-
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < RUN_NSIGS; i++) {
-		sigaction(run_sigs[i], NULL, &run_old[i]);
-		if (run_old[i].sa_handler != SIG_IGN)	/* nohup's SIGHUP stays ignored */
-			sigaction(run_sigs[i], &sa, NULL);
-	}
-	run_caught = 1;
+	fputs(text, arg);
 }
 
-int cli_run_signal(void)
+void cli_replay_log(struct ss_ui *ui, FILE *log)
 {
-	return run_sig;
+	*ui = (struct ss_ui){ .arg = log, .error = log_error, .note = log_note };
 }
+
+/* The signals that end this process, which cli_rm_on_signal and
+ * cli_stop_catch deal with */
+#define END_NSIGS 3
+static const int end_sigs[END_NSIGS] = { SIGINT, SIGTERM, SIGHUP };
 
 /* cli_rm_on_signal: the files removed should a signal end us */
 #define RM_MAX 4
@@ -174,8 +155,8 @@ void cli_rm_on_signal(const char *path)
 	sigset_t block, old;
 
 	sigemptyset(&block);
-	for (size_t i = 0; i < RUN_NSIGS; i++)
-		sigaddset(&block, run_sigs[i]);
+	for (size_t i = 0; i < END_NSIGS; i++)
+		sigaddset(&block, end_sigs[i]);
 	sigprocmask(SIG_BLOCK, &block, &old);
 	if (!path) {
 		for (int i = 0; i < RM_MAX; i++)
@@ -189,89 +170,13 @@ void cli_rm_on_signal(const char *path)
 		if (!installed) {
 			struct sigaction sa = { .sa_handler = rm_handler }, cur;
 			sigemptyset(&sa.sa_mask);
-			for (size_t i = 0; i < RUN_NSIGS; i++)
-				if (!sigaction(run_sigs[i], NULL, &cur) && cur.sa_handler == SIG_DFL)
-					sigaction(run_sigs[i], &sa, NULL);
+			for (size_t i = 0; i < END_NSIGS; i++)
+				if (!sigaction(end_sigs[i], NULL, &cur) && cur.sa_handler == SIG_DFL)
+					sigaction(end_sigs[i], &sa, NULL);
 			installed = 1;
 		}
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
-}
-
-int cli_run_self(const char *log, char *const args[])
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	size_t na = 0;
-	char **argv;
-	pid_t pid;
-	int st, fd;
-
-	if (n <= 0) {
-		cli_error("/proc/self/exe: %s", strerror(errno));
-		return -1;
-	}
-	exe[n] = 0;
-	while (args[na])
-		na++;
-	if (!(argv = calloc(na + 2, sizeof(*argv)))) {
-		cli_error("out of memory");
-		return -1;
-	}
-	argv[0] = exe;
-	for (size_t i = 0; i < na; i++)
-		argv[i + 1] = strcmp(args[i], "@self") ? args[i] : exe;
-	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		cli_error("%s: %s", log, strerror(errno));
-		free(argv);
-		return -1;
-	}
-	fflush(NULL);
-	/* the signals cli_run_catch forwards wait until run_child is set
-	 * (the parent) or their handlers are the defaults again (the child) */
-	sigset_t block, old;
-	pid_t parent = getpid();
-	sigemptyset(&block);
-	for (size_t i = 0; i < RUN_NSIGS; i++)
-		sigaddset(&block, run_sigs[i]);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	if (run_sig) {			/* caught before: nothing more is run */
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		close(fd);
-		free(argv);
-		return 128 + run_sig;
-	}
-	pid = fork();
-	if (pid == 0) {
-		for (size_t i = 0; run_caught && i < RUN_NSIGS; i++)
-			sigaction(run_sigs[i], &run_old[i], NULL);
-		/* this process killed (SIGKILL) leaves no child running on */
-		if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != parent)
-			_exit(127);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		if (dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-			_exit(127);
-		execv(exe, argv);
-		_exit(127);
-	}
-	if (pid > 0)
-		run_child = pid;
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	close(fd);
-	free(argv);
-	if (pid < 0) {
-		cli_error("fork: %s", strerror(errno));
-		return -1;
-	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR) {
-			run_child = 0;
-			cli_error("waitpid: %s", strerror(errno));
-			return -1;
-		}
-	run_child = 0;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 /* cli_stop_*: what a signal removes and says before it ends this process
@@ -316,11 +221,11 @@ void cli_stop_catch(void)
 	struct sigaction sa = { .sa_handler = stop_handler }, old;
 
 	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < RUN_NSIGS; i++)
-		sigaddset(&sa.sa_mask, run_sigs[i]);
-	for (size_t i = 0; i < RUN_NSIGS; i++)
-		if (!sigaction(run_sigs[i], NULL, &old) && old.sa_handler != SIG_IGN)	/* nohup's */
-			sigaction(run_sigs[i], &sa, NULL);
+	for (size_t i = 0; i < END_NSIGS; i++)
+		sigaddset(&sa.sa_mask, end_sigs[i]);
+	for (size_t i = 0; i < END_NSIGS; i++)
+		if (!sigaction(end_sigs[i], NULL, &old) && old.sa_handler != SIG_IGN)	/* nohup's */
+			sigaction(end_sigs[i], &sa, NULL);
 }
 
 /* (signals held while the handler's data changes) */
@@ -329,8 +234,8 @@ static void stop_hold(int hold, sigset_t *old)
 	sigset_t set;
 
 	sigemptyset(&set);
-	for (size_t i = 0; i < RUN_NSIGS; i++)
-		sigaddset(&set, run_sigs[i]);
+	for (size_t i = 0; i < END_NSIGS; i++)
+		sigaddset(&set, end_sigs[i]);
 	sigprocmask(hold ? SIG_BLOCK : SIG_SETMASK, hold ? &set : old, hold ? old : NULL);
 }
 
@@ -362,8 +267,8 @@ void cli_stop_release(void)
 {
 	struct sigaction old;
 
-	for (size_t i = 0; i < RUN_NSIGS; i++)
-		if (!sigaction(run_sigs[i], NULL, &old) && old.sa_handler == stop_handler)
-			signal(run_sigs[i], SIG_IGN);
+	for (size_t i = 0; i < END_NSIGS; i++)
+		if (!sigaction(end_sigs[i], NULL, &old) && old.sa_handler == stop_handler)
+			signal(end_sigs[i], SIG_IGN);
 	stop.n = 0;
 }

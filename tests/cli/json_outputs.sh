@@ -4,10 +4,10 @@
 # byte for byte tests/data/outputs/replay/*.json.gz once what a run's timing
 # decides is masked: every key, its place and every count and byte stay.
 # What is masked (its value written "~"; a latency keeps only its count N):
-# times, latencies, rates, AU, CPU
-# and context-switch counts, and the bytes the storage read (page cache),
-# by the key's name (mask() below).  A redesign of the replay's layers
-# (issue #29) must leave it as it is.  Regenerate after an intended change:
+# times, latencies, rates, AU, CPU and context-switch counts, and the bytes
+# the storage read (page cache), by the key's name (json_mask.py, which
+# json_outputs_whatif.sh uses for whatif's JSON).  A redesign of the
+# replay's layers (issue #29) must leave it as it is.  Regenerate after an intended change:
 #   IOTAPE_OUTPUTS_WRITE=1 sh tests/cli/json_outputs.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/replay_lib.sh"
@@ -16,30 +16,7 @@ need_uring
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip "no $PY"
 want=$TOP/tests/data/outputs/replay
-cat >"$T/mask.py" <<'PYEOF' || fail "mask.py"
-import json, re, sys
-VOLATILE = re.compile(
-    r"(^|\.)(timestamp|timestamp_ms|time|ctx|minf|majf|usr_cpu|sys_cpu|job_runtime|runtime|"
-    r"bw|bw_bytes|iops|read_bw_bytes|write_bw_bytes|storage_read_bytes|au[a-z_]*|[a-z_]*_(ns|s|ms|us|pct|per_s))$"
-    r"|\.latency_(ns|us|ms)\.|(clat_ns|lat_ns|slat_ns)\.(min|max|mean|stddev|percentile)")
-def mask(x, path):
-    last = path.rsplit(".", 1)[-1]
-    if isinstance(x, dict) and last in ("clat_ns", "lat_ns", "slat_ns"):
-        return {"N": x.get("N")}        # a latency's count, not its values
-    if isinstance(x, dict) and last.startswith("latency_"):
-        return "~"
-    if isinstance(x, dict):
-        return {k: mask(v, path + "." + k if path else k) for k, v in x.items()}
-    if isinstance(x, list):
-        return [mask(v, path) for v in x]
-    return "~" if VOLATILE.search(path) else x
-d = json.load(open(sys.argv[1]))
-text = json.dumps(mask(d, ""), indent=1) + "\n"
-# the run's own directories
-for a, b in zip(sys.argv[2::2], sys.argv[3::2]):
-    text = text.replace(a, b)
-sys.stdout.write(text)
-PYEOF
+mask=$TOP/tests/cli/json_mask.py
 
 n=0
 # check NAME TRACE [OPTION...]: the masked JSON of one replay
@@ -50,7 +27,7 @@ check() {
 	mkdir "$T/f" || fail "mkdir"
 	"$IOTAPE" replay --timing afap --output-format json -o "$T/r.json" -d "$T/d" "$@" "$tr" \
 		>"$T/r.out" 2>&1 || fail "replay $name: $(tail -n 3 "$T/r.out")"
-	"$PY" "$T/mask.py" "$T/r.json" "$T/d" DIR "$T/f" FAST >"$T/$name.json" ||
+	"$PY" "$mask" "$T/r.json" "$T/d" DIR "$T/f" FAST >"$T/$name.json" ||
 		fail "masking $name"
 	if [ -n "${IOTAPE_OUTPUTS_WRITE:-}" ]; then
 		gzip -n -9 <"$T/$name.json" >"$want/$name.json.gz" || fail "gzip"
