@@ -18,6 +18,7 @@
  * nothing is matched by path.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <limits.h>
@@ -259,6 +260,20 @@ static void checks(struct cli_checks *k, struct mc_side *A, struct mc_side *B)
 	       100 * MC_AU, dlio ? "as DLIO" : "over the run");
 }
 
+/* Each replay starts with no dirty data of the one before on the work
+ * directory's file system: the model's replay would else pay for the
+ * writeback of the trace's (a checkpoint job writes 600 MB each), and
+ * the AU check would compare the storage's state, not the model. */
+static void settle(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		syncfs(fd);
+		close(fd);
+	}
+}
+
 int model_check(const char *trace, const char *dir, const char *job)
 {
 	char p[6][PATH_MAX], *under = NULL;
@@ -273,6 +288,7 @@ int model_check(const char *trace, const char *dir, const char *job)
 	snprintf(p[4], PATH_MAX, "%s/model.json", dir);
 	snprintf(p[5], PATH_MAX, "%s/model.log", dir);
 
+	settle(dir);
 	fprintf(stderr, "iotape model: replaying the trace (--timing think) under %s\n", p[0]);
 	if ((rc = model_replay(trace, p[0], p[1], p[2])) != 0) {
 		if (rc > 0)
@@ -281,6 +297,7 @@ int model_check(const char *trace, const char *dir, const char *job)
 	}
 	char rec[PATH_MAX];
 	snprintf(rec, sizeof(rec), "%s/model.iotape", dir);
+	settle(dir);
 	fprintf(stderr, "iotape model: replaying the model %s under %s, recorded\n", job, p[3]);
 	if ((rc = model_replay_recorded(job, p[3], p[4], p[5], rec)) != 0) {
 		if (rc > 0)
