@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ana_compare.h - two traces' analyses side by side (iotape-compare(1)),
- * and the fidelity checks of a replay: B is the recording of
- * `iotape replay` of A.
+ * and the fidelity checks of a replay (B is the recording of `iotape
+ * replay` of A) and of a model (`model --check`: B is the recording of the
+ * replay of a job file derived from A).
  *
  * The comparison (ana_compare.c) runs the analyze engine on both traces
  * with files_only set and matches their files by normalized path; the
@@ -39,7 +40,7 @@
 /*
  * Pass/fail checks (`compare --check`, `model --check`): each a name, ok
  * and a one-line detail.  The capacity is above what either makes
- * (compare 11, model 7); a check past it is not kept but counts as failed.
+ * (compare 11, model 8); a check past it is not kept but counts as failed.
  */
 #define ANA_CHECKS_MAX 16
 struct ana_check {
@@ -59,6 +60,43 @@ void ana_check_add(struct ana_checks *k, const char *name, int ok, const char *f
 void ana_checks_print(FILE *o, const struct ana_checks *k);
 /* (b - a) / a: 0 when equal, infinite when a is 0 and b is not. */
 double ana_rel_diff(double a, double b);
+
+/* ------------------------------------------------------ model --check */
+
+/* The thresholds of `model --check` (iotape-model(1), CHECK). */
+#define ANA_MCHK_BYTES	 0.02	/* read bytes per epoch: relative */
+#define ANA_MCHK_TVD	 0.10	/* request sizes: total variation distance */
+#define ANA_MCHK_RAND	 0.05	/* read and file-order randomness: absolute */
+#define ANA_MCHK_COMPUTE 0.05	/* compute per step: relative */
+#define ANA_MCHK_BATCH	 0.05	/* batch size: relative */
+#define ANA_MCHK_AU	 0.02	/* accelerator utilization: absolute */
+
+/*
+ * One side of `model --check`: A, the trace, or B, the recording of its
+ * model's replay, as the checks compare them.  ana_model_side fills what
+ * the analysis tells (the data set's reads, or of a data set read through
+ * mmap its page faults; A's training thread, its compute per step and
+ * batch); the caller adds what the replays' reports tell (AU, and B's
+ * compute per step and batch, its model's steps being the model's).
+ */
+struct ana_model_side {
+	size_t epochs;		/* counted, or 1 when unknown */
+	int epochs_known;
+	uint32_t tid;		/* the training thread (ana_train.c) */
+	double au_dlio, au_run;	/* of the replay: DLIO's (NAN: none), over the run */
+	double step_s;		/* the training thread's compute per step */
+	double batch;		/* data set samples (files) per step */
+	uint64_t files, read_bytes;
+	const uint64_t *rd_hist;	/* (the analysis's, or mm's) */
+	double rand, order_rand;
+	int mmap;		/* the data set is read through mmap: mm */
+	struct ana_mmap mm;
+};
+/* s from analysis a (A: model 0, B: model 1): 0 or -errno. */
+int ana_model_side(const struct ana *a, int model, struct ana_model_side *s);
+/* The checks of `model --check`, A against B, added to k. */
+void ana_model_checks(const struct ana_model_side *A, const struct ana_model_side *B,
+		      struct ana_checks *k);
 
 /* --------------------------------------------------------- comparison */
 

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ana_fidelity.c - the fidelity checks of a replay (ana_compare.h): does
- * B, the recording of `iotape replay` of A, reproduce A?  Every check and
- * its threshold is in man/iotape-compare(1), CHECKS; this is the only
- * place that decides them (`compare --check`, `report --compare`).
- *
- * Also the pass/fail list the checks go into, shared with `model --check`.
+ * ana_fidelity.c - the fidelity checks (ana_compare.h): does B, the
+ * recording of `iotape replay` of A, reproduce A (`compare --check`,
+ * `report --compare`; man/iotape-compare(1), CHECKS)?  Does a model, B the
+ * recording of its replay, reproduce the trace A it was derived from
+ * (`model --check`; man/iotape-model(1), CHECK)?  This is the only place
+ * that decides them and their thresholds, and the pass/fail list they go
+ * into.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -195,4 +196,147 @@ void ana_cmp_checks(const struct ana_cmp *c, struct ana_checks *k)
 	check_sizes(c, k);
 	check_time(k, "compute_gap", c->gap[0], c->gap[1], ANA_CHK_GAP);
 	check_time(k, "duration", duration_ns(a), duration_ns(b), ANA_CHK_DURATION);
+}
+
+/* --------------------------------------------------------- model --check */
+
+int ana_model_side(const struct ana *a, int model, struct ana_model_side *s)
+{
+	const struct ana_train *tr = &a->train;
+	double tau;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	s->au_dlio = s->au_run = NAN;
+	s->tid = tr->tid;
+	s->epochs_known = ana_epochs_known(a) && ana_epoch_count(a);
+	s->epochs = s->epochs_known ? ana_epoch_count(a) : 1;
+	s->files = a->ds.files;
+	s->read_bytes = a->ds.read_bytes;
+	s->rd_hist = a->ds.rd_hist;
+	s->rand = ana_group_randomness(&a->ds);
+	s->order_rand = ana_file_order_randomness(a, &tau);
+	if (!model && tr->found && !s->files && a->nckpts) {
+		/* checkpoints only: a step per checkpoint, as the model */
+		s->step_s = tr->work_ns / 1e9 / (double)a->nckpts;
+	} else if (!model && tr->found && tr->steps) {	/* A: the trace's own steps */
+		uint64_t n = 0;
+
+		for (size_t k = 0; k < tr->nep; k++)
+			n += tr->ep[k].steps;
+		s->step_s = tr->step_mean_ms / 1e3;
+		s->batch = n ? (double)s->files * (double)tr->nep / (double)n : NAN;
+	}
+	if (a->mmap_file == ANA_NONE)
+		return 0;
+	/* read through mmap: the data set's reads are its page faults, and
+	 * its epochs the generations of threads that fault it in */
+	if ((err = ana_mmap_reads(a, &s->mm)))
+		return err;
+	if (!s->mm.files)
+		return 0;
+	s->mmap = 1;
+	s->epochs_known = s->mm.epochs > 0;
+	s->epochs = s->mm.epochs ? s->mm.epochs : 1;
+	s->files = s->mm.files;
+	s->read_bytes = s->mm.bytes;
+	s->rd_hist = s->mm.rd_hist;
+	s->rand = s->mm.rd_pairs ? (double)s->mm.rd_nonconsec / (double)s->mm.rd_pairs : NAN;
+	s->order_rand = NAN;	/* not told by faults */
+	return 0;
+}
+
+/* Total variation distance of two size histograms (0: equal shares, 1:
+ * disjoint); NAN when both are empty. */
+static double tvd(const uint64_t *a, const uint64_t *b)
+{
+	double na = 0, nb = 0, d = 0;
+
+	for (int i = 0; i < ANA_SZ_BUCKETS; i++) {
+		na += (double)a[i];
+		nb += (double)b[i];
+	}
+	if (!na && !nb)
+		return NAN;
+	if (!na || !nb)
+		return 1;
+	for (int i = 0; i < ANA_SZ_BUCKETS; i++)
+		d += fabs((double)a[i] / na - (double)b[i] / nb);
+	return d / 2;
+}
+
+static void check_near(struct ana_checks *k, const char *name, double a, double b, double max)
+{
+	char x[32], y[32];
+
+	if (isnan(a) && isnan(b)) {
+		ana_check_add(k, name, 1, "n/a on both sides");
+		return;
+	}
+	snprintf(x, sizeof(x), isnan(a) ? "n/a" : "%.3f", a);
+	snprintf(y, sizeof(y), isnan(b) ? "n/a" : "%.3f", b);
+	ana_check_add(k, name, !isnan(a) && !isnan(b) && fabs(a - b) <= max,
+		      "A %s, B %s (within %.2f)", x, y, max);
+}
+
+static void mcheck_reads(const struct ana_model_side *A, const struct ana_model_side *B,
+			 struct ana_checks *k)
+{
+	double ba = (double)A->read_bytes / (double)A->epochs;
+	double bb = (double)B->read_bytes / (double)B->epochs, d;
+
+	d = ana_rel_diff(ba, bb);
+	ana_check_add(k, "read_bytes_per_epoch", fabs(d) <= ANA_MCHK_BYTES,
+		      "A %.0f (%zu epoch%s%s%s), B %.0f (%zu), %+.2f%% (within %.0f%%)", ba,
+		      A->epochs, A->epochs == 1 ? "" : "s", A->epochs_known ? "" : ": not counted",
+		      A->mmap ? ", page faults" : "", bb, B->epochs, 100 * d, 100 * ANA_MCHK_BYTES);
+	ana_check_add(k, "files", A->files == B->files,
+		      "A %" PRIu64 ", B %" PRIu64 " data set files read (must be equal)",
+		      A->files, B->files);
+	d = tvd(A->rd_hist, B->rd_hist);
+	if (isnan(d))
+		ana_check_add(k, "request_sizes", 1, "no data set reads on either side");
+	else
+		ana_check_add(k, "request_sizes", d <= ANA_MCHK_TVD, "data set reads: total "
+			      "variation distance %.3f (at most %.2f)", d, ANA_MCHK_TVD);
+	check_near(k, "read_randomness", A->rand, B->rand, ANA_MCHK_RAND);
+	check_near(k, "file_order_randomness", A->order_rand, B->order_rand, ANA_MCHK_RAND);
+}
+
+static void mcheck_trainer(const struct ana_model_side *A, const struct ana_model_side *B,
+			   struct ana_checks *k)
+{
+	double d;
+
+	if (isnan(A->batch) || !A->batch)
+		ana_check_add(k, "batch_size", 1, "n/a: no steps in counted epochs in the trace");
+	else if (A->batch < 1 && !A->mmap)
+		ana_check_add(k, "batch_size", 1, "n/a: the trainer takes %.2f files a step in the "
+			      "trace: the samples inside a file are not seen in its I/O", A->batch);
+	else
+		d = ana_rel_diff(A->batch, B->batch),
+		ana_check_add(k, "batch_size", fabs(d) <= ANA_MCHK_BATCH, "data set files per "
+			      "step: A %.2f (tid %u), B %.2f, %+.1f%% (within %.0f%%)", A->batch,
+			      A->tid, B->batch, 100 * d, 100 * ANA_MCHK_BATCH);
+	if (!A->step_s)
+		ana_check_add(k, "compute_per_step", 1, "n/a: no steps of the training thread");
+	else
+		d = ana_rel_diff(A->step_s, B->step_s),
+		ana_check_add(k, "compute_per_step", fabs(d) <= ANA_MCHK_COMPUTE, "training "
+			      "thread: A %.4f s (tid %u), B %.4f s, %+.1f%% (within %.0f%%)",
+			      A->step_s, A->tid, B->step_s, 100 * d, 100 * ANA_MCHK_COMPUTE);
+	/* like with like: DLIO's figure where both replays have one (the
+	 * trace's epochs and the model's), else over the whole run */
+	int dlio = !isnan(A->au_dlio) && !isnan(B->au_dlio);
+	double aa = dlio ? A->au_dlio : A->au_run, ab = dlio ? B->au_dlio : B->au_run;
+	ana_check_add(k, "accelerator_utilization", fabs(aa - ab) <= ANA_MCHK_AU,
+		      "A %.3f, B %.3f, %+.1f points (within %.0f; %s)", aa, ab, 100 * (ab - aa),
+		      100 * ANA_MCHK_AU, dlio ? "as DLIO" : "over the run");
+}
+
+void ana_model_checks(const struct ana_model_side *A, const struct ana_model_side *B,
+		      struct ana_checks *k)
+{
+	mcheck_reads(A, B, k);
+	mcheck_trainer(A, B, k);
 }

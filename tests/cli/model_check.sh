@@ -21,10 +21,23 @@ rec_need_bpf
 
 # (memmap: a data set read through a memory map, modelled with reader.mmap
 # and checked on its page faults)
+# The checkpoint job's AU is set by the time its six 84 MiB checkpoints
+# take to write, which moves by about a point from run to run on this
+# machine's disk and under load (its trace's own: 70 to 270 ms each), so
+# two runs differ by more than the 2 points now and then with nothing
+# wrong: a run whose only failed check is that one is run again, once.
 for t in image_folder shards checkpoint memmap; do
 	w=$T/$t
 	"$IOTAPE" model --check --dir "$w" "$TOP/traces/$t.iotape" >"$T/out" 2>"$T/err"
 	rc=$?
+	if [ $rc = 1 ] && grep -q '^  FAILED: 1 of 8 checks failed$' "$T/out" &&
+	   grep -q '^  FAIL accelerator_utilization ' "$T/out"; then
+		cat "$T/out"
+		echo "($t: the AU check alone failed: once more)"
+		rm -rf "$w"
+		"$IOTAPE" model --check --dir "$w" "$TOP/traces/$t.iotape" >"$T/out" 2>"$T/err"
+		rc=$?
+	fi
 	cat "$T/out"
 	[ $rc = 0 ] || { cat "$T/err"; fail "$t: model --check exit $rc"; }
 	grep -q '^  PASSED: 0 of 8 checks failed$' "$T/out" || fail "$t: no PASSED line"

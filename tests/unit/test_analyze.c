@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "analyze.h"
+#include "ana_compare.h"
 
 static char dir[64];
 static int seq_no;
@@ -1794,6 +1795,47 @@ static void test_report_html(void **state)
 	ana_release(&a);
 }
 
+/* model --check's checks (ana_model_checks): each at its threshold and
+ * past it, DLIO's AU compared where both sides have it, else the run's. */
+static void test_model_checks(void **state)
+{
+	static const uint64_t h[ANA_SZ_BUCKETS] = { [3] = 10 };
+	struct ana_model_side A = { .epochs = 2, .epochs_known = 1, .tid = 7,
+				    .au_dlio = 0.900, .au_run = 0.800, .step_s = 0.100,
+				    .batch = 32, .files = 100, .read_bytes = 1000000,
+				    .rd_hist = h, .rand = 0.5, .order_rand = NAN };
+	struct ana_model_side B = A;
+	struct ana_checks k = { 0 };
+
+	(void)state;
+	B.au_dlio = 0.919;	/* 1.9 points: within 2 */
+	B.read_bytes = 1019000;	/* +1.9% */
+	ana_model_checks(&A, &B, &k);
+	assert_int_equal(k.n, 8);
+	assert_int_equal(k.failed, 0);
+	assert_string_equal(k.v[4].name, "file_order_randomness");
+	assert_non_null(strstr(k.v[4].detail, "n/a on both sides"));
+	assert_non_null(strstr(k.v[7].detail, "as DLIO"));
+
+	memset(&k, 0, sizeof(k));
+	B.au_dlio = 0.921;	/* 2.1 points */
+	B.files = 99;
+	ana_model_checks(&A, &B, &k);
+	assert_int_equal(k.failed, 2);
+	assert_false(k.v[1].ok);	/* files */
+	assert_false(k.v[7].ok);	/* accelerator_utilization */
+
+	memset(&k, 0, sizeof(k));
+	B = A;
+	B.au_dlio = NAN;	/* then over the run: 0.800 vs 0.850 */
+	B.au_run = 0.850;
+	B.step_s = 0.106;	/* +6% */
+	ana_model_checks(&A, &B, &k);
+	assert_int_equal(k.failed, 2);
+	assert_false(k.v[6].ok);
+	assert_non_null(strstr(k.v[7].detail, "over the run"));
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/iotape-ana-XXXXXX");
@@ -1804,6 +1846,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sequential_1mib),
 		cmocka_unit_test(test_file_wide),
+		cmocka_unit_test(test_model_checks),
 		cmocka_unit_test(test_ident_wide),
 		cmocka_unit_test(test_staging_levels),
 		cmocka_unit_test(test_random_4k),
