@@ -5,9 +5,11 @@
  *
  * A file's path is a 32-bit id (struct ana_file.path, 0: none) into
  * struct ana_paths: its directory, interned once (a data set of a million
- * files has a thousand directories), and its last component, in chunks of
- * an arena that never move, so a path costs its name and four bytes, not
- * a string and an allocation of its own.  A path with no '/', or too long
+ * files has a thousand directories), and its last component less the
+ * start it shares with the directory's (struct pent), in chunks of an
+ * arena that never move, so a path costs the rest of its name and three
+ * bytes (seven from the 65,534th directory on), not a string and an
+ * allocation of its own.  A path with no '/', or too long
  * to be put back together in ANA_PATH_BUF bytes, is kept whole.
  *
  * The orders are the two the analysis sorts paths by: strcmp's
@@ -28,17 +30,71 @@
 #define MAX_CHUNKS (1u << (32 - OFF_BITS))
 #define BIG (CHUNK / 4)			/* an entry this large gets a chunk of its own */
 #define WHOLE UINT32_MAX		/* an entry's dir: the path is its name */
+#define H_WHOLE 0xffffu			/* an entry's head: kept whole */
+#define H_WIDE 0xfffeu			/* its directory's id in the 4 bytes after */
 
-/* An entry: its directory's id (WHOLE: none), then the name, NUL-ended,
- * padded to 4 bytes. */
+/*
+ * An entry, at a 4-byte boundary: a 16-bit head, its directory's id (or
+ * H_WHOLE: the path is the name that follows; or H_WIDE: the id is in the
+ * next 4 bytes, for the directories from the 65,534th on), then a byte,
+ * how many of the name's first bytes are its directory's last
+ * component's (front coding: ImageNet's "n01440764/n01440764_10026.JPEG"
+ * keeps "_10026.JPEG"), then the rest of the name, NUL-ended.  That
+ * prefix never ends in a digit that a digit follows, so that two names of
+ * one directory with prefixes of the same length compare as their rests
+ * do, by strcmp and by strverscmp (struct named).
+ */
 struct pent {
 	uint32_t dir;
-	char name[];
+	unsigned pl;		/* the name's first pl bytes: its directory's */
+	const char *rest;	/* the name's rest (the name where pl is 0) */
 };
 
-static inline const struct pent *pent(const struct ana_paths *t, uint32_t id)
+static inline const uint8_t *pent_at(const struct ana_paths *t, uint32_t id)
 {
-	return (const struct pent *)(t->chunk[id >> OFF_BITS] + ((size_t)(id & ((1u << OFF_BITS) - 1)) << 2));
+	return (const uint8_t *)t->chunk[id >> OFF_BITS] + ((size_t)(id & ((1u << OFF_BITS) - 1)) << 2);
+}
+
+static inline void pent(const struct ana_paths *t, uint32_t id, struct pent *e)
+{
+	const uint8_t *p = pent_at(t, id);
+	uint16_t h;
+
+	memcpy(&h, p, 2);
+	if (h == H_WHOLE) {
+		*e = (struct pent){ WHOLE, 0, (const char *)p + 2 };
+	} else if (h == H_WIDE) {
+		memcpy(&e->dir, p + 2, 4);
+		e->pl = p[6];
+		e->rest = (const char *)p + 7;
+	} else {
+		*e = (struct pent){ h, p[2], (const char *)p + 3 };
+	}
+}
+
+static inline uint32_t pent_dir(const struct ana_paths *t, uint32_t id)
+{
+	struct pent e;
+	pent(t, id, &e);
+	return e.dir;
+}
+
+/* The last component of directory d (its name's prefix, front coding). */
+static inline const char *dir_base(const struct ana_paths *t, uint32_t d)
+{
+	const char *s = cm_strtab_str(&t->dirs, d), *r = strrchr(s, '/');
+	return r ? r + 1 : s;
+}
+
+/* Its name whole: rest, or built in buf (ANA_PATH_BUF bytes: a path of
+ * a directory is shorter). */
+static const char *pent_name(const struct ana_paths *t, const struct pent *e, char *buf)
+{
+	if (!e->pl)
+		return e->rest;
+	memcpy(buf, dir_base(t, e->dir), e->pl);
+	strcpy(buf + e->pl, e->rest);
+	return buf;
 }
 
 /* Room for n bytes (a multiple of 4): the id of where they go. */
@@ -70,11 +126,26 @@ static uint32_t reserve(struct ana_paths *t, size_t n, char **at)
 	return (uint32_t)(c << OFF_BITS | off >> 2);
 }
 
+/* How many of name's first bytes to take from base (front coding): their
+ * common start, 255 at most, less the digits it ends in where a digit
+ * follows. */
+static size_t front(const char *base, const char *name)
+{
+	size_t l = 0;
+
+	while (l < 255 && base[l] && base[l] == name[l])
+		l++;
+	if (l && isdigit((unsigned char)name[l]))
+		while (l && isdigit((unsigned char)name[l - 1]))
+			l--;
+	return l;
+}
+
 uint32_t ana_path_add(struct ana *a, const char *path)
 {
 	struct ana_paths *t = &a->paths;
 	const char *slash = strrchr(path, '/');
-	size_t len = strlen(path);
+	size_t len = strlen(path), pl = 0, hl = 2;
 	uint32_t dir = WHOLE;
 	const char *name = path;
 	char *at;
@@ -94,12 +165,18 @@ uint32_t ana_path_add(struct ana *a, const char *path)
 			t->last_dl = dl;
 		}
 		name = slash + 1;
+		pl = front(dir_base(t, dir), name);
+		hl = dir < H_WIDE ? 3 : 7;
 	}
-	size_t nl = strlen(name), n = (sizeof(struct pent) + nl + 1 + 3) & ~(size_t)3;
+	size_t nl = strlen(name + pl), n = (hl + nl + 1 + 3) & ~(size_t)3;
 	uint32_t id = reserve(t, n, &at);
-	struct pent *e = (struct pent *)at;
-	e->dir = dir;
-	memcpy(e->name, name, nl + 1);
+	uint16_t h = dir == WHOLE ? H_WHOLE : dir < H_WIDE ? (uint16_t)dir : H_WIDE;
+	memcpy(at, &h, 2);
+	if (h == H_WIDE)
+		memcpy(at + 2, &dir, 4);
+	if (dir != WHOLE)
+		at[hl - 1] = (char)pl;
+	memcpy(at + hl, name + pl, nl + 1);
 	return id;
 }
 
@@ -107,43 +184,49 @@ const char *ana_path_str(const struct ana *a, uint32_t id, char *buf)
 {
 	if (!id)
 		return NULL;
-	const struct pent *e = pent(&a->paths, id);
-	if (e->dir == WHOLE)
-		return e->name;
-	const char *d = cm_strtab_str(&a->paths.dirs, e->dir);
-	size_t dl = strlen(d), nl = strlen(e->name);
+	struct pent e;
+	pent(&a->paths, id, &e);
+	if (e.dir == WHOLE)
+		return e.rest;
+	const char *d = cm_strtab_str(&a->paths.dirs, e.dir);
+	size_t dl = strlen(d), nl = strlen(e.rest);
 	memcpy(buf, d, dl);
 	buf[dl] = '/';
-	memcpy(buf + dl + 1, e->name, nl + 1);
+	memcpy(buf + dl + 1, dir_base(&a->paths, e.dir), e.pl);
+	memcpy(buf + dl + 1 + e.pl, e.rest, nl + 1);
 	return buf;
 }
 
 const char *ana_path_dir(const struct ana *a, uint32_t id, size_t *len)
 {
-	const struct pent *e = pent(&a->paths, id);
-	if (!id || e->dir == WHOLE) {
+	uint32_t d = id ? pent_dir(&a->paths, id) : WHOLE;
+	if (d == WHOLE) {
 		*len = 0;
 		return NULL;
 	}
-	const char *d = cm_strtab_str(&a->paths.dirs, e->dir);
-	*len = strlen(d);
-	return d;
+	const char *s = cm_strtab_str(&a->paths.dirs, d);
+	*len = strlen(s);
+	return s;
 }
 
 void ana_path_prefetch(const struct ana *a, uint32_t id)
 {
 	if (id)
-		__builtin_prefetch(pent(&a->paths, id));
+		__builtin_prefetch(pent_at(&a->paths, id));
 }
 
 uint32_t ana_path_dir_id(const struct ana *a, uint32_t id)
 {
-	return id ? pent(&a->paths, id)->dir : ANA_NONE;
+	return id ? pent_dir(&a->paths, id) : ANA_NONE;
 }
 
-const char *ana_path_name(const struct ana *a, uint32_t id)
+const char *ana_path_name(const struct ana *a, uint32_t id, char *buf)
 {
-	return id ? pent(&a->paths, id)->name : NULL;
+	if (!id)
+		return NULL;
+	struct pent e;
+	pent(&a->paths, id, &e);
+	return pent_name(&a->paths, &e, buf);
 }
 
 void ana_paths_release(struct ana_paths *t)
@@ -157,12 +240,15 @@ void ana_paths_release(struct ana_paths *t)
 
 int ana_path_eq(const struct ana *a, uint32_t id, const char *s)
 {
-	const struct pent *e = pent(&a->paths, id);
-	if (e->dir == WHOLE)
-		return !strcmp(s, e->name);
-	const char *d = cm_strtab_str(&a->paths.dirs, e->dir);
+	struct pent e;
+	pent(&a->paths, id, &e);
+	if (e.dir == WHOLE)
+		return !strcmp(s, e.rest);
+	const char *d = cm_strtab_str(&a->paths.dirs, e.dir);
 	size_t dl = strlen(d);
-	return !strncmp(s, d, dl) && s[dl] == '/' && !strcmp(s + dl + 1, e->name);
+	return !strncmp(s, d, dl) && s[dl] == '/' &&
+	       !strncmp(s + dl + 1, dir_base(&a->paths, e.dir), e.pl) &&
+	       !strcmp(s + dl + 1 + e.pl, e.rest);
 }
 
 /* ------------------------------------------------------------ by path */
@@ -235,11 +321,11 @@ void ana_pidx_ahead(const struct ana *a, uint64_t h, int stage, uint32_t *fi)
 		if (*fi != ANA_NONE)
 			__builtin_prefetch(&a->files[*fi].path);
 	} else if (*fi != ANA_NONE && a->files[*fi].path) {
-		const struct pent *e = pent(&a->paths, a->files[*fi].path);
+		const uint8_t *e = pent_at(&a->paths, a->files[*fi].path);
 		if (stage == 2)
 			__builtin_prefetch(e);
 		else
-			__builtin_prefetch(e->name);
+			__builtin_prefetch(e + 7);
 	}
 }
 
@@ -266,29 +352,33 @@ void ana_pidx_release(struct ana_pidx *x)
 
 /* ---------------------------------------------------------- strcmp order */
 
-/* A path as up to three pieces: directory, "/", name (or the name alone). */
+/* A path as up to four pieces: directory, "/", the name's prefix (front
+ * coding) and its rest (or the name alone). */
 struct pieces {
-	const char *s[3];
-	size_t n[3];
+	const char *s[4];
+	size_t n[4];
 	int k;
 };
 
 static void pieces(const struct ana *a, uint32_t id, struct pieces *p)
 {
-	const struct pent *e = pent(&a->paths, id);
-	if (e->dir == WHOLE) {
-		p->s[0] = e->name;
-		p->n[0] = strlen(e->name);
+	struct pent e;
+	pent(&a->paths, id, &e);
+	if (e.dir == WHOLE) {
+		p->s[0] = e.rest;
+		p->n[0] = strlen(e.rest);
 		p->k = 1;
 		return;
 	}
-	p->s[0] = cm_strtab_str(&a->paths.dirs, e->dir);
+	p->s[0] = cm_strtab_str(&a->paths.dirs, e.dir);
 	p->n[0] = strlen(p->s[0]);
 	p->s[1] = "/";
 	p->n[1] = 1;
-	p->s[2] = e->name;
-	p->n[2] = strlen(e->name);
-	p->k = 3;
+	p->s[2] = dir_base(&a->paths, e.dir);
+	p->n[2] = e.pl;
+	p->s[3] = e.rest;
+	p->n[3] = strlen(e.rest);
+	p->k = 4;
 }
 
 /* Byte i of a path in pieces (0 past its end); walking forward only. */
@@ -313,9 +403,11 @@ int ana_path_cmp(const struct ana *a, uint32_t x, uint32_t y)
 		return 0;
 	if (!x || !y)
 		return !x ? -1 : 1;	/* (never compared: callers have paths) */
-	const struct pent *p = pent(&a->paths, x), *q = pent(&a->paths, y);
-	if (p->dir == q->dir && p->dir != WHOLE)
-		return strcmp(p->name, q->name);
+	struct pent p, q;
+	pent(&a->paths, x, &p);
+	pent(&a->paths, y, &q);
+	if (p.dir == q.dir && p.dir != WHOLE && p.pl == q.pl)
+		return strcmp(p.rest, q.rest);	/* (struct pent) */
 	struct pieces u, v;
 	pieces(a, x, &u);
 	pieces(a, y, &v);
@@ -363,9 +455,11 @@ int ana_natcmp(const char *s, const char *t)
 static int cmp_ids(const struct ana *a, uint32_t x, uint32_t y, int nat)
 {
 	char b1[ANA_PATH_BUF], b2[ANA_PATH_BUF];
-	const struct pent *p = pent(&a->paths, x), *q = pent(&a->paths, y);
-	if (p->dir == q->dir && p->dir != WHOLE)
-		return nat ? ana_natcmp(p->name, q->name) : strcmp(p->name, q->name);
+	struct pent p, q;
+	pent(&a->paths, x, &p);
+	pent(&a->paths, y, &q);
+	if (p.dir == q.dir && p.dir != WHOLE && p.pl == q.pl)
+		return nat ? ana_natcmp(p.rest, q.rest) : strcmp(p.rest, q.rest);
 	if (!nat)
 		return ana_path_cmp(a, x, y);
 	return ana_natcmp(ana_path_str(a, x, b1), ana_path_str(a, y, b2));
@@ -395,10 +489,13 @@ static int cmp_dir_rank(const void *x, const void *y, void *arg)
 	return so->nat ? ana_natcmp(b1, b2) : strcmp(b1, b2);
 }
 
-/* files in one directory: by name, then by index (stable) */
+/* files in one directory: by name, then by index (stable); name is the
+ * rest after a prefix of pl bytes of the directory's last component
+ * (struct pent: where all have the same pl, the rests compare as the
+ * names) */
 struct named {
 	const char *name;
-	uint32_t i;
+	uint32_t i, pl;
 };
 
 static int cmp_in_dir_nat(const void *x, const void *y)
@@ -412,6 +509,25 @@ static int cmp_in_dir_str(const void *x, const void *y)
 {
 	const struct named *p = x, *q = y;
 	int c = strcmp(p->name, q->name);
+	return c ? c : (p->i > q->i) - (p->i < q->i);
+}
+
+/* the same where prefixes differ: the names built */
+struct in_dir {
+	const char *base;	/* the directory's last component */
+	int nat;
+};
+
+static int cmp_in_dir_built(const void *x, const void *y, void *arg)
+{
+	const struct named *p = x, *q = y;
+	const struct in_dir *d = arg;
+	char b1[ANA_PATH_BUF], b2[ANA_PATH_BUF];
+	memcpy(b1, d->base, p->pl);
+	strcpy(b1 + p->pl, p->name);
+	memcpy(b2, d->base, q->pl);
+	strcpy(b2 + q->pl, q->name);
+	int c = d->nat ? ana_natcmp(b1, b2) : strcmp(b1, b2);
 	return c ? c : (p->i > q->i) - (p->i < q->i);
 }
 
@@ -548,7 +664,7 @@ static size_t files_by_dir(const struct ana *a, const uint32_t *f, size_t n,
 			(*nnone)++;
 			continue;
 		}
-		uint32_t d = pent(&a->paths, id)->dir;
+		uint32_t d = pent_dir(&a->paths, id);
 		if (d == WHOLE || outer[d])
 			apart[(*napart)++] = f[i];
 		else
@@ -562,7 +678,7 @@ static size_t files_by_dir(const struct ana *a, const uint32_t *f, size_t n,
 		uint32_t id = a->files[f[i]].path;
 		if (!id)
 			continue;
-		uint32_t d = pent(&a->paths, id)->dir;
+		uint32_t d = pent_dir(&a->paths, id);
 		if (d != WHOLE && !outer[d])
 			by[pos[drank[d]]++] = f[i];
 	}
@@ -585,14 +701,26 @@ static void sort_in_dirs(const struct ana *a, uint32_t *by, const size_t *start,
 		size_t m = start[k + 1] - start[k];
 		if (m < 2)
 			continue;
-		uint32_t *g = by + start[k];
+		uint32_t *g = by + start[k], dir = ANA_NONE;
+		int same = 1;	/* all prefixes of one length */
 		/* (the files and their names in another order: fetched ahead) */
 		for (size_t q = 0; q < m; q++) {
 			if (q + 16 < m)
 				__builtin_prefetch(&a->files[g[q + 16]].path);
 			if (q + 8 < m)
-				__builtin_prefetch(pent(&a->paths, a->files[g[q + 8]].path));
-			nm[q] = (struct named){ pent(&a->paths, a->files[g[q]].path)->name, g[q] };
+				__builtin_prefetch(pent_at(&a->paths, a->files[g[q + 8]].path));
+			struct pent e;
+			pent(&a->paths, a->files[g[q]].path, &e);
+			nm[q] = (struct named){ e.rest, g[q], e.pl };
+			same &= e.pl == nm[0].pl;
+			dir = e.dir;
+		}
+		if (!same) {
+			struct in_dir d = { dir_base(&a->paths, dir), nat };
+			qsort_r(nm, m, sizeof(*nm), cmp_in_dir_built, &d);
+			for (size_t q = 0; q < m; q++)
+				g[q] = nm[q].i;
+			continue;
 		}
 		if (digit_keys(nm, m, nat, ky)) {
 			qsort(ky, m, sizeof(*ky), cmp_keyed);

@@ -288,8 +288,8 @@ struct ana_bkc {
 
 /*
  * The files' paths (ana_names.c): an id each, 0 for none; a path is its
- * directory (interned) and its last component, in an arena that never
- * moves.  ana_path_str gives the whole path: in buf (ANA_PATH_BUF bytes),
+ * directory (interned) and its last component (less the start it shares
+ * with its directory's), in an arena that never moves.  ana_path_str gives the whole path: in buf (ANA_PATH_BUF bytes),
  * or where kept whole in the table itself (valid while the analysis is).
  */
 #define ANA_PATH_BUF 4096
@@ -307,9 +307,10 @@ struct ana;
 uint32_t ana_path_add(struct ana *a, const char *path);
 const char *ana_path_str(const struct ana *a, uint32_t id, char *buf);
 /* Its directory (not NUL-ended at *len: the table's string is; NULL for a
- * path kept whole), its last component. */
+ * path kept whole), its last component (in buf, ANA_PATH_BUF bytes, or
+ * in the table). */
 const char *ana_path_dir(const struct ana *a, uint32_t id, size_t *len);
-const char *ana_path_name(const struct ana *a, uint32_t id);
+const char *ana_path_name(const struct ana *a, uint32_t id, char *buf);
 /* Hint that path id will be read soon (a listing in an order of its own). */
 void ana_path_prefetch(const struct ana *a, uint32_t id);
 /* Its directory's id in paths.dirs (ANA_NONE: kept whole, or none). */

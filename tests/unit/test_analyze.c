@@ -811,6 +811,89 @@ static void test_path_sort(void **state)
 	ana_release(&a);
 }
 
+/* Paths front-coded against their directory's last component
+ * (ana_names.c, struct pent), and their fallbacks: directories from the
+ * 65,534th on (their id in 4 more bytes), names of one directory whose
+ * shared starts differ in length (sorted by their names built), a start
+ * that would end inside a run of digits (shortened), names equal to the
+ * directory's; each path back whole (ana_path_str, ana_path_eq,
+ * ana_path_name, ana_path_dir) and both orders against qsort. */
+static void test_path_front(void **state)
+{
+	(void)state;
+	static const char *const names[] = {
+		"n0144_1.jpg", "n0144_10.jpg", "n0144_9.jpg", "n01445.jpg", "n01440", "n0144",
+		"n.jpg", "m.jpg", "n01", "n0144a", "n0144_02.jpg", "",
+	};
+	enum { NDIR = 70000, NN = sizeof(names) / sizeof(*names), N = NDIR + 2 * NN };
+	struct ana a;
+	char **paths = calloc(N, sizeof(*paths));
+	uint32_t *want = calloc(N, sizeof(*want)), *got = calloc(N, sizeof(*got));
+
+	assert_non_null(paths);
+	assert_non_null(want);
+	assert_non_null(got);
+	memset(&a, 0, sizeof(a));
+	a.files = calloc(N, sizeof(*a.files));
+	assert_non_null(a.files);
+	a.nfiles = N;
+	for (size_t i = 0; i < N; i++) {
+		char b[128];
+		if (i < NN)	/* before the wide directories, and after them */
+			snprintf(b, sizeof(b), "/x/n0144/%s", names[i]);
+		else if (i < NN + NDIR)
+			snprintf(b, sizeof(b), "/d/k%05zu/k%05zu_%zu.jpg", (i * 7919) % NDIR,
+				 (i * 7919) % NDIR, i % 3);
+		else
+			snprintf(b, sizeof(b), "/y/n0144/%s", names[i - NN - NDIR]);
+		paths[i] = strdup(b);
+		a.files[i].path = ana_path_add(&a, b);
+	}
+	assert_true(cm_strtab_count(&a.paths.dirs) > 65536);
+	for (size_t i = 0; i < N; i++) {
+		char buf[ANA_PATH_BUF], nb[ANA_PATH_BUF];
+		const char *slash = strrchr(paths[i], '/'), *d;
+		size_t dl;
+		assert_string_equal(ana_path_str(&a, a.files[i].path, buf), paths[i]);
+		assert_true(ana_path_eq(&a, a.files[i].path, paths[i]));
+		assert_string_equal(ana_path_name(&a, a.files[i].path, nb), slash + 1);
+		d = ana_path_dir(&a, a.files[i].path, &dl);
+		assert_int_equal(dl, (size_t)(slash - paths[i]));
+		assert_memory_equal(d, paths[i], dl);
+		/* a path that differs in its name's shared start only */
+		snprintf(buf, sizeof(buf), "%.*s/z%s", (int)dl, paths[i], slash + 2);
+		if (slash[1] && slash[1] != 'z')
+			assert_false(ana_path_eq(&a, a.files[i].path, buf));
+	}
+	for (int nat = 0; nat < 2; nat++) {
+		ps_paths = (const char *const *)paths;
+		ps_nat = nat;
+		for (uint32_t i = 0; i < N; i++)
+			want[i] = got[i] = N - 1 - i;
+		qsort(want, N, sizeof(*want), ps_cmp);
+		ana_path_sort(&a, got, N, nat);
+		for (size_t i = 0; i < N; i++)
+			if (got[i] != want[i])
+				fail_msg("%s order, place %zu: file %u (%s), want %u (%s)",
+					 nat ? "strverscmp" : "strcmp", i, got[i], paths[got[i]],
+					 want[i], paths[want[i]]);
+		for (size_t i = 0; i + 1 < N; i++)	/* ana_path_cmp */
+			if (!nat) {
+				int c = ana_path_cmp(&a, a.files[want[i]].path, a.files[want[i + 1]].path);
+				assert_true(c < 0 || (c == 0 && !strcmp(paths[want[i]], paths[want[i + 1]])));
+			}
+	}
+	for (size_t i = 0; i < N; i++)
+		free(paths[i]);
+	free(paths);
+	free(want);
+	free(got);
+	free(a.files);
+	a.files = NULL;
+	a.nfiles = 0;
+	ana_release(&a);
+}
+
 /* ana_path_sort's directories whose names differ in one run of digits
  * only (sorted by the run's value) against qsort by strcmp and
  * strverscmp, beside the directories that come close: a leading zero, a
@@ -1830,6 +1913,7 @@ int main(void)
 		cmocka_unit_test(test_path_is_code),
 		cmocka_unit_test(test_path_sort),
 		cmocka_unit_test(test_path_sort_digits),
+		cmocka_unit_test(test_path_front),
 		cmocka_unit_test(test_dataset_python_job),
 		cmocka_unit_test(test_epochs_few_shards),
 		cmocka_unit_test(test_epochs_one_file),
