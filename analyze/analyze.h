@@ -390,8 +390,8 @@ enum {
  * ana_file_fw_set.
  * Memory: this, its path's name (struct ana_paths), its entries in the
  * indexes (file id, dev and inode), 8 bytes a visit (epochs), and while
- * the passes run 24 bytes of cache state: that is all that grows with
- * files.
+ * the cache pass runs 24 bytes of cache state, 8 from then on (its pages
+ * in the page cache, a->pages32): that is all that grows with files.
  */
 enum ana_fw {
 	ANA_FW_READ_OPS,
@@ -697,6 +697,10 @@ struct ana_cache {
 	struct cm_map map;	/* the others' key -> f[] */
 	struct ana_cfile *f; size_t nf, capf;
 	struct ana_cst *cst; size_t ncst;	/* per file of the file table */
+	/* once the pass is done, what cst said (ana_cache_compact): their
+	 * pages accessed and missed ([2i], [2i + 1]; 0 where whole), and
+	 * whether each had an event (bit i) */
+	uint32_t *pg32; uint8_t *touched; size_t npg;
 	struct cm_map eofs;	/* (file, 0) -> eof, of files of ANA_CST_EOF pages or more */
 	struct cm_map pend;	/* (file, 0) -> pv[]: pending pages of a compact file */
 	struct ana_ivset *pv; size_t npv, cappv;
@@ -850,7 +854,11 @@ struct ana {
 	uint64_t *ident; size_t nident, capident;
 	struct ana_ident *identw;
 	uint64_t *devs; size_t ndevs, dev_last;
-	struct ana_pages *pages; size_t npages;	/* files[i]'s, after ana_join */
+	/* files[i]'s pages in the page cache for i < npages, after ana_join
+	 * (ana_file_pages): 32 bits each in pages32 ([2i] accessed, [2i + 1]
+	 * missed) until one does not fit, from then on 64 in pages */
+	uint32_t *pages32;
+	struct ana_pages *pages; size_t npages;
 	size_t nfiles_table;		/* files[0..n) come from the file table */
 	uint64_t page_size;		/* "page_size" meta key, else 4096 */
 	struct cm_map fileid_map;	/* ids fid_idx does not hold */
@@ -934,6 +942,9 @@ int ana_pass_cache(struct ana *a, tape_reader *r);
 /* The cache pass's state of the file table's files (before the passes,
  * on the main thread: it reads their sizes): 0 or -errno. */
 int ana_cache_prepare(struct ana *a);
+/* The compact states as the join takes them (cache.pg32, cache.touched),
+ * once the cache pass is done (again: nothing). */
+void ana_cache_compact(struct ana_cache *c);
 void ana_cache_release(struct ana_cache *c);
 int ana_pass_block(struct ana *a, tape_reader *r);
 int ana_pass_sample(struct ana *a);	/* main thread, before the others */
@@ -1076,7 +1087,16 @@ static inline uint64_t ana_file_mapped(const struct ana *a, const struct ana_fil
 /* Its pages in the page cache (after ana_join). */
 static inline struct ana_pages ana_file_pages(const struct ana *a, size_t i)
 {
-	return i < a->npages ? a->pages[i] : (struct ana_pages){ 0, 0 };
+	if (i >= a->npages)
+		return (struct ana_pages){ 0, 0 };
+	if (a->pages)
+		return a->pages[i];
+	return (struct ana_pages){ a->pages32[2 * i], a->pages32[2 * i + 1] };
+}
+static inline void ana_file_pages_prefetch(const struct ana *a, size_t i)
+{
+	if (i < a->npages)
+		__builtin_prefetch(a->pages ? (const void *)&a->pages[i] : &a->pages32[2 * i]);
 }
 /* Its identity (dev, inode; zero when not known). */
 #define ANA_IDENT_INO_BITS 52

@@ -436,6 +436,53 @@ static void test_ident_wide(void **state)
 	ana_release(&a);
 }
 
+/* A file's pages in the page cache in 32 bits each (a->pages32) until
+ * one figure does not fit: a file the file table does not list, accessed
+ * 5 Gi pages, makes them all 64 (a->pages), the others' kept. */
+static void test_pages_wide(void **state)
+{
+	const uint64_t dev = (8u << 20) | 1, lots = 5ull << 30;
+	struct tw t;
+	tw_open(&t);
+	file_row(&t, 1, "/data/a", dev, 42, 1 << 20);
+	file_row(&t, 2, "/data/b", dev, 43, 1 << 20);
+	cache_ev(&t, 1 * MS, 7, TAPE_CACHE_INSERT, 42, 0, 4);
+	cache_ev(&t, 1 * MS + 10, 7, TAPE_CACHE_ACCESS, 42, 0, 8);
+	cache_ev(&t, 2 * MS, 7, TAPE_CACHE_ACCESS, 43, 0, 16);
+	tw_close(&t);
+	struct ana a;
+	run(&a, &t, NULL);
+	assert_non_null(a.pages32);
+	assert_null(a.pages);
+	assert_int_equal(ana_file_pages(&a, 0).accessed, 8);
+	assert_int_equal(ana_file_pages(&a, 0).missed, 4);
+	assert_int_equal(ana_file_pages(&a, 1).accessed, 16);
+	assert_int_equal(ana_file_pages(&a, 1).missed, 0);
+	ana_release(&a);
+
+	tw_open(&t);
+	file_row(&t, 1, "/data/a", dev, 42, 1 << 20);
+	file_row(&t, 2, "/data/b", dev, 43, 1 << 20);
+	cache_ev(&t, 1 * MS, 7, TAPE_CACHE_INSERT, 42, 0, 4);
+	cache_ev(&t, 1 * MS + 10, 7, TAPE_CACHE_ACCESS, 42, 0, 8);
+	cache_ev(&t, 2 * MS, 7, TAPE_CACHE_ACCESS, 43, 0, 16);
+	cache_ev(&t, 3 * MS, 7, TAPE_CACHE_ACCESS, 99, 0, lots);	/* no row, no size */
+	tw_close(&t);
+	run(&a, &t, NULL);
+	assert_null(a.pages32);
+	assert_non_null(a.pages);
+	const uint32_t big = 2;	/* (a file of the cache pass's, after the table's) */
+	assert_int_equal(a.nfiles, 3);
+	assert_int_equal(ana_file_ident(&a, big).inode, 99);
+	assert_int_equal(ana_file_pages(&a, big).accessed, lots);
+	assert_int_equal(ana_file_pages(&a, 0).accessed, 8);
+	assert_int_equal(ana_file_pages(&a, 0).missed, 4);
+	assert_int_equal(ana_file_pages(&a, 1).accessed, 16);
+	assert_true(a.files[0].has_cache && a.files[1].has_cache && a.files[big].has_cache);
+	assert_int_equal(a.cache.accessed, 8 + 16 + lots);
+	ana_release(&a);
+}
+
 /* A read() asking for more than is left: the access event names the pages
  * asked for; those past the end of the file are not counted (a file of 10
  * pages read twice after drop_caches has hit ratio 0.5, not 0.69). */
@@ -1894,6 +1941,7 @@ int main(void)
 		cmocka_unit_test(test_file_order),
 		cmocka_unit_test(test_cache_exact),
 		cmocka_unit_test(test_cache_eof),
+		cmocka_unit_test(test_pages_wide),
 		cmocka_unit_test(test_three_epochs),
 		cmocka_unit_test(test_epochs_after_imports),
 		cmocka_unit_test(test_epoch_start),
