@@ -390,7 +390,7 @@ enum {
  * ana_file_fw_set.
  * Memory: this, its path's name (struct ana_paths), its entries in the
  * indexes (file id, dev and inode), 8 bytes a visit (epochs), and while
- * the cache pass runs 24 bytes of cache state, 8 from then on (its pages
+ * the cache pass runs 20 bytes of cache state, 8 from then on (its pages
  * in the page cache, a->pages32): that is all that grows with files.
  */
 enum ana_fw {
@@ -680,18 +680,20 @@ struct ana_cfile {	/* per (dev, inode) or file_id */
 };
 
 /* The same for a file of the file table (by files[] index, keyed by its
- * dev and inode) while its figures fit: 24 bytes. */
+ * dev and inode) while its figures fit: 20 bytes. */
 struct ana_cst {
 	uint32_t acc, miss;	/* pages accessed, missed; with ANA_CST_BIG,
 				 * acc is its index in cache.f */
-	uint32_t last_tid, last_s, last_e;	/* its last access (dedupe) */
-	uint32_t eof;		/* pages (ANA_CST_EOF: see cache.eofs), and the
-				 * flags below */
+	uint32_t last_tid, last_e;	/* its last access (dedupe) */
+	uint16_t len;		/* that access's pages (last_e - last_s, up to
+				 * ANA_CST_LEN), and the flags below */
+	uint16_t eof;		/* pages (ANA_CST_EOF: see cache.eofs) */
 };
-#define ANA_CST_EOF ((1u << 29) - 1)	/* larger: in cache.eofs */
-#define ANA_CST_TOUCH (1u << 29)	/* has had an event */
-#define ANA_CST_PEND (1u << 30)		/* has pages pending (cache.pend) */
-#define ANA_CST_BIG (1u << 31)		/* its state is cache.f[acc] */
+#define ANA_CST_EOF 0xffffu		/* this or more: in cache.eofs */
+#define ANA_CST_LEN ((1u << 13) - 1)	/* more: the state whole */
+#define ANA_CST_TOUCH (1u << 13)	/* has had an event */
+#define ANA_CST_PEND (1u << 14)		/* has pages pending (cache.pend) */
+#define ANA_CST_BIG (1u << 15)		/* its state is cache.f[acc] */
 
 struct ana_cache {
 	struct cm_map map;	/* the others' key -> f[] */

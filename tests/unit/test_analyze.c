@@ -436,6 +436,47 @@ static void test_ident_wide(void **state)
 	ana_release(&a);
 }
 
+/* The cache pass's compact state (struct ana_cst, 20 bytes) and where it
+ * does not fit: a file of ANA_CST_EOF pages or more (its end in
+ * cache.eofs), an access of more than ANA_CST_LEN pages (the state whole
+ * from then on); the kernel's read loop re-reporting the rest of a read
+ * (the same thread, a later start, the same end) counts no pages twice in
+ * either form, and pages past a file's end are not counted. */
+static void test_cache_compact(void **state)
+{
+	const uint64_t big = 70000;	/* pages: past ANA_CST_EOF */
+	struct tw t;
+	tw_open(&t);
+	file_row(&t, 1, "/data/small", (8u << 20) | 1, 42, 20 * 4096);
+	file_row(&t, 2, "/data/huge", (8u << 20) | 1, 43, big * 4096);
+	file_row(&t, 3, "/data/long", (8u << 20) | 1, 44, 20000 * 4096);
+	cache_ev(&t, 1 * MS, 7, TAPE_CACHE_INSERT, 42, 0, 16);
+	cache_ev(&t, 1 * MS + 10, 7, TAPE_CACHE_ACCESS, 42, 0, 16);
+	cache_ev(&t, 1 * MS + 20, 7, TAPE_CACHE_ACCESS, 42, 8, 8);	/* re-reported */
+	cache_ev(&t, 1 * MS + 30, 8, TAPE_CACHE_ACCESS, 42, 8, 8);	/* another thread */
+	cache_ev(&t, 2 * MS, 7, TAPE_CACHE_INSERT, 43, big - 10, 10);
+	cache_ev(&t, 2 * MS + 10, 7, TAPE_CACHE_ACCESS, 43, big - 10, 32);	/* 10 exist */
+	cache_ev(&t, 2 * MS + 20, 7, TAPE_CACHE_ACCESS, 43, big - 4, 26);	/* re-reported */
+	cache_ev(&t, 3 * MS, 7, TAPE_CACHE_INSERT, 44, 0, 10000);
+	cache_ev(&t, 3 * MS + 10, 7, TAPE_CACHE_ACCESS, 44, 0, 10000);	/* > ANA_CST_LEN */
+	cache_ev(&t, 3 * MS + 20, 7, TAPE_CACHE_ACCESS, 44, 5000, 5000);	/* re-reported */
+	cache_ev(&t, 3 * MS + 30, 7, TAPE_CACHE_ACCESS, 44, 10000, 100);
+	cache_ev(&t, 3 * MS + 40, 7, TAPE_CACHE_ACCESS, 44, 10050, 50);	/* re-reported */
+	tw_close(&t);
+	struct ana a;
+	run(&a, &t, NULL);
+	assert_int_equal(a.cache.nf, 1);	/* "/data/long" whole */
+	assert_int_equal(ana_file_pages(&a, 0).accessed, 16 + 8);
+	assert_int_equal(ana_file_pages(&a, 0).missed, 16);
+	assert_int_equal(ana_file_pages(&a, 1).accessed, 10);
+	assert_int_equal(ana_file_pages(&a, 1).missed, 10);
+	assert_int_equal(ana_file_pages(&a, 2).accessed, 10000 + 100);
+	assert_int_equal(ana_file_pages(&a, 2).missed, 10000);
+	for (uint32_t i = 0; i < 3; i++)
+		assert_true(a.files[i].has_cache);
+	ana_release(&a);
+}
+
 /* A file's pages in the page cache in 32 bits each (a->pages32) until
  * one figure does not fit: a file the file table does not list, accessed
  * 5 Gi pages, makes them all 64 (a->pages), the others' kept. */
@@ -1942,6 +1983,7 @@ int main(void)
 		cmocka_unit_test(test_cache_exact),
 		cmocka_unit_test(test_cache_eof),
 		cmocka_unit_test(test_pages_wide),
+		cmocka_unit_test(test_cache_compact),
 		cmocka_unit_test(test_three_epochs),
 		cmocka_unit_test(test_epochs_after_imports),
 		cmocka_unit_test(test_epoch_start),
