@@ -682,6 +682,16 @@ void ana_note_damage(struct ana *a, int table, int err)
 
 /* ----------------------------------------------------------------- join */
 
+void ana_file_pages_prefetch(const struct ana *a, size_t i)
+{
+	if (i >= a->npages)
+		return;
+	if (a->pages)
+		__builtin_prefetch(&a->pages[i]);
+	else
+		__builtin_prefetch(&a->pages32[2 * i]);
+}
+
 /* a->pages32 into 64-bit a->pages (a figure outgrew 32 bits) */
 static void pages_widen(struct ana *a)
 {

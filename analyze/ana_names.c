@@ -192,7 +192,10 @@ const char *ana_path_str(const struct ana *a, uint32_t id, char *buf)
 	size_t dl = strlen(d), nl = strlen(e.rest);
 	memcpy(buf, d, dl);
 	buf[dl] = '/';
-	memcpy(buf + dl + 1, dir_base(&a->paths, e.dir), e.pl);
+	if (e.pl) {	/* (the directory's last component: after its last '/') */
+		const char *r = memrchr(d, '/', dl);
+		memcpy(buf + dl + 1, r ? r + 1 : d, e.pl);
+	}
 	memcpy(buf + dl + 1 + e.pl, e.rest, nl + 1);
 	return buf;
 }

@@ -1095,11 +1095,9 @@ static inline struct ana_pages ana_file_pages(const struct ana *a, size_t i)
 		return a->pages[i];
 	return (struct ana_pages){ a->pages32[2 * i], a->pages32[2 * i + 1] };
 }
-static inline void ana_file_pages_prefetch(const struct ana *a, size_t i)
-{
-	if (i < a->npages)
-		__builtin_prefetch(a->pages ? (const void *)&a->pages[i] : &a->pages32[2 * i]);
-}
+/* Hint that its pages will be read soon (out of line: GCC 12 drops the
+ * prefetch where inlined into a loop that reads them) */
+void ana_file_pages_prefetch(const struct ana *a, size_t i);
 /* Its identity (dev, inode; zero when not known). */
 #define ANA_IDENT_INO_BITS 52
 static inline struct ana_ident ana_file_ident(const struct ana *a, size_t i)
