@@ -598,9 +598,7 @@ static void *rank_main(void *arg)
 		 * that list staging's files (ana_stage_rank), or the caller */
 		uint32_t *o = ana_xcalloc(j->a->nfiles + 1, sizeof(*o));
 		j->sorder = o;
-		for (size_t i = 0; i < j->a->nfiles; i++)
-			o[i] = (uint32_t)i;
-		ana_path_sort(j->a, o, j->a->nfiles, 0);
+		ana_path_sort_all(j->a, o, 0);
 	}
 	ana_oom_catch(NULL);
 	return NULL;

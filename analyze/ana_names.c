@@ -650,10 +650,10 @@ static void dirs_order(const struct sorter *so, uint32_t *dord, uint32_t *drank,
 	ana_tmp_free(st);
 }
 
-/* The files of f by directory rank (a counting sort) into by, those of
- * directory rank k at [start[k], start[k + 1]); the outer directories'
- * and the whole paths into apart (*napart); *nnone: those without a path.
- * Returns the files in by. */
+/* The files of f (NULL: all, n of them) by directory rank (a counting
+ * sort) into by, those of directory rank k at [start[k], start[k + 1]);
+ * the outer directories' and the whole paths into apart (*napart);
+ * *nnone: those without a path.  Returns the files in by. */
 static size_t files_by_dir(const struct ana *a, const uint32_t *f, size_t n,
 			   const uint32_t *drank, const uint8_t *outer, size_t *start,
 			   uint32_t *by, uint32_t *apart, size_t *napart, size_t *nnone)
@@ -662,14 +662,14 @@ static size_t files_by_dir(const struct ana *a, const uint32_t *f, size_t n,
 
 	*napart = *nnone = 0;
 	for (size_t i = 0; i < n; i++) {
-		uint32_t id = a->files[f[i]].path;
+		uint32_t fi = f ? f[i] : (uint32_t)i, id = a->files[fi].path;
 		if (!id) {
 			(*nnone)++;
 			continue;
 		}
 		uint32_t d = pent_dir(&a->paths, id);
 		if (d == WHOLE || outer[d])
-			apart[(*napart)++] = f[i];
+			apart[(*napart)++] = fi;
 		else
 			start[drank[d] + 1]++;
 	}
@@ -678,12 +678,12 @@ static size_t files_by_dir(const struct ana *a, const uint32_t *f, size_t n,
 	size_t *pos = ana_tmp_calloc(nd + 1, sizeof(*pos));
 	memcpy(pos, start, nd * sizeof(*pos));
 	for (size_t i = 0; i < n; i++) {
-		uint32_t id = a->files[f[i]].path;
+		uint32_t fi = f ? f[i] : (uint32_t)i, id = a->files[fi].path;
 		if (!id)
 			continue;
 		uint32_t d = pent_dir(&a->paths, id);
 		if (d != WHOLE && !outer[d])
-			by[pos[drank[d]]++] = f[i];
+			by[pos[drank[d]]++] = fi;
 	}
 	ana_tmp_free(pos);
 	return start[nd];
@@ -772,16 +772,49 @@ static void merge_apart(const struct sorter *so, uint32_t *f, const uint32_t *by
 	memcpy(f + k, none, nnone * sizeof(*none));
 }
 
+/* f[0, nin) sorted (by) with each of apart (sorted, usually few) where it
+ * goes in, in place from the back, then none (nnone) after: f has room
+ * for all. */
+static void merge_apart_back(const struct sorter *so, uint32_t *f, size_t nin,
+			     const uint32_t *apart, size_t napart, const uint32_t *none,
+			     size_t nnone)
+{
+	size_t i = nin, k = nin + napart;
+
+	memcpy(f + k, none, nnone * sizeof(*f));
+	for (size_t j = napart; j-- > 0;) {
+		size_t lo = i, step = 1, hi = i;	/* gallop back, then halve */
+		while (lo > 0 && cmp_any(so, f[lo - 1], apart[j]) > 0) {
+			hi = lo - 1;
+			lo = lo > step ? lo - step : 0;
+			step *= 2;
+		}
+		while (lo < hi) {	/* the first of f[lo, hi) after apart[j] */
+			size_t mid = lo + (hi - lo) / 2;
+			if (cmp_any(so, f[mid], apart[j]) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		memmove(f + k - (i - lo), f + lo, (i - lo) * sizeof(*f));
+		k -= i - lo;
+		f[--k] = apart[j];
+		i = lo;
+	}
+}
+
 /*
- * Sort f (n files[] indexes) by path: in strverscmp order (nat) or
- * strcmp's, equal paths by index, the files without a path last (by
- * index).  The files of each directory are sorted among themselves;
- * directories come in the order of "dir/", which is the paths' order but
- * where a directory's files sit among those of a directory under it
- * ("/d/x" and "/d/e/y"): those directories' files (and paths kept whole)
- * are sorted apart by whole path, and merged in.
+ * Sort f (n files[] indexes; NULL n: all files, into f, which has room
+ * for them) by path: in strverscmp order (nat) or strcmp's, equal paths
+ * by index, the files without a path last (by index).  The files of each
+ * directory are sorted among themselves; directories come in the order of
+ * "dir/", which is the paths' order but where a directory's files sit
+ * among those of a directory under it ("/d/x" and "/d/e/y"): those
+ * directories' files (and paths kept whole) are sorted apart by whole
+ * path, and merged in.  The order does not depend on f's, so all files
+ * are sorted in f itself, without a second array of them.
  */
-void ana_path_sort(const struct ana *a, uint32_t *f, size_t n, int nat)
+static void path_sort(const struct ana *a, uint32_t *f, size_t n, int nat, int all)
 {
 	size_t nd = cm_strtab_count(&a->paths.dirs);
 	struct sorter so = { a, nat };
@@ -793,37 +826,52 @@ void ana_path_sort(const struct ana *a, uint32_t *f, size_t n, int nat)
 	dirs_order(&so, dord, drank, outer);
 	/* files by directory rank: the outer directories' and the whole
 	 * paths apart; no path: last */
-	uint32_t *by = ana_tmp_calloc(n + 1, sizeof(*by));
+	uint32_t *by = all ? f : ana_tmp_calloc(n + 1, sizeof(*by));
 	uint32_t *apart = ana_tmp_calloc(n + 1, sizeof(*apart));
 	size_t napart, nnone;
-	size_t nin = files_by_dir(a, f, n, drank, outer, start, by, apart, &napart, &nnone);
+	size_t nin = files_by_dir(a, all ? NULL : f, n, drank, outer, start, by, apart, &napart,
+				  &nnone);
 	sort_in_dirs(a, by, start, nat);
 	if (napart > 1)
 		qsort_r(apart, napart, sizeof(*apart), cmp_any_q, &so);
 	/* the pathless (in index order, kept in f's tail) */
 	uint32_t *none = ana_tmp_calloc(nnone + 1, sizeof(*none));
 	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!a->files[f[i]].path)
-			none[k++] = f[i];
+	for (size_t i = 0; i < n && k < nnone; i++) {
+		uint32_t fi = all ? (uint32_t)i : f[i];
+		if (!a->files[fi].path)
+			none[k++] = fi;
+	}
 	if (nnone > 1)
 		qsort(none, nnone, sizeof(*none), cmp_u32);
-	merge_apart(&so, f, by, nin, apart, napart, none, nnone);
+	if (all) {
+		merge_apart_back(&so, f, nin, apart, napart, none, nnone);
+	} else {
+		merge_apart(&so, f, by, nin, apart, napart, none, nnone);
+		ana_tmp_free(by);
+	}
 	ana_tmp_free(none);
 	ana_tmp_free(apart);
-	ana_tmp_free(by);
 	ana_tmp_free(start);
 	ana_tmp_free(outer);
 	ana_tmp_free(drank);
 	ana_tmp_free(dord);
 }
 
+void ana_path_sort(const struct ana *a, uint32_t *f, size_t n, int nat)
+{
+	path_sort(a, f, n, nat, 0);
+}
+
+void ana_path_sort_all(const struct ana *a, uint32_t *f, int nat)
+{
+	path_sort(a, f, a->nfiles, nat, 1);
+}
+
 void ana_name_ranks(const struct ana *a, uint32_t *rank)
 {
 	uint32_t *f = ana_tmp_calloc(a->nfiles + 1, sizeof(*f));
-	for (size_t i = 0; i < a->nfiles; i++)
-		f[i] = (uint32_t)i;
-	ana_path_sort(a, f, a->nfiles, 1);
+	ana_path_sort_all(a, f, 1);
 	for (size_t i = 0; i < a->nfiles; i++)
 		rank[f[i]] = (uint32_t)i;
 	ana_tmp_free(f);

@@ -344,6 +344,8 @@ void ana_paths_release(struct ana_paths *t);
  * strcmp's; equal paths by index, files without a path last (by index).
  * Temporaries: out of memory jumps. */
 void ana_path_sort(const struct ana *a, uint32_t *f, size_t n, int nat);
+/* The same of all files, into f (room for nfiles), no second array. */
+void ana_path_sort_all(const struct ana *a, uint32_t *f, int nat);
 /* rank[i]: files[i]'s place in strverscmp order of the paths (as above) */
 void ana_name_ranks(const struct ana *a, uint32_t *rank);
 /* A stable merge sort of n u32 by cmp (a merge of runs already in order

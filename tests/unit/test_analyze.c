@@ -887,6 +887,14 @@ static void test_path_sort(void **state)
 					 nat ? "strverscmp" : "strcmp", i, got[i],
 					 paths[got[i]] ? paths[got[i]] : "-", want[i],
 					 paths[want[i]] ? paths[want[i]] : "-");
+		memset(got, 0xff, sizeof(got));	/* all files, in place */
+		ana_path_sort_all(&a, got, nat);
+		for (size_t i = 0; i < N; i++)
+			if (got[i] != want[i])
+				fail_msg("all, %s order, place %zu: file %u (%s), want %u (%s)",
+					 nat ? "strverscmp" : "strcmp", i, got[i],
+					 paths[got[i]] ? paths[got[i]] : "-", want[i],
+					 paths[want[i]] ? paths[want[i]] : "-");
 	}
 	ana_name_ranks(&a, rank);
 	for (uint32_t i = 0; i < N; i++)
@@ -965,6 +973,8 @@ static void test_path_front(void **state)
 				fail_msg("%s order, place %zu: file %u (%s), want %u (%s)",
 					 nat ? "strverscmp" : "strcmp", i, got[i], paths[got[i]],
 					 want[i], paths[want[i]]);
+		ana_path_sort_all(&a, got, nat);
+		assert_memory_equal(got, want, N * sizeof(*got));
 		for (size_t i = 0; i + 1 < N; i++)	/* ana_path_cmp */
 			if (!nat) {
 				int c = ana_path_cmp(&a, a.files[want[i]].path, a.files[want[i + 1]].path);
