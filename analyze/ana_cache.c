@@ -18,9 +18,10 @@
  * A file's state is keyed by its dev and inode, else (events without an
  * inode) by its file id.  The files of the file table, found by their
  * dev and inode in the analysis's index (frozen while the passes run),
- * keep it in 24 bytes by their files[] index (struct ana_cst), their
+ * keep it in 20 bytes by their files[] index (struct ana_cst), their
  * pending pages in a map while they have some; one whose figures outgrow
- * that (4 Gi pages, page indexes past 2^32, page faults), and the files
+ * that (4 Gi pages, page indexes past 2^32, an access of more than
+ * ANA_CST_LEN pages, page faults), and the files
  * the table does not list, keep it whole (struct ana_cfile).  Every event
  * runs on the whole form (cache_event): the compact one is unpacked for
  * it and packed again, so the two cannot differ in what they count.
@@ -33,7 +34,6 @@
 #define ANA_CACHE_MAX_IVALS (1u << 16)
 #define ANA_CACHE_MAX_IVALS_ALL (2u << 20)
 
-#define CST_EOF_MASK ((1u << 29) - 1)
 
 void ana_cache_release(struct ana_cache *c)
 {
@@ -42,6 +42,8 @@ void ana_cache_release(struct ana_cache *c)
 		ana_ivset_release(&c->f[i].pending);
 	free(c->f);
 	free(c->cst);
+	free(c->pg32);
+	free(c->touched);
 	cm_map_release(&c->eofs);
 	cm_map_release(&c->pend);
 	for (size_t i = 0; i < c->npv; i++)
@@ -66,7 +68,7 @@ int ana_cache_prepare(struct ana *a)
 			*ana_map_put(&c->eofs, i, 0) = eof;
 			eof = ANA_CST_EOF;
 		}
-		c->cst[i].eof = (uint32_t)eof;
+		c->cst[i].eof = (uint16_t)eof;
 	}
 	return 0;
 }
@@ -161,7 +163,7 @@ static struct ana_cfile *cfile_get(struct ana *a, struct ana_cache *c,
 	if (v & LAST_CST) {
 		*fi = v & ~LAST_CST;
 		*cs = &c->cst[*fi];
-		if (!((*cs)->eof & ANA_CST_BIG))
+		if (!((*cs)->len & ANA_CST_BIG))
 			return NULL;
 		v = (*cs)->acc;
 	}
@@ -184,14 +186,14 @@ static void cst_load(struct ana *a, struct ana_cache *c, const struct ana_cst *c
 	w->accessed = cs->acc;
 	w->missed = cs->miss;
 	w->last_tid = cs->last_tid;
-	w->last_s = cs->last_s;
 	w->last_e = cs->last_e;
-	w->eof = cs->eof & CST_EOF_MASK;
+	w->last_s = w->last_e - (cs->len & ANA_CST_LEN);
+	w->eof = cs->eof;
 	if (w->eof == ANA_CST_EOF) {
 		uint64_t *m = cm_map_get(&c->eofs, fi, 0);
 		w->eof = m ? *m : ANA_CST_EOF;
 	}
-	if (cs->eof & ANA_CST_PEND)
+	if (cs->len & ANA_CST_PEND)
 		w->pending = pend_take(c, fi);
 	(void)a;
 }
@@ -200,9 +202,10 @@ static void cst_load(struct ana *a, struct ana_cache *c, const struct ana_cst *c
  * fit (from then on). */
 static void cst_store(struct ana_cache *c, struct ana_cst *cs, uint32_t fi, struct ana_cfile *w)
 {
-	if (w->accessed <= UINT32_MAX && w->missed <= UINT32_MAX && w->last_s <= UINT32_MAX &&
-	    w->last_e <= UINT32_MAX && !w->mapped && !w->mapped_missed && !w->fault_tid) {
-		uint32_t eof = (uint32_t)w->eof;
+	if (w->accessed <= UINT32_MAX && w->missed <= UINT32_MAX && w->last_e <= UINT32_MAX &&
+	    w->last_e - w->last_s <= ANA_CST_LEN && !w->mapped && !w->mapped_missed &&
+	    !w->fault_tid) {
+		uint64_t eof = w->eof;
 		if (w->eof >= ANA_CST_EOF) {	/* (set again: it may have grown) */
 			*ana_map_put(&c->eofs, fi, 0) = w->eof;
 			eof = ANA_CST_EOF;
@@ -210,11 +213,11 @@ static void cst_store(struct ana_cache *c, struct ana_cst *cs, uint32_t fi, stru
 		cs->acc = (uint32_t)w->accessed;
 		cs->miss = (uint32_t)w->missed;
 		cs->last_tid = w->last_tid;
-		cs->last_s = (uint32_t)w->last_s;
 		cs->last_e = (uint32_t)w->last_e;
-		cs->eof = eof | ANA_CST_TOUCH;
+		cs->len = (uint16_t)((w->last_e - w->last_s) | ANA_CST_TOUCH);
+		cs->eof = (uint16_t)eof;
 		if (w->pending.n) {
-			cs->eof |= ANA_CST_PEND;
+			cs->len |= ANA_CST_PEND;
 			pend_put(c, fi, w->pending);
 		} else {
 			ana_ivset_release(&w->pending);
@@ -225,7 +228,34 @@ static void cst_store(struct ana_cache *c, struct ana_cst *cs, uint32_t fi, stru
 	ANA_VEC_GROW_LINES(c->f, c->capf, c->nf);
 	c->f[c->nf++] = *w;
 	cs->acc = k;
-	cs->eof = ANA_CST_BIG | ANA_CST_TOUCH;
+	cs->len = ANA_CST_BIG | ANA_CST_TOUCH;
+}
+
+/* The compact states, the pass done, as what the join takes from them
+ * (8 bytes a file, in place of 20, while the other passes may still run):
+ * pages accessed and missed (0 where whole: c->f has them), and a bit,
+ * whether the file had an event. */
+void ana_cache_compact(struct ana_cache *c)
+{
+	size_t n = c->ncst;
+
+	if (!n)
+		return;
+	c->touched = ana_xcalloc(n / 8 + 1, 1);
+	uint32_t *pg = (uint32_t *)c->cst;
+	for (size_t i = 0; i < n; i++) {
+		struct ana_cst cs = c->cst[i];	/* (read before pg[2i] is written) */
+		int big = cs.len & ANA_CST_BIG;
+		pg[2 * i] = big ? 0 : cs.acc;
+		pg[2 * i + 1] = big ? 0 : cs.miss;
+		if (cs.len & ANA_CST_TOUCH)
+			c->touched[i / 8] |= (uint8_t)(1u << (i % 8));
+	}
+	c->cst = NULL;
+	c->ncst = 0;
+	c->pg32 = pg;	/* (before the realloc: a failed one leaves it to c) */
+	c->pg32 = ana_xrealloc(pg, 2 * n * sizeof(*pg));
+	c->npg = n;
 }
 
 /* ---------------------------------------------------------------- pass */
@@ -399,5 +429,6 @@ int ana_pass_cache(struct ana *a, tape_reader *r)
 		c->ra_unused += ana_ivset_pages(&c->f[i].pending);
 	for (size_t i = 0; i < c->npv; i++)
 		c->ra_unused += ana_ivset_pages(&c->pv[i]);
+	ana_cache_compact(c);
 	return 0;
 }

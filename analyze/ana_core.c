@@ -598,9 +598,7 @@ static void *rank_main(void *arg)
 		 * that list staging's files (ana_stage_rank), or the caller */
 		uint32_t *o = ana_xcalloc(j->a->nfiles + 1, sizeof(*o));
 		j->sorder = o;
-		for (size_t i = 0; i < j->a->nfiles; i++)
-			o[i] = (uint32_t)i;
-		ana_path_sort(j->a, o, j->a->nfiles, 0);
+		ana_path_sort_all(j->a, o, 0);
 	}
 	ana_oom_catch(NULL);
 	return NULL;
@@ -682,30 +680,33 @@ void ana_note_damage(struct ana *a, int table, int err)
 
 /* ----------------------------------------------------------------- join */
 
-/*
- * The cache pass's figures onto files (a->pages, and the pages faulted in
- * in their ext): the compact state of the file table's files in place
- * (struct ana_cst, 24 bytes, becomes struct ana_pages, 16), then the
- * whole ones: those of the file table by index, the others by dev and
- * inode, else by file id, else as new files, in the order they came.
- */
-static void join_cache(struct ana *a)
+void ana_file_pages_prefetch(const struct ana *a, size_t i)
+{
+	if (i >= a->npages)
+		return;
+	if (a->pages)
+		__builtin_prefetch(&a->pages[i]);
+	else
+		__builtin_prefetch(&a->pages32[2 * i]);
+}
+
+/* a->pages32 into 64-bit a->pages (a figure outgrew 32 bits) */
+static void pages_widen(struct ana *a)
+{
+	struct ana_pages *w = ana_xcalloc(a->npages + 1, sizeof(*w));
+	for (size_t i = 0; i < a->npages; i++)
+		w[i] = (struct ana_pages){ a->pages32[2 * i], a->pages32[2 * i + 1] };
+	free(a->pages32);
+	a->pages32 = NULL;
+	a->pages = w;
+}
+
+/* The files of the cache pass's whole states: those of the file table by
+ * index, the others by dev and inode, else by file id, else as new files,
+ * in the order they came (fis[]). */
+static void cache_files(struct ana *a, uint32_t *fis)
 {
 	struct ana_cache *c = &a->cache;
-	size_t n0 = c->ncst;
-	struct ana_pages *pg = (struct ana_pages *)c->cst;
-
-	for (size_t i = 0; i < n0; i++) {
-		struct ana_cst cs = c->cst[i];	/* (read before pg[i] is written) */
-		int big = cs.eof & ANA_CST_BIG;
-		pg[i].accessed = big ? 0 : cs.acc;
-		pg[i].missed = big ? 0 : cs.miss;
-		if (cs.eof & ANA_CST_TOUCH)
-			a->files[i].has_cache = 1;
-	}
-	c->cst = NULL;
-	c->ncst = 0;
-	uint32_t *fis = ana_tmp_calloc(c->nf + 1, sizeof(*fis));
 	for (size_t i = 0; i < c->nf; i++) {
 		struct ana_cfile *cf = &c->f[i];
 		uint32_t fi = cf->fi;
@@ -724,23 +725,53 @@ static void join_cache(struct ana *a)
 		}
 		fis[i] = fi;
 	}
+}
+
+/*
+ * The cache pass's figures onto files (a->pages32, and the pages faulted
+ * in in their ext): the compact states of the file table's files as the
+ * pass left them (ana_cache_compact: 8 bytes a file), then the whole ones
+ * (cache_files); 64 bits a figure (a->pages) once one does not fit in 32.
+ */
+static void join_cache(struct ana *a)
+{
+	struct ana_cache *c = &a->cache;
+
+	ana_cache_compact(c);	/* (where the pass did not) */
+	size_t n0 = c->npg;
+	for (size_t i = 0; i < n0; i++)
+		if (c->touched[i / 8] >> (i % 8) & 1)
+			a->files[i].has_cache = 1;
+	free(c->touched);
+	c->touched = NULL;
+	uint32_t *fis = ana_tmp_calloc(c->nf + 1, sizeof(*fis));
+	cache_files(a, fis);
 	if (!n0 && !c->nf) {
 		ana_tmp_free(fis);
 		return;
 	}
 	/* (the tmp list does not hold pg: a failed grow leaves it to c) */
-	c->cst = (struct ana_cst *)pg;
-	pg = ana_xrealloc(pg, (a->nfiles + 1) * sizeof(*pg));
-	c->cst = NULL;
-	memset(pg + n0, 0, (a->nfiles + 1 - n0) * sizeof(*pg));
-	a->pages = pg;
+	uint32_t *pg = ana_xrealloc(c->pg32, 2 * (a->nfiles + 1) * sizeof(*pg));
+	c->pg32 = NULL;
+	c->npg = 0;
+	memset(pg + 2 * n0, 0, 2 * (a->nfiles + 1 - n0) * sizeof(*pg));
+	a->pages32 = pg;
 	a->npages = a->nfiles;
 	for (size_t i = 0; i < c->nf; i++) {
 		struct ana_cfile *cf = &c->f[i];
 		struct ana_file *f = &a->files[fis[i]];
+		struct ana_pages p = ana_file_pages(a, fis[i]);
 		f->has_cache = 1;
-		pg[fis[i]].accessed += cf->accessed;
-		pg[fis[i]].missed += cf->missed;
+		p.accessed += cf->accessed;
+		p.missed += cf->missed;
+		if (!a->pages && (p.accessed > UINT32_MAX || p.missed > UINT32_MAX))
+			pages_widen(a);
+		if (a->pages) {
+			a->pages[fis[i]] = p;
+		} else {
+			a->pages32[2 * fis[i]] = (uint32_t)p.accessed;
+			a->pages32[2 * fis[i] + 1] = (uint32_t)p.missed;
+		}
 		if (cf->mapped || cf->mapped_missed) {
 			struct ana_fext *x = ana_file_ext_get(a, f);
 			x->mapped += cf->mapped;
@@ -916,6 +947,8 @@ void ana_release_files(struct ana *a)
 	a->ndevs = a->dev_last = 0;
 	free(a->pages);
 	a->pages = NULL;
+	free(a->pages32);
+	a->pages32 = NULL;
 	a->npages = 0;
 	free(a->devino);
 	a->devino = NULL;
@@ -964,6 +997,7 @@ void ana_release(struct ana *a)
 	free(a->identw);
 	free(a->devs);
 	free(a->pages);
+	free(a->pages32);
 	free(a->devino);
 	cm_map_release(&a->devino_old);
 	cm_map_release(&a->procmap);

@@ -142,7 +142,8 @@ int ana_file_kind(const struct ana *a, struct ana_file *f)
 	}
 	uint32_t d = ana_path_dir_id(a, f->path);
 	if (d != ANA_NONE) {	/* its directory's verdict, then its name's */
-		int code = dir_code((struct ana *)a, d) || name_code(ana_path_name(a, f->path));
+		char nb[ANA_PATH_BUF];
+		int code = dir_code((struct ana *)a, d) || name_code(ana_path_name(a, f->path, nb));
 		f->kind = code ? ANA_FK_CODE : ANA_FK_DATA;
 		return f->kind;
 	}

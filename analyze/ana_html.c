@@ -904,7 +904,8 @@ static int label_is(const struct ana *a, uint32_t i, const char *lb, const char 
 {
 	const struct ana_file *f = &a->files[i];
 	if (name && f->path) {
-		const char *n = ana_path_name(a, f->path);
+		char nb[ANA_PATH_BUF];
+		const char *n = ana_path_name(a, f->path, nb);
 		if (n[0] != name[0] || strcmp(n, name))
 			return 0;
 	}
@@ -1055,7 +1056,7 @@ static void files_by_time(struct side *sd, FILE *o, size_t nf)
 	for (size_t k = 0; k < ntt; k++) {
 		const struct ana_file *f = &a->files[tt[k]];
 		lbl[k] = ana_xstrdup(ana_file_label(a, f, lb));
-		nm[k] = f->path ? ana_xstrdup(ana_path_name(a, f->path)) : NULL;
+		nm[k] = f->path ? ana_xstrdup(ana_path_name(a, f->path, lb)) : NULL;
 		first[k] = ANA_NONE;
 		jx[k] = 0;
 	}

@@ -5,9 +5,11 @@
  *
  * A file's path is a 32-bit id (struct ana_file.path, 0: none) into
  * struct ana_paths: its directory, interned once (a data set of a million
- * files has a thousand directories), and its last component, in chunks of
- * an arena that never move, so a path costs its name and four bytes, not
- * a string and an allocation of its own.  A path with no '/', or too long
+ * files has a thousand directories), and its last component less the
+ * start it shares with the directory's (struct pent), in chunks of an
+ * arena that never move, so a path costs the rest of its name and three
+ * bytes (seven from the 65,534th directory on), not a string and an
+ * allocation of its own.  A path with no '/', or too long
  * to be put back together in ANA_PATH_BUF bytes, is kept whole.
  *
  * The orders are the two the analysis sorts paths by: strcmp's
@@ -28,17 +30,71 @@
 #define MAX_CHUNKS (1u << (32 - OFF_BITS))
 #define BIG (CHUNK / 4)			/* an entry this large gets a chunk of its own */
 #define WHOLE UINT32_MAX		/* an entry's dir: the path is its name */
+#define H_WHOLE 0xffffu			/* an entry's head: kept whole */
+#define H_WIDE 0xfffeu			/* its directory's id in the 4 bytes after */
 
-/* An entry: its directory's id (WHOLE: none), then the name, NUL-ended,
- * padded to 4 bytes. */
+/*
+ * An entry, at a 4-byte boundary: a 16-bit head, its directory's id (or
+ * H_WHOLE: the path is the name that follows; or H_WIDE: the id is in the
+ * next 4 bytes, for the directories from the 65,534th on), then a byte,
+ * how many of the name's first bytes are its directory's last
+ * component's (front coding: ImageNet's "n01440764/n01440764_10026.JPEG"
+ * keeps "_10026.JPEG"), then the rest of the name, NUL-ended.  That
+ * prefix never ends in a digit that a digit follows, so that two names of
+ * one directory with prefixes of the same length compare as their rests
+ * do, by strcmp and by strverscmp (struct named).
+ */
 struct pent {
 	uint32_t dir;
-	char name[];
+	unsigned pl;		/* the name's first pl bytes: its directory's */
+	const char *rest;	/* the name's rest (the name where pl is 0) */
 };
 
-static inline const struct pent *pent(const struct ana_paths *t, uint32_t id)
+static inline const uint8_t *pent_at(const struct ana_paths *t, uint32_t id)
 {
-	return (const struct pent *)(t->chunk[id >> OFF_BITS] + ((size_t)(id & ((1u << OFF_BITS) - 1)) << 2));
+	return (const uint8_t *)t->chunk[id >> OFF_BITS] + ((size_t)(id & ((1u << OFF_BITS) - 1)) << 2);
+}
+
+static inline void pent(const struct ana_paths *t, uint32_t id, struct pent *e)
+{
+	const uint8_t *p = pent_at(t, id);
+	uint16_t h;
+
+	memcpy(&h, p, 2);
+	if (h == H_WHOLE) {
+		*e = (struct pent){ WHOLE, 0, (const char *)p + 2 };
+	} else if (h == H_WIDE) {
+		memcpy(&e->dir, p + 2, 4);
+		e->pl = p[6];
+		e->rest = (const char *)p + 7;
+	} else {
+		*e = (struct pent){ h, p[2], (const char *)p + 3 };
+	}
+}
+
+static inline uint32_t pent_dir(const struct ana_paths *t, uint32_t id)
+{
+	struct pent e;
+	pent(t, id, &e);
+	return e.dir;
+}
+
+/* The last component of directory d (its name's prefix, front coding). */
+static inline const char *dir_base(const struct ana_paths *t, uint32_t d)
+{
+	const char *s = cm_strtab_str(&t->dirs, d), *r = strrchr(s, '/');
+	return r ? r + 1 : s;
+}
+
+/* Its name whole: rest, or built in buf (ANA_PATH_BUF bytes: a path of
+ * a directory is shorter). */
+static const char *pent_name(const struct ana_paths *t, const struct pent *e, char *buf)
+{
+	if (!e->pl)
+		return e->rest;
+	memcpy(buf, dir_base(t, e->dir), e->pl);
+	strcpy(buf + e->pl, e->rest);
+	return buf;
 }
 
 /* Room for n bytes (a multiple of 4): the id of where they go. */
@@ -70,11 +126,26 @@ static uint32_t reserve(struct ana_paths *t, size_t n, char **at)
 	return (uint32_t)(c << OFF_BITS | off >> 2);
 }
 
+/* How many of name's first bytes to take from base (front coding): their
+ * common start, 255 at most, less the digits it ends in where a digit
+ * follows. */
+static size_t front(const char *base, const char *name)
+{
+	size_t l = 0;
+
+	while (l < 255 && base[l] && base[l] == name[l])
+		l++;
+	if (l && isdigit((unsigned char)name[l]))
+		while (l && isdigit((unsigned char)name[l - 1]))
+			l--;
+	return l;
+}
+
 uint32_t ana_path_add(struct ana *a, const char *path)
 {
 	struct ana_paths *t = &a->paths;
 	const char *slash = strrchr(path, '/');
-	size_t len = strlen(path);
+	size_t len = strlen(path), pl = 0, hl = 2;
 	uint32_t dir = WHOLE;
 	const char *name = path;
 	char *at;
@@ -94,12 +165,18 @@ uint32_t ana_path_add(struct ana *a, const char *path)
 			t->last_dl = dl;
 		}
 		name = slash + 1;
+		pl = front(dir_base(t, dir), name);
+		hl = dir < H_WIDE ? 3 : 7;
 	}
-	size_t nl = strlen(name), n = (sizeof(struct pent) + nl + 1 + 3) & ~(size_t)3;
+	size_t nl = strlen(name + pl), n = (hl + nl + 1 + 3) & ~(size_t)3;
 	uint32_t id = reserve(t, n, &at);
-	struct pent *e = (struct pent *)at;
-	e->dir = dir;
-	memcpy(e->name, name, nl + 1);
+	uint16_t h = dir == WHOLE ? H_WHOLE : dir < H_WIDE ? (uint16_t)dir : H_WIDE;
+	memcpy(at, &h, 2);
+	if (h == H_WIDE)
+		memcpy(at + 2, &dir, 4);
+	if (dir != WHOLE)
+		at[hl - 1] = (char)pl;
+	memcpy(at + hl, name + pl, nl + 1);
 	return id;
 }
 
@@ -107,43 +184,52 @@ const char *ana_path_str(const struct ana *a, uint32_t id, char *buf)
 {
 	if (!id)
 		return NULL;
-	const struct pent *e = pent(&a->paths, id);
-	if (e->dir == WHOLE)
-		return e->name;
-	const char *d = cm_strtab_str(&a->paths.dirs, e->dir);
-	size_t dl = strlen(d), nl = strlen(e->name);
+	struct pent e;
+	pent(&a->paths, id, &e);
+	if (e.dir == WHOLE)
+		return e.rest;
+	const char *d = cm_strtab_str(&a->paths.dirs, e.dir);
+	size_t dl = strlen(d), nl = strlen(e.rest);
 	memcpy(buf, d, dl);
 	buf[dl] = '/';
-	memcpy(buf + dl + 1, e->name, nl + 1);
+	if (e.pl) {	/* (the directory's last component: after its last '/') */
+		const char *r = memrchr(d, '/', dl);
+		memcpy(buf + dl + 1, r ? r + 1 : d, e.pl);
+	}
+	memcpy(buf + dl + 1 + e.pl, e.rest, nl + 1);
 	return buf;
 }
 
 const char *ana_path_dir(const struct ana *a, uint32_t id, size_t *len)
 {
-	const struct pent *e = pent(&a->paths, id);
-	if (!id || e->dir == WHOLE) {
+	uint32_t d = id ? pent_dir(&a->paths, id) : WHOLE;
+	if (d == WHOLE) {
 		*len = 0;
 		return NULL;
 	}
-	const char *d = cm_strtab_str(&a->paths.dirs, e->dir);
-	*len = strlen(d);
-	return d;
+	const char *s = cm_strtab_str(&a->paths.dirs, d);
+	*len = strlen(s);
+	return s;
 }
 
 void ana_path_prefetch(const struct ana *a, uint32_t id)
 {
 	if (id)
-		__builtin_prefetch(pent(&a->paths, id));
+		__builtin_prefetch(pent_at(&a->paths, id));
 }
 
 uint32_t ana_path_dir_id(const struct ana *a, uint32_t id)
 {
-	return id ? pent(&a->paths, id)->dir : ANA_NONE;
+	return id ? pent_dir(&a->paths, id) : ANA_NONE;
 }
 
-const char *ana_path_name(const struct ana *a, uint32_t id)
+const char *ana_path_name(const struct ana *a, uint32_t id, char *buf)
 {
-	return id ? pent(&a->paths, id)->name : NULL;
+	if (!id)
+		return NULL;
+	struct pent e;
+	pent(&a->paths, id, &e);
+	return pent_name(&a->paths, &e, buf);
 }
 
 void ana_paths_release(struct ana_paths *t)
@@ -157,12 +243,15 @@ void ana_paths_release(struct ana_paths *t)
 
 int ana_path_eq(const struct ana *a, uint32_t id, const char *s)
 {
-	const struct pent *e = pent(&a->paths, id);
-	if (e->dir == WHOLE)
-		return !strcmp(s, e->name);
-	const char *d = cm_strtab_str(&a->paths.dirs, e->dir);
+	struct pent e;
+	pent(&a->paths, id, &e);
+	if (e.dir == WHOLE)
+		return !strcmp(s, e.rest);
+	const char *d = cm_strtab_str(&a->paths.dirs, e.dir);
 	size_t dl = strlen(d);
-	return !strncmp(s, d, dl) && s[dl] == '/' && !strcmp(s + dl + 1, e->name);
+	return !strncmp(s, d, dl) && s[dl] == '/' &&
+	       !strncmp(s + dl + 1, dir_base(&a->paths, e.dir), e.pl) &&
+	       !strcmp(s + dl + 1 + e.pl, e.rest);
 }
 
 /* ------------------------------------------------------------ by path */
@@ -235,11 +324,11 @@ void ana_pidx_ahead(const struct ana *a, uint64_t h, int stage, uint32_t *fi)
 		if (*fi != ANA_NONE)
 			__builtin_prefetch(&a->files[*fi].path);
 	} else if (*fi != ANA_NONE && a->files[*fi].path) {
-		const struct pent *e = pent(&a->paths, a->files[*fi].path);
+		const uint8_t *e = pent_at(&a->paths, a->files[*fi].path);
 		if (stage == 2)
 			__builtin_prefetch(e);
 		else
-			__builtin_prefetch(e->name);
+			__builtin_prefetch(e + 7);
 	}
 }
 
@@ -266,29 +355,33 @@ void ana_pidx_release(struct ana_pidx *x)
 
 /* ---------------------------------------------------------- strcmp order */
 
-/* A path as up to three pieces: directory, "/", name (or the name alone). */
+/* A path as up to four pieces: directory, "/", the name's prefix (front
+ * coding) and its rest (or the name alone). */
 struct pieces {
-	const char *s[3];
-	size_t n[3];
+	const char *s[4];
+	size_t n[4];
 	int k;
 };
 
 static void pieces(const struct ana *a, uint32_t id, struct pieces *p)
 {
-	const struct pent *e = pent(&a->paths, id);
-	if (e->dir == WHOLE) {
-		p->s[0] = e->name;
-		p->n[0] = strlen(e->name);
+	struct pent e;
+	pent(&a->paths, id, &e);
+	if (e.dir == WHOLE) {
+		p->s[0] = e.rest;
+		p->n[0] = strlen(e.rest);
 		p->k = 1;
 		return;
 	}
-	p->s[0] = cm_strtab_str(&a->paths.dirs, e->dir);
+	p->s[0] = cm_strtab_str(&a->paths.dirs, e.dir);
 	p->n[0] = strlen(p->s[0]);
 	p->s[1] = "/";
 	p->n[1] = 1;
-	p->s[2] = e->name;
-	p->n[2] = strlen(e->name);
-	p->k = 3;
+	p->s[2] = dir_base(&a->paths, e.dir);
+	p->n[2] = e.pl;
+	p->s[3] = e.rest;
+	p->n[3] = strlen(e.rest);
+	p->k = 4;
 }
 
 /* Byte i of a path in pieces (0 past its end); walking forward only. */
@@ -313,9 +406,11 @@ int ana_path_cmp(const struct ana *a, uint32_t x, uint32_t y)
 		return 0;
 	if (!x || !y)
 		return !x ? -1 : 1;	/* (never compared: callers have paths) */
-	const struct pent *p = pent(&a->paths, x), *q = pent(&a->paths, y);
-	if (p->dir == q->dir && p->dir != WHOLE)
-		return strcmp(p->name, q->name);
+	struct pent p, q;
+	pent(&a->paths, x, &p);
+	pent(&a->paths, y, &q);
+	if (p.dir == q.dir && p.dir != WHOLE && p.pl == q.pl)
+		return strcmp(p.rest, q.rest);	/* (struct pent) */
 	struct pieces u, v;
 	pieces(a, x, &u);
 	pieces(a, y, &v);
@@ -363,9 +458,11 @@ int ana_natcmp(const char *s, const char *t)
 static int cmp_ids(const struct ana *a, uint32_t x, uint32_t y, int nat)
 {
 	char b1[ANA_PATH_BUF], b2[ANA_PATH_BUF];
-	const struct pent *p = pent(&a->paths, x), *q = pent(&a->paths, y);
-	if (p->dir == q->dir && p->dir != WHOLE)
-		return nat ? ana_natcmp(p->name, q->name) : strcmp(p->name, q->name);
+	struct pent p, q;
+	pent(&a->paths, x, &p);
+	pent(&a->paths, y, &q);
+	if (p.dir == q.dir && p.dir != WHOLE && p.pl == q.pl)
+		return nat ? ana_natcmp(p.rest, q.rest) : strcmp(p.rest, q.rest);
 	if (!nat)
 		return ana_path_cmp(a, x, y);
 	return ana_natcmp(ana_path_str(a, x, b1), ana_path_str(a, y, b2));
@@ -395,10 +492,13 @@ static int cmp_dir_rank(const void *x, const void *y, void *arg)
 	return so->nat ? ana_natcmp(b1, b2) : strcmp(b1, b2);
 }
 
-/* files in one directory: by name, then by index (stable) */
+/* files in one directory: by name, then by index (stable); name is the
+ * rest after a prefix of pl bytes of the directory's last component
+ * (struct pent: where all have the same pl, the rests compare as the
+ * names) */
 struct named {
 	const char *name;
-	uint32_t i;
+	uint32_t i, pl;
 };
 
 static int cmp_in_dir_nat(const void *x, const void *y)
@@ -412,6 +512,25 @@ static int cmp_in_dir_str(const void *x, const void *y)
 {
 	const struct named *p = x, *q = y;
 	int c = strcmp(p->name, q->name);
+	return c ? c : (p->i > q->i) - (p->i < q->i);
+}
+
+/* the same where prefixes differ: the names built */
+struct in_dir {
+	const char *base;	/* the directory's last component */
+	int nat;
+};
+
+static int cmp_in_dir_built(const void *x, const void *y, void *arg)
+{
+	const struct named *p = x, *q = y;
+	const struct in_dir *d = arg;
+	char b1[ANA_PATH_BUF], b2[ANA_PATH_BUF];
+	memcpy(b1, d->base, p->pl);
+	strcpy(b1 + p->pl, p->name);
+	memcpy(b2, d->base, q->pl);
+	strcpy(b2 + q->pl, q->name);
+	int c = d->nat ? ana_natcmp(b1, b2) : strcmp(b1, b2);
 	return c ? c : (p->i > q->i) - (p->i < q->i);
 }
 
@@ -531,10 +650,10 @@ static void dirs_order(const struct sorter *so, uint32_t *dord, uint32_t *drank,
 	ana_tmp_free(st);
 }
 
-/* The files of f by directory rank (a counting sort) into by, those of
- * directory rank k at [start[k], start[k + 1]); the outer directories'
- * and the whole paths into apart (*napart); *nnone: those without a path.
- * Returns the files in by. */
+/* The files of f (NULL: all, n of them) by directory rank (a counting
+ * sort) into by, those of directory rank k at [start[k], start[k + 1]);
+ * the outer directories' and the whole paths into apart (*napart);
+ * *nnone: those without a path.  Returns the files in by. */
 static size_t files_by_dir(const struct ana *a, const uint32_t *f, size_t n,
 			   const uint32_t *drank, const uint8_t *outer, size_t *start,
 			   uint32_t *by, uint32_t *apart, size_t *napart, size_t *nnone)
@@ -543,14 +662,14 @@ static size_t files_by_dir(const struct ana *a, const uint32_t *f, size_t n,
 
 	*napart = *nnone = 0;
 	for (size_t i = 0; i < n; i++) {
-		uint32_t id = a->files[f[i]].path;
+		uint32_t fi = f ? f[i] : (uint32_t)i, id = a->files[fi].path;
 		if (!id) {
 			(*nnone)++;
 			continue;
 		}
-		uint32_t d = pent(&a->paths, id)->dir;
+		uint32_t d = pent_dir(&a->paths, id);
 		if (d == WHOLE || outer[d])
-			apart[(*napart)++] = f[i];
+			apart[(*napart)++] = fi;
 		else
 			start[drank[d] + 1]++;
 	}
@@ -559,12 +678,12 @@ static size_t files_by_dir(const struct ana *a, const uint32_t *f, size_t n,
 	size_t *pos = ana_tmp_calloc(nd + 1, sizeof(*pos));
 	memcpy(pos, start, nd * sizeof(*pos));
 	for (size_t i = 0; i < n; i++) {
-		uint32_t id = a->files[f[i]].path;
+		uint32_t fi = f ? f[i] : (uint32_t)i, id = a->files[fi].path;
 		if (!id)
 			continue;
-		uint32_t d = pent(&a->paths, id)->dir;
+		uint32_t d = pent_dir(&a->paths, id);
 		if (d != WHOLE && !outer[d])
-			by[pos[drank[d]]++] = f[i];
+			by[pos[drank[d]]++] = fi;
 	}
 	ana_tmp_free(pos);
 	return start[nd];
@@ -585,14 +704,26 @@ static void sort_in_dirs(const struct ana *a, uint32_t *by, const size_t *start,
 		size_t m = start[k + 1] - start[k];
 		if (m < 2)
 			continue;
-		uint32_t *g = by + start[k];
+		uint32_t *g = by + start[k], dir = ANA_NONE;
+		int same = 1;	/* all prefixes of one length */
 		/* (the files and their names in another order: fetched ahead) */
 		for (size_t q = 0; q < m; q++) {
 			if (q + 16 < m)
 				__builtin_prefetch(&a->files[g[q + 16]].path);
 			if (q + 8 < m)
-				__builtin_prefetch(pent(&a->paths, a->files[g[q + 8]].path));
-			nm[q] = (struct named){ pent(&a->paths, a->files[g[q]].path)->name, g[q] };
+				__builtin_prefetch(pent_at(&a->paths, a->files[g[q + 8]].path));
+			struct pent e;
+			pent(&a->paths, a->files[g[q]].path, &e);
+			nm[q] = (struct named){ e.rest, g[q], e.pl };
+			same &= e.pl == nm[0].pl;
+			dir = e.dir;
+		}
+		if (!same) {
+			struct in_dir d = { dir_base(&a->paths, dir), nat };
+			qsort_r(nm, m, sizeof(*nm), cmp_in_dir_built, &d);
+			for (size_t q = 0; q < m; q++)
+				g[q] = nm[q].i;
+			continue;
 		}
 		if (digit_keys(nm, m, nat, ky)) {
 			qsort(ky, m, sizeof(*ky), cmp_keyed);
@@ -641,16 +772,49 @@ static void merge_apart(const struct sorter *so, uint32_t *f, const uint32_t *by
 	memcpy(f + k, none, nnone * sizeof(*none));
 }
 
+/* f[0, nin) sorted (by) with each of apart (sorted, usually few) where it
+ * goes in, in place from the back, then none (nnone) after: f has room
+ * for all. */
+static void merge_apart_back(const struct sorter *so, uint32_t *f, size_t nin,
+			     const uint32_t *apart, size_t napart, const uint32_t *none,
+			     size_t nnone)
+{
+	size_t i = nin, k = nin + napart;
+
+	memcpy(f + k, none, nnone * sizeof(*f));
+	for (size_t j = napart; j-- > 0;) {
+		size_t lo = i, step = 1, hi = i;	/* gallop back, then halve */
+		while (lo > 0 && cmp_any(so, f[lo - 1], apart[j]) > 0) {
+			hi = lo - 1;
+			lo = lo > step ? lo - step : 0;
+			step *= 2;
+		}
+		while (lo < hi) {	/* the first of f[lo, hi) after apart[j] */
+			size_t mid = lo + (hi - lo) / 2;
+			if (cmp_any(so, f[mid], apart[j]) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		memmove(f + k - (i - lo), f + lo, (i - lo) * sizeof(*f));
+		k -= i - lo;
+		f[--k] = apart[j];
+		i = lo;
+	}
+}
+
 /*
- * Sort f (n files[] indexes) by path: in strverscmp order (nat) or
- * strcmp's, equal paths by index, the files without a path last (by
- * index).  The files of each directory are sorted among themselves;
- * directories come in the order of "dir/", which is the paths' order but
- * where a directory's files sit among those of a directory under it
- * ("/d/x" and "/d/e/y"): those directories' files (and paths kept whole)
- * are sorted apart by whole path, and merged in.
+ * Sort f (n files[] indexes; NULL n: all files, into f, which has room
+ * for them) by path: in strverscmp order (nat) or strcmp's, equal paths
+ * by index, the files without a path last (by index).  The files of each
+ * directory are sorted among themselves; directories come in the order of
+ * "dir/", which is the paths' order but where a directory's files sit
+ * among those of a directory under it ("/d/x" and "/d/e/y"): those
+ * directories' files (and paths kept whole) are sorted apart by whole
+ * path, and merged in.  The order does not depend on f's, so all files
+ * are sorted in f itself, without a second array of them.
  */
-void ana_path_sort(const struct ana *a, uint32_t *f, size_t n, int nat)
+static void path_sort(const struct ana *a, uint32_t *f, size_t n, int nat, int all)
 {
 	size_t nd = cm_strtab_count(&a->paths.dirs);
 	struct sorter so = { a, nat };
@@ -662,37 +826,52 @@ void ana_path_sort(const struct ana *a, uint32_t *f, size_t n, int nat)
 	dirs_order(&so, dord, drank, outer);
 	/* files by directory rank: the outer directories' and the whole
 	 * paths apart; no path: last */
-	uint32_t *by = ana_tmp_calloc(n + 1, sizeof(*by));
+	uint32_t *by = all ? f : ana_tmp_calloc(n + 1, sizeof(*by));
 	uint32_t *apart = ana_tmp_calloc(n + 1, sizeof(*apart));
 	size_t napart, nnone;
-	size_t nin = files_by_dir(a, f, n, drank, outer, start, by, apart, &napart, &nnone);
+	size_t nin = files_by_dir(a, all ? NULL : f, n, drank, outer, start, by, apart, &napart,
+				  &nnone);
 	sort_in_dirs(a, by, start, nat);
 	if (napart > 1)
 		qsort_r(apart, napart, sizeof(*apart), cmp_any_q, &so);
 	/* the pathless (in index order, kept in f's tail) */
 	uint32_t *none = ana_tmp_calloc(nnone + 1, sizeof(*none));
 	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!a->files[f[i]].path)
-			none[k++] = f[i];
+	for (size_t i = 0; i < n && k < nnone; i++) {
+		uint32_t fi = all ? (uint32_t)i : f[i];
+		if (!a->files[fi].path)
+			none[k++] = fi;
+	}
 	if (nnone > 1)
 		qsort(none, nnone, sizeof(*none), cmp_u32);
-	merge_apart(&so, f, by, nin, apart, napart, none, nnone);
+	if (all) {
+		merge_apart_back(&so, f, nin, apart, napart, none, nnone);
+	} else {
+		merge_apart(&so, f, by, nin, apart, napart, none, nnone);
+		ana_tmp_free(by);
+	}
 	ana_tmp_free(none);
 	ana_tmp_free(apart);
-	ana_tmp_free(by);
 	ana_tmp_free(start);
 	ana_tmp_free(outer);
 	ana_tmp_free(drank);
 	ana_tmp_free(dord);
 }
 
+void ana_path_sort(const struct ana *a, uint32_t *f, size_t n, int nat)
+{
+	path_sort(a, f, n, nat, 0);
+}
+
+void ana_path_sort_all(const struct ana *a, uint32_t *f, int nat)
+{
+	path_sort(a, f, a->nfiles, nat, 1);
+}
+
 void ana_name_ranks(const struct ana *a, uint32_t *rank)
 {
 	uint32_t *f = ana_tmp_calloc(a->nfiles + 1, sizeof(*f));
-	for (size_t i = 0; i < a->nfiles; i++)
-		f[i] = (uint32_t)i;
-	ana_path_sort(a, f, a->nfiles, 1);
+	ana_path_sort_all(a, f, 1);
 	for (size_t i = 0; i < a->nfiles; i++)
 		rank[f[i]] = (uint32_t)i;
 	ana_tmp_free(f);

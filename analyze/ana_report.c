@@ -1017,8 +1017,7 @@ static void jw_files(struct jw *w, struct ana *a, int none)
 		 * are fetched ahead, then their paths) */
 		if (i + 16 < n) {
 			__builtin_prefetch(&a->files[idx[i + 16]]);
-			if (idx[i + 16] < a->npages)
-				__builtin_prefetch(&a->pages[idx[i + 16]]);
+			ana_file_pages_prefetch(a, idx[i + 16]);
 		}
 		if (i + 8 < n)
 			ana_path_prefetch(a, a->files[idx[i + 8]].path);

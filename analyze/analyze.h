@@ -288,8 +288,8 @@ struct ana_bkc {
 
 /*
  * The files' paths (ana_names.c): an id each, 0 for none; a path is its
- * directory (interned) and its last component, in an arena that never
- * moves.  ana_path_str gives the whole path: in buf (ANA_PATH_BUF bytes),
+ * directory (interned) and its last component (less the start it shares
+ * with its directory's), in an arena that never moves.  ana_path_str gives the whole path: in buf (ANA_PATH_BUF bytes),
  * or where kept whole in the table itself (valid while the analysis is).
  */
 #define ANA_PATH_BUF 4096
@@ -307,9 +307,10 @@ struct ana;
 uint32_t ana_path_add(struct ana *a, const char *path);
 const char *ana_path_str(const struct ana *a, uint32_t id, char *buf);
 /* Its directory (not NUL-ended at *len: the table's string is; NULL for a
- * path kept whole), its last component. */
+ * path kept whole), its last component (in buf, ANA_PATH_BUF bytes, or
+ * in the table). */
 const char *ana_path_dir(const struct ana *a, uint32_t id, size_t *len);
-const char *ana_path_name(const struct ana *a, uint32_t id);
+const char *ana_path_name(const struct ana *a, uint32_t id, char *buf);
 /* Hint that path id will be read soon (a listing in an order of its own). */
 void ana_path_prefetch(const struct ana *a, uint32_t id);
 /* Its directory's id in paths.dirs (ANA_NONE: kept whole, or none). */
@@ -343,6 +344,8 @@ void ana_paths_release(struct ana_paths *t);
  * strcmp's; equal paths by index, files without a path last (by index).
  * Temporaries: out of memory jumps. */
 void ana_path_sort(const struct ana *a, uint32_t *f, size_t n, int nat);
+/* The same of all files, into f (room for nfiles), no second array. */
+void ana_path_sort_all(const struct ana *a, uint32_t *f, int nat);
 /* rank[i]: files[i]'s place in strverscmp order of the paths (as above) */
 void ana_name_ranks(const struct ana *a, uint32_t *rank);
 /* A stable merge sort of n u32 by cmp (a merge of runs already in order
@@ -389,8 +392,8 @@ enum {
  * ana_file_fw_set.
  * Memory: this, its path's name (struct ana_paths), its entries in the
  * indexes (file id, dev and inode), 8 bytes a visit (epochs), and while
- * the passes run 24 bytes of cache state: that is all that grows with
- * files.
+ * the cache pass runs 20 bytes of cache state, 8 from then on (its pages
+ * in the page cache, a->pages32): that is all that grows with files.
  */
 enum ana_fw {
 	ANA_FW_READ_OPS,
@@ -679,23 +682,29 @@ struct ana_cfile {	/* per (dev, inode) or file_id */
 };
 
 /* The same for a file of the file table (by files[] index, keyed by its
- * dev and inode) while its figures fit: 24 bytes. */
+ * dev and inode) while its figures fit: 20 bytes. */
 struct ana_cst {
 	uint32_t acc, miss;	/* pages accessed, missed; with ANA_CST_BIG,
 				 * acc is its index in cache.f */
-	uint32_t last_tid, last_s, last_e;	/* its last access (dedupe) */
-	uint32_t eof;		/* pages (ANA_CST_EOF: see cache.eofs), and the
-				 * flags below */
+	uint32_t last_tid, last_e;	/* its last access (dedupe) */
+	uint16_t len;		/* that access's pages (last_e - last_s, up to
+				 * ANA_CST_LEN), and the flags below */
+	uint16_t eof;		/* pages (ANA_CST_EOF: see cache.eofs) */
 };
-#define ANA_CST_EOF ((1u << 29) - 1)	/* larger: in cache.eofs */
-#define ANA_CST_TOUCH (1u << 29)	/* has had an event */
-#define ANA_CST_PEND (1u << 30)		/* has pages pending (cache.pend) */
-#define ANA_CST_BIG (1u << 31)		/* its state is cache.f[acc] */
+#define ANA_CST_EOF 0xffffu		/* this or more: in cache.eofs */
+#define ANA_CST_LEN ((1u << 13) - 1)	/* more: the state whole */
+#define ANA_CST_TOUCH (1u << 13)	/* has had an event */
+#define ANA_CST_PEND (1u << 14)		/* has pages pending (cache.pend) */
+#define ANA_CST_BIG (1u << 15)		/* its state is cache.f[acc] */
 
 struct ana_cache {
 	struct cm_map map;	/* the others' key -> f[] */
 	struct ana_cfile *f; size_t nf, capf;
 	struct ana_cst *cst; size_t ncst;	/* per file of the file table */
+	/* once the pass is done, what cst said (ana_cache_compact): their
+	 * pages accessed and missed ([2i], [2i + 1]; 0 where whole), and
+	 * whether each had an event (bit i) */
+	uint32_t *pg32; uint8_t *touched; size_t npg;
 	struct cm_map eofs;	/* (file, 0) -> eof, of files of ANA_CST_EOF pages or more */
 	struct cm_map pend;	/* (file, 0) -> pv[]: pending pages of a compact file */
 	struct ana_ivset *pv; size_t npv, cappv;
@@ -849,7 +858,11 @@ struct ana {
 	uint64_t *ident; size_t nident, capident;
 	struct ana_ident *identw;
 	uint64_t *devs; size_t ndevs, dev_last;
-	struct ana_pages *pages; size_t npages;	/* files[i]'s, after ana_join */
+	/* files[i]'s pages in the page cache for i < npages, after ana_join
+	 * (ana_file_pages): 32 bits each in pages32 ([2i] accessed, [2i + 1]
+	 * missed) until one does not fit, from then on 64 in pages */
+	uint32_t *pages32;
+	struct ana_pages *pages; size_t npages;
 	size_t nfiles_table;		/* files[0..n) come from the file table */
 	uint64_t page_size;		/* "page_size" meta key, else 4096 */
 	struct cm_map fileid_map;	/* ids fid_idx does not hold */
@@ -933,6 +946,9 @@ int ana_pass_cache(struct ana *a, tape_reader *r);
 /* The cache pass's state of the file table's files (before the passes,
  * on the main thread: it reads their sizes): 0 or -errno. */
 int ana_cache_prepare(struct ana *a);
+/* The compact states as the join takes them (cache.pg32, cache.touched),
+ * once the cache pass is done (again: nothing). */
+void ana_cache_compact(struct ana_cache *c);
 void ana_cache_release(struct ana_cache *c);
 int ana_pass_block(struct ana *a, tape_reader *r);
 int ana_pass_sample(struct ana *a);	/* main thread, before the others */
@@ -1075,8 +1091,15 @@ static inline uint64_t ana_file_mapped(const struct ana *a, const struct ana_fil
 /* Its pages in the page cache (after ana_join). */
 static inline struct ana_pages ana_file_pages(const struct ana *a, size_t i)
 {
-	return i < a->npages ? a->pages[i] : (struct ana_pages){ 0, 0 };
+	if (i >= a->npages)
+		return (struct ana_pages){ 0, 0 };
+	if (a->pages)
+		return a->pages[i];
+	return (struct ana_pages){ a->pages32[2 * i], a->pages32[2 * i + 1] };
 }
+/* Hint that its pages will be read soon (out of line: GCC 12 drops the
+ * prefetch where inlined into a loop that reads them) */
+void ana_file_pages_prefetch(const struct ana *a, size_t i);
 /* Its identity (dev, inode; zero when not known). */
 #define ANA_IDENT_INO_BITS 52
 static inline struct ana_ident ana_file_ident(const struct ana *a, size_t i)

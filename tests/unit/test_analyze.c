@@ -437,6 +437,94 @@ static void test_ident_wide(void **state)
 	ana_release(&a);
 }
 
+/* The cache pass's compact state (struct ana_cst, 20 bytes) and where it
+ * does not fit: a file of ANA_CST_EOF pages or more (its end in
+ * cache.eofs), an access of more than ANA_CST_LEN pages (the state whole
+ * from then on); the kernel's read loop re-reporting the rest of a read
+ * (the same thread, a later start, the same end) counts no pages twice in
+ * either form, and pages past a file's end are not counted. */
+static void test_cache_compact(void **state)
+{
+	const uint64_t big = 70000;	/* pages: past ANA_CST_EOF */
+	struct tw t;
+	tw_open(&t);
+	file_row(&t, 1, "/data/small", (8u << 20) | 1, 42, 20 * 4096);
+	file_row(&t, 2, "/data/huge", (8u << 20) | 1, 43, big * 4096);
+	file_row(&t, 3, "/data/long", (8u << 20) | 1, 44, 20000 * 4096);
+	cache_ev(&t, 1 * MS, 7, TAPE_CACHE_INSERT, 42, 0, 16);
+	cache_ev(&t, 1 * MS + 10, 7, TAPE_CACHE_ACCESS, 42, 0, 16);
+	cache_ev(&t, 1 * MS + 20, 7, TAPE_CACHE_ACCESS, 42, 8, 8);	/* re-reported */
+	cache_ev(&t, 1 * MS + 30, 8, TAPE_CACHE_ACCESS, 42, 8, 8);	/* another thread */
+	cache_ev(&t, 2 * MS, 7, TAPE_CACHE_INSERT, 43, big - 10, 10);
+	cache_ev(&t, 2 * MS + 10, 7, TAPE_CACHE_ACCESS, 43, big - 10, 32);	/* 10 exist */
+	cache_ev(&t, 2 * MS + 20, 7, TAPE_CACHE_ACCESS, 43, big - 4, 26);	/* re-reported */
+	cache_ev(&t, 3 * MS, 7, TAPE_CACHE_INSERT, 44, 0, 10000);
+	cache_ev(&t, 3 * MS + 10, 7, TAPE_CACHE_ACCESS, 44, 0, 10000);	/* > ANA_CST_LEN */
+	cache_ev(&t, 3 * MS + 20, 7, TAPE_CACHE_ACCESS, 44, 5000, 5000);	/* re-reported */
+	cache_ev(&t, 3 * MS + 30, 7, TAPE_CACHE_ACCESS, 44, 10000, 100);
+	cache_ev(&t, 3 * MS + 40, 7, TAPE_CACHE_ACCESS, 44, 10050, 50);	/* re-reported */
+	tw_close(&t);
+	struct ana a;
+	run(&a, &t, NULL);
+	assert_int_equal(a.cache.nf, 1);	/* "/data/long" whole */
+	assert_int_equal(ana_file_pages(&a, 0).accessed, 16 + 8);
+	assert_int_equal(ana_file_pages(&a, 0).missed, 16);
+	assert_int_equal(ana_file_pages(&a, 1).accessed, 10);
+	assert_int_equal(ana_file_pages(&a, 1).missed, 10);
+	assert_int_equal(ana_file_pages(&a, 2).accessed, 10000 + 100);
+	assert_int_equal(ana_file_pages(&a, 2).missed, 10000);
+	for (uint32_t i = 0; i < 3; i++)
+		assert_true(a.files[i].has_cache);
+	ana_release(&a);
+}
+
+/* A file's pages in the page cache in 32 bits each (a->pages32) until
+ * one figure does not fit: a file the file table does not list, accessed
+ * 5 Gi pages, makes them all 64 (a->pages), the others' kept. */
+static void test_pages_wide(void **state)
+{
+	const uint64_t dev = (8u << 20) | 1, lots = 5ull << 30;
+	struct tw t;
+	tw_open(&t);
+	file_row(&t, 1, "/data/a", dev, 42, 1 << 20);
+	file_row(&t, 2, "/data/b", dev, 43, 1 << 20);
+	cache_ev(&t, 1 * MS, 7, TAPE_CACHE_INSERT, 42, 0, 4);
+	cache_ev(&t, 1 * MS + 10, 7, TAPE_CACHE_ACCESS, 42, 0, 8);
+	cache_ev(&t, 2 * MS, 7, TAPE_CACHE_ACCESS, 43, 0, 16);
+	tw_close(&t);
+	struct ana a;
+	run(&a, &t, NULL);
+	assert_non_null(a.pages32);
+	assert_null(a.pages);
+	assert_int_equal(ana_file_pages(&a, 0).accessed, 8);
+	assert_int_equal(ana_file_pages(&a, 0).missed, 4);
+	assert_int_equal(ana_file_pages(&a, 1).accessed, 16);
+	assert_int_equal(ana_file_pages(&a, 1).missed, 0);
+	ana_release(&a);
+
+	tw_open(&t);
+	file_row(&t, 1, "/data/a", dev, 42, 1 << 20);
+	file_row(&t, 2, "/data/b", dev, 43, 1 << 20);
+	cache_ev(&t, 1 * MS, 7, TAPE_CACHE_INSERT, 42, 0, 4);
+	cache_ev(&t, 1 * MS + 10, 7, TAPE_CACHE_ACCESS, 42, 0, 8);
+	cache_ev(&t, 2 * MS, 7, TAPE_CACHE_ACCESS, 43, 0, 16);
+	cache_ev(&t, 3 * MS, 7, TAPE_CACHE_ACCESS, 99, 0, lots);	/* no row, no size */
+	tw_close(&t);
+	run(&a, &t, NULL);
+	assert_null(a.pages32);
+	assert_non_null(a.pages);
+	const uint32_t big = 2;	/* (a file of the cache pass's, after the table's) */
+	assert_int_equal(a.nfiles, 3);
+	assert_int_equal(ana_file_ident(&a, big).inode, 99);
+	assert_int_equal(ana_file_pages(&a, big).accessed, lots);
+	assert_int_equal(ana_file_pages(&a, 0).accessed, 8);
+	assert_int_equal(ana_file_pages(&a, 0).missed, 4);
+	assert_int_equal(ana_file_pages(&a, 1).accessed, 16);
+	assert_true(a.files[0].has_cache && a.files[1].has_cache && a.files[big].has_cache);
+	assert_int_equal(a.cache.accessed, 8 + 16 + lots);
+	ana_release(&a);
+}
+
 /* A read() asking for more than is left: the access event names the pages
  * asked for; those past the end of the file are not counted (a file of 10
  * pages read twice after drop_caches has hit ratio 0.5, not 0.69). */
@@ -800,12 +888,105 @@ static void test_path_sort(void **state)
 					 nat ? "strverscmp" : "strcmp", i, got[i],
 					 paths[got[i]] ? paths[got[i]] : "-", want[i],
 					 paths[want[i]] ? paths[want[i]] : "-");
+		memset(got, 0xff, sizeof(got));	/* all files, in place */
+		ana_path_sort_all(&a, got, nat);
+		for (size_t i = 0; i < N; i++)
+			if (got[i] != want[i])
+				fail_msg("all, %s order, place %zu: file %u (%s), want %u (%s)",
+					 nat ? "strverscmp" : "strcmp", i, got[i],
+					 paths[got[i]] ? paths[got[i]] : "-", want[i],
+					 paths[want[i]] ? paths[want[i]] : "-");
 	}
 	ana_name_ranks(&a, rank);
 	for (uint32_t i = 0; i < N; i++)
 		assert_int_equal(rank[want[i]], i);
 	for (size_t i = 0; i < N; i++)
 		free(paths[i]);
+	free(a.files);
+	a.files = NULL;
+	a.nfiles = 0;
+	ana_release(&a);
+}
+
+/* Paths front-coded against their directory's last component
+ * (ana_names.c, struct pent), and their fallbacks: directories from the
+ * 65,534th on (their id in 4 more bytes), names of one directory whose
+ * shared starts differ in length (sorted by their names built), a start
+ * that would end inside a run of digits (shortened), names equal to the
+ * directory's; each path back whole (ana_path_str, ana_path_eq,
+ * ana_path_name, ana_path_dir) and both orders against qsort. */
+static void test_path_front(void **state)
+{
+	(void)state;
+	static const char *const names[] = {
+		"n0144_1.jpg", "n0144_10.jpg", "n0144_9.jpg", "n01445.jpg", "n01440", "n0144",
+		"n.jpg", "m.jpg", "n01", "n0144a", "n0144_02.jpg", "",
+	};
+	enum { NDIR = 70000, NN = sizeof(names) / sizeof(*names), N = NDIR + 2 * NN };
+	struct ana a;
+	char **paths = calloc(N, sizeof(*paths));
+	uint32_t *want = calloc(N, sizeof(*want)), *got = calloc(N, sizeof(*got));
+
+	assert_non_null(paths);
+	assert_non_null(want);
+	assert_non_null(got);
+	memset(&a, 0, sizeof(a));
+	a.files = calloc(N, sizeof(*a.files));
+	assert_non_null(a.files);
+	a.nfiles = N;
+	for (size_t i = 0; i < N; i++) {
+		char b[128];
+		if (i < NN)	/* before the wide directories, and after them */
+			snprintf(b, sizeof(b), "/x/n0144/%s", names[i]);
+		else if (i < NN + NDIR)
+			snprintf(b, sizeof(b), "/d/k%05zu/k%05zu_%zu.jpg", (i * 7919) % NDIR,
+				 (i * 7919) % NDIR, i % 3);
+		else
+			snprintf(b, sizeof(b), "/y/n0144/%s", names[i - NN - NDIR]);
+		paths[i] = strdup(b);
+		a.files[i].path = ana_path_add(&a, b);
+	}
+	assert_true(cm_strtab_count(&a.paths.dirs) > 65536);
+	for (size_t i = 0; i < N; i++) {
+		char buf[ANA_PATH_BUF], nb[ANA_PATH_BUF];
+		const char *slash = strrchr(paths[i], '/'), *d;
+		size_t dl;
+		assert_string_equal(ana_path_str(&a, a.files[i].path, buf), paths[i]);
+		assert_true(ana_path_eq(&a, a.files[i].path, paths[i]));
+		assert_string_equal(ana_path_name(&a, a.files[i].path, nb), slash + 1);
+		d = ana_path_dir(&a, a.files[i].path, &dl);
+		assert_int_equal(dl, (size_t)(slash - paths[i]));
+		assert_memory_equal(d, paths[i], dl);
+		/* a path that differs in its name's shared start only */
+		snprintf(buf, sizeof(buf), "%.*s/z%s", (int)dl, paths[i], slash + 2);
+		if (slash[1] && slash[1] != 'z')
+			assert_false(ana_path_eq(&a, a.files[i].path, buf));
+	}
+	for (int nat = 0; nat < 2; nat++) {
+		ps_paths = (const char *const *)paths;
+		ps_nat = nat;
+		for (uint32_t i = 0; i < N; i++)
+			want[i] = got[i] = N - 1 - i;
+		qsort(want, N, sizeof(*want), ps_cmp);
+		ana_path_sort(&a, got, N, nat);
+		for (size_t i = 0; i < N; i++)
+			if (got[i] != want[i])
+				fail_msg("%s order, place %zu: file %u (%s), want %u (%s)",
+					 nat ? "strverscmp" : "strcmp", i, got[i], paths[got[i]],
+					 want[i], paths[want[i]]);
+		ana_path_sort_all(&a, got, nat);
+		assert_memory_equal(got, want, N * sizeof(*got));
+		for (size_t i = 0; i + 1 < N; i++)	/* ana_path_cmp */
+			if (!nat) {
+				int c = ana_path_cmp(&a, a.files[want[i]].path, a.files[want[i + 1]].path);
+				assert_true(c < 0 || (c == 0 && !strcmp(paths[want[i]], paths[want[i + 1]])));
+			}
+	}
+	for (size_t i = 0; i < N; i++)
+		free(paths[i]);
+	free(paths);
+	free(want);
+	free(got);
 	free(a.files);
 	a.files = NULL;
 	a.nfiles = 0;
@@ -1854,6 +2035,8 @@ int main(void)
 		cmocka_unit_test(test_file_order),
 		cmocka_unit_test(test_cache_exact),
 		cmocka_unit_test(test_cache_eof),
+		cmocka_unit_test(test_pages_wide),
+		cmocka_unit_test(test_cache_compact),
 		cmocka_unit_test(test_three_epochs),
 		cmocka_unit_test(test_epochs_after_imports),
 		cmocka_unit_test(test_epoch_start),
@@ -1873,6 +2056,7 @@ int main(void)
 		cmocka_unit_test(test_path_is_code),
 		cmocka_unit_test(test_path_sort),
 		cmocka_unit_test(test_path_sort_digits),
+		cmocka_unit_test(test_path_front),
 		cmocka_unit_test(test_dataset_python_job),
 		cmocka_unit_test(test_epochs_few_shards),
 		cmocka_unit_test(test_epochs_one_file),
