@@ -89,6 +89,9 @@ struct rp_result {
 	uint64_t *file_bytes;	/* per layout file: bytes read + written */
 	size_t nfiles;
 	uint64_t wall_ns;
+	int bounded;		/* the source's bound (rp_source.runtime_ns:
+				 * --runtime) came before the run ended: the
+				 * ops after it were not taken */
 	uint64_t implicit_opens;
 	int64_t start_unix;
 	/* filled by the caller, for the report */

@@ -288,7 +288,7 @@ struct hdr {
 	uint64_t wall_ns, dev_read_bytes, implicit_opens, mem_peak, mem_limit_hits;
 	uint64_t dataset_bytes, mem_bytes;
 	int64_t start_unix;
-	int32_t rank, pad;
+	int32_t rank, bounded;
 	char host[64];
 };
 
@@ -380,6 +380,7 @@ static void fill_hdr(struct hdr *h, const struct rp_result *res)
 	h->mem_bytes = res->mem_bytes;
 	h->start_unix = res->start_unix;
 	h->rank = g_rank;
+	h->bounded = res->bounded;
 }
 
 /* This rank's result as one buffer: 0 or -ENOMEM. */
@@ -496,6 +497,7 @@ static void add_totals(struct merged *m, const struct hdr *h)
 		m->sum.mem_peak = h->mem_peak;
 	m->sum.mem_limit_hits += h->mem_limit_hits;
 	m->sum.dataset_bytes += h->dataset_bytes;
+	m->sum.bounded |= h->bounded;
 }
 
 static void set_rank(struct rp_mpi_rank *r, const struct hdr *h)
@@ -707,6 +709,7 @@ static int gather_root(struct rp_result *res, const char *host, const int64_t *s
 		res->copy_bytes = m.copy_bytes;
 	}
 	res->wall_ns = m.sum.wall_ns;
+	res->bounded = m.sum.bounded != 0;
 	res->start_unix = m.sum.start_unix;
 	res->dev_read_bytes = m.sum.dev_read_bytes;
 	res->implicit_opens = m.sum.implicit_opens;

@@ -20,7 +20,8 @@
  * moved to the accelerator's; with writers_one, the ops of accelerators
  * a >= 1 on files the job writes are handed as RP_F_SKIP (not issued, their
  * place and timing kept).  With a runtime, every thread's stream ends once
- * the run has lasted that long.  Memory: N times the inner source's.
+ * the run has lasted that long (rp_source.runtime_ns: the engine issues
+ * nothing past it, nor sleeps past it).  Memory: N times the inner source's.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -396,7 +397,7 @@ int rp_replica_open(struct rp_source **out, const struct rp_replica_opts *o,
 	r->n = n;
 	r->writers_one = o->writers_one;
 	r->base = o->base;
-	r->runtime_ns = o->runtime_ns;
+	r->runtime_ns = r->s.runtime_ns = o->runtime_ns;	/* the engine's too */
 	for (unsigned a = 0; a < n; a++) {
 		if ((rc = open(arg, a, &r->in[a], err, errlen))) {
 			r->n = a;

@@ -941,7 +941,7 @@ static void run_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o
 			"files the job writes): %" PRIu64 " ops\n", unissued);
 	if (r->runtime_ns) {
 		cm_fmt_ns(b1, sizeof(b1), r->runtime_ns);
-		fprintf(f, "  runtime bound: %s%s\n", b1, res->wall_ns >= r->runtime_ns ?
+		fprintf(f, "  runtime bound: %s%s\n", b1, res->bounded || res->wall_ns >= r->runtime_ns ?
 			" (reached: the ops after it were not taken)" : "");
 	}
 	if (!res->dataset_bytes) {

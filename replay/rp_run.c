@@ -89,6 +89,9 @@ struct tctx {
 	size_t lat_budget;	/* 0: latencies are histograms from the start */
 	uint64_t last_done;	/* when its latest op completed (CLOCK_MONOTONIC
 				 * ns): think time runs from there */
+	uint64_t prev_end;	/* recorded end of the loop's ops so far */
+	uint64_t late;		/* think: how much its sleeps overran */
+	double speed, think;	/* its timing's divisor and gap factor */
 };
 
 struct rp_engine {
@@ -117,6 +120,8 @@ struct rp_engine {
 	int go, abort;		/* the start gate (under mu) */
 	uint64_t t0;		/* start of the current loop */
 	uint64_t start;		/* start of the first loop */
+	uint64_t deadline;	/* start + the source's runtime_ns (0: none):
+				 * no op starts past it */
 	int quit;		/* stop after this loop (set by the serial thread) */
 	_Atomic uint64_t ops_done;
 	_Atomic int finished;
@@ -858,113 +863,121 @@ static void loop_setup(struct rp_engine *e, unsigned loop)
 			e->hooks[h].loop_start(e->hooks[h].arg, loop);
 }
 
-/* One loop of thread c: take ops from the source until its loop ends. */
-static void run_loop(struct tctx *c)
+/* Whether t is past the run's bound (the source's runtime_ns). */
+static int past_deadline(const struct rp_engine *e, uint64_t t)
+{
+	return e->deadline && t >= e->deadline;
+}
+
+/* Sleep until t, or until the run's deadline when that comes first:
+ * 1 then (no op starts past it), else 0. */
+static int sleep_bounded(const struct rp_engine *e, uint64_t t)
+{
+	if (past_deadline(e, t)) {
+		sleep_until(e->deadline);
+		return 1;
+	}
+	sleep_until(t);
+	return 0;
+}
+
+/* The compute of d ns that ends at t, as far as it ran before the run's
+ * deadline. */
+static uint64_t compute_before(const struct rp_engine *e, uint64_t d, uint64_t t)
+{
+	uint64_t dl = e->deadline;
+
+	if (!past_deadline(e, t))
+		return d;
+	return t - dl < d ? d - (t - dl) : 0;
+}
+
+/* Original timing: op is issued at its recorded start (target). */
+static int time_original(struct tctx *c, const struct rp_op *op, uint64_t *target)
 {
 	struct rp_engine *e = c->e;
-	const struct rp_opts *o = &e->o;
-	double speed = o->speed > 0 ? o->speed : 1.0;
-	double think = o->compute_scale / speed;
 
-	if (c->tp->loader && o->loader_scale > 0)
-		think /= o->loader_scale;	/* --loader-cpu-scale */
-	uint64_t prev_end = 0;	/* recorded end of the thread's previous ops */
-	uint64_t late = 0;	/* think: how much the thread's sleeps overran */
-	struct rp_op op;
-	int rc;
-
-	c->last_done = 0;	/* the loop's first compute runs from its start */
-	while ((rc = e->src->ops->next(e->src, c->idx, &op)) == 1) {
-		int data = op.kind == CM_READ || op.kind == CM_WRITE;
-		int overlap = data && (op.flags & RP_F_OVERLAP) && c->depth > 1;
-		uint64_t target = 0;
-
-		if (!overlap)
-			drain(c);
-		/* the thread's previous I/O is over: its compute starts now,
-		 * and a wait for another thread overlaps it */
-		uint64_t io_done = now_ns();
-		wait_dep(c, &op);
-		/* a hand-over: the time the thread waited for the other's data
-		 * is its stall, not made up for by later compute; and so is a
-		 * wait before the thread's first op (its process or thread was
-		 * not there yet: a DataLoader worker the trainer forks later) */
-		uint64_t dep_done = (op.flags & RP_F_HANDOVER) || !c->taken ? now_ns() : 0;
-		if (o->timing == RP_TIME_ORIGINAL) {
-			target = e->t0 + (uint64_t)((double)op.ts / speed);
-			if (op.ts > prev_end + op.wait) {
-				uint64_t d = (uint64_t)((double)(op.ts - prev_end - op.wait) / speed);
-				c->job->compute_ns += d;
-				c->job->worked_ns += d;
-			}
-			if (now_ns() < target)
-				sleep_until(target);
-		} else if (o->timing == RP_TIME_THINK && !overlap && op.ts > prev_end + op.wait) {
-			/* the gap less its recorded wait for another thread,
-			 * which the dependency stands for */
-			uint64_t delay = (uint64_t)((double)(op.ts - prev_end - op.wait) * think);
-			if (delay) {
-				/* The compute runs from the previous op's
-				 * completion: the engine's own work since (its
-				 * bookkeeping, taking the next op) is part of
-				 * it, not added to it.  Whatever ends past its
-				 * target (that work, a sleep that woke late on
-				 * a busy CPU, a wait for another thread) is
-				 * taken off the next ones: the thread's compute
-				 * sums to the recorded. */
-				uint64_t base = c->last_done && c->last_done < io_done ?
-						c->last_done : io_done;
-				uint64_t want = delay > late ? delay - late : 0;
-				late -= delay - want;
-				uint64_t t = now_ns();
-				if (t < base + want) {
-					sleep_until(base + want);
-					t = now_ns();
-				}
-				if (t > base + want && t > dep_done)
-					late += t - (base + want > dep_done ? base + want : dep_done);
-				c->job->compute_ns += delay;
-				/* what it spent computing, as DLIO times its
-				 * compute: from its start to the end of the
-				 * sleep (an overrun too), or to the target
-				 * when it then waited for another thread */
-				c->job->worked_ns += (dep_done > base + want ? base + want : t) - base;
-			}
-		}
-		if (op.flags & (RP_F_SKIP | RP_F_STEP)) {	/* its place and timing only */
-			if ((op.flags & RP_F_SKIP) && op.kind < RP_KIND_MAX)
-				c->job->unissued[op.kind]++;
-			c->last_done = now_ns();
-			if ((op.flags & RP_F_EPOCH) && op.off < e->l->nmarks && c->job->marks) {
-				c->job->marks[2 * op.off] = c->last_done - e->start;
-				c->job->marks[2 * op.off + 1] = c->job->worked_ns;
-			}
-			if ((op.flags & RP_F_MARK) && !c->job->mark_ns) {	/* warm-up over */
-				c->job->mark_ns = c->last_done - e->start;
-				c->job->mark_compute_ns = c->job->compute_ns;
-			}
-			op_done(c, &op, 0, 0);
-			if (op.end > prev_end)
-				prev_end = op.end;
-			continue;
-		}
-		uint64_t t_prep = now_ns();
-		if ((op.flags & RP_F_MARK) && !c->job->mark_ns) {	/* warm-up over */
-			c->job->mark_ns = t_prep - e->start;
-			c->job->mark_compute_ns = c->job->compute_ns;
-		}
-		if (o->timing == RP_TIME_ORIGINAL)
-			lat_add(c, &c->job->terr, t_prep > target ? t_prep - target : 0);
-		if (data)
-			do_data(c, &op, t_prep);
-		else
-			do_other(c, &op, t_prep);
-		if (op.end > prev_end)
-			prev_end = op.end;
+	*target = e->t0 + (uint64_t)((double)op->ts / c->speed);
+	if (op->ts > c->prev_end + op->wait) {
+		uint64_t d = (uint64_t)((double)(op->ts - c->prev_end - op->wait) / c->speed);
+		d = compute_before(e, d, *target);
+		c->job->compute_ns += d;
+		c->job->worked_ns += d;
 	}
+	return now_ns() < *target ? sleep_bounded(e, *target) : 0;
+}
+
+/*
+ * Think timing: the gap less its recorded wait for another thread, which
+ * the dependency stands for.  The compute runs from the previous op's
+ * completion (io_done, or last_done when earlier): the engine's own work
+ * since (its bookkeeping, taking the next op) is part of it, not added to
+ * it.  Whatever ends past its target (that work, a sleep that woke late
+ * on a busy CPU, a wait for another thread: dep_done) is taken off the
+ * next ones: the thread's compute sums to the recorded.  1 when the
+ * run's deadline came first.
+ */
+static int time_think(struct tctx *c, const struct rp_op *op, uint64_t io_done,
+		      uint64_t dep_done)
+{
+	uint64_t delay = (uint64_t)((double)(op->ts - c->prev_end - op->wait) * c->think);
+	int cut;
+
+	if (!delay)
+		return 0;
+	uint64_t base = c->last_done && c->last_done < io_done ? c->last_done : io_done;
+	uint64_t want = delay > c->late ? delay - c->late : 0;
+	c->late -= delay - want;
+	uint64_t t = now_ns();
+	cut = past_deadline(c->e, base + want);
+	if (t < base + want) {
+		sleep_bounded(c->e, base + want);
+		t = now_ns();
+	}
+	if (cut) {	/* its compute up to the deadline, the op not issued */
+		uint64_t dl = c->e->deadline, ran = dl > base ? dl - base : 0;
+		c->job->compute_ns += ran < delay ? ran : delay;
+		c->job->worked_ns += (t > base ? t - base : 0);
+		return 1;
+	}
+	if (t > base + want && t > dep_done)
+		c->late += t - (base + want > dep_done ? base + want : dep_done);
+	c->job->compute_ns += delay;
+	/* what it spent computing, as DLIO times its compute: from its start
+	 * to the end of the sleep (an overrun too), or to the target when it
+	 * then waited for another thread */
+	c->job->worked_ns += (dep_done > base + want ? base + want : t) - base;
+	return 0;
+}
+
+/* An op that is not issued (RP_F_SKIP, RP_F_STEP): its place and timing
+ * only. */
+static void placeholder(struct tctx *c, const struct rp_op *op)
+{
+	struct rp_engine *e = c->e;
+
+	if ((op->flags & RP_F_SKIP) && op->kind < RP_KIND_MAX)
+		c->job->unissued[op->kind]++;
+	c->last_done = now_ns();
+	if ((op->flags & RP_F_EPOCH) && op->off < e->l->nmarks && c->job->marks) {
+		c->job->marks[2 * op->off] = c->last_done - e->start;
+		c->job->marks[2 * op->off + 1] = c->job->worked_ns;
+	}
+	if ((op->flags & RP_F_MARK) && !c->job->mark_ns) {	/* warm-up over */
+		c->job->mark_ns = c->last_done - e->start;
+		c->job->mark_compute_ns = c->job->compute_ns;
+	}
+	op_done(c, op, 0, 0);
+}
+
+/* Thread c's loop is over (rc: the source's last answer): whatever another
+ * thread waits for of it is too (a source may end a loop early:
+ * --runtime). */
+static void loop_over(struct tctx *c, int rc)
+{
+	struct rp_engine *e = c->e;
+
 	drain(c);
-	/* the thread's loop is over: whatever another thread waits for of
-	 * it is too (a source may end a loop early: --runtime) */
 	atomic_store(&e->done[c->idx], (uint64_t)c->loop << 32 | UINT32_MAX);
 	if (atomic_load(&e->waiters[c->idx])) {
 		pthread_mutex_lock(&e->mu);
@@ -978,6 +991,70 @@ static void run_loop(struct tctx *c)
 		pthread_mutex_unlock(&e->mu);
 	}
 	c->job->wall_ns = now_ns() - e->start;
+}
+
+/*
+ * One loop of thread c: take ops from the source until its loop ends.
+ * An op whose start (its timing, its waits) falls past the run's
+ * deadline (its start + rp_source.runtime_ns) is not issued nor counted:
+ * the source hands out no more after it, and no sleep runs past it.
+ */
+static void run_loop(struct tctx *c)
+{
+	struct rp_engine *e = c->e;
+	const struct rp_opts *o = &e->o;
+	struct rp_op op;
+	int rc;
+
+	c->speed = o->speed > 0 ? o->speed : 1.0;
+	c->think = o->compute_scale / c->speed;
+	if (c->tp->loader && o->loader_scale > 0)
+		c->think /= o->loader_scale;	/* --loader-cpu-scale */
+	c->prev_end = 0;	/* recorded end of the thread's previous ops */
+	c->late = 0;		/* think: how much the thread's sleeps overran */
+	c->last_done = 0;	/* the loop's first compute runs from its start */
+	while ((rc = e->src->ops->next(e->src, c->idx, &op)) == 1) {
+		int data = op.kind == CM_READ || op.kind == CM_WRITE;
+		int overlap = data && (op.flags & RP_F_OVERLAP) && c->depth > 1;
+		uint64_t target = 0;
+		int cut = 0;
+
+		if (!overlap)
+			drain(c);
+		/* the thread's previous I/O is over: its compute starts now,
+		 * and a wait for another thread overlaps it */
+		uint64_t io_done = now_ns();
+		wait_dep(c, &op);
+		/* a hand-over: the time the thread waited for the other's data
+		 * is its stall, not made up for by later compute; and so is a
+		 * wait before the thread's first op (its process or thread was
+		 * not there yet: a DataLoader worker the trainer forks later) */
+		uint64_t dep_done = (op.flags & RP_F_HANDOVER) || !c->taken ? now_ns() : 0;
+		if (o->timing == RP_TIME_ORIGINAL)
+			cut = time_original(c, &op, &target);
+		else if (o->timing == RP_TIME_THINK && !overlap && op.ts > c->prev_end + op.wait)
+			cut = time_think(c, &op, io_done, dep_done);
+		uint64_t t_prep = now_ns();
+		if (cut || past_deadline(e, t_prep))
+			continue;	/* the source stops here (its next: 0) */
+		if (op.flags & (RP_F_SKIP | RP_F_STEP)) {
+			placeholder(c, &op);
+		} else {
+			if ((op.flags & RP_F_MARK) && !c->job->mark_ns) {	/* warm-up over */
+				c->job->mark_ns = t_prep - e->start;
+				c->job->mark_compute_ns = c->job->compute_ns;
+			}
+			if (o->timing == RP_TIME_ORIGINAL)
+				lat_add(c, &c->job->terr, t_prep > target ? t_prep - target : 0);
+			if (data)
+				do_data(c, &op, t_prep);
+			else
+				do_other(c, &op, t_prep);
+		}
+		if (op.end > c->prev_end)
+			c->prev_end = op.end;
+	}
+	loop_over(c, rc);
 }
 
 static void *thread_main(void *arg)
@@ -1006,8 +1083,11 @@ static void *thread_main(void *arg)
 			if (loop && !e->quit)	/* the first: rp_engine_run */
 				loop_setup(e, loop);
 			e->t0 = now_ns();
-			if (!loop)
+			if (!loop) {
 				e->start = e->t0;
+				e->deadline = e->src->runtime_ns ?
+					      e->start + e->src->runtime_ns : 0;
+			}
 		}
 		pthread_barrier_wait(&e->bar);
 		if (e->quit)
@@ -1239,8 +1319,11 @@ int rp_engine_run(struct rp_engine *e, char *err, size_t errlen)
 		pthread_join(e->th[i], NULL);
 	if (!rc && want_progress && lastp)
 		progress(e, atomic_load(&e->ops_done), total);
-	if (!e->abort)
-		e->res.wall_ns = now_ns() - e->start;
+	if (!e->abort) {
+		uint64_t end = now_ns();
+		e->res.wall_ns = end - e->start;
+		e->res.bounded = past_deadline(e, end);
+	}
 	e->res.implicit_opens = e->implicit_opens;
 	for (size_t s = 0; s < l->nslots; s++) {
 		int fd = atomic_exchange(&e->slot_fd[s], -1);

@@ -359,6 +359,12 @@ struct rp_source {
 	const struct rp_source_ops *ops;
 	struct rp_layout layout;
 	struct rp_dirs dirs;	/* the caller's (zero: none) */
+	/* A bounded run (--runtime), set by the source's open: next() hands
+	 * out no more ops this long after start() (0: no bound).  The engine
+	 * bounds its run the same from its own start: it sleeps no later,
+	 * and does not issue an op it took whose start falls past it, so
+	 * the run ends there (plus the ops then in flight). */
+	uint64_t runtime_ns;
 	char err[256];		/* what stop()'s error was about */
 };
 

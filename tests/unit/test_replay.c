@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include "replay.h"
@@ -53,12 +54,24 @@ struct memsrc {
 	struct rp_op ops[MAXT][MAXOPS];
 	size_t nops[MAXT], pos[MAXT];
 	unsigned rewinds;
+	uint64_t deadline;	/* a bounded run (s.runtime_ns, --runtime): no
+				 * ops handed out from then (0: none) */
 };
+
+static uint64_t mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static int ms_start(struct rp_source *s, unsigned loops)
 {
-	(void)s;
+	struct memsrc *m = (struct memsrc *)s;
+
 	(void)loops;
+	m->deadline = s->runtime_ns ? mono() + s->runtime_ns : 0;
 	return 0;
 }
 
@@ -66,7 +79,7 @@ static int ms_next(struct rp_source *s, unsigned t, struct rp_op *op)
 {
 	struct memsrc *m = (struct memsrc *)s;
 
-	if (m->pos[t] == m->nops[t])
+	if (m->pos[t] == m->nops[t] || (m->deadline && mono() >= m->deadline))
 		return 0;
 	*op = m->ops[t][m->pos[t]++];
 	return 1;
@@ -410,6 +423,47 @@ static void test_timing(void **state)
 	}
 }
 
+/* A bounded source (rp_source.runtime_ns: 100 ms): thread 0's
+ * second read comes 2 s of compute after its first, thread 1's second
+ * read waits for it.  Under think and original timing the run ends at the
+ * deadline, not 2 s later: neither second read (nor close) is issued or
+ * counted, thread 0's compute is what ran before the deadline, and the
+ * result says the bound was reached. */
+static void test_deadline(void **state)
+{
+	static const int timing[] = { RP_TIME_THINK, RP_TIME_ORIGINAL };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(timing) / sizeof(timing[0]); i++) {
+		struct memsrc m;
+		struct rp_result res;
+		struct rp_opts o = opts(timing[i]);
+
+		ms_init(&m, 2);
+		m.s.runtime_ns = 100 * MS;
+		ms_reads(&m, 0, F0, 2, 0, 2000 * MS);
+		ms_reads(&m, 1, F1, 2, 0, 0);
+		m.ops[1][2].dep_thread = 0;	/* thread 0's second read */
+		m.ops[1][2].dep_seq = 3;
+		uint64_t t = mono();
+		replay(&m, &o, NULL, &res);
+		t = mono() - t;
+		assert_true(t < 1000 * MS);
+		assert_true(res.wall_ns >= 50 * MS && res.wall_ns < 1000 * MS);
+		assert_true(res.bounded);
+		for (unsigned th = 0; th < 2; th++) {
+			assert_int_equal(res.jobs[th].done[CM_OPEN], 1);
+			assert_int_equal(res.jobs[th].done[CM_READ], 1);
+			assert_int_equal(res.jobs[th].done[CM_CLOSE], 0);
+			assert_int_equal(res.jobs[th].d[0].ios, 1);
+		}
+		assert_true(res.jobs[0].compute_ns >= 50 * MS);
+		assert_true(res.jobs[0].compute_ns <= 100 * MS);
+		rp_result_release(&res);
+		rp_layout_release(&m.s.layout);
+	}
+}
+
 /* An open of a file that is not there fails, and the read through its fd
  * is not issued: each counted under its kind with its error and file,
  * the thread's other ops done, the report naming the file. */
@@ -599,6 +653,7 @@ int main(void)
 		cmocka_unit_test(test_deps),
 		cmocka_unit_test(test_handover),
 		cmocka_unit_test(test_timing),
+		cmocka_unit_test(test_deadline),
 		cmocka_unit_test(test_failures),
 		cmocka_unit_test(test_hooks),
 		cmocka_unit_test(test_resolver),
