@@ -10,9 +10,12 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <inttypes.h>
+#include <jansson.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fmt.h"
 #include "replay.h"
 
 int rp_place_match(const char *glob, const char *path)
@@ -265,4 +268,95 @@ void rp_places_free(struct rp_places *p)
 	free(p->th);
 	free((void *)p->copy_bytes);
 	free(p);
+}
+
+/* ------------------------------------------------ the placements' section */
+
+/* Placement p's stats summed over the jobs, in d[3]; the files it holds
+ * and their recorded reads. */
+static void place_total(const struct rp_layout *l, const struct rp_result *res, unsigned p,
+			struct rp_dir_stats d[3], uint64_t *files, uint64_t *rbytes)
+{
+	size_t none = 0;
+
+	memset(d, 0, 3 * sizeof(*d));
+	for (size_t i = 0; i < res->njobs; i++)
+		for (int k = 0; res->jobs[i].place && k < 3; k++) {
+			const struct rp_dir_stats *s = &res->jobs[i].place[3u * p + (unsigned)k];
+			d[k].ios += s->ios;
+			d[k].bytes += s->bytes;
+			d[k].short_ios += s->short_ios;
+			d[k].drop_ios += s->drop_ios;
+			cm_lat_merge(&d[k].clat, &s->clat, &none);
+			cm_lat_merge(&d[k].lat, &s->lat, &none);
+		}
+	*files = *rbytes = 0;
+	for (size_t i = 0; i < l->nfiles; i++)
+		if (l->files[i].place == p && !l->files[i].isdir && !l->files[i].made_dir) {
+			++*files;
+			*rbytes += l->files[i].rbytes;
+		}
+}
+
+static void place_release_stats(struct rp_dir_stats d[3])
+{
+	for (int k = 0; k < 3; k++) {
+		cm_lat_release(&d[k].clat);
+		cm_lat_release(&d[k].lat);
+	}
+}
+
+static const char *place_name(const struct rp_result *res, unsigned p)
+{
+	return res->place_names && res->place_names[p] ? res->place_names[p] : "";
+}
+
+static void places_text(void *arg, FILE *f, const struct rp_layout *l,
+			const struct rp_result *res)
+{
+	uint64_t loops = (uintptr_t)arg;
+	char b1[32];
+
+	for (unsigned p = 0; res->nplaces > 1 && p < res->nplaces; p++) {
+		struct rp_dir_stats d[3];
+		uint64_t nf, rb;
+		place_total(l, res, p, d, &nf, &rb);
+		cm_fmt_bytes(b1, sizeof(b1), rb * loops);
+		fprintf(f, "\nPlacement %u%s (%s): %" PRIu64 " files, %s recorded reads\n", p,
+			p ? "" : ", --dir", place_name(res, p), nf, b1);
+		for (int k = 0; k < 3; k++)
+			rp_dir_text(f, rp_dir_names[k], &d[k], res->wall_ns);
+		place_release_stats(d);
+	}
+}
+
+static json_t *places_json(void *arg, const struct rp_layout *l, const struct rp_result *res)
+{
+	uint64_t loops = (uintptr_t)arg;
+	json_t *a = json_array();
+
+	for (unsigned p = 0; a && p < res->nplaces; p++) {
+		struct rp_dir_stats d[3];
+		uint64_t nf, rb;
+		json_t *po = json_object();
+		place_total(l, res, p, d, &nf, &rb);
+		json_object_set_new(po, "placement", json_integer(p));
+		json_object_set_new(po, "dir", cm_json_str(place_name(res, p)));
+		json_object_set_new(po, "files", cm_json_u64(nf));
+		json_object_set_new(po, "recorded_read_bytes", cm_json_u64(rb * loops));
+		for (int k = 0; k < 3; k++)
+			json_object_set_new(po, rp_dir_names[k], rp_dir_json(&d[k], res->wall_ns));
+		place_release_stats(d);
+		if (json_array_append_new(a, po)) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+struct rp_section rp_places_section(unsigned loops)
+{
+	return (struct rp_section){ "placements", RP_AT_PLACEMENTS, (void *)(uintptr_t)loops,
+				    places_text, places_json };
 }

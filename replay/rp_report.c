@@ -21,7 +21,7 @@
 static const double pcts[] = { 1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95,
 			       99, 99.5, 99.9, 99.95, 99.99 };
 #define NPCT (sizeof(pcts) / sizeof(pcts[0]))
-static const char *const dir_names[3] = { "read", "write", "sync" };
+const char *const rp_dir_names[3] = { "read", "write", "sync" };
 static const char *const timing_names[] = { "original", "think", "afap" };
 
 static json_t *lat_json(struct cm_lat *l)
@@ -43,7 +43,7 @@ static json_t *lat_json(struct cm_lat *l)
 	return o;
 }
 
-static json_t *dir_json(struct rp_dir_stats *d, uint64_t runtime_ns)
+json_t *rp_dir_json(struct rp_dir_stats *d, uint64_t runtime_ns)
 {
 	json_t *o = json_object();
 	double secs = runtime_ns / 1e9;
@@ -144,45 +144,6 @@ static void total_job(const struct rp_result *res, struct rp_job *t)
 		cm_lat_merge(&t->terr, &j->terr, &none);
 	}
 	t->wall_ns = res->wall_ns;
-}
-
-/* Placement p's stats summed over the jobs, in d[3]; the files it holds
- * and their recorded reads. */
-static void place_total(const struct rp_layout *l, const struct rp_result *res, unsigned p,
-			struct rp_dir_stats d[3], uint64_t *files, uint64_t *rbytes)
-{
-	size_t none = 0;
-
-	memset(d, 0, 3 * sizeof(*d));
-	for (size_t i = 0; i < res->njobs; i++)
-		for (int k = 0; res->jobs[i].place && k < 3; k++) {
-			const struct rp_dir_stats *s = &res->jobs[i].place[3u * p + (unsigned)k];
-			d[k].ios += s->ios;
-			d[k].bytes += s->bytes;
-			d[k].short_ios += s->short_ios;
-			d[k].drop_ios += s->drop_ios;
-			cm_lat_merge(&d[k].clat, &s->clat, &none);
-			cm_lat_merge(&d[k].lat, &s->lat, &none);
-		}
-	*files = *rbytes = 0;
-	for (size_t i = 0; i < l->nfiles; i++)
-		if (l->files[i].place == p && !l->files[i].isdir && !l->files[i].made_dir) {
-			++*files;
-			*rbytes += l->files[i].rbytes;
-		}
-}
-
-static void place_release(struct rp_dir_stats d[3])
-{
-	for (int k = 0; k < 3; k++) {
-		cm_lat_release(&d[k].clat);
-		cm_lat_release(&d[k].lat);
-	}
-}
-
-static const char *place_name(const struct rp_result *res, unsigned p)
-{
-	return res->place_names && res->place_names[p] ? res->place_names[p] : "";
 }
 
 static void total_release(struct rp_job *t)
@@ -488,10 +449,10 @@ static json_t *job_json(const struct rp_report_opts *r, struct rp_job *j)
 	json_object_set_new(jo, "pid", cm_json_u64(j->pid));
 	json_object_set_new(jo, "tid", cm_json_u64(j->tid));
 	json_object_set_new(jo, "error", json_integer(-j->first_error));
-	json_object_set_new(jo, "read", dir_json(&j->d[0], j->wall_ns));
-	json_object_set_new(jo, "write", dir_json(&j->d[1], j->wall_ns));
-	json_object_set_new(jo, "trim", dir_json(&trim, j->wall_ns));
-	json_object_set_new(jo, "sync", dir_json(&j->d[2], j->wall_ns));
+	json_object_set_new(jo, "read", rp_dir_json(&j->d[0], j->wall_ns));
+	json_object_set_new(jo, "write", rp_dir_json(&j->d[1], j->wall_ns));
+	json_object_set_new(jo, "trim", rp_dir_json(&trim, j->wall_ns));
+	json_object_set_new(jo, "sync", rp_dir_json(&j->d[2], j->wall_ns));
 	json_object_set_new(jo, "job_runtime", cm_json_u64(j->wall_ns / 1000000));
 	json_object_set_new(jo, "usr_cpu", json_real(j->wall_ns ? 100.0 * (double)j->usr_ns / (double)j->wall_ns : 0));
 	json_object_set_new(jo, "sys_cpu", json_real(j->wall_ns ? 100.0 * (double)j->sys_ns / (double)j->wall_ns : 0));
@@ -655,9 +616,9 @@ static json_t *replay_json(const struct rp_layout *l, const struct rp_opts *o,
 		json_object_set_new(rp, "realtime", json_boolean(res->njobs && res->jobs[0].realtime));
 	}
 	json_t *to = json_object();	/* the total in fio's shape */
-	json_object_set_new(to, "read", dir_json(&t->d[0], res->wall_ns));
-	json_object_set_new(to, "write", dir_json(&t->d[1], res->wall_ns));
-	json_object_set_new(to, "sync", dir_json(&t->d[2], res->wall_ns));
+	json_object_set_new(to, "read", rp_dir_json(&t->d[0], res->wall_ns));
+	json_object_set_new(to, "write", rp_dir_json(&t->d[1], res->wall_ns));
+	json_object_set_new(to, "sync", rp_dir_json(&t->d[2], res->wall_ns));
 	json_object_set_new(rp, "total", to);
 	return rp;
 }
@@ -734,24 +695,6 @@ int rp_report_json(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 		fputs(i ? ",\n    " : "\n    ", f);
 		rc |= put_json(f, job_json(r, &res->jobs[i]), 4, 0);
 	}
-	if (res->nplaces > 1) {
-		fputs("\n  ],\n  \"placements\": [", f);
-		for (unsigned p = 0; p < res->nplaces; p++) {
-			struct rp_dir_stats d[3];
-			uint64_t nf, rb;
-			json_t *po = json_object();
-			place_total(l, res, p, d, &nf, &rb);
-			json_object_set_new(po, "placement", json_integer(p));
-			json_object_set_new(po, "dir", cm_json_str(place_name(res, p)));
-			json_object_set_new(po, "files", cm_json_u64(nf));
-			json_object_set_new(po, "recorded_read_bytes", cm_json_u64(rb * o->loops));
-			for (int k = 0; k < 3; k++)
-				json_object_set_new(po, dir_names[k], dir_json(&d[k], res->wall_ns));
-			place_release(d);
-			fputs(p ? ",\n    " : "\n    ", f);
-			rc |= put_json(f, po, 4, 0);
-		}
-	}
 	fputs("\n  ]", f);
 	rc |= sections_json(f, l, res, RP_AT_PLACEMENTS);
 	fputs(",\n  \"scale\": ", f);
@@ -778,7 +721,7 @@ int rp_report_json(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 	return rc ? -EIO : 0;
 }
 
-static void dir_text(FILE *f, const char *name, struct rp_dir_stats *d, uint64_t ns)
+void rp_dir_text(FILE *f, const char *name, struct rp_dir_stats *d, uint64_t ns)
 {
 	char b1[32], b2[32], b3[32], b4[32];
 	double secs = ns / 1e9;
@@ -822,34 +765,22 @@ static void failed_text(FILE *f, const struct rp_layout *l, const struct rp_job 
 	fputc('\n', f);
 }
 
-/* Each job, all of them, and each placement, in fio's shape. */
-static void jobs_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
-		      const struct rp_report_opts *r, struct rp_result *res, struct rp_job *t)
+/* Each job and all of them, in fio's shape (the placements are the
+ * resolver's section, rp_places_section). */
+static void jobs_text(FILE *f, const struct rp_report_opts *r, struct rp_result *res,
+		      struct rp_job *t)
 {
-	char b1[32];
-
 	for (size_t i = 0; i < res->njobs; i++) {
 		struct rp_job *j = &res->jobs[i];
 		char name[48];
 		fprintf(f, "%s: (groupid=0): err=%3d, ops failed=%" PRIu64 "\n",
 			job_name(r, j, name, sizeof(name)), -j->first_error, j->errors);
 		for (int d = 0; d < 3; d++)
-			dir_text(f, dir_names[d], &j->d[d], j->wall_ns);
+			rp_dir_text(f, rp_dir_names[d], &j->d[d], j->wall_ns);
 	}
 	fprintf(f, "\nAll jobs:\n");
 	for (int d = 0; d < 3; d++)
-		dir_text(f, dir_names[d], &t->d[d], res->wall_ns);
-	for (unsigned p = 0; res->nplaces > 1 && p < res->nplaces; p++) {
-		struct rp_dir_stats d[3];
-		uint64_t nf, rb;
-		place_total(l, res, p, d, &nf, &rb);
-		cm_fmt_bytes(b1, sizeof(b1), rb * o->loops);
-		fprintf(f, "\nPlacement %u%s (%s): %" PRIu64 " files, %s recorded reads\n", p,
-			p ? "" : ", --dir", place_name(res, p), nf, b1);
-		for (int k = 0; k < 3; k++)
-			dir_text(f, dir_names[k], &d[k], res->wall_ns);
-		place_release(d);
-	}
+		rp_dir_text(f, rp_dir_names[d], &t->d[d], res->wall_ns);
 }
 
 /* The replay's ops: those done of those expected, and what the recording
@@ -1051,7 +982,7 @@ int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,
 	char b1[32], b2[32], m[512];
 
 	total_job(res, &t);
-	jobs_text(f, l, o, r, res, &t);
+	jobs_text(f, r, res, &t);
 	for (unsigned i = 0; i < res->nsections; i++)
 		if (res->sections[i].text)
 			res->sections[i].text(res->sections[i].arg, f, l, res);

@@ -40,12 +40,13 @@ struct rp_report_opts {
 
 /*
  * A section of the report that is not the engine's (a scenario's, a
- * hook's: --stage-hot's "staging", the burst buffer's "burst_buffer"),
- * named by the caller in rp_result.sections: the report writes each where
- * it says, knowing none of them.  Text: after the placements, in order.
+ * hook's, a resolver's: the placements' "placements", --stage-hot's
+ * "staging", the burst buffer's "burst_buffer"), named by the caller in
+ * rp_result.sections: the report writes each where it says, knowing none
+ * of them.  Text: after the jobs, in order.
  */
 enum rp_section_at {
-	RP_AT_PLACEMENTS,	/* JSON: after "placements", before "scale" */
+	RP_AT_PLACEMENTS,	/* JSON: after "jobs", before "scale" */
 	RP_AT_SCALE,		/* JSON: after "scale", before "replay" */
 };
 struct rp_section {
@@ -57,6 +58,18 @@ struct rp_section {
 	/* its JSON value, a new reference; NULL: out of memory */
 	struct json_t *(*json)(void *arg, const struct rp_layout *l, const struct rp_result *res);
 };
+
+/* fio's figures of one kind of ops (rp_dir_names: read, write, sync) over
+ * ns, as the jobs' are written: for a section that writes its own. */
+extern const char *const rp_dir_names[3];
+struct json_t *rp_dir_json(struct rp_dir_stats *d, uint64_t runtime_ns);
+void rp_dir_text(FILE *f, const char *name, struct rp_dir_stats *d, uint64_t ns);
+
+/* The placements' section (rp_place.c): "placements", after the jobs,
+ * each placement's files, their recorded reads over loops and what was
+ * done under it, from what rp_places_result put in res; for a run with
+ * more than one placement (rp_result.nplaces). */
+struct rp_section rp_places_section(unsigned loops);
 
 /* The report of res: the engine's knobs o, what else was asked r. */
 int rp_report_text(FILE *f, const struct rp_layout *l, const struct rp_opts *o,

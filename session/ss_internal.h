@@ -143,8 +143,8 @@ int ss_drop_caches(void);
 int ss_find_max(struct ss_replay *s, FILE *out);
 
 /* the scenarios' rows */
-extern const struct ss_scenario ss_place, ss_stage, ss_burst, ss_ext_hooks, ss_mpi,
-	ss_findmax, ss_readers;
+extern const struct ss_scenario ss_place, ss_placements, ss_stage, ss_burst, ss_ext_hooks,
+	ss_mpi, ss_findmax, ss_readers;
 int ss_mpi_open(struct ss_replay *s);
 /* ss_place.c, ss_burst.c */
 int ss_place_dirs_check(struct ss_replay *s);

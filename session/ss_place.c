@@ -161,3 +161,25 @@ static void place_release(struct ss_replay *s)
 
 const struct ss_scenario ss_place = { "place", place_on, place_check, place_layout,
 				      .release = place_release };
+
+/* The placements' section of the report (the resolver's, rp_places_section),
+ * first of the sections after the jobs: a run with more than one. */
+static int placements_on(const struct ss_replay *s)
+{
+	return s->res.nplaces > 1;
+}
+
+static int placements_report(struct ss_replay *s, FILE *f, json_t **j)
+{
+	struct rp_section x = rp_places_section(s->c.o.loops);
+
+	if (f) {
+		x.text(x.arg, f, &s->src->layout, &s->res);
+		return 0;
+	}
+	return (*j = x.json(x.arg, &s->src->layout, &s->res)) ? 0 : -ENOMEM;
+}
+
+const struct ss_scenario ss_placements = { "placements", placements_on,
+					   .key = "placements", .at = RP_AT_PLACEMENTS,
+					   .report = placements_report };

@@ -120,8 +120,8 @@ const struct ss_scenario ss_ext_hooks = { "metrics", ext_on, ext_check, .hooks =
 /* ------------------------------------------------------- the walk */
 
 const struct ss_scenario *const ss_scenarios[] = {
-	&ss_core, &ss_memlimit, &ss_findmax, &ss_ext_hooks, &ss_mpi, &ss_stage, &ss_place,
-	&ss_burst, &ss_readers, NULL
+	&ss_core, &ss_memlimit, &ss_findmax, &ss_ext_hooks, &ss_mpi, &ss_placements, &ss_stage,
+	&ss_place, &ss_burst, &ss_readers, NULL
 };
 
 #define EACH(sc) for (const struct ss_scenario *const *sc = ss_scenarios; *sc; sc++) \
