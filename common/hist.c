@@ -163,102 +163,62 @@ totals:
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* LSD radix sort, 11-bit digits (the counts stay in the L1 cache),
- * skipping digits all values share; 0, or -ENOMEM (nothing sorted). */
+/*
+ * LSD radix sort, 11-bit digits (the counts stay in the L1 cache),
+ * skipping digits all values share; 0, or -ENOMEM (nothing sorted), and
+ * the comparison qsort falls back on.  One body for the 64-bit samples
+ * and the 32-bit ones (RADIX_SORT(name, type)).
+ */
 #define RADIX_BITS 11
 #define RADIX_N (1u << RADIX_BITS)
-static int radix_u64(uint64_t *v, size_t n)
-{
-	uint64_t *tmp = malloc(n * sizeof(*tmp)), *src = v, *dst = tmp;
-	uint64_t all_or = 0, all_and = ~0ull;
-	size_t *cnt = malloc(RADIX_N * sizeof(*cnt));
-
-	if (!tmp || !cnt) {
-		free(tmp);
-		free(cnt);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		all_or |= v[i];
-		all_and &= v[i];
-	}
-	for (unsigned sh = 0; sh < 64; sh += RADIX_BITS) {
-		if ((((all_or ^ all_and) >> sh) & (RADIX_N - 1)) == 0)
-			continue;	/* every value has the same digit here */
-		memset(cnt, 0, RADIX_N * sizeof(*cnt));
-		for (size_t i = 0; i < n; i++)
-			cnt[(src[i] >> sh) & (RADIX_N - 1)]++;
-		size_t sum = 0;
-		for (size_t d = 0; d < RADIX_N; d++) {
-			size_t c = cnt[d];
-			cnt[d] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			dst[cnt[(src[i] >> sh) & (RADIX_N - 1)]++] = src[i];
-		uint64_t *t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
-	free(tmp);
-	free(cnt);
-	return 0;
+#define RADIX_SORT(name, T)							\
+static int cmp_##name(const void *a, const void *b)				\
+{										\
+	T x = *(const T *)a, y = *(const T *)b;					\
+	return x < y ? -1 : x > y;						\
+}										\
+										\
+static int radix_##name(T *v, size_t n)						\
+{										\
+	T *tmp = malloc(n * sizeof(*tmp)), *src = v, *dst = tmp;		\
+	T all_or = 0, all_and = (T)~(T)0;					\
+	size_t *cnt = malloc(RADIX_N * sizeof(*cnt));				\
+										\
+	if (!tmp || !cnt) {							\
+		free(tmp);							\
+		free(cnt);							\
+		return -ENOMEM;							\
+	}									\
+	for (size_t i = 0; i < n; i++) {					\
+		all_or |= v[i];							\
+		all_and &= v[i];						\
+	}									\
+	for (unsigned sh = 0; sh < 8 * sizeof(T); sh += RADIX_BITS) {		\
+		if ((((all_or ^ all_and) >> sh) & (RADIX_N - 1)) == 0)		\
+			continue;	/* every value has the same digit here */	\
+		memset(cnt, 0, RADIX_N * sizeof(*cnt));				\
+		for (size_t i = 0; i < n; i++)					\
+			cnt[(src[i] >> sh) & (RADIX_N - 1)]++;			\
+		size_t sum = 0;							\
+		for (size_t d = 0; d < RADIX_N; d++) {				\
+			size_t c = cnt[d];					\
+			cnt[d] = sum;						\
+			sum += c;						\
+		}								\
+		for (size_t i = 0; i < n; i++)					\
+			dst[cnt[(src[i] >> sh) & (RADIX_N - 1)]++] = src[i];	\
+		T *t = src;							\
+		src = dst;							\
+		dst = t;							\
+	}									\
+	if (src != v)								\
+		memcpy(v, src, n * sizeof(*v));					\
+	free(tmp);								\
+	free(cnt);								\
+	return 0;								\
 }
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* The same for 32-bit values (three 11-bit digits at most). */
-static int radix_u32(uint32_t *v, size_t n)
-{
-	uint32_t *tmp = malloc(n * sizeof(*tmp)), *src = v, *dst = tmp;
-	uint32_t all_or = 0, all_and = ~0u;
-	size_t *cnt = malloc(RADIX_N * sizeof(*cnt));
-
-	if (!tmp || !cnt) {
-		free(tmp);
-		free(cnt);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		all_or |= v[i];
-		all_and &= v[i];
-	}
-	for (unsigned sh = 0; sh < 32; sh += RADIX_BITS) {
-		if ((((all_or ^ all_and) >> sh) & (RADIX_N - 1)) == 0)
-			continue;
-		memset(cnt, 0, RADIX_N * sizeof(*cnt));
-		for (size_t i = 0; i < n; i++)
-			cnt[(src[i] >> sh) & (RADIX_N - 1)]++;
-		size_t sum = 0;
-		for (size_t d = 0; d < RADIX_N; d++) {
-			size_t c = cnt[d];
-			cnt[d] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			dst[cnt[(src[i] >> sh) & (RADIX_N - 1)]++] = src[i];
-		uint32_t *t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
-	free(tmp);
-	free(cnt);
-	return 0;
-}
+RADIX_SORT(u64, uint64_t)
+RADIX_SORT(u32, uint32_t)
 
 void cm_lat_finish(struct cm_lat *l)
 {
