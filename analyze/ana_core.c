@@ -340,9 +340,9 @@ const char *ana_file_label(const struct ana *a, const struct ana_file *f, char *
 {
 	const size_t len = ANA_PATH_BUF;
 	size_t i = (size_t)(f - a->files);
-	struct ana_ident id = ana_file_ident(a, i);
 	if (f->path)
 		return ana_path_str(a, f->path, buf);
+	struct ana_ident id = ana_file_ident(a, i);
 	if (id.inode)
 		snprintf(buf, len, "[dev %llu:%llu inode %llu]",
 			 (unsigned long long)(id.dev >> 20),
@@ -376,6 +376,8 @@ int ana_pass_file(struct ana *a)
 	}
 	const void *evs;
 	size_t n;
+	uint64_t fs_last = 0;
+	int fs_mem = 0;
 	while ((err = tape_cursor_next_block(c, &evs, &n)) > 0) {
 		const struct tape_file *e0 = evs, *e = e0;
 		for (size_t i = 0; i < n; i++, e++) {
@@ -409,7 +411,11 @@ int ana_pass_file(struct ana *a)
 			/* sockets come without a mode and without a path */
 			f->not_regular = e->mode ? !S_ISREG(e->mode) : !e->path || !*e->path;
 			f->dir = S_ISDIR(e->mode);
-			f->memfs = e->fstype && cm_fstype_is_memory(e->fstype);
+			if (e->fstype != fs_last) {	/* (rows of one file system come together) */
+				fs_last = e->fstype;
+				fs_mem = fs_last && cm_fstype_is_memory(fs_last);
+			}
+			f->memfs = fs_mem;
 			if (e->path && *e->path)
 				f->path = ana_path_add(a, e->path);
 			if (e->inode) {
@@ -779,6 +785,14 @@ static void join_cache(struct ana *a)
 		}
 	}
 	ana_tmp_free(fis);
+}
+
+void ana_release_lookup(struct ana *a)
+{
+	free(a->devino);
+	a->devino = NULL;
+	a->capdevino = a->ndevino = 0;
+	cm_map_release(&a->devino_old);
 }
 
 void ana_join(struct ana *a)

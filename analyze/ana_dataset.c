@@ -133,9 +133,7 @@ int ana_file_kind(const struct ana *a, struct ana_file *f)
 {
 	if (f->kind != ANA_FK_UNKNOWN)
 		return f->kind;
-	char buf[ANA_PATH_BUF];
-	const char *p = ana_file_path(a, f, buf);
-	if (f->not_regular || f->anon || !p || !*p ||
+	if (f->not_regular || f->anon || ana_path_empty(a, f->path) ||
 	    (a->o.files_only && ana_file_excluded(a, f))) {
 		f->kind = ANA_FK_NONE;
 		return f->kind;
@@ -147,6 +145,8 @@ int ana_file_kind(const struct ana *a, struct ana_file *f)
 		f->kind = code ? ANA_FK_CODE : ANA_FK_DATA;
 		return f->kind;
 	}
+	char buf[ANA_PATH_BUF];	/* (a path kept whole: no directory) */
+	const char *p = ana_file_path(a, f, buf);
 	size_t n = a->o.under ? strlen(a->o.under) : 0;
 	if (n && !strncmp(p, a->o.under, n) && p[n] == '/')
 		p += n;	/* compare's B: the job's path under DIR */

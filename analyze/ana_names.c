@@ -180,6 +180,27 @@ uint32_t ana_path_add(struct ana *a, const char *path)
 	return id;
 }
 
+size_t ana_path_put(const struct ana *a, uint32_t id, char *dst)
+{
+	struct pent e;
+	pent(&a->paths, id, &e);
+	if (e.dir == WHOLE) {
+		size_t l = strlen(e.rest);
+		memcpy(dst, e.rest, l);
+		return l;
+	}
+	const char *d = cm_strtab_str(&a->paths.dirs, e.dir);
+	size_t dl = strlen(d), nl = strlen(e.rest);
+	memcpy(dst, d, dl);
+	dst[dl] = '/';
+	if (e.pl) {	/* (the directory's last component: after its last '/') */
+		const char *r = memrchr(d, '/', dl);
+		memcpy(dst + dl + 1, r ? r + 1 : d, e.pl);
+	}
+	memcpy(dst + dl + 1 + e.pl, e.rest, nl);
+	return dl + 1 + e.pl + nl;
+}
+
 const char *ana_path_str(const struct ana *a, uint32_t id, char *buf)
 {
 	if (!id)
@@ -188,16 +209,17 @@ const char *ana_path_str(const struct ana *a, uint32_t id, char *buf)
 	pent(&a->paths, id, &e);
 	if (e.dir == WHOLE)
 		return e.rest;
-	const char *d = cm_strtab_str(&a->paths.dirs, e.dir);
-	size_t dl = strlen(d), nl = strlen(e.rest);
-	memcpy(buf, d, dl);
-	buf[dl] = '/';
-	if (e.pl) {	/* (the directory's last component: after its last '/') */
-		const char *r = memrchr(d, '/', dl);
-		memcpy(buf + dl + 1, r ? r + 1 : d, e.pl);
-	}
-	memcpy(buf + dl + 1 + e.pl, e.rest, nl + 1);
+	buf[ana_path_put(a, id, buf)] = 0;
 	return buf;
+}
+
+int ana_path_empty(const struct ana *a, uint32_t id)
+{
+	if (!id)
+		return 1;
+	struct pent e;
+	pent(&a->paths, id, &e);
+	return e.dir == WHOLE && !e.rest[0];
 }
 
 const char *ana_path_dir(const struct ana *a, uint32_t id, size_t *len)

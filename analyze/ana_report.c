@@ -18,10 +18,12 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analyze.h"
 #include "fmt.h"
+#include "ana_rows.h"
 
 #define JFLAGS (JSON_COMPACT | JSON_REAL_PRECISION(10))
 
@@ -156,33 +158,59 @@ int ana_file_list_cmp(const struct ana *a, uint32_t i, uint32_t j)
 	return p < q ? -1 : p > q;
 }
 
-/* Stable radix sort of v[0..n) (files[] indexes) by key(i) ascending,
- * a byte at a time, only the bytes in which the keys differ; tmp: n. */
-static void radix_by(uint32_t *v, uint32_t *tmp, size_t n, const struct ana *a, int which)
+/* The two keys of the files' list order, as ascending radix keys: most
+ * pages accessed first, most bytes first */
+static inline uint64_t list_key(const struct ana *a, uint32_t i, int which)
 {
-	uint64_t or_ = 0, and_ = ~0ull;
-#define KEY(i) (which ? ~tot_bytes(a, &a->files[i]) : ~ana_file_pages(a, i).accessed)
-	for (size_t j = 0; j < n; j++) {
-		uint64_t k = KEY(v[j]);
-		or_ |= k;
-		and_ &= k;
+	return which ? ~tot_bytes(a, &a->files[i]) : ~ana_file_pages(a, i).accessed;
+}
+
+/* The keys' byte histograms (cnt[which][byte][digit]), and which bytes
+ * differ between keys (diff[which]: a bit a byte) */
+struct list_hist {
+	size_t cnt[2][8][256];
+	uint64_t or_[2], and_[2];
+};
+
+static void list_hist_add(struct list_hist *h, const struct ana *a, uint32_t i)
+{
+	for (int w = 0; w < 2; w++) {
+		uint64_t k = list_key(a, i, w);
+		h->or_[w] |= k;
+		h->and_[w] &= k;
+		for (unsigned b = 0; b < 8; b++)
+			h->cnt[w][b][(k >> (8 * b)) & 0xff]++;
 	}
+}
+
+/* Stable radix sort of v[0..n) (files[] indexes) by key `which`
+ * ascending, a byte at a time, only the bytes in which the keys differ,
+ * from the histograms h made of the same files; tmp: n.  (The records
+ * come in v's order, not theirs: fetched ahead.) */
+static void radix_by(uint32_t *v, uint32_t *tmp, size_t n, const struct ana *a, int which,
+		     struct list_hist *h)
+{
+	uint64_t diff = h->or_[which] ^ h->and_[which];
 	for (unsigned b = 0; b < 8; b++) {
-		size_t cnt[256] = { 0 }, sum = 0;
-		if (!(((or_ ^ and_) >> (8 * b)) & 0xff))
+		size_t *cnt = h->cnt[which][b], sum = 0;
+		if (!((diff >> (8 * b)) & 0xff))
 			continue;	/* the same byte everywhere */
-		for (size_t j = 0; j < n; j++)
-			cnt[(KEY(v[j]) >> (8 * b)) & 0xff]++;
 		for (unsigned d = 0; d < 256; d++) {
 			size_t x = cnt[d];
 			cnt[d] = sum;
 			sum += x;
 		}
-		for (size_t j = 0; j < n; j++)
-			tmp[cnt[(KEY(v[j]) >> (8 * b)) & 0xff]++] = v[j];
+		for (size_t j = 0; j < n; j++) {
+			if (j + 16 < n) {
+				if (which)
+					__builtin_prefetch(&a->files[v[j + 16]]);
+				else
+					ana_file_pages_prefetch(a, v[j + 16]);
+			}
+			tmp[cnt[(list_key(a, v[j], which) >> (8 * b)) & 0xff]++] = v[j];
+		}
 		memcpy(v, tmp, n * sizeof(*v));
 	}
-#undef KEY
 }
 
 /* Indexes of the files worth listing (any I/O), sorted by bytes (the
@@ -190,19 +218,23 @@ static void radix_by(uint32_t *v, uint32_t *tmp, size_t n, const struct ana *a, 
  * in all), out of memory jumps.  The order (ana_file_list_cmp: bytes,
  * then pages accessed, most first, then name rank) by radix sorts: the
  * files put in name rank order (ranks are the places of a permutation),
- * then sorted stably by pages, then by bytes; qsort where the ranks are
- * not a permutation (an analysis without them). */
+ * then sorted stably by pages, then by bytes, the keys' histograms
+ * counted as the files are found; qsort where the ranks are not a
+ * permutation (an analysis without them). */
 static uint32_t *files_sorted(const struct ana *a, size_t *n)
 {
 	uint32_t *idx = ana_xrealloc(NULL, (a->nfiles + 1) * sizeof(*idx));
 	uint32_t *by = ana_tmp_calloc(a->nfiles + 1, sizeof(*by));
+	struct list_hist *h = ana_tmp_calloc(1, sizeof(*h));
 	size_t k = 0;
 	int perm = 1;
 	memset(by, 0xff, (a->nfiles + 1) * sizeof(*by));
+	h->and_[0] = h->and_[1] = ~0ull;
 	for (size_t i = 0; i < a->nfiles; i++) {
 		uint32_t nr = ana_file_name_rank(a, i);
 		if (ana_file_listed(a, i)) {
 			idx[k++] = (uint32_t)i;
+			list_hist_add(h, a, (uint32_t)i);
 			if (nr >= a->nfiles || by[nr] != ANA_NONE)
 				perm = 0;
 			else
@@ -214,11 +246,12 @@ static uint32_t *files_sorted(const struct ana *a, size_t *n)
 		for (size_t r = 0; r < a->nfiles; r++)
 			if (by[r] != ANA_NONE)
 				idx[m++] = by[r];
-		radix_by(idx, by, k, a, 0);
-		radix_by(idx, by, k, a, 1);
+		radix_by(idx, by, k, a, 0, h);
+		radix_by(idx, by, k, a, 1, h);
 	} else {
 		qsort_r(idx, k, sizeof(*idx), cmp_file_bytes, (void *)a);
 	}
+	ana_tmp_free(h);
 	ana_tmp_free(by);
 	*n = k;
 	return idx;
@@ -312,9 +345,21 @@ static const char *no_layer(const struct ana *a, int table)
 #define NO_SAMPLE no_layer(a, TAPE_TABLE_SAMPLE)
 #define NO_DATASET "every file read is code or a system file (iotape-analyze(1), DATA SET)"
 
+/* files[]'s order, sorted on a second thread while the sections before
+ * it are written (ana_report_json) */
+struct sort_job {
+	const struct ana *a;
+	pthread_t th;
+	int running;
+	int err;
+	uint32_t *idx;
+	size_t n;
+};
+
 struct jw {
 	FILE *out;
 	int n;
+	struct sort_job *sort;	/* NULL: files[] sorted when it comes */
 };
 
 static void jw_key(struct jw *w, const char *key, json_t *v)
@@ -914,154 +959,141 @@ static json_t *j_au(const struct ana *a)
 	return o;
 }
 
-/* The files array can hold a million entries: each row is formatted into a
- * buffer by hand (no jansson tree, no printf per field), in the same format
- * jansson prints. */
-struct rowbuf {
-	char b[8192];
-	size_t n;
-};
-
-static void rb_s(struct rowbuf *r, const char *s)
-{
-	size_t l = strlen(s);
-	if (l > sizeof(r->b) - r->n - 1)
-		l = sizeof(r->b) - r->n - 1;
-	memcpy(r->b + r->n, s, l);
-	r->n += l;
-}
-
-/* As cm_json_u64 prints it: a decimal string above INT64_MAX. */
-static void rb_u64(struct rowbuf *r, uint64_t v)
-{
-	char t[24];
-	int k = 0, str = v > INT64_MAX;
-
-	if (str)
-		t[k++] = '"';	/* the closing quote: t is emitted backwards */
-	do {
-		t[k++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	if (str)
-		t[k++] = '"';
-	while (k && r->n < sizeof(r->b) - 1)
-		r->b[r->n++] = t[--k];
-}
-
-static void rb_real(struct rowbuf *r, double v)
-{
-	char t[40];
-	if (isnan(v) || isinf(v)) {
-		rb_s(r, "null");
-		return;
-	}
-	if (v == 0.0 || v == 1.0) {
-		rb_s(r, v == 0.0 ? "0.0" : "1.0");
-		return;
-	}
-	/* the last value's text, kept: a million files' ratios are few */
-	static __thread double last_v;
-	static __thread char last_t[48];
-	if (v != last_v || !last_t[0]) {
-		snprintf(t, sizeof(t), "%.10g", v);
-		if (!strpbrk(t, ".eE"))
-			strcat(t, ".0");
-		last_v = v;
-		memcpy(last_t, t, sizeof(t));
-	}
-	rb_s(r, last_t);
-}
-
-static void rb_u64_or_null(struct rowbuf *r, int ok, uint64_t v)
+static void rb_u64_or_null(struct ana_rowbuf *r, int ok, uint64_t v)
 {
 	if (ok)
-		rb_u64(r, v);
+		ana_rb_u64(r, v);
 	else
-		rb_s(r, "null");
+		ana_rb_lit(r, "null");
 }
 
-/* A JSON string: plain ASCII copied, anything else escaped by jansson. */
-static void rb_str(struct rowbuf *r, const char *s)
+/* files[]'s rows (ana_rows_write): the files in idx's order */
+struct files_rows {
+	const struct ana *a;
+	const uint32_t *idx;
+	size_t n;
+	int cache;
+};
+
+static void file_row(void *ctx, size_t i, struct ana_rowbuf *r)
 {
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p >= 0x80 || *p < 0x20 || *p == '"' || *p == '\\') {
-			json_t *j = jstr(s);
-			char *d = json_dumps(j, JFLAGS | JSON_ENCODE_ANY);
-			json_decref(j);
-			rb_s(r, d ? d : "null");
-			free(d);
-			return;
-		}
+	const struct files_rows *fr = ctx;
+	const struct ana *a = fr->a;
+	const uint32_t *idx = fr->idx;
+	const struct ana_file *f = &a->files[idx[i]];
+	char buf[ANA_PATH_BUF];
+
+	/* (the files come in an order of their own: their records are
+	 * fetched ahead, then their paths) */
+	if (i + 16 < fr->n) {
+		__builtin_prefetch(&a->files[idx[i + 16]]);
+		ana_file_pages_prefetch(a, idx[i + 16]);
 	}
-	rb_s(r, "\"");
-	rb_s(r, s);
-	rb_s(r, "\"");
+	if (i + 8 < fr->n)
+		ana_path_prefetch(a, a->files[idx[i + 8]].path);
+	if (i)
+		ana_rb_lit(r, ",\n    {\"path\":");
+	else
+		ana_rb_lit(r, "\n    {\"path\":");
+	size_t at = r->n;
+	if (f->path)
+		ana_rb_path(r, a, f->path);
+	else
+		ana_rb_str(r, ana_file_label(a, f, buf));
+	if (f->path && r->b[at + 1] != '[')
+		ana_rb_lit(r, ",\"path_known\":true,\"file_id\":");
+	else
+		ana_rb_lit(r, ",\"path_known\":false,\"file_id\":");
+	ana_rb_u64(r, ana_file_fid(a, idx[i]));
+	ana_rb_lit(r, ",\"size\":");
+	rb_u64_or_null(r, f->from_table, ana_file_size(a, f));
+	ana_rb_lit(r, ",\"extent\":");
+	ana_rb_u64(r, ana_file_extent(a, idx[i]));
+	const struct ana_fext *x = ana_file_ext(a, f);
+	struct ana_pages pg = ana_file_pages(a, idx[i]);
+	ana_rb_lit(r, ",\"opens\":");
+	ana_rb_u64(r, ana_file_opens(a, f));
+	ana_rb_lit(r, ",\"read_ops\":");
+	ana_rb_u64(r, ana_file_read_ops(a, f));
+	ana_rb_lit(r, ",\"read_bytes\":");
+	ana_rb_u64(r, ana_file_read_bytes(a, f));
+	ana_rb_lit(r, ",\"write_ops\":");
+	ana_rb_u64(r, x->write_ops);
+	ana_rb_lit(r, ",\"write_bytes\":");
+	ana_rb_u64(r, x->write_bytes);
+	ana_rb_lit(r, ",\"read_randomness\":");
+	ana_rb_real(r, file_randomness(a, f));
+	ana_rb_lit(r, ",\"visits\":");
+	ana_rb_u64(r, f->visits);
+	if (f->dataset)
+		ana_rb_lit(r, ",\"dataset\":true,\"hit_ratio\":");
+	else
+		ana_rb_lit(r, ",\"dataset\":false,\"hit_ratio\":");
+	ana_rb_real(r, file_hit(a, idx[i]));
+	ana_rb_lit(r, ",\"pages_accessed\":");
+	rb_u64_or_null(r, fr->cache, pg.accessed);
+	ana_rb_lit(r, ",\"pages_missed\":");
+	rb_u64_or_null(r, fr->cache, pg.missed);
+	ana_rb_lit(r, ",\"mapped_pages\":");
+	rb_u64_or_null(r, fr->cache, x->mapped);
+	ana_rb_lit(r, "}");
 }
 
 static void jw_files(struct jw *w, struct ana *a, int none)
 {
-	FILE *o = w->out;
-	fprintf(o, "%s\n  \"files\": [", w->n++ ? "," : "");
-	size_t n;
-	uint32_t *idx = none ? NULL : files_sorted(a, &n);
-	if (none)
-		n = 0;
-	long lim = list_limit(a, 1);
-	char buf[ANA_PATH_BUF];
-	int cache = a->have[TAPE_TABLE_CACHE];
-	struct rowbuf r;
-	for (size_t i = 0; i < n && (lim < 0 || (long)i < lim); i++) {
-		const struct ana_file *f = &a->files[idx[i]];
-		/* (the files come in an order of their own: their records
-		 * are fetched ahead, then their paths) */
-		if (i + 16 < n) {
-			__builtin_prefetch(&a->files[idx[i + 16]]);
-			ana_file_pages_prefetch(a, idx[i + 16]);
-		}
-		if (i + 8 < n)
-			ana_path_prefetch(a, a->files[idx[i + 8]].path);
-		r.n = 0;
-		rb_s(&r, i ? ",\n    {\"path\":" : "\n    {\"path\":");
-		const char *p = ana_file_label(a, f, buf);
-		rb_str(&r, p);
-		rb_s(&r, f->path && p[0] != '[' ? ",\"path_known\":true,\"file_id\":"
-						: ",\"path_known\":false,\"file_id\":");
-		rb_u64(&r, ana_file_fid(a, idx[i]));
-		rb_s(&r, ",\"size\":");
-		rb_u64_or_null(&r, f->from_table, ana_file_size(a, f));
-		rb_s(&r, ",\"extent\":");
-		rb_u64(&r, ana_file_extent(a, idx[i]));
-		const struct ana_fext *x = ana_file_ext(a, f);
-		struct ana_pages pg = ana_file_pages(a, idx[i]);
-		rb_s(&r, ",\"opens\":");
-		rb_u64(&r, ana_file_opens(a, f));
-		rb_s(&r, ",\"read_ops\":");
-		rb_u64(&r, ana_file_read_ops(a, f));
-		rb_s(&r, ",\"read_bytes\":");
-		rb_u64(&r, ana_file_read_bytes(a, f));
-		rb_s(&r, ",\"write_ops\":");
-		rb_u64(&r, x->write_ops);
-		rb_s(&r, ",\"write_bytes\":");
-		rb_u64(&r, x->write_bytes);
-		rb_s(&r, ",\"read_randomness\":");
-		rb_real(&r, file_randomness(a, f));
-		rb_s(&r, ",\"visits\":");
-		rb_u64(&r, f->visits);
-		rb_s(&r, f->dataset ? ",\"dataset\":true" : ",\"dataset\":false");
-		rb_s(&r, ",\"hit_ratio\":");
-		rb_real(&r, file_hit(a, idx[i]));
-		rb_s(&r, ",\"pages_accessed\":");
-		rb_u64_or_null(&r, cache, pg.accessed);
-		rb_s(&r, ",\"pages_missed\":");
-		rb_u64_or_null(&r, cache, pg.missed);
-		rb_s(&r, ",\"mapped_pages\":");
-		rb_u64_or_null(&r, cache, x->mapped);
-		rb_s(&r, "}");
-		fwrite(r.b, 1, r.n, o);
+	fprintf(w->out, "%s\n  \"files\": [", w->n++ ? "," : "");
+	size_t n = 0;
+	uint32_t *idx = NULL;
+	struct sort_job *s = w->sort;
+	if (s && s->running) {
+		pthread_join(s->th, NULL);
+		s->running = 0;
+		if (s->err)
+			ana_oom();
+		idx = s->idx;
+		n = s->n;
+		s->idx = NULL;
+	} else if (!none) {
+		idx = files_sorted(a, &n);
 	}
+	long lim = list_limit(a, 1);
+	if (lim >= 0 && n > (size_t)lim)
+		n = (size_t)lim;
+	struct files_rows fr = { a, idx, n, a->have[TAPE_TABLE_CACHE] };
+	int err = ana_rows_write(w->out, n, file_row, &fr, a->o.threads);
 	free(idx);
-	fputs("]", o);
+	if (err)
+		ana_oom();
+	fputs("]", w->out);
+}
+
+/* staging's ranked files (ana_rows_write) */
+struct stage_rows {
+	const struct ana *a;
+	const uint32_t *f;
+	size_t n;
+};
+
+static void stage_row(void *ctx, size_t i, struct ana_rowbuf *r)
+{
+	const struct stage_rows *sr = ctx;
+	const struct ana *a = sr->a;
+
+	if (i + 16 < sr->n)
+		__builtin_prefetch(&a->files[sr->f[i + 16]]);
+	if (i + 8 < sr->n)
+		ana_path_prefetch(a, a->files[sr->f[i + 8]].path);
+	struct ana_stage_file f = ana_stage_of(a, sr->f[i]);
+	if (i)
+		ana_rb_lit(r, ",{\"path\":");
+	else
+		ana_rb_lit(r, "{\"path\":");
+	ana_rb_path(r, a, a->files[f.file].path);
+	ana_rb_lit(r, ",\"read_bytes\":");
+	ana_rb_u64(r, f.read_bytes);
+	ana_rb_lit(r, ",\"size\":");
+	ana_rb_u64(r, f.size);
+	ana_rb_lit(r, "}");
 }
 
 /* "staging": its figures, then its ranked files a row at a time (all of
@@ -1099,27 +1131,17 @@ static void jw_staging(struct jw *w, struct ana *a, int none)
 	fprintf(w->out, "%s\n  \"staging\": %s,\"ranked\":[", w->n++ ? "," : "", d);
 	free(d);
 	long lim = list_limit(a, 1);
-	char buf[ANA_PATH_BUF];
-	struct rowbuf r;
 	if (!none && lim && ana_staging_rank(a, &st)) {
 		ana_staging_release(&st);
 		ana_oom();
 	}
-	for (size_t i = 0; !none && i < st.n && (lim < 0 || (long)i < lim); i++) {
-		if (i + 16 < st.n)
-			__builtin_prefetch(&a->files[st.f[i + 16]]);
-		if (i + 8 < st.n)
-			ana_path_prefetch(a, a->files[st.f[i + 8]].path);
-		struct ana_stage_file f = ana_stage_of(a, st.f[i]);
-		r.n = 0;
-		rb_s(&r, i ? ",{\"path\":" : "{\"path\":");
-		rb_str(&r, ana_file_path(a, &a->files[f.file], buf));
-		rb_s(&r, ",\"read_bytes\":");
-		rb_u64(&r, f.read_bytes);
-		rb_s(&r, ",\"size\":");
-		rb_u64(&r, f.size);
-		rb_s(&r, "}");
-		fwrite(r.b, 1, r.n, w->out);
+	size_t n = none ? 0 : st.n;
+	if (lim >= 0 && n > (size_t)lim)
+		n = (size_t)lim;
+	struct stage_rows sr = { a, st.f, n };
+	if (ana_rows_write(w->out, n, stage_row, &sr, a->o.threads)) {
+		ana_staging_release(&st);
+		ana_oom();
 	}
 	fputs("]}", w->out);
 	ana_staging_release(&st);
@@ -1278,9 +1300,9 @@ static json_t *j_warnings(const struct ana *a)
 
 /* The top-level keys in order; "unavailable" last, once every section
  * has added to it. */
-static int report_json(struct ana *a, FILE *out, int nofiles)
+static int report_json(struct ana *a, FILE *out, int nofiles, struct sort_job *sort)
 {
-	struct jw w = { .out = out };
+	struct jw w = { .out = out, .sort = sort };
 	json_t *un = json_array();
 	unavail_tables(a, un);
 
@@ -1912,12 +1934,27 @@ struct report_job {
 	struct ana *a;
 	FILE *out;
 	int nofiles;
+	struct sort_job *sort;
 };
 
 static int json_job(void *arg)
 {
 	struct report_job *j = arg;
-	return report_json(j->a, j->out, j->nofiles);
+	return report_json(j->a, j->out, j->nofiles, j->sort);
+}
+
+static int sort_job(void *arg)
+{
+	struct sort_job *s = arg;
+	s->idx = files_sorted(s->a, &s->n);
+	return 0;
+}
+
+static void *sort_main(void *arg)
+{
+	struct sort_job *s = arg;
+	s->err = ana_guard(sort_job, s);
+	return NULL;
 }
 
 static int text_job(void *arg)
@@ -1928,8 +1965,16 @@ static int text_job(void *arg)
 
 int ana_report_json(struct ana *a, FILE *out)
 {
-	struct report_job j = { a, out, 0 };
-	return ana_guard(json_job, &j);
+	struct sort_job s = { .a = a };
+	struct report_job j = { a, out, 0, &s };
+
+	if (a->o.threads > 1 && pthread_create(&s.th, NULL, sort_main, &s) == 0)
+		s.running = 1;
+	int err = ana_guard(json_job, &j);
+	if (s.running)	/* (a section before files[] ran out of memory) */
+		pthread_join(s.th, NULL);
+	free(s.idx);
+	return err;
 }
 
 int ana_report_json_nofiles(struct ana *a, FILE *out)

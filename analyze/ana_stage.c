@@ -92,11 +92,8 @@ uint64_t ana_stage_pick(const struct ana_stage_file *f, size_t n, uint64_t budge
 /* Whether f can be staged: a regular file with a path, on storage, read. */
 static int stageable(const struct ana *a, const struct ana_file *f)
 {
-	char buf[ANA_PATH_BUF];
-	const char *p;
 	return f->path && !f->not_regular && !f->anon && !f->dir && !f->memfs &&
-	       stage_reads(a, f) && (p = ana_file_path(a, f, buf)) && *p &&
-	       !ana_file_excluded(a, f);
+	       stage_reads(a, f) && !ana_path_empty(a, f->path) && !ana_file_excluded(a, f);
 }
 
 /*

@@ -338,6 +338,74 @@ void ana_ivset_release(struct ana_ivset *set)
 
 /* ------------------------------------------------------ order randomness */
 
+/* Fenwick tree of counts over [0, 2^bits): how many added are <= v, and
+ * add v.  (A tree of 2^16 entries at most: in the cache.) */
+static inline uint32_t fen_le(const uint32_t *f, uint32_t v)
+{
+	uint32_t le = 0;
+	for (uint32_t k = v + 1; k; k -= k & -k)
+		le += f[k];
+	return le;
+}
+
+static inline void fen_add(uint32_t *f, uint32_t v, uint32_t size)
+{
+	for (uint32_t k = v + 1; k <= size; k += k & -k)
+		f[k]++;
+}
+
+/*
+ * The pairs i < j with seq[i] > seq[j] (Kendall's discordant pairs), in
+ * two passes of small Fenwick trees instead of one the size of the ranks:
+ * the pairs whose ranks differ in their high half, counted on the high
+ * halves; then, the values put in groups of the same high half (stably,
+ * their low halves only), those of each group on its low halves.
+ */
+static uint64_t inversions(const uint32_t *seq, size_t n, uint32_t max)
+{
+	unsigned bits = 1;
+	while (bits < 32 && (max >> bits))
+		bits++;
+	unsigned lo = bits / 2, hi = bits - lo;
+	uint32_t nh = 1u << hi, nl = 1u << lo, lmask = nl - 1;
+	uint32_t *fh = ana_tmp_calloc(nh + 1, sizeof(*fh));
+	uint32_t *fl = ana_tmp_calloc(nl + 1, sizeof(*fl));
+	size_t *at = ana_tmp_calloc(nh + 1, sizeof(*at));
+	uint16_t *low = ana_tmp_calloc(n, sizeof(*low));
+	uint64_t inv = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t h = seq[i] >> lo;
+		inv += i - fen_le(fh, h);
+		fen_add(fh, h, nh);
+		at[h + 1]++;
+	}
+	for (uint32_t h = 0; h < nh; h++)
+		at[h + 1] += at[h];
+	for (size_t i = 0; i < n; i++)
+		low[at[seq[i] >> lo]++] = (uint16_t)(seq[i] & lmask);
+	/* (at[h] is now the end of group h) */
+	size_t s = 0;
+	for (uint32_t h = 0; h < nh; h++) {
+		size_t e = at[h];
+		if (e - s < 2) {
+			s = e;
+			continue;
+		}
+		memset(fl, 0, (nl + 1) * sizeof(*fl));
+		for (size_t i = s; i < e; i++) {
+			inv += (i - s) - fen_le(fl, low[i]);
+			fen_add(fl, low[i], nl);
+		}
+		s = e;
+	}
+	ana_tmp_free(low);
+	ana_tmp_free(at);
+	ana_tmp_free(fl);
+	ana_tmp_free(fh);
+	return inv;
+}
+
 double ana_order_randomness(const uint32_t *seq, size_t n, double *tau)
 {
 	if (tau)
@@ -348,18 +416,7 @@ double ana_order_randomness(const uint32_t *seq, size_t n, double *tau)
 	for (size_t i = 0; i < n; i++)
 		if (seq[i] > max)
 			max = seq[i];
-	size_t m = (size_t)max + 1;
-	uint32_t *bit = ana_tmp_calloc(m + 1, sizeof(*bit));
-	uint64_t inv = 0;
-	for (size_t i = 0; i < n; i++) {
-		size_t r = (size_t)seq[i] + 1, le = 0;
-		for (size_t k = r; k; k -= k & -k)	/* earlier ranks <= this one */
-			le += bit[k];
-		inv += i - le;
-		for (size_t k = r; k <= m; k += k & -k)
-			bit[k]++;
-	}
-	ana_tmp_free(bit);
+	uint64_t inv = inversions(seq, n, max);
 	double pairs = (double)n * (double)(n - 1) / 2.0;
 	double t = 1.0 - 2.0 * (double)inv / pairs;
 	if (tau)

@@ -306,6 +306,8 @@ struct ana;
 /* The id of a new entry for path (out of memory jumps). */
 uint32_t ana_path_add(struct ana *a, const char *path);
 const char *ana_path_str(const struct ana *a, uint32_t id, char *buf);
+/* The same written at dst (ANA_PATH_BUF bytes, no NUL), id != 0: its length. */
+size_t ana_path_put(const struct ana *a, uint32_t id, char *dst);
 /* Its directory (not NUL-ended at *len: the table's string is; NULL for a
  * path kept whole), its last component (in buf, ANA_PATH_BUF bytes, or
  * in the table). */
@@ -313,6 +315,8 @@ const char *ana_path_dir(const struct ana *a, uint32_t id, size_t *len);
 const char *ana_path_name(const struct ana *a, uint32_t id, char *buf);
 /* Hint that path id will be read soon (a listing in an order of its own). */
 void ana_path_prefetch(const struct ana *a, uint32_t id);
+/* Whether path id is "" (or no path: 0), without building it. */
+int ana_path_empty(const struct ana *a, uint32_t id);
 /* Its directory's id in paths.dirs (ANA_NONE: kept whole, or none). */
 uint32_t ana_path_dir_id(const struct ana *a, uint32_t id);
 /* strcmp of two paths (ids != 0) */
@@ -868,7 +872,8 @@ struct ana {
 	struct cm_map fileid_map;	/* ids fid_idx does not hold */
 	/* (dev, inode) -> files[]: slots of files[] indexes keyed by their
 	 * ident, the last file with a key wins; devino_old: keys a later
-	 * row of the file table took from their file */
+	 * row of the file table took from their file (both freed by
+	 * ana_release_lookup) */
 	uint32_t *devino; size_t capdevino, ndevino;
 	int devino_tag;		/* slots hold a tag (see ana_core.c) */
 	struct cm_map devino_old;
@@ -968,6 +973,10 @@ void ana_release(struct ana *a);
  * threads and processes stay.  For a caller done with the files (compare,
  * once it has taken them); nothing that reads files[] works after it. */
 void ana_release_files(struct ana *a);
+/* Free the index of the files by (dev, inode) (8 bytes a file or so), for
+ * a caller that looks no file up by them after ana_run (whose passes are
+ * the index's users): ana_file_by_devino finds nothing after it. */
+void ana_release_lookup(struct ana *a);
 
 /* Whole analysis of a trace (what cmd_analyze runs, and what tests call). */
 int ana_run(struct ana *a, const char *path, const struct ana_opts *o);

@@ -120,6 +120,7 @@ int cmd_analyze(int argc, char **argv)
 		if (a.damage[t])
 			cli_error("warning: %s: %s table: %s; analysing the events before it",
 				  path, tape_table_name(t), a.damage_detail[t]);
+	ana_release_lookup(&a);	/* (the reports look no file up by inode: memory) */
 	/* a failed write shows in ferror(stdout), checked by main() */
 	if (o.json)
 		err = ana_report_json(&a, stdout);

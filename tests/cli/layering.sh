@@ -19,8 +19,8 @@
 #
 # The test-only path: tests/ and bench/ may use every library and include
 # every public header, and of the private ones only those in TEST_PRIVATE
-# below (white-box tests of the format's internals, the report's plots,
-# the BPF helpers of bench/bpffloor).
+# below (white-box tests of the format's internals, the report's plots and
+# its JSON rows, the BPF helpers of bench/bpffloor).
 #
 # Then the check proves itself: on a scratch copy of the tree and its
 # objects it must pass, and fail on each violation planted there.
@@ -36,7 +36,7 @@ PUBLIC="format/tape.h format/tape_vec.h common/*.h analyze/analyze.h replay/repl
 	replay/rp_engine.h replay/rp_report.h replay/rp_mpi.h session/session.h
 	record/recorder.h import/import.h export/export.h bpf/record.h"
 PUBLIC="$PUBLIC analyze/ana_compare.h"
-TEST_PRIVATE="format/tape_internal.h analyze/ana_svg.h bpf/record.bpf.h"
+TEST_PRIVATE="format/tape_internal.h analyze/ana_svg.h analyze/ana_rows.h bpf/record.bpf.h"
 
 # may MODULE: the modules it may use (below it)
 may() {

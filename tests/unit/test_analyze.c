@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +18,8 @@
 #include <unistd.h>
 #include "analyze.h"
 #include "ana_compare.h"
+#include "ana_rows.h"
+#include "fmt.h"
 
 static char dir[64];
 static int seq_no;
@@ -260,6 +263,150 @@ static void write_order_trace(struct tw *t, const uint32_t *order, size_t n)
 		sc(t, ts + 4000, 1000, 100, 100, TAPE_OP_CLOSE, 5, i + 1, 0, 0, 0, "");
 	}
 	tw_close(t);
+}
+
+/* jansson's text of s as a JSON string (what ana_rb_str must write) */
+static char *jansson_str(const char *s)
+{
+	json_t *j = cm_json_str(s);
+	char *d = json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT);
+	json_decref(j);
+	return d;
+}
+
+static void row_of(void *ctx, size_t i, struct ana_rowbuf *r)
+{
+	(void)ctx;
+	if (i)
+		ana_rb_lit(r, ",");
+	ana_rb_lit(r, "{\"i\":");
+	ana_rb_u64(r, i * 7919);
+	ana_rb_lit(r, ",\"big\":");
+	ana_rb_u64(r, UINT64_MAX - i);
+	ana_rb_lit(r, ",\"r\":");
+	ana_rb_real(r, i % 3 ? 1.0 / (double)(i % 3 + 1) : 0.0);
+	ana_rb_lit(r, "}");
+}
+
+/* The rows of ana_rows_write: in order, the same on one thread and two
+ * (chunks of rows across both), each figure as jansson prints it; the
+ * strings and paths as jansson escapes them, wherever in a word of eight
+ * bytes the byte to escape falls. */
+static void test_rows(void **state)
+{
+	(void)state;
+	const size_t n = 5000;
+	char *buf[2];
+	size_t len[2];
+	for (int t = 0; t < 2; t++) {
+		FILE *f = open_memstream(&buf[t], &len[t]);
+		assert_non_null(f);
+		assert_int_equal(ana_rows_write(f, n, row_of, NULL, t + 1), 0);
+		assert_int_equal(fclose(f), 0);
+	}
+	assert_int_equal(len[0], len[1]);
+	assert_memory_equal(buf[0], buf[1], len[0]);
+	char *d = malloc(len[0] + 3);
+	assert_non_null(d);
+	d[0] = '[';
+	memcpy(d + 1, buf[0], len[0]);
+	memcpy(d + 1 + len[0], "]", 2);
+	json_error_t je;
+	json_t *j = json_loads(d, 0, &je);
+	if (!j)
+		fail_msg("rows are not JSON: %s", je.text);
+	assert_int_equal(json_array_size(j), n);
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = json_array_get(j, i);
+		assert_int_equal(json_integer_value(json_object_get(o, "i")), i * 7919);
+		char want[32];
+		snprintf(want, sizeof(want), "%" PRIu64, UINT64_MAX - i);
+		assert_string_equal(json_string_value(json_object_get(o, "big")), want);
+		double r = i % 3 ? 1.0 / (double)(i % 3 + 1) : 0.0;
+		assert_true(fabs(json_real_value(json_object_get(o, "r")) - r) < 1e-9);
+	}
+	json_decref(j);
+	free(d);
+	free(buf[0]);
+	free(buf[1]);
+
+	static const char *const odd[] = { "\"", "\\", "\n", "\x01", "\x7f", "\xc3\xa9", "\xff",
+					   "\xe2\x82\xac", "/" };
+	struct ana *a = calloc(1, sizeof(*a));
+	assert_non_null(a);
+	struct ana_rowbuf r = { malloc(ANA_ROW_MAX), 0, ANA_ROW_MAX };
+	assert_non_null(r.b);
+	for (size_t k = 0; k < sizeof(odd) / sizeof(*odd); k++) {
+		for (size_t at = 0; at < 20; at++) {
+			char s[64], pb[ANA_PATH_BUF];
+			memset(s, 'a', at);
+			snprintf(s + at, sizeof(s) - at, "%sbcdefghij", odd[k]);
+			char *want = jansson_str(s);
+			r.n = 0;
+			ana_rb_str(&r, s);
+			assert_int_equal(r.n, strlen(want));
+			assert_memory_equal(r.b, want, r.n);
+			free(want);
+			/* as a path of a directory, and kept whole */
+			char p[80];
+			if (at % 2)
+				snprintf(p, sizeof(p), "/d%zu/%s", k, s);
+			else
+				snprintf(p, sizeof(p), "%s", s);
+			uint32_t id = ana_path_add(a, p);
+			want = jansson_str(ana_path_str(a, id, pb));
+			r.n = 0;
+			ana_rb_path(&r, a, id);
+			assert_int_equal(r.n, strlen(want));
+			assert_memory_equal(r.b, want, r.n);
+			free(want);
+		}
+	}
+	free(r.b);
+	ana_release(a);
+	free(a);
+}
+
+/* ana_order_randomness's tau against the discordant pairs counted one by
+ * one: permutations, ranks with gaps up to 2^32 - 1, repeated ranks
+ * (equal ranks are not discordant), sorted and reversed. */
+static void test_order_inversions(void **state)
+{
+	(void)state;
+	static const size_t sizes[] = { 2, 3, 17, 255, 1000, 2500 };
+	static const uint32_t tops[] = { 0, 1, 7, 65535, 65536, 1u << 20, 0xffffffffu };
+	uint32_t seq[2500];
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(*sizes); si++) {
+		for (size_t ti = 0; ti < sizeof(tops) / sizeof(*tops); ti++) {
+			for (int shape = 0; shape < 4; shape++) {
+				size_t n = sizes[si];
+				for (size_t i = 0; i < n; i++) {
+					x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+					uint32_t v = tops[ti] ? (uint32_t)(x % ((uint64_t)tops[ti] + 1)) : 0;
+					if (shape == 1)	/* ascending */
+						v = (uint32_t)((uint64_t)tops[ti] * i / n);
+					else if (shape == 2)	/* descending */
+						v = (uint32_t)((uint64_t)tops[ti] * (n - 1 - i) / n);
+					seq[i] = v;
+				}
+				if (shape == 3)	/* the largest rank where it may be */
+					seq[n / 2] = tops[ti];
+				uint64_t inv = 0;
+				for (size_t i = 0; i < n; i++)
+					for (size_t j = i + 1; j < n; j++)
+						inv += seq[i] > seq[j];
+				double want = 1.0 - 2.0 * (double)inv / ((double)n * (double)(n - 1) / 2.0);
+				double tau = NAN, r = ana_order_randomness(seq, n, &tau);
+				if (tau != want)
+					fail_msg("n %zu, top %u, shape %d: tau %.17g, want %.17g",
+						 n, tops[ti], shape, tau, want);
+				assert_true(r == 1.0 - fabs(want));
+			}
+		}
+	}
+	assert_true(isnan(ana_order_randomness(seq, 1, NULL)));
 }
 
 static void test_file_order(void **state)
@@ -2032,6 +2179,8 @@ int main(void)
 		cmocka_unit_test(test_staging_levels),
 		cmocka_unit_test(test_random_4k),
 		cmocka_unit_test(test_strided),
+		cmocka_unit_test(test_order_inversions),
+		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_file_order),
 		cmocka_unit_test(test_cache_exact),
 		cmocka_unit_test(test_cache_eof),
