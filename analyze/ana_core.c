@@ -361,6 +361,8 @@ int ana_pass_file(struct ana *a)
 	int err = ana_cursor_open(a->r, TAPE_TABLE_FILE, 0, UINT64_MAX, &c);
 	if (err)
 		return err;
+	if (a->o.threads > 1)	/* (the blocks decoded on a thread of their own) */
+		(void)tape_cursor_set_readahead(c);
 	/* room for every row: files[] is not copied as it grows */
 	size_t rows = a->st[TAPE_TABLE_FILE].events;
 	if (rows) {

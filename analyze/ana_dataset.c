@@ -31,16 +31,20 @@ static int is(const char *s, size_t n, const char *w)
 /* Whether name (a file name) is a Python module or a shared library. */
 static int code_name(const char *name)
 {
-	static const char *const ext[] = { ".py", ".pyc", ".pyo", ".pyd", ".so", ".sh", ".bash" };
-	size_t n = strlen(name);
+	static const char *const ext[] = { "py", "pyc", "pyo", "pyd", "so", "sh", "bash" };
+	const char *dot = strrchr(name, '.'), *v;
 
-	for (size_t i = 0; i < sizeof(ext) / sizeof(*ext); i++) {
-		size_t l = strlen(ext[i]);
-		if (n > l && !memcmp(name + n - l, ext[i], l))
+	if (!dot)
+		return 0;
+	for (size_t i = 0; dot > name && i < sizeof(ext) / sizeof(*ext); i++)
+		if (!strcmp(dot + 1, ext[i]))
 			return 1;
-	}
-	/* libc.so.6, libfoo.so.1.2.3 */
-	const char *v = strstr(name, ".so.");
+	/* libc.so.6, libfoo.so.1.2.3: digits after the last dot (a data
+	 * file's name ends in its kind: out here) */
+	for (v = dot + 1; *v; v++)
+		if (*v < '0' || *v > '9')
+			return 0;
+	v = strstr(name, ".so.");
 	if (!v || !v[4])
 		return 0;
 	for (v += 4; *v; v++)
@@ -96,7 +100,7 @@ static int name_code(const char *name)
 	static const char *const comp[] = { "site-packages", "dist-packages", "__pycache__",
 					    "locale", "locale-archive" };
 	for (size_t i = 0; i < sizeof(comp) / sizeof(*comp); i++)
-		if (!strcmp(name, comp[i]))
+		if (name[0] == comp[i][0] && !strcmp(name, comp[i]))
 			return 1;
 	return code_name(name);
 }

@@ -1148,6 +1148,10 @@ int ana_pass_syscall(struct ana *a, tape_reader *r)
 	int err = ana_cursor_open(r, TAPE_TABLE_SYSCALL, a->t0, a->t1, &c);
 	if (err)
 		return err;
+	/* the blocks decoded on a thread of their own (the cache and block
+	 * passes beside this one end well before it) */
+	if (a->o.threads > 1)
+		(void)tape_cursor_set_readahead(c);
 	const void *evs;
 	size_t n;
 	uint32_t last_tid = 0;

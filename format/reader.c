@@ -99,6 +99,7 @@ struct tape_cursor {
 	int dicts;		/* decode_block() got to the string ids */
 	uint64_t lastseen;	/* the columns of the block decoded last ... */
 	uint64_t lastnd[TAPE_MAX_STRCOLS]; /* ... and its dictionaries' sizes */
+	struct ahead *ahead;	/* tape_cursor_set_readahead() */
 };
 
 struct colsink {
@@ -790,6 +791,8 @@ int tape_cursor_open(tape_reader *r, int table, uint64_t from, uint64_t to,
 	return 0;
 }
 
+static void ahead_stop(tape_cursor *c);
+
 void tape_cursor_free(tape_cursor *c)
 {
 	if (!c)
@@ -810,6 +813,7 @@ void tape_cursor_free(tape_cursor *c)
 	free(c->colz);
 	free(c->tile);
 	pred_release(&c->pred);
+	ahead_stop(c);
 	for (unsigned i = 0; i < c->nhelpers; i++)
 		tape_cursor_free(c->helpers[i]);
 	free(c->helpers);
@@ -1584,13 +1588,159 @@ static int next_block(tape_cursor *c, struct colsink *sink, size_t room,
 	return 0;
 }
 
+/* ------------------------------------------------ the next block ahead */
+
+/*
+ * With tape_cursor_set_readahead(), tape_cursor_next_block() hands out
+ * the blocks of two decoders in turn, the cursor itself and one of its
+ * own: while the caller works on one's block, a thread decodes the next
+ * block into the other.  A decoder starts where the other's last block
+ * ended, so the blocks come in file order, one at a time, as one decoder
+ * gives them: the same rows, the same error after the same rows.  The
+ * thread waits for a job between blocks; the cursor's fields belong to
+ * whichever thread decodes into it.
+ */
+struct ahead {
+	tape_cursor *w[2];	/* w[0]: the cursor itself */
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int job;		/* the decoder the thread works on, -1 none */
+	int done;		/* its block is there: rc, evs, n */
+	int quit;
+	int front;		/* the decoder whose block the caller has, -1 */
+	int rc, err;		/* the block's; the first error, returned again */
+	const void *evs;
+	size_t n;
+	char detail[512];	/* the thread's tape_error_detail() */
+};
+
+static void *ahead_main(void *arg)
+{
+	struct ahead *a = arg;
+
+	pthread_mutex_lock(&a->mu);
+	for (;;) {
+		while (!a->quit && (a->job < 0 || a->done))
+			pthread_cond_wait(&a->cv, &a->mu);
+		if (a->quit)
+			break;
+		tape_cursor *w = a->w[a->job];
+		pthread_mutex_unlock(&a->mu);
+		const void *evs = NULL;
+		size_t n = 0;
+		int rc = next_block(w, NULL, 0, &evs, &n);
+		if (rc < 0)
+			snprintf(a->detail, sizeof(a->detail), "%s", tape_error_detail());
+		pthread_mutex_lock(&a->mu);
+		a->rc = rc;
+		a->evs = evs;
+		a->n = n;
+		a->done = 1;
+		pthread_cond_broadcast(&a->cv);
+	}
+	pthread_mutex_unlock(&a->mu);
+	return NULL;
+}
+
+/* Decoder k's next block, from entry `from` on (a->mu held). */
+static void ahead_start(struct ahead *a, int k, size_t from)
+{
+	a->w[k]->next = from;
+	a->job = k;
+	a->done = 0;
+	pthread_cond_broadcast(&a->cv);
+}
+
+static int ahead_next(tape_cursor *c, const void **evs, size_t *n)
+{
+	struct ahead *a = c->ahead;
+
+	pthread_mutex_lock(&a->mu);
+	if (a->err) {
+		pthread_mutex_unlock(&a->mu);
+		return tape__fail(a->err, "%s", a->detail);
+	}
+	if (a->job < 0) {	/* none under way: the block after the caller's */
+		int k = a->front < 0 ? 0 : 1 - a->front;
+		ahead_start(a, k, a->front < 0 ? c->next : a->w[a->front]->next);
+	}
+	while (!a->done)
+		pthread_cond_wait(&a->cv, &a->mu);
+	int k = a->job, rc = a->rc;
+	a->job = -1;
+	if (rc > 0) {
+		*evs = a->evs;
+		*n = a->n;
+		a->front = k;
+		/* the next one, while the caller works on this one */
+		ahead_start(a, 1 - k, a->w[k]->next);
+	} else if (rc < 0) {
+		a->err = rc;
+	}
+	pthread_mutex_unlock(&a->mu);
+	return rc < 0 ? tape__fail(rc, "%s", a->detail) : rc;
+}
+
+static void ahead_stop(tape_cursor *c)
+{
+	struct ahead *a = c->ahead;
+
+	if (!a)
+		return;
+	pthread_mutex_lock(&a->mu);
+	a->quit = 1;
+	pthread_cond_broadcast(&a->cv);
+	pthread_mutex_unlock(&a->mu);
+	pthread_join(a->th, NULL);
+	pthread_cond_destroy(&a->cv);
+	pthread_mutex_destroy(&a->mu);
+	c->ahead = NULL;
+	tape_cursor_free(a->w[1]);
+	free(a);
+}
+
+int tape_cursor_set_readahead(tape_cursor *c)
+{
+	struct ahead *a;
+	int err;
+
+	if (c->ahead)
+		return 0;
+	if (c->pos < c->nevs)
+		return tape__fail(-EINVAL, "read ahead: the cursor is inside a block");
+	if (!(a = calloc(1, sizeof(*a))))
+		return -ENOMEM;
+	if ((err = tape_cursor_open(c->r, c->def->id, c->from, c->to, &a->w[1]))) {
+		free(a);
+		return err;
+	}
+	a->w[0] = c;
+	a->job = a->front = -1;
+	pthread_mutex_init(&a->mu, NULL);
+	pthread_cond_init(&a->cv, NULL);
+	if ((err = pthread_create(&a->th, NULL, ahead_main, a))) {
+		pthread_cond_destroy(&a->cv);
+		pthread_mutex_destroy(&a->mu);
+		tape_cursor_free(a->w[1]);
+		free(a);
+		return -err;
+	}
+	c->ahead = a;
+	return 0;
+}
+
 int tape_cursor_next_block(tape_cursor *c, const void **evs, size_t *n)
 {
+	if (c->ahead)
+		return ahead_next(c, evs, n);
 	return next_block(c, NULL, 0, evs, n);
 }
 
 int tape_cursor_next(tape_cursor *c, const void **ev)
 {
+	if (c->ahead)
+		return tape__fail(-EINVAL, "tape_cursor_next: the cursor reads ahead (blocks only)");
 	if (c->pos >= c->nevs) {
 		const void *evs;
 		size_t n;
@@ -1859,6 +2009,8 @@ int tape_cursor_read_columns(tape_cursor *c, const unsigned *cols, size_t ncols,
 	int err;
 
 	*n = 0;
+	if (c->ahead)
+		return tape__fail(-EINVAL, "tape_cursor_read_columns: the cursor reads ahead (blocks only)");
 	for (size_t i = 0; i < ncols; i++) {
 		if (cols[i] >= def->ncols || !out[i])
 			return tape__fail(-EINVAL, "column %u of table %s: no such column or no array",

@@ -541,6 +541,18 @@ int tape_cursor_read_columns(tape_cursor *c, const unsigned *cols, size_t ncols,
  */
 int tape_cursor_set_threads(tape_cursor *c, unsigned n);
 
+/*
+ * Let tape_cursor_next_block() decode the next block on a thread of the
+ * cursor's own while the caller works on the block it has (a second
+ * decoder's buffers, freed with c; one block ahead: memory does not grow
+ * with the table).  The blocks, their rows and an error come as without
+ * it; the rows of a block stay valid until the next call.  The cursor is
+ * then read with tape_cursor_next_block() alone (tape_cursor_next() and
+ * tape_cursor_read_columns() give -EINVAL).  0, or -errno (-EINVAL inside
+ * a block that tape_cursor_next() is reading; nothing changed).
+ */
+int tape_cursor_set_readahead(tape_cursor *c);
+
 /* ------------------------------------------------------- merged traces */
 
 /*

@@ -1251,6 +1251,11 @@ static void test_path_is_code(void **state)
 		"/data/mylib/python3_samples/a.bin",
 		"/mnt/lustre/imagenet/train/n01440764/x.JPEG",
 		"relative/path.bin",
+		"/data/d/.py",		/* a name that is only the kind */
+		"/data/d/x.so.",
+		"/data/d/x.so.1a",
+		"/data/d/x.pyx",
+		"/data/d/x.12",
 	};
 	for (size_t i = 0; i < sizeof(code) / sizeof(*code); i++)
 		if (!ana_path_is_code(code[i]))

@@ -11,7 +11,10 @@
  * stop the batch read after exactly the events before it, and bad
  * arguments must be refused without moving the cursor.  Read on several
  * threads (tape_cursor_set_threads), all of it must be the same, string
- * table included, byte for byte.
+ * table included, byte for byte.  Read a block ahead on a thread
+ * (tape_cursor_set_readahead), the blocks must be those of one cursor, in
+ * a time window too, and a damaged block must end them where it ends one
+ * cursor's, with its error.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -270,6 +273,131 @@ static void test_damaged_block(void **state)
 	close(fd);
 }
 
+/* Table's events in [from, to] a block at a time, read ahead or not:
+ * into got (deep copies), the blocks' sizes into sizes (*nb of them);
+ * the cursor's last return. */
+static int read_blocks(tape_reader *r, int table, uint64_t from, uint64_t to, int ahead,
+		       struct t_evs *got, size_t *sizes, size_t *nb)
+{
+	tape_cursor *cur;
+	const void *evs;
+	size_t n, sz = tape_table_event_size(table);
+	int rc;
+
+	assert_int_equal(tape_cursor_open(r, table, from, to, &cur), 0);
+	if (ahead) {
+		assert_int_equal(tape_cursor_set_readahead(cur), 0);
+		assert_int_equal(tape_cursor_set_readahead(cur), 0);	/* (once) */
+	}
+	*nb = 0;
+	while ((rc = tape_cursor_next_block(cur, &evs, &n)) > 0) {
+		sizes[(*nb)++] = n;
+		for (size_t i = 0; i < n; i++)
+			assert_int_equal(t_evs_push_copy(got, (const uint8_t *)evs + i * sz), 0);
+	}
+	if (rc < 0)	/* and again: the error stays */
+		assert_int_equal(tape_cursor_next_block(cur, &evs, &n), rc);
+	else
+		assert_int_equal(tape_cursor_next_block(cur, &evs, &n), 0);
+	tape_cursor_free(cur);
+	return rc;
+}
+
+/* The blocks read ahead are one cursor's: every table, the whole of it and
+ * a window that starts and ends inside blocks; a damaged block's error
+ * after the same rows; the other ways of reading refused; a cursor freed
+ * with a block being decoded ahead. */
+static void test_readahead(void **state)
+{
+	struct t_rng rng = { SEED + 7 };
+	size_t s1[NEV], s2[NEV], n1, n2;
+	char why[256];
+
+	for (int table = 1; table < TAPE_TABLE_MAX; table++) {
+		struct t_evs exp;
+		int fd = make_trace(table, NEV, &rng, &exp);
+		const uint64_t ts0 = *(const uint64_t *)t_evs_at(&exp, ROWS + 5);
+		const uint64_t ts1 = *(const uint64_t *)t_evs_at(&exp, NEV - ROWS - 9);
+		const uint64_t win[][2] = { { 0, UINT64_MAX }, { ts0, ts1 } };
+		tape_reader *r;
+
+		assert_int_equal(tape_reader_open_fd(&r, fd), 0);
+		for (size_t w = 0; w < 2; w++) {
+			struct t_evs a, b;
+			t_evs_init(&a, table);
+			t_evs_init(&b, table);
+			assert_int_equal(read_blocks(r, table, win[w][0], win[w][1], 0, &a, s1, &n1), 0);
+			assert_int_equal(read_blocks(r, table, win[w][0], win[w][1], 1, &b, s2, &n2), 0);
+			assert_true(n1 > 2);
+			assert_int_equal(n1, n2);
+			assert_memory_equal(s1, s2, n1 * sizeof(*s1));
+			assert_int_equal(a.n, b.n);
+			if (t_evs_cmp_prefix(&b, &a, a.n, why, sizeof(why)))
+				fail_msg("%s, window %zu: %s", tape_table_name(table), w, why);
+			t_evs_release(&a);
+			t_evs_release(&b);
+		}
+		tape_reader_free(r);
+		t_evs_release(&exp);
+		close(fd);
+	}
+
+	struct t_evs exp, a, b;
+	int fd = make_trace(TAPE_TABLE_SYSCALL, NEV, &rng, &exp);
+	uint8_t *p;
+	size_t len, nch, blk = 0, seen = 0;
+	struct t_chunk ch[256];
+	assert_int_equal(t_fd_contents(fd, &p, &len), 0);
+	nch = t_chunks(p, len, ch, 256);
+	for (size_t i = 0; i < nch; i++)
+		if (ch[i].type == 2 && ++seen == 7)
+			blk = i;
+	assert_true(blk > 0);
+	p[ch[blk].end - 3] ^= 0x55;
+	int dfd = t_memfd(p, len);
+	assert_true(dfd >= 0);
+	tape_reader *r;
+	assert_int_equal(tape_reader_open_fd(&r, dfd), 0);
+	t_evs_init(&a, TAPE_TABLE_SYSCALL);
+	t_evs_init(&b, TAPE_TABLE_SYSCALL);
+	int want = read_blocks(r, TAPE_TABLE_SYSCALL, 0, UINT64_MAX, 0, &a, s1, &n1);
+	assert_true(want < 0);
+	assert_int_equal(read_blocks(r, TAPE_TABLE_SYSCALL, 0, UINT64_MAX, 1, &b, s2, &n2), want);
+	assert_int_equal(n1, 6);
+	assert_int_equal(n2, 6);
+	assert_int_equal(b.n, 6 * ROWS);
+	if (t_evs_cmp_prefix(&b, &a, a.n, why, sizeof(why)))
+		fail_msg("damaged: %s", why);
+
+	/* blocks only; freed with the next block under way */
+	tape_cursor *cur;
+	const void *ev;
+	unsigned cols[] = { 0 };
+	uint64_t ts[8];
+	void *out[] = { ts };
+	assert_int_equal(tape_cursor_open(r, TAPE_TABLE_SYSCALL, 0, UINT64_MAX, &cur), 0);
+	assert_int_equal(tape_cursor_set_readahead(cur), 0);
+	assert_int_equal(tape_cursor_next(cur, &ev), -EINVAL);
+	assert_int_equal(tape_cursor_read_columns(cur, cols, 1, out, 8, NULL, &n1), -EINVAL);
+	assert_int_equal(tape_cursor_next_block(cur, &ev, &n1), 1);
+	assert_int_equal(n1, ROWS);
+	tape_cursor_free(cur);
+	/* a cursor inside a block cannot start reading ahead */
+	assert_int_equal(tape_cursor_open(r, TAPE_TABLE_SYSCALL, 0, UINT64_MAX, &cur), 0);
+	assert_int_equal(tape_cursor_next(cur, &ev), 1);
+	assert_int_equal(tape_cursor_set_readahead(cur), -EINVAL);
+	assert_int_equal(tape_cursor_next(cur, &ev), 1);
+	tape_cursor_free(cur);
+
+	tape_reader_free(r);
+	t_evs_release(&a);
+	t_evs_release(&b);
+	t_evs_release(&exp);
+	free(p);
+	close(dfd);
+	close(fd);
+}
+
 /* Bytes of a column's element in tape_cursor_read_columns()'s arrays. */
 static size_t out_width(const struct tape_column *c)
 {
@@ -444,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_damaged_block),
 		cmocka_unit_test(test_threads_same),
 		cmocka_unit_test(test_threads_damaged),
+		cmocka_unit_test(test_readahead),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
