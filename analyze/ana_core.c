@@ -574,8 +574,7 @@ int ana_run(struct ana *a, const char *path, const struct ana_opts *o)
 }
 
 /* The passes and the join, under this thread's out-of-memory catch point:
- * -ENOMEM leaves a whose ana_release frees what was built (the cursor of
- * the pass that failed leaks). */
+ * -ENOMEM leaves a whose ana_release frees what was built. */
 /* The name ranks, on a thread of their own beside the trainer's pass
  * (they read only the files' paths, which are final then). */
 struct rank_job {

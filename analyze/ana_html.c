@@ -1053,10 +1053,15 @@ static void files_by_time(struct side *sd, FILE *o, size_t nf)
 	char *lbl[TOP_FILES], *nm[TOP_FILES];
 	uint32_t first[TOP_FILES];
 	long jx[TOP_FILES];
+	/* (one temporary for their texts: freed if out of memory jumps) */
+	char *tx = ana_tmp_calloc(2 * TOP_FILES, ANA_PATH_BUF);
 	for (size_t k = 0; k < ntt; k++) {
 		const struct ana_file *f = &a->files[tt[k]];
-		lbl[k] = ana_xstrdup(ana_file_label(a, f, lb));
-		nm[k] = f->path ? ana_xstrdup(ana_path_name(a, f->path, lb)) : NULL;
+		lbl[k] = tx + 2 * k * ANA_PATH_BUF;
+		nm[k] = f->path ? lbl[k] + ANA_PATH_BUF : NULL;
+		snprintf(lbl[k], ANA_PATH_BUF, "%s", ana_file_label(a, f, lb));
+		if (nm[k])
+			snprintf(nm[k], ANA_PATH_BUF, "%s", ana_path_name(a, f->path, lb));
 		first[k] = ANA_NONE;
 		jx[k] = 0;
 	}
@@ -1092,10 +1097,7 @@ static void files_by_time(struct side *sd, FILE *o, size_t nf)
 		fputs("</tr>\n", o);
 	}
 	fputs("</table>\n", o);
-	for (size_t k = 0; k < ntt; k++) {
-		free(lbl[k]);
-		free(nm[k]);
-	}
+	ana_tmp_free(tx);
 }
 
 /* The top files by bytes and by time in calls */

@@ -61,7 +61,9 @@ static int cmp_u64(const void *x, const void *y)
  * leave the ties in path order. */
 void ana_stage_rank(const struct ana *a, uint32_t *f, size_t n)
 {
-	if (a->sorder && n) {	/* the path order at hand: f's files in it */
+	if (!n)	/* (f may be NULL) */
+		return;
+	if (a->sorder) {	/* the path order at hand: f's files in it */
 		uint8_t *in = ana_tmp_calloc(a->nfiles + 1, 1);
 		size_t k = 0;
 		for (size_t i = 0; i < n; i++)

@@ -48,7 +48,7 @@ static const struct ana_thread *thread_by_tid(const struct ana *a, uint32_t tid)
 static uint8_t *data_procs(const struct ana *a)
 {
 	const struct cm_map *r = &a->sys.pipe_r, *w = &a->sys.pipe_w;
-	uint8_t *p = ana_xcalloc(a->nprocs + 1, 1);
+	uint8_t *p = ana_tmp_calloc(a->nprocs + 1, 1);
 	uint64_t *n = ana_tmp_calloc(a->nprocs + 1, sizeof(*n));
 
 	for (size_t i = 0; i < a->sys.nthreads; i++) {
@@ -179,7 +179,7 @@ static void choose(struct ana *a, struct ana_train *tr)
 	}
 	if (best && best_how == ANA_TRAIN_PIPE)
 		feed_pipes(a, dp, best, tr);
-	free(dp);
+	ana_tmp_free(dp);
 	if (!best || !best->work_ns)
 		return;
 	tr->found = 1;
@@ -230,7 +230,7 @@ static int colrd_open(struct colrd *r, tape_reader *tr, int table, uint64_t t0, 
 		else
 			r->u[k] = ana_tmp_calloc(COLRD_ROWS, 4);
 	}
-	if ((err = tape_cursor_open(tr, table, t0, t1, &r->c)))
+	if ((err = ana_cursor_open(tr, table, t0, t1, &r->c)))
 		return err;
 	return 0;
 }
@@ -264,7 +264,7 @@ static int colrd_next(struct colrd *r, int first)
 
 static void colrd_close(struct colrd *r)
 {
-	tape_cursor_free(r->c);
+	ana_cursor_free(r->c);
 	for (size_t k = 0; k < r->ncols; k++) {
 		ana_tmp_free(r->v[k]);
 		ana_tmp_free(r->u[k]);
@@ -319,7 +319,7 @@ static uint64_t *loader_starts(struct ana *a, const struct ana_train *tr, size_t
 			ANA_VEC_GROW(v, cap, *n);
 			v[(*n)++] = a->procs[i].start_ns;
 		}
-	free(dp);
+	ana_tmp_free(dp);
 	if (*n)
 		qsort(v, *n, sizeof(*v), cmp_u64);
 	return v;
@@ -621,7 +621,7 @@ static void loaders_end(struct ana *a, struct ana_train *tr)
 		if (p->start_ns < tr->ep[e].start_ns && p->end_ns > tr->ep[e].to_ns)
 			tr->ep[e].to_ns = p->end_ns;
 	}
-	free(dp);
+	ana_tmp_free(dp);
 }
 
 int ana_train(struct ana *a)

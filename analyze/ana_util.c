@@ -25,19 +25,26 @@ void ana_oom_catch(jmp_buf *jb)
 	oom_jb = jb;
 }
 
-static __thread tape_cursor *open_cursor;
+/* the cursors this thread has open (a pass reads two tables at most) */
+#define ANA_NCUR 4
+static __thread tape_cursor *open_cursors[ANA_NCUR];
 
 int ana_cursor_open(tape_reader *r, int table, uint64_t t0, uint64_t t1, tape_cursor **c)
 {
 	int err = tape_cursor_open(r, table, t0, t1, c);
-	open_cursor = err ? NULL : *c;
+	for (int i = 0; !err && i < ANA_NCUR; i++)
+		if (!open_cursors[i]) {
+			open_cursors[i] = *c;
+			break;
+		}
 	return err;
 }
 
 void ana_cursor_free(tape_cursor *c)
 {
-	if (c == open_cursor)
-		open_cursor = NULL;
+	for (int i = 0; c && i < ANA_NCUR; i++)
+		if (open_cursors[i] == c)
+			open_cursors[i] = NULL;
 	tape_cursor_free(c);
 }
 
@@ -65,8 +72,10 @@ void ana_tmp_free(void *p)
 
 void ana_oom_cleanup(void)
 {
-	tape_cursor_free(open_cursor);
-	open_cursor = NULL;
+	for (int i = 0; i < ANA_NCUR; i++) {
+		tape_cursor_free(open_cursors[i]);
+		open_cursors[i] = NULL;
+	}
 	for (int i = 0; i < ANA_NTMP; i++) {
 		free(tmps[i]);
 		tmps[i] = NULL;

@@ -52,7 +52,7 @@ void ana_oom_catch(jmp_buf *jb);
 /* Test hook: when > 0, the allocation that brings it to 0 fails. */
 extern size_t ana_oom_after;
 /* tape_cursor_open/free for the passes, and temporary buffers: the
- * thread's open cursor and temporaries are remembered, so that a catch
+ * thread's open cursors (four) and temporaries are remembered, so that a catch
  * point can free them (ana_oom_cleanup) after an out of memory jumped out
  * of the code that owned them. */
 int ana_cursor_open(tape_reader *r, int table, uint64_t t0, uint64_t t1, tape_cursor **c);

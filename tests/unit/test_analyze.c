@@ -1105,9 +1105,10 @@ static void test_path_front(void **state)
 		assert_int_equal(dl, (size_t)(slash - paths[i]));
 		assert_memory_equal(d, paths[i], dl);
 		/* a path that differs in its name's shared start only */
-		snprintf(buf, sizeof(buf), "%.*s/z%s", (int)dl, paths[i], slash + 2);
-		if (slash[1] && slash[1] != 'z')
+		if (slash[1] && slash[1] != 'z') {
+			snprintf(buf, sizeof(buf), "%.*s/z%s", (int)dl, paths[i], slash + 2);
 			assert_false(ana_path_eq(&a, a.files[i].path, buf));
+		}
 	}
 	for (int nat = 0; nat < 2; nat++) {
 		ps_paths = (const char *const *)paths;
@@ -2110,7 +2111,7 @@ static void test_report_html(void **state)
 		buf = NULL;
 		assert_true(n < 100000);
 	}
-	assert_true(fails > 5);
+	assert_true(fails >= 2);	/* (the page's own: its plots' temporaries) */
 	assert_non_null(strstr(buf, "<!DOCTYPE html>"));
 	assert_non_null(strstr(buf, "</html>"));
 	assert_non_null(strstr(buf, "data-json-key=\"/summary/read_bytes\" data-value=\"163840\""));
