@@ -481,7 +481,15 @@ static void epochs(struct ana *a)
 	for (size_t e = 0; e < s->nepochs; e++) {
 		struct ana_epoch *ep = &s->epochs[e];
 		size_t nd = 0, k = 0, n = 0;
+		/* (the visits' files come in an order of their own: fetched
+		 * ahead) */
+#define VISIT_AHEAD(i)                                                           \
+	do {                                                                     \
+		if ((i) + 16 < ep->norder && ep->order[(i) + 16] != ANA_NONE)    \
+			__builtin_prefetch(&a->files[ep->order[(i) + 16]]);      \
+	} while (0)
 		for (size_t i = 0; i < ep->norder; i++) {
+			VISIT_AHEAD(i);
 			if (ep->order[i] == ANA_NONE)
 				continue;	/* a round undone */
 			const struct ana_file *f = &a->files[ep->order[i]];
@@ -489,6 +497,7 @@ static void epochs(struct ana *a)
 		}
 		uint64_t start = UINT64_MAX, first = UINT64_MAX, m = ep->start_ns, ts = 0;
 		for (size_t i = 0, j = 0; i < ep->norder; i++) {
+			VISIT_AHEAD(i);
 			const struct ana_file *f = ep->order[i] == ANA_NONE ? NULL :
 						   &a->files[ep->order[i]];
 			ts = ep->dts[i] == ANA_TS_FAR ? ep->far[j++] : ts + (int64_t)ep->dts[i];
@@ -504,6 +513,7 @@ static void epochs(struct ana *a)
 			if (e && start == UINT64_MAX && ts >= mid)
 				start = ts;
 		}
+#undef VISIT_AHEAD
 		ep->norder = n;
 		ep->files = n;
 		if (n)
