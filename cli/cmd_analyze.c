@@ -47,7 +47,7 @@ static const struct opt analyze_opts[] = {
 	  OPT_T_DURATION(CFG, o.to_ns, 0, CM_OPT_NOMAX) },
 	{ O_PID, "pid", "P", "only process P and its descendants",
 	  OPT_T_UINT(CFG, o.pid, 0, UINT32_MAX) },
-	{ O_THREADS, "threads", "N", "2: cache and block passes on a second thread", "1|2",
+	{ O_THREADS, "threads", "N", "2: a second thread (cache and block passes, decoding ahead, JSON rows)", "1|2",
 	  "2", OPT_T_CHOICE(CFG, threads) },
 	{ 0 }
 };
