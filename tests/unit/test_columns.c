@@ -62,6 +62,27 @@ static int make_trace(int table, size_t n, struct t_rng *rng, struct t_evs *exp)
 	return fd;
 }
 
+/* A memfd with the trace of fd, its k-th block (from 1) damaged: a byte
+ * of its payload flipped, so that its checksum fails. */
+static int damaged(int fd, unsigned k)
+{
+	uint8_t *p;
+	size_t len, nch, blk = 0, seen = 0;
+	struct t_chunk ch[256];
+
+	assert_int_equal(t_fd_contents(fd, &p, &len), 0);
+	nch = t_chunks(p, len, ch, 256);
+	for (size_t i = 0; i < nch; i++)
+		if (ch[i].type == 2 && ++seen == k)
+			blk = i;
+	assert_true(blk > 0);
+	p[ch[blk].end - 3] ^= 0x55;
+	int dfd = t_memfd(p, len);
+	assert_true(dfd >= 0);
+	free(p);
+	return dfd;
+}
+
 /* Column i of the batch row at, against event ev. */
 static void check_row(int table, const struct tape_column *c, void *const *out,
 		      size_t ncols, size_t at, const void *ev, const tape_strings *s, size_t row)
@@ -231,26 +252,13 @@ static void test_damaged_block(void **state)
 	struct t_rng rng = { SEED + 3 };
 	struct t_evs exp, got;
 	int fd = make_trace(TAPE_TABLE_SYSCALL, NEV, &rng, &exp);
-	uint8_t *p;
-	size_t len, nch, n, total = 0;
-	struct t_chunk ch[256];
+	size_t n, total = 0;
 	tape_reader *r;
 	tape_cursor *cur;
 	uint64_t ts[NEV];
 	unsigned cols[] = { 0 };
 	void *out[] = { ts };
-	int rc, want, dfd;
-
-	assert_int_equal(t_fd_contents(fd, &p, &len), 0);
-	nch = t_chunks(p, len, ch, 256);
-	size_t blk = 0, seen = 0;
-	for (size_t i = 0; i < nch; i++)
-		if (ch[i].type == 2 && ++seen == 5)
-			blk = i;
-	assert_true(blk > 0);
-	p[ch[blk].end - 3] ^= 0x55;	/* its payload: the checksum fails */
-	dfd = t_memfd(p, len);
-	assert_true(dfd >= 0);
+	int rc, want, dfd = damaged(fd, 5);
 
 	assert_int_equal(tape_reader_open_fd(&r, dfd), 0);
 	t_evs_init(&got, TAPE_TABLE_SYSCALL);
@@ -268,7 +276,6 @@ static void test_damaged_block(void **state)
 	tape_reader_free(r);
 	t_evs_release(&got);
 	t_evs_release(&exp);
-	free(p);
 	close(dfd);
 	close(fd);
 }
@@ -344,18 +351,7 @@ static void test_readahead(void **state)
 
 	struct t_evs exp, a, b;
 	int fd = make_trace(TAPE_TABLE_SYSCALL, NEV, &rng, &exp);
-	uint8_t *p;
-	size_t len, nch, blk = 0, seen = 0;
-	struct t_chunk ch[256];
-	assert_int_equal(t_fd_contents(fd, &p, &len), 0);
-	nch = t_chunks(p, len, ch, 256);
-	for (size_t i = 0; i < nch; i++)
-		if (ch[i].type == 2 && ++seen == 7)
-			blk = i;
-	assert_true(blk > 0);
-	p[ch[blk].end - 3] ^= 0x55;
-	int dfd = t_memfd(p, len);
-	assert_true(dfd >= 0);
+	int dfd = damaged(fd, 7);
 	tape_reader *r;
 	assert_int_equal(tape_reader_open_fd(&r, dfd), 0);
 	t_evs_init(&a, TAPE_TABLE_SYSCALL);
@@ -393,7 +389,6 @@ static void test_readahead(void **state)
 	t_evs_release(&a);
 	t_evs_release(&b);
 	t_evs_release(&exp);
-	free(p);
 	close(dfd);
 	close(fd);
 }
@@ -515,21 +510,8 @@ static void test_threads_damaged(void **state)
 	struct t_rng rng = { SEED + 5 };
 	struct t_evs exp;
 	int fd = make_trace(TAPE_TABLE_SYSCALL, NEV, &rng, &exp);
-	uint8_t *p;
-	size_t len, nch;
-	struct t_chunk ch[256];
 	struct whole one, many;
-
-	assert_int_equal(t_fd_contents(fd, &p, &len), 0);
-	nch = t_chunks(p, len, ch, 256);
-	size_t blk = 0, seen = 0;
-	for (size_t i = 0; i < nch; i++)
-		if (ch[i].type == 2 && ++seen == 7)
-			blk = i;
-	assert_true(blk > 0);
-	p[ch[blk].end - 3] ^= 0x55;
-	int dfd = t_memfd(p, len);
-	assert_true(dfd >= 0);
+	int dfd = damaged(fd, 7);
 
 	int want = read_whole(dfd, TAPE_TABLE_SYSCALL, 1, NEV, &one);
 	assert_true(want < 0);
@@ -558,7 +540,6 @@ static void test_threads_damaged(void **state)
 	tape_cursor_free(cur);
 	tape_reader_free(r);
 	t_evs_release(&exp);
-	free(p);
 	close(dfd);
 	close(fd);
 }
