@@ -368,6 +368,10 @@ int ana_pass_file(struct ana *a)
 	if (rows) {
 		ANA_VEC_GROW_LINES(a->files, a->capfiles, rows);
 		ANA_VEC_GROW(a->ident, a->capident, rows);	/* (none wide yet) */
+		if (a->o.threads > 1) {	/* (1.28 M files: 90 MB to clear) */
+			ana_prefault(a->files, rows * sizeof(*a->files));
+			ana_prefault(a->ident, rows * sizeof(*a->ident));
+		}
 		size_t cap = 1024;
 		while (cap * 3 < rows * 4)
 			cap *= 2;

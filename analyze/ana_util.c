@@ -11,6 +11,8 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +153,41 @@ void *ana_xrealloc_lines(void *p, size_t old_n, size_t n)
 		memcpy(q, p, old_n < n ? old_n : n);
 	free(p);
 	return q;
+}
+
+struct prefault {
+	void *p;
+	size_t n;
+};
+
+static void *prefault_main(void *arg)
+{
+	struct prefault pf = *(struct prefault *)arg;
+
+	free(arg);
+	(void)madvise(pf.p, pf.n, MADV_POPULATE_WRITE);
+	return NULL;
+}
+
+void ana_prefault(void *p, size_t n)
+{
+	uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+	uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)4095;
+	struct prefault *pf;
+	pthread_attr_t at;
+	pthread_t th;
+
+	if (e <= a || !(pf = malloc(sizeof(*pf))))
+		return;
+	*pf = (struct prefault){ (void *)a, e - a };
+	if (pthread_attr_init(&at)) {
+		free(pf);
+		return;
+	}
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&th, &at, prefault_main, pf))
+		free(pf);
+	pthread_attr_destroy(&at);
 }
 
 char *ana_xstrdup(const char *s)

@@ -86,6 +86,11 @@ int ana_guard_here(int (*fn)(void *arg), void *arg);
  * pass's files): from 1 MiB on, on transparent huge pages, whose TLB
  * entries cover what the per-file state's random accesses reach. */
 void *ana_xrealloc_lines(void *p, size_t old_n, size_t n);
+/* Have the pages of [p, p + n) faulted in by a thread of their own (their
+ * clearing off this thread's core, for memory it is about to fill): a
+ * detached thread that only asks the kernel (MADV_POPULATE_WRITE), never
+ * touches the bytes; nothing where that cannot be had. */
+void ana_prefault(void *p, size_t n);
 #define ANA_VEC_GROW_LINES(ptr, cap, i) do {				\
 	if ((size_t)(i) >= (cap)) {					\
 		size_t nc_ = (cap) ? (cap) : 16;			\
