@@ -165,8 +165,8 @@ static inline uint64_t list_key(const struct ana *a, uint32_t i, int which)
 	return which ? ~tot_bytes(a, &a->files[i]) : ~ana_file_pages(a, i).accessed;
 }
 
-/* The keys' byte histograms (cnt[which][byte][digit]), and which bytes
- * differ between keys (diff[which]: a bit a byte) */
+/* The keys' byte histograms (cnt[which][byte][digit]), and the OR and
+ * the AND of each key (the bytes in which the keys differ) */
 struct list_hist {
 	size_t cnt[2][8][256];
 	uint64_t or_[2], and_[2];
