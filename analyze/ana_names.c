@@ -180,6 +180,21 @@ uint32_t ana_path_add(struct ana *a, const char *path)
 	return id;
 }
 
+/* Entry e's path (a directory's: e.dir != WHOLE) at dst: its length. */
+static size_t put_in_dir(const struct ana_paths *t, const struct pent *e, char *dst)
+{
+	const char *d = cm_strtab_str(&t->dirs, e->dir);
+	size_t dl = strlen(d), nl = strlen(e->rest);
+	memcpy(dst, d, dl);
+	dst[dl] = '/';
+	if (e->pl) {	/* (the directory's last component: after its last '/') */
+		const char *r = memrchr(d, '/', dl);
+		memcpy(dst + dl + 1, r ? r + 1 : d, e->pl);
+	}
+	memcpy(dst + dl + 1 + e->pl, e->rest, nl);
+	return dl + 1 + e->pl + nl;
+}
+
 size_t ana_path_put(const struct ana *a, uint32_t id, char *dst)
 {
 	struct pent e;
@@ -189,16 +204,7 @@ size_t ana_path_put(const struct ana *a, uint32_t id, char *dst)
 		memcpy(dst, e.rest, l);
 		return l;
 	}
-	const char *d = cm_strtab_str(&a->paths.dirs, e.dir);
-	size_t dl = strlen(d), nl = strlen(e.rest);
-	memcpy(dst, d, dl);
-	dst[dl] = '/';
-	if (e.pl) {	/* (the directory's last component: after its last '/') */
-		const char *r = memrchr(d, '/', dl);
-		memcpy(dst + dl + 1, r ? r + 1 : d, e.pl);
-	}
-	memcpy(dst + dl + 1 + e.pl, e.rest, nl);
-	return dl + 1 + e.pl + nl;
+	return put_in_dir(&a->paths, &e, dst);
 }
 
 const char *ana_path_str(const struct ana *a, uint32_t id, char *buf)
@@ -209,7 +215,7 @@ const char *ana_path_str(const struct ana *a, uint32_t id, char *buf)
 	pent(&a->paths, id, &e);
 	if (e.dir == WHOLE)
 		return e.rest;
-	buf[ana_path_put(a, id, buf)] = 0;
+	buf[put_in_dir(&a->paths, &e, buf)] = 0;
 	return buf;
 }
 
@@ -761,6 +767,20 @@ static void sort_in_dirs(const struct ana *a, uint32_t *by, const size_t *start,
 	ana_tmp_free(nm);
 }
 
+/* The first of v[lo, hi) (sorted) that comes after x: by halving. */
+static size_t first_after(const struct sorter *so, const uint32_t *v, size_t lo, size_t hi,
+			  uint32_t x)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cmp_any(so, v[mid], x) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* Into f: by (nin, sorted) with each of apart (sorted, usually few) where
  * it goes in (found by galloping, then halving), then none (nnone). */
 static void merge_apart(const struct sorter *so, uint32_t *f, const uint32_t *by, size_t nin,
@@ -777,13 +797,7 @@ static void merge_apart(const struct sorter *so, uint32_t *f, const uint32_t *by
 		}
 		if (hi > nin)
 			hi = nin;
-		while (lo < hi) {	/* the first of by[lo, hi) after apart[j] */
-			size_t mid = lo + (hi - lo) / 2;
-			if (cmp_any(so, by[mid], apart[j]) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		lo = first_after(so, by, lo, hi, apart[j]);
 		memcpy(f + k, by + i, (lo - i) * sizeof(*f));
 		k += lo - i;
 		i = lo;
@@ -811,13 +825,7 @@ static void merge_apart_back(const struct sorter *so, uint32_t *f, size_t nin,
 			lo = lo > step ? lo - step : 0;
 			step *= 2;
 		}
-		while (lo < hi) {	/* the first of f[lo, hi) after apart[j] */
-			size_t mid = lo + (hi - lo) / 2;
-			if (cmp_any(so, f[mid], apart[j]) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		lo = first_after(so, f, lo, hi, apart[j]);
 		memmove(f + k - (i - lo), f + lo, (i - lo) * sizeof(*f));
 		k -= i - lo;
 		f[--k] = apart[j];

@@ -59,31 +59,6 @@ void ana_rb_real(struct ana_rowbuf *r, double v)
 	ana_rb_mem(r, last_t, last_l);
 }
 
-void ana_rb_str(struct ana_rowbuf *r, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
-		p++;
-	if (!*p) {
-		r->b[r->n++] = '"';
-		ana_rb_mem(r, s, (size_t)(p - (const unsigned char *)s));
-		r->b[r->n++] = '"';
-		return;
-	}
-	json_t *j = cm_json_str(s);	/* (not UTF-8: U+FFFD) */
-	char *d = j ? json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
-	json_decref(j);
-	if (d) {
-		size_t l = strlen(d);
-		if (l > ANA_ROW_MAX - 1024)
-			l = ANA_ROW_MAX - 1024;
-		ana_rb_mem(r, d, l);
-	} else {
-		ana_rb_lit(r, "null");
-	}
-	free(d);
-}
-
 /* Whether s[0..l) is printable ASCII with no '"' or '\\' (copied as
  * it is into a JSON string): eight bytes at a time. */
 static int plain(const char *s, size_t l)
@@ -107,6 +82,29 @@ static int plain(const char *s, size_t l)
 			return 0;
 	}
 	return 1;
+}
+
+void ana_rb_str(struct ana_rowbuf *r, const char *s)
+{
+	size_t l = strlen(s);
+	if (plain(s, l)) {
+		r->b[r->n++] = '"';
+		ana_rb_mem(r, s, l);
+		r->b[r->n++] = '"';
+		return;
+	}
+	json_t *j = cm_json_str(s);	/* (not UTF-8: U+FFFD) */
+	char *d = j ? json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+	json_decref(j);
+	if (d) {
+		size_t dl = strlen(d);
+		if (dl > ANA_ROW_MAX - 1024)
+			dl = ANA_ROW_MAX - 1024;
+		ana_rb_mem(r, d, dl);
+	} else {
+		ana_rb_lit(r, "null");
+	}
+	free(d);
 }
 
 void ana_rb_path(struct ana_rowbuf *r, const struct ana *a, uint32_t id)
