@@ -982,6 +982,33 @@ static int ps_cmp(const void *x, const void *y)
 	return c ? (c < 0 ? -1 : 1) : (i > j) - (i < j);
 }
 
+/* got is want, the first place it is not named (what: the sort) */
+static void same_order(char *const *paths, const uint32_t *got, const uint32_t *want,
+		       uint32_t n, const char *what, int nat)
+{
+	for (size_t i = 0; i < n; i++)
+		if (got[i] != want[i])
+			fail_msg("%s%s order, place %zu: file %u (%s), want %u (%s)", what,
+				 nat ? "strverscmp" : "strcmp", i, got[i],
+				 paths[got[i]] ? paths[got[i]] : "-", want[i],
+				 paths[want[i]] ? paths[want[i]] : "-");
+}
+
+/* ana_path_sort of the n files given in reverse order against qsort by
+ * ps_cmp in strverscmp (nat) or strcmp order; want gets qsort's order,
+ * got ana_path_sort's. */
+static void check_path_sort(const struct ana *a, char *const *paths, uint32_t n, int nat,
+			    uint32_t *want, uint32_t *got)
+{
+	ps_paths = (const char *const *)paths;
+	ps_nat = nat;
+	for (uint32_t i = 0; i < n; i++)
+		want[i] = got[i] = n - 1 - i;	/* any order in */
+	qsort(want, n, sizeof(*want), ps_cmp);
+	ana_path_sort(a, got, n, nat);
+	same_order(paths, got, want, n, "", nat);
+}
+
 static void test_path_sort(void **state)
 {
 	(void)state;
@@ -1023,26 +1050,10 @@ static void test_path_sort(void **state)
 		a.files[i].path = ana_path_add(&a, b);
 	}
 	for (int nat = 0; nat < 2; nat++) {
-		ps_paths = (const char *const *)paths;
-		ps_nat = nat;
-		for (uint32_t i = 0; i < N; i++)
-			want[i] = got[i] = N - 1 - i;	/* any order in */
-		qsort(want, N, sizeof(*want), ps_cmp);
-		ana_path_sort(&a, got, N, nat);
-		for (size_t i = 0; i < N; i++)
-			if (got[i] != want[i])
-				fail_msg("%s order, place %zu: file %u (%s), want %u (%s)",
-					 nat ? "strverscmp" : "strcmp", i, got[i],
-					 paths[got[i]] ? paths[got[i]] : "-", want[i],
-					 paths[want[i]] ? paths[want[i]] : "-");
+		check_path_sort(&a, paths, N, nat, want, got);
 		memset(got, 0xff, sizeof(got));	/* all files, in place */
 		ana_path_sort_all(&a, got, nat);
-		for (size_t i = 0; i < N; i++)
-			if (got[i] != want[i])
-				fail_msg("all, %s order, place %zu: file %u (%s), want %u (%s)",
-					 nat ? "strverscmp" : "strcmp", i, got[i],
-					 paths[got[i]] ? paths[got[i]] : "-", want[i],
-					 paths[want[i]] ? paths[want[i]] : "-");
+		same_order(paths, got, want, N, "all, ", nat);
 	}
 	ana_name_ranks(&a, rank);
 	for (uint32_t i = 0; i < N; i++)
@@ -1111,17 +1122,7 @@ static void test_path_front(void **state)
 		}
 	}
 	for (int nat = 0; nat < 2; nat++) {
-		ps_paths = (const char *const *)paths;
-		ps_nat = nat;
-		for (uint32_t i = 0; i < N; i++)
-			want[i] = got[i] = N - 1 - i;
-		qsort(want, N, sizeof(*want), ps_cmp);
-		ana_path_sort(&a, got, N, nat);
-		for (size_t i = 0; i < N; i++)
-			if (got[i] != want[i])
-				fail_msg("%s order, place %zu: file %u (%s), want %u (%s)",
-					 nat ? "strverscmp" : "strcmp", i, got[i], paths[got[i]],
-					 want[i], paths[want[i]]);
+		check_path_sort(&a, paths, N, nat, want, got);
 		ana_path_sort_all(&a, got, nat);
 		assert_memory_equal(got, want, N * sizeof(*got));
 		for (size_t i = 0; i + 1 < N; i++)	/* ana_path_cmp */
@@ -1191,17 +1192,7 @@ static void test_path_sort_digits(void **state)
 		a.files[i].path = ana_path_add(&a, b);
 	}
 	for (int nat = 0; nat < 2; nat++) {
-		ps_paths = (const char *const *)paths;
-		ps_nat = nat;
-		for (uint32_t i = 0; i < N; i++)
-			want[i] = got[i] = N - 1 - i;
-		qsort(want, N, sizeof(*want), ps_cmp);
-		ana_path_sort(&a, got, N, nat);
-		for (size_t i = 0; i < N; i++)
-			if (got[i] != want[i])
-				fail_msg("%s order, place %zu: file %u (%s), want %u (%s)",
-					 nat ? "strverscmp" : "strcmp", i, got[i], paths[got[i]],
-					 want[i], paths[want[i]]);
+		check_path_sort(&a, paths, N, nat, want, got);
 	}
 	ana_name_ranks(&a, rank);
 	for (uint32_t i = 0; i < N; i++)
